@@ -1,0 +1,223 @@
+/**
+ * One error tree for everything the SDK throws. Every class here extends
+ * {@link MyrGatewayError}, so `instanceof MyrGatewayError` catches all of them.
+ *
+ * Errors never carry secrets: no api_key, access token, signing key or full
+ * account number reaches a message, a property, `util.inspect` or `JSON.stringify`.
+ * Causes from the HTTP layer are reduced to their system error code before they are
+ * attached, because a raw `Request` would carry the `Authorization` header.
+ *
+ * @module
+ */
+
+/** Codes the service defines in its error table. */
+export type ApiErrorCode =
+  | 'UNAUTHORIZED'
+  | 'TOKEN_EXPIRED'
+  | 'INVALID_CREDENTIALS'
+  | 'MERCHANT_DISABLED'
+  | 'MERCHANT_LOCKED'
+  | 'VALIDATION_ERROR'
+  | 'INVALID_AMOUNT'
+  | 'DUPLICATE_REFERENCE'
+  | 'MISSING_PROVIDER_CHANNEL'
+  | 'INVALID_PROVIDER_CHANNEL'
+  | 'INVALID_BANK_CODE'
+  | 'RATE_LIMITED'
+  | 'NO_GATEWAY_AVAILABLE'
+  | 'GATEWAY_ERROR'
+  | 'GATEWAY_TIMEOUT';
+
+/** Codes the SDK itself assigns to conditions the service has no code for. */
+export type ClientErrorCode =
+  | 'NOT_FOUND'
+  | 'HTTP_ERROR'
+  | 'NETWORK_ERROR'
+  | 'TIMEOUT'
+  | 'ABORTED'
+  | 'OUTCOME_UNKNOWN'
+  | 'INVALID_RESPONSE'
+  | 'INVALID_CONFIGURATION'
+  | 'WEBHOOK_VERIFICATION_FAILED'
+  | 'WEBHOOK_HANDLER_FAILED';
+
+/** Every code a {@link MyrGatewayError} can carry. Unknown service codes pass through as strings. */
+export type ErrorCode = ApiErrorCode | ClientErrorCode | (string & {});
+
+/** Fields shared by the constructor of every error class. */
+export interface MyrGatewayErrorInit {
+  /** The service's code, or the SDK's own for client-side conditions. */
+  code: ErrorCode;
+  /** HTTP status of the response that caused the error, when there was one. */
+  status?: number | undefined;
+  /** Whether the same request may safely be sent again later. */
+  retryable?: boolean | undefined;
+  /** The service's correlation id for the failing request, when the response carried one. */
+  correlationId?: string | undefined;
+  /** Seconds the service asked the caller to wait (`Retry-After`). */
+  retryAfter?: number | undefined;
+  /** The field of the request that is wrong, for validation failures. */
+  field?: string | undefined;
+  /** A sanitised underlying cause. */
+  cause?: unknown;
+}
+
+const INSPECT = Symbol.for('nodejs.util.inspect.custom');
+
+/**
+ * Base class of every error the SDK throws.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await gateway.payments.create(params);
+ * } catch (error) {
+ *   if (error instanceof MyrGatewayError && error.retryable) scheduleRetry();
+ *   else throw error;
+ * }
+ * ```
+ */
+export class MyrGatewayError extends Error {
+  override name = 'MyrGatewayError';
+  /** The service's error code (see the spec's error table) or the SDK's own code. */
+  readonly code: ErrorCode;
+  /** HTTP status, when the error came from a response. */
+  readonly status: number | undefined;
+  /** Whether retrying the same request later is safe and may succeed. */
+  readonly retryable: boolean;
+  /** Correlation id of the failing request, when the service sent one. */
+  readonly correlationId: string | undefined;
+  /** Seconds to wait before retrying, when the service said so. */
+  readonly retryAfter: number | undefined;
+  /** The request field at fault, for validation errors. */
+  readonly field: string | undefined;
+
+  constructor(message: string, init: MyrGatewayErrorInit) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.code = init.code;
+    this.status = init.status;
+    this.retryable = init.retryable ?? false;
+    this.correlationId = init.correlationId;
+    this.retryAfter = init.retryAfter;
+    this.field = init.field;
+  }
+
+  /** A plain, secret-free view of the error for logs. */
+  toJSON(): Record<string, unknown> {
+    const out: Record<string, unknown> = {
+      name: this.name,
+      code: this.code,
+      message: this.message,
+      status: this.status,
+      retryable: this.retryable,
+    };
+    if (this.correlationId !== undefined) out.correlationId = this.correlationId;
+    if (this.retryAfter !== undefined) out.retryAfter = this.retryAfter;
+    if (this.field !== undefined) out.field = this.field;
+    return out;
+  }
+
+  /** @internal Keeps `util.inspect` to the same secret-free view plus the stack. */
+  [INSPECT](): string {
+    return `${this.stack ?? `${this.name}: ${this.message}`}\n  ${JSON.stringify(this.toJSON())}`;
+  }
+}
+
+/**
+ * The request was rejected before anything was sent (client-side validation), or the
+ * service answered 400/422 for the same reason. `field` names what to fix.
+ */
+export class InvalidRequestError extends MyrGatewayError {
+  override name = 'InvalidRequestError';
+}
+
+/** The client was constructed with options that cannot work (for example an http:// base URL). */
+export class ConfigurationError extends MyrGatewayError {
+  override name = 'ConfigurationError';
+  constructor(message: string, field?: string) {
+    super(message, { code: 'INVALID_CONFIGURATION', field });
+  }
+}
+
+/** 401: missing, invalid or expired token, or wrong merchant credentials. */
+export class AuthenticationError extends MyrGatewayError {
+  override name = 'AuthenticationError';
+}
+
+/** 403: the merchant account is disabled or locked. Never retried. */
+export class PermissionDeniedError extends MyrGatewayError {
+  override name = 'PermissionDeniedError';
+}
+
+/** Status lookup found no payment for the identifier (404). */
+export class NotFoundError extends MyrGatewayError {
+  override name = 'NotFoundError';
+}
+
+/**
+ * 409 DUPLICATE_REFERENCE. When the SDK could find the payment that already uses the
+ * reference (because an earlier attempt of this same call may have created it),
+ * `existingPayment` carries its status record.
+ */
+export class DuplicateReferenceError extends MyrGatewayError {
+  override name = 'DuplicateReferenceError';
+  /** The payment already stored under this `reference_id`, when the SDK looked it up. */
+  existingPayment: unknown;
+}
+
+/** 429: too many requests. `retryAfter` says how long to wait. */
+export class RateLimitError extends MyrGatewayError {
+  override name = 'RateLimitError';
+}
+
+/** 5xx from the service or its upstream (NO_GATEWAY_AVAILABLE, GATEWAY_ERROR, GATEWAY_TIMEOUT, others). */
+export class ServiceUnavailableError extends MyrGatewayError {
+  override name = 'ServiceUnavailableError';
+}
+
+/** Any other non-2xx answer the SDK has no closer class for. */
+export class ApiError extends MyrGatewayError {
+  override name = 'ApiError';
+}
+
+/** The connection failed. `code` is NETWORK_ERROR; `cause` holds the system error code only. */
+export class ConnectionError extends MyrGatewayError {
+  override name = 'ConnectionError';
+}
+
+/** An attempt or the whole call ran past its timeout. */
+export class TimeoutError extends MyrGatewayError {
+  override name = 'TimeoutError';
+}
+
+/** The caller's `signal` aborted the call. */
+export class AbortError extends MyrGatewayError {
+  override name = 'AbortError';
+}
+
+/** A 2xx answer whose body does not have the shape the spec describes. */
+export class InvalidResponseError extends MyrGatewayError {
+  override name = 'InvalidResponseError';
+}
+
+/**
+ * A money-moving request may have reached the service, but no answer came back
+ * (timeout, dropped connection, 502/504). The SDK did **not** retry it, because a
+ * second attempt could move money twice.
+ *
+ * Find out what happened with `gateway.payments.retrieve(error.referenceId)` or wait
+ * for the callback; only send again once you know the first attempt did not happen.
+ */
+export class OutcomeUnknownError extends MyrGatewayError {
+  override name = 'OutcomeUnknownError';
+  /** The `reference_id` of the request whose outcome is unknown. */
+  readonly referenceId: string;
+  constructor(message: string, init: Omit<MyrGatewayErrorInit, 'code'> & { referenceId: string }) {
+    super(message, { ...init, code: 'OUTCOME_UNKNOWN', retryable: false });
+    this.referenceId = init.referenceId;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), referenceId: this.referenceId };
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * The callback signature scheme of the spec, in one place. The verifier and the
+ * mock's callback sender both use this module, and its output is pinned by test
+ * vectors computed with the openssl CLI (test/fixtures/webhook-vectors.json).
+ *
+ * - signing key = HKDF-SHA256(ikm = SHA-256(api_key), salt = empty, info = "webhook-signature", 32 bytes)
+ * - signed string = webhook_id|payment_id|reference_id|amount|currency|status|timestamp|completed_at
+ * - signature = lowercase hex HMAC-SHA256(signing key, signed string)
+ *
+ * Two implementations: node:crypto (synchronous, reached through
+ * `process.getBuiltinModule` so this file has no static Node import) and Web Crypto
+ * (Bun, Deno, Cloudflare Workers, Vercel Edge).
+ *
+ * @module
+ */
+
+/** HKDF `info` of the spec's key derivation. */
+export const SIGNING_KEY_INFO = 'webhook-signature';
+
+/** The body fields covered by the signature, in signing order. */
+export const SIGNED_FIELDS = [
+  'webhook_id',
+  'payment_id',
+  'reference_id',
+  'amount',
+  'currency',
+  'status',
+  'timestamp',
+  'completed_at',
+] as const;
+
+/** The signed subset of a callback body. */
+export interface SignedCallbackFields {
+  webhook_id: string;
+  payment_id: string;
+  reference_id: string;
+  amount: number;
+  currency: string;
+  status: string;
+  timestamp: string;
+  completed_at: string | null;
+}
+
+/** Thrown by {@link buildSignedString} when a field would make the signed string ambiguous. */
+export class SignedStringError extends Error {
+  override name = 'SignedStringError';
+  constructor(readonly fieldName: string) {
+    super(`callback field ${fieldName} must not contain "|"`);
+  }
+}
+
+/**
+ * The exact string the service signs: the spec's fields joined with `|`, `amount` in
+ * JavaScript's number-to-string form (100.00 becomes `100`), a null `completed_at` as ''.
+ * A field containing `|` is refused, because it could shift the boundaries between fields.
+ *
+ * @example
+ * ```ts
+ * buildSignedString({ webhook_id: 'w', payment_id: 'PAY_1', reference_id: 'R1', amount: 100,
+ *   currency: 'MYR', status: 'SUCCESS', timestamp: '2026-01-01T00:00:00.000Z', completed_at: null });
+ * // 'w|PAY_1|R1|100|MYR|SUCCESS|2026-01-01T00:00:00.000Z|'
+ * ```
+ */
+export function buildSignedString(fields: SignedCallbackFields): string {
+  const parts = [
+    fields.webhook_id,
+    fields.payment_id,
+    fields.reference_id,
+    String(fields.amount),
+    fields.currency,
+    fields.status,
+    fields.timestamp,
+    fields.completed_at ?? '',
+  ];
+  for (let i = 0; i < parts.length; i++) {
+    if ((parts[i] as string).includes('|')) throw new SignedStringError(SIGNED_FIELDS[i] as string);
+  }
+  return parts.join('|');
+}
+
+import type * as NodeCryptoModule from 'node:crypto';
+
+type NodeCrypto = typeof NodeCryptoModule;
+
+let nodeCryptoCache: NodeCrypto | null | undefined;
+
+/** node:crypto when the runtime has it (Node, Bun, Deno), else null (Workers, Edge). */
+export function nodeCrypto(): NodeCrypto | null {
+  if (nodeCryptoCache !== undefined) return nodeCryptoCache;
+  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  let mod: NodeCrypto | null;
+  try {
+    mod = (proc?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined) ?? null;
+  } catch {
+    mod = null;
+  }
+  nodeCryptoCache = mod;
+  return mod;
+}
+
+/** @internal For tests: force the Web Crypto path even where node:crypto exists. */
+export function setNodeCryptoForTesting(mod: NodeCrypto | null | undefined): void {
+  nodeCryptoCache = mod;
+}
+
+const encoder = new TextEncoder();
+
+/** A derived signing key, in the fastest form the runtime offers. */
+export type SigningKey =
+  | { readonly kind: 'node'; readonly key: NodeCryptoModule.KeyObject }
+  | { readonly kind: 'web'; readonly key: CryptoKey };
+
+/**
+ * Derives the raw 32-byte signing key from an api_key with Web Crypto.
+ * Works on every runtime with `crypto.subtle`.
+ */
+export async function deriveSigningKeyBytesWeb(apiKey: string): Promise<Uint8Array<ArrayBuffer>> {
+  const subtle = globalThis.crypto.subtle;
+  const digest = await subtle.digest('SHA-256', encoder.encode(apiKey));
+  const ikm = await subtle.importKey('raw', digest, 'HKDF', false, ['deriveBits']);
+  const bits = await subtle.deriveBits(
+    { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info: encoder.encode(SIGNING_KEY_INFO) },
+    ikm,
+    256,
+  );
+  return new Uint8Array(bits);
+}
+
+/** Derives the signing key with node:crypto, synchronously, as a KeyObject. */
+export function deriveSigningKeyNode(crypto: NodeCrypto, apiKey: string): SigningKey {
+  const digest = crypto.createHash('sha256').update(apiKey, 'utf8').digest();
+  const okm = crypto.hkdfSync('sha256', digest, Buffer.alloc(0), SIGNING_KEY_INFO, 32);
+  return { kind: 'node', key: crypto.createSecretKey(Buffer.from(okm)) };
+}
+
+/** Derives the signing key with Web Crypto, as a non-extractable HMAC CryptoKey. */
+export async function deriveSigningKeyWeb(apiKey: string): Promise<SigningKey> {
+  const bytes = await deriveSigningKeyBytesWeb(apiKey);
+  const key = await globalThis.crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash: 'SHA-256' }, false, [
+    'sign',
+    'verify',
+  ]);
+  return { kind: 'web', key };
+}
+
+/**
+ * Derives the signing key on the best path this runtime has.
+ *
+ * @example
+ * ```ts
+ * const key = await deriveSigningKey(process.env.MYR_API_KEY!);
+ * ```
+ */
+export async function deriveSigningKey(apiKey: string): Promise<SigningKey> {
+  const crypto = nodeCrypto();
+  return crypto ? deriveSigningKeyNode(crypto, apiKey) : deriveSigningKeyWeb(apiKey);
+}
+
+const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+function toHex(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i++) out += HEX[bytes[i] as number];
+  return out;
+}
+
+/** HMAC-SHA256 of `message` as raw bytes, on the key's own path. */
+export async function hmac(key: SigningKey, message: string): Promise<Uint8Array> {
+  if (key.kind === 'node') return hmacNode(key, message);
+  return new Uint8Array(await globalThis.crypto.subtle.sign('HMAC', key.key, encoder.encode(message)));
+}
+
+/** Synchronous HMAC for a node KeyObject. */
+export function hmacNode(key: SigningKey & { kind: 'node' }, message: string): Uint8Array {
+  const crypto = nodeCrypto() as NodeCrypto;
+  return crypto.createHmac('sha256', key.key).update(message, 'utf8').digest();
+}
+
+/**
+ * The spec's `signature` for a callback body: lowercase hex HMAC-SHA256 of the signed
+ * string under the key derived from `apiKey` (or an already derived key).
+ *
+ * @example
+ * ```ts
+ * const signature = await signCallbackFields(apiKey, body);
+ * ```
+ */
+export async function signCallbackFields(
+  apiKeyOrKey: string | SigningKey,
+  fields: SignedCallbackFields,
+): Promise<string> {
+  const key = typeof apiKeyOrKey === 'string' ? await deriveSigningKey(apiKeyOrKey) : apiKeyOrKey;
+  return toHex(await hmac(key, buildSignedString(fields)));
+}
+
+export { toHex };

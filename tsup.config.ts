@@ -1,0 +1,37 @@
+import { defineConfig } from 'tsup';
+
+const entry = {
+  index: 'src/index.ts',
+  'webhooks/index': 'src/webhooks/index.ts',
+  'testing/index': 'src/testing/index.ts',
+};
+
+// msw and the web frameworks are peers of the subpaths that use them, never bundled.
+const external = ['msw', 'msw/node', 'express', 'fastify', 'hono', 'koa'];
+
+export default defineConfig([
+  {
+    entry,
+    format: ['esm'],
+    dts: true,
+    sourcemap: true,
+    clean: true,
+    target: 'node22',
+    splitting: true,
+    treeshake: true,
+    external,
+  },
+  {
+    // ky 2 ships ESM only; the CJS build carries its own copy so that
+    // require('myr-gateway') works on every Node 22 without require(esm).
+    entry,
+    format: ['cjs'],
+    dts: true,
+    sourcemap: true,
+    target: 'node22',
+    splitting: false,
+    treeshake: true,
+    external,
+    noExternal: ['ky'],
+  },
+]);
