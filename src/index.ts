@@ -1,1 +1,39 @@
+/**
+ * The typed client of the MYR Payment Gateway Service.
+ *
+ * @example
+ * ```ts
+ * import { MyrGateway, MyrGatewayError } from 'myr-gateway';
+ * ```
+ * @module
+ */
+export { MyrGateway, type MyrGatewayOptions } from './client.js';
 export * from './core/errors.js';
+export { MemoryTokenStore, type StoredToken, type TokenStore } from './core/auth.js';
+export type { RateLimitInfo } from './core/rate-limit.js';
+export type { RetryOptions } from './core/retry.js';
+export type { RequestOptions } from './core/transport.js';
+export { Payments } from './resources/payments.js';
+export { Withdrawals, maskAccountNumber } from './resources/withdrawals.js';
+export {
+  PROVIDER_CHANNELS_GROUP_A,
+  PROVIDER_CHANNELS_GROUP_B,
+  isProviderChannelId,
+  type ProviderChannelId,
+} from './schemas/bank-codes.js';
+export { CURRENCY, DEPOSIT_AMOUNT, WITHDRAWAL_AMOUNT, hasAtMostTwoDecimals } from './schemas/common.js';
+export {
+  PAYMENT_METHODS,
+  PAYMENT_STATUSES,
+  TERMINAL_STATUSES,
+  customerRedirectUrl,
+  type PaymentCreated,
+  type PaymentCreateParams,
+  type PaymentGateway,
+  type PaymentMethod,
+  type PaymentStatus,
+  type PaymentStatusValue,
+  type TerminalStatus,
+} from './schemas/payments.js';
+export type { Withdrawal, WithdrawalCreateParams } from './schemas/withdrawals.js';
+export { VERSION } from './version.js';

@@ -162,7 +162,28 @@ export class NotFoundError extends MyrGatewayError {
 export class DuplicateReferenceError extends MyrGatewayError {
   override name = 'DuplicateReferenceError';
   /** The payment already stored under this `reference_id`, when the SDK looked it up. */
-  existingPayment: unknown;
+  existingPayment: PaymentStatusLike | undefined;
+  /**
+   * True when an earlier attempt of the same call may have reached the service, so the
+   * existing payment is most likely the caller's own.
+   */
+  earlierAttemptMayHaveSucceeded = false;
+
+  override toJSON(): Record<string, unknown> {
+    const out = super.toJSON();
+    if (this.existingPayment) out.existingPayment = this.existingPayment;
+    if (this.earlierAttemptMayHaveSucceeded) out.earlierAttemptMayHaveSucceeded = true;
+    return out;
+  }
+}
+
+/** The status record carried by {@link DuplicateReferenceError.existingPayment}. */
+export interface PaymentStatusLike {
+  payment_id: string;
+  reference_id: string;
+  status: string;
+  amount: number;
+  [extra: string]: unknown;
 }
 
 /** 429: too many requests. `retryAfter` says how long to wait. */

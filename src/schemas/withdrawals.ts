@@ -10,7 +10,7 @@ import { amountSchema, CURRENCY, referenceIdSchema, WITHDRAWAL_AMOUNT } from './
  * const params: WithdrawalCreateParams = {
  *   amount: 250,
  *   reference_id: 'PAYOUT7781',
- *   bank_code: 'MBBEMYKL',
+ *   bank_code: 'PBBEMYKL',
  *   account_number: '5140123456789',
  *   account_name: 'Tan Wei Ming',
  * };

@@ -1,0 +1,248 @@
+import { MemoryTokenStore, type StoredToken, TokenManager, type TokenStore } from './core/auth.js';
+import { ConfigurationError, InvalidResponseError } from './core/errors.js';
+import type { RateLimitInfo } from './core/rate-limit.js';
+import { resolveRetryOptions, type RetryOptions, sleep as defaultSleep } from './core/retry.js';
+import { Transport } from './core/transport.js';
+import { Payments } from './resources/payments.js';
+import { Withdrawals } from './resources/withdrawals.js';
+import { VERSION } from './version.js';
+
+/** Options of {@link MyrGateway}. */
+export interface MyrGatewayOptions {
+  /**
+   * The service base address, including `/api/v1`. Must be `https://`.
+   * @example 'https://api.gateway.example/api/v1'
+   */
+  baseUrl: string;
+  /** Your `merchant_id`, issued out of band. */
+  merchantId: string;
+  /**
+   * Your `api_key`, issued out of band. Secret: keep it on the backend. The SDK never
+   * puts it in errors, logs, `util.inspect` or `JSON.stringify` output.
+   */
+  apiKey: string;
+  /**
+   * Accept an `http://` base URL whose host is a loopback address (127.0.0.0/8, ::1,
+   * localhost), for local mocks. Any other `http://` URL is refused regardless.
+   * @default false
+   */
+  allowInsecureLoopback?: boolean;
+  /**
+   * A fetch implementation to use instead of the global one (instrumentation, proxies,
+   * custom TLS). Looked up per request.
+   * @default globalThis.fetch
+   */
+  fetch?: typeof globalThis.fetch;
+  /**
+   * Milliseconds one attempt may take.
+   * @default 30000
+   */
+  timeout?: number;
+  /**
+   * Milliseconds a whole call may take, all retries and waits included.
+   * @default 120000
+   */
+  totalTimeout?: number;
+  /**
+   * Retries after the first attempt for retryable failures.
+   * @default 3
+   */
+  maxRetries?: number;
+  /**
+   * Backoff tuning; defaults follow the spec (1 s, 2 s, 4 s plus up to 1 s jitter).
+   * @example { baseDelayMs: 500, jitterMs: 250 }
+   */
+  retry?: Omit<RetryOptions, 'maxRetries'>;
+  /**
+   * Where access tokens are cached. Share one store across processes to keep a fleet
+   * under the token endpoint's 5 requests a minute.
+   * @default new MemoryTokenStore()
+   */
+  tokenStore?: TokenStore;
+  /**
+   * Refresh a cached token this many milliseconds before it expires.
+   * @default 60000
+   */
+  tokenRefreshMarginMs?: number;
+  /**
+   * Clock in epoch milliseconds (tests).
+   * @default Date.now
+   */
+  now?: () => number;
+  /**
+   * Waits between retries (tests can make this instant). Must reject when `signal` aborts.
+   * @default a setTimeout-based sleep
+   */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /**
+   * Source of jitter in [0, 1) (tests).
+   * @default Math.random
+   */
+  random?: () => number;
+}
+
+const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+function checkBaseUrl(baseUrl: unknown, allowInsecureLoopback: boolean): string {
+  if (typeof baseUrl !== 'string' || baseUrl === '') throw new ConfigurationError('baseUrl is required', 'baseUrl');
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new ConfigurationError('baseUrl must be an absolute URL such as https://host/api/v1', 'baseUrl');
+  }
+  if (url.username || url.password) throw new ConfigurationError('baseUrl must not contain credentials', 'baseUrl');
+  if (url.protocol === 'http:') {
+    if (!LOOPBACK.test(url.hostname)) {
+      throw new ConfigurationError(
+        'baseUrl must use https:// (the service rejects plain HTTP and the api_key must not travel unencrypted)',
+        'baseUrl',
+      );
+    }
+    if (!allowInsecureLoopback) {
+      throw new ConfigurationError(
+        'baseUrl uses http:// on a loopback host; pass allowInsecureLoopback: true to allow it for a local mock',
+        'baseUrl',
+      );
+    }
+  } else if (url.protocol !== 'https:') {
+    throw new ConfigurationError('baseUrl must use https://', 'baseUrl');
+  }
+  return url.href.endsWith('/') ? url.href : `${url.href}/`;
+}
+
+function requireString(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value.trim() === '') throw new ConfigurationError(`${field} is required`, field);
+  return value;
+}
+
+function positive(value: number | undefined, fallback: number, field: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0) throw new ConfigurationError(`${field} must be a positive number`, field);
+  return value;
+}
+
+/** Reads the token answer, tolerating the naming variants in docs/assumptions.md (A1). */
+function readToken(body: unknown, now: number): StoredToken {
+  const outer = (body ?? {}) as Record<string, unknown>;
+  const data = (typeof outer.data === 'object' && outer.data !== null ? outer.data : outer) as Record<string, unknown>;
+  const accessToken = data.access_token ?? data.accessToken ?? data.token;
+  if (typeof accessToken !== 'string' || accessToken === '') {
+    throw new InvalidResponseError('INVALID_RESPONSE: the token answer carries no access token', {
+      code: 'INVALID_RESPONSE',
+      field: 'access_token',
+    });
+  }
+  const expiresIn = Number(data.expires_in ?? data.expiresIn);
+  if (Number.isFinite(expiresIn) && expiresIn > 0) return { accessToken, expiresAt: now + expiresIn * 1000 };
+  const expiresAt = data.expires_at ?? data.expiresAt;
+  if (typeof expiresAt === 'number' && expiresAt > 0) return { accessToken, expiresAt: expiresAt * 1000 };
+  if (typeof expiresAt === 'string' && !Number.isNaN(Date.parse(expiresAt))) {
+    return { accessToken, expiresAt: Date.parse(expiresAt) };
+  }
+  return { accessToken, expiresAt: now + 3_600_000 };
+}
+
+/**
+ * The client of the Payment Gateway Service.
+ *
+ * @example
+ * ```ts
+ * import { MyrGateway } from 'myr-gateway';
+ *
+ * const gateway = new MyrGateway({
+ *   baseUrl: 'https://api.gateway.example/api/v1',
+ *   merchantId: process.env.MYR_MERCHANT_ID!,
+ *   apiKey: process.env.MYR_API_KEY!,
+ * });
+ * const payment = await gateway.payments.create({ ... });
+ * ```
+ */
+export class MyrGateway {
+  /** Deposit payments and status lookups. */
+  readonly payments: Payments;
+  /** Withdrawals (payouts). */
+  readonly withdrawals: Withdrawals;
+  readonly #transport: Transport;
+  readonly #merchantId: string;
+  readonly #baseUrl: string;
+
+  constructor(options: MyrGatewayOptions) {
+    if (options === null || typeof options !== 'object') throw new ConfigurationError('options are required');
+    const baseUrl = checkBaseUrl(options.baseUrl, options.allowInsecureLoopback === true);
+    const merchantId = requireString(options.merchantId, 'merchantId');
+    const apiKey = requireString(options.apiKey, 'apiKey');
+    const now = options.now ?? Date.now;
+    this.#merchantId = merchantId;
+    this.#baseUrl = baseUrl;
+
+    let currentToken: string | undefined;
+    const redact = (text: string): string => {
+      let out = text.split(apiKey).join('[redacted]');
+      if (currentToken) out = out.split(currentToken).join('[redacted]');
+      return out;
+    };
+    const transport = new Transport({
+      baseUrl,
+      fetch: options.fetch,
+      timeout: positive(options.timeout, 30_000, 'timeout'),
+      totalTimeout: positive(options.totalTimeout, 120_000, 'totalTimeout'),
+      retry: resolveRetryOptions({ ...options.retry, maxRetries: options.maxRetries ?? 3 }),
+      userAgent: `myr-gateway/${VERSION}`,
+      now,
+      random: options.random ?? Math.random,
+      sleep: options.sleep ?? defaultSleep,
+      redact,
+    });
+    const tokens: TokenManager = new TokenManager({
+      store: options.tokenStore ?? new MemoryTokenStore(),
+      key: `myr-gateway:token:${baseUrl}:${merchantId}`,
+      now,
+      refreshMarginMs: options.tokenRefreshMarginMs ?? 60_000,
+      fetchToken: async () => {
+        const body = await transport.call(
+          {
+            method: 'POST',
+            path: 'auth/token',
+            body: { merchant_id: merchantId, api_key: apiKey },
+            authenticated: false,
+            repeat: 'idempotent',
+          },
+          {},
+          undefined,
+          () => tokens.takeSlot(),
+        );
+        const token = readToken(body, now());
+        currentToken = token.accessToken;
+        return token;
+      },
+    });
+    transport.useTokens(tokens);
+    this.#transport = transport;
+    this.payments = new Payments(transport);
+    this.withdrawals = new Withdrawals(transport);
+  }
+
+  /**
+   * The `X-RateLimit-*` values of the last response that carried them, or undefined
+   * before the first one.
+   *
+   * @example
+   * ```ts
+   * if ((gateway.rateLimit?.remaining ?? Infinity) < 5) slowDown();
+   * ```
+   */
+  get rateLimit(): RateLimitInfo | undefined {
+    return this.#transport.rateLimit;
+  }
+
+  /** A secret-free description for logs. */
+  toJSON(): Record<string, unknown> {
+    return { baseUrl: this.#baseUrl, merchantId: this.#merchantId };
+  }
+
+  /** @internal */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `MyrGateway { baseUrl: '${this.#baseUrl}', merchantId: '${this.#merchantId}' }`;
+  }
+}

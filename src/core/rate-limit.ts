@@ -1,0 +1,33 @@
+/**
+ * The service's rate-limit headers, as last seen by a client.
+ *
+ * @module
+ */
+
+/** Values of the `X-RateLimit-*` headers of the last response that carried them. */
+export interface RateLimitInfo {
+  /** Maximum requests in the current window (`X-RateLimit-Limit`). */
+  limit: number | undefined;
+  /** Requests left in the window (`X-RateLimit-Remaining`). */
+  remaining: number | undefined;
+  /** When the window resets, Unix seconds (`X-RateLimit-Reset`). */
+  reset: number | undefined;
+  /** When this client saw these values, epoch milliseconds. */
+  observedAt: number;
+}
+
+function intHeader(headers: Headers, name: string): number | undefined {
+  const raw = headers.get(name);
+  if (raw === null) return undefined;
+  const value = Number(raw.trim());
+  return Number.isFinite(value) ? value : undefined;
+}
+
+/** Reads the headers; undefined when the response carried none of them. */
+export function readRateLimit(headers: Headers, now: number): RateLimitInfo | undefined {
+  const limit = intHeader(headers, 'x-ratelimit-limit');
+  const remaining = intHeader(headers, 'x-ratelimit-remaining');
+  const reset = intHeader(headers, 'x-ratelimit-reset');
+  if (limit === undefined && remaining === undefined && reset === undefined) return undefined;
+  return { limit, remaining, reset, observedAt: now };
+}

@@ -1,0 +1,340 @@
+/**
+ * The transport: one ky instance, the bearer token, attempts with per-attempt and overall
+ * timeouts, the retry loop, Retry-After, rate-limit headers, and error mapping.
+ * Resources describe a call ({@link CallSpec}); this module decides whether an attempt
+ * may be sent again.
+ *
+ * @module
+ */
+import ky, { type KyInstance } from 'ky';
+import { type TokenManager } from './auth.js';
+import { connectionError, errorFromResponse } from './error-mapping.js';
+import {
+  AbortError,
+  AuthenticationError,
+  MyrGatewayError,
+  OutcomeUnknownError,
+  TimeoutError,
+} from './errors.js';
+import { type RateLimitInfo, readRateLimit } from './rate-limit.js';
+import { backoffDelay, isNotSentCode, parseRetryAfter, type ResolvedRetryOptions } from './retry.js';
+
+/** Options every API method accepts as its last argument. */
+export interface RequestOptions {
+  /**
+   * Aborts the call, including a pending backoff wait.
+   * @example
+   * ```ts
+   * await gateway.payments.retrieve('ORDER1001', { signal: AbortSignal.timeout(5000) });
+   * ```
+   */
+  signal?: AbortSignal;
+  /**
+   * Milliseconds one attempt may take before it is abandoned.
+   * @default the client's `timeout` (30000)
+   */
+  timeout?: number;
+  /**
+   * Milliseconds the whole call may take, all attempts and waits included.
+   * @default the client's `totalTimeout` (120000)
+   */
+  totalTimeout?: number;
+  /**
+   * Retries after the first attempt, for failures that may be retried.
+   * @default the client's `maxRetries` (3)
+   */
+  maxRetries?: number;
+}
+
+/**
+ * How a call may be repeated when an attempt may have reached the service:
+ * - `idempotent`: reading or authenticating; any retryable failure is retried.
+ * - `reconcile`: payment create; retried, and a later DUPLICATE_REFERENCE is reconciled
+ *   by the caller through `state.maybeProcessed`.
+ * - `at-most-once`: withdrawal; never repeated once it may have reached the service.
+ */
+export type RepeatPolicy = 'idempotent' | 'reconcile' | 'at-most-once';
+
+/** One API call as a resource describes it. */
+export interface CallSpec {
+  method: 'GET' | 'POST';
+  /** Path below the base URL, without a leading slash. */
+  path: string;
+  body?: unknown;
+  /** Whether the call carries the bearer token. */
+  authenticated: boolean;
+  repeat: RepeatPolicy;
+  /** For error messages of money-moving calls. */
+  referenceId?: string;
+}
+
+/** Mutable facts about a call that the resource reads after it failed. */
+export interface CallState {
+  /** An earlier attempt may have been processed by the service. */
+  maybeProcessed: boolean;
+}
+
+/** The settings the transport runs with (resolved by the client). */
+export interface TransportConfig {
+  baseUrl: string;
+  fetch: typeof globalThis.fetch | undefined;
+  timeout: number;
+  totalTimeout: number;
+  retry: ResolvedRetryOptions;
+  userAgent: string;
+  now: () => number;
+  random: () => number;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  redact: (text: string) => string;
+}
+
+type Attempt =
+  | { kind: 'response'; response: Response; text: string }
+  | { kind: 'network'; systemCode: string | undefined; notSent: boolean }
+  | { kind: 'timeout' };
+
+/** Walks a cause chain for the first system error code (ECONNREFUSED, UND_ERR_SOCKET, …). */
+function systemCodeOf(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current !== null && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+export class Transport {
+  readonly #config: TransportConfig;
+  readonly #ky: KyInstance;
+  #tokens: TokenManager | undefined;
+  #rateLimit: RateLimitInfo | undefined;
+
+  constructor(config: TransportConfig) {
+    this.#config = config;
+    const customFetch = config.fetch;
+    this.#ky = ky.create({
+      prefix: config.baseUrl,
+      retry: 0,
+      timeout: false,
+      throwHttpErrors: false,
+      // Looked up per request, so a fetch patched after construction (msw, instrumentation) is used.
+      fetch: (input, init) => (customFetch ?? globalThis.fetch)(input, init),
+      headers: { accept: 'application/json', 'user-agent': config.userAgent },
+    });
+  }
+
+  /** Wires the token manager (it needs this transport for its own requests). */
+  useTokens(tokens: TokenManager): void {
+    this.#tokens = tokens;
+  }
+
+  /** The X-RateLimit-* values of the last response that carried them. */
+  get rateLimit(): RateLimitInfo | undefined {
+    return this.#rateLimit;
+  }
+
+  /**
+   * Runs a call to completion: attempts, retries, token refresh on TOKEN_EXPIRED.
+   * Resolves with the parsed JSON body of a 2xx response; throws a MyrGatewayError.
+   *
+   * @param beforeAttempt runs before every attempt (the token endpoint's local limiter).
+   */
+  async call(
+    spec: CallSpec,
+    options: RequestOptions = {},
+    state: CallState = { maybeProcessed: false },
+    beforeAttempt?: () => void,
+  ): Promise<unknown> {
+    const cfg = this.#config;
+    const maxRetries = options.maxRetries ?? cfg.retry.maxRetries;
+    const deadline = cfg.now() + (options.totalTimeout ?? cfg.totalTimeout);
+    const attemptTimeout = options.timeout ?? cfg.timeout;
+    const userSignal = options.signal;
+    const overall = AbortSignal.timeout(Math.max(1, deadline - cfg.now()));
+    const callSignal = userSignal ? AbortSignal.any([userSignal, overall]) : overall;
+    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    let retries = 0;
+    let renewedToken = false;
+
+    for (;;) {
+      this.#throwIfStopped(userSignal, overall, spec, state);
+      let token: string | undefined;
+      if (spec.authenticated) {
+        token = await this.#token(userSignal, overall, spec, state);
+      }
+      beforeAttempt?.();
+      const attempt = await this.#attempt(spec, body, token, attemptTimeout, callSignal);
+      const outcome = this.#judge(attempt, attemptTimeout);
+
+      if (outcome.ok) return outcome.data;
+      if (outcome.maybeProcessed) state.maybeProcessed = true;
+      this.#throwIfStopped(userSignal, overall, spec, state);
+
+      const error = outcome.error;
+
+      if (error.code === 'TOKEN_EXPIRED' && token !== undefined && !renewedToken && this.#tokens) {
+        renewedToken = true;
+        await this.#tokens.renew(token, callSignal).catch((e: unknown) => {
+          throw this.#stopped(e, userSignal, overall, spec, state);
+        });
+        continue;
+      }
+      if (error.code === 'UNAUTHORIZED' && token !== undefined) await this.#tokens?.forget(token);
+
+      if (outcome.maybeProcessed && spec.repeat === 'at-most-once') {
+        throw new OutcomeUnknownError(
+          `The ${spec.method} /${spec.path} request for reference_id ${spec.referenceId ?? '(none)'} may have reached ` +
+            `the service (${error.message}); it was not retried because a second attempt could move money twice. ` +
+            `Check with payments.retrieve(referenceId) or wait for the callback before sending it again.`,
+          {
+            referenceId: spec.referenceId ?? '',
+            status: error.status,
+            correlationId: error.correlationId,
+            cause: error,
+          },
+        );
+      }
+      if (!error.retryable || retries >= maxRetries) throw error;
+
+      retries += 1;
+      const asked = error.retryAfter === undefined ? undefined : error.retryAfter * 1000;
+      const delay = asked ?? backoffDelay(retries, cfg.retry, cfg.random);
+      if (asked !== undefined && asked > cfg.retry.maxDelayMs) throw error;
+      if (cfg.now() + delay >= deadline) throw error;
+      try {
+        await cfg.sleep(delay, callSignal);
+      } catch (e) {
+        throw this.#stopped(e, userSignal, overall, spec, state);
+      }
+    }
+  }
+
+  async #token(
+    userSignal: AbortSignal | undefined,
+    overall: AbortSignal,
+    spec: CallSpec,
+    state: CallState,
+  ): Promise<string> {
+    const tokens = this.#tokens;
+    if (!tokens) throw new AuthenticationError('No token manager configured', { code: 'UNAUTHORIZED' });
+    const signal = userSignal ? AbortSignal.any([userSignal, overall]) : overall;
+    try {
+      return await tokens.get(signal);
+    } catch (e) {
+      throw this.#stopped(e, userSignal, overall, spec, state);
+    }
+  }
+
+  async #attempt(
+    spec: CallSpec,
+    body: string | undefined,
+    token: string | undefined,
+    attemptTimeout: number,
+    callSignal: AbortSignal,
+  ): Promise<Attempt> {
+    const timer = AbortSignal.timeout(attemptTimeout);
+    const signal = AbortSignal.any([callSignal, timer]);
+    const headers: Record<string, string> = {};
+    if (token !== undefined) headers.authorization = `Bearer ${token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    try {
+      const response = await this.#ky(spec.path, {
+        method: spec.method,
+        headers,
+        ...(body === undefined ? {} : { body }),
+        signal,
+      });
+      const text = await response.text();
+      return { kind: 'response', response, text };
+    } catch (error) {
+      if (callSignal.aborted) return { kind: 'timeout' }; // the caller decides which signal fired
+      if (timer.aborted) return { kind: 'timeout' };
+      const systemCode = systemCodeOf(error);
+      return { kind: 'network', systemCode, notSent: isNotSentCode(systemCode) };
+    }
+  }
+
+  #judge(
+    attempt: Attempt,
+    attemptTimeout: number,
+  ): { ok: true; data: unknown } | { ok: false; error: MyrGatewayError; maybeProcessed: boolean } {
+    const cfg = this.#config;
+    if (attempt.kind === 'timeout') {
+      return {
+        ok: false,
+        maybeProcessed: true,
+        error: new TimeoutError(`TIMEOUT: no answer from the service within ${attemptTimeout} ms for this attempt`, {
+          code: 'TIMEOUT',
+          retryable: true,
+        }),
+      };
+    }
+    if (attempt.kind === 'network') {
+      return {
+        ok: false,
+        maybeProcessed: !attempt.notSent,
+        error: connectionError(attempt.systemCode, attempt.notSent ? 'not_sent' : 'maybe'),
+      };
+    }
+    const { response, text } = attempt;
+    const rateLimit = readRateLimit(response.headers, cfg.now());
+    if (rateLimit) this.#rateLimit = rateLimit;
+    if (response.ok) {
+      try {
+        return { ok: true, data: JSON.parse(text) };
+      } catch {
+        // Not JSON: hand the text on; the resource's envelope check reports it.
+        return { ok: true, data: text };
+      }
+    }
+    const error = errorFromResponse(
+      {
+        status: response.status,
+        headers: response.headers,
+        text,
+        retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), cfg.now()),
+      },
+      cfg.redact,
+    );
+    // 429, 401 and NO_GATEWAY_AVAILABLE are answered before any processing; other 5xx may not be.
+    const certainlyNotProcessed = response.status < 500 || error.code === 'NO_GATEWAY_AVAILABLE';
+    return { ok: false, error, maybeProcessed: !certainlyNotProcessed };
+  }
+
+  #throwIfStopped(
+    userSignal: AbortSignal | undefined,
+    overall: AbortSignal,
+    spec: CallSpec,
+    state: CallState,
+  ): void {
+    if (userSignal?.aborted || overall.aborted) throw this.#stopped(undefined, userSignal, overall, spec, state);
+  }
+
+  /** The error for a call stopped by the caller's signal or the overall timeout. */
+  #stopped(
+    cause: unknown,
+    userSignal: AbortSignal | undefined,
+    overall: AbortSignal,
+    spec: CallSpec,
+    state: CallState,
+  ): MyrGatewayError {
+    if (cause instanceof MyrGatewayError) return cause;
+    const error = userSignal?.aborted
+      ? new AbortError('ABORTED: the call was aborted by its signal', { code: 'ABORTED' })
+      : overall.aborted
+        ? new TimeoutError(`TIMEOUT: the call did not finish within its total timeout`, {
+            code: 'TIMEOUT',
+            retryable: true,
+          })
+        : new MyrGatewayError('The call stopped unexpectedly', { code: 'HTTP_ERROR' });
+    if (spec.repeat === 'at-most-once' && state.maybeProcessed) {
+      return new OutcomeUnknownError(
+        `The withdrawal ${spec.referenceId ?? ''} was stopped (${error.code}) after a request that may have reached the service; ` +
+          `check with payments.retrieve(referenceId) or wait for the callback before sending it again.`,
+        { referenceId: spec.referenceId ?? '', cause: error },
+      );
+    }
+    return error;
+  }
+}

@@ -1,0 +1,126 @@
+import { DuplicateReferenceError, InvalidRequestError } from '../core/errors.js';
+import type { CallState, RequestOptions, Transport } from '../core/transport.js';
+import { parseSuccess, validateRequest } from '../core/validate.js';
+import {
+  customerRedirectUrl,
+  type PaymentCreated,
+  type PaymentCreateParams,
+  paymentCreatedSchema,
+  paymentCreateParamsSchema,
+  type PaymentStatus,
+  paymentStatusSchema,
+} from '../schemas/payments.js';
+
+const IDENTIFIER = /^[A-Za-z0-9_]{1,128}$/;
+
+/**
+ * Deposit payments: `POST /payment/request` and `GET /payment/status/:identifier`.
+ * Reached as `gateway.payments`.
+ */
+export class Payments {
+  readonly #transport: Transport;
+
+  /** @internal */
+  constructor(transport: Transport) {
+    this.#transport = transport;
+  }
+
+  /**
+   * Creates a deposit payment and tells you where to send the customer.
+   *
+   * Validated before sending (amount 5–50,000 with at most 2 decimals, alphanumeric
+   * `reference_id`, phone without `+`, https URLs, a valid `provider_channel_id` for
+   * BANK_TRANSFER). Retried on 429, 5xx and network failures. If an attempt may have
+   * created the payment and a retry then meets DUPLICATE_REFERENCE, the SDK looks the
+   * payment up and throws a {@link DuplicateReferenceError} whose `existingPayment`
+   * holds it, so you never create a second payment or lose the first.
+   *
+   * @example
+   * ```ts
+   * const payment = await gateway.payments.create({
+   *   amount: 49.9,
+   *   reference_id: 'ORDER1001',
+   *   customer_name: 'Aisyah Rahman',
+   *   customer_phone: '60123456789',
+   *   payment_method: 'QR_PAYMENT',
+   * });
+   * res.redirect(payment.customer_redirect_url);
+   * ```
+   */
+  async create(params: PaymentCreateParams, options?: RequestOptions): Promise<PaymentCreated> {
+    const body = validateRequest(paymentCreateParamsSchema, params, 'payment create');
+    const state: CallState = { maybeProcessed: false };
+    let raw: unknown;
+    try {
+      raw = await this.#transport.call(
+        { method: 'POST', path: 'payment/request', body, authenticated: true, repeat: 'reconcile', referenceId: body.reference_id },
+        options,
+        state,
+      );
+    } catch (error) {
+      if (error instanceof DuplicateReferenceError && state.maybeProcessed) {
+        throw await this.#reconcile(error, body.reference_id, options);
+      }
+      throw error;
+    }
+    const created = parseSuccess(paymentCreatedSchema, raw, 'payment create');
+    return { ...created, customer_redirect_url: customerRedirectUrl(body.payment_method, created) } as PaymentCreated;
+  }
+
+  /**
+   * Looks up a payment by its `payment_id` or by your `reference_id` (a `payment_id`
+   * match wins). Use it when no callback arrived; callbacks are the primary mechanism.
+   * Throws NotFoundError when nothing matches.
+   *
+   * @example
+   * ```ts
+   * const status = await gateway.payments.retrieve('ORDER1001');
+   * if (status.status === 'SUCCESS') fulfil(status.reference_id);
+   * ```
+   */
+  async retrieve(identifier: string, options?: RequestOptions): Promise<PaymentStatus> {
+    if (typeof identifier !== 'string' || !IDENTIFIER.test(identifier)) {
+      throw new InvalidRequestError(
+        'VALIDATION_ERROR: identifier must be a payment_id (PAY_…) or an alphanumeric reference_id',
+        { code: 'VALIDATION_ERROR', field: 'identifier' },
+      );
+    }
+    const raw = await this.#transport.call(
+      { method: 'GET', path: `payment/status/${identifier}`, authenticated: true, repeat: 'idempotent' },
+      options,
+    );
+    return parseSuccess(paymentStatusSchema, raw, 'payment status') as PaymentStatus;
+  }
+
+  /**
+   * An earlier attempt of this create may have succeeded; find the payment it made so the
+   * caller sees it instead of a bare DUPLICATE_REFERENCE.
+   */
+  async #reconcile(
+    duplicate: DuplicateReferenceError,
+    referenceId: string,
+    options: RequestOptions | undefined,
+  ): Promise<DuplicateReferenceError> {
+    let existing: PaymentStatus | undefined;
+    try {
+      existing = await this.retrieve(referenceId, options);
+    } catch {
+      existing = undefined;
+    }
+    const message = existing
+      ? `DUPLICATE_REFERENCE: reference_id ${referenceId} already belongs to payment ${existing.payment_id} (status ${existing.status}), ` +
+        'most likely created by an earlier attempt of this call whose answer was lost. It is in error.existingPayment; do not create it again.'
+      : `DUPLICATE_REFERENCE: reference_id ${referenceId} is already used, probably by an earlier attempt of this call whose answer was lost, ` +
+        'and looking it up failed. Call payments.retrieve(referenceId) before creating anything again.';
+    const error = new DuplicateReferenceError(message, {
+      code: 'DUPLICATE_REFERENCE',
+      status: duplicate.status,
+      retryable: false,
+      correlationId: duplicate.correlationId,
+      cause: duplicate,
+    });
+    error.existingPayment = existing;
+    error.earlierAttemptMayHaveSucceeded = true;
+    return error;
+  }
+}

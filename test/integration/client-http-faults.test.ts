@@ -1,0 +1,131 @@
+/**
+ * Faults msw cannot make, on a real HTTP server on 127.0.0.1: a refused connection (nothing
+ * sent), and a connection the server drops after reading the whole request.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigurationError, ConnectionError, DuplicateReferenceError, MyrGateway, OutcomeUnknownError } from '../../src/index.js';
+import { caught, paymentParams, recordingSleep, withdrawalParams } from '../helpers/client.js';
+
+type Behaviour = 'ok' | 'drop-after-read' | 'duplicate';
+let behaviour: Behaviour[] = [];
+const received: string[] = [];
+let server: Server;
+let baseUrl: string;
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    let data = '';
+    req.on('data', (chunk: Buffer) => (data += chunk.toString()));
+    req.on('end', () => resolve(data));
+  });
+}
+
+function json(res: ServerResponse, status: number, body: unknown) {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+beforeAll(async () => {
+  server = createServer(async (req, res) => {
+    const body = await readBody(req);
+    const path = req.url ?? '';
+    received.push(`${req.method} ${path}`);
+    if (path.endsWith('/auth/token')) return json(res, 200, { status: 'success', data: { access_token: 'real-http-token', token_type: 'Bearer', expires_in: 3600 } });
+    if (path.includes('/payment/status/')) {
+      return json(res, 200, { status: 'success', data: { payment_id: 'PAY_REAL1', reference_id: path.split('/').pop(), amount: 120.5, currency: 'MYR', status: 'PROCESSING', gateway_reference: null, created_at: new Date().toISOString(), completed_at: null, expires_at: null } });
+    }
+    const next = behaviour.shift() ?? 'ok';
+    if (next === 'drop-after-read') {
+      req.socket.destroy(); // the request was read (and, for a real service, maybe acted on); no answer
+      return;
+    }
+    if (next === 'duplicate') return json(res, 409, { status: 'error', error: 'DUPLICATE_REFERENCE', message: 'reference_id already used' });
+    const parsed = JSON.parse(body) as { reference_id: string; amount: number };
+    if (path.endsWith('/payment/withdraw')) {
+      return json(res, 200, { status: 'success', data: { payment_id: 'WD_REAL1', reference_id: parsed.reference_id, status: 'PROCESSING' } });
+    }
+    return json(res, 200, { status: 'success', data: { payment_id: 'PAY_REAL1', payment_url: 'https://pay.example/PAY_REAL1', status: 'PROCESSING', amount: parsed.amount, currency: 'MYR', reference_id: parsed.reference_id, expires_in: 900, expires_at: new Date().toISOString(), gateway: { behavior: 'REDIRECT_EXTERNAL', redirect_url: 'https://bank.example/PAY_REAL1', qr_data_string: null } } });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+function client(url = baseUrl) {
+  const recorder = recordingSleep();
+  const gateway = new MyrGateway({ baseUrl: url, merchantId: 'M1', apiKey: 'sk_real_http', allowInsecureLoopback: true, sleep: recorder.sleep, random: () => 0 });
+  return { gateway, delays: recorder.delays };
+}
+
+describe('real HTTP on 127.0.0.1', () => {
+  it('works end to end over a real socket', async () => {
+    received.length = 0;
+    const { gateway } = client();
+    const payment = await gateway.payments.create(paymentParams('MOBILE_WALLET'));
+    expect(payment.customer_redirect_url).toBe('https://bank.example/PAY_REAL1');
+    expect(received).toEqual(['POST /api/v1/auth/token', 'POST /api/v1/payment/request']);
+  });
+
+  it('a withdrawal whose connection drops after the server read it is not sent again', async () => {
+    received.length = 0;
+    const { gateway, delays } = client();
+    await gateway.payments.retrieve('WARM1');
+    behaviour = ['drop-after-read'];
+    const error = await caught(gateway.withdrawals.create(withdrawalParams()));
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    expect(error.cause).toBeInstanceOf(ConnectionError);
+    expect(received.filter((line) => line.endsWith('/payment/withdraw'))).toHaveLength(1);
+    expect(delays).toEqual([]);
+  });
+
+  it('a payment create whose connection dropped is retried and reconciled by reference_id', async () => {
+    received.length = 0;
+    const { gateway } = client();
+    behaviour = ['drop-after-read', 'duplicate'];
+    const params = paymentParams();
+    const error = await caught(gateway.payments.create(params));
+    expect(error).toBeInstanceOf(DuplicateReferenceError);
+    expect((error as unknown as DuplicateReferenceError).existingPayment?.reference_id).toBe(params.reference_id);
+    expect(received.filter((line) => line.endsWith('/payment/request'))).toHaveLength(2);
+  });
+
+  it('a refused connection sent nothing, so even a withdrawal is retried, then fails as NETWORK_ERROR', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const { gateway, delays } = client(`http://127.0.0.1:${port}/api/v1`);
+    const error = await caught(gateway.withdrawals.create(withdrawalParams()));
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error.code).toBe('NETWORK_ERROR');
+    expect(error.retryable).toBe(true);
+    expect(error.message).toContain('ECONNREFUSED');
+    expect(delays).toEqual([1000, 2000, 4000]);
+  });
+});
+
+describe('base URL safety', () => {
+  it.each([
+    ['http://api.gateway.example/api/v1', 'must use https'],
+    ['http://127.0.0.1:8080/api/v1', 'allowInsecureLoopback'],
+    ['ftp://api.gateway.example/api/v1', 'https'],
+    ['not a url', 'absolute URL'],
+    ['https://user:pass@api.gateway.example/api/v1', 'credentials'],
+  ])('refuses %s', (url, hint) => {
+    expect(() => new MyrGateway({ baseUrl: url, merchantId: 'M', apiKey: 'k' })).toThrow(ConfigurationError);
+    expect(() => new MyrGateway({ baseUrl: url, merchantId: 'M', apiKey: 'k' })).toThrow(hint);
+  });
+
+  it('refuses http:// to a non-loopback host even with the opt-in', () => {
+    expect(() => new MyrGateway({ baseUrl: 'http://10.0.0.5/api/v1', merchantId: 'M', apiKey: 'k', allowInsecureLoopback: true })).toThrow(
+      ConfigurationError,
+    );
+  });
+
+  it.each([['merchantId'], ['apiKey']])('requires %s', (field) => {
+    const options = { baseUrl: 'https://api.gateway.example/api/v1', merchantId: 'M', apiKey: 'k', [field]: '' };
+    expect(() => new MyrGateway(options)).toThrow(field);
+  });
+});

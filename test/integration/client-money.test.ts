@@ -1,0 +1,140 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DuplicateReferenceError, OutcomeUnknownError } from '../../src/index.js';
+import { createMockGateway } from '../../src/testing/index.js';
+import { caught, clientFor, paymentParams, withdrawalParams } from '../helpers/client.js';
+
+const mock = createMockGateway();
+beforeAll(() => mock.listen());
+afterEach(() => mock.reset());
+afterAll(() => mock.close());
+
+describe('payment create: an answer lost after the payment was made', () => {
+  it.each([
+    ['a dropped connection', { type: 'networkError' } as const],
+    ['a 502', { type: 'status', status: 502, code: 'GATEWAY_ERROR' } as const],
+    ['a 504', { type: 'status', status: 504, code: 'GATEWAY_TIMEOUT' } as const],
+  ])('after %s, the retry meets DUPLICATE_REFERENCE and the caller gets the existing payment', async (_label, response) => {
+    const { gateway } = clientFor(mock);
+    const params = paymentParams('BANK_TRANSFER', 300);
+    mock.fault({ endpoint: 'payment.create', when: 'after', response });
+    const error = await caught(gateway.payments.create(params));
+    expect(error).toBeInstanceOf(DuplicateReferenceError);
+    const duplicate = error as unknown as DuplicateReferenceError;
+    expect(duplicate.code).toBe('DUPLICATE_REFERENCE');
+    expect(duplicate.earlierAttemptMayHaveSucceeded).toBe(true);
+    const stored = mock.getPayment(params.reference_id);
+    expect(stored).toBeDefined();
+    expect(duplicate.existingPayment?.payment_id).toBe(stored?.payment_id);
+    expect(duplicate.existingPayment?.status).toBe('PROCESSING');
+    expect(duplicate.existingPayment?.amount).toBe(300);
+    expect(duplicate.message).toContain(stored?.payment_id as string);
+    // exactly one payment exists for the reference: nothing was created twice
+    expect(mock.requests.filter((r) => r.endpoint === 'payment.create' && r.status === 200)).toHaveLength(1);
+  });
+
+  it('after a timed-out attempt that the service did process, the caller still gets the existing payment', async () => {
+    const { gateway } = clientFor(mock);
+    const params = paymentParams();
+    mock.fault({ endpoint: 'payment.create', when: 'after', response: { type: 'delay', ms: 1_000 } });
+    const error = await caught(gateway.payments.create(params, { timeout: 150 }));
+    expect(error).toBeInstanceOf(DuplicateReferenceError);
+    expect((error as unknown as DuplicateReferenceError).existingPayment?.reference_id).toBe(params.reference_id);
+  });
+
+  it('a DUPLICATE_REFERENCE on the first attempt is a plain duplicate: no lookup, no claim it is ours', async () => {
+    const { gateway } = clientFor(mock);
+    const params = paymentParams();
+    await gateway.payments.create(params);
+    const error = await caught(gateway.payments.create({ ...params }));
+    expect(error).toBeInstanceOf(DuplicateReferenceError);
+    expect(error.status).toBe(409);
+    expect(error.retryable).toBe(false);
+    expect((error as unknown as DuplicateReferenceError).earlierAttemptMayHaveSucceeded).toBe(false);
+    expect((error as unknown as DuplicateReferenceError).existingPayment).toBeUndefined();
+    expect(mock.count('payment.status')).toBe(0);
+  });
+});
+
+describe('withdrawals are sent at most once once they may have reached the service', () => {
+  it.each([
+    ['a dropped connection after processing', { type: 'networkError' } as const],
+    ['a 502', { type: 'status', status: 502, code: 'GATEWAY_ERROR' } as const],
+    ['a 504', { type: 'status', status: 504, code: 'GATEWAY_TIMEOUT' } as const],
+    ['a 500', { type: 'status', status: 500, code: 'INTERNAL_ERROR' } as const],
+  ])('%s gives OutcomeUnknownError and no second request', async (_label, response) => {
+    const { gateway, delays } = clientFor(mock);
+    const params = withdrawalParams();
+    mock.fault({ endpoint: 'withdraw', when: 'after', response });
+    const error = await caught(gateway.withdrawals.create(params));
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    expect(error.code).toBe('OUTCOME_UNKNOWN');
+    expect(error.retryable).toBe(false);
+    expect((error as unknown as OutcomeUnknownError).referenceId).toBe(params.reference_id);
+    expect(error.message).toMatch(/retrieve|callback/);
+    expect(mock.count('withdraw')).toBe(1);
+    expect(delays).toEqual([]);
+    expect(mock.getWithdrawal(params.reference_id)?.status).toBe('PROCESSING');
+  });
+
+  it('a timed-out withdrawal is not retried', async () => {
+    const { gateway } = clientFor(mock);
+    mock.fault({ endpoint: 'withdraw', when: 'after', response: { type: 'delay', ms: 1_000 } });
+    const error = await caught(gateway.withdrawals.create(withdrawalParams(), { timeout: 150 }));
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    expect(mock.count('withdraw')).toBe(1);
+  });
+
+  it('aborting a withdrawal in flight reports an unknown outcome, not a clean abort', async () => {
+    const { gateway } = clientFor(mock);
+    await gateway.payments.create(paymentParams()); // token cached
+    mock.fault({ endpoint: 'withdraw', when: 'after', response: { type: 'delay', ms: 1_000 } });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const error = await caught(gateway.withdrawals.create(withdrawalParams(), { signal: controller.signal }));
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+  });
+
+  it.each([
+    ['429', { type: 'rateLimit', retryAfter: 1 } as const],
+    ['503 NO_GATEWAY_AVAILABLE', { type: 'status', status: 503, code: 'NO_GATEWAY_AVAILABLE' } as const],
+    ['401 TOKEN_EXPIRED', { type: 'tokenExpired' } as const],
+  ])('a %s certainly happened before processing and is retried', async (_label, response) => {
+    const { gateway } = clientFor(mock);
+    const params = withdrawalParams();
+    mock.fault({ endpoint: 'withdraw', response });
+    const withdrawal = await gateway.withdrawals.create(params);
+    expect(withdrawal.reference_id).toBe(params.reference_id);
+    expect(mock.count('withdraw')).toBe(2);
+    expect(mock.requests.filter((r) => r.endpoint === 'withdraw' && r.status === 200)).toHaveLength(1);
+  });
+
+  it('returns the withdrawal with the account number masked', async () => {
+    const { gateway } = clientFor(mock);
+    const params = withdrawalParams(1234.5);
+    const withdrawal = await gateway.withdrawals.create(params);
+    expect(withdrawal.reference_id).toBe(params.reference_id);
+    expect(withdrawal.amount).toBe(1234.5);
+    expect(withdrawal.status).toBe('PROCESSING');
+    expect(withdrawal.account_number).toBe('****6789');
+    expect(JSON.stringify(withdrawal)).not.toContain(params.account_number);
+  });
+
+  it('masks a full account number even if the service echoes it', async () => {
+    const { gateway } = clientFor(mock);
+    const params = withdrawalParams();
+    mock.fault({
+      endpoint: 'withdraw',
+      response: { type: 'body', body: { status: 'success', data: { reference_id: params.reference_id, account_number: params.account_number, status: 'PROCESSING' } } },
+    });
+    const withdrawal = await gateway.withdrawals.create(params);
+    expect(withdrawal.account_number).toBe('****6789');
+  });
+
+  it('the withdrawal INVALID_BANK_CODE and INVALID_AMOUNT answers are final', async () => {
+    const { gateway } = clientFor(mock);
+    const bad = await caught(gateway.withdrawals.create({ ...withdrawalParams(), bank_code: 'NOSUCHBANK' }));
+    expect(bad.code).toBe('INVALID_BANK_CODE');
+    expect(bad.status).toBe(400);
+    expect(mock.count('withdraw')).toBe(1);
+  });
+});
