@@ -173,14 +173,19 @@ export class Transport {
 
       const error = outcome.error;
 
-      if (error.code === 'TOKEN_EXPIRED' && token !== undefined && !renewedToken && this.#tokens) {
+      // A 401 is answered before processing. TOKEN_EXPIRED, or UNAUTHORIZED for a cached token the
+      // service no longer knows, gets one fresh token and one more attempt; after that it is final.
+      if ((error.code === 'TOKEN_EXPIRED' || error.code === 'UNAUTHORIZED') && token !== undefined && this.#tokens) {
+        if (renewedToken) {
+          await this.#tokens.forget(token);
+          throw error;
+        }
         renewedToken = true;
         await this.#tokens.renew(token, callSignal).catch((e: unknown) => {
           throw this.#stopped(e, userSignal, overall, spec, state);
         });
         continue;
       }
-      if (error.code === 'UNAUTHORIZED' && token !== undefined) await this.#tokens?.forget(token);
 
       if (outcome.maybeProcessed && spec.repeat === 'at-most-once') {
         throw new OutcomeUnknownError(

@@ -93,19 +93,30 @@ describe('access tokens', () => {
     expect(error.code).toBe('TOKEN_EXPIRED');
     expect(mock.count('auth')).toBe(2);
     expect(mock.count('payment.create')).toBe(2);
+    expect(error.retryable).toBe(true);
   });
 
-  it('treats UNAUTHORIZED as final and forgets the token for the next call', async () => {
+  it('on UNAUTHORIZED for a cached token (service forgot it) re-authenticates once and retries once', async () => {
     const { gateway } = clientFor(mock, { now });
     await gateway.payments.create(paymentParams());
-    mock.fault({ endpoint: 'payment.create', response: { type: 'status', status: 401, code: 'UNAUTHORIZED' } });
+    mock.reset(); // the service no longer knows the cached token
+    const payment = await gateway.payments.create(paymentParams());
+    expect(payment.payment_id).toMatch(/^PAY_/);
+    expect(mock.requests.map((r) => `${r.endpoint}:${r.status}`)).toEqual(['payment.create:401', 'auth:200', 'payment.create:200']);
+  });
+
+  it('a second UNAUTHORIZED after the fresh token is final, not retried', async () => {
+    const { gateway, delays } = clientFor(mock, { now });
+    await gateway.payments.create(paymentParams());
+    mock.fault({ endpoint: 'payment.create', times: 2, response: { type: 'status', status: 401, code: 'UNAUTHORIZED' } });
     const error = await caught(gateway.payments.create(paymentParams()));
+    expect(error).toBeInstanceOf(AuthenticationError);
     expect(error.code).toBe('UNAUTHORIZED');
     expect(error.status).toBe(401);
     expect(error.retryable).toBe(false);
-    expect(mock.count('payment.create')).toBe(2);
-    await gateway.payments.create(paymentParams());
+    expect(mock.count('payment.create')).toBe(3);
     expect(mock.count('auth')).toBe(2);
+    expect(delays).toEqual([]);
   });
 
   it.each([

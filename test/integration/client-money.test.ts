@@ -28,8 +28,10 @@ describe('payment create: an answer lost after the payment was made', () => {
     expect(duplicate.existingPayment?.status).toBe('PROCESSING');
     expect(duplicate.existingPayment?.amount).toBe(300);
     expect(duplicate.message).toContain(stored?.payment_id as string);
-    // exactly one payment exists for the reference: nothing was created twice
-    expect(mock.requests.filter((r) => r.endpoint === 'payment.create' && r.status === 200)).toHaveLength(1);
+    // the retry was refused as a duplicate: one payment exists for the reference, not two
+    const creates = mock.requests.filter((r) => r.endpoint === 'payment.create');
+    expect(creates).toHaveLength(2);
+    expect(creates[1]?.status).toBe(409);
   });
 
   it('after a timed-out attempt that the service did process, the caller still gets the existing payment', async () => {

@@ -1,4 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { MyrGateway } from '../../src/index.js';
 import { InvalidRequestError, MyrGatewayError, PROVIDER_CHANNELS_GROUP_A, PROVIDER_CHANNELS_GROUP_B } from '../../src/index.js';
 import { createMockGateway } from '../../src/testing/index.js';
 import { caught, clientFor, paymentParams, withdrawalParams } from '../helpers/client.js';
@@ -20,7 +21,11 @@ async function expectRejected(promise: Promise<unknown>, code: string, field: st
 }
 
 describe('payment create: validation before the network', () => {
-  const { gateway } = clientFor(mock);
+  // A fresh client per test: mock.reset() forgets the tokens a shared client would hold.
+  let gateway: MyrGateway;
+  beforeEach(() => {
+    gateway = clientFor(mock).gateway;
+  });
   const create = (patch: Record<string, unknown>) =>
     gateway.payments.create({ ...paymentParams('QR_PAYMENT'), ...patch } as never);
 
@@ -136,7 +141,11 @@ describe('payment create: validation before the network', () => {
 });
 
 describe('withdrawal create: validation before the network', () => {
-  const { gateway } = clientFor(mock);
+  // A fresh client per test: mock.reset() forgets the tokens a shared client would hold.
+  let gateway: MyrGateway;
+  beforeEach(() => {
+    gateway = clientFor(mock).gateway;
+  });
   const create = (patch: Record<string, unknown>) =>
     gateway.withdrawals.create({ ...withdrawalParams(), ...patch } as never);
 
@@ -176,7 +185,11 @@ describe('withdrawal create: validation before the network', () => {
 });
 
 describe('status lookup: identifier checked before the network', () => {
-  const { gateway } = clientFor(mock);
+  // A fresh client per test: mock.reset() forgets the tokens a shared client would hold.
+  let gateway: MyrGateway;
+  beforeEach(() => {
+    gateway = clientFor(mock).gateway;
+  });
   it.each(['ORDER-1', '../auth/token', 'a b', ''])('rejects identifier %j', async (identifier) => {
     const error = await caught(gateway.payments.retrieve(identifier));
     expect(error).toBeInstanceOf(InvalidRequestError);
