@@ -1,0 +1,126 @@
+/**
+ * The mock's callback sender: signs the spec's body and delivers it with the spec's
+ * retry schedule (immediate, about 1 s, about 5 s), the same webhook_id on every attempt.
+ *
+ * @module
+ */
+import { callbackHeaders, signCallback } from './sign.js';
+import type { CallbackAttempt, CallbackDelivery, CallbackOptions, MockCallbackBody } from './types.js';
+import type { MockRecord } from './state.js';
+import { maskAccountNumber } from './validation.js';
+
+/** The global fetch as it was when this module loaded, before any msw interception. */
+const originalFetch: typeof fetch | undefined = typeof globalThis.fetch === 'function' ? globalThis.fetch : undefined;
+
+/** The fetch to deliver callbacks with when none is configured. */
+export function defaultCallbackFetch(): typeof fetch {
+  return originalFetch ?? globalThis.fetch;
+}
+
+/** The spec's retry schedule after the first, immediate attempt. */
+export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [1000, 5000];
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Everything needed to send one callback. */
+export interface CallbackJob {
+  record: MockRecord;
+  apiKey: string;
+  url: string | null;
+  now: () => number;
+  fetch: typeof fetch;
+  options: CallbackOptions;
+}
+
+/** Builds the signed callback body of a transaction at its current status. */
+export async function buildCallback(
+  record: MockRecord,
+  apiKey: string,
+  timestamp: string,
+): Promise<{ body: MockCallbackBody; headers: Record<string, string> }> {
+  const signed = await signCallback(apiKey, {
+    payment_id: record.payment_id,
+    reference_id: record.reference_id,
+    amount: record.amount,
+    currency: record.currency,
+    status: record.status,
+    transaction_type: record.kind,
+    gateway_reference: record.gateway_reference,
+    ...(record.kind === 'WITHDRAWAL'
+      ? { bank_code: record.bank_code, account_number: maskAccountNumber(record.account_number) }
+      : {}),
+    completed_at: record.completed_at,
+    created_at: record.created_at,
+    timestamp,
+  });
+  return { body: signed.body, headers: signed.headers };
+}
+
+async function attempt(
+  job: CallbackJob,
+  url: string,
+  headers: Record<string, string>,
+  rawBody: string,
+): Promise<CallbackAttempt> {
+  const at = job.now();
+  try {
+    const response = await job.fetch(url, {
+      method: 'POST',
+      headers,
+      body: rawBody,
+      signal: AbortSignal.timeout(job.options.attemptTimeoutMs ?? 10_000),
+    });
+    // Drain the body so the connection can be reused; its content is not checked (spec).
+    await response.arrayBuffer().catch(() => undefined);
+    return { status: response.status, at };
+  } catch (error) {
+    return { error: describe(error), at };
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = (error as { cause?: { code?: unknown } }).cause;
+    const code = typeof cause?.code === 'string' ? ` (${cause.code})` : '';
+    return `${error.name}: ${error.message}${code}`;
+  }
+  return String(error);
+}
+
+const ok = (a: CallbackAttempt) => a.status !== undefined && a.status >= 200 && a.status <= 299;
+
+/** Signs and delivers one callback with retries; resolves when delivery ended. */
+export async function deliverCallback(job: CallbackJob): Promise<CallbackDelivery> {
+  const timestamp = new Date(job.now() + (job.options.timestampOffsetMs ?? 0)).toISOString();
+  const signed = await buildCallback(job.record, job.apiKey, timestamp);
+  const body: Record<string, unknown> = job.options.tamper
+    ? job.options.tamper({ ...signed.body })
+    : { ...signed.body };
+  const baseHeaders = callbackHeaders(signed.body);
+  const headers = job.options.tamperHeaders ? job.options.tamperHeaders({ ...baseHeaders }) : baseHeaders;
+  const delivery: CallbackDelivery = {
+    webhookId: signed.body.webhook_id,
+    body,
+    headers,
+    url: job.url,
+    attempts: [],
+    delivered: false,
+  };
+  if (job.url === null || job.options.deliver === false) return delivery;
+
+  const rawBody = JSON.stringify(body);
+  const delays = [0, ...(job.options.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS)];
+  for (const delay of delays) {
+    if (delay > 0) await sleep(delay);
+    const result = await attempt(job, job.url, headers, rawBody);
+    delivery.attempts.push(result);
+    if (ok(result)) {
+      delivery.delivered = true;
+      break;
+    }
+  }
+  if (delivery.delivered && job.options.duplicate) {
+    delivery.attempts.push({ ...(await attempt(job, job.url, headers, rawBody)), duplicate: true });
+  }
+  return delivery;
+}

@@ -1,0 +1,114 @@
+/**
+ * The mock served over a real node:http server on 127.0.0.1, for faults that need a
+ * real socket (a connection dropped after the server processed the request).
+ *
+ * @module
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * Options of `mock.serve()`.
+ *
+ * @example
+ * ```ts
+ * const server = await mock.serve({ port: 0 });
+ * ```
+ */
+export interface ServeOptions {
+  /**
+   * Port to listen on; 0 picks a free one.
+   * @default 0
+   */
+  port?: number;
+}
+
+/**
+ * A running real-HTTP copy of the mock (same state, faults and recording).
+ *
+ * @example
+ * ```ts
+ * const server = await mock.serve();
+ * await fetch(`${server.baseUrl}/auth/token`, { method: 'POST', body: '{}' });
+ * await server.close();
+ * ```
+ */
+export interface MockHttpServer {
+  /** `http://127.0.0.1:<port>`. */
+  readonly origin: string;
+  /** The origin plus the mock's base path, e.g. `http://127.0.0.1:53121/api/v1`. */
+  readonly baseUrl: string;
+  readonly port: number;
+  /** Stops listening and closes open connections. */
+  close(): Promise<void>;
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+async function handle(
+  dispatch: (request: Request) => Promise<Response>,
+  origin: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const body = await readBody(req);
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+  }
+  const method = req.method ?? 'GET';
+  const request = new Request(`${origin}${req.url ?? '/'}`, {
+    method,
+    headers,
+    ...(method === 'GET' || method === 'HEAD' ? {} : { body: new Uint8Array(body) }),
+  });
+  const response = await dispatch(request);
+  if (response.type === 'error') {
+    // The request was (possibly) processed; the answer is lost with the connection.
+    req.socket.destroy();
+    return;
+  }
+  const out: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    out[name] = value;
+  });
+  res.writeHead(response.status, out);
+  res.end(Buffer.from(await response.arrayBuffer()));
+}
+
+/** Starts a node:http server on 127.0.0.1 that answers through `dispatch`. */
+export function serveOverHttp(
+  dispatch: (request: Request) => Promise<Response>,
+  basePath: string,
+  options: ServeOptions = {},
+): Promise<MockHttpServer> {
+  return new Promise((resolve, reject) => {
+    let origin = '';
+    const server = createServer((req, res) => {
+      handle(dispatch, origin, req, res).catch((error: unknown) => {
+        if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain' });
+        res.end(`mock gateway failure: ${String(error)}`);
+      });
+    });
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      origin = `http://127.0.0.1:${port}`;
+      resolve({
+        origin,
+        baseUrl: `${origin}${basePath}`,
+        port,
+        close: () =>
+          new Promise<void>((done, fail) => {
+            server.close((error) => (error ? fail(error) : done()));
+            server.closeAllConnections();
+          }),
+      });
+    });
+  });
+}

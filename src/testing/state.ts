@@ -1,0 +1,153 @@
+/**
+ * In-memory state of the mock: merchants, tokens, payments, withdrawals, rate windows
+ * and gateway availability. No HTTP here.
+ *
+ * @module
+ */
+import type {
+  GatewayChannel,
+  MerchantStatus,
+  MockMerchant,
+  MockPaymentRecord,
+  MockRateLimits,
+  MockWithdrawalRecord,
+} from './types.js';
+
+/** The spec's limits per sliding 60 s window. */
+export const DEFAULT_RATE_LIMITS: MockRateLimits = { auth: 5, paymentRequest: 100, withdraw: 50, other: 100 };
+
+/** Length of the sliding rate window. */
+export const RATE_WINDOW_MS = 60_000;
+
+/** A merchant with its status resolved. */
+export interface MerchantState {
+  merchantId: string;
+  apiKey: string;
+  status: MerchantStatus;
+  defaultCallbackUrl: string | undefined;
+}
+
+/** An issued access token. */
+export interface TokenState {
+  merchantId: string;
+  expiresAt: number;
+  revoked: boolean;
+}
+
+/** Result of a rate check. */
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Unix seconds when the oldest request in the window leaves it. */
+  reset: number;
+  /** Seconds until a slot frees (only meaningful when not allowed). */
+  retryAfter: number;
+}
+
+/** Any stored transaction. */
+export type MockRecord = MockPaymentRecord | MockWithdrawalRecord;
+
+/** Hex of `bytes` random bytes, upper case. */
+export function randomHex(bytes: number): string {
+  const buf = new Uint8Array(bytes);
+  globalThis.crypto.getRandomValues(buf);
+  let out = '';
+  for (const b of buf) out += b.toString(16).padStart(2, '0');
+  return out.toUpperCase();
+}
+
+/** Mutable state of one mock gateway. */
+export class MockState {
+  readonly merchants = new Map<string, MerchantState>();
+  readonly tokens = new Map<string, TokenState>();
+  /** Payments and withdrawals by id, in creation order. */
+  readonly records = new Map<string, MockRecord>();
+  readonly unavailable = new Set<GatewayChannel>();
+  private readonly windows = new Map<string, number[]>();
+
+  constructor(private readonly initialMerchants: readonly MockMerchant[]) {
+    this.resetMerchants();
+  }
+
+  /** Restores the merchants (and their statuses) given at construction. */
+  resetMerchants(): void {
+    this.merchants.clear();
+    for (const m of this.initialMerchants) {
+      this.merchants.set(m.merchantId, {
+        merchantId: m.merchantId,
+        apiKey: m.apiKey,
+        status: m.status ?? 'ACTIVE',
+        defaultCallbackUrl: m.defaultCallbackUrl,
+      });
+    }
+  }
+
+  /** Clears tokens, transactions, rate windows and availability switches. */
+  clear(): void {
+    this.tokens.clear();
+    this.records.clear();
+    this.windows.clear();
+    this.unavailable.clear();
+    this.resetMerchants();
+  }
+
+  issueToken(merchantId: string, expiresAt: number): string {
+    const token = `mock_at_${randomHex(24).toLowerCase()}`;
+    this.tokens.set(token, { merchantId, expiresAt, revoked: false });
+    return token;
+  }
+
+  expireAllTokens(): void {
+    for (const t of this.tokens.values()) t.revoked = true;
+  }
+
+  /** Counts a request in the window `key` if a slot is free. */
+  rateCheck(key: string, limit: number, now: number): RateDecision {
+    const since = now - RATE_WINDOW_MS;
+    let hits = this.windows.get(key);
+    if (!hits) {
+      hits = [];
+      this.windows.set(key, hits);
+    }
+    while (hits.length > 0 && (hits[0] as number) <= since) hits.shift();
+    const allowed = hits.length < limit;
+    if (allowed) hits.push(now);
+    const oldest = hits[0] ?? now;
+    const freesAt = oldest + RATE_WINDOW_MS;
+    return {
+      allowed,
+      limit,
+      remaining: Math.max(0, limit - hits.length),
+      reset: Math.ceil(freesAt / 1000),
+      retryAfter: Math.max(1, Math.ceil((freesAt - now) / 1000)),
+    };
+  }
+
+  /** The transaction with this id owned by `merchantId`, else the one with this reference. */
+  lookup(merchantId: string, identifier: string): MockRecord | undefined {
+    const byId = this.records.get(identifier);
+    if (byId && byId.merchantId === merchantId) return byId;
+    return this.findByReference(merchantId, identifier);
+  }
+
+  findByReference(merchantId: string | undefined, reference: string): MockRecord | undefined {
+    for (const r of this.records.values()) {
+      if (r.reference_id === reference && (merchantId === undefined || r.merchantId === merchantId)) return r;
+    }
+    return undefined;
+  }
+
+  /** A deposit still PROCESSING when the clock passes `expires_at` becomes EXPIRED (A8). */
+  applyExpiry<T extends MockRecord | undefined>(record: T, now: number): T {
+    if (record?.kind === 'DEPOSIT' && record.status === 'PROCESSING' && now >= Date.parse(record.expires_at)) {
+      record.status = 'EXPIRED';
+    }
+    return record;
+  }
+
+  /** Lookup for the test-side API: any merchant, id first, then reference. */
+  find(idOrReference: string): MockRecord | undefined {
+    return this.records.get(idOrReference) ?? this.findByReference(undefined, idOrReference);
+  }
+}
