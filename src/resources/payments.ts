@@ -59,12 +59,25 @@ export class Payments {
       );
     } catch (error) {
       if (error instanceof DuplicateReferenceError && state.maybeProcessed) {
-        throw await this.#reconcile(error, body.reference_id, options);
+        throw await this.#reconcile(error, body.reference_id, body.amount, options);
       }
       throw error;
     }
-    const created = parseSuccess(paymentCreatedSchema, raw, 'payment create');
-    return { ...created, customer_redirect_url: customerRedirectUrl(body.payment_method, created) } as PaymentCreated;
+    const data = parseSuccess(paymentCreatedSchema, raw, 'payment create');
+    const gateway = {
+      ...data.gateway,
+      behavior: data.gateway?.behavior ?? 'REDIRECT_EXTERNAL',
+      redirect_url: data.gateway?.redirect_url ?? data.payment_url,
+    };
+    const created = {
+      ...data,
+      status: data.status ?? 'PROCESSING',
+      amount: data.amount ?? body.amount,
+      currency: data.currency ?? body.currency ?? 'MYR',
+      reference_id: data.reference_id ?? body.reference_id,
+      gateway,
+    };
+    return { ...created, customer_redirect_url: customerRedirectUrl(body.payment_method, created) };
   }
 
   /**
@@ -99,6 +112,7 @@ export class Payments {
   async #reconcile(
     duplicate: DuplicateReferenceError,
     referenceId: string,
+    amount: number,
     options: RequestOptions | undefined,
   ): Promise<DuplicateReferenceError> {
     let existing: PaymentStatus | undefined;
@@ -107,9 +121,14 @@ export class Payments {
     } catch {
       existing = undefined;
     }
+    const sameAmount = existing?.amount === amount;
     const message = existing
-      ? `DUPLICATE_REFERENCE: reference_id ${referenceId} already belongs to payment ${existing.payment_id} (status ${existing.status}), ` +
-        'most likely created by an earlier attempt of this call whose answer was lost. It is in error.existingPayment; do not create it again.'
+      ? `DUPLICATE_REFERENCE: reference_id ${referenceId} already belongs to payment ${existing.payment_id} (status ${existing.status}, ` +
+        `amount ${existing.amount}${sameAmount ? ', as requested' : `, NOT the requested ${amount}`}), ` +
+        (sameAmount
+          ? 'most likely created by an earlier attempt of this call whose answer was lost. '
+          : 'so it may be another order that reused the reference. ') +
+        'It is in error.existingPayment; do not create it again.'
       : `DUPLICATE_REFERENCE: reference_id ${referenceId} is already used, probably by an earlier attempt of this call whose answer was lost, ` +
         'and looking it up failed. Call payments.retrieve(referenceId) before creating anything again.';
     const error = new DuplicateReferenceError(message, {

@@ -107,21 +107,29 @@ export const paymentCreateParamsSchema = z
 
 const amountFromWire = z.union([z.number(), z.string().regex(/^\d+(?:\.\d+)?$/).transform(Number)]);
 
-/** `data` of a successful `POST /payment/request`. Extra fields are kept. */
+/**
+ * `data` of a successful `POST /payment/request`. Extra fields are kept. Only the fields
+ * without which the merchant cannot go on (`payment_id`, `payment_url`) are required: the
+ * payment exists once the service answered 2xx, so a missing echo field must not turn a
+ * created payment into an error. The resource fills such fields from the request.
+ */
 export const paymentCreatedSchema = z.looseObject({
   payment_id: z.string().min(1),
-  payment_url: z.string(),
-  status: z.string(),
-  amount: amountFromWire,
-  currency: z.string(),
-  reference_id: z.string(),
+  payment_url: z.string().min(1),
+  status: z.string().optional(),
+  amount: amountFromWire.optional(),
+  currency: z.string().optional(),
+  reference_id: z.string().optional(),
   expires_in: z.number().optional(),
   expires_at: z.string().nullable().optional(),
-  gateway: z.looseObject({
-    behavior: z.string(),
-    redirect_url: z.string(),
-    qr_data_string: z.string().nullable().optional(),
-  }),
+  gateway: z
+    .looseObject({
+      behavior: z.string().optional(),
+      redirect_url: z.string().optional(),
+      qr_data_string: z.string().nullable().optional(),
+    })
+    .nullable()
+    .optional(),
 });
 
 /** `data` of `GET /payment/status/:identifier`. Extra fields are kept. */
@@ -132,7 +140,7 @@ export const paymentStatusSchema = z.looseObject({
   currency: z.string(),
   status: z.string(),
   gateway_reference: z.string().nullable().optional(),
-  created_at: z.string(),
+  created_at: z.string().optional(),
   completed_at: z.string().nullable().optional(),
   expires_at: z.string().nullable().optional(),
 });
@@ -185,6 +193,7 @@ export interface PaymentStatus {
   status: PaymentStatusValue | (string & {});
   /** Gateway's transaction reference; null until processed. */
   gateway_reference?: string | null | undefined;
+  /** ISO 8601 creation time. */
   created_at: string;
   completed_at?: string | null | undefined;
   expires_at?: string | null | undefined;

@@ -93,6 +93,15 @@ describe('the spec error table', () => {
     expect(mock.count('payment.create')).toBe(1);
   });
 
+  it('a created payment whose answer lacks echo fields is still a created payment, filled from the request', async () => {
+    const { gateway } = clientFor(mock);
+    const params = paymentParams('MOBILE_WALLET', 77.7);
+    mock.fault({ endpoint: 'payment.create', response: { type: 'body', body: { status: 'success', data: { payment_id: 'PAY_MIN1', payment_url: 'https://pay.example/PAY_MIN1' } } } });
+    const payment = await gateway.payments.create(params);
+    expect(payment).toMatchObject({ payment_id: 'PAY_MIN1', amount: 77.7, reference_id: params.reference_id, currency: 'MYR', status: 'PROCESSING' });
+    expect(payment.customer_redirect_url).toBe('https://pay.example/PAY_MIN1');
+  });
+
   it('tolerates unknown extra fields in a success body', async () => {
     const { gateway } = clientFor(mock);
     const created = await gateway.payments.create(paymentParams());
