@@ -83,22 +83,30 @@ import type * as NodeCryptoModule from 'node:crypto';
 type NodeCrypto = typeof NodeCryptoModule;
 
 let nodeCryptoCache: NodeCrypto | null | undefined;
+let runtimeNodeCrypto: NodeCrypto | null | undefined;
+
+/** node:crypto as the runtime really has it, ignoring the testing override. */
+function loadNodeCrypto(): NodeCrypto | null {
+  if (runtimeNodeCrypto !== undefined) return runtimeNodeCrypto;
+  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  try {
+    runtimeNodeCrypto = (proc?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined) ?? null;
+  } catch {
+    runtimeNodeCrypto = null;
+  }
+  return runtimeNodeCrypto;
+}
 
 /** node:crypto when the runtime has it (Node, Bun, Deno), else null (Workers, Edge). */
 export function nodeCrypto(): NodeCrypto | null {
-  if (nodeCryptoCache !== undefined) return nodeCryptoCache;
-  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-  let mod: NodeCrypto | null;
-  try {
-    mod = (proc?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined) ?? null;
-  } catch {
-    mod = null;
-  }
-  nodeCryptoCache = mod;
-  return mod;
+  if (nodeCryptoCache === undefined) nodeCryptoCache = loadNodeCrypto();
+  return nodeCryptoCache;
 }
 
-/** @internal For tests: force the Web Crypto path even where node:crypto exists. */
+/**
+ * @internal For tests: force the Web Crypto path even where node:crypto exists
+ * (`null`), or go back to detection (`undefined`). Keys derived before keep working.
+ */
 export function setNodeCryptoForTesting(mod: NodeCrypto | null | undefined): void {
   nodeCryptoCache = mod;
 }
@@ -172,7 +180,8 @@ export async function hmac(key: SigningKey, message: string): Promise<Uint8Array
 
 /** Synchronous HMAC for a node KeyObject. */
 export function hmacNode(key: SigningKey & { kind: 'node' }, message: string): Uint8Array {
-  const crypto = nodeCrypto() as NodeCrypto;
+  // A KeyObject exists only where node:crypto does, whatever the testing override says.
+  const crypto = loadNodeCrypto() as NodeCrypto;
   return crypto.createHmac('sha256', key.key).update(message, 'utf8').digest();
 }
 

@@ -1,0 +1,83 @@
+/**
+ * Errors of the webhook side. Both extend {@link MyrGatewayError}, so one
+ * `instanceof MyrGatewayError` check still catches everything the SDK throws.
+ *
+ * Messages are fixed texts: they never quote a header or body value (no attacker text
+ * in logs), never the api key, the signing key or the expected signature.
+ *
+ * @module
+ */
+import { MyrGatewayError } from '../core/errors.js';
+
+/**
+ * Why a callback was refused.
+ *
+ * | reason | meaning | HTTP answer of the handler |
+ * |---|---|---|
+ * | `missing_signature` | neither the body's `signature` nor `X-Webhook-Signature` is present | 401 |
+ * | `invalid_signature` | the signature is not 64 lowercase hex, or no configured api key produced it | 401 |
+ * | `malformed` | the body is not a JSON object, a signed field has the wrong type or contains `\|`, or (after the signature matched) a field has a value the spec does not allow | 400 |
+ * | `header_mismatch` | an `X-Webhook-*` / `X-Payment-ID` header differs from the body, or is repeated with different values | 400 |
+ * | `invalid_timestamp` | `timestamp` is not an ISO 8601 date-time with a zone | 400 |
+ * | `stale` | `timestamp` is older than the tolerance | 400 |
+ * | `future` | `timestamp` is further ahead than the tolerance | 400 |
+ * | `internal` | the runtime could not compute the HMAC (no usable crypto); not the sender's fault | 500 |
+ */
+export type WebhookVerificationReason =
+  | 'missing_signature'
+  | 'invalid_signature'
+  | 'malformed'
+  | 'header_mismatch'
+  | 'invalid_timestamp'
+  | 'stale'
+  | 'future'
+  | 'internal';
+
+/**
+ * A callback failed verification. `verify()` throws this and nothing else, whatever
+ * the input. `reason` tells the cases apart.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   event = await verifier.verify({ body, headers });
+ * } catch (error) {
+ *   if (error instanceof WebhookVerificationError) return res.status(error.reason === 'invalid_signature' ? 401 : 400).end();
+ *   throw error;
+ * }
+ * ```
+ */
+export class WebhookVerificationError extends MyrGatewayError {
+  override name = 'WebhookVerificationError';
+  /** Which rule the callback broke. */
+  readonly reason: WebhookVerificationReason;
+
+  constructor(reason: WebhookVerificationReason, message: string) {
+    super(message, { code: 'WEBHOOK_VERIFICATION_FAILED', retryable: reason === 'internal' });
+    this.reason = reason;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), reason: this.reason };
+  }
+}
+
+/**
+ * The merchant's event handler threw (or the idempotency store failed). Passed to the
+ * handler's `onError` hook; the gateway was answered with a 5xx so it retries. `cause`
+ * is the original error, exactly as the merchant's code threw it.
+ */
+export class WebhookHandlerError extends MyrGatewayError {
+  override name = 'WebhookHandlerError';
+  /** Which stage failed: the merchant's handler, or the idempotency store. */
+  readonly stage: 'handler' | 'store';
+
+  constructor(stage: 'handler' | 'store', message: string, cause: unknown) {
+    super(message, { code: 'WEBHOOK_HANDLER_FAILED', retryable: true, cause });
+    this.stage = stage;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), stage: this.stage };
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * The verified callback, as the verifier hands it to merchant code.
+ *
+ * The spec signs only eight of the body's fields. The type keeps them apart:
+ *
+ * - `event.signed` holds exactly the signed fields. They are proven to come from the
+ *   service: trust them for money decisions (which payment, which amount, which status).
+ * - `event.unsigned` holds everything else the body carries (`transaction_type`,
+ *   `gateway_reference`, `created_at`, and for withdrawals `bank_code` and
+ *   `account_number`). Anyone on the path could have changed them without breaking the
+ *   signature. Use them for display and logs; look the payment up
+ *   ({@link confirmDeposit}) before acting on them.
+ *
+ * `event.transaction_type` is the discriminant of the union, a copy of
+ * `event.unsigned.transaction_type` lifted to the top so that `switch
+ * (event.transaction_type)` narrows the whole event. It is unsigned too.
+ *
+ * @module
+ */
+
+/** Statuses that trigger a callback (the spec's terminal statuses). */
+export type TerminalStatus = 'SUCCESS' | 'FAILED' | 'EXPIRED' | 'CANCELLED' | 'REFUNDED';
+
+/** The terminal statuses, as a set for runtime checks. */
+export const TERMINAL_STATUSES: ReadonlySet<string> = new Set<TerminalStatus>([
+  'SUCCESS',
+  'FAILED',
+  'EXPIRED',
+  'CANCELLED',
+  'REFUNDED',
+]);
+
+/** Kinds of transaction a callback reports. */
+export type TransactionType = 'DEPOSIT' | 'WITHDRAWAL';
+
+/** The fields the signature covers. Proven authentic once `verify()` returns. */
+export interface SignedEventFields {
+  /** UUID of this delivery; the same on every retry of it. */
+  readonly webhook_id: string;
+  /** The payment's (or withdrawal's) identifier. Deposits begin with `PAY_`. */
+  readonly payment_id: string;
+  /** The merchant's own reference for the payment. */
+  readonly reference_id: string;
+  /** Amount in MYR, as the service sent it. */
+  readonly amount: number;
+  /** Currency code, `MYR`. */
+  readonly currency: string;
+  /** The terminal status reached. */
+  readonly status: TerminalStatus;
+  /** ISO 8601 time the service generated the callback (checked against the tolerance). */
+  readonly timestamp: string;
+  /** ISO 8601 completion time, or null when not completed. */
+  readonly completed_at: string | null;
+}
+
+/** Unsigned fields common to both transaction types. */
+interface UnsignedCommon {
+  /** Gateway's transaction reference, or null. Not signed. */
+  readonly gateway_reference: string | null;
+  /** ISO 8601 creation time of the payment, or null when the body had none. Not signed. */
+  readonly created_at: string | null;
+}
+
+/** Unsigned fields of a deposit callback. */
+export interface DepositUnsignedFields extends UnsignedCommon {
+  /** Not signed. Checked for consistency with the signed `payment_id` (`PAY_` prefix). */
+  readonly transaction_type: 'DEPOSIT';
+}
+
+/** Unsigned fields of a withdrawal callback. */
+export interface WithdrawalUnsignedFields extends UnsignedCommon {
+  /** Not signed. */
+  readonly transaction_type: 'WITHDRAWAL';
+  /** Beneficiary bank code, or null when the body had none. Not signed. */
+  readonly bank_code: string | null;
+  /** Masked account number (`****6789`), or null when the body had none. Not signed. */
+  readonly account_number: string | null;
+}
+
+interface EventCommon {
+  /** The signed fields: authentic once `verify()` returned. */
+  readonly signed: SignedEventFields;
+  /** The signature that matched (64 lowercase hex). */
+  readonly signature: string;
+  /**
+   * Index, in the verifier's `apiKeys`, of the key whose signing key matched. Watch it
+   * during a rotation: when nothing matches index 0's predecessor any more, drop it.
+   */
+  readonly keyIndex: number;
+}
+
+/** A verified callback for a deposit (collection). */
+export interface DepositEvent extends EventCommon {
+  /** Discriminant; copy of `unsigned.transaction_type`. Not signed. */
+  readonly transaction_type: 'DEPOSIT';
+  /** Fields the signature does not cover. */
+  readonly unsigned: DepositUnsignedFields;
+}
+
+/** A verified callback for a withdrawal (payout). */
+export interface WithdrawalEvent extends EventCommon {
+  /** Discriminant; copy of `unsigned.transaction_type`. Not signed. */
+  readonly transaction_type: 'WITHDRAWAL';
+  /** Fields the signature does not cover. */
+  readonly unsigned: WithdrawalUnsignedFields;
+}
+
+/**
+ * A verified callback: a discriminated union on `transaction_type`.
+ *
+ * @example
+ * ```ts
+ * switch (event.transaction_type) {
+ *   case 'DEPOSIT':
+ *     if (event.signed.status === 'SUCCESS') await fulfilOrder(event.signed.reference_id, event.signed.amount);
+ *     break;
+ *   case 'WITHDRAWAL':
+ *     await markPayout(event.signed.reference_id, event.signed.status, event.unsigned.bank_code);
+ *     break;
+ * }
+ * ```
+ */
+export type WebhookEvent = DepositEvent | WithdrawalEvent;
