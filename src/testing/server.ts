@@ -19,6 +19,7 @@ export interface ServeOptions {
   /**
    * Port to listen on; 0 picks a free one.
    * @default 0
+   * @example await mock.serve({ port: 4010 })
    */
   port?: number;
 }

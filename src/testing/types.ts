@@ -212,11 +212,13 @@ export interface Fault {
   /**
    * Which endpoint it applies to; `'*'` matches every request under the base URL.
    * @default '*'
+   * @example { endpoint: 'withdraw', response: { type: 'networkError' } }
    */
   endpoint?: Endpoint | '*';
   /**
    * How many matching requests it answers before it is used up. `Infinity` never runs out.
    * @default 1
+   * @example { times: 3, response: { type: 'status', status: 503 } }
    */
   times?: number;
   /**
@@ -224,9 +226,13 @@ export interface Fault {
    * request normally (state changes, rate window counted), then answer the fault instead
    * of the real answer: "the server did it but the answer was lost".
    * @default 'before'
+   * @example { when: 'after', response: { type: 'status', status: 504 } }
    */
   when?: 'before' | 'after';
-  /** What to answer. */
+  /**
+   * What to answer.
+   * @example { response: { type: 'rateLimit', retryAfter: 2 } }
+   */
   response: FaultResponse;
 }
 
