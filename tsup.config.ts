@@ -24,12 +24,14 @@ export default defineConfig([
   {
     // ky 2 ships ESM only; the CJS build carries its own copy so that
     // require('myr-gateway') works on every Node 22 without require(esm).
+    // Split chunks so every subpath shares one copy of the error classes: `instanceof
+    // MyrGatewayError` must hold for a WebhookVerificationError too.
     entry,
     format: ['cjs'],
     dts: true,
     sourcemap: true,
     target: 'node22',
-    splitting: false,
+    splitting: true,
     treeshake: true,
     external,
     noExternal: ['ky'],

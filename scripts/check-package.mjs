@@ -37,7 +37,7 @@ try {
 import { WebhookVerifier, WebhookVerificationError } from 'myr-gateway/webhooks';
 import { createMockGateway } from 'myr-gateway/testing';
 if (typeof MyrGateway !== 'function' || typeof WebhookVerifier !== 'function' || typeof createMockGateway !== 'function') throw new Error('missing export');
-if (!(new WebhookVerificationError('x', { reason: 'malformed' }) instanceof MyrGatewayError)) throw new Error('error tree broken');
+if (!(new WebhookVerificationError('malformed', 'x') instanceof MyrGatewayError)) throw new Error('error tree broken');
 const mock = createMockGateway();
 mock.listen();
 const gateway = new MyrGateway({ baseUrl: mock.baseUrl, merchantId: mock.merchant.merchantId, apiKey: mock.merchant.apiKey });

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -22,6 +23,12 @@ export interface ServeOptions {
    * @example await mock.serve({ port: 4010 })
    */
   port?: number;
+  /**
+   * Serve HTTPS with this key and certificate (PEM), the way the real service is reached.
+   * Clients must trust the certificate (for example with `NODE_EXTRA_CA_CERTS`).
+   * @example { key: readFileSync('key.pem'), cert: readFileSync('cert.pem') }
+   */
+  tls?: { key: string | Buffer; cert: string | Buffer };
 }
 
 /**
@@ -35,7 +42,7 @@ export interface ServeOptions {
  * ```
  */
 export interface MockHttpServer {
-  /** `http://127.0.0.1:<port>`. */
+  /** `http://127.0.0.1:<port>` (or `https://` with the `tls` option). */
   readonly origin: string;
   /** The origin plus the mock's base path, e.g. `http://127.0.0.1:53121/api/v1`. */
   readonly baseUrl: string;
@@ -82,7 +89,7 @@ async function handle(
   res.end(Buffer.from(await response.arrayBuffer()));
 }
 
-/** Starts a node:http server on 127.0.0.1 that answers through `dispatch`. */
+/** Starts a node:http (or node:https) server on 127.0.0.1 that answers through `dispatch`. */
 export function serveOverHttp(
   dispatch: (request: Request) => Promise<Response>,
   basePath: string,
@@ -90,16 +97,19 @@ export function serveOverHttp(
 ): Promise<MockHttpServer> {
   return new Promise((resolve, reject) => {
     let origin = '';
-    const server = createServer((req, res) => {
+    const listener: RequestListener = (req, res) => {
       handle(dispatch, origin, req, res).catch((error: unknown) => {
         if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain' });
         res.end(`mock gateway failure: ${String(error)}`);
       });
-    });
+    };
+    const server = options.tls
+      ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, listener)
+      : createServer(listener);
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => {
       const { port } = server.address() as AddressInfo;
-      origin = `http://127.0.0.1:${port}`;
+      origin = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
       resolve({
         origin,
         baseUrl: `${origin}${basePath}`,

@@ -1,0 +1,89 @@
+/**
+ * The client against the mock served over real HTTPS on 127.0.0.1 with a certificate made
+ * for this run, the way a merchant reaches the real service.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import tls from 'node:tls';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConnectionError, MyrGateway, OutcomeUnknownError } from '../../src/index.js';
+import { createMockGateway, type MockHttpServer } from '../../src/testing/index.js';
+import { caught, paymentParams, recordingSleep, withdrawalParams } from '../helpers/client.js';
+
+const mock = createMockGateway();
+let server: MockHttpServer;
+let dir: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'myr-tls-'));
+  execFileSync('openssl', [
+    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
+    '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
+  ], { stdio: 'ignore' });
+  const cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
+  server = await mock.serve({ tls: { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert } });
+  // What NODE_EXTRA_CA_CERTS does at start-up, done for this test process only.
+  tls.setDefaultCACertificates([...tls.rootCertificates, cert]);
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function client() {
+  const recorder = recordingSleep();
+  const gateway = new MyrGateway({ baseUrl: server.baseUrl, merchantId: mock.merchant.merchantId, apiKey: mock.merchant.apiKey, sleep: recorder.sleep });
+  return { gateway, delays: recorder.delays };
+}
+
+describe('over real HTTPS', () => {
+  it('the base URL is https and needs no opt-in', () => {
+    expect(server.baseUrl.startsWith('https://127.0.0.1:')).toBe(true);
+  });
+
+  it('creates, retrieves and withdraws', async () => {
+    const { gateway } = client();
+    const payment = await gateway.payments.create(paymentParams('BANK_TRANSFER'));
+    expect(payment.payment_id).toMatch(/^PAY_/);
+    expect(payment.customer_redirect_url).toBe(payment.gateway.redirect_url);
+    expect((await gateway.payments.retrieve(payment.reference_id)).payment_id).toBe(payment.payment_id);
+    const withdrawal = await gateway.withdrawals.create(withdrawalParams());
+    expect(withdrawal.status).toBe('PROCESSING');
+    expect(mock.count('auth')).toBe(1);
+  });
+
+  it('a TLS connection reset after the withdrawal was processed is an unknown outcome, sent once', async () => {
+    const { gateway, delays } = client();
+    mock.reset();
+    const params = withdrawalParams();
+    mock.fault({ endpoint: 'withdraw', when: 'after', response: { type: 'networkError' } });
+    const error = await caught(gateway.withdrawals.create(params));
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    expect(error.cause).toBeInstanceOf(ConnectionError);
+    expect(mock.count('withdraw')).toBe(1);
+    expect(mock.getWithdrawal(params.reference_id)).toBeDefined();
+    expect(delays).toEqual([]);
+  });
+
+  it('refuses a server whose certificate it does not trust', async () => {
+    const untrusted = createMockGateway();
+    const otherDir = mkdtempSync(join(tmpdir(), 'myr-tls-'));
+    execFileSync('openssl', [
+      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
+      '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(otherDir, 'key.pem'), '-out', join(otherDir, 'cert.pem'),
+    ], { stdio: 'ignore' });
+    const other = await untrusted.serve({ tls: { key: readFileSync(join(otherDir, 'key.pem')), cert: readFileSync(join(otherDir, 'cert.pem')) } });
+    try {
+      const recorder = recordingSleep();
+      const gateway = new MyrGateway({ baseUrl: other.baseUrl, merchantId: untrusted.merchant.merchantId, apiKey: untrusted.merchant.apiKey, sleep: recorder.sleep, maxRetries: 0 });
+      const error = await caught(gateway.payments.create(paymentParams()));
+      expect(error).toBeInstanceOf(ConnectionError);
+      expect(untrusted.count()).toBe(0); // the api_key never left over an untrusted connection
+    } finally {
+      await other.close();
+      rmSync(otherDir, { recursive: true, force: true });
+    }
+  });
+});
