@@ -1,4 +1,13 @@
+/**
+ * `myr-gateway/webhooks`: verify the service's callbacks and handle each exactly once,
+ * with thin adapters for Express, Fastify, Hono, Koa and Web-standard runtimes.
+ *
+ * @module
+ */
 export * from './signature.js';
 export * from './errors.js';
 export * from './events.js';
 export * from './verifier.js';
+export * from './confirm.js';
+export * from './handler.js';
+export * from './stores/index.js';

@@ -1,0 +1,96 @@
+/**
+ * Cross-checking a callback against the status API before acting on it.
+ *
+ * @module
+ */
+import type { WebhookEvent } from './events.js';
+
+/** The status record fields {@link confirmDeposit} compares. */
+export interface PaymentStatusRecordLike {
+  payment_id: string;
+  reference_id: string;
+  amount: number;
+  status: string;
+}
+
+/**
+ * Anything that can look a payment up, such as a `MyrGateway` client. Structural, so
+ * the webhooks entry point does not depend on the client.
+ */
+export interface PaymentStatusSource {
+  payments: {
+    retrieve(identifier: string): Promise<PaymentStatusRecordLike>;
+  };
+}
+
+/** What the merchant expects the payment to be, from its own order records. */
+export interface ExpectedDeposit {
+  /** The order's amount in MYR. */
+  amount?: number | undefined;
+  /** The order's reference. */
+  reference_id?: string | undefined;
+}
+
+/** Why a deposit could not be confirmed. */
+export type DepositMismatch =
+  | 'not_a_deposit'
+  | 'payment_id'
+  | 'reference_id'
+  | 'amount'
+  | 'status'
+  | 'expected_amount'
+  | 'expected_reference_id';
+
+/** The result of {@link confirmDeposit}. */
+export type DepositConfirmation =
+  | { readonly confirmed: true; readonly payment: PaymentStatusRecordLike }
+  | {
+      readonly confirmed: false;
+      /** Every field that disagreed. */
+      readonly mismatches: readonly DepositMismatch[];
+      /** The status record, when it was looked up. */
+      readonly payment: PaymentStatusRecordLike | undefined;
+    };
+
+const sameAmount = (a: number, b: number) => Math.round(a * 100) === Math.round(b * 100);
+
+/**
+ * Confirms a deposit callback through the status API before fulfilling: looks the
+ * payment up by its signed `payment_id` and checks that the service's own record has
+ * the same reference, amount (to the sen) and status, and optionally that they match
+ * your order. Use it for anything that ships goods or credits a balance.
+ *
+ * A status that has not caught up yet (`PROCESSING` against a `SUCCESS` callback) is a
+ * mismatch: throw from your handler and the gateway's retry will try again. Errors of
+ * the lookup itself (network, 5xx) propagate, with the same effect.
+ *
+ * @example
+ * ```ts
+ * async onEvent(event) {
+ *   if (event.transaction_type !== 'DEPOSIT' || event.signed.status !== 'SUCCESS') return;
+ *   const order = await orders.get(event.signed.reference_id);
+ *   const check = await confirmDeposit(event, gateway, { amount: order.total });
+ *   if (!check.confirmed) throw new Error(`deposit not confirmed: ${check.mismatches.join(', ')}`);
+ *   await orders.fulfil(order.id);
+ * }
+ * ```
+ */
+export async function confirmDeposit(
+  event: WebhookEvent,
+  gateway: PaymentStatusSource,
+  expected: ExpectedDeposit = {},
+): Promise<DepositConfirmation> {
+  if (event.transaction_type !== 'DEPOSIT') return { confirmed: false, mismatches: ['not_a_deposit'], payment: undefined };
+  const signed = event.signed;
+  const payment = await gateway.payments.retrieve(signed.payment_id);
+  const mismatches: DepositMismatch[] = [];
+  if (payment.payment_id !== signed.payment_id) mismatches.push('payment_id');
+  if (payment.reference_id !== signed.reference_id) mismatches.push('reference_id');
+  if (typeof payment.amount !== 'number' || !sameAmount(payment.amount, signed.amount)) mismatches.push('amount');
+  if (payment.status !== signed.status) mismatches.push('status');
+  if (expected.amount !== undefined && !sameAmount(expected.amount, signed.amount)) mismatches.push('expected_amount');
+  if (expected.reference_id !== undefined && expected.reference_id !== signed.reference_id) {
+    mismatches.push('expected_reference_id');
+  }
+  return mismatches.length === 0 ? { confirmed: true, payment } : { confirmed: false, mismatches, payment };
+}

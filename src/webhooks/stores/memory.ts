@@ -1,0 +1,137 @@
+/**
+ * The in-memory idempotency store: the default for a single process.
+ *
+ * @module
+ */
+import { ConfigurationError } from '../../core/errors.js';
+import type { WebhookClaim, WebhookStore } from './types.js';
+
+/** Options of {@link MemoryWebhookStore}. */
+export interface MemoryWebhookStoreOptions {
+  /**
+   * Most keys kept at once (at least 2). The oldest half is dropped when the newest
+   * half fills up, so memory stays flat however many callbacks arrive. Size it so
+   * that `maxEntries / 2` exceeds the callbacks you receive within the period you
+   * need protected (at least twice the verifier's tolerance; ideally the
+   * completed-record TTL).
+   *
+   * @default 100_000
+   */
+  maxEntries?: number | undefined;
+  /**
+   * The store's clock in milliseconds.
+   *
+   * @default Date.now
+   */
+  clock?: (() => number) | undefined;
+}
+
+const IN_FLIGHT = 0;
+const DONE = 1;
+
+interface Entry {
+  state: typeof IN_FLIGHT | typeof DONE;
+  token: string;
+  expiresAt: number;
+}
+
+const INSPECT = Symbol.for('nodejs.util.inspect.custom');
+
+/**
+ * A bounded in-memory {@link WebhookStore}.
+ *
+ * - O(1) claim, complete and release: at most two `Map` lookups and one write.
+ * - Bounded: keys live in two generations of at most `maxEntries / 2` each. When the
+ *   current one is full it becomes the previous one and the old previous one is
+ *   dropped whole, so memory stays flat under millions of ids and a key survives at
+ *   least `maxEntries / 2` newer keys. (Deleting from the front of one big `Map`
+ *   instead leaves holes that every later eviction has to skip in V8.)
+ * - Expiry is checked on every lookup; expired entries go with their generation.
+ *
+ * Only for one process: two processes with their own memory would each run the
+ * handler once. Use a shared store (Redis) behind a load balancer.
+ *
+ * @example
+ * ```ts
+ * const store = new MemoryWebhookStore({ maxEntries: 50_000 });
+ * const handler = createWebhookHandler({ verifier, store, onEvent });
+ * ```
+ */
+export class MemoryWebhookStore implements WebhookStore {
+  readonly maxEntries: number;
+  readonly #clock: () => number;
+  readonly #generation: number;
+  #current = new Map<string, Entry>();
+  #previous = new Map<string, Entry>();
+  #seq = 0;
+
+  constructor(options: MemoryWebhookStoreOptions = {}) {
+    const max = options.maxEntries ?? 100_000;
+    if (!Number.isInteger(max) || max < 2) throw new ConfigurationError('maxEntries must be an integer of at least 2', 'maxEntries');
+    this.maxEntries = max;
+    this.#generation = Math.floor(max / 2);
+    this.#clock = options.clock ?? Date.now;
+  }
+
+  /** Number of keys currently kept (in flight or done; expired ones not yet dropped included). */
+  get size(): number {
+    return this.#current.size + this.#previous.size;
+  }
+
+  claim(key: string, ttlMs: number): Promise<WebhookClaim> {
+    const now = this.#clock();
+    const existing = this.#get(key);
+    if (existing !== undefined && existing.expiresAt > now) {
+      return Promise.resolve({ acquired: false, state: existing.state === DONE ? 'done' : 'in_flight' });
+    }
+    const token = String(++this.#seq);
+    this.#set(key, { state: IN_FLIGHT, token, expiresAt: now + ttlMs });
+    return Promise.resolve({ acquired: true, token });
+  }
+
+  complete(key: string, token: string, ttlMs: number): Promise<void> {
+    const now = this.#clock();
+    const existing = this.#get(key);
+    if (existing === undefined || existing.token === token || existing.expiresAt <= now) {
+      this.#set(key, { state: DONE, token, expiresAt: now + ttlMs });
+    }
+    return Promise.resolve();
+  }
+
+  release(key: string, token: string): Promise<void> {
+    const existing = this.#get(key);
+    if (existing !== undefined && existing.token === token && existing.state === IN_FLIGHT) {
+      this.#current.delete(key);
+      this.#previous.delete(key);
+    }
+    return Promise.resolve();
+  }
+
+  /** Empties the store. */
+  clear(): void {
+    this.#current.clear();
+    this.#previous.clear();
+  }
+
+  #get(key: string): Entry | undefined {
+    return this.#current.get(key) ?? this.#previous.get(key);
+  }
+
+  #set(key: string, entry: Entry): void {
+    if (this.#previous.size > 0) this.#previous.delete(key);
+    if (this.#current.size >= this.#generation && !this.#current.has(key)) {
+      this.#previous = this.#current;
+      this.#current = new Map();
+    }
+    this.#current.set(key, entry);
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { name: 'MemoryWebhookStore', size: this.size, maxEntries: this.maxEntries };
+  }
+
+  /** @internal */
+  [INSPECT](): string {
+    return `MemoryWebhookStore ${JSON.stringify(this.toJSON())}`;
+  }
+}

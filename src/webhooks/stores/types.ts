@@ -1,0 +1,58 @@
+/**
+ * The idempotency store behind exactly-once callback handling.
+ *
+ * Three operations, each a single atomic step on one key, so that a shared store
+ * (Redis, a SQL table, DynamoDB) can implement them without transactions:
+ *
+ * | operation | Redis | meaning |
+ * |---|---|---|
+ * | `claim(key, ttlMs)` | `SET key "inflight:<token>" NX PX ttlMs`, then `GET key` when it failed | take the key if nobody holds it |
+ * | `complete(key, token, ttlMs)` | Lua: if `GET key` is ours (or gone), `SET key "done" PX ttlMs` | the handler finished: remember it |
+ * | `release(key, token)` | Lua: if `GET key` is ours, `DEL key` | the handler failed: let a retry take it |
+ *
+ * The token makes `complete` and `release` safe when a claim outlived its TTL and a
+ * second worker took the key: the first worker can then no longer touch it.
+ *
+ * @module
+ */
+
+/** The answer to {@link WebhookStore.claim}. */
+export type WebhookClaim =
+  /** The caller holds the key until it completes or releases it, or `ttlMs` passes. */
+  | { readonly acquired: true; readonly token: string }
+  /** Somebody else holds the key (`in_flight`), or it was already handled (`done`). */
+  | { readonly acquired: false; readonly state: 'in_flight' | 'done' };
+
+/**
+ * An async store of idempotency keys. Implement it over a shared database when more
+ * than one process receives callbacks.
+ *
+ * @example
+ * ```ts
+ * // A sketch over ioredis
+ * const redisStore: WebhookStore = {
+ *   async claim(key, ttlMs) {
+ *     const token = crypto.randomUUID();
+ *     if (await redis.set(key, `inflight:${token}`, 'PX', ttlMs, 'NX')) return { acquired: true, token };
+ *     const value = await redis.get(key);
+ *     return { acquired: false, state: value === 'done' ? 'done' : 'in_flight' };
+ *   },
+ *   async complete(key, token, ttlMs) { await redis.eval(COMPLETE_LUA, 1, key, `inflight:${token}`, ttlMs); },
+ *   async release(key, token) { await redis.eval(RELEASE_LUA, 1, key, `inflight:${token}`); },
+ * };
+ * ```
+ */
+export interface WebhookStore {
+  /**
+   * Atomically takes `key` for `ttlMs` milliseconds if nobody holds it and it is not
+   * done (or its record expired).
+   */
+  claim(key: string, ttlMs: number): Promise<WebhookClaim>;
+  /**
+   * Marks `key` done for `ttlMs` milliseconds, if `token` still holds it or nobody does.
+   * A key held by another token is left alone.
+   */
+  complete(key: string, token: string, ttlMs: number): Promise<void>;
+  /** Frees `key` if `token` still holds it, so the next delivery can take it. */
+  release(key: string, token: string): Promise<void>;
+}
