@@ -14,7 +14,7 @@ export type { RateLimitInfo } from './core/rate-limit.js';
 export type { RetryOptions } from './core/retry.js';
 export type { RequestOptions } from './core/transport.js';
 export { Payments } from './resources/payments.js';
-export { Withdrawals, maskAccountNumber } from './resources/withdrawals.js';
+export { Withdrawals } from './resources/withdrawals.js';
 export {
   PROVIDER_CHANNELS_GROUP_A,
   PROVIDER_CHANNELS_GROUP_B,
@@ -35,5 +35,5 @@ export {
   type PaymentStatusValue,
   type TerminalStatus,
 } from './schemas/payments.js';
-export type { Withdrawal, WithdrawalCreateParams } from './schemas/withdrawals.js';
+export { maskAccountNumber, type Withdrawal, type WithdrawalCreateParams } from './schemas/withdrawals.js';
 export { VERSION } from './version.js';

@@ -1,6 +1,7 @@
 import type { RequestOptions, Transport } from '../core/transport.js';
 import { parseSuccess, validateRequest } from '../core/validate.js';
 import {
+  maskAccountNumber,
   type Withdrawal,
   type WithdrawalCreateParams,
   withdrawalCreateParamsSchema,
@@ -58,13 +59,4 @@ export class Withdrawals {
     if (typeof result.account_number === 'string') result.account_number = maskAccountNumber(result.account_number);
     return result;
   }
-}
-
-/**
- * Asterisks and the last 4 characters, as the service masks it in callbacks. Applied to
- * results too, so a full account number never sits in an object the SDK returns.
- */
-export function maskAccountNumber(accountNumber: string): string {
-  if (/^\*+.{0,4}$/.test(accountNumber)) return accountNumber;
-  return `****${accountNumber.slice(-4)}`;
 }

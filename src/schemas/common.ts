@@ -61,3 +61,6 @@ export const isoTimestamp = z.string();
 export function successEnvelope<T extends z.ZodType>(data: T) {
   return z.object({ status: z.literal('success'), data });
 }
+
+/** An amount as the service sends it: a JSON number, or a numeric string (tolerated, see A13). */
+export const amountFromWire = z.union([z.number(), z.string().regex(/^\d+(?:\.\d+)?$/).transform(Number)]);

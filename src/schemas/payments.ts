@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PROVIDER_CHANNELS_GROUP_A, PROVIDER_CHANNELS_GROUP_B, type ProviderChannelId } from './bank-codes.js';
-import { amountSchema, CURRENCY, DEPOSIT_AMOUNT, httpsUrlSchema, referenceIdSchema } from './common.js';
+import { amountFromWire, amountSchema, CURRENCY, DEPOSIT_AMOUNT, httpsUrlSchema, referenceIdSchema } from './common.js';
 
 /** Deposit methods (`payment_method`). */
 export const PAYMENT_METHODS = ['QR_PAYMENT', 'BANK_TRANSFER', 'MOBILE_WALLET'] as const;
@@ -104,8 +104,6 @@ export const paymentCreateParamsSchema = z
       });
     }
   });
-
-const amountFromWire = z.union([z.number(), z.string().regex(/^\d+(?:\.\d+)?$/).transform(Number)]);
 
 /**
  * `data` of a successful `POST /payment/request`. Extra fields are kept. Only the fields

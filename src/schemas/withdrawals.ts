@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { amountSchema, CURRENCY, referenceIdSchema, WITHDRAWAL_AMOUNT } from './common.js';
+import { amountFromWire, amountSchema, CURRENCY, referenceIdSchema, WITHDRAWAL_AMOUNT } from './common.js';
 
 /**
  * Body of `POST /payment/withdraw`. `currency` and `method` are filled in by the SDK
@@ -79,5 +79,14 @@ export const withdrawalSchema = z.looseObject({
   withdrawal_id: z.string().optional(),
   reference_id: z.string().optional(),
   status: z.string().optional(),
-  amount: z.union([z.number(), z.string().regex(/^\d+(?:\.\d+)?$/).transform(Number)]).optional(),
+  amount: amountFromWire.optional(),
 });
+
+/**
+ * Asterisks and the last 4 characters, as the service masks it in callbacks. Applied to
+ * results too, so a full account number never sits in an object the SDK returns.
+ */
+export function maskAccountNumber(accountNumber: string): string {
+  if (/^\*+.{0,4}$/.test(accountNumber)) return accountNumber;
+  return `****${accountNumber.slice(-4)}`;
+}

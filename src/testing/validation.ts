@@ -176,7 +176,4 @@ export function validateWithdrawal(body: unknown): Checked<WithdrawalRequest> {
   };
 }
 
-/** `****` followed by the last 4 characters (the whole number when shorter). */
-export function maskAccountNumber(accountNumber: string): string {
-  return `****${accountNumber.slice(-4)}`;
-}
+export { maskAccountNumber } from '../schemas/withdrawals.js';
