@@ -11,3 +11,4 @@ export * from './verifier.js';
 export * from './confirm.js';
 export * from './handler.js';
 export * from './stores/index.js';
+export * from '../adapters/index.js';

@@ -1,0 +1,36 @@
+/**
+ * Express 4 and 5. Mount it on a POST route, with or without a body parser in front
+ * (`express.json()`, `express.raw()`, `express.text()` or none all work).
+ *
+ * @module
+ */
+import type { ServerResponse } from 'node:http';
+import { writeNodeResponse } from './node.js';
+import { handleBody, nodeRequestBody, resolveAdapter, type NodeRequestLike, type WebhookAdapterInput, type WebhookAdapterOptions } from './shared.js';
+
+/**
+ * Express middleware that verifies the callback, runs `onEvent` exactly once and
+ * answers the gateway. It always answers; it never calls `next`.
+ *
+ * @example
+ * ```ts
+ * import express from 'express';
+ * import { createExpressMiddleware } from 'myr-gateway/webhooks';
+ *
+ * const app = express();
+ * app.post('/webhooks/myr', createExpressMiddleware({
+ *   verifier: { apiKey: process.env.MYR_API_KEY! },
+ *   async onEvent(event) { … },
+ * }));
+ * ```
+ */
+export function createExpressMiddleware(
+  input: WebhookAdapterInput,
+  options?: WebhookAdapterOptions,
+): (req: NodeRequestLike, res: ServerResponse, next?: (error?: unknown) => void) => Promise<void> {
+  const { handler, maxBodyBytes } = resolveAdapter(input, options);
+  return async (req, res) => {
+    const response = await handleBody(handler, nodeRequestBody(req, req.body, maxBodyBytes), req.headers);
+    writeNodeResponse(res, response);
+  };
+}

@@ -1,0 +1,33 @@
+/**
+ * The webhooks entry must load on Workers and Edge and must not make any framework a
+ * dependency: no runtime import of a framework or of a node: module anywhere under
+ * src/webhooks or src/adapters (types only, through `import type`).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = new URL('../../src/', import.meta.url).pathname;
+
+function files(dir: string): string[] {
+  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? files(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
+  );
+}
+
+const sources = [...files('webhooks'), ...files('adapters')];
+const IMPORT = /^\s*(import|export)\s+(?!type\s)[^;]*?from\s+['"]([^'"]+)['"]/gms;
+
+describe('runtime imports of src/webhooks and src/adapters', () => {
+  it('covers the adapter and webhook sources', () => {
+    expect(sources).toEqual(expect.arrayContaining(['adapters/express.ts', 'adapters/fastify.ts', 'adapters/hono.ts', 'adapters/koa.ts', 'adapters/web.ts', 'webhooks/verifier.ts']));
+  });
+
+  it.each(sources)('%s imports only relative modules at runtime', (file) => {
+    const text = readFileSync(join(root, file), 'utf8');
+    const runtime = [...text.matchAll(IMPORT)].map((m) => m[2] as string).filter((spec) => !spec.startsWith('.'));
+    expect(runtime).toEqual([]);
+    expect(text).not.toMatch(/\brequire\(/);
+    expect(text).not.toMatch(/\bimport\(\s*['"]/);
+  });
+});
