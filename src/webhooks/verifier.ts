@@ -22,6 +22,8 @@ type NodeCrypto = typeof NodeCryptoModule;
 interface NodeState {
   readonly crypto: NodeCrypto;
   readonly keys: readonly NodeCryptoModule.KeyObject[];
+  /** 32 bytes the presented signature is decoded into. */
+  readonly scratch: Buffer;
 }
 
 /**
@@ -84,7 +86,6 @@ export interface WebhookVerifierOptions {
 }
 
 const SIGNATURE_RE = /^[0-9a-f]{64}$/;
-const TIMESTAMP_RE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:Z|([+-])(\d{2}):(\d{2}))$/;
 const INSPECT = Symbol.for('nodejs.util.inspect.custom');
 const decoder = new TextDecoder('utf-8', { fatal: true });
 const encoder = new TextEncoder();
@@ -192,6 +193,7 @@ export class WebhookVerifier {
       this.#node = {
         crypto,
         keys: keys.map((key) => (deriveSigningKeyNode(crypto, key) as { key: NodeCryptoModule.KeyObject }).key),
+        scratch: Buffer.alloc(32),
       };
       this.#pendingApiKeys = null;
     } else {
@@ -371,7 +373,9 @@ export class WebhookVerifier {
 
   /** Step 3 on Node: the index of the key that matches, or invalid_signature. */
   #matchNode(node: NodeState, prepared: Prepared): number {
-    const expected = Buffer.from(prepared.signature, 'hex');
+    // Decoded into a reused buffer: the Node path is synchronous, so nothing else can be using it.
+    const expected = node.scratch;
+    expected.write(prepared.signature, 0, 32, 'hex');
     const { crypto, keys } = node;
     for (let i = 0; i < keys.length; i++) {
       const mac = crypto
@@ -539,43 +543,90 @@ function getHeader(headers: unknown, name: string): string | undefined {
   throw fail('malformed', 'a callback header is not a string');
 }
 
-function daysInMonth(year: number, month: number): number {
-  return month === 2 ? ((year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+/** Two or four ASCII digits at `at`, or -1. */
+function digitsAt(text: string, at: number, count: number): number {
+  let value = 0;
+  for (let i = 0; i < count; i++) {
+    const digit = text.charCodeAt(at + i) - 48;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+const CUMULATIVE_DAYS = [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334];
+
+function isLeap(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
 }
 
 /**
- * Strict ISO 8601 date-time with a zone (`Z` or `±hh:mm`), to milliseconds since the
- * epoch; NaN when the text is anything else (Date.parse would accept `Feb 30`, `24:00`,
- * dates without a zone, and free text).
+ * Strict ISO 8601 date-time with a zone (`YYYY-MM-DDTHH:MM:SS[.fraction](Z|±hh:mm)`), to
+ * milliseconds since the epoch; NaN for anything else. `Date.parse` would accept
+ * `Feb 30`, `24:00`, dates without a zone and free text. Hand-rolled because it runs
+ * on every callback: no regex, no Date object.
  */
 export function parseTimestamp(text: string): number {
-  if (text.length > 40) return Number.NaN;
-  const m = TIMESTAMP_RE.exec(text);
-  if (!m) return Number.NaN;
-  const year = Number(m[1]);
-  const month = Number(m[2]);
-  const day = Number(m[3]);
-  const hour = Number(m[4]);
-  const minute = Number(m[5]);
-  const second = Number(m[6]);
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month) || hour > 23 || minute > 59 || second > 59) {
+  const length = text.length;
+  if (length < 20 || length > 40) return Number.NaN;
+  if (
+    text.charCodeAt(4) !== 45 /* - */ ||
+    text.charCodeAt(7) !== 45 ||
+    text.charCodeAt(10) !== 84 /* T */ ||
+    text.charCodeAt(13) !== 58 /* : */ ||
+    text.charCodeAt(16) !== 58
+  ) {
     return Number.NaN;
   }
-  const fraction = m[7];
-  const ms = fraction === undefined ? 0 : Number(fraction.slice(0, 3).padEnd(3, '0'));
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day);
-  date.setUTCHours(hour, minute, second, ms);
-  let time = date.getTime();
-  const sign = m[8];
-  if (sign !== undefined) {
-    const offsetHours = Number(m[9]);
-    const offsetMinutes = Number(m[10]);
-    if (offsetHours > 23 || offsetMinutes > 59) return Number.NaN;
-    const offset = (offsetHours * 60 + offsetMinutes) * 60_000;
-    time += sign === '+' ? -offset : offset;
+  const year = digitsAt(text, 0, 4);
+  const month = digitsAt(text, 5, 2);
+  const day = digitsAt(text, 8, 2);
+  const hour = digitsAt(text, 11, 2);
+  const minute = digitsAt(text, 14, 2);
+  const second = digitsAt(text, 17, 2);
+  if (year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) {
+    return Number.NaN;
   }
-  return time;
+  const leap = isLeap(year);
+  const monthDays = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+  if (day > monthDays) return Number.NaN;
+
+  let at = 19;
+  let ms = 0;
+  if (text.charCodeAt(at) === 46 /* . */) {
+    const start = ++at;
+    while (at < length && at - start < 9) {
+      const digit = text.charCodeAt(at) - 48;
+      if (digit < 0 || digit > 9) break;
+      if (at - start < 3) ms = ms * 10 + digit;
+      at++;
+    }
+    const count = at - start;
+    if (count === 0) return Number.NaN;
+    if (count === 1) ms *= 100;
+    else if (count === 2) ms *= 10;
+  }
+
+  let offset = 0;
+  const zone = text.charCodeAt(at);
+  if (zone === 90 /* Z */) {
+    if (at + 1 !== length) return Number.NaN;
+  } else if (zone === 43 /* + */ || zone === 45 /* - */) {
+    if (at + 6 !== length || text.charCodeAt(at + 3) !== 58) return Number.NaN;
+    const offsetHours = digitsAt(text, at + 1, 2);
+    const offsetMinutes = digitsAt(text, at + 4, 2);
+    if (offsetHours < 0 || offsetHours > 23 || offsetMinutes < 0 || offsetMinutes > 59) return Number.NaN;
+    offset = (offsetHours * 60 + offsetMinutes) * 60_000;
+    if (zone === 43) offset = -offset;
+  } else {
+    return Number.NaN;
+  }
+
+  // Days since 1970-01-01 (proleptic Gregorian).
+  const y = year - 1;
+  const daysBeforeYear = 365 * (year - 1970) + (Math.floor(y / 4) - Math.floor(y / 100) + Math.floor(y / 400)) - 477;
+  const days = daysBeforeYear + (CUMULATIVE_DAYS[month - 1] as number) + (leap && month > 2 ? 1 : 0) + day - 1;
+  return days * 86_400_000 + hour * 3_600_000 + minute * 60_000 + second * 1000 + ms + offset;
 }
 
 function hexToBytes(hex: string): Uint8Array<ArrayBuffer> {

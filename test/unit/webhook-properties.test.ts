@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { WebhookVerificationError, WebhookVerifier, type WebhookEvent } from '../../src/webhooks/index.js';
+import { WebhookVerificationError, WebhookVerifier, parseTimestamp, type WebhookEvent } from '../../src/webhooks/index.js';
 import { API_KEY, NOW, headersFor, sign, type CallbackBody } from '../fixtures/webhook-vectors-helpers.js';
 
 const NUM_RUNS = Number(process.env.FC_RUNS ?? 10_000);
@@ -227,6 +227,27 @@ describe(`verifier properties (${NUM_RUNS} runs each)`, () => {
         } else {
           expect(b).toEqual(a);
         }
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it('parseTimestamp agrees with Date on every valid ISO 8601 date-time, with any offset and fraction', () => {
+    const date = fc.date({ min: new Date('0002-01-01T00:00:00Z'), max: new Date('9998-12-31T23:59:59.999Z'), noInvalidDate: true });
+    const offsetMinutes = fc.integer({ min: -(23 * 60 + 59), max: 23 * 60 + 59 });
+    const fractionDigits = fc.integer({ min: 0, max: 9 });
+    fc.assert(
+      fc.property(date, offsetMinutes, fractionDigits, (d, offset, digits) => {
+        const local = new Date(d.getTime() + offset * 60_000).toISOString(); // wall time in the target zone
+        const ms = local.slice(20, 23);
+        const fraction = digits === 0 ? '' : `.${(ms + '123456').slice(0, digits)}`;
+        const sign = offset < 0 ? '-' : '+';
+        const abs = Math.abs(offset);
+        const zone = offset === 0 && digits % 2 === 0 ? 'Z' : `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+        const text = `${local.slice(0, 19)}${fraction}${zone}`;
+        const keptMs = digits === 0 ? 0 : Number(`${(ms + '123456').slice(0, Math.min(digits, 3))}`.padEnd(3, '0'));
+        const expected = d.getTime() - Number(ms) + keptMs;
+        expect(parseTimestamp(text)).toBe(expected);
       }),
       { numRuns: NUM_RUNS },
     );

@@ -1,4 +1,6 @@
 import { inspect } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/core/errors.js';
 import { MemoryWebhookStore, type WebhookClaim } from '../../src/webhooks/index.js';
@@ -95,17 +97,28 @@ describe('MemoryWebhookStore', () => {
   });
 
   it('keeps memory flat under two million ids with O(1) claims', async () => {
+    // A real GC between measurements, so the heap figures are live memory, not garbage.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
     const store = new MemoryWebhookStore({ maxEntries: 10_000 });
-    const before = process.memoryUsage().heapUsed;
+    const feed = async (from: number, to: number) => {
+      for (let i = from; i < to; i++) {
+        const key = `payment:PAY_${i}:SUCCESS`;
+        const claim = await store.claim(key, 60_000);
+        if (claim.acquired && i % 2 === 0) await store.complete(key, claim.token, 86_400_000);
+      }
+    };
+    await feed(0, 100_000);
+    gc();
+    const warm = process.memoryUsage().heapUsed;
     const started = performance.now();
-    for (let i = 0; i < 2_000_000; i++) {
-      const claim = await store.claim(`payment:PAY_${i}:SUCCESS`, 60_000);
-      if (claim.acquired && i % 2 === 0) await store.complete(`payment:PAY_${i}:SUCCESS`, claim.token, 86_400_000);
-    }
+    await feed(100_000, 2_100_000);
     const elapsed = performance.now() - started;
+    gc();
+    const after = process.memoryUsage().heapUsed;
     expect(store.size).toBeLessThanOrEqual(10_000);
-    expect(process.memoryUsage().heapUsed - before).toBeLessThan(64 * 1024 * 1024);
-    expect(elapsed).toBeLessThan(15_000);
+    expect(after - warm).toBeLessThan(4 * 1024 * 1024); // flat: the 2M extra ids left nothing behind
+    expect(elapsed).toBeLessThan(20_000);
   });
 
   it('rejects a bad maxEntries and shows no keys when inspected', async () => {
