@@ -301,6 +301,17 @@ describe('adapter details', () => {
     expect(await response.text()).toBe('next');
   });
 
+  it('the web handler verifies on the Web Crypto path (Workers, Edge) as well', async () => {
+    const onEvent = vi.fn();
+    const handler = createWebHandler({ verifier: { apiKey: API_KEY, clock: () => NOW, crypto: 'web' }, onEvent });
+    const cb = await callback();
+    const ok = await handler(new Request('http://x/webhooks', { method: 'POST', headers: cb.headers, body: cb.raw }));
+    expect(ok.status).toBe(200);
+    const forged = await handler(new Request('http://x/webhooks', { method: 'POST', headers: cb.headers, body: cb.raw.replace('"amount":120.5', '"amount":1') }));
+    expect(forged.status).toBe(401);
+    expect(onEvent).toHaveBeenCalledTimes(1);
+  });
+
   it('adapters accept handler options with maxBodyBytes mixed in', async () => {
     const handler = createWebHandler({ verifier: { apiKey: API_KEY, clock: () => NOW }, onEvent: () => {}, maxBodyBytes: 100 });
     const cb = await callback();

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { describe, expect, it, vi } from 'vitest';
 import { ConfigurationError } from '../../src/core/errors.js';
 import {
@@ -237,6 +238,12 @@ describe('createWebhookHandler: configuration', () => {
     expect((await handler.handle({ body: cb.raw })).status).toBe(200);
     expect(toWebhookHandler(handler)).toBe(handler);
     expect(typeof toWebhookHandler({ verifier, onEvent: () => {} }).handle).toBe('function');
+  });
+
+  it('keeps the api key out of util.inspect and JSON of the handler', () => {
+    const handler = createWebhookHandler({ verifier: { apiKey: API_KEY }, onEvent: () => {} });
+    expect(inspect(handler, { depth: 10, showHidden: true })).not.toContain(API_KEY);
+    expect(JSON.stringify(handler)).not.toContain(API_KEY);
   });
 
   it.each([
