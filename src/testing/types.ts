@@ -3,6 +3,8 @@
  *
  * @module
  */
+import type { TerminalStatus } from '../schemas/payments.js';
+import type { SignedCallbackFields } from '../webhooks/signature.js';
 
 /** The four endpoints of the service, as the mock names them in recordings and faults. */
 export type Endpoint = 'auth' | 'payment.create' | 'payment.status' | 'withdraw';
@@ -14,7 +16,7 @@ export type MerchantStatus = 'ACTIVE' | 'DISABLED' | 'LOCKED';
 export type GatewayChannel = 'QR_PAYMENT' | 'BANK_TRANSFER' | 'MOBILE_WALLET' | 'WITHDRAWAL';
 
 /** A terminal status, the only kind a payment or withdrawal can be completed with. */
-export type MockTerminalStatus = 'SUCCESS' | 'FAILED' | 'EXPIRED' | 'CANCELLED' | 'REFUNDED';
+export type MockTerminalStatus = TerminalStatus;
 
 /**
  * A merchant account known to the mock.
@@ -357,20 +359,12 @@ export interface CallbackOptions {
  * Body of a callback, as the spec lists it. `bank_code` and `account_number` (masked)
  * appear on withdrawals only; `metadata` never appears.
  */
-export interface MockCallbackBody {
-  webhook_id: string;
-  payment_id: string;
-  reference_id: string;
-  amount: number;
-  currency: string;
-  status: string;
+export interface MockCallbackBody extends SignedCallbackFields {
   transaction_type: 'DEPOSIT' | 'WITHDRAWAL';
   gateway_reference: string | null;
   bank_code?: string;
   account_number?: string;
-  completed_at: string | null;
   created_at: string;
-  timestamp: string;
   signature: string;
 }
 

@@ -18,17 +18,9 @@
  * @module
  */
 
-/** Statuses that trigger a callback (the spec's terminal statuses). */
-export type TerminalStatus = 'SUCCESS' | 'FAILED' | 'EXPIRED' | 'CANCELLED' | 'REFUNDED';
+import { TERMINAL_STATUSES, type TerminalStatus } from '../schemas/payments.js';
 
-/** The terminal statuses, as a set for runtime checks. */
-export const TERMINAL_STATUSES: ReadonlySet<string> = new Set<TerminalStatus>([
-  'SUCCESS',
-  'FAILED',
-  'EXPIRED',
-  'CANCELLED',
-  'REFUNDED',
-]);
+export { TERMINAL_STATUSES, type TerminalStatus };
 
 /** Kinds of transaction a callback reports. */
 export type TransactionType = 'DEPOSIT' | 'WITHDRAWAL';

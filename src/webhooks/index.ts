@@ -4,7 +4,16 @@
  *
  * @module
  */
-export * from './signature.js';
+export {
+  SIGNED_FIELDS,
+  SIGNING_KEY_INFO,
+  SignedStringError,
+  buildSignedString,
+  deriveSigningKey,
+  signCallbackFields,
+  type SignedCallbackFields,
+  type SigningKey,
+} from './signature.js';
 export * from './errors.js';
 export * from './events.js';
 export * from './verifier.js';

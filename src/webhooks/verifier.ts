@@ -14,7 +14,9 @@ import {
   type WebhookEvent,
   type WithdrawalEvent,
 } from './events.js';
-import { deriveSigningKeyNode, deriveSigningKeyWeb, nodeCrypto } from './signature.js';
+import { deriveSigningKeyNode, deriveSigningKeyWeb, nodeCrypto, type SignedCallbackFields } from './signature.js';
+
+const TERMINAL_STATUS_SET: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
 
 type NodeCrypto = typeof NodeCryptoModule;
 
@@ -95,7 +97,7 @@ function fail(reason: WebhookVerificationReason, message: string): WebhookVerifi
 interface Prepared {
   readonly body: Record<string, unknown>;
   readonly headers: unknown;
-  readonly fields: SignedFieldsRaw;
+  readonly fields: SignedCallbackFields;
   readonly message: string;
   readonly signature: string;
   /** The signature decoded to its 32 bytes. */
@@ -104,16 +106,6 @@ interface Prepared {
   readonly fromBody: boolean;
 }
 
-interface SignedFieldsRaw {
-  webhook_id: string;
-  payment_id: string;
-  reference_id: string;
-  amount: number;
-  currency: string;
-  status: string;
-  timestamp: string;
-  completed_at: string | null;
-}
 
 /**
  * Verifies the service's callbacks and turns them into typed events.
@@ -409,7 +401,7 @@ export class WebhookVerifier {
     if (now - time > this.#toleranceMs) throw fail('stale', 'timestamp is older than the tolerance');
     if (time - now > this.#toleranceMs) throw fail('future', 'timestamp is further in the future than the tolerance');
 
-    if (!TERMINAL_STATUSES.has(fields.status)) throw fail('malformed', 'status is not a terminal status');
+    if (!TERMINAL_STATUS_SET.has(fields.status)) throw fail('malformed', 'status is not a terminal status');
     if (fields.webhook_id.length === 0 || fields.payment_id.length === 0) {
       throw fail('malformed', 'webhook_id and payment_id must not be empty');
     }
@@ -417,7 +409,7 @@ export class WebhookVerifier {
     const gateway_reference = optionalString(body.gateway_reference, 'gateway_reference');
     const created_at = optionalString(body.created_at, 'created_at');
     // status was checked against the terminal statuses just above.
-    const signed = fields as SignedFieldsRaw as SignedEventFields;
+    const signed = fields as SignedCallbackFields as SignedEventFields;
     const type = body.transaction_type;
     if (type === 'DEPOSIT') {
       // The spec gives deposits ids beginning with PAY_; transaction_type itself is not signed.

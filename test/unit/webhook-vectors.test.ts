@@ -8,12 +8,10 @@ import {
   WebhookVerifier,
   buildSignedString,
   deriveSigningKey,
-  deriveSigningKeyBytesWeb,
-  deriveSigningKeyWeb,
-  setNodeCryptoForTesting,
   signCallbackFields,
   type SignedCallbackFields,
 } from '../../src/webhooks/index.js';
+import { deriveSigningKeyBytesWeb, deriveSigningKeyWeb, setNodeCryptoForTesting } from '../../src/webhooks/signature.js';
 import { parseTimestamp } from '../../src/webhooks/verifier.js';
 import { vectorRawBody, vectors } from '../fixtures/webhook-vectors-helpers.js';
 

@@ -6,10 +6,9 @@ import {
   WebhookVerificationError,
   WebhookVerifier,
   parseTimestamp,
-  setNodeCryptoForTesting,
   type WebhookVerificationReason,
 } from '../../src/webhooks/index.js';
-import { deriveSigningKeyBytesWeb } from '../../src/webhooks/signature.js';
+import { deriveSigningKeyBytesWeb, setNodeCryptoForTesting } from '../../src/webhooks/signature.js';
 import { API_KEY, NOW, OTHER_KEY, baseBody, callback, headersFor, sign, type Callback } from '../fixtures/webhook-vectors-helpers.js';
 
 const clock = () => NOW;
