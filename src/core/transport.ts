@@ -325,10 +325,13 @@ export class Transport {
     state: CallState,
   ): MyrGatewayError {
     if (cause instanceof MyrGatewayError) return cause;
+    const maybe = state.maybeProcessed && spec.repeat === 'reconcile'
+      ? `; an attempt may have reached the service, so look it up by reference_id ${spec.referenceId ?? ''} before sending it again`
+      : '';
     const error = userSignal?.aborted
-      ? new AbortError('ABORTED: the call was aborted by its signal', { code: 'ABORTED' })
+      ? new AbortError(`ABORTED: the call was aborted by its signal${maybe}`, { code: 'ABORTED' })
       : overall.aborted
-        ? new TimeoutError(`TIMEOUT: the call did not finish within its total timeout`, {
+        ? new TimeoutError(`TIMEOUT: the call did not finish within its total timeout${maybe}`, {
             code: 'TIMEOUT',
             retryable: true,
           })

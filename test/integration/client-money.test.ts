@@ -43,6 +43,19 @@ describe('payment create: an answer lost after the payment was made', () => {
     expect((error as unknown as DuplicateReferenceError).existingPayment?.reference_id).toBe(params.reference_id);
   });
 
+  it('aborting a payment create in flight says the payment may exist and how to find it', async () => {
+    const { gateway } = clientFor(mock);
+    await gateway.payments.create(paymentParams()); // token cached
+    const params = paymentParams();
+    mock.fault({ endpoint: 'payment.create', when: 'after', response: { type: 'delay', ms: 1_000 } });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 100);
+    const error = await caught(gateway.payments.create(params, { signal: controller.signal }));
+    expect(error.code).toBe('ABORTED');
+    expect(error.message).toContain(`reference_id ${params.reference_id}`);
+    expect(mock.getPayment(params.reference_id)).toBeDefined();
+  });
+
   it('a DUPLICATE_REFERENCE on the first attempt is a plain duplicate: no lookup, no claim it is ours', async () => {
     const { gateway } = clientFor(mock);
     const params = paymentParams();
