@@ -3,15 +3,29 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
+/** Runs an example the way `npx tsx examples/…` does; rejects on a non-zero exit. */
+async function runExample(file: string): Promise<string> {
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', file], {
+    cwd: new URL('../..', import.meta.url),
+    timeout: 60_000,
+  });
+  return stdout;
+}
+
 describe('examples/demo.ts', () => {
   it('creates a payment, receives and verifies the callback, fulfils once, refuses a forgery', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'examples/demo.ts'], {
-      cwd: new URL('../..', import.meta.url),
-      timeout: 60_000,
-    });
+    const stdout = await runExample('examples/demo.ts');
     expect(stdout).toContain('✓ the order was fulfilled exactly once');
     expect(stdout).toContain('✓ the forged callback was refused with 401');
     expect(stdout).not.toContain('✗');
     expect(stdout).toContain('Demo finished');
+  }, 90_000);
+});
+
+describe('examples/withdrawal.ts', () => {
+  it('reconciles a lost withdrawal answer through the status API instead of resending', async () => {
+    const stdout = await runExample('examples/withdrawal.ts');
+    expect(stdout).toMatch(/answer was lost, but the service has it: WD_\w+ is PROCESSING; do not send again/);
+    expect(stdout).toContain('withdraw requests the mock received: 1');
   }, 90_000);
 });
