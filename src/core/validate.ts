@@ -50,11 +50,13 @@ export function parseSuccess<S extends z.ZodType>(
   schema: S,
   body: unknown,
   what: string,
+  /** Appended to the message: what the 2xx already means (for money-moving calls). */
+  accepted = '',
 ): z.output<S> {
   const envelope = body as { status?: unknown; data?: unknown } | null;
   if (envelope === null || typeof envelope !== 'object' || envelope.status !== 'success' || !('data' in envelope)) {
     throw new InvalidResponseError(
-      `INVALID_RESPONSE: the ${what} answer is not the success envelope { status: 'success', data }`,
+      `INVALID_RESPONSE: the ${what} answer is not the success envelope { status: 'success', data }${accepted}`,
       { code: 'INVALID_RESPONSE' },
     );
   }
@@ -63,7 +65,7 @@ export function parseSuccess<S extends z.ZodType>(
   const issue = result.error.issues[0];
   const field = issue?.path.join('.') ?? '';
   throw new InvalidResponseError(
-    `INVALID_RESPONSE: the ${what} answer has a malformed field ${field || '(data)'}: ${issue?.message ?? 'invalid'}`,
+    `INVALID_RESPONSE: the ${what} answer has a malformed field ${field || '(data)'}: ${issue?.message ?? 'invalid'}${accepted}`,
     { code: 'INVALID_RESPONSE', field: field || undefined },
   );
 }

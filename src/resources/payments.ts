@@ -63,7 +63,12 @@ export class Payments {
       }
       throw error;
     }
-    const data = parseSuccess(paymentCreatedSchema, raw, 'payment create');
+    const data = parseSuccess(
+      paymentCreatedSchema,
+      raw,
+      'payment create',
+      `. The service answered 2xx, so the payment exists: look it up with payments.retrieve('${body.reference_id}') instead of creating it again`,
+    );
     const gateway = {
       ...data.gateway,
       behavior: data.gateway?.behavior ?? 'REDIRECT_EXTERNAL',

@@ -54,7 +54,12 @@ export class Withdrawals {
       { method: 'POST', path: 'payment/withdraw', body, authenticated: true, repeat: 'at-most-once', referenceId: body.reference_id },
       options,
     );
-    const withdrawal = parseSuccess(withdrawalSchema, raw, 'withdrawal create');
+    const withdrawal = parseSuccess(
+      withdrawalSchema,
+      raw,
+      'withdrawal create',
+      `. The service answered 2xx, so the withdrawal was accepted: do not send it again; follow it with payments.retrieve('${body.reference_id}') or the callback`,
+    );
     const result: Withdrawal = { ...withdrawal, reference_id: withdrawal.reference_id ?? body.reference_id };
     if (typeof result.account_number === 'string') result.account_number = maskAccountNumber(result.account_number);
     return result;

@@ -90,7 +90,18 @@ describe('the spec error table', () => {
     const error = await caught(gateway.payments.create(paymentParams()));
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect(error.code).toBe('INVALID_RESPONSE');
+    expect(error.message).toContain('the payment exists');
     expect(mock.count('payment.create')).toBe(1);
+  });
+
+  it('a withdrawal answered 2xx with a malformed body is not resent and says it was accepted', async () => {
+    const { gateway } = clientFor(mock);
+    mock.fault({ endpoint: 'withdraw', response: { type: 'body', status: 200, body: '<html>ok</html>' } });
+    const error = await caught(gateway.withdrawals.create({ amount: 60, reference_id: 'WDMALFORMED1', bank_code: 'PBBEMYKL', account_number: '5140123456789', account_name: 'A' }));
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect(error.retryable).toBe(false);
+    expect(error.message).toContain('do not send it again');
+    expect(mock.count('withdraw')).toBe(1);
   });
 
   it('a created payment whose answer lacks echo fields is still a created payment, filled from the request', async () => {
