@@ -16,7 +16,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['examples/**', 'bench/**', 'scripts/**', 'test/**'],
+    files: ['examples/**', 'bench/**', 'test/**'],
     rules: { 'no-console': 'off' },
   },
 );
