@@ -2,7 +2,7 @@ import { MemoryTokenStore, type StoredToken, TokenManager, type TokenStore } fro
 import { ConfigurationError, InvalidResponseError } from './core/errors.js';
 import type { RateLimitInfo } from './core/rate-limit.js';
 import { resolveRetryOptions, type RetryOptions, sleep as defaultSleep } from './core/retry.js';
-import { Transport } from './core/transport.js';
+import { MAX_TIMER_MS, Transport } from './core/transport.js';
 import { Payments } from './resources/payments.js';
 import { Withdrawals } from './resources/withdrawals.js';
 import { VERSION } from './version.js';
@@ -111,14 +111,22 @@ function checkBaseUrl(baseUrl: unknown, allowInsecureLoopback: boolean): string 
   return url.href.endsWith('/') ? url.href : `${url.href}/`;
 }
 
+function retryCount(value: number | undefined): number {
+  if (value === undefined) return 3;
+  if (!Number.isInteger(value) || value < 0 || value > 10) throw new ConfigurationError('maxRetries must be a whole number from 0 to 10', 'maxRetries');
+  return value;
+}
+
 function requireString(value: unknown, field: string): string {
   if (typeof value !== 'string' || value.trim() === '') throw new ConfigurationError(`${field} is required`, field);
   return value;
 }
 
-function positive(value: number | undefined, fallback: number, field: string): number {
+function positiveMs(value: number | undefined, fallback: number, field: string): number {
   if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new ConfigurationError(`${field} must be a positive number`, field);
+  if (!Number.isInteger(value) || value <= 0 || value > MAX_TIMER_MS) {
+    throw new ConfigurationError(`${field} must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`, field);
+  }
   return value;
 }
 
@@ -185,9 +193,9 @@ export class MyrGateway {
     const transport = new Transport({
       baseUrl,
       fetch: options.fetch,
-      timeout: positive(options.timeout, 30_000, 'timeout'),
-      totalTimeout: positive(options.totalTimeout, 120_000, 'totalTimeout'),
-      retry: resolveRetryOptions({ ...options.retry, maxRetries: options.maxRetries ?? 3 }),
+      timeout: positiveMs(options.timeout, 30_000, 'timeout'),
+      totalTimeout: positiveMs(options.totalTimeout, 120_000, 'totalTimeout'),
+      retry: resolveRetryOptions({ ...options.retry, maxRetries: retryCount(options.maxRetries) }),
       userAgent: `myr-gateway/${VERSION}`,
       now,
       random: options.random ?? Math.random,

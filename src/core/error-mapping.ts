@@ -63,6 +63,10 @@ export function correlationIdFrom(headers: Headers): string | undefined {
   return headers.get('x-correlation-id') ?? headers.get('x-request-id') ?? undefined;
 }
 
+function status3xx(status: number): boolean {
+  return status >= 300 && status < 400;
+}
+
 function defaultCode(status: number): string {
   if (status === 429) return 'RATE_LIMITED';
   if (status === 404) return 'NOT_FOUND';
@@ -84,11 +88,14 @@ export function errorFromResponse(response: FailedResponse, redact: (text: strin
   const parsed = parseErrorBody(response.text);
   const code = parsed.code ?? defaultCode(response.status);
   const retryAfter = response.retryAfterMs === undefined ? undefined : Math.ceil(response.retryAfterMs / 1000);
-  const detail = parsed.message
-    ? redact(parsed.message)
-    : response.text.trimStart().startsWith('<')
-      ? 'non-JSON (HTML) error page'
-      : 'no error message';
+  const detail =
+    status3xx(response.status)
+      ? 'the service answered with a redirect, which the SDK does not follow (it would re-send credentials to another address); check baseUrl'
+      : parsed.message
+        ? redact(parsed.message)
+        : response.text.trimStart().startsWith('<')
+          ? 'non-JSON (HTML) error page'
+          : 'no error message';
   const message = `${code} (HTTP ${response.status}): ${detail}`;
   const init: MyrGatewayErrorInit = {
     code,

@@ -12,6 +12,7 @@ import { connectionError, errorFromResponse } from './error-mapping.js';
 import {
   AbortError,
   AuthenticationError,
+  InvalidRequestError,
   MyrGatewayError,
   OutcomeUnknownError,
   TimeoutError,
@@ -93,6 +94,29 @@ type Attempt =
   | { kind: 'network'; systemCode: string | undefined; notSent: boolean }
   | { kind: 'timeout' };
 
+/** Longest delay a timer can take (2^31 - 1 ms, about 24.8 days). */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/** A per-call millisecond option: a positive integer a timer can hold, or the default. */
+function checkMs(value: number | undefined, fallback: number, field: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value <= 0 || value > MAX_TIMER_MS) {
+    throw new InvalidRequestError(`VALIDATION_ERROR: ${field} must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`, {
+      code: 'VALIDATION_ERROR',
+      field,
+    });
+  }
+  return value;
+}
+
+function checkCount(value: number | undefined, fallback: number, field: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 0 || value > 10) {
+    throw new InvalidRequestError(`VALIDATION_ERROR: ${field} must be a whole number from 0 to 10`, { code: 'VALIDATION_ERROR', field });
+  }
+  return value;
+}
+
 /** Walks a cause chain for the first system error code (ECONNREFUSED, UND_ERR_SOCKET, …). */
 function systemCodeOf(error: unknown): string | undefined {
   let current: unknown = error;
@@ -118,6 +142,9 @@ export class Transport {
       retry: 0,
       timeout: false,
       throwHttpErrors: false,
+      // A redirect would re-send the body (the api_key on /auth/token) and the bearer token to
+      // whatever host the Location names, http:// included. 3xx answers are errors instead.
+      redirect: 'manual',
       // Looked up per request, so a fetch patched after construction (msw, instrumentation) is used.
       fetch: (input, init) => (customFetch ?? globalThis.fetch)(input, init),
       headers: { accept: 'application/json', 'user-agent': config.userAgent },
@@ -147,9 +174,9 @@ export class Transport {
     beforeAttempt?: () => void,
   ): Promise<unknown> {
     const cfg = this.#config;
-    const maxRetries = options.maxRetries ?? cfg.retry.maxRetries;
-    const deadline = cfg.now() + (options.totalTimeout ?? cfg.totalTimeout);
-    const attemptTimeout = options.timeout ?? cfg.timeout;
+    const maxRetries = checkCount(options.maxRetries, cfg.retry.maxRetries, 'maxRetries');
+    const deadline = cfg.now() + checkMs(options.totalTimeout, cfg.totalTimeout, 'totalTimeout');
+    const attemptTimeout = checkMs(options.timeout, cfg.timeout, 'timeout');
     const userSignal = options.signal;
     const overall = AbortSignal.timeout(Math.max(1, deadline - cfg.now()));
     const callSignal = userSignal ? AbortSignal.any([userSignal, overall]) : overall;
@@ -165,7 +192,7 @@ export class Transport {
       }
       beforeAttempt?.();
       const attempt = await this.#attempt(spec, body, token, attemptTimeout, callSignal);
-      const outcome = this.#judge(attempt, attemptTimeout);
+      const outcome = this.#judge(attempt, attemptTimeout, token);
 
       if (outcome.ok) return outcome.data;
       if (outcome.maybeProcessed) state.maybeProcessed = true;
@@ -263,6 +290,7 @@ export class Transport {
   #judge(
     attempt: Attempt,
     attemptTimeout: number,
+    token: string | undefined,
   ): { ok: true; data: unknown } | { ok: false; error: MyrGatewayError; maybeProcessed: boolean } {
     const cfg = this.#config;
     if (attempt.kind === 'timeout') {
@@ -300,7 +328,8 @@ export class Transport {
         text,
         retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), cfg.now()),
       },
-      cfg.redact,
+      // The token of this attempt may come from a shared store this instance never fetched into.
+      token === undefined ? cfg.redact : (text) => cfg.redact(text).split(token).join('[redacted]'),
     );
     // 429, 401 and NO_GATEWAY_AVAILABLE are answered before any processing; other 5xx may not be.
     const certainlyNotProcessed = response.status < 500 || error.code === 'NO_GATEWAY_AVAILABLE';

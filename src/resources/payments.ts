@@ -1,4 +1,11 @@
-import { DuplicateReferenceError, InvalidRequestError } from '../core/errors.js';
+import {
+  AbortError,
+  DuplicateReferenceError,
+  InvalidRequestError,
+  type MyrGatewayError,
+  NotFoundError,
+  OutcomeUnknownError,
+} from '../core/errors.js';
 import type { CallState, RequestOptions, Transport } from '../core/transport.js';
 import { parseSuccess, validateRequest } from '../core/validate.js';
 import {
@@ -58,10 +65,9 @@ export class Payments {
         state,
       );
     } catch (error) {
-      if (error instanceof DuplicateReferenceError && state.maybeProcessed) {
-        throw await this.#reconcile(error, body.reference_id, body.amount, options);
-      }
-      throw error;
+      // The caller stopped the call: do not start a lookup it did not ask for (the error says what to do).
+      if (!state.maybeProcessed || error instanceof AbortError) throw error;
+      throw await this.#reconcile(error as MyrGatewayError, body.reference_id, body.amount, options);
     }
     const data = parseSuccess(
       paymentCreatedSchema,
@@ -111,37 +117,50 @@ export class Payments {
   }
 
   /**
-   * An earlier attempt of this create may have succeeded; find the payment it made so the
-   * caller sees it instead of a bare DUPLICATE_REFERENCE.
+   * An attempt of this create may have reached the service, and the call still failed (a
+   * retry met DUPLICATE_REFERENCE, or the retries ran out on another error). Find out
+   * whether the payment exists, so the caller never sees a plain failure for a payment
+   * that was made:
+   * - found: DuplicateReferenceError with `existingPayment`;
+   * - not found: the payment was not created; the final error stands (safe to retry);
+   * - lookup failed: OutcomeUnknownError with the `referenceId` to check later.
    */
   async #reconcile(
-    duplicate: DuplicateReferenceError,
+    final: MyrGatewayError,
     referenceId: string,
     amount: number,
     options: RequestOptions | undefined,
-  ): Promise<DuplicateReferenceError> {
+  ): Promise<MyrGatewayError> {
     let existing: PaymentStatus | undefined;
     try {
       existing = await this.retrieve(referenceId, options);
-    } catch {
-      existing = undefined;
+    } catch (lookupError) {
+      if (lookupError instanceof NotFoundError && final.code !== 'DUPLICATE_REFERENCE') return final;
+      return new OutcomeUnknownError(
+        `${final.code}: an attempt to create the payment for reference_id ${referenceId} may have reached the service ` +
+          `(the call ended with: ${final.message}) and looking it up failed. Call payments.retrieve('${referenceId}') ` +
+          'before creating anything again; retrying with the same reference_id is safe.',
+        { referenceId, status: final.status, correlationId: final.correlationId, cause: final },
+      );
     }
-    const sameAmount = existing?.amount === amount;
-    const message = existing
-      ? `DUPLICATE_REFERENCE: reference_id ${referenceId} already belongs to payment ${existing.payment_id} (status ${existing.status}, ` +
-        `amount ${existing.amount}${sameAmount ? ', as requested' : `, NOT the requested ${amount}`}), ` +
-        (sameAmount
-          ? 'most likely created by an earlier attempt of this call whose answer was lost. '
-          : 'so it may be another order that reused the reference. ') +
-        'It is in error.existingPayment; do not create it again.'
-      : `DUPLICATE_REFERENCE: reference_id ${referenceId} is already used, probably by an earlier attempt of this call whose answer was lost, ` +
-        'and looking it up failed. Call payments.retrieve(referenceId) before creating anything again.';
+    const sameAmount = existing.amount === amount;
+    const how =
+      final.code === 'DUPLICATE_REFERENCE'
+        ? 'a retry was refused as a duplicate'
+        : `the call ended with ${final.code}`;
+    const message =
+      `DUPLICATE_REFERENCE: reference_id ${referenceId} already belongs to payment ${existing.payment_id} (status ${existing.status}, ` +
+      `amount ${existing.amount}${sameAmount ? ', as requested' : `, NOT the requested ${amount}`}); ${how}. ` +
+      (sameAmount
+        ? 'Most likely an earlier attempt of this call created it and its answer was lost. '
+        : 'It may be another order that reused the reference. ') +
+      'It is in error.existingPayment; do not create it again.';
     const error = new DuplicateReferenceError(message, {
       code: 'DUPLICATE_REFERENCE',
-      status: duplicate.status,
+      status: final.status,
       retryable: false,
-      correlationId: duplicate.correlationId,
-      cause: duplicate,
+      correlationId: final.correlationId,
+      cause: final,
     });
     error.existingPayment = existing;
     error.earlierAttemptMayHaveSucceeded = true;

@@ -6,6 +6,7 @@ import {
   DuplicateReferenceError,
   InvalidRequestError,
   InvalidResponseError,
+  MemoryTokenStore,
   MyrGatewayError,
   NotFoundError,
   PermissionDeniedError,
@@ -165,5 +166,17 @@ describe('secrets never leak', () => {
     errors.push(await caught(badKey.payments.retrieve('X3')));
     for (const error of errors) expectNoSecrets(error, [apiKey, token, '5140123456789']);
     expect((errors[0] as Error).message).toContain('[redacted]');
+  });
+
+  it('a token taken from a shared store is redacted too', async () => {
+    const store = new MemoryTokenStore();
+    await clientFor(mock, { tokenStore: store }).gateway.payments.create(paymentParams());
+    const second = clientFor(mock, { tokenStore: store }).gateway; // never fetched a token itself
+    const token = mock.requests.find((r) => r.endpoint === 'payment.create')?.headers.authorization?.slice(7) as string;
+    mock.fault({ endpoint: 'payment.status', response: { type: 'status', status: 400, code: 'VALIDATION_ERROR', message: `header was Bearer ${token}` } });
+    const error = await caught(second.payments.retrieve('X4'));
+    expect(mock.count('auth')).toBe(1);
+    expectNoSecrets(error, [token]);
+    expect(error.message).toContain('Bearer [redacted]');
   });
 });

@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigurationError, ConnectionError, DuplicateReferenceError, MyrGateway, OutcomeUnknownError } from '../../src/index.js';
+import { ConfigurationError, ConnectionError, DuplicateReferenceError, MyrGateway, MyrGatewayError, OutcomeUnknownError } from '../../src/index.js';
 import { caught, paymentParams, recordingSleep, withdrawalParams } from '../helpers/client.js';
 
 type Behaviour = 'ok' | 'drop-after-read' | 'duplicate';
@@ -103,6 +103,58 @@ describe('real HTTP on 127.0.0.1', () => {
     expect(error.retryable).toBe(true);
     expect(error.message).toContain('ECONNREFUSED');
     expect(delays).toEqual([1000, 2000, 4000]);
+  });
+});
+
+describe('redirects are never followed', () => {
+  it('a 308 to another host does not carry the api_key there, and is a non-retryable error', async () => {
+    const stolen: string[] = [];
+    const thief = createServer((req, res) => {
+      stolen.push(`${req.method} ${req.url}`);
+      res.end('{}');
+    });
+    await new Promise<void>((resolve) => thief.listen(0, '127.0.0.1', resolve));
+    const thiefUrl = `http://127.0.0.1:${(thief.address() as AddressInfo).port}`;
+    const redirector = createServer((req, res) => {
+      res.writeHead(308, { location: `${thiefUrl}${req.url ?? '/'}` });
+      res.end();
+    });
+    await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve));
+    try {
+      const { gateway, delays } = client(`http://127.0.0.1:${(redirector.address() as AddressInfo).port}/api/v1`);
+      const error = await caught(gateway.payments.create(paymentParams()));
+      expect(error.status).toBe(308);
+      expect(error.retryable).toBe(false);
+      expect(error.message).toContain('redirect');
+      expect(stolen).toEqual([]);
+      expect(delays).toEqual([]);
+    } finally {
+      await new Promise<void>((resolve) => thief.close(() => resolve()));
+      await new Promise<void>((resolve) => redirector.close(() => resolve()));
+    }
+  });
+});
+
+describe('call options are checked before sending', () => {
+  it.each([
+    [{ timeout: -1 }, 'timeout'],
+    [{ timeout: Number.NaN }, 'timeout'],
+    [{ timeout: 2 ** 33 }, 'timeout'],
+    [{ totalTimeout: Number.POSITIVE_INFINITY }, 'totalTimeout'],
+    [{ maxRetries: -1 }, 'maxRetries'],
+    [{ maxRetries: 1.5 }, 'maxRetries'],
+  ])('rejects %o', async (options, field) => {
+    received.length = 0;
+    const { gateway } = client();
+    const error = await caught(gateway.payments.retrieve('ORDER1', options));
+    expect(error).toBeInstanceOf(MyrGatewayError);
+    expect(error.code).toBe('VALIDATION_ERROR');
+    expect(error.field).toBe(field);
+    expect(received).toEqual([]);
+  });
+
+  it.each([{ timeout: 1.5 }, { totalTimeout: 0 }, { maxRetries: 11 }])('the client refuses %o', (options) => {
+    expect(() => new MyrGateway({ baseUrl: 'https://api.gateway.example/api/v1', merchantId: 'M', apiKey: 'k', ...options })).toThrow(ConfigurationError);
   });
 });
 

@@ -56,6 +56,42 @@ describe('payment create: an answer lost after the payment was made', () => {
     expect(mock.getPayment(params.reference_id)).toBeDefined();
   });
 
+  it('retries that run out on another error after a processed attempt still hand over the existing payment', async () => {
+    const { gateway } = clientFor(mock);
+    const params = paymentParams();
+    mock.fault({ endpoint: 'payment.create', when: 'after', response: { type: 'status', status: 504, code: 'GATEWAY_TIMEOUT' } });
+    mock.fault({ endpoint: 'payment.create', times: 3, response: { type: 'status', status: 503, code: 'NO_GATEWAY_AVAILABLE' } });
+    const error = await caught(gateway.payments.create(params));
+    expect(error).toBeInstanceOf(DuplicateReferenceError);
+    const duplicate = error as unknown as DuplicateReferenceError;
+    expect(duplicate.existingPayment?.payment_id).toBe(mock.getPayment(params.reference_id)?.payment_id);
+    expect(duplicate.earlierAttemptMayHaveSucceeded).toBe(true);
+    expect(duplicate.message).toContain('NO_GATEWAY_AVAILABLE');
+    expect(mock.count('payment.create')).toBe(4);
+  });
+
+  it('when no attempt was processed, running out of retries is the plain, retryable failure', async () => {
+    const { gateway } = clientFor(mock);
+    const params = paymentParams();
+    mock.fault({ endpoint: 'payment.create', times: 4, response: { type: 'status', status: 502, code: 'GATEWAY_ERROR' } });
+    const error = await caught(gateway.payments.create(params));
+    expect(error.code).toBe('GATEWAY_ERROR');
+    expect(error.retryable).toBe(true);
+    expect(mock.getPayment(params.reference_id)).toBeUndefined();
+    expect(mock.count('payment.status')).toBe(1); // it looked, and found nothing
+  });
+
+  it('when the lookup itself fails, the outcome is reported unknown with the reference to check', async () => {
+    const { gateway } = clientFor(mock, { maxRetries: 0 });
+    const params = paymentParams();
+    mock.fault({ endpoint: 'payment.create', when: 'after', response: { type: 'networkError' } });
+    mock.fault({ endpoint: 'payment.status', response: { type: 'networkError' } });
+    const error = await caught(gateway.payments.create(params));
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    expect((error as unknown as OutcomeUnknownError).referenceId).toBe(params.reference_id);
+    expect(error.message).toContain('retrieve');
+  });
+
   it('a DUPLICATE_REFERENCE on the first attempt is a plain duplicate: no lookup, no claim it is ours', async () => {
     const { gateway } = clientFor(mock);
     const params = paymentParams();
