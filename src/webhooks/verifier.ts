@@ -406,8 +406,8 @@ export class WebhookVerifier {
       throw fail('malformed', 'webhook_id and payment_id must not be empty');
     }
 
-    const gateway_reference = optionalString(body.gateway_reference, 'gateway_reference');
-    const created_at = optionalString(body.created_at, 'created_at');
+    const gateway_reference = optionalString(body.gateway_reference);
+    const created_at = optionalString(body.created_at);
     // status was checked against the terminal statuses just above.
     const signed = fields as SignedCallbackFields as SignedEventFields;
     const type = body.transaction_type;
@@ -433,8 +433,8 @@ export class WebhookVerifier {
           transaction_type: 'WITHDRAWAL',
           gateway_reference,
           created_at,
-          bank_code: optionalString(body.bank_code, 'bank_code'),
-          account_number: optionalString(body.account_number, 'account_number'),
+          bank_code: optionalString(body.bank_code),
+          account_number: optionalString(body.account_number),
         },
         signature: prepared.signature,
         keyIndex,
@@ -500,10 +500,14 @@ function isWellFormed(text: string): boolean {
   return nativeWellFormed ? nativeWellFormed.call(text) : !LONE_SURROGATE.test(text);
 }
 
-function optionalString(value: unknown, name: string): string | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'string') throw fail('malformed', `${name} is not a string`);
-  return value;
+/**
+ * An unsigned, display-only field. A number is kept as its string; any other non-string is
+ * null. Refusing an authentic callback over the type of a field nobody signed would lose it.
+ */
+function optionalString(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return null;
 }
 
 /** One header, case-insensitively; undefined when absent. */
@@ -557,18 +561,21 @@ function isLeap(year: number): boolean {
 }
 
 /**
- * Strict ISO 8601 date-time with a zone (`YYYY-MM-DDTHH:MM:SS[.fraction](Z|±hh:mm)`), to
- * milliseconds since the epoch; NaN for anything else. `Date.parse` would accept
- * `Feb 30`, `24:00`, dates without a zone and free text. Hand-rolled because it runs
- * on every callback: no regex, no Date object.
+ * ISO 8601 date-time (`YYYY-MM-DD(T|t| )HH:MM:SS[.fraction][Z|z|±hh:mm|±hhmm|±hh]`) to
+ * milliseconds since the epoch; NaN for anything else. A missing zone means UTC: the spec
+ * says the timestamp is UTC, and a sender that leaves the `Z` off (Python's
+ * `utcnow().isoformat()`) must not lose its callbacks. The timestamp is signed, so leniency
+ * in its spelling gives an attacker nothing. `Date.parse` would accept `Feb 30`, `24:00` and
+ * free text. Hand-rolled because it runs on every callback: no regex, no Date object.
  */
 export function parseTimestamp(text: string): number {
   const length = text.length;
-  if (length < 20 || length > 40) return Number.NaN;
+  if (length < 19 || length > 40) return Number.NaN;
+  const separator = text.charCodeAt(10);
   if (
     text.charCodeAt(4) !== 45 /* - */ ||
     text.charCodeAt(7) !== 45 ||
-    text.charCodeAt(10) !== 84 /* T */ ||
+    (separator !== 84 /* T */ && separator !== 116 /* t */ && separator !== 32) /* space */ ||
     text.charCodeAt(13) !== 58 /* : */ ||
     text.charCodeAt(16) !== 58
   ) {
@@ -605,12 +612,16 @@ export function parseTimestamp(text: string): number {
 
   let offset = 0;
   const zone = text.charCodeAt(at);
-  if (zone === 90 /* Z */) {
+  if (at === length) {
+    // No zone: UTC, as the spec defines the timestamp.
+  } else if (zone === 90 /* Z */ || zone === 122 /* z */) {
     if (at + 1 !== length) return Number.NaN;
   } else if (zone === 43 /* + */ || zone === 45 /* - */) {
-    if (at + 6 !== length || text.charCodeAt(at + 3) !== 58) return Number.NaN;
+    const rest = length - at; // ±hh:mm (6), ±hhmm (5) or ±hh (3)
+    if (rest !== 6 && rest !== 5 && rest !== 3) return Number.NaN;
+    if (rest === 6 && text.charCodeAt(at + 3) !== 58) return Number.NaN;
     const offsetHours = digitsAt(text, at + 1, 2);
-    const offsetMinutes = digitsAt(text, at + 4, 2);
+    const offsetMinutes = rest === 3 ? 0 : digitsAt(text, at + (rest === 6 ? 4 : 3), 2);
     if (offsetHours < 0 || offsetHours > 23 || offsetMinutes < 0 || offsetMinutes > 59) return Number.NaN;
     offset = (offsetHours * 60 + offsetMinutes) * 60_000;
     if (zone === 43) offset = -offset;
