@@ -81,11 +81,14 @@ export class TokenManager {
     this.#options = options;
   }
 
-  /** A valid token: cached if fresh, else one single-flight refresh shared by all callers. */
-  async get(signal?: AbortSignal): Promise<string> {
+  /**
+   * A valid token: cached if fresh, else one single-flight refresh shared by all callers.
+   * `signal` may be a getter, so the hot path (a cached token) never builds one.
+   */
+  async get(signal?: AbortSignal | (() => AbortSignal)): Promise<string> {
     const cached = await this.#options.store.get(this.#options.key);
     if (cached && cached.expiresAt - this.#options.refreshMarginMs > this.#options.now()) return cached.accessToken;
-    return (await raceSignal(this.#refresh(), signal)).accessToken;
+    return (await raceSignal(this.#refresh(), typeof signal === 'function' ? signal() : signal)).accessToken;
   }
 
   /**
