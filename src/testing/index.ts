@@ -27,6 +27,7 @@ export type {
   MockMerchant,
   MockPaymentRecord,
   MockRateLimits,
+  MockRecordCommon,
   MockTerminalStatus,
   MockWithdrawalRecord,
   RecordedRequest,

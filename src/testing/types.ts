@@ -238,6 +238,19 @@ export interface Fault {
   response: FaultResponse;
 }
 
+/** Fields every stored payment or withdrawal has. */
+export interface MockRecordCommon {
+  payment_id: string;
+  merchantId: string;
+  reference_id: string;
+  amount: number;
+  currency: 'MYR';
+  status: string;
+  gateway_reference: string | null;
+  created_at: string;
+  completed_at: string | null;
+}
+
 /**
  * A stored deposit, as the mock holds it.
  *
@@ -247,14 +260,8 @@ export interface Fault {
  * expect(payment?.metadata).toEqual({ provider_channel_id: 'MB2U0227' });
  * ```
  */
-export interface MockPaymentRecord {
+export interface MockPaymentRecord extends MockRecordCommon {
   kind: 'DEPOSIT';
-  payment_id: string;
-  merchantId: string;
-  reference_id: string;
-  amount: number;
-  currency: 'MYR';
-  status: string;
   payment_method: 'QR_PAYMENT' | 'BANK_TRANSFER' | 'MOBILE_WALLET';
   customer_name: string;
   customer_phone: string;
@@ -264,9 +271,6 @@ export interface MockPaymentRecord {
   metadata: Record<string, unknown> | null;
   payment_url: string;
   gateway_redirect_url: string;
-  gateway_reference: string | null;
-  created_at: string;
-  completed_at: string | null;
   expires_at: string;
 }
 
@@ -279,21 +283,12 @@ export interface MockPaymentRecord {
  * expect(mock.getWithdrawal('PAYOUT1')?.status).toBe('PROCESSING');
  * ```
  */
-export interface MockWithdrawalRecord {
+export interface MockWithdrawalRecord extends MockRecordCommon {
   kind: 'WITHDRAWAL';
-  payment_id: string;
-  merchantId: string;
-  reference_id: string;
-  amount: number;
-  currency: 'MYR';
-  status: string;
   method: 'BANK';
   bank_code: string;
   account_number: string;
   account_name: string;
-  gateway_reference: string | null;
-  created_at: string;
-  completed_at: string | null;
 }
 
 /**
