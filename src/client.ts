@@ -184,12 +184,8 @@ export class MyrGateway {
     this.#merchantId = merchantId;
     this.#baseUrl = baseUrl;
 
-    let currentToken: string | undefined;
-    const redact = (text: string): string => {
-      let out = text.split(apiKey).join('[redacted]');
-      if (currentToken) out = out.split(currentToken).join('[redacted]');
-      return out;
-    };
+    // The transport also redacts the access token of each attempt (wherever it came from).
+    const redact = (text: string): string => text.split(apiKey).join('[redacted]');
     const transport = new Transport({
       baseUrl,
       fetch: options.fetch,
@@ -220,9 +216,7 @@ export class MyrGateway {
           undefined,
           () => tokens.takeSlot(),
         );
-        const token = readToken(body, now());
-        currentToken = token.accessToken;
-        return token;
+        return readToken(body, now());
       },
     });
     transport.useTokens(tokens);
