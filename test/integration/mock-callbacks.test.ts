@@ -1,6 +1,7 @@
 import { createHash, createHmac, hkdfSync } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { RequestHandler } from 'msw';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMockGateway } from '../../src/testing/index.js';
 import { buildSignedString } from '../../src/webhooks/signature.js';
@@ -94,6 +95,20 @@ async function createDeposit(overrides: Record<string, unknown> = {}) {
 }
 
 const FAST = { retryDelaysMs: [10, 20] };
+
+/** Serves `other` through its own msw setupServer (as a merchant would) instead of `mock`, then restores `mock`. */
+async function whileServing(other: { handlers: RequestHandler[] }, run: () => Promise<void>): Promise<void> {
+  const { setupServer } = await import('msw/node');
+  mock.close();
+  const server = setupServer(...other.handlers);
+  server.listen({ onUnhandledFrame: 'bypass' });
+  try {
+    await run();
+  } finally {
+    server.close();
+    mock.listen();
+  }
+}
 
 describe('completePayment', () => {
   it('sets the terminal status and delivers a signed callback with the spec body and headers', async () => {
@@ -290,73 +305,52 @@ describe('delivery transport', () => {
         return new Response(null, { status: seen.length === 1 ? 503 : 200 });
       },
     });
-    const { setupServer } = await import('msw/node');
-    mock.close();
-    const server = setupServer(...custom.handlers);
-    server.listen({ onUnhandledFrame: 'bypass' });
-    try {
-      const token = await getToken(custom);
-      const res = await call(custom, 'POST', '/payment/request', { token, body: deposit() });
-      const delivery = await custom.completePayment(res.body.data.payment_id, 'SUCCESS', FAST);
-      expect(delivery.attempts.map((a) => a.status)).toEqual([503, 200]);
-      expect(seen.map((s) => s.url)).toEqual(['https://merchant.test/cb', 'https://merchant.test/cb']);
-      expect(JSON.parse(seen[0]?.body ?? '{}').signature).toBe(expectedSignature('k', JSON.parse(seen[0]?.body ?? '{}')));
-      expect(received).toHaveLength(0);
-    } finally {
-      server.close();
-      mock.listen();
-    }
+    await whileServing(custom, async () => {
+        const token = await getToken(custom);
+        const res = await call(custom, 'POST', '/payment/request', { token, body: deposit() });
+        const delivery = await custom.completePayment(res.body.data.payment_id, 'SUCCESS', FAST);
+        expect(delivery.attempts.map((a) => a.status)).toEqual([503, 200]);
+        expect(seen.map((s) => s.url)).toEqual(['https://merchant.test/cb', 'https://merchant.test/cb']);
+        expect(JSON.parse(seen[0]?.body ?? '{}').signature).toBe(expectedSignature('k', JSON.parse(seen[0]?.body ?? '{}')));
+        expect(received).toHaveLength(0);
+    });
   });
 });
 
 describe('completeWithdrawal', () => {
   it("delivers to the merchant's default URL with bank_code and the masked account number", async () => {
-    const { setupServer } = await import('msw/node');
-    mock.close();
-    const server = setupServer(...defaultUrlMock.handlers);
-    server.listen({ onUnhandledFrame: 'bypass' });
-    try {
-      const token = await getToken(defaultUrlMock);
-      const body = withdrawal({ amount: 1234.5, account_number: '5140123456789', bank_code: 'TNGDMYNB' });
-      const res = await call(defaultUrlMock, 'POST', '/payment/withdraw', { token, body });
-      const delivery = await defaultUrlMock.completeWithdrawal(res.body.data.payment_id, 'SUCCESS', FAST);
-      expect(delivery.delivered).toBe(true);
-      const cb = received[0] as Received;
-      expect(cb.path).toBe('/default');
-      expect(cb.body).toMatchObject({
-        payment_id: res.body.data.payment_id,
-        reference_id: body.reference_id,
-        amount: 1234.5,
-        status: 'SUCCESS',
-        transaction_type: 'WITHDRAWAL',
-        bank_code: 'TNGDMYNB',
-        account_number: '****6789',
-      });
-      expect(cb.raw).not.toContain('5140123456789');
-      expect(cb.raw).not.toContain('Tan Wei Ming');
-      expect(cb.body.signature).toBe(expectedSignature('sk_test_default', cb.body));
-      expect(defaultUrlMock.getWithdrawal(body.reference_id as string)?.status).toBe('SUCCESS');
-    } finally {
-      server.close();
-      mock.listen();
-    }
+    await whileServing(defaultUrlMock, async () => {
+        const token = await getToken(defaultUrlMock);
+        const body = withdrawal({ amount: 1234.5, account_number: '5140123456789', bank_code: 'TNGDMYNB' });
+        const res = await call(defaultUrlMock, 'POST', '/payment/withdraw', { token, body });
+        const delivery = await defaultUrlMock.completeWithdrawal(res.body.data.payment_id, 'SUCCESS', FAST);
+        expect(delivery.delivered).toBe(true);
+        const cb = received[0] as Received;
+        expect(cb.path).toBe('/default');
+        expect(cb.body).toMatchObject({
+          payment_id: res.body.data.payment_id,
+          reference_id: body.reference_id,
+          amount: 1234.5,
+          status: 'SUCCESS',
+          transaction_type: 'WITHDRAWAL',
+          bank_code: 'TNGDMYNB',
+          account_number: '****6789',
+        });
+        expect(cb.raw).not.toContain('5140123456789');
+        expect(cb.raw).not.toContain('Tan Wei Ming');
+        expect(cb.body.signature).toBe(expectedSignature('sk_test_default', cb.body));
+        expect(defaultUrlMock.getWithdrawal(body.reference_id as string)?.status).toBe('SUCCESS');
+    });
   });
 
   it('deposits without callback_url fall back to the default URL too', async () => {
-    const { setupServer } = await import('msw/node');
-    mock.close();
-    const server = setupServer(...defaultUrlMock.handlers);
-    server.listen({ onUnhandledFrame: 'bypass' });
-    try {
-      const token = await getToken(defaultUrlMock);
-      const res = await call(defaultUrlMock, 'POST', '/payment/request', { token, body: deposit({ payment_method: 'QR_PAYMENT' }) });
-      await defaultUrlMock.completePayment(res.body.data.payment_id, 'SUCCESS', FAST);
-      expect(received[0]?.path).toBe('/default');
-      expect(received[0]?.body).not.toHaveProperty('bank_code');
-      expect(received[0]?.body).not.toHaveProperty('account_number');
-    } finally {
-      server.close();
-      mock.listen();
-    }
+    await whileServing(defaultUrlMock, async () => {
+        const token = await getToken(defaultUrlMock);
+        const res = await call(defaultUrlMock, 'POST', '/payment/request', { token, body: deposit({ payment_method: 'QR_PAYMENT' }) });
+        await defaultUrlMock.completePayment(res.body.data.payment_id, 'SUCCESS', FAST);
+        expect(received[0]?.path).toBe('/default');
+        expect(received[0]?.body).not.toHaveProperty('bank_code');
+        expect(received[0]?.body).not.toHaveProperty('account_number');
+    });
   });
 });
