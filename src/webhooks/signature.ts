@@ -44,9 +44,23 @@ export interface SignedCallbackFields {
 /** Thrown by {@link buildSignedString} when a field would make the signed string ambiguous. */
 export class SignedStringError extends Error {
   override name = 'SignedStringError';
-  constructor(readonly fieldName: string) {
-    super(`callback field ${fieldName} must not contain "|"`);
+  constructor(
+    readonly fieldName: string,
+    problem = 'must not contain "|"',
+  ) {
+    super(`callback field ${fieldName} ${problem}`);
   }
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const nativeWellFormed = (String.prototype as { isWellFormed?: () => boolean }).isWellFormed;
+
+/**
+ * `String.prototype.isWellFormed`, with a regex fallback for runtimes that lack it. Lone
+ * surrogates all encode to U+FFFD, so two different fields could share a signature.
+ */
+export function isWellFormed(text: string): boolean {
+  return nativeWellFormed ? nativeWellFormed.call(text) : !LONE_SURROGATE.test(text);
 }
 
 /**
@@ -72,8 +86,11 @@ export function buildSignedString(fields: SignedCallbackFields): string {
     fields.timestamp,
     fields.completed_at ?? '',
   ];
+  // The same refusals as the verifier's, so nothing signed here is refused there.
   for (let i = 0; i < parts.length; i++) {
-    if ((parts[i] as string).includes('|')) throw new SignedStringError(SIGNED_FIELDS[i] as string);
+    const part = parts[i] as string;
+    if (part.includes('|')) throw new SignedStringError(SIGNED_FIELDS[i] as string);
+    if (!isWellFormed(part)) throw new SignedStringError(SIGNED_FIELDS[i] as string, 'must be well-formed Unicode');
   }
   return parts.join('|');
 }

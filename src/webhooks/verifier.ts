@@ -14,7 +14,7 @@ import {
   type WebhookEvent,
   type WithdrawalEvent,
 } from './events.js';
-import { deriveSigningKeyNode, deriveSigningKeyWeb, nodeCrypto, type SignedCallbackFields } from './signature.js';
+import { deriveSigningKeyNode, deriveSigningKeyWeb, isWellFormed, nodeCrypto, type SignedCallbackFields } from './signature.js';
 
 const TERMINAL_STATUS_SET: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
 
@@ -492,13 +492,6 @@ function parseJson(text: string): unknown {
   }
 }
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const nativeWellFormed = (String.prototype as { isWellFormed?: () => boolean }).isWellFormed;
-
-/** `String.prototype.isWellFormed`, with a regex fallback for runtimes that lack it. */
-function isWellFormed(text: string): boolean {
-  return nativeWellFormed ? nativeWellFormed.call(text) : !LONE_SURROGATE.test(text);
-}
 
 /**
  * An unsigned, display-only field. A number is kept as its string; any other non-string is

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   WebhookVerifier,
+  SignedStringError,
   buildSignedString,
   deriveSigningKey,
   signCallbackFields,
@@ -21,6 +22,12 @@ describe('openssl vectors', () => {
   it('has enough vectors to mean something', () => {
     expect(vectors.length).toBeGreaterThanOrEqual(10);
     expect(new Set(vectors.map((v) => v.signature)).size).toBe(vectors.length);
+  });
+
+  it('refuses, like the verifier, a field with "|" or a lone surrogate, so nothing it signs is refused later', () => {
+    const fields = JSON.parse((vectors[0] as { raw_body: string }).raw_body) as SignedCallbackFields;
+    expect(() => buildSignedString({ ...fields, reference_id: 'A|B' })).toThrow(SignedStringError);
+    expect(() => buildSignedString({ ...fields, reference_id: 'A\uD800' })).toThrow('well-formed');
   });
 
   describe.each(vectors.map((v) => [v.name, v] as const))('%s', (_name, vector) => {
