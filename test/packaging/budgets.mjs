@@ -1,6 +1,7 @@
 // Bundle-size budgets, measured the way a merchant's bundler meets the package: each entry's
 // named imports bundled with their dependencies by esbuild, minified, then gzipped.
 // Used by check-package.mjs (CI fails over budget) and by `npm run bench` (prints the figures).
+import { TextDecoder } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
