@@ -1,3 +1,4 @@
+import { rmSync, writeFileSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 
 const entry = {
@@ -9,31 +10,36 @@ const entry = {
 // msw and the web frameworks are peers of the subpaths that use them, never bundled.
 const external = ['msw', 'msw/node', 'express', 'fastify', 'hono', 'koa'];
 
+// One copy of every class: the code ships as ESM only. `require('myr-gateway')` loads a
+// one-line CommonJS wrapper that requires the same ESM file (require(esm), Node >= 22.12),
+// so `instanceof MyrGatewayError` holds whether a module imports or requires the SDK.
+rmSync('dist', { recursive: true, force: true });
+
+async function writeCjsWrappers(): Promise<void> {
+  for (const name of Object.keys(entry)) {
+    writeFileSync(`dist/${name}.cjs`, `'use strict';\nmodule.exports = require('./${name.split('/').pop()}.js');\n`);
+  }
+}
+
 export default defineConfig([
   {
     entry,
     format: ['esm'],
     dts: true,
     sourcemap: true,
-    clean: true,
     target: 'node22',
     splitting: true,
     treeshake: true,
     external,
+    onSuccess: writeCjsWrappers,
   },
   {
-    // ky 2 ships ESM only; the CJS build carries its own copy so that
-    // require('myr-gateway') works on every Node 22 without require(esm).
-    // Split chunks so every subpath shares one copy of the error classes: `instanceof
-    // MyrGatewayError` must hold for a WebhookVerificationError too.
+    // Declarations for CommonJS consumers (TypeScript `module: node16` in a CJS project); the
+    // code behind them is the ESM build above, reached through the wrappers.
     entry,
     format: ['cjs'],
-    dts: true,
-    sourcemap: true,
+    dts: { only: true },
     target: 'node22',
-    splitting: true,
-    treeshake: true,
     external,
-    noExternal: ['ky'],
   },
 ]);

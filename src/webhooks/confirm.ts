@@ -43,7 +43,13 @@ export type DepositMismatch =
 
 /** The result of {@link confirmDeposit}. */
 export type DepositConfirmation =
-  | { readonly confirmed: true; readonly payment: PaymentStatusRecordLike }
+  | {
+      readonly confirmed: true;
+      /** Always empty here; present on both variants so that code compiled without
+       * `strictNullChecks` (where `!check.confirmed` does not narrow) can still read it. */
+      readonly mismatches: readonly [];
+      readonly payment: PaymentStatusRecordLike;
+    }
   | {
       readonly confirmed: false;
       /** Every field that disagreed. */
@@ -92,5 +98,5 @@ export async function confirmDeposit(
   if (expected.reference_id !== undefined && expected.reference_id !== signed.reference_id) {
     mismatches.push('expected_reference_id');
   }
-  return mismatches.length === 0 ? { confirmed: true, payment } : { confirmed: false, mismatches, payment };
+  return mismatches.length === 0 ? { confirmed: true, mismatches: [], payment } : { confirmed: false, mismatches, payment };
 }

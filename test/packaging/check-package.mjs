@@ -1,15 +1,23 @@
 // Checks the package the way a merchant meets it: packed, checked by publint and
-// @arethetypeswrong/cli, installed into an empty project, and imported from ESM and CJS.
-// Run with `npm run check:package` after `npm run build`.
+// @arethetypeswrong/cli, installed into an empty project, then used from every kind of
+// consumer project: ESM, CJS, both in one process (one copy of every class), TypeScript under
+// each module resolution, an esbuild bundle, and a Next.js App Router app built with no MYR_*
+// variable set. Run with `npm run check:package` after `npm run build`.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '../..');
 const node = process.execPath;
-const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+const run = (cmd, args, cwd, env = process.env) =>
+  execFileSync(cmd, args, { cwd, env, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
 const bin = (name) => join(root, 'node_modules', '.bin', name);
+const write = (file, text) => {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, text);
+};
+const step = (name) => console.log(`-- ${name}`);
 
 const work = mkdtempSync(join(tmpdir(), 'myr-gateway-pack-'));
 try {
@@ -21,17 +29,27 @@ try {
     if (files.some((f) => f.startsWith(forbidden))) throw new Error(`the tarball contains ${forbidden}`);
   }
 
+  step('publint and attw (node10, node16 CJS and ESM, bundler)');
   console.log(run(bin('publint'), ['run', tarball, '--strict'], root));
-  // attw: every entry point must resolve for node10, node16 (CJS and ESM) and bundlers.
-  // node10 cannot see subpath exports at all; that is expected for an exports-only package.
-  console.log(run(bin('attw'), [tarball, '--profile', 'node16', '--format', 'table-flipped'], root));
+  console.log(run(bin('attw'), [tarball, '--format', 'table-flipped'], root));
 
   const app = join(work, 'app');
-  execFileSync('mkdir', ['-p', app]);
-  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'merchant-app', private: true, version: '1.0.0' }));
-  run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', tarball, 'msw@^3'], app);
+  write(join(app, 'package.json'), JSON.stringify({ name: 'merchant-app', private: true, version: '1.0.0' }));
+  run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', tarball, 'msw@^3', 'next@16', 'react@19', 'react-dom@19', '@types/react@19', '@types/node@24', 'typescript@6.0'], app);
 
-  writeFileSync(
+  runtimeConsumers(app);
+  typescriptConsumers(app);
+  bundledConsumer(app);
+  nextConsumer(app);
+  const installed = JSON.parse(readFileSync(join(app, 'node_modules', 'myr-gateway', 'package.json'), 'utf8'));
+  console.log(`installed myr-gateway@${installed.version} into an empty project: every consumer works`);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+function runtimeConsumers(app) {
+  step('ESM: a payment against the mock');
+  write(
     join(app, 'esm.mjs'),
     `import { MyrGateway, MyrGatewayError } from 'myr-gateway';
 import { WebhookVerifier, WebhookVerificationError } from 'myr-gateway/webhooks';
@@ -46,20 +64,116 @@ mock.close();
 console.log('esm ok', payment.payment_id);
 `,
   );
-  writeFileSync(
+  console.log(run(node, ['esm.mjs'], app).trim());
+
+  step('CJS: require every subpath');
+  write(
     join(app, 'cjs.cjs'),
     `const { MyrGateway, MyrGatewayError } = require('myr-gateway');
 const { WebhookVerifier } = require('myr-gateway/webhooks');
-if (typeof MyrGateway !== 'function' || typeof WebhookVerifier !== 'function') throw new Error('missing export');
+const { createMockGateway } = require('myr-gateway/testing');
+if (typeof MyrGateway !== 'function' || typeof WebhookVerifier !== 'function' || typeof createMockGateway !== 'function') throw new Error('missing export');
 try { new MyrGateway({ baseUrl: 'http://example.com', merchantId: 'm', apiKey: 'k' }); throw new Error('accepted http'); }
 catch (e) { if (!(e instanceof MyrGatewayError)) throw e; }
 console.log('cjs ok');
 `,
   );
-  console.log(run(node, ['esm.mjs'], app).trim());
   console.log(run(node, ['cjs.cjs'], app).trim());
-  const installed = JSON.parse(readFileSync(join(app, 'node_modules', 'myr-gateway', 'package.json'), 'utf8'));
-  console.log(`installed myr-gateway@${installed.version} into an empty project: ESM and CJS imports work`);
-} finally {
-  rmSync(work, { recursive: true, force: true });
+
+  step('CJS and ESM in one process: one copy of every class (no dual-package hazard)');
+  write(
+    join(app, 'mixed.cjs'),
+    `const assert = require('node:assert/strict');
+const cjsRoot = require('myr-gateway');
+const cjsHooks = require('myr-gateway/webhooks');
+(async () => {
+  const esmRoot = await import('myr-gateway');
+  const esmHooks = await import('myr-gateway/webhooks');
+  assert.equal(cjsRoot.MyrGatewayError, esmRoot.MyrGatewayError, 'one MyrGatewayError class');
+  assert.equal(cjsRoot.MyrGateway, esmRoot.MyrGateway, 'one MyrGateway class');
+  assert.equal(cjsHooks.WebhookVerificationError, esmHooks.WebhookVerificationError, 'one webhook error class');
+  const thrown = new cjsHooks.WebhookVerificationError('malformed', 'from require');
+  assert.ok(thrown instanceof esmRoot.MyrGatewayError, 'a required error is an imported MyrGatewayError');
+  try {
+    new esmRoot.MyrGateway({ baseUrl: 'http://example.com', merchantId: 'm', apiKey: 'k' });
+    assert.fail('accepted http');
+  } catch (error) {
+    assert.ok(error instanceof cjsRoot.ConfigurationError, 'an imported error is a required ConfigurationError');
+  }
+  console.log('mixed ok: require and import share every class');
+})().catch((error) => { console.error(error); process.exit(1); });
+`,
+  );
+  console.log(run(node, ['mixed.cjs'], app).trim());
+}
+
+function typescriptConsumers(app) {
+  const consumer = `import { MyrGateway, MyrGatewayError, type PaymentCreateParams } from 'myr-gateway';
+import { WebhookVerifier, createWebHandler, type WebhookEvent } from 'myr-gateway/webhooks';
+import { createMockGateway, signCallback } from 'myr-gateway/testing';
+const params: PaymentCreateParams = { amount: 10, reference_id: 'TS1', customer_name: 'A', customer_phone: '60123', payment_method: 'QR_PAYMENT' };
+export const used = [MyrGateway, MyrGatewayError, WebhookVerifier, createWebHandler, createMockGateway, signCallback, params];
+export function onEvent(event: WebhookEvent): string { return event.signed.reference_id; }
+`;
+  const configs = {
+    'node16-cjs': { type: 'commonjs', options: { module: 'node16', moduleResolution: 'node16' } },
+    'node16-esm': { type: 'module', options: { module: 'node16', moduleResolution: 'node16' } },
+    nodenext: { type: 'module', options: { module: 'nodenext', moduleResolution: 'nodenext' } },
+    bundler: { type: 'module', options: { module: 'esnext', moduleResolution: 'bundler' } },
+    'bundler-loose': { type: 'module', options: { module: 'esnext', moduleResolution: 'bundler', strict: false } },
+    node10: { type: 'commonjs', options: { module: 'commonjs', moduleResolution: 'node10', ignoreDeprecations: '6.0' } },
+  };
+  for (const [name, { type, options }] of Object.entries(configs)) {
+    step(`TypeScript consumer: ${name}`);
+    const dir = join(app, `ts-${name}`);
+    write(join(dir, 'package.json'), JSON.stringify({ name: `ts-${name}`, private: true, type }));
+    write(join(dir, 'index.ts'), consumer);
+    write(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { target: 'es2022', strict: true, noEmit: true, skipLibCheck: true, types: ['node'], lib: ['es2023', 'dom'], ...options },
+        files: ['index.ts'],
+      }),
+    );
+    run(node, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir], dir);
+    console.log(`${name} ok`);
+  }
+}
+
+function bundledConsumer(app) {
+  step('esbuild: bundle an ESM consumer and run the bundle');
+  write(
+    join(app, 'bundle-entry.mjs'),
+    `import { MyrGateway, MyrGatewayError } from 'myr-gateway';
+import { WebhookVerifier } from 'myr-gateway/webhooks';
+const verifier = new WebhookVerifier({ apiKey: 'k' });
+try { new MyrGateway({ baseUrl: 'http://example.com', merchantId: 'm', apiKey: 'k' }); throw new Error('accepted http'); }
+catch (e) { if (!(e instanceof MyrGatewayError)) throw e; }
+console.log('bundle ok', typeof verifier.verify);
+`,
+  );
+  run(bin('esbuild'), ['bundle-entry.mjs', '--bundle', '--platform=node', '--format=esm', '--outfile=bundle.mjs', '--log-level=error'], app);
+  console.log(run(node, ['bundle.mjs'], app).trim());
+}
+
+function nextConsumer(app) {
+  step('Next.js App Router: next build with no MYR_* variable set');
+  const dir = join(app, 'next-app');
+  write(join(dir, 'package.json'), JSON.stringify({ name: 'next-app', private: true, type: 'module' }));
+  cpSync(join(root, 'examples', 'nextjs', 'route.ts'), join(dir, 'app', 'api', 'webhooks', 'myr', 'route.ts'));
+  write(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'es2022', lib: ['dom', 'esnext'], module: 'esnext', moduleResolution: 'bundler', strict: false, noEmit: true,
+        skipLibCheck: true, isolatedModules: true, jsx: 'react-jsx', allowJs: true, resolveJsonModule: true, esModuleInterop: true,
+        plugins: [{ name: 'next' }],
+      },
+      include: ['**/*.ts'],
+      exclude: ['node_modules'],
+    }),
+  );
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MYR_')));
+  run(node, [join(app, 'node_modules', 'next', 'dist', 'bin', 'next'), 'build'], dir, { ...env, NEXT_TELEMETRY_DISABLED: '1' });
+  console.log('next build ok');
 }

@@ -1,0 +1,80 @@
+// Bundle-size budgets, measured the way a merchant's bundler meets the package: each entry's
+// named imports bundled with their dependencies by esbuild, minified, then gzipped.
+// Used by check-package.mjs (CI fails over budget) and by `npm run bench` (prints the figures).
+import { TextDecoder } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+
+/** What a merchant imports, and the most it may cost, min+gzip, in bytes. */
+export const BUDGETS = [
+  {
+    name: "myr-gateway (MyrGateway)",
+    source: "import { MyrGateway } from 'myr-gateway'; globalThis.keep = MyrGateway;",
+    maxGzipBytes: 20 * 1024,
+    forbidden: [],
+  },
+  {
+    name: 'myr-gateway/webhooks (WebhookVerifier, createWebhookHandler)',
+    source:
+      "import { WebhookVerifier, createWebhookHandler } from 'myr-gateway/webhooks'; globalThis.keep = [WebhookVerifier, createWebhookHandler];",
+    maxGzipBytes: 8 * 1024,
+    // The verifier must not drag in the client: no schema library, no HTTP client, no endpoints.
+    forbidden: ['node_modules/zod/', 'node_modules/ky/', 'auth/token', 'payment/request'],
+  },
+];
+
+/** The floor the root budget is judged against: ky and zod/mini alone. */
+export const BASELINE = {
+  name: 'ky + zod/mini (baseline)',
+  source: "import ky from 'ky'; import * as z from 'zod/mini'; globalThis.keep = [ky, z.object({ a: z.string() })];",
+};
+
+/**
+ * Bundles `source` as if it were a file in `resolveDir` (a project with myr-gateway installed)
+ * and returns its minified and gzipped sizes and the modules it pulled in.
+ */
+export async function measure(source, resolveDir) {
+  const result = await build({
+    stdin: { contents: source, resolveDir, loader: 'js' },
+    bundle: true,
+    minify: true,
+    write: false,
+    format: 'esm',
+    platform: 'neutral',
+    mainFields: ['module', 'main'],
+    conditions: ['import'],
+    external: ['node:*'],
+    metafile: true,
+    // Resolve the installed package, never the repo's tsconfig paths to src/.
+    tsconfigRaw: {},
+    logLevel: 'error',
+  });
+  const code = result.outputFiles[0].contents;
+  return {
+    minBytes: code.length,
+    gzipBytes: gzipSync(code).length,
+    inputs: Object.keys(result.metafile.inputs),
+    text: new TextDecoder().decode(code),
+  };
+}
+
+const kB = (bytes) => `${(bytes / 1024).toFixed(1)} kB`;
+
+/** Measures every budget; returns printable rows and the list of violations. */
+export async function checkBudgets(resolveDir) {
+  const rows = [];
+  const violations = [];
+  for (const budget of BUDGETS) {
+    const size = await measure(budget.source, resolveDir);
+    rows.push(`${budget.name}: ${kB(size.gzipBytes)} min+gzip (${kB(size.minBytes)} min), budget ${kB(budget.maxGzipBytes)}`);
+    if (size.gzipBytes > budget.maxGzipBytes) violations.push(`${budget.name} is ${kB(size.gzipBytes)}, over its ${kB(budget.maxGzipBytes)} budget`);
+    for (const marker of budget.forbidden) {
+      if (size.inputs.some((input) => input.includes(marker)) || size.text.includes(marker)) {
+        violations.push(`${budget.name} contains ${marker}`);
+      }
+    }
+  }
+  const baseline = await measure(BASELINE.source, resolveDir);
+  rows.push(`${BASELINE.name}: ${kB(baseline.gzipBytes)} min+gzip (${kB(baseline.minBytes)} min)`);
+  return { rows, violations };
+}
