@@ -3,10 +3,12 @@
  *
  * Runs against the built-in mock: `npx tsx examples/withdrawal.ts`. The mock processes the
  * withdrawal and then drops the connection, as a real network can. The SDK does not send it
- * again (that could pay out twice); it throws OutcomeUnknownError, and we reconcile through
- * the status API before deciding anything.
+ * again (that could pay out twice); it throws OutcomeUnknownError. We never "look it up and
+ * resend on not found" (the status endpoint may not know withdrawals, or may show a deposit
+ * with the same reference); withdrawals.recover resends the same request, which the service
+ * refuses if the first one arrived.
  */
-import { MyrGateway, NotFoundError, OutcomeUnknownError, type WithdrawalCreateParams } from 'myr-gateway';
+import { MyrGateway, OutcomeUnknownError, type WithdrawalCreateParams } from 'myr-gateway';
 import { createMockGateway } from 'myr-gateway/testing';
 
 const mock = createMockGateway();
@@ -19,13 +21,13 @@ async function payOut(params: WithdrawalCreateParams): Promise<string> {
     return `accepted: ${withdrawal.payment_id ?? withdrawal.reference_id} is ${withdrawal.status}`;
   } catch (error) {
     if (!(error instanceof OutcomeUnknownError)) throw error;
-    // Never resend blindly. Ask the service what happened to this reference.
     try {
-      const status = await gateway.payments.retrieve(error.referenceId);
-      return `answer was lost, but the service has it: ${status.payment_id} is ${status.status}; do not send again`;
-    } catch (lookup) {
-      if (lookup instanceof NotFoundError) return 'answer was lost and the service has no record: safe to send again';
-      return 'outcome still unknown: wait for the callback, then decide';
+      const recovery = await gateway.withdrawals.recover(params);
+      if (recovery.created) return `the first request never arrived; sent now: ${recovery.withdrawal.payment_id ?? params.reference_id}`;
+      return `answer was lost, but the first request arrived (${recovery.referenceId}); do not send again, wait for the callback`;
+    } catch (again) {
+      if (again instanceof OutcomeUnknownError) return 'outcome still unknown: call recover again later, or wait for the callback';
+      throw again;
     }
   }
 }
@@ -40,5 +42,6 @@ console.log(
     account_name: 'Tan Wei Ming',
   }),
 );
-console.log(`withdraw requests the mock received: ${mock.count('withdraw')}`);
+const refused = mock.requests.filter((r) => r.endpoint === 'withdraw' && r.status === 409).length;
+console.log(`withdraw requests the mock received: ${mock.count('withdraw')}, refused as duplicates: ${refused}`);
 mock.close();

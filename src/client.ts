@@ -3,6 +3,7 @@ import { ConfigurationError, InvalidResponseError } from './core/errors.js';
 import type { RateLimitInfo } from './core/rate-limit.js';
 import { resolveRetryOptions, type RetryOptions, sleep as defaultSleep } from './core/retry.js';
 import { MAX_TIMER_MS, Transport } from './core/transport.js';
+import { LOOPBACK_HOST } from './core/validate.js';
 import { Payments } from './resources/payments.js';
 import { Withdrawals } from './resources/withdrawals.js';
 import { VERSION } from './version.js';
@@ -81,8 +82,6 @@ export interface MyrGatewayOptions {
   random?: () => number;
 }
 
-const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
-
 function checkBaseUrl(baseUrl: unknown, allowInsecureLoopback: boolean): string {
   if (typeof baseUrl !== 'string' || baseUrl === '') throw new ConfigurationError('baseUrl is required', 'baseUrl');
   let url: URL;
@@ -93,7 +92,7 @@ function checkBaseUrl(baseUrl: unknown, allowInsecureLoopback: boolean): string 
   }
   if (url.username || url.password) throw new ConfigurationError('baseUrl must not contain credentials', 'baseUrl');
   if (url.protocol === 'http:') {
-    if (!LOOPBACK.test(url.hostname)) {
+    if (!LOOPBACK_HOST.test(url.hostname)) {
       throw new ConfigurationError(
         'baseUrl must use https:// (the service rejects plain HTTP and the api_key must not travel unencrypted)',
         'baseUrl',
@@ -210,7 +209,7 @@ export class MyrGateway {
             path: 'auth/token',
             body: { merchant_id: merchantId, api_key: apiKey },
             authenticated: false,
-            repeat: 'idempotent',
+            operation: 'token',
           },
           {},
           undefined,
@@ -221,7 +220,7 @@ export class MyrGateway {
     });
     transport.useTokens(tokens);
     this.#transport = transport;
-    this.payments = new Payments(transport);
+    this.payments = new Payments(transport, options.allowInsecureLoopback === true);
     this.withdrawals = new Withdrawals(transport);
   }
 

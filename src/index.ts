@@ -14,7 +14,7 @@ export type { RateLimitInfo } from './core/rate-limit.js';
 export type { RetryOptions } from './core/retry.js';
 export type { RequestOptions } from './core/transport.js';
 export { Payments } from './resources/payments.js';
-export { Withdrawals } from './resources/withdrawals.js';
+export { type WithdrawalRecovery, Withdrawals } from './resources/withdrawals.js';
 export {
   PROVIDER_CHANNELS_GROUP_A,
   PROVIDER_CHANNELS_GROUP_B,

@@ -36,6 +36,7 @@ export type ClientErrorCode =
   | 'TIMEOUT'
   | 'ABORTED'
   | 'OUTCOME_UNKNOWN'
+  | 'PAYMENT_URL_UNAVAILABLE'
   | 'INVALID_RESPONSE'
   | 'INVALID_CONFIGURATION'
   | 'WEBHOOK_VERIFICATION_FAILED'
@@ -58,6 +59,8 @@ export interface MyrGatewayErrorInit {
   retryAfter?: number | undefined;
   /** The field of the request that is wrong, for validation failures. */
   field?: string | undefined;
+  /** The `reference_id` of the money-moving request the error is about, when there is one. */
+  referenceId?: string | undefined;
   /** A sanitised underlying cause. */
   cause?: unknown;
 }
@@ -91,6 +94,11 @@ export class MyrGatewayError extends Error {
   readonly retryAfter: number | undefined;
   /** The request field at fault, for validation errors. */
   readonly field: string | undefined;
+  /**
+   * The `reference_id` of the payment or withdrawal the failed call was about. Set on every
+   * error a money-moving call (payment create, withdrawal create/recover) throws.
+   */
+  readonly referenceId: string | undefined;
 
   constructor(message: string, init: MyrGatewayErrorInit) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -100,6 +108,7 @@ export class MyrGatewayError extends Error {
     this.correlationId = init.correlationId;
     this.retryAfter = init.retryAfter;
     this.field = init.field;
+    this.referenceId = init.referenceId;
   }
 
   /** A plain, secret-free view of the error for logs. */
@@ -114,6 +123,7 @@ export class MyrGatewayError extends Error {
     if (this.correlationId !== undefined) out.correlationId = this.correlationId;
     if (this.retryAfter !== undefined) out.retryAfter = this.retryAfter;
     if (this.field !== undefined) out.field = this.field;
+    if (this.referenceId !== undefined) out.referenceId = this.referenceId;
     return out;
   }
 
@@ -223,22 +233,70 @@ export class InvalidResponseError extends MyrGatewayError {
 
 /**
  * A money-moving request may have reached the service, but no answer came back
- * (timeout, dropped connection, 502/504). The SDK did **not** retry it, because a
- * second attempt could move money twice.
+ * (timeout, dropped connection, 500/502/504). The SDK did **not** send it again, because a
+ * second attempt could move money twice. The message says what to do:
+ * - a withdrawal: wait for the callback, or call `gateway.withdrawals.recover(params)` with
+ *   the same params (it cannot create a second payout under the same `reference_id`);
+ * - a payment: call `gateway.payments.create(params)` again with the same `reference_id`
+ *   (the SDK reconciles a duplicate), or wait for the callback.
  *
- * Find out what happened with `gateway.payments.retrieve(error.referenceId)` or wait
- * for the callback; only send again once you know the first attempt did not happen.
+ * @example
+ * ```ts
+ * try {
+ *   await gateway.withdrawals.create(params);
+ * } catch (error) {
+ *   if (error instanceof OutcomeUnknownError) await gateway.withdrawals.recover(params);
+ *   else throw error;
+ * }
+ * ```
  */
 export class OutcomeUnknownError extends MyrGatewayError {
   override name = 'OutcomeUnknownError';
   /** The `reference_id` of the request whose outcome is unknown. */
-  readonly referenceId: string;
+  declare readonly referenceId: string;
   constructor(message: string, init: Omit<MyrGatewayErrorInit, 'code'> & { referenceId: string }) {
     super(message, { ...init, code: 'OUTCOME_UNKNOWN', retryable: false });
-    this.referenceId = init.referenceId;
+  }
+}
+
+/**
+ * A payment create whose answer was lost: a resend with the same `reference_id` met
+ * `DUPLICATE_REFERENCE`, and the status lookup shows this very payment (same amount), but
+ * the status record carries no `payment_url`, so the customer cannot be sent to it.
+ *
+ * Not a mistake of yours: the payment exists. Create a new payment under a **new**
+ * `reference_id` for the customer; the old one is never paid and expires at `expiresAt`.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   const payment = await gateway.payments.create(params);
+ *   return res.redirect(payment.customer_redirect_url);
+ * } catch (error) {
+ *   if (error instanceof PaymentUrlUnavailableError) {
+ *     await markSuperseded(error.referenceId, error.expiresAt);
+ *     const retry = await gateway.payments.create({ ...params, reference_id: newReference() });
+ *     return res.redirect(retry.customer_redirect_url);
+ *   }
+ *   throw error;
+ * }
+ * ```
+ */
+export class PaymentUrlUnavailableError extends MyrGatewayError {
+  override name = 'PaymentUrlUnavailableError';
+  declare readonly referenceId: string;
+  /** The status record of the payment that exists under `referenceId`. */
+  readonly existingPayment: PaymentStatusLike;
+  /** When the existing payment expires (ISO 8601), when the service said so. */
+  readonly expiresAt: string | undefined;
+  constructor(message: string, init: Omit<MyrGatewayErrorInit, 'code'> & { referenceId: string; existingPayment: PaymentStatusLike }) {
+    super(message, { ...init, code: 'PAYMENT_URL_UNAVAILABLE', retryable: false });
+    this.existingPayment = init.existingPayment;
+    const expires = init.existingPayment.expires_at;
+    this.expiresAt = typeof expires === 'string' ? expires : undefined;
   }
 
   override toJSON(): Record<string, unknown> {
-    return { ...super.toJSON(), referenceId: this.referenceId };
+    return { ...super.toJSON(), existingPayment: this.existingPayment, expiresAt: this.expiresAt };
   }
 }

@@ -1,12 +1,6 @@
 /**
- * The retry policy: what may be sent again, and how long to wait first.
- *
- * Every failed attempt is one of two kinds (see design.md, "Decisions that protect money"):
- * - **not processed**: the service certainly did not act on it (429, a connection that was
- *   never made, 503 NO_GATEWAY_AVAILABLE, 401 TOKEN_EXPIRED). Safe to send again.
- * - **maybe processed**: it may have reached the service and been acted on (timeout,
- *   connection dropped after sending, 500/502/504). Only idempotent calls and payment
- *   creates (reconciled by `reference_id`) may be sent again; withdrawals never.
+ * Retry settings, `Retry-After` parsing, the not-sent system codes and the abortable sleep.
+ * The decision itself (retry, wait, stop, outcome unknown) is in policy.ts.
  *
  * @module
  */
@@ -47,15 +41,6 @@ export function resolveRetryOptions(options: RetryOptions | undefined): Resolved
     jitterMs: options?.jitterMs ?? 1000,
     maxDelayMs: options?.maxDelayMs ?? 60_000,
   };
-}
-
-/**
- * Delay before retry number `retry` (1-based): `base * 2^(retry-1)` plus uniform jitter in
- * `[0, jitterMs)`, capped at `maxDelayMs`.
- */
-export function backoffDelay(retry: number, options: ResolvedRetryOptions, random: () => number): number {
-  const exponential = options.baseDelayMs * 2 ** (retry - 1);
-  return Math.min(options.maxDelayMs, exponential + Math.floor(random() * options.jitterMs));
 }
 
 /**

@@ -12,13 +12,14 @@ import { connectionError, errorFromResponse } from './error-mapping.js';
 import {
   AbortError,
   AuthenticationError,
-  InvalidRequestError,
   MyrGatewayError,
   OutcomeUnknownError,
   TimeoutError,
 } from './errors.js';
+import { CallLimits, checkCount, checkMs, MAX_TIMER_MS, systemCodeOf } from './call-limits.js';
+import { decide, type Operation, type Outcome, outcomeUnknownAdvice } from './policy.js';
 import { type RateLimitInfo, readRateLimit } from './rate-limit.js';
-import { backoffDelay, isNotSentCode, parseRetryAfter, type ResolvedRetryOptions } from './retry.js';
+import { isNotSentCode, parseRetryAfter, type ResolvedRetryOptions } from './retry.js';
 
 /** Options every API method accepts as its last argument. */
 export interface RequestOptions {
@@ -47,15 +48,6 @@ export interface RequestOptions {
   maxRetries?: number;
 }
 
-/**
- * How a call may be repeated when an attempt may have reached the service:
- * - `idempotent`: reading or authenticating; any retryable failure is retried.
- * - `reconcile`: payment create; retried, and a later DUPLICATE_REFERENCE is reconciled
- *   by the caller through `state.maybeProcessed`.
- * - `at-most-once`: withdrawal; never repeated once it may have reached the service.
- */
-export type RepeatPolicy = 'idempotent' | 'reconcile' | 'at-most-once';
-
 /** One API call as a resource describes it. */
 export interface CallSpec {
   method: 'GET' | 'POST';
@@ -64,7 +56,8 @@ export interface CallSpec {
   body?: unknown;
   /** Whether the call carries the bearer token. */
   authenticated: boolean;
-  repeat: RepeatPolicy;
+  /** Which row of the retry policy (src/core/policy.ts) applies. */
+  operation: Operation;
   /** For error messages of money-moving calls. */
   referenceId?: string;
 }
@@ -73,6 +66,8 @@ export interface CallSpec {
 export interface CallState {
   /** An earlier attempt may have been processed by the service. */
   maybeProcessed: boolean;
+  /** Set by the transport: milliseconds left of the call's total timeout, for follow-up lookups. */
+  remainingMs?: () => number;
 }
 
 /** The settings the transport runs with (resolved by the client). */
@@ -89,81 +84,12 @@ export interface TransportConfig {
   redact: (text: string) => string;
 }
 
+export { MAX_TIMER_MS };
+
 type Attempt =
   | { kind: 'response'; response: Response; text: string }
   | { kind: 'network'; systemCode: string | undefined; notSent: boolean }
   | { kind: 'timeout' };
-
-/** Longest delay a timer can take (2^31 - 1 ms, about 24.8 days). */
-export const MAX_TIMER_MS = 2_147_483_647;
-
-/** A per-call millisecond option: a positive integer a timer can hold, or the default. */
-function checkMs(value: number | undefined, fallback: number, field: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value <= 0 || value > MAX_TIMER_MS) {
-    throw new InvalidRequestError(`VALIDATION_ERROR: ${field} must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`, {
-      code: 'VALIDATION_ERROR',
-      field,
-    });
-  }
-  return value;
-}
-
-function checkCount(value: number | undefined, fallback: number, field: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 0 || value > 10) {
-    throw new InvalidRequestError(`VALIDATION_ERROR: ${field} must be a whole number from 0 to 10`, { code: 'VALIDATION_ERROR', field });
-  }
-  return value;
-}
-
-/**
- * What stops a call: the caller's signal and the overall deadline, in real time
- * (performance.now, unaffected by an injected clock or wall-clock jumps).
- */
-class CallLimits {
-  readonly user: AbortSignal | undefined;
-  readonly #endsAt: number;
-  #signal: AbortSignal | undefined;
-
-  constructor(user: AbortSignal | undefined, totalMs: number) {
-    this.user = user;
-    this.#endsAt = performance.now() + totalMs;
-  }
-
-  /** Milliseconds left before the overall deadline. */
-  remaining(): number {
-    return this.#endsAt - performance.now();
-  }
-
-  get expired(): boolean {
-    return this.remaining() <= 0;
-  }
-
-  get stopped(): boolean {
-    return this.user?.aborted === true || this.expired;
-  }
-
-  /** One signal for the slow paths (token refresh, backoff waits), built on first use. */
-  get signal(): AbortSignal {
-    if (!this.#signal) {
-      const deadline = AbortSignal.timeout(Math.max(1, Math.ceil(this.remaining())));
-      this.#signal = this.user ? AbortSignal.any([this.user, deadline]) : deadline;
-    }
-    return this.#signal;
-  }
-}
-
-/** Walks a cause chain for the first system error code (ECONNREFUSED, UND_ERR_SOCKET, …). */
-function systemCodeOf(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 6 && current !== null && typeof current === 'object'; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
 
 export class Transport {
   readonly #config: TransportConfig;
@@ -215,6 +141,7 @@ export class Transport {
     const limits = new CallLimits(options.signal, checkMs(options.totalTimeout, cfg.totalTimeout, 'totalTimeout'));
     const attemptTimeout = checkMs(options.timeout, cfg.timeout, 'timeout');
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    state.remainingMs = () => limits.remaining();
     let retries = 0;
     let renewedToken = false;
 
@@ -227,49 +154,41 @@ export class Transport {
       beforeAttempt?.();
       const attempt = await this.#attempt(spec, body, token, attemptTimeout, limits);
       const outcome = this.#judge(attempt, attemptTimeout, token);
-
       if (outcome.ok) return outcome.data;
-      if (outcome.maybeProcessed) state.maybeProcessed = true;
+
+      const { error } = outcome;
+      const decision = decide({
+        operation: spec.operation,
+        attempt: retries + 1,
+        outcome: outcome.outcome,
+        maxRetries,
+        retry: cfg.retry,
+        random: cfg.random(),
+        remainingMs: limits.remaining(),
+        tokenRenewed: renewedToken,
+      });
+      if (decision.action === 'outcome-unknown') {
+        state.maybeProcessed = true;
+        throw this.#outcomeUnknown(spec, error);
+      }
+      if ('maybeProcessed' in decision && decision.maybeProcessed) state.maybeProcessed = true;
       this.#throwIfStopped(limits, spec, state);
-
-      const error = outcome.error;
-
-      // A 401 is answered before processing. TOKEN_EXPIRED, or UNAUTHORIZED for a cached token the
-      // service no longer knows, gets one fresh token and one more attempt; after that it is final.
-      if ((error.code === 'TOKEN_EXPIRED' || error.code === 'UNAUTHORIZED') && token !== undefined && this.#tokens) {
-        if (renewedToken) {
-          await this.#tokens.forget(token);
-          throw error;
-        }
+      if (decision.action === 'renew-token' && token !== undefined && this.#tokens) {
         renewedToken = true;
         await this.#tokens.renew(token, limits.signal).catch((e: unknown) => {
           throw this.#stopped(e, limits, spec, state);
         });
         continue;
       }
-
-      if (outcome.maybeProcessed && spec.repeat === 'at-most-once') {
-        throw new OutcomeUnknownError(
-          `The ${spec.method} /${spec.path} request for reference_id ${spec.referenceId ?? '(none)'} may have reached ` +
-            `the service (${error.message}); it was not retried because a second attempt could move money twice. ` +
-            `Check with payments.retrieve(referenceId) or wait for the callback before sending it again.`,
-          {
-            referenceId: spec.referenceId ?? '',
-            status: error.status,
-            correlationId: error.correlationId,
-            cause: error,
-          },
-        );
+      if (decision.action !== 'retry') {
+        if (token !== undefined && renewedToken && (error.code === 'TOKEN_EXPIRED' || error.code === 'UNAUTHORIZED')) {
+          await this.#tokens?.forget(token);
+        }
+        throw error;
       }
-      if (!error.retryable || retries >= maxRetries) throw error;
-
       retries += 1;
-      const asked = error.retryAfter === undefined ? undefined : error.retryAfter * 1000;
-      const delay = asked ?? backoffDelay(retries, cfg.retry, cfg.random);
-      if (asked !== undefined && asked > cfg.retry.maxDelayMs) throw error;
-      if (delay >= limits.remaining()) throw error;
       try {
-        await cfg.sleep(delay, limits.signal);
+        await cfg.sleep(decision.delayMs, limits.signal);
       } catch (e) {
         throw this.#stopped(e, limits, spec, state);
       }
@@ -336,12 +255,12 @@ export class Transport {
     attempt: Attempt,
     attemptTimeout: number,
     token: string | undefined,
-  ): { ok: true; data: unknown } | { ok: false; error: MyrGatewayError; maybeProcessed: boolean } {
+  ): { ok: true; data: unknown } | { ok: false; error: MyrGatewayError; outcome: Outcome } {
     const cfg = this.#config;
     if (attempt.kind === 'timeout') {
       return {
         ok: false,
-        maybeProcessed: true,
+        outcome: { kind: 'timeout' },
         error: new TimeoutError(`TIMEOUT: no answer from the service within ${attemptTimeout} ms for this attempt`, {
           code: 'TIMEOUT',
           retryable: true,
@@ -351,7 +270,7 @@ export class Transport {
     if (attempt.kind === 'network') {
       return {
         ok: false,
-        maybeProcessed: !attempt.notSent,
+        outcome: { kind: 'network', sent: !attempt.notSent },
         error: connectionError(attempt.systemCode, attempt.notSent ? 'not_sent' : 'maybe'),
       };
     }
@@ -376,9 +295,8 @@ export class Transport {
       // The token of this attempt may come from a shared store this instance never fetched into.
       token === undefined ? cfg.redact : (text) => cfg.redact(text).split(token).join('[redacted]'),
     );
-    // 429, 401 and NO_GATEWAY_AVAILABLE are answered before any processing; other 5xx may not be.
-    const certainlyNotProcessed = response.status < 500 || error.code === 'NO_GATEWAY_AVAILABLE';
-    return { ok: false, error, maybeProcessed: !certainlyNotProcessed };
+    const retryAfterMs = error.retryAfter === undefined ? undefined : error.retryAfter * 1000;
+    return { ok: false, error, outcome: { kind: 'http', status: response.status, code: String(error.code), retryAfterMs } };
   }
 
   #throwIfStopped(limits: CallLimits, spec: CallSpec, state: CallState): void {
@@ -388,24 +306,33 @@ export class Transport {
   /** The error for a call stopped by the caller's signal or the overall timeout. */
   #stopped(cause: unknown, limits: CallLimits, spec: CallSpec, state: CallState): MyrGatewayError {
     if (cause instanceof MyrGatewayError) return cause;
-    const maybe = state.maybeProcessed && spec.repeat === 'reconcile'
-      ? `; an attempt may have reached the service, so look it up by reference_id ${spec.referenceId ?? ''} before sending it again`
+    const maybe = state.maybeProcessed && spec.operation === 'payment.create'
+      ? `; an attempt may have reached the service: ${outcomeUnknownAdvice(spec.operation, spec.referenceId ?? '')}`
       : '';
+    const referenceId = spec.referenceId;
     const error = limits.user?.aborted
-      ? new AbortError(`ABORTED: the call was aborted by its signal${maybe}`, { code: 'ABORTED' })
+      ? new AbortError(`ABORTED: the call was aborted by its signal${maybe}`, { code: 'ABORTED', referenceId })
       : limits.expired
         ? new TimeoutError(`TIMEOUT: the call did not finish within its total timeout${maybe}`, {
             code: 'TIMEOUT',
             retryable: true,
+            referenceId,
           })
-        : new MyrGatewayError('The call stopped unexpectedly', { code: 'HTTP_ERROR' });
-    if (spec.repeat === 'at-most-once' && state.maybeProcessed) {
-      return new OutcomeUnknownError(
-        `The withdrawal ${spec.referenceId ?? ''} was stopped (${error.code}) after a request that may have reached the service; ` +
-          `check with payments.retrieve(referenceId) or wait for the callback before sending it again.`,
-        { referenceId: spec.referenceId ?? '', cause: error },
-      );
+        : new MyrGatewayError('The call stopped unexpectedly', { code: 'HTTP_ERROR', referenceId });
+    if (state.maybeProcessed && (spec.operation === 'withdraw' || spec.operation === 'withdraw.recover')) {
+      return this.#outcomeUnknown(spec, error);
     }
     return error;
+  }
+
+  /** A money-moving request that may have been processed, and will not be sent again here. */
+  #outcomeUnknown(spec: CallSpec, error: MyrGatewayError): OutcomeUnknownError {
+    const referenceId = spec.referenceId ?? '';
+    return new OutcomeUnknownError(
+      `OUTCOME_UNKNOWN: the ${spec.method} /${spec.path} request for reference_id ${referenceId} may have reached the service ` +
+        `(${error.message}); it was not sent again because a second attempt could move money twice. ` +
+        outcomeUnknownAdvice(spec.operation, referenceId),
+      { referenceId, status: error.status, correlationId: error.correlationId, cause: error },
+    );
   }
 }

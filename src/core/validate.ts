@@ -6,7 +6,7 @@
  * @module
  */
 import type { z } from 'zod';
-import { InvalidRequestError, InvalidResponseError } from './errors.js';
+import { InvalidRequestError, InvalidResponseError, MyrGatewayError } from './errors.js';
 
 /** The spec's code for a failed rule, chosen by the field that broke it. */
 function codeFor(path: readonly PropertyKey[], input: unknown): string {
@@ -68,4 +68,66 @@ export function parseSuccess<S extends z.ZodType>(
     `INVALID_RESPONSE: the ${what} answer has a malformed field ${field || '(data)'}: ${issue?.message ?? 'invalid'}${accepted}`,
     { code: 'INVALID_RESPONSE', field: field || undefined },
   );
+}
+
+/** Hosts where `allowInsecureLoopback` permits plain http (local mocks). */
+export const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/** What a 2xx answer to a money-moving call was checked against, and what to say if it fails. */
+export interface AnswerCheck {
+  what: string;
+  /** Appended to every message: that the request may have been processed, and how to follow up. */
+  followUp: string;
+  allowInsecureLoopback: boolean;
+}
+
+function invalid(check: AnswerCheck, field: string, problem: string): InvalidResponseError {
+  return new InvalidResponseError(`INVALID_RESPONSE: the ${check.what} answer ${problem}${check.followUp}`, {
+    code: 'INVALID_RESPONSE',
+    field,
+  });
+}
+
+/** An echoed value, when the service sent one, must be the one we sent. */
+export function checkEcho(check: AnswerCheck, field: string, sent: string | number, echoed: unknown): void {
+  if (echoed === undefined || echoed === null || echoed === sent) return;
+  throw invalid(check, field, `echoes ${field} ${JSON.stringify(String(echoed)).slice(0, 120)}, not the ${JSON.stringify(String(sent))} that was sent`);
+}
+
+/**
+ * A URL the merchant will hand to a customer must be https (http only to loopback when the
+ * client allows it): a `javascript:` or `data:` URL would run in the customer's browser.
+ */
+export function checkCustomerUrl(check: AnswerCheck, field: string, value: unknown): void {
+  if (value === undefined || value === null) return;
+  let url: URL | undefined;
+  try {
+    url = typeof value === 'string' ? new URL(value) : undefined;
+  } catch {
+    url = undefined;
+  }
+  const ok =
+    url !== undefined &&
+    !url.username &&
+    !url.password &&
+    (url.protocol === 'https:' || (url.protocol === 'http:' && check.allowInsecureLoopback && LOOPBACK_HOST.test(url.hostname)));
+  if (!ok) throw invalid(check, field, `carries a ${field} that is not an https:// URL, which must never reach a customer`);
+}
+
+/** A reference_id that can be reported on an error: the request's, when it has the allowed form. */
+export function referenceOf(params: unknown): string | undefined {
+  const value = (params as { reference_id?: unknown } | null)?.reference_id;
+  return typeof value === 'string' && /^[A-Za-z0-9]{1,100}$/.test(value) ? value : undefined;
+}
+
+/**
+ * The SDK error with the call's reference_id, when it lacks one; other errors pass unchanged.
+ * A copy, never the error itself: one token failure is shared by every call that waited for it.
+ */
+export function tagReference(error: unknown, referenceId: string | undefined): unknown {
+  if (referenceId === undefined || !(error instanceof MyrGatewayError) || error.referenceId !== undefined) return error;
+  const copy = Object.create(Object.getPrototypeOf(error) as object) as MyrGatewayError;
+  Object.defineProperties(copy, Object.getOwnPropertyDescriptors(error));
+  Object.defineProperty(copy, 'referenceId', { value: referenceId, enumerable: true, writable: true, configurable: true });
+  return copy;
 }

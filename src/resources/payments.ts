@@ -1,15 +1,7 @@
-import {
-  AbortError,
-  DuplicateReferenceError,
-  InvalidRequestError,
-  type MyrGatewayError,
-  NotFoundError,
-  OutcomeUnknownError,
-} from '../core/errors.js';
+import { AbortError, InvalidRequestError, InvalidResponseError, MyrGatewayError } from '../core/errors.js';
 import type { CallState, RequestOptions, Transport } from '../core/transport.js';
-import { parseSuccess, validateRequest } from '../core/validate.js';
+import { type AnswerCheck, checkCustomerUrl, checkEcho, parseSuccess, referenceOf, tagReference, validateRequest } from '../core/validate.js';
 import {
-  customerRedirectUrl,
   type PaymentCreated,
   type PaymentCreateParams,
   paymentCreatedSchema,
@@ -17,6 +9,7 @@ import {
   type PaymentStatus,
   paymentStatusSchema,
 } from '../schemas/payments.js';
+import { createdPayment, reconcile } from './reconcile.js';
 
 const IDENTIFIER = /^[A-Za-z0-9_]{1,128}$/;
 
@@ -26,10 +19,12 @@ const IDENTIFIER = /^[A-Za-z0-9_]{1,128}$/;
  */
 export class Payments {
   readonly #transport: Transport;
+  readonly #allowInsecureLoopback: boolean;
 
   /** @internal */
-  constructor(transport: Transport) {
+  constructor(transport: Transport, allowInsecureLoopback = false) {
     this.#transport = transport;
+    this.#allowInsecureLoopback = allowInsecureLoopback;
   }
 
   /**
@@ -37,10 +32,20 @@ export class Payments {
    *
    * Validated before sending (amount 5–50,000 with at most 2 decimals, alphanumeric
    * `reference_id`, phone without `+`, https URLs, a valid `provider_channel_id` for
-   * BANK_TRANSFER). Retried on 429, 5xx and network failures. If an attempt may have
-   * created the payment and a retry then meets DUPLICATE_REFERENCE, the SDK looks the
-   * payment up and throws a {@link DuplicateReferenceError} whose `existingPayment`
-   * holds it, so you never create a second payment or lose the first.
+   * BANK_TRANSFER). Retried on 429, 5xx and network failures, always with the same
+   * `reference_id`. If an attempt may have created the payment and the call still fails (a
+   * retry met DUPLICATE_REFERENCE, or the retries ran out), the SDK looks the payment up:
+   * - found, with a `payment_url`: it is returned as if the first answer had arrived;
+   * - found, without one: {@link PaymentUrlUnavailableError} (the payment exists but its
+   *   customer URL cannot be retrieved: create a new reference; the old one expires);
+   * - found with another amount, or held by a withdrawal: {@link DuplicateReferenceError};
+   * - not found, or the lookup failed: {@link OutcomeUnknownError}: "not found" right after
+   *   an ambiguous failure does not prove the payment was not created. Call `create` again
+   *   with the same `reference_id` later.
+   *
+   * A 2xx answer that is not the success envelope, echoes another `reference_id` or
+   * `amount`, or carries a non-https customer URL is an {@link InvalidResponseError}.
+   * Every error carries `referenceId`.
    *
    * @example
    * ```ts
@@ -55,40 +60,47 @@ export class Payments {
    * ```
    */
   async create(params: PaymentCreateParams, options?: RequestOptions): Promise<PaymentCreated> {
+    const referenceId = referenceOf(params);
+    try {
+      return await this.#create(params, options);
+    } catch (error) {
+      throw tagReference(error, referenceId);
+    }
+  }
+
+  async #create(params: PaymentCreateParams, options: RequestOptions | undefined): Promise<PaymentCreated> {
     const body = validateRequest(paymentCreateParamsSchema, params, 'payment create');
     const state: CallState = { maybeProcessed: false };
     let raw: unknown;
     try {
       raw = await this.#transport.call(
-        { method: 'POST', path: 'payment/request', body, authenticated: true, repeat: 'reconcile', referenceId: body.reference_id },
+        { method: 'POST', path: 'payment/request', body, authenticated: true, operation: 'payment.create', referenceId: body.reference_id },
         options,
         state,
       );
     } catch (error) {
       // The caller stopped the call: do not start a lookup it did not ask for (the error says what to do).
-      if (!state.maybeProcessed || error instanceof AbortError) throw error;
-      throw await this.#reconcile(error as MyrGatewayError, body.reference_id, body.amount, options);
+      if (!state.maybeProcessed || error instanceof AbortError || !(error instanceof MyrGatewayError)) throw error;
+      return await reconcile(this, error, body, options, state.remainingMs?.() ?? 0, this.#check(body.reference_id));
     }
-    const data = parseSuccess(
-      paymentCreatedSchema,
-      raw,
-      'payment create',
-      `. The service answered 2xx, so the payment exists: look it up with payments.retrieve('${body.reference_id}') instead of creating it again`,
-    );
-    const gateway = {
-      ...data.gateway,
-      behavior: data.gateway?.behavior ?? 'REDIRECT_EXTERNAL',
-      redirect_url: data.gateway?.redirect_url ?? data.payment_url,
+    const check = this.#check(body.reference_id);
+    const data = parseSuccess(paymentCreatedSchema, raw, check.what, check.followUp);
+    checkEcho(check, 'reference_id', body.reference_id, data.reference_id);
+    checkEcho(check, 'amount', body.amount, data.amount);
+    checkCustomerUrl(check, 'payment_url', data.payment_url);
+    checkCustomerUrl(check, 'gateway.redirect_url', data.gateway?.redirect_url);
+    return createdPayment(data, body);
+  }
+
+  /** @internal How a 2xx answer about `referenceId` is checked, and what to say when it is wrong. */
+  #check(referenceId: string): AnswerCheck {
+    return {
+      what: 'payment create',
+      followUp:
+        `. The payment for reference_id ${referenceId} may have been created: call payments.create again with the same ` +
+        'reference_id (a duplicate is reconciled, never paid twice) instead of creating it under a new one',
+      allowInsecureLoopback: this.#allowInsecureLoopback,
     };
-    const created = {
-      ...data,
-      status: data.status ?? 'PROCESSING',
-      amount: data.amount ?? body.amount,
-      currency: data.currency ?? body.currency ?? 'MYR',
-      reference_id: data.reference_id ?? body.reference_id,
-      gateway,
-    };
-    return { ...created, customer_redirect_url: customerRedirectUrl(body.payment_method, created) };
   }
 
   /**
@@ -110,60 +122,16 @@ export class Payments {
       );
     }
     const raw = await this.#transport.call(
-      { method: 'GET', path: `payment/status/${identifier}`, authenticated: true, repeat: 'idempotent' },
+      { method: 'GET', path: `payment/status/${identifier}`, authenticated: true, operation: 'status' },
       options,
     );
-    return parseSuccess(paymentStatusSchema, raw, 'payment status') as PaymentStatus;
-  }
-
-  /**
-   * An attempt of this create may have reached the service, and the call still failed (a
-   * retry met DUPLICATE_REFERENCE, or the retries ran out on another error). Find out
-   * whether the payment exists, so the caller never sees a plain failure for a payment
-   * that was made:
-   * - found: DuplicateReferenceError with `existingPayment`;
-   * - not found: the payment was not created; the final error stands (safe to retry);
-   * - lookup failed: OutcomeUnknownError with the `referenceId` to check later.
-   */
-  async #reconcile(
-    final: MyrGatewayError,
-    referenceId: string,
-    amount: number,
-    options: RequestOptions | undefined,
-  ): Promise<MyrGatewayError> {
-    let existing: PaymentStatus | undefined;
-    try {
-      existing = await this.retrieve(referenceId, options);
-    } catch (lookupError) {
-      if (lookupError instanceof NotFoundError && final.code !== 'DUPLICATE_REFERENCE') return final;
-      return new OutcomeUnknownError(
-        `${final.code}: an attempt to create the payment for reference_id ${referenceId} may have reached the service ` +
-          `(the call ended with: ${final.message}) and looking it up failed. Call payments.retrieve('${referenceId}') ` +
-          'before creating anything again; retrying with the same reference_id is safe.',
-        { referenceId, status: final.status, correlationId: final.correlationId, cause: final },
+    const status = parseSuccess(paymentStatusSchema, raw, 'payment status') as PaymentStatus;
+    if (status.payment_id !== identifier && status.reference_id !== identifier) {
+      throw new InvalidResponseError(
+        `INVALID_RESPONSE: the payment status answer is for another payment (asked for ${identifier}); it is not shown as this one`,
+        { code: 'INVALID_RESPONSE', field: 'reference_id' },
       );
     }
-    const sameAmount = existing.amount === amount;
-    const how =
-      final.code === 'DUPLICATE_REFERENCE'
-        ? 'a retry was refused as a duplicate'
-        : `the call ended with ${final.code}`;
-    const message =
-      `DUPLICATE_REFERENCE: reference_id ${referenceId} already belongs to payment ${existing.payment_id} (status ${existing.status}, ` +
-      `amount ${existing.amount}${sameAmount ? ', as requested' : `, NOT the requested ${amount}`}); ${how}. ` +
-      (sameAmount
-        ? 'Most likely an earlier attempt of this call created it and its answer was lost. '
-        : 'It may be another order that reused the reference. ') +
-      'It is in error.existingPayment; do not create it again.';
-    const error = new DuplicateReferenceError(message, {
-      code: 'DUPLICATE_REFERENCE',
-      status: final.status,
-      retryable: false,
-      correlationId: final.correlationId,
-      cause: final,
-    });
-    error.existingPayment = existing;
-    error.earlierAttemptMayHaveSucceeded = true;
-    return error;
+    return status;
   }
 }

@@ -1,5 +1,6 @@
+import type { Operation } from '../core/policy.js';
 import type { RequestOptions, Transport } from '../core/transport.js';
-import { parseSuccess, validateRequest } from '../core/validate.js';
+import { type AnswerCheck, checkEcho, parseSuccess, referenceOf, tagReference, validateRequest } from '../core/validate.js';
 import {
   maskAccountNumber,
   type Withdrawal,
@@ -9,8 +10,22 @@ import {
 } from '../schemas/withdrawals.js';
 
 /**
+ * What {@link Withdrawals.recover} found out:
+ * - `created: true`: the first request never reached processing; this call created the
+ *   withdrawal (exactly one exists now).
+ * - `created: false`: the service refused the resend as `DUPLICATE_REFERENCE`, so a transaction
+ *   already holds this `reference_id`: the first request did arrive. Do not send it again;
+ *   its result comes by callback. (If you ever reused the `reference_id` of a deposit, the
+ *   holder may be that deposit; see docs/assumptions.md, A21.)
+ */
+export type WithdrawalRecovery = { created: true; withdrawal: Withdrawal } | { created: false; referenceId: string };
+
+/**
  * Withdrawals (payouts) to Malaysian bank accounts: `POST /payment/withdraw`.
- * Reached as `gateway.withdrawals`.
+ * Reached as `gateway.withdrawals`. The SDK offers no withdrawal status lookup: the status
+ * endpoint may not know withdrawals, or may answer with a deposit under the same
+ * `reference_id`, and "not found" would not prove the payout was not made. Use
+ * {@link Withdrawals.recover} and the callback instead.
  */
 export class Withdrawals {
   readonly #transport: Transport;
@@ -28,39 +43,77 @@ export class Withdrawals {
    * connection or a 500/502/504 throws {@link OutcomeUnknownError} instead of retrying,
    * because a second attempt could pay out twice. Only failures that certainly happened
    * before processing (429, connection refused, 503 NO_GATEWAY_AVAILABLE, TOKEN_EXPIRED)
-   * are retried.
+   * are retried. Every error carries `referenceId`.
    *
    * @example
    * ```ts
    * try {
-   *   const payout = await gateway.withdrawals.create({
-   *     amount: 250,
-   *     reference_id: 'PAYOUT7781',
-   *     bank_code: 'PBBEMYKL',
-   *     account_number: '5140123456789',
-   *     account_name: 'Tan Wei Ming',
-   *   });
+   *   await gateway.withdrawals.create(params);
    * } catch (error) {
    *   if (error instanceof OutcomeUnknownError) {
-   *     // Do NOT send again yet: check gateway.payments.retrieve(error.referenceId) or wait for the callback.
-   *   }
-   *   throw error;
+   *     // Never "retrieve" and resend: recover sends the same reference_id, which cannot pay twice.
+   *     const recovery = await gateway.withdrawals.recover(params);
+   *     if (!recovery.created) log('the first request arrived; wait for its callback');
+   *   } else throw error;
    * }
    * ```
    */
   async create(params: WithdrawalCreateParams, options?: RequestOptions): Promise<Withdrawal> {
+    const referenceId = referenceOf(params);
+    try {
+      return await this.#send(params, options, 'withdraw');
+    } catch (error) {
+      throw tagReference(error, referenceId);
+    }
+  }
+
+  /**
+   * Finds out what happened to a withdrawal whose outcome is unknown, without any risk of a
+   * second payout: sends the **same** request (same params, same `reference_id`) once more.
+   * The service refuses a second transaction under a used `reference_id` (docs/assumptions.md,
+   * A7 and A21), so this can create the withdrawal only if the first request never did.
+   *
+   * Like `create`, it is sent again only after failures that certainly happened before
+   * processing (429, connection refused, 503 NO_GATEWAY_AVAILABLE, TOKEN_EXPIRED); anything
+   * that may have reached the service throws {@link OutcomeUnknownError} again (call
+   * `recover` later, or wait for the callback). Other errors are thrown with `referenceId`.
+   *
+   * @example
+   * ```ts
+   * const recovery = await gateway.withdrawals.recover(params);
+   * if (recovery.created) await markPayoutSent(recovery.withdrawal);
+   * else await markPayoutAwaitingCallback(recovery.referenceId);
+   * ```
+   */
+  async recover(params: WithdrawalCreateParams, options?: RequestOptions): Promise<WithdrawalRecovery> {
+    const referenceId = referenceOf(params);
+    try {
+      return { created: true, withdrawal: await this.#send(params, options, 'withdraw.recover') };
+    } catch (error) {
+      const duplicate = (error as { code?: unknown } | null)?.code === 'DUPLICATE_REFERENCE';
+      if (duplicate && referenceId !== undefined) return { created: false, referenceId };
+      throw tagReference(error, referenceId);
+    }
+  }
+
+  async #send(params: WithdrawalCreateParams, options: RequestOptions | undefined, operation: Operation): Promise<Withdrawal> {
     const body = validateRequest(withdrawalCreateParamsSchema, params, 'withdrawal create');
+    const referenceId = body.reference_id;
     const raw = await this.#transport.call(
-      { method: 'POST', path: 'payment/withdraw', body, authenticated: true, repeat: 'at-most-once', referenceId: body.reference_id },
+      { method: 'POST', path: 'payment/withdraw', body, authenticated: true, operation, referenceId },
       options,
     );
-    const withdrawal = parseSuccess(
-      withdrawalSchema,
-      raw,
-      'withdrawal create',
-      `. The service answered 2xx, so the withdrawal was accepted: do not send it again; follow it with payments.retrieve('${body.reference_id}') or the callback`,
-    );
-    const result: Withdrawal = { ...withdrawal, reference_id: withdrawal.reference_id ?? body.reference_id };
+    const check: AnswerCheck = {
+      what: 'withdrawal create',
+      followUp:
+        `. The withdrawal for reference_id ${referenceId} may have been processed: do not send a new one; ` +
+        'wait for the callback or call withdrawals.recover with the same params',
+      allowInsecureLoopback: false,
+    };
+    const withdrawal = parseSuccess(withdrawalSchema, raw, check.what, check.followUp);
+    checkEcho(check, 'reference_id', referenceId, withdrawal.reference_id);
+    checkEcho(check, 'amount', body.amount, withdrawal.amount);
+    const result: Withdrawal = { ...withdrawal, reference_id: referenceId };
     if (typeof result.account_number === 'string') result.account_number = maskAccountNumber(result.account_number);
     return result;
   }

@@ -91,7 +91,10 @@ describe('the spec error table', () => {
     const error = await caught(gateway.payments.create(paymentParams()));
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect(error.code).toBe('INVALID_RESPONSE');
-    expect(error.message).toContain('the payment exists');
+    // Not "the payment exists": a body that is not a success may mean it was not created.
+    expect(error.message).toContain('may have been created');
+    expect(error.message).toContain('payments.create again with the same reference_id');
+    expect(error.referenceId).toMatch(/^ORDER/);
     expect(mock.count('payment.create')).toBe(1);
   });
 
@@ -101,7 +104,10 @@ describe('the spec error table', () => {
     const error = await caught(gateway.withdrawals.create({ amount: 60, reference_id: 'WDMALFORMED1', bank_code: 'PBBEMYKL', account_number: '5140123456789', account_name: 'A' }));
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect(error.retryable).toBe(false);
-    expect(error.message).toContain('do not send it again');
+    expect(error.message).toContain('do not send a new one');
+    expect(error.message).toContain('withdrawals.recover');
+    expect(error.message).not.toContain('retrieve');
+    expect(error.referenceId).toBe('WDMALFORMED1');
     expect(mock.count('withdraw')).toBe(1);
   });
 

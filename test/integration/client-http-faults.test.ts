@@ -2,11 +2,12 @@
  * Faults msw cannot make, on a real HTTP server on 127.0.0.1: a refused connection (nothing
  * sent), and a connection the server drops after reading the whole request.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigurationError, ConnectionError, DuplicateReferenceError, MyrGateway, MyrGatewayError, OutcomeUnknownError } from '../../src/index.js';
+import { ConfigurationError, ConnectionError, MyrGateway, MyrGatewayError, OutcomeUnknownError, PaymentUrlUnavailableError } from '../../src/index.js';
 import { caught, paymentParams, recordingSleep, withdrawalParams } from '../helpers/client.js';
+import { closedPortUrl, json, readBody, service } from '../helpers/real-server.js';
 
 type Behaviour = 'ok' | 'drop-after-read' | 'duplicate';
 let behaviour: Behaviour[] = [];
@@ -14,28 +15,13 @@ const received: string[] = [];
 let server: Server;
 let baseUrl: string;
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    let data = '';
-    req.on('data', (chunk: Buffer) => (data += chunk.toString()));
-    req.on('end', () => resolve(data));
-  });
-}
-
-function json(res: ServerResponse, status: number, body: unknown) {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
-}
-
 beforeAll(async () => {
   server = createServer(async (req, res) => {
     const body = await readBody(req);
     const path = req.url ?? '';
     received.push(`${req.method} ${path}`);
-    if (path.endsWith('/auth/token')) return json(res, 200, { status: 'success', data: { access_token: 'real-http-token', token_type: 'Bearer', expires_in: 3600 } });
-    if (path.includes('/payment/status/')) {
-      return json(res, 200, { status: 'success', data: { payment_id: 'PAY_REAL1', reference_id: path.split('/').pop(), amount: 120.5, currency: 'MYR', status: 'PROCESSING', gateway_reference: null, created_at: new Date().toISOString(), completed_at: null, expires_at: null } });
-    }
+    if (path.endsWith('/auth/token')) return json(res, 200, service.token());
+    if (path.includes('/payment/status/')) return json(res, 200, service.status('PAY_REAL1', path.split('/').pop() ?? '', 120.5));
     const next = behaviour.shift() ?? 'ok';
     if (next === 'drop-after-read') {
       req.socket.destroy(); // the request was read (and, for a real service, maybe acted on); no answer
@@ -43,10 +29,8 @@ beforeAll(async () => {
     }
     if (next === 'duplicate') return json(res, 409, { status: 'error', error: 'DUPLICATE_REFERENCE', message: 'reference_id already used' });
     const parsed = JSON.parse(body) as { reference_id: string; amount: number };
-    if (path.endsWith('/payment/withdraw')) {
-      return json(res, 200, { status: 'success', data: { payment_id: 'WD_REAL1', reference_id: parsed.reference_id, status: 'PROCESSING' } });
-    }
-    return json(res, 200, { status: 'success', data: { payment_id: 'PAY_REAL1', payment_url: 'https://pay.example/PAY_REAL1', status: 'PROCESSING', amount: parsed.amount, currency: 'MYR', reference_id: parsed.reference_id, expires_in: 900, expires_at: new Date().toISOString(), gateway: { behavior: 'REDIRECT_EXTERNAL', redirect_url: 'https://bank.example/PAY_REAL1', qr_data_string: null } } });
+    if (path.endsWith('/payment/withdraw')) return json(res, 200, service.withdrawal('WD_REAL1', parsed.reference_id, parsed.amount));
+    return json(res, 200, service.payment('PAY_REAL1', parsed.reference_id, parsed.amount));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
@@ -86,17 +70,13 @@ describe('real HTTP on 127.0.0.1', () => {
     behaviour = ['drop-after-read', 'duplicate'];
     const params = paymentParams();
     const error = await caught(gateway.payments.create(params));
-    expect(error).toBeInstanceOf(DuplicateReferenceError);
-    expect((error as unknown as DuplicateReferenceError).existingPayment?.reference_id).toBe(params.reference_id);
+    expect(error).toBeInstanceOf(PaymentUrlUnavailableError);
+    expect((error as unknown as PaymentUrlUnavailableError).existingPayment.reference_id).toBe(params.reference_id);
     expect(received.filter((line) => line.endsWith('/payment/request'))).toHaveLength(2);
   });
 
   it('a refused connection sent nothing, so even a withdrawal is retried, then fails as NETWORK_ERROR', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const { gateway, delays } = client(`http://127.0.0.1:${port}/api/v1`);
+    const { gateway, delays } = client(`${await closedPortUrl()}/api/v1`);
     const error = await caught(gateway.withdrawals.create(withdrawalParams()));
     expect(error).toBeInstanceOf(ConnectionError);
     expect(error.code).toBe('NETWORK_ERROR');

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DuplicateReferenceError, OutcomeUnknownError } from '../../src/index.js';
+import { DuplicateReferenceError, InvalidResponseError, OutcomeUnknownError, PaymentUrlUnavailableError } from '../../src/index.js';
 import { createMockGateway } from '../../src/testing/index.js';
 import { caught, clientFor, paymentParams, withdrawalParams } from '../helpers/client.js';
 
@@ -9,38 +9,114 @@ afterEach(() => mock.reset());
 afterAll(() => mock.close());
 
 describe('payment create: an answer lost after the payment was made', () => {
+  // These used to throw DuplicateReferenceError, which reads as the merchant's mistake; the
+  // payment is the merchant's own, so the answer is a dedicated, typed one.
   it.each([
     ['a dropped connection', { type: 'networkError' } as const],
     ['a 502', { type: 'status', status: 502, code: 'GATEWAY_ERROR' } as const],
     ['a 504', { type: 'status', status: 504, code: 'GATEWAY_TIMEOUT' } as const],
-  ])('after %s, the retry meets DUPLICATE_REFERENCE and the caller gets the existing payment', async (_label, response) => {
+  ])('after %s, the retry meets DUPLICATE_REFERENCE: the payment exists, its URL is lost, and the answer says what to do', async (_label, response) => {
     const { gateway } = clientFor(mock);
     const params = paymentParams('BANK_TRANSFER', 300);
     mock.fault({ endpoint: 'payment.create', when: 'after', response });
     const error = await caught(gateway.payments.create(params));
-    expect(error).toBeInstanceOf(DuplicateReferenceError);
-    const duplicate = error as unknown as DuplicateReferenceError;
-    expect(duplicate.code).toBe('DUPLICATE_REFERENCE');
-    expect(duplicate.earlierAttemptMayHaveSucceeded).toBe(true);
+    expect(error).toBeInstanceOf(PaymentUrlUnavailableError);
+    expect(error).not.toBeInstanceOf(DuplicateReferenceError);
+    const lost = error as unknown as PaymentUrlUnavailableError;
+    expect(lost.code).toBe('PAYMENT_URL_UNAVAILABLE');
+    expect(lost.retryable).toBe(false);
+    expect(lost.referenceId).toBe(params.reference_id);
     const stored = mock.getPayment(params.reference_id);
-    expect(stored).toBeDefined();
-    expect(duplicate.existingPayment?.payment_id).toBe(stored?.payment_id);
-    expect(duplicate.existingPayment?.status).toBe('PROCESSING');
-    expect(duplicate.existingPayment?.amount).toBe(300);
-    expect(duplicate.message).toContain(stored?.payment_id as string);
+    expect(lost.existingPayment.payment_id).toBe(stored?.payment_id);
+    expect(lost.existingPayment.amount).toBe(300);
+    expect(lost.expiresAt).toBe(stored?.expires_at);
+    expect(lost.message).toContain('new reference_id');
+    expect(lost.message).toContain(`expires at ${stored?.expires_at}`);
     // the retry was refused as a duplicate: one payment exists for the reference, not two
     const creates = mock.requests.filter((r) => r.endpoint === 'payment.create');
     expect(creates).toHaveLength(2);
     expect(creates[1]?.status).toBe(409);
   });
 
-  it('after a timed-out attempt that the service did process, the caller still gets the existing payment', async () => {
+  it('when the status record does carry a payment_url, the payment is returned as created', async () => {
+    const { gateway } = clientFor(mock);
+    const params = paymentParams('QR_PAYMENT', 300);
+    mock.fault({ endpoint: 'payment.create', when: 'after', response: { type: 'networkError' } });
+    const data = { payment_id: 'PAY_WITHURL1', reference_id: params.reference_id, amount: 300, currency: 'MYR', status: 'PROCESSING', created_at: '2026-01-01T00:00:00Z', payment_url: 'https://pay.example/PAY_WITHURL1' };
+    mock.fault({ endpoint: 'payment.status', response: { type: 'body', body: { status: 'success', data } } });
+    const payment = await gateway.payments.create(params);
+    expect(payment.payment_id).toBe('PAY_WITHURL1');
+    expect(payment.customer_redirect_url).toBe('https://pay.example/PAY_WITHURL1');
+  });
+
+  it('a status record with a javascript: payment_url is never handed over', async () => {
+    const { gateway } = clientFor(mock);
+    const params = paymentParams('QR_PAYMENT', 300);
+    mock.fault({ endpoint: 'payment.create', when: 'after', response: { type: 'networkError' } });
+    const data = { payment_id: 'PAY_JS1', reference_id: params.reference_id, amount: 300, currency: 'MYR', status: 'PROCESSING', created_at: '2026-01-01T00:00:00Z', payment_url: 'javascript:alert(1)' };
+    mock.fault({ endpoint: 'payment.status', response: { type: 'body', body: { status: 'success', data } } });
+    const error = await caught(gateway.payments.create(params));
+    expect(error).toBeInstanceOf(InvalidResponseError);
+    expect(error.referenceId).toBe(params.reference_id);
+  });
+
+  it('a reference held by a withdrawal is a genuine duplicate, never presented as this payment', async () => {
+    const { gateway } = clientFor(mock);
+    const params = paymentParams('QR_PAYMENT', 300);
+    await gateway.withdrawals.create({ ...withdrawalParams(300), reference_id: params.reference_id });
+    mock.fault({ endpoint: 'payment.create', response: { type: 'status', status: 502, code: 'GATEWAY_ERROR' } });
+    const error = await caught(gateway.payments.create(params));
+    expect(error).toBeInstanceOf(DuplicateReferenceError);
+    expect(error.message).toContain('withdrawal');
+    expect(error.referenceId).toBe(params.reference_id);
+  });
+
+  it('after a timed-out attempt that the service did process, the caller learns the payment exists', async () => {
     const { gateway } = clientFor(mock);
     const params = paymentParams();
     mock.fault({ endpoint: 'payment.create', when: 'after', response: { type: 'delay', ms: 1_000 } });
     const error = await caught(gateway.payments.create(params, { timeout: 150 }));
-    expect(error).toBeInstanceOf(DuplicateReferenceError);
-    expect((error as unknown as DuplicateReferenceError).existingPayment?.reference_id).toBe(params.reference_id);
+    expect(error).toBeInstanceOf(PaymentUrlUnavailableError);
+    expect((error as unknown as PaymentUrlUnavailableError).existingPayment.reference_id).toBe(params.reference_id);
+  });
+
+  it('retries that run out on another error after a processed attempt still report the existing payment', async () => {
+    const { gateway } = clientFor(mock);
+    const params = paymentParams();
+    mock.fault({ endpoint: 'payment.create', when: 'after', response: { type: 'status', status: 504, code: 'GATEWAY_TIMEOUT' } });
+    mock.fault({ endpoint: 'payment.create', times: 3, response: { type: 'status', status: 503, code: 'NO_GATEWAY_AVAILABLE' } });
+    const error = await caught(gateway.payments.create(params));
+    expect(error).toBeInstanceOf(PaymentUrlUnavailableError);
+    const lost = error as unknown as PaymentUrlUnavailableError;
+    expect(lost.existingPayment.payment_id).toBe(mock.getPayment(params.reference_id)?.payment_id);
+    expect(lost.message).toContain('NO_GATEWAY_AVAILABLE');
+    expect(mock.count('payment.create')).toBe(4);
+  });
+
+  // Used to end with the plain 502 after a lookup found nothing, i.e. "not created": a lookup
+  // right after an ambiguous failure proves nothing (the service may still be processing).
+  it('when a lookup finds nothing after ambiguous failures, the outcome is unknown, never "not created"', async () => {
+    const { gateway } = clientFor(mock);
+    const params = paymentParams();
+    mock.fault({ endpoint: 'payment.create', times: 4, response: { type: 'status', status: 502, code: 'GATEWAY_ERROR' } });
+    const error = await caught(gateway.payments.create(params));
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    expect(error.referenceId).toBe(params.reference_id);
+    expect(error.message).toContain('does not prove it was not created');
+    expect(error.message).toContain(`payments.create again with the same reference_id ${params.reference_id}`);
+    expect(mock.count('payment.create')).toBe(4); // resent with the same reference_id, bounded by maxRetries
+    expect(mock.count('payment.status')).toBe(1);
+  });
+
+  it('when the lookup itself fails, the outcome is reported unknown with the reference and what to do', async () => {
+    const { gateway } = clientFor(mock, { maxRetries: 0 });
+    const params = paymentParams();
+    mock.fault({ endpoint: 'payment.create', when: 'after', response: { type: 'networkError' } });
+    mock.fault({ endpoint: 'payment.status', response: { type: 'networkError' } });
+    const error = await caught(gateway.payments.create(params));
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    expect((error as unknown as OutcomeUnknownError).referenceId).toBe(params.reference_id);
+    expect(error.message).toContain('same reference_id');
   });
 
   it('aborting a payment create in flight says the payment may exist and how to find it', async () => {
@@ -54,42 +130,6 @@ describe('payment create: an answer lost after the payment was made', () => {
     expect(error.code).toBe('ABORTED');
     expect(error.message).toContain(`reference_id ${params.reference_id}`);
     expect(mock.getPayment(params.reference_id)).toBeDefined();
-  });
-
-  it('retries that run out on another error after a processed attempt still hand over the existing payment', async () => {
-    const { gateway } = clientFor(mock);
-    const params = paymentParams();
-    mock.fault({ endpoint: 'payment.create', when: 'after', response: { type: 'status', status: 504, code: 'GATEWAY_TIMEOUT' } });
-    mock.fault({ endpoint: 'payment.create', times: 3, response: { type: 'status', status: 503, code: 'NO_GATEWAY_AVAILABLE' } });
-    const error = await caught(gateway.payments.create(params));
-    expect(error).toBeInstanceOf(DuplicateReferenceError);
-    const duplicate = error as unknown as DuplicateReferenceError;
-    expect(duplicate.existingPayment?.payment_id).toBe(mock.getPayment(params.reference_id)?.payment_id);
-    expect(duplicate.earlierAttemptMayHaveSucceeded).toBe(true);
-    expect(duplicate.message).toContain('NO_GATEWAY_AVAILABLE');
-    expect(mock.count('payment.create')).toBe(4);
-  });
-
-  it('when no attempt was processed, running out of retries is the plain, retryable failure', async () => {
-    const { gateway } = clientFor(mock);
-    const params = paymentParams();
-    mock.fault({ endpoint: 'payment.create', times: 4, response: { type: 'status', status: 502, code: 'GATEWAY_ERROR' } });
-    const error = await caught(gateway.payments.create(params));
-    expect(error.code).toBe('GATEWAY_ERROR');
-    expect(error.retryable).toBe(true);
-    expect(mock.getPayment(params.reference_id)).toBeUndefined();
-    expect(mock.count('payment.status')).toBe(1); // it looked, and found nothing
-  });
-
-  it('when the lookup itself fails, the outcome is reported unknown with the reference to check', async () => {
-    const { gateway } = clientFor(mock, { maxRetries: 0 });
-    const params = paymentParams();
-    mock.fault({ endpoint: 'payment.create', when: 'after', response: { type: 'networkError' } });
-    mock.fault({ endpoint: 'payment.status', response: { type: 'networkError' } });
-    const error = await caught(gateway.payments.create(params));
-    expect(error).toBeInstanceOf(OutcomeUnknownError);
-    expect((error as unknown as OutcomeUnknownError).referenceId).toBe(params.reference_id);
-    expect(error.message).toContain('retrieve');
   });
 
   it('a DUPLICATE_REFERENCE on the first attempt is a plain duplicate: no lookup, no claim it is ours', async () => {
@@ -121,7 +161,8 @@ describe('withdrawals are sent at most once once they may have reached the servi
     expect(error.code).toBe('OUTCOME_UNKNOWN');
     expect(error.retryable).toBe(false);
     expect((error as unknown as OutcomeUnknownError).referenceId).toBe(params.reference_id);
-    expect(error.message).toMatch(/retrieve|callback/);
+    expect(error.message).toContain('withdrawals.recover with the same params');
+    expect(error.message).not.toContain('retrieve');
     expect(mock.count('withdraw')).toBe(1);
     expect(delays).toEqual([]);
     expect(mock.getWithdrawal(params.reference_id)?.status).toBe('PROCESSING');

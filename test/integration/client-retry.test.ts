@@ -57,10 +57,11 @@ describe('retries with backoff', () => {
     expect(mock.count('payment.create')).toBe(1);
   });
 
+  // Retry-After: 0 used to mean an immediate retry (a hot loop for a crowd); it gets the backoff floor.
   it.each([
     ['seconds', 3, 3000],
-    ['zero seconds', 0, 0],
-  ])('prefers Retry-After in %s over backoff', async (_label, retryAfter, expected) => {
+    ['zero seconds', 0, 1000],
+  ])('prefers Retry-After in %s over backoff, never below the backoff floor', async (_label, retryAfter, expected) => {
     const { gateway, delays } = clientFor(mock);
     mock.fault({ endpoint: 'payment.create', response: { type: 'rateLimit', retryAfter } });
     await gateway.payments.create(paymentParams());

@@ -23,9 +23,9 @@ describe('examples/demo.ts', () => {
 });
 
 describe('examples/withdrawal.ts', () => {
-  it('reconciles a lost withdrawal answer through the status API instead of resending', async () => {
+  it('recovers a lost withdrawal answer with withdrawals.recover, never paying out twice', async () => {
     const stdout = await runExample('examples/withdrawal.ts');
-    expect(stdout).toMatch(/answer was lost, but the service has it: WD_\w+ is PROCESSING; do not send again/);
-    expect(stdout).toContain('withdraw requests the mock received: 1');
+    expect(stdout).toMatch(/answer was lost, but the first request arrived \(PAYOUT\d+\); do not send again/);
+    expect(stdout).toContain('withdraw requests the mock received: 2, refused as duplicates: 1');
   }, 90_000);
 });

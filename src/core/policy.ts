@@ -1,0 +1,108 @@
+/**
+ * The one decision after a failed attempt: retry (and wait how long), renew the token,
+ * stop, or report the outcome unknown. A pure function of the operation, the attempt and
+ * its outcome; the transport only carries it out. test/unit/policy.test.ts lists every row.
+ *
+ * Money-safety rules, in order:
+ * 1. An outcome **may have been processed** when the request may have reached the service and no
+ *    definite answer came back: a timeout, a connection lost after sending, a 5xx other than
+ *    503 NO_GATEWAY_AVAILABLE. Everything else (429, 401, 4xx, connection refused) certainly
+ *    moved no money.
+ * 2. A withdrawal (`withdraw`, `withdraw.recover`) that may have been processed is never sent
+ *    again: `outcome-unknown`.
+ * 3. A payment create is sent again with the same `reference_id` (the service refuses a second
+ *    payment under it; the resource reconciles DUPLICATE_REFERENCE).
+ * 4. Waits: exponential backoff plus jitter; a `Retry-After` is honoured but never followed
+ *    earlier than asked, never below the backoff (so 0 or garbage is no hot loop), and spread by
+ *    jitter so clients told the same value do not come back in lock-step.
+ * 5. No wait runs past the call's total timeout; a `Retry-After` above `maxDelayMs` stops.
+ *
+ * @module
+ */
+import type { ResolvedRetryOptions } from './retry.js';
+
+/** What is being called. */
+export type Operation = 'token' | 'status' | 'payment.create' | 'withdraw' | 'withdraw.recover';
+
+/** How one attempt failed. */
+export type Outcome =
+  | { kind: 'http'; status: number; code: string; retryAfterMs?: number | undefined }
+  /** `sent: false` when the system error proves nothing left this machine (ECONNREFUSED, DNS). */
+  | { kind: 'network'; sent: boolean }
+  | { kind: 'timeout' };
+
+/** Everything the decision depends on. */
+export interface PolicyInput {
+  operation: Operation;
+  /** Attempts made so far, this one included (1 for the first). */
+  attempt: number;
+  outcome: Outcome;
+  maxRetries: number;
+  retry: ResolvedRetryOptions;
+  /** A value in [0, 1) for the jitter. */
+  random: number;
+  /** Milliseconds left of the call's total timeout. */
+  remainingMs: number;
+  /** A fresh token was already fetched once in this call. */
+  tokenRenewed: boolean;
+}
+
+/** What to do next. `maybeProcessed` says whether this attempt may have been acted on. */
+export type Decision =
+  | { action: 'retry'; delayMs: number; maybeProcessed: boolean }
+  | { action: 'renew-token' }
+  | { action: 'stop'; maybeProcessed: boolean }
+  | { action: 'outcome-unknown' };
+
+/** Whether an attempt that ended this way may have been processed by the service. */
+export function mayHaveBeenProcessed(outcome: Outcome): boolean {
+  if (outcome.kind === 'timeout') return true;
+  if (outcome.kind === 'network') return outcome.sent;
+  return outcome.status >= 500 && outcome.code !== 'NO_GATEWAY_AVAILABLE';
+}
+
+function retryable(outcome: Outcome): boolean {
+  return outcome.kind !== 'http' || outcome.status === 429 || outcome.status >= 500;
+}
+
+/** Backoff for retry `n` (1-based), or at least `Retry-After`, plus jitter; undefined = stop. */
+export function retryDelay(n: number, retryAfterMs: number | undefined, retry: ResolvedRetryOptions, random: number): number | undefined {
+  const backoff = retry.baseDelayMs * 2 ** (n - 1);
+  if (retryAfterMs === undefined) return Math.min(retry.maxDelayMs, backoff + Math.floor(random * retry.jitterMs));
+  if (retryAfterMs > retry.maxDelayMs) return undefined;
+  const floor = Math.max(retryAfterMs, Math.min(backoff, retry.maxDelayMs));
+  // The spread grows with the wait (a quarter of it), so a crowd told "60" spreads over 15 s.
+  const spread = Math.max(retry.jitterMs, Math.floor(floor / 4));
+  return Math.max(floor, Math.min(retry.maxDelayMs, floor + Math.floor(random * spread)));
+}
+
+/** The decision after a failed attempt. Pure: same input, same answer. */
+export function decide(input: PolicyInput): Decision {
+  const { operation, outcome } = input;
+  const maybeProcessed = mayHaveBeenProcessed(outcome);
+  const atMostOnce = operation === 'withdraw' || operation === 'withdraw.recover';
+
+  if (atMostOnce && maybeProcessed) return { action: 'outcome-unknown' };
+  if (outcome.kind === 'http' && outcome.status === 401) {
+    const renewable = operation !== 'token' && (outcome.code === 'TOKEN_EXPIRED' || outcome.code === 'UNAUTHORIZED');
+    return renewable && !input.tokenRenewed ? { action: 'renew-token' } : { action: 'stop', maybeProcessed };
+  }
+  if (!retryable(outcome) || input.attempt > input.maxRetries) return { action: 'stop', maybeProcessed };
+  const delayMs = retryDelay(input.attempt, outcome.kind === 'http' ? outcome.retryAfterMs : undefined, input.retry, input.random);
+  if (delayMs === undefined || delayMs >= input.remainingMs) return { action: 'stop', maybeProcessed };
+  return { action: 'retry', delayMs, maybeProcessed };
+}
+
+/** What a merchant should do about a money-moving request whose outcome is unknown. */
+export function outcomeUnknownAdvice(operation: Operation, referenceId: string): string {
+  if (operation === 'withdraw' || operation === 'withdraw.recover') {
+    return (
+      `Wait for the withdrawal callback for reference_id ${referenceId}, or call withdrawals.recover with the same params ` +
+      '(it cannot create a second payout). Do not send a new withdrawal until one of them has answered.'
+    );
+  }
+  return (
+    `Call payments.create again with the same reference_id ${referenceId} (the service refuses a second payment under it ` +
+    'and the SDK then returns the existing one), or wait for the callback. Do not create it under a new reference_id yet.'
+  );
+}

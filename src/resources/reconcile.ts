@@ -1,0 +1,113 @@
+/**
+ * What a payment create ends with when an attempt may have created the payment and the call
+ * still failed: the existing payment, a typed "exists but its URL is lost", a genuine duplicate,
+ * or "outcome unknown". Never "not created" on the strength of a lookup that found nothing.
+ *
+ * @module
+ */
+import {
+  DuplicateReferenceError,
+  type MyrGatewayError,
+  OutcomeUnknownError,
+  PaymentUrlUnavailableError,
+} from '../core/errors.js';
+import { outcomeUnknownAdvice } from '../core/policy.js';
+import type { RequestOptions } from '../core/transport.js';
+import { type AnswerCheck, checkCustomerUrl, checkEcho } from '../core/validate.js';
+import { customerRedirectUrl, type PaymentCreated, type PaymentMethod, type PaymentStatus } from '../schemas/payments.js';
+
+/** The request fields the result is completed from. */
+export interface SentPayment {
+  amount: number;
+  reference_id: string;
+  currency?: string | undefined;
+  payment_method: PaymentMethod;
+}
+
+/** The checked create answer (or a status record that carries a URL) as the merchant gets it. */
+export function createdPayment(
+  data: { payment_url: string; gateway?: { redirect_url?: string | undefined } | null | undefined; [k: string]: unknown },
+  body: SentPayment,
+): PaymentCreated {
+  const gateway = {
+    ...data.gateway,
+    behavior: (data.gateway as { behavior?: string } | null | undefined)?.behavior ?? 'REDIRECT_EXTERNAL',
+    redirect_url: data.gateway?.redirect_url ?? data.payment_url,
+  };
+  const created = {
+    ...data,
+    payment_id: String(data.payment_id),
+    status: (data.status as string | undefined) ?? 'PROCESSING',
+    amount: (data.amount as number | undefined) ?? body.amount,
+    currency: (data.currency as string | undefined) ?? body.currency ?? 'MYR',
+    reference_id: body.reference_id,
+    gateway,
+  };
+  return { ...created, customer_redirect_url: customerRedirectUrl(body.payment_method, created) };
+}
+
+function unknown(final: MyrGatewayError, referenceId: string, why: string): OutcomeUnknownError {
+  return new OutcomeUnknownError(
+    `OUTCOME_UNKNOWN: an attempt to create the payment for reference_id ${referenceId} may have reached the service ` +
+      `(the call ended with: ${final.message}) and ${why}. ${outcomeUnknownAdvice('payment.create', referenceId)}`,
+    { referenceId, status: final.status, correlationId: final.correlationId, cause: final },
+  );
+}
+
+/** A record the status endpoint holds for a withdrawal (A6, A19), not a deposit. */
+function isWithdrawal(record: PaymentStatus): boolean {
+  return record.transaction_type === 'WITHDRAWAL' || record.payment_id.startsWith('WD_');
+}
+
+/**
+ * Looks the payment up within what is left of the call's total timeout and decides the answer.
+ * Throws the error the merchant gets, or returns the payment when the record carries its URL.
+ */
+export async function reconcile(
+  payments: { retrieve(identifier: string, options?: RequestOptions): Promise<PaymentStatus> },
+  final: MyrGatewayError,
+  body: SentPayment,
+  options: RequestOptions | undefined,
+  remainingMs: number,
+  check: AnswerCheck,
+): Promise<PaymentCreated> {
+  const referenceId = body.reference_id;
+  if (remainingMs < 1) throw unknown(final, referenceId, 'no time was left to look it up');
+  let existing: PaymentStatus;
+  try {
+    existing = await payments.retrieve(referenceId, { ...options, totalTimeout: Math.floor(remainingMs) });
+  } catch (lookupError) {
+    const code = (lookupError as { code?: unknown } | null)?.code;
+    throw unknown(
+      final,
+      referenceId,
+      code === 'NOT_FOUND'
+        ? 'a lookup right after found nothing, which does not prove it was not created (the service may still be processing it)'
+        : `looking it up failed (${String(code)})`,
+    );
+  }
+  if (isWithdrawal(existing) || existing.amount !== body.amount) {
+    const holder = isWithdrawal(existing) ? `withdrawal ${existing.payment_id}` : `payment ${existing.payment_id} of amount ${existing.amount}, NOT the requested ${body.amount}`;
+    const error = new DuplicateReferenceError(
+      `DUPLICATE_REFERENCE: reference_id ${referenceId} already belongs to ${holder}; it is not this payment. ` +
+        'Use a reference_id unique across your deposits and withdrawals.',
+      { code: 'DUPLICATE_REFERENCE', status: final.status, correlationId: final.correlationId, referenceId, cause: final },
+    );
+    error.existingPayment = existing;
+    throw error;
+  }
+  if (typeof existing.payment_url === 'string') {
+    checkCustomerUrl(check, 'payment_url', existing.payment_url);
+    const gateway = existing.gateway as { redirect_url?: unknown } | null | undefined;
+    checkCustomerUrl(check, 'gateway.redirect_url', gateway?.redirect_url);
+    checkEcho(check, 'reference_id', referenceId, existing.reference_id);
+    return createdPayment({ ...existing, payment_url: existing.payment_url, gateway: gateway as { redirect_url?: string } | undefined }, body);
+  }
+  const expires = typeof existing.expires_at === 'string' ? ` It expires at ${existing.expires_at}.` : '';
+  throw new PaymentUrlUnavailableError(
+    `PAYMENT_URL_UNAVAILABLE: payment ${existing.payment_id} for reference_id ${referenceId} was created (an earlier attempt's ` +
+      `answer was lost; the call ended with ${final.code}), but the status record has no payment_url, so its customer URL ` +
+      `cannot be retrieved. Create a new payment under a new reference_id for the customer; the old one is never paid.${expires}`,
+    { referenceId, existingPayment: existing, status: final.status, correlationId: final.correlationId, cause: final },
+  );
+}

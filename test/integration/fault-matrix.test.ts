@@ -1,0 +1,179 @@
+/**
+ * The client against a real HTTP service on 127.0.0.1 under every fault, for each call:
+ * no duplicate payment or withdrawal, no unhandled rejection, every failure a typed error
+ * carrying the reference id, nothing left running afterwards. The fake service refuses a
+ * second transaction under a used reference_id (A7), as the client assumes.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MyrGateway, MyrGatewayError, OutcomeUnknownError } from '../../src/index.js';
+import { paymentParams, recordingSleep, withdrawalParams } from '../helpers/client.js';
+import { closedPortUrl, json, listen, readBody, service } from '../helpers/real-server.js';
+
+type Fault =
+  | 'drop-before-read' | 'drop-after-processing' | 'delay-past-timeout' | '429-envelope' | '429-nest' | '429-retry-after-0'
+  | '429-retry-after-negative' | '429-retry-after-garbage' | '502' | '503' | '504' | '502-html' | 'status-error-200' | 'wrong-echo';
+const FAULTS: Fault[] = ['drop-before-read', 'drop-after-processing', 'delay-past-timeout', '429-envelope', '429-nest', '429-retry-after-0',
+  '429-retry-after-negative', '429-retry-after-garbage', '502', '503', '504', '502-html', 'status-error-200', 'wrong-echo'];
+type Kind = 'payment' | 'withdrawal';
+
+const processed = new Map<string, { kind: Kind; id: string; amount: number; count: number }>();
+const resentAfterProcessing = new Map<string, number>(); // money requests that came after one was processed
+const faults = new Map<string, Fault>(); // by reference_id (or status identifier): applies once
+const held: ServerResponse[] = [];
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown) => unhandled.push(reason);
+let server: Awaited<ReturnType<typeof listen>>;
+let timersBefore = 0;
+
+function rateLimited(res: ServerResponse, fault: Fault) {
+  const retryAfter = { '429-retry-after-0': '0', '429-retry-after-negative': '-5', '429-retry-after-garbage': 'soon' }[fault as string] ?? '1';
+  const body = fault === '429-nest'
+    ? { statusCode: 429, message: 'Too Many Requests', error: 'Too Many Requests', correlationId: 'c-429' }
+    : { status: 'error', error: 'RATE_LIMITED', message: 'Too many requests' };
+  json(res, 429, body, { 'retry-after': retryAfter });
+}
+
+/** Acts on a request as the service would; returns the success body, or undefined if refused. */
+function process(kind: Kind, body: { reference_id: string; amount: number }, res: ServerResponse): unknown {
+  const existing = processed.get(body.reference_id);
+  if (existing) {
+    json(res, 409, { status: 'error', error: 'DUPLICATE_REFERENCE', message: 'reference_id already used' });
+    return undefined;
+  }
+  const id = `${kind === 'payment' ? 'PAY' : 'WD'}_${body.reference_id}`;
+  processed.set(body.reference_id, { kind, id, amount: body.amount, count: 1 });
+  return kind === 'payment' ? service.payment(id, body.reference_id, body.amount) : service.withdrawal(id, body.reference_id, body.amount);
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse) {
+  const path = req.url ?? '';
+  const statusOf = path.match(/\/payment\/status\/(\w+)$/)?.[1];
+  const key0 = statusOf ?? '';
+  if (faults.get(key0) === 'drop-before-read') {
+    faults.delete(key0);
+    return req.socket.destroy();
+  }
+  const text = await readBody(req);
+  if (path.endsWith('/auth/token')) return json(res, 200, service.token());
+  const body = (statusOf ? {} : JSON.parse(text)) as { reference_id: string; amount: number };
+  const key = statusOf ?? body.reference_id;
+  const fault = faults.get(key);
+  faults.delete(key);
+  if (!statusOf && processed.has(key)) resentAfterProcessing.set(key, (resentAfterProcessing.get(key) ?? 0) + 1);
+  if (fault === 'drop-before-read') return req.socket.destroy();
+  if (fault?.startsWith('429')) return rateLimited(res, fault);
+  if (fault === '503') return json(res, 503, { status: 'error', error: 'NO_GATEWAY_AVAILABLE', message: 'none' });
+  if (fault === '502-html') {
+    res.writeHead(502, { 'content-type': 'text/html' });
+    return res.end('<html><body>Bad Gateway</body></html>');
+  }
+  if (statusOf) {
+    const record = [...processed.entries()].find(([ref, r]) => ref === statusOf || r.id === statusOf);
+    if (fault === 'drop-after-processing') return req.socket.destroy();
+    if (fault === 'delay-past-timeout') return void held.push(res);
+    if (fault === '502' || fault === '504') return json(res, Number(fault), { status: 'error', error: 'GATEWAY_ERROR', message: 'x' });
+    if (fault === 'status-error-200') return json(res, 200, { status: 'error', error: 'GATEWAY_ERROR' });
+    if (!record) return json(res, 404, { status: 'error', error: 'NOT_FOUND', message: 'no such payment' });
+    const [ref, r] = record;
+    return json(res, 200, service.status(r.id, fault === 'wrong-echo' ? `${ref}X` : ref, r.amount));
+  }
+  const kind: Kind = path.endsWith('/payment/withdraw') ? 'withdrawal' : 'payment';
+  const answer = process(kind, body, res) as { data: Record<string, unknown> } | undefined;
+  if (!answer) return;
+  if (fault === 'drop-after-processing') return req.socket.destroy();
+  if (fault === 'delay-past-timeout') return void held.push(res);
+  if (fault === '502' || fault === '504') return json(res, Number(fault), { status: 'error', error: fault === '502' ? 'GATEWAY_ERROR' : 'GATEWAY_TIMEOUT', message: 'upstream' });
+  if (fault === 'status-error-200') return json(res, 200, { status: 'error', error: 'GATEWAY_ERROR', message: 'upstream' });
+  if (fault === 'wrong-echo') return json(res, 200, { ...answer, data: { ...answer.data, reference_id: `${body.reference_id}X`, amount: body.amount + 1 } });
+  return json(res, 200, answer);
+}
+
+function client(url = `${server.url}/api/v1`) {
+  const recorder = recordingSleep();
+  const gateway = new MyrGateway({
+    baseUrl: url, merchantId: 'M1', apiKey: 'sk_fault_matrix', allowInsecureLoopback: true,
+    sleep: recorder.sleep, random: () => 0.5, timeout: 200,
+  });
+  return { gateway, delays: recorder.delays };
+}
+
+beforeAll(async () => {
+  timersBefore = globalThis.process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+  globalThis.process.on('unhandledRejection', onUnhandled);
+  server = await listen((req, res) => void handle(req, res));
+});
+afterAll(async () => {
+  for (const res of held) res.destroy();
+  await server.close();
+  globalThis.process.off('unhandledRejection', onUnhandled);
+});
+
+type Result = { ok: true; value: unknown } | { ok: false; error: unknown };
+const settle = (p: Promise<unknown>): Promise<Result> => p.then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }));
+
+describe.each(FAULTS)('fault %s', (fault) => {
+  it('payment create: at most one payment, a typed error with the reference id or a valid payment', async () => {
+    const { gateway } = client();
+    const params = paymentParams('MOBILE_WALLET');
+    faults.set(params.reference_id, fault);
+    const result = await settle(gateway.payments.create(params));
+    expect(processed.get(params.reference_id)?.count ?? 0).toBeLessThanOrEqual(1);
+    if (result.ok) {
+      expect((result.value as { reference_id: string }).reference_id).toBe(params.reference_id);
+      expect((result.value as { customer_redirect_url: string }).customer_redirect_url).toMatch(/^https:\/\//);
+    } else {
+      expect(result.error).toBeInstanceOf(MyrGatewayError);
+      expect((result.error as MyrGatewayError).referenceId).toBe(params.reference_id);
+    }
+  });
+
+  it('withdrawal: never sent again once it may have been processed', async () => {
+    const { gateway } = client();
+    const params = withdrawalParams();
+    faults.set(params.reference_id, fault);
+    const result = await settle(gateway.withdrawals.create(params));
+    expect(processed.get(params.reference_id)?.count ?? 0).toBeLessThanOrEqual(1);
+    expect(resentAfterProcessing.get(params.reference_id) ?? 0).toBe(0);
+    if (!result.ok) {
+      expect(result.error).toBeInstanceOf(MyrGatewayError);
+      expect((result.error as MyrGatewayError).referenceId).toBe(params.reference_id);
+      if (['drop-after-processing', 'delay-past-timeout', '502', '504', '502-html'].includes(fault)) {
+        expect(result.error).toBeInstanceOf(OutcomeUnknownError);
+        expect((result.error as Error).message).not.toContain('retrieve');
+      }
+    }
+  });
+
+  it('status: a typed error or the record asked for', async () => {
+    const { gateway } = client();
+    const params = paymentParams('MOBILE_WALLET');
+    await gateway.payments.create(params);
+    faults.set(params.reference_id, fault);
+    const result = await settle(gateway.payments.retrieve(params.reference_id));
+    if (result.ok) expect((result.value as { reference_id: string }).reference_id).toBe(params.reference_id);
+    else expect(result.error).toBeInstanceOf(MyrGatewayError);
+  });
+});
+
+describe('drop before send (connection refused)', () => {
+  it('every call retries (nothing was sent) and ends typed, with the reference id for money calls', async () => {
+    const { gateway, delays } = client(`${await closedPortUrl()}/api/v1`);
+    const params = paymentParams();
+    const payout = withdrawalParams();
+    const results = await Promise.all([settle(gateway.payments.create(params)), settle(gateway.withdrawals.create(payout)), settle(gateway.payments.retrieve('ANY1'))]);
+    for (const result of results) expect(result.ok ? undefined : (result.error as MyrGatewayError).code).toBe('NETWORK_ERROR');
+    expect(results.map((r) => (r.ok ? undefined : (r.error as MyrGatewayError).referenceId))).toEqual([params.reference_id, payout.reference_id, undefined]);
+    expect(delays.length).toBeGreaterThan(0);
+  });
+});
+
+describe('afterwards', () => {
+  it('no duplicate payment or withdrawal, no unhandled rejection, no timer left running', async () => {
+    for (const record of processed.values()) expect(record.count).toBe(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(unhandled).toEqual([]);
+    const timers = globalThis.process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    expect(timers).toBeLessThanOrEqual(timersBefore);
+  });
+});
