@@ -5,35 +5,40 @@
  *
  * @module
  */
-import type { z } from 'zod';
+import * as z from 'zod/mini';
 import { InvalidRequestError, InvalidResponseError, MyrGatewayError } from './errors.js';
 
-/** The spec's code for a failed rule, chosen by the field that broke it. */
-function codeFor(path: readonly PropertyKey[], input: unknown): string {
-  const field = path.join('.');
-  if (field === 'amount') return 'INVALID_AMOUNT';
-  if (field === 'metadata.provider_channel_id') {
-    const metadata = (input as { metadata?: Record<string, unknown> } | null)?.metadata;
-    const channel = metadata?.provider_channel_id;
-    return channel === undefined || channel === null || channel === '' ? 'MISSING_PROVIDER_CHANNEL' : 'INVALID_PROVIDER_CHANNEL';
+const PROVIDER_CHANNEL_FIELD = 'metadata.provider_channel_id';
+
+/** The spec's code for a failed rule and the field to name, chosen by the path that broke it. */
+function codeFor(path: readonly PropertyKey[], input: unknown): { code: string; field: string | undefined } {
+  const field = path.length > 0 ? path.join('.') : undefined;
+  if (field === 'amount') return { code: 'INVALID_AMOUNT', field };
+  // A missing metadata object on BANK_TRANSFER is a missing provider channel, not a shape error.
+  const params = input as { metadata?: unknown; payment_method?: unknown } | null;
+  if (field === PROVIDER_CHANNEL_FIELD || (field === 'metadata' && params?.payment_method === 'BANK_TRANSFER')) {
+    const metadata = params?.metadata;
+    const channel = metadata !== null && typeof metadata === 'object' ? (metadata as Record<string, unknown>).provider_channel_id : undefined;
+    const missing = channel === undefined || channel === null || channel === '';
+    if (field === PROVIDER_CHANNEL_FIELD || missing) {
+      return { code: missing ? 'MISSING_PROVIDER_CHANNEL' : 'INVALID_PROVIDER_CHANNEL', field: PROVIDER_CHANNEL_FIELD };
+    }
   }
-  return 'VALIDATION_ERROR';
+  return { code: 'VALIDATION_ERROR', field };
 }
 
 /**
  * Parses request params; throws InvalidRequestError naming the first field at fault.
  * Nothing is sent when this throws.
  */
-export function validateRequest<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
+export function validateRequest<S extends z.ZodMiniType>(schema: S, input: unknown, what: string): z.output<S> {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw new InvalidRequestError(`VALIDATION_ERROR: ${what} params must be an object`, { code: 'VALIDATION_ERROR' });
   }
-  const result = schema.safeParse(input);
+  const result = z.safeParse(schema, input);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const path = issue?.path ?? [];
-  const field = path.length > 0 ? path.join('.') : undefined;
-  const code = codeFor(path, input);
+  const { code, field } = codeFor(issue?.path ?? [], input);
   const reason = issue?.message ?? 'invalid value';
   const more = result.error.issues.length > 1 ? ` (and ${result.error.issues.length - 1} more problem(s))` : '';
   throw new InvalidRequestError(`${code}: ${what} rejected before sending: ${reason}${more}`, {
@@ -46,7 +51,7 @@ export function validateRequest<S extends z.ZodType>(schema: S, input: unknown, 
  * Checks a 2xx body against the success envelope and the data schema.
  * Extra fields are kept; missing or mistyped fields are an InvalidResponseError.
  */
-export function parseSuccess<S extends z.ZodType>(
+export function parseSuccess<S extends z.ZodMiniType>(
   schema: S,
   body: unknown,
   what: string,
@@ -60,7 +65,7 @@ export function parseSuccess<S extends z.ZodType>(
       { code: 'INVALID_RESPONSE' },
     );
   }
-  const result = schema.safeParse(envelope.data);
+  const result = z.safeParse(schema, envelope.data);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const field = issue?.path.join('.') ?? '';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 /** The only currency the service handles. */
 export const CURRENCY = 'MYR' as const;
@@ -11,39 +11,81 @@ export const WITHDRAWAL_AMOUNT = { min: 50, max: 50_000 } as const;
 export const REFERENCE_ID_MAX_LENGTH = 100;
 
 const TWO_DECIMALS = /^\d+(?:\.\d{1,2})?$/;
+const DECIMAL_STRING = /^\d+(?:\.\d+)?$/;
 
 /**
  * Whether `amount` has at most two decimal places, judged on the number's own
  * shortest decimal form (what `String(n)` prints), so there is no float arithmetic:
  * 19.99 passes, 1.005 and 0.1 + 0.2 (0.30000000000000004) do not.
+ *
+ * @example
+ * ```ts
+ * hasAtMostTwoDecimals(19.99); // true
+ * hasAtMostTwoDecimals(0.1 + 0.2); // false
+ * ```
  */
 export function hasAtMostTwoDecimals(amount: number): boolean {
   return Number.isFinite(amount) && TWO_DECIMALS.test(String(amount));
 }
 
-/** `reference_id`: 1 to 100 characters of a-z, A-Z, 0-9. */
-export const referenceIdSchema = z
-  .string({ error: 'reference_id must be a string' })
-  .min(1, { error: 'reference_id must not be empty' })
-  .max(REFERENCE_ID_MAX_LENGTH, { error: `reference_id must be at most ${REFERENCE_ID_MAX_LENGTH} characters` })
-  .regex(/^[A-Za-z0-9]+$/, { error: 'reference_id may contain only a-z, A-Z and 0-9 (no spaces, hyphens or other characters)' });
-
-/** Amount schema for a range, with the two-decimals rule. */
-export function amountSchema(range: { min: number; max: number }, kind: string) {
-  return z
-    .number({ error: 'amount must be a number' })
-    .refine((n) => Number.isFinite(n), { error: 'amount must be a finite number' })
-    .refine((n) => n >= range.min && n <= range.max, {
-      error: `${kind} amount must be between ${range.min} and ${range.max} MYR inclusive`,
-    })
-    .refine(hasAtMostTwoDecimals, { error: 'amount must have at most 2 decimal places' });
+/**
+ * What is wrong with an amount given as a number or a decimal string, or undefined when it is
+ * a valid MYR amount in `range`. Judged on the decimal text (the number's shortest form), so
+ * there is no float rounding: `'120.50'` and `120.5` pass, `1.005`, `'1e3'` and `NaN` do not.
+ */
+function amountProblem(value: number | string, range: { min: number; max: number }, kind: string): string | undefined {
+  let text: string;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return `amount must be a finite number, not ${String(value)}`;
+    text = String(value);
+    if (/e/i.test(text)) return `${kind} amount must be between ${range.min} and ${range.max} MYR inclusive (got ${text})`;
+  } else {
+    if (!DECIMAL_STRING.test(value)) {
+      return 'amount as a string must be a plain decimal such as "120.50": digits, an optional "." and decimals (no sign, exponent, spaces or separators)';
+    }
+    text = value;
+  }
+  const amount = Number(text);
+  if (!(amount >= range.min && amount <= range.max)) {
+    return `${kind} amount must be between ${range.min} and ${range.max} MYR inclusive`;
+  }
+  if (!TWO_DECIMALS.test(text)) {
+    return 'amount must have at most 2 decimal places';
+  }
+  return undefined;
 }
+
+/** `reference_id`: 1 to 100 characters of a-z, A-Z, 0-9. */
+export const referenceIdSchema = z.string({ error: 'reference_id must be a string' }).check(
+  z.minLength(1, { error: 'reference_id must not be empty' }),
+  z.maxLength(REFERENCE_ID_MAX_LENGTH, { error: `reference_id must be at most ${REFERENCE_ID_MAX_LENGTH} characters` }),
+  z.regex(/^[A-Za-z0-9]+$/, { error: 'reference_id may contain only a-z, A-Z and 0-9 (no spaces, hyphens or other characters)' }),
+);
+
+/**
+ * An amount in MYR given as a number (`120.5`) or a decimal string (`'120.50'`), checked
+ * exactly against `range` and the two-decimals rule, and output as the JSON number the
+ * service requires.
+ */
+export function amountSchema(range: { min: number; max: number }, kind: string) {
+  return z.pipe(
+    z.union([z.number(), z.string()], { error: 'amount must be a number or a decimal string such as "120.50"' }),
+    z.transform((value: number | string, context) => {
+      const problem = amountProblem(value, range, kind);
+      if (problem !== undefined) context.issues.push({ code: 'custom', message: problem, input: value });
+      return Number(value);
+    }),
+  );
+}
+
+/** A non-blank string (names). */
+export const nonBlank = (field: string) =>
+  z.string({ error: `${field} must be a string` }).check(z.refine((s) => s.trim().length > 0, { error: `${field} must not be empty` }));
 
 /** `https://` URL. Loopback http is not accepted here: the service rejects it in production. */
 export const httpsUrlSchema = (field: string) =>
-  z
-    .string({ error: `${field} must be a string` })
-    .refine(
+  z.string({ error: `${field} must be a string` }).check(
+    z.refine(
       (value) => {
         try {
           return new URL(value).protocol === 'https:';
@@ -52,15 +94,11 @@ export const httpsUrlSchema = (field: string) =>
         }
       },
       { error: `${field} must be an absolute https:// URL` },
-    );
-
-/** ISO 8601 timestamp as the service sends it; kept as a string. */
-export const isoTimestamp = z.string();
-
-/** Success envelope `{ status: 'success', data }`. */
-export function successEnvelope<T extends z.ZodType>(data: T) {
-  return z.object({ status: z.literal('success'), data });
-}
+    ),
+  );
 
 /** An amount as the service sends it: a JSON number, or a numeric string (tolerated, see A13). */
-export const amountFromWire = z.union([z.number(), z.string().regex(/^\d+(?:\.\d+)?$/).transform(Number)]);
+export const amountFromWire = z.union([
+  z.number(),
+  z.pipe(z.string().check(z.regex(DECIMAL_STRING)), z.transform(Number)),
+]);

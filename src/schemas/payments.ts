@@ -1,38 +1,71 @@
-import { z } from 'zod';
-import { PROVIDER_CHANNELS_GROUP_A, PROVIDER_CHANNELS_GROUP_B, type ProviderChannelId } from './bank-codes.js';
-import { amountFromWire, amountSchema, CURRENCY, DEPOSIT_AMOUNT, httpsUrlSchema, referenceIdSchema } from './common.js';
+import * as z from 'zod/mini';
+import { PROVIDER_CHANNELS_GROUP_A, PROVIDER_CHANNELS_GROUP_B } from './bank-codes.js';
+import { amountFromWire, amountSchema, CURRENCY, DEPOSIT_AMOUNT, httpsUrlSchema, nonBlank, referenceIdSchema } from './common.js';
+import type { PaymentStatusValue } from './statuses.js';
+
+export { PAYMENT_STATUSES, TERMINAL_STATUSES, type PaymentStatusValue, type TerminalStatus } from './statuses.js';
 
 /** Deposit methods (`payment_method`). */
 export const PAYMENT_METHODS = ['QR_PAYMENT', 'BANK_TRANSFER', 'MOBILE_WALLET'] as const;
 /** A deposit method. */
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 
-/** Every payment status the service reports. */
-export const PAYMENT_STATUSES = ['PENDING', 'PROCESSING', 'SUCCESS', 'FAILED', 'EXPIRED', 'CANCELLED', 'REFUNDED'] as const;
-/** A payment status. Unknown future values pass through as strings. */
-export type PaymentStatusValue = (typeof PAYMENT_STATUSES)[number];
-
-/** Statuses that end a payment and trigger a callback. */
-export const TERMINAL_STATUSES = ['SUCCESS', 'FAILED', 'EXPIRED', 'CANCELLED', 'REFUNDED'] as const;
-/** A terminal status. */
-export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];
-
-interface PaymentCreateCommon {
-  /** Amount in MYR: 5 to 50,000 inclusive, at most 2 decimal places. */
-  amount: number;
+/** The fields every payment method shares, one rule of the spec each. */
+const paymentCreateCommon = {
+  /** Amount in MYR: 5 to 50,000 inclusive, at most 2 decimal places; a number or a decimal string such as `'120.50'`. */
+  amount: amountSchema(DEPOSIT_AMOUNT, 'deposit'),
   /** ISO 4217 code; only `MYR` exists. Defaults to the merchant's configured currency. */
-  currency?: typeof CURRENCY;
+  currency: z.optional(z.literal(CURRENCY, { error: 'currency must be "MYR"' })),
   /** Your unique order/invoice id: 1 to 100 characters of a-z, A-Z, 0-9. */
-  reference_id: string;
+  reference_id: referenceIdSchema,
   /** The customer's name. */
-  customer_name: string;
+  customer_name: nonBlank('customer_name'),
   /** 1 to 50 characters, with country code and no leading `+` (e.g. `60123456789`). */
-  customer_phone: string;
+  customer_phone: z.string({ error: 'customer_phone must be a string' }).check(
+    z.minLength(1, { error: 'customer_phone must not be empty' }),
+    z.maxLength(50, { error: 'customer_phone must be at most 50 characters' }),
+    z.refine((s) => !s.startsWith('+'), {
+      error: 'customer_phone must include the country code without a leading "+" (e.g. 60123456789)',
+    }),
+  ),
   /** Where callbacks are posted (https). Falls back to your default callback URL. */
-  callback_url?: string;
+  callback_url: z.optional(httpsUrlSchema('callback_url')),
   /** Where the customer returns after paying (https). */
-  redirect_url?: string;
-}
+  redirect_url: z.optional(httpsUrlSchema('redirect_url')),
+};
+
+const providerChannelId = z.enum([...PROVIDER_CHANNELS_GROUP_A, ...PROVIDER_CHANNELS_GROUP_B], {
+  error: (issue) =>
+    issue.input === undefined || issue.input === null || issue.input === ''
+      ? 'BANK_TRANSFER requires metadata.provider_channel_id (a bank code from group A or B)'
+      : 'metadata.provider_channel_id is not a bank code from group A or group B of the spec',
+});
+
+/**
+ * Client-side rules for `POST /payment/request`, one per rule of the spec; the
+ * {@link PaymentCreateParams} type is derived from it.
+ */
+export const paymentCreateParamsSchema = z.discriminatedUnion(
+  'payment_method',
+  [
+    z.object({
+      ...paymentCreateCommon,
+      payment_method: z.enum(['QR_PAYMENT', 'MOBILE_WALLET']),
+      /** Free key-value data stored with the payment; never echoed in callbacks. */
+      metadata: z.optional(z.record(z.string(), z.unknown(), { error: 'metadata must be an object' })),
+    }),
+    z.object({
+      ...paymentCreateCommon,
+      payment_method: z.literal('BANK_TRANSFER'),
+      /** Must carry the bank's `provider_channel_id`. Never echoed in callbacks. */
+      metadata: z.looseObject(
+        { provider_channel_id: providerChannelId },
+        { error: 'BANK_TRANSFER requires metadata.provider_channel_id (a bank code from group A or B)' },
+      ),
+    }),
+  ],
+  { error: `payment_method must be one of ${PAYMENT_METHODS.join(', ')}` },
+);
 
 /**
  * Body of `POST /payment/request`. For `BANK_TRANSFER`, `metadata.provider_channel_id`
@@ -41,7 +74,7 @@ interface PaymentCreateCommon {
  * @example
  * ```ts
  * const params: PaymentCreateParams = {
- *   amount: 120.5,
+ *   amount: '120.50',
  *   reference_id: 'ORDER1001',
  *   customer_name: 'Aisyah Rahman',
  *   customer_phone: '60123456789',
@@ -50,60 +83,7 @@ interface PaymentCreateCommon {
  * };
  * ```
  */
-export type PaymentCreateParams =
-  | (PaymentCreateCommon & {
-      payment_method: 'QR_PAYMENT' | 'MOBILE_WALLET';
-      /** Free key-value data stored with the payment; never echoed in callbacks. */
-      metadata?: Record<string, unknown>;
-    })
-  | (PaymentCreateCommon & {
-      payment_method: 'BANK_TRANSFER';
-      /** Must carry the bank's `provider_channel_id`. Never echoed in callbacks. */
-      metadata: { provider_channel_id: ProviderChannelId } & Record<string, unknown>;
-    });
-
-const providerChannels = new Set<string>([...PROVIDER_CHANNELS_GROUP_A, ...PROVIDER_CHANNELS_GROUP_B]);
-
-/** Client-side rules for a payment create request, one per rule of the spec. */
-export const paymentCreateParamsSchema = z
-  .object({
-    amount: amountSchema(DEPOSIT_AMOUNT, 'deposit'),
-    currency: z.literal(CURRENCY, { error: 'currency must be "MYR"' }).optional(),
-    reference_id: referenceIdSchema,
-    customer_name: z
-      .string({ error: 'customer_name must be a string' })
-      .refine((s) => s.trim().length > 0, { error: 'customer_name must not be empty' }),
-    customer_phone: z
-      .string({ error: 'customer_phone must be a string' })
-      .min(1, { error: 'customer_phone must not be empty' })
-      .max(50, { error: 'customer_phone must be at most 50 characters' })
-      .refine((s) => !s.startsWith('+'), {
-        error: 'customer_phone must include the country code without a leading "+" (e.g. 60123456789)',
-      }),
-    callback_url: httpsUrlSchema('callback_url').optional(),
-    redirect_url: httpsUrlSchema('redirect_url').optional(),
-    payment_method: z.enum(PAYMENT_METHODS, {
-      error: `payment_method must be one of ${PAYMENT_METHODS.join(', ')}`,
-    }),
-    metadata: z.record(z.string(), z.unknown(), { error: 'metadata must be an object' }).optional(),
-  })
-  .superRefine((params, ctx) => {
-    if (params.payment_method !== 'BANK_TRANSFER') return;
-    const channel = params.metadata?.provider_channel_id;
-    if (channel === undefined || channel === null || channel === '') {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['metadata', 'provider_channel_id'],
-        message: 'BANK_TRANSFER requires metadata.provider_channel_id (a bank code from group A or B)',
-      });
-    } else if (typeof channel !== 'string' || !providerChannels.has(channel)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['metadata', 'provider_channel_id'],
-        message: 'metadata.provider_channel_id is not a bank code from group A or group B of the spec',
-      });
-    }
-  });
+export type PaymentCreateParams = z.input<typeof paymentCreateParamsSchema>;
 
 /**
  * `data` of a successful `POST /payment/request`. Extra fields are kept. Only the fields
@@ -111,37 +91,55 @@ export const paymentCreateParamsSchema = z
  * payment exists once the service answered 2xx, so a missing echo field must not turn a
  * created payment into an error. The resource fills such fields from the request.
  */
+const text = z.string();
+const nonEmpty = z.string().check(z.minLength(1));
+const optionalText = z.optional(z.string());
+const nullableText = z.optional(z.nullable(z.string()));
+
 export const paymentCreatedSchema = z.looseObject({
-  payment_id: z.string().min(1),
-  payment_url: z.string().min(1),
-  status: z.string().optional(),
-  amount: amountFromWire.optional(),
-  currency: z.string().optional(),
-  reference_id: z.string().optional(),
-  expires_in: z.number().optional(),
-  expires_at: z.string().nullable().optional(),
-  gateway: z
-    .looseObject({
-      behavior: z.string().optional(),
-      redirect_url: z.string().optional(),
-      qr_data_string: z.string().nullable().optional(),
-    })
-    .nullable()
-    .optional(),
+  payment_id: nonEmpty,
+  payment_url: nonEmpty,
+  status: optionalText,
+  amount: z.optional(amountFromWire),
+  currency: optionalText,
+  reference_id: optionalText,
+  expires_in: z.optional(z.number()),
+  expires_at: nullableText,
+  gateway: z.optional(
+    z.nullable(
+      z.looseObject({
+        behavior: optionalText,
+        redirect_url: optionalText,
+        qr_data_string: nullableText,
+      }),
+    ),
+  ),
 });
 
 /** `data` of `GET /payment/status/:identifier`. Extra fields are kept. */
 export const paymentStatusSchema = z.looseObject({
-  payment_id: z.string().min(1),
-  reference_id: z.string(),
+  /** Payment identifier. */
+  payment_id: nonEmpty,
+  /** Your original reference. */
+  reference_id: text,
+  /** Payment amount in MYR. */
   amount: amountFromWire,
-  currency: z.string(),
-  status: z.string(),
-  gateway_reference: z.string().nullable().optional(),
-  created_at: z.string().optional(),
-  completed_at: z.string().nullable().optional(),
-  expires_at: z.string().nullable().optional(),
+  /** Currency code, `MYR`. */
+  currency: text,
+  /** One of {@link PAYMENT_STATUSES}; unknown future values pass through. */
+  status: text,
+  /** Gateway's transaction reference; null until processed. */
+  gateway_reference: nullableText,
+  /** ISO 8601 creation time (the spec always sends it; tolerated when missing). */
+  created_at: optionalText,
+  /** ISO 8601; null if not completed. */
+  completed_at: nullableText,
+  /** ISO 8601; null if not set. */
+  expires_at: nullableText,
 });
+
+/** A payment's status record (`GET /payment/status/:identifier`), as parsed by {@link paymentStatusSchema}. */
+export type PaymentStatus = z.output<typeof paymentStatusSchema>;
 
 /** Gateway data of a created payment. */
 export interface PaymentGateway {
@@ -182,21 +180,6 @@ export interface PaymentCreated {
   [extra: string]: unknown;
 }
 
-/** A payment's status record. */
-export interface PaymentStatus {
-  payment_id: string;
-  reference_id: string;
-  amount: number;
-  currency: string;
-  status: PaymentStatusValue | (string & {});
-  /** Gateway's transaction reference; null until processed. */
-  gateway_reference?: string | null | undefined;
-  /** ISO 8601 creation time. */
-  created_at: string;
-  completed_at?: string | null | undefined;
-  expires_at?: string | null | undefined;
-  [extra: string]: unknown;
-}
 
 /**
  * The URL to send the customer to for a payment method, per the spec's table.

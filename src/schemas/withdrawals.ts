@@ -1,5 +1,27 @@
-import { z } from 'zod';
-import { amountFromWire, amountSchema, CURRENCY, referenceIdSchema, WITHDRAWAL_AMOUNT } from './common.js';
+import * as z from 'zod/mini';
+import { amountFromWire, amountSchema, CURRENCY, nonBlank, referenceIdSchema, WITHDRAWAL_AMOUNT } from './common.js';
+
+/** Client-side rules for `POST /payment/withdraw`; the {@link WithdrawalCreateParams} type is derived from it. */
+export const withdrawalCreateParamsSchema = z.object({
+  /** Amount in MYR: 50.00 to 50,000.00 inclusive, at most 2 decimal places; a number or a decimal string such as `'250.00'`. */
+  amount: amountSchema(WITHDRAWAL_AMOUNT, 'withdrawal'),
+  /** Always `MYR`; filled in when omitted. */
+  currency: z._default(z.literal(CURRENCY, { error: 'currency must be "MYR"' }), CURRENCY),
+  /** Your unique payout reference: 1 to 100 characters of a-z, A-Z, 0-9. */
+  reference_id: referenceIdSchema,
+  /** Code of a supported bank or e-wallet; the service answers INVALID_BANK_CODE otherwise. */
+  bank_code: z
+    .string({ error: 'bank_code must be a string' })
+    .check(z.regex(/^[A-Za-z0-9_]{2,32}$/, { error: 'bank_code must be a bank or e-wallet code (letters and digits)' })),
+  /** Beneficiary account number. Never echoed by the SDK in errors, logs or results (masked). */
+  account_number: z
+    .string({ error: 'account_number must be a string' })
+    .check(z.regex(/^[0-9A-Za-z-]{4,64}$/, { error: 'account_number must be 4 to 64 digits or letters (no spaces)' })),
+  /** Must match the bank account holder's name. */
+  account_name: nonBlank('account_name'),
+  /** Always `BANK` for MYR; filled in when omitted. */
+  method: z._default(z.literal('BANK', { error: 'method must be "BANK" for MYR withdrawals' }), 'BANK'),
+});
 
 /**
  * Body of `POST /payment/withdraw`. `currency` and `method` are filled in by the SDK
@@ -8,7 +30,7 @@ import { amountFromWire, amountSchema, CURRENCY, referenceIdSchema, WITHDRAWAL_A
  * @example
  * ```ts
  * const params: WithdrawalCreateParams = {
- *   amount: 250,
+ *   amount: '250.00',
  *   reference_id: 'PAYOUT7781',
  *   bank_code: 'PBBEMYKL',
  *   account_number: '5140123456789',
@@ -16,41 +38,7 @@ import { amountFromWire, amountSchema, CURRENCY, referenceIdSchema, WITHDRAWAL_A
  * };
  * ```
  */
-export interface WithdrawalCreateParams {
-  /** Amount in MYR: 50.00 to 50,000.00 inclusive, at most 2 decimal places. */
-  amount: number;
-  /** Always `MYR`. */
-  currency?: typeof CURRENCY;
-  /** Your unique payout reference: 1 to 100 characters of a-z, A-Z, 0-9. */
-  reference_id: string;
-  /** Code of a supported bank or e-wallet; the service answers INVALID_BANK_CODE otherwise. */
-  bank_code: string;
-  /** Beneficiary account number. Never echoed by the SDK in errors or logs. */
-  account_number: string;
-  /** Must match the bank account holder's name. */
-  account_name: string;
-  /** Always `BANK` for MYR. */
-  method?: 'BANK';
-}
-
-/** Client-side rules for a withdrawal request. */
-export const withdrawalCreateParamsSchema = z.object({
-  amount: amountSchema(WITHDRAWAL_AMOUNT, 'withdrawal'),
-  currency: z.literal(CURRENCY, { error: 'currency must be "MYR"' }).default(CURRENCY),
-  reference_id: referenceIdSchema,
-  bank_code: z
-    .string({ error: 'bank_code must be a string' })
-    .regex(/^[A-Za-z0-9_]{2,32}$/, { error: 'bank_code must be a bank or e-wallet code (letters and digits)' }),
-  account_number: z
-    .string({ error: 'account_number must be a string' })
-    .regex(/^[0-9A-Za-z-]{4,64}$/, {
-      error: 'account_number must be 4 to 64 digits or letters (no spaces)',
-    }),
-  account_name: z
-    .string({ error: 'account_name must be a string' })
-    .refine((s) => s.trim().length > 0, { error: 'account_name must not be empty' }),
-  method: z.literal('BANK', { error: 'method must be "BANK" for MYR withdrawals' }).default('BANK'),
-});
+export type WithdrawalCreateParams = z.input<typeof withdrawalCreateParamsSchema>;
 
 /**
  * The withdrawal as the service returns it. The spec does not show this body, so every
@@ -75,11 +63,11 @@ export interface Withdrawal {
 
 /** Tolerant schema for the withdrawal `data` object. */
 export const withdrawalSchema = z.looseObject({
-  payment_id: z.string().optional(),
-  withdrawal_id: z.string().optional(),
-  reference_id: z.string().optional(),
-  status: z.string().optional(),
-  amount: amountFromWire.optional(),
+  payment_id: z.optional(z.string()),
+  withdrawal_id: z.optional(z.string()),
+  reference_id: z.optional(z.string()),
+  status: z.optional(z.string()),
+  amount: z.optional(amountFromWire),
 });
 
 /**

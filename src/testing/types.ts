@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { TerminalStatus } from '../schemas/payments.js';
+import type { TerminalStatus } from '../schemas/statuses.js';
 import type { SignedCallbackFields } from '../webhooks/signature.js';
 
 /** The four endpoints of the service, as the mock names them in recordings and faults. */

@@ -18,7 +18,7 @@
  * @module
  */
 
-import { TERMINAL_STATUSES, type TerminalStatus } from '../schemas/payments.js';
+import { TERMINAL_STATUSES, type TerminalStatus } from '../schemas/statuses.js';
 
 export { TERMINAL_STATUSES, type TerminalStatus };
 

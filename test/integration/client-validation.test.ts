@@ -49,8 +49,39 @@ describe('payment create: validation before the network', () => {
     expect(mock.count('payment.create')).toBe(1);
   });
 
-  it('rejects an amount given as a string', async () => {
-    await expectRejected(create({ amount: '100' }), 'INVALID_AMOUNT', 'amount');
+  it.each([
+    ['120.50', 120.5],
+    ['100', 100],
+    ['5.00', 5],
+    ['50000', 50_000],
+    ['19.99', 19.99],
+  ])('accepts the decimal string %j and sends the JSON number %d', async (amount, sent) => {
+    await expect(create({ amount })).resolves.toMatchObject({ amount: sent });
+    const body = mock.requests.find((r) => r.endpoint === 'payment.create')?.body as { amount: unknown };
+    expect(body.amount).toBe(sent);
+    expect(typeof body.amount).toBe('number');
+  });
+
+  it('names metadata, not the provider channel, when a QR payment carries metadata that is not an object', async () => {
+    await expectRejected(create({ metadata: 'not-an-object' }), 'VALIDATION_ERROR', 'metadata');
+  });
+
+  it.each([
+    ['1e3', 'an exponent'],
+    ['12.345', 'three decimals'],
+    ['120.500', 'three decimals, even as zeros'],
+    [' 120', 'a space'],
+    ['-10', 'a sign'],
+    ['+10', 'a plus sign'],
+    ['1,000', 'a thousands separator'],
+    ['NaN', 'NaN as text'],
+    ['Infinity', 'Infinity as text'],
+    ['', 'an empty string'],
+    ['4.99', 'below the minimum'],
+    ['50000.01', 'above the maximum'],
+    ['0x10', 'hexadecimal'],
+  ])('rejects the amount string %j (%s) before sending', async (amount) => {
+    await expectRejected(create({ amount }), 'INVALID_AMOUNT', 'amount');
   });
 
   it.each(['ORDER-1', 'ORDER 1', 'ORDER_1', 'ÖRDER1', '', 'A'.repeat(101)])(
