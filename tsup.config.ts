@@ -13,33 +13,38 @@ const external = ['msw', 'msw/node', 'express', 'fastify', 'hono', 'koa'];
 // One copy of every class: the code ships as ESM only. `require('myr-gateway')` loads a
 // one-line CommonJS wrapper that requires the same ESM file (require(esm), Node >= 22.12),
 // so `instanceof MyrGatewayError` holds whether a module imports or requires the SDK.
-rmSync('dist', { recursive: true, force: true });
-
-async function writeCjsWrappers(): Promise<void> {
-  for (const name of Object.keys(entry)) {
-    writeFileSync(`dist/${name}.cjs`, `'use strict';\nmodule.exports = require('./${name.split('/').pop()}.js');\n`);
-  }
+function writeCjsWrappers(outDir: string): () => Promise<void> {
+  return async () => {
+    for (const name of Object.keys(entry)) {
+      writeFileSync(`${outDir}/${name}.cjs`, `'use strict';\nmodule.exports = require('./${name.split('/').pop()}.js');\n`);
+    }
+  };
 }
 
-export default defineConfig([
-  {
-    entry,
-    format: ['esm'],
-    dts: true,
-    sourcemap: true,
-    target: 'node22',
-    splitting: true,
-    treeshake: true,
-    external,
-    onSuccess: writeCjsWrappers,
-  },
-  {
-    // Declarations for CommonJS consumers (TypeScript `module: node16` in a CJS project); the
-    // code behind them is the ESM build above, reached through the wrappers.
-    entry,
-    format: ['cjs'],
-    dts: { only: true },
-    target: 'node22',
-    external,
-  },
-]);
+// `--out-dir` on the command line (the runtime conformance test builds into a temp folder).
+export default defineConfig((flags) => {
+  const outDir = flags.outDir ?? 'dist';
+  rmSync(outDir, { recursive: true, force: true });
+  return [
+    {
+      entry,
+      format: ['esm'],
+      dts: true,
+      sourcemap: true,
+      target: 'node22',
+      splitting: true,
+      treeshake: true,
+      external,
+      onSuccess: writeCjsWrappers(outDir),
+    },
+    {
+      // Declarations for CommonJS consumers (TypeScript `module: node16` in a CJS project); the
+      // code behind them is the ESM build above, reached through the wrappers.
+      entry,
+      format: ['cjs'],
+      dts: { only: true },
+      target: 'node22',
+      external,
+    },
+  ];
+});
