@@ -77,7 +77,7 @@ export const CLIENT_KINDS: ClientKind[] = ['ioredis', 'node-redis'];
 /** A connected client of `kind`, and how to close it. */
 export async function connect(kind: ClientKind, url: string): Promise<{ client: RedisClientLike; close: () => Promise<void> }> {
   if (kind === 'ioredis') {
-    const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => 50 });
+    const client = new Redis(url, { lazyConnect: true, retryStrategy: () => 50 });
     client.on('error', () => undefined); // reconnects are expected while a test stops Redis
     await client.connect();
     return { client, close: async () => void client.disconnect() };

@@ -122,6 +122,32 @@ describe('RedisWebhookStore when Redis does not answer', () => {
     }
   });
 
+  it.each(CLIENT_KINDS)('%s: a claim that timed out while Redis was away does not hold the key once Redis is back', async (kind) => {
+    // The timed-out command stays in the client's offline queue (both clients keep one by
+    // default) and runs on reconnect, where it would hold the key for a handler that never
+    // runs: every retry of the callback would get 409 until the claim's TTL ends.
+    const outage = await RedisServer.start();
+    const a = await connect(kind, outage.url);
+    const storeA = new RedisWebhookStore({ client: a.client, timeoutMs: 200 });
+    await outage.stop();
+    const k = key();
+    await expect(storeA.claim(k, 60_000)).rejects.toBeInstanceOf(RedisStoreError);
+    await outage.start();
+    const b = await connect(kind, outage.url);
+    const storeB = new RedisWebhookStore({ client: b.client });
+    try {
+      // Wait until A has reconnected and flushed its queue (bounded).
+      for (let i = 0; i < 100 && !(await storeA.claim(key(), 60_000).then(() => true, () => false)); i++) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect((await storeB.claim(k, 60_000)).acquired).toBe(true);
+    } finally {
+      await a.close();
+      await b.close();
+      await outage.stop();
+    }
+  });
+
   it('refuses a client it cannot drive, before any command', () => {
     expect(() => new RedisWebhookStore({ client: {} as never })).toThrow(/ioredis client or a node-redis/);
   });
