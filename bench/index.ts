@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: the client bench (bench/client.ts), then the webhook verification
- * bench (bench/webhooks.ts) when it exists. This is a benchmark, not a test: it prints
- * figures and writes bench/results/*.json; it fails only if a bench itself breaks.
+ * bench (bench/webhooks.ts) when it exists, then the webhook store bench
+ * (bench/stores.ts). This is a benchmark, not a test: it prints figures and writes
+ * bench/results/*.json; it fails only if a bench itself breaks.
  *
  * @module
  */
@@ -9,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { runClientBench } from './client.js';
+import { runStoreBench } from './stores.js';
 
 const WEBHOOKS = fileURLToPath(new URL('./webhooks.ts', import.meta.url));
 /** Names bench/webhooks.ts may export its runner under, in order of preference. */
@@ -54,3 +56,5 @@ async function runWebhookBench(): Promise<void> {
 console.log('=== client bench (bench/client.ts) ===');
 await runClientBench();
 await runWebhookBench();
+console.log('\n=== webhook store bench (bench/stores.ts) ===');
+await runStoreBench();
