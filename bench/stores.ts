@@ -16,7 +16,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { RedisWebhookStore, type RedisClientLike } from '../src/redis/index.js';
 import { MemoryWebhookStore, type WebhookStore } from '../src/webhooks/index.js';
-import { CLIENT_KINDS, connect, hasRedisServer, RedisServer } from '../test/helpers/redis.js';
+import { CLIENT_KINDS, connect, hasRedisServer, rawCommand, RedisServer } from '../test/helpers/redis.js';
 import { envInt, machineInfo, median, table, timeRound } from './harness.js';
 
 const RESULTS_FILE = fileURLToPath(new URL('./results/stores.json', import.meta.url));
@@ -46,13 +46,7 @@ async function rate(store: WebhookStore, ops: number, rounds: number, concurrenc
 /** Wraps a client so every command it sends is counted. */
 function counting(client: RedisClientLike): { client: RedisClientLike; sent: string[] } {
   const sent: string[] = [];
-  const c = client as { call?: (...a: string[]) => Promise<unknown>; sendCommand?: (a: string[]) => Promise<unknown> };
-  if (c.call) {
-    const call = c.call.bind(client);
-    return { client: { call: (...a: (string | number)[]) => (sent.push(String(a[0])), call(...a.map(String))) }, sent };
-  }
-  const sendCommand = c.sendCommand!.bind(client);
-  return { client: { sendCommand: (a: string[]) => (sent.push(a[0] ?? ''), sendCommand(a)) }, sent };
+  return { client: { sendCommand: (args: string[]) => (sent.push(args[0] ?? ''), rawCommand(client, args)) }, sent };
 }
 
 function gc(): void {

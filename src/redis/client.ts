@@ -67,6 +67,15 @@ export function script(source: string): Script {
   return { source, sha: createHash('sha1').update(source).digest('hex') };
 }
 
+/** Deletes KEYS[1] if it still holds ARGV[1] (a claim or a lock its holder gives back). */
+export const COMPARE_AND_DELETE = script(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`);
+/** Extends KEYS[1] to ARGV[2] ms if it still holds ARGV[1]; 1 when it did. */
+export const COMPARE_AND_PEXPIRE = script(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0`);
+
 /** The commands the stores need, with a timeout per operation. */
 export interface RedisCommands {
   /** Sends one command; rejects with a {@link RedisStoreError}. */

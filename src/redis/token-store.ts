@@ -7,7 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { StoredToken, TokenStore } from '../core/auth.js';
 import { ConfigurationError, TimeoutError } from '../core/errors.js';
-import { adaptClient, script, type RedisCommands, type RedisStoreOptions } from './client.js';
+import { adaptClient, COMPARE_AND_DELETE, COMPARE_AND_PEXPIRE, script, type RedisCommands, type RedisStoreOptions } from './client.js';
 
 /** Options of {@link RedisTokenStore}. */
 export interface RedisTokenStoreOptions extends RedisStoreOptions {
@@ -44,12 +44,6 @@ const SET_AND_UNLOCK = script(`
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 if redis.call('GET', KEYS[2]) == ARGV[3] then redis.call('DEL', KEYS[2]) end
 return 1`);
-const UNLOCK = script(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`);
-const EXTEND = script(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0`);
 
 function whole(value: number | undefined, fallback: number, field: string, min: number): number {
   if (value === undefined) return fallback;
@@ -170,7 +164,7 @@ export class RedisTokenStore implements TokenStore {
       const fence = randomUUID();
       const locked = await this.#redis.send(['SET', keys.lock, fence, 'NX', 'PX', String(this.#lockTtlMs)]).catch((error: unknown) => {
         // As for a webhook claim: a lock request still queued must not hold the lock later.
-        this.#redis.compensate(UNLOCK, [keys.lock], [fence]);
+        this.#redis.compensate(COMPARE_AND_DELETE, [keys.lock], [fence]);
         throw error;
       });
       if (locked !== null) {
@@ -200,7 +194,7 @@ export class RedisTokenStore implements TokenStore {
   async #fetchUnderLock(keys: { token: string; lock: string }, fence: string, fetchToken: () => Promise<StoredToken>): Promise<StoredToken> {
     // Keep the lock while the request runs, however long its retries take.
     const extend = setInterval(() => {
-      this.#redis.eval(EXTEND, [keys.lock], [fence, String(this.#lockTtlMs)]).catch(() => undefined);
+      this.#redis.eval(COMPARE_AND_PEXPIRE, [keys.lock], [fence, String(this.#lockTtlMs)]).catch(() => undefined);
     }, Math.max(50, Math.floor(this.#lockTtlMs / 3)));
     let token: StoredToken;
     try {
@@ -223,7 +217,7 @@ export class RedisTokenStore implements TokenStore {
   }
 
   async #unlock(lock: string, fence: string): Promise<void> {
-    await this.#redis.eval(UNLOCK, [lock], [fence]);
+    await this.#redis.eval(COMPARE_AND_DELETE, [lock], [fence]);
   }
 
   toJSON(): Record<string, unknown> {

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { ConfigurationError } from '../core/errors.js';
 import type { WebhookClaim, WebhookStore } from '../webhooks/stores/types.js';
-import { adaptClient, RedisStoreError, script, type RedisCommands, type RedisStoreOptions } from './client.js';
+import { adaptClient, COMPARE_AND_DELETE, COMPARE_AND_PEXPIRE, RedisStoreError, script, type RedisCommands, type RedisStoreOptions } from './client.js';
 
 // Values: `inflight:<token>` while a handler runs, `done` after it finished.
 // Claim in one round trip: take the key, or say what holds it.
@@ -18,12 +18,6 @@ return redis.call('GET', KEYS[1])`);
 const COMPLETE = script(`
 local v = redis.call('GET', KEYS[1])
 if v == false or v == ARGV[1] then redis.call('SET', KEYS[1], 'done', 'PX', ARGV[2]) return 1 end
-return 0`);
-const RELEASE = script(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`);
-const RENEW = script(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0`);
 
 function ttl(ms: number): string {
@@ -74,7 +68,7 @@ export class RedisWebhookStore implements WebhookStore {
       // A claim that timed out may still sit in the client's offline queue and run once
       // Redis is back, holding the key for a handler that never runs. Queue a release of
       // it behind the claim on the same connection, so the two run in that order.
-      this.#redis.compensate(RELEASE, [this.#prefix + key], [value]);
+      this.#redis.compensate(COMPARE_AND_DELETE, [this.#prefix + key], [value]);
       throw error;
     });
     if (reply === 1) return { acquired: true, token };
@@ -90,7 +84,7 @@ export class RedisWebhookStore implements WebhookStore {
   }
 
   async release(key: string, token: string): Promise<void> {
-    await this.#redis.eval(RELEASE, [this.#prefix + key], [`inflight:${token}`]);
+    await this.#redis.eval(COMPARE_AND_DELETE, [this.#prefix + key], [`inflight:${token}`]);
   }
 
   /**
@@ -103,7 +97,7 @@ export class RedisWebhookStore implements WebhookStore {
    * ```
    */
   async renew(key: string, token: string, ttlMs: number): Promise<boolean> {
-    return (await this.#redis.eval(RENEW, [this.#prefix + key], [`inflight:${token}`, ttl(ttlMs)])) === 1;
+    return (await this.#redis.eval(COMPARE_AND_PEXPIRE, [this.#prefix + key], [`inflight:${token}`, ttl(ttlMs)])) === 1;
   }
 
   toJSON(): Record<string, unknown> {

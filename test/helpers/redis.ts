@@ -87,3 +87,21 @@ export async function connect(kind: ClientKind, url: string): Promise<{ client: 
   await client.connect();
   return { client, close: async () => void client.destroy() };
 }
+
+/** Sends one raw command through either client (for test set-up and inspection). */
+export function rawCommand(client: RedisClientLike, args: string[]): Promise<unknown> {
+  const c = client as { call?: (...a: string[]) => Promise<unknown>; sendCommand?: (a: string[]) => Promise<unknown> };
+  return c.call ? c.call(...args) : c.sendCommand!(args);
+}
+
+/** Runs `body` with a `kind` client that was connected to a Redis which has since stopped. */
+export async function whileRedisDown(kind: ClientKind, body: (client: RedisClientLike) => Promise<void>): Promise<void> {
+  const outage = await RedisServer.start();
+  const conn = await connect(kind, outage.url);
+  await outage.stop();
+  try {
+    await body(conn.client);
+  } finally {
+    await conn.close();
+  }
+}

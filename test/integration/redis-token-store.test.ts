@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredToken } from '../../src/core/auth.js';
 import { MyrGatewayError } from '../../src/core/errors.js';
 import { RedisStoreError, RedisTokenStore } from '../../src/redis/index.js';
-import { CLIENT_KINDS, connect, RedisServer } from '../helpers/redis.js';
+import { CLIENT_KINDS, connect, rawCommand, RedisServer, whileRedisDown } from '../helpers/redis.js';
 
 let server: RedisServer;
 beforeAll(async () => {
@@ -20,10 +20,7 @@ const HOUR = 3_600_000;
 
 describe.each(CLIENT_KINDS)('RedisTokenStore on %s', (kind) => {
   let conn: Awaited<ReturnType<typeof connect>>;
-  const send = (args: string[]): Promise<unknown> => {
-    const c = conn.client as { call?: (...a: string[]) => Promise<unknown>; sendCommand?: (a: string[]) => Promise<unknown> };
-    return c.call ? c.call(...args) : c.sendCommand!(args);
-  };
+  const send = (args: string[]) => rawCommand(conn.client, args);
   const stores = (count: number, options: { lockTtlMs?: number } = {}) =>
     Array.from({ length: count }, () => new RedisTokenStore({ client: conn.client, keyPrefix: `t:${kind}:`, pollIntervalMs: 5, ...options }));
   const fetcher = () => {
@@ -127,18 +124,12 @@ describe.each(CLIENT_KINDS)('RedisTokenStore on %s', (kind) => {
 });
 
 describe('RedisTokenStore when Redis does not answer', () => {
-  it.each(CLIENT_KINDS)('%s: get and refresh reject promptly with a RedisStoreError', async (kind) => {
-    const outage = await RedisServer.start();
-    const conn = await connect(kind, outage.url);
-    const store = new RedisTokenStore({ client: conn.client, timeoutMs: 200 });
-    await outage.stop();
-    try {
+  it.each(CLIENT_KINDS)('%s: get and refresh reject promptly with a RedisStoreError', (kind) =>
+    whileRedisDown(kind, async (client) => {
+      const store = new RedisTokenStore({ client, timeoutMs: 200 });
       await expect(store.get('k')).rejects.toBeInstanceOf(RedisStoreError);
       const error = await store.refresh('k', () => Promise.reject(new Error('must not fetch')), {}).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(MyrGatewayError);
       expect(error).toMatchObject({ code: 'STORE_UNAVAILABLE' });
-    } finally {
-      await conn.close();
-    }
-  });
+    }));
 });

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStoreError, RedisWebhookStore } from '../../src/redis/index.js';
 import { MyrGatewayError } from '../../src/core/errors.js';
-import { CLIENT_KINDS, connect, RedisServer } from '../helpers/redis.js';
+import { CLIENT_KINDS, connect, rawCommand, RedisServer, whileRedisDown } from '../helpers/redis.js';
 
 let server: RedisServer;
 beforeAll(async () => {
@@ -80,11 +80,7 @@ describe.each(CLIENT_KINDS)('RedisWebhookStore on %s', (kind) => {
 
   it('uses at most two round trips per callback on the happy path (EVALSHA claim + EVALSHA complete)', async () => {
     const sent: string[] = [];
-    const raw = client.client as { call?: (...a: string[]) => Promise<unknown>; sendCommand?: (a: string[]) => Promise<unknown> };
-    const counting =
-      kind === 'ioredis'
-        ? { call: (...a: string[]) => (sent.push(a[0] as string), raw.call!(...a)) }
-        : { sendCommand: (a: string[]) => (sent.push(a[0] as string), raw.sendCommand!(a)) };
+    const counting = { sendCommand: (args: string[]) => (sent.push(args[0] ?? ''), rawCommand(client.client, args)) };
     const counted = new RedisWebhookStore({ client: counting, keyPrefix: `t:${kind}:count:` });
     await counted.claim(key(), 1000); // loads the scripts (EVAL) once
     const first = await counted.claim(key(), 1000);
@@ -99,28 +95,19 @@ describe.each(CLIENT_KINDS)('RedisWebhookStore on %s', (kind) => {
 
   it('reloads its scripts after SCRIPT FLUSH (a restarted Redis)', async () => {
     await store.claim(key(), 60_000);
-    await (kind === 'ioredis'
-      ? (client.client as { call: (...a: string[]) => Promise<unknown> }).call('SCRIPT', 'FLUSH')
-      : (client.client as { sendCommand: (a: string[]) => Promise<unknown> }).sendCommand(['SCRIPT', 'FLUSH']));
+    await rawCommand(client.client, ['SCRIPT', 'FLUSH']);
     expect((await store.claim(key(), 60_000)).acquired).toBe(true);
   });
 });
 
 describe('RedisWebhookStore when Redis does not answer', () => {
-  it.each(CLIENT_KINDS)('%s: rejects within timeoutMs with a RedisStoreError, not hanging on the offline queue', async (kind) => {
-    const outage = await RedisServer.start();
-    const client = await connect(kind, outage.url);
-    const store = new RedisWebhookStore({ client: client.client, timeoutMs: 200 });
-    await outage.stop();
-    try {
-      const error = await store.claim(key(), 60_000).catch((e: unknown) => e);
+  it.each(CLIENT_KINDS)('%s: rejects within timeoutMs with a RedisStoreError, not hanging on the offline queue', (kind) =>
+    whileRedisDown(kind, async (client) => {
+      const error = await new RedisWebhookStore({ client, timeoutMs: 200 }).claim(key(), 60_000).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(RedisStoreError);
       expect(error).toBeInstanceOf(MyrGatewayError);
       expect(error).toMatchObject({ code: 'STORE_UNAVAILABLE', retryable: true });
-    } finally {
-      await client.close();
-    }
-  });
+    }));
 
   it.each(CLIENT_KINDS)('%s: a claim that timed out while Redis was away does not hold the key once Redis is back', async (kind) => {
     // The timed-out command stays in the client's offline queue (both clients keep one by
