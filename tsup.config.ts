@@ -5,10 +5,12 @@ const entry = {
   index: 'src/index.ts',
   'webhooks/index': 'src/webhooks/index.ts',
   'testing/index': 'src/testing/index.ts',
+  'redis/index': 'src/redis/index.ts',
 };
 
-// msw and the web frameworks are peers of the subpaths that use them, never bundled.
-const external = ['msw', 'msw/node', 'express', 'fastify', 'hono', 'koa'];
+// msw, the web frameworks and the Redis clients are peers of the subpaths that use them, never
+// bundled (myr-gateway/redis only uses the client object it is given and imports neither).
+const external = ['msw', 'msw/node', 'express', 'fastify', 'hono', 'koa', 'ioredis', 'redis'];
 
 // One copy of every class: the code ships as ESM only. `require('myr-gateway')` loads a
 // one-line CommonJS wrapper that requires the same ESM file (require(esm), Node >= 22.12),

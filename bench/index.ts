@@ -1,19 +1,22 @@
 /**
- * `npm run bench`: the client bench, the webhook verification bench, then the cold-import
- * and bundle-size figures. This is a benchmark, not a test: it prints figures (as ratios
- * against baselines measured in the same run) and writes bench/results/*.json; it fails only
- * if a bench itself breaks.
+ * `npm run bench`: the client bench, the webhook verification bench, the webhook store bench
+ * (memory and Redis), then the cold-import and bundle-size figures. This is a benchmark, not a
+ * test: it prints figures (as ratios against baselines measured in the same run) and writes
+ * bench/results/*.json; it fails only if a bench itself breaks.
  *
  * @module
  */
 import { runClientBench } from './client.js';
 import { runColdImportBench, runSizeReport } from './cold-import.js';
+import { runStoreBench } from './stores.js';
 import { runWebhookBench } from './webhooks.js';
 
 console.log('=== client bench (bench/client.ts) ===');
 await runClientBench();
 console.log('\n=== webhook verification bench (bench/webhooks.ts) ===');
 await runWebhookBench();
+console.log('\n=== webhook store bench (bench/stores.ts) ===');
+await runStoreBench();
 console.log('\n=== cold import and bundle size (bench/cold-import.ts) ===');
 runColdImportBench();
 await runSizeReport();

@@ -34,6 +34,11 @@ export interface TokenStore {
   get(key: string): Promise<StoredToken | undefined> | StoredToken | undefined;
   set(key: string, token: StoredToken): Promise<void> | void;
   delete(key: string): Promise<void> | void;
+  /** Optional: one refresh for every process sharing this store. Called inside the in-process single flight.
+   * Run `fetchToken` under a store-wide lock held by exactly one caller (store the result), or wait for the
+   * holder's result, bounded by `signal`. `staleToken`: the token the service just rejected; if the store holds
+   * a different fresh token, return it without fetching (one replacement per fleet). */
+  refresh?(key: string, fetchToken: () => Promise<StoredToken>, options: { signal?: AbortSignal; staleToken?: string }): Promise<StoredToken>;
 }
 
 /** The default {@link TokenStore}: a Map in this process. */
@@ -100,8 +105,10 @@ export class TokenManager {
     if (cached && cached.accessToken !== staleToken && cached.expiresAt > this.#options.now()) {
       return cached.accessToken;
     }
-    if (cached?.accessToken === staleToken) await this.#options.store.delete(this.#options.key);
-    return (await raceSignal(this.#refresh(), signal)).accessToken;
+    // A shared store replaces the stale token itself: deleting it here could delete the
+    // replacement another process just stored.
+    if (cached?.accessToken === staleToken && !this.#options.store.refresh) await this.#options.store.delete(this.#options.key);
+    return (await raceSignal(this.#refresh(staleToken), signal)).accessToken;
   }
 
   /** Forget the cached token (for example after UNAUTHORIZED). */
@@ -112,11 +119,13 @@ export class TokenManager {
 
   // One flight for everyone; it is not tied to any one caller's signal, so a caller that
   // aborts does not fail the others waiting on the same refresh.
-  #refresh(): Promise<StoredToken> {
+  #refresh(staleToken?: string): Promise<StoredToken> {
     if (this.#inFlight) return this.#inFlight;
+    const { store, key, fetchToken } = this.#options;
     const run = async (): Promise<StoredToken> => {
-      const token = await this.#options.fetchToken();
-      await this.#options.store.set(this.#options.key, token);
+      if (store.refresh) return store.refresh(key, fetchToken, staleToken === undefined ? {} : { staleToken });
+      const token = await fetchToken();
+      await store.set(key, token);
       return token;
     };
     const flight = run().finally(() => {

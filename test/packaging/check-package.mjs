@@ -54,6 +54,10 @@ function runtimeConsumers(app) {
     `import { MyrGateway, MyrGatewayError } from 'myr-gateway';
 import { WebhookVerifier, WebhookVerificationError } from 'myr-gateway/webhooks';
 import { createMockGateway } from 'myr-gateway/testing';
+// Installed without ioredis or redis: the subpath must load on the client object alone.
+import { RedisTokenStore, RedisWebhookStore, RedisStoreError } from 'myr-gateway/redis';
+if (typeof RedisTokenStore !== 'function' || typeof RedisWebhookStore !== 'function') throw new Error('missing redis export');
+if (!(new RedisStoreError('x', 'timeout') instanceof MyrGatewayError)) throw new Error('redis error outside the error tree');
 if (typeof MyrGateway !== 'function' || typeof WebhookVerifier !== 'function' || typeof createMockGateway !== 'function') throw new Error('missing export');
 if (!(new WebhookVerificationError('malformed', 'x') instanceof MyrGatewayError)) throw new Error('error tree broken');
 const mock = createMockGateway();
@@ -72,6 +76,8 @@ console.log('esm ok', payment.payment_id);
     `const { MyrGateway, MyrGatewayError } = require('myr-gateway');
 const { WebhookVerifier } = require('myr-gateway/webhooks');
 const { createMockGateway } = require('myr-gateway/testing');
+const { RedisWebhookStore } = require('myr-gateway/redis');
+if (typeof RedisWebhookStore !== 'function') throw new Error('missing redis export (CJS)');
 if (typeof MyrGateway !== 'function' || typeof WebhookVerifier !== 'function' || typeof createMockGateway !== 'function') throw new Error('missing export');
 try { new MyrGateway({ baseUrl: 'http://example.com', merchantId: 'm', apiKey: 'k' }); throw new Error('accepted http'); }
 catch (e) { if (!(e instanceof MyrGatewayError)) throw e; }

@@ -55,4 +55,6 @@ export interface WebhookStore {
   complete(key: string, token: string, ttlMs: number): Promise<void>;
   /** Frees `key` if `token` still holds it, so the next delivery can take it. */
   release(key: string, token: string): Promise<void>;
+  /** Extends a claim the caller still holds; false when `token` no longer holds `key`. */
+  renew?(key: string, token: string, ttlMs: number): Promise<boolean>;
 }

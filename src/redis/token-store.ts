@@ -1,0 +1,231 @@
+/**
+ * One access token per merchant for the whole fleet, refreshed by one process at a time.
+ *
+ * @module
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { StoredToken, TokenStore } from '../core/auth.js';
+import { ConfigurationError, TimeoutError } from '../core/errors.js';
+import { adaptClient, COMPARE_AND_DELETE, COMPARE_AND_PEXPIRE, script, type RedisCommands, type RedisStoreOptions } from './client.js';
+
+/** Options of {@link RedisTokenStore}. */
+export interface RedisTokenStoreOptions extends RedisStoreOptions {
+  /**
+   * How long the refresh lock lives, in ms. The holder extends it while its
+   * `POST /auth/token` runs; a holder that dies frees it after this long.
+   *
+   * @default 10_000
+   */
+  lockTtlMs?: number | undefined;
+  /**
+   * How often a process waiting for another one's refresh looks for the result, in ms.
+   *
+   * @default 50
+   */
+  pollIntervalMs?: number | undefined;
+  /**
+   * Longest wait for a refresh when the caller gives no signal, in ms.
+   *
+   * @default 30_000
+   */
+  waitTimeoutMs?: number | undefined;
+  /**
+   * A token found in Redis that expires sooner than this is not taken as a fresh result
+   * of somebody else's refresh. Keep it equal to the client's `tokenRefreshMarginMs`.
+   *
+   * @default 60_000
+   */
+  refreshMarginMs?: number | undefined;
+}
+
+// Store the new token and free the lock in one step, whoever holds the lock now.
+const SET_AND_UNLOCK = script(`
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+if redis.call('GET', KEYS[2]) == ARGV[3] then redis.call('DEL', KEYS[2]) end
+return 1`);
+
+function whole(value: number | undefined, fallback: number, field: string, min: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min || value > 600_000) {
+    throw new ConfigurationError(`${field} must be a whole number of milliseconds from ${min} to 600000`, field);
+  }
+  return value;
+}
+
+function parse(raw: unknown): StoredToken | undefined {
+  if (typeof raw !== 'string') return undefined;
+  try {
+    const value = JSON.parse(raw) as Partial<StoredToken>;
+    if (typeof value.accessToken === 'string' && typeof value.expiresAt === 'number') {
+      return { accessToken: value.accessToken, expiresAt: value.expiresAt };
+    }
+  } catch {
+    // A value we cannot read is treated as no token: the next refresh overwrites it.
+  }
+  return undefined;
+}
+
+/**
+ * A {@link TokenStore} on Redis: every process of a merchant shares one access token,
+ * and when it needs replacing exactly one process in the fleet calls `POST /auth/token`
+ * (under a `SET NX PX` lock with a random fencing value, freed by compare-and-delete)
+ * while the others wait for its result. A token the service rejected with
+ * `TOKEN_EXPIRED` is replaced once for the whole fleet.
+ *
+ * **The token is a secret stored in Redis** (the value under `<keyPrefix>token:{…}`,
+ * as JSON with its expiry). Anyone who can read that Redis can call the service as you
+ * until the token expires: restrict access to Redis as you would to the api key. The
+ * key name is a hash of the client's cache key, so neither the api key nor the token
+ * appears in key names, and the api key is never stored.
+ *
+ * Redis down or slower than `timeoutMs`: operations reject with a
+ * {@link RedisStoreError} instead of hanging.
+ *
+ * @example
+ * ```ts
+ * import { Redis } from 'ioredis';
+ * import { MyrGateway } from 'myr-gateway';
+ * import { RedisTokenStore } from 'myr-gateway/redis';
+ *
+ * const gateway = new MyrGateway({
+ *   baseUrl: process.env.MYR_BASE_URL!,
+ *   merchantId: process.env.MYR_MERCHANT_ID!,
+ *   apiKey: process.env.MYR_API_KEY!,
+ *   tokenStore: new RedisTokenStore({ client: new Redis(process.env.REDIS_URL!) }),
+ * });
+ * ```
+ */
+export class RedisTokenStore implements TokenStore {
+  readonly #redis: RedisCommands;
+  readonly #prefix: string;
+  readonly #lockTtlMs: number;
+  readonly #pollMs: number;
+  readonly #waitMs: number;
+  readonly #marginMs: number;
+
+  constructor(options: RedisTokenStoreOptions) {
+    const { redis, prefix } = adaptClient(options, 'RedisTokenStore');
+    this.#redis = redis;
+    this.#prefix = prefix;
+    this.#lockTtlMs = whole(options.lockTtlMs, 10_000, 'lockTtlMs', 100);
+    this.#pollMs = whole(options.pollIntervalMs, 50, 'pollIntervalMs', 1);
+    this.#waitMs = whole(options.waitTimeoutMs, 30_000, 'waitTimeoutMs', 1);
+    this.#marginMs = whole(options.refreshMarginMs, 60_000, 'refreshMarginMs', 0);
+  }
+
+  // The braces keep a token and its lock in one Redis Cluster slot.
+  #keys(key: string): { token: string; lock: string } {
+    const id = createHash('sha256').update(key).digest('hex').slice(0, 32);
+    return { token: `${this.#prefix}token:{${id}}`, lock: `${this.#prefix}token-lock:{${id}}` };
+  }
+
+  async get(key: string): Promise<StoredToken | undefined> {
+    return parse(await this.#redis.send(['GET', this.#keys(key).token]));
+  }
+
+  async set(key: string, token: StoredToken): Promise<void> {
+    const ttl = Math.ceil(token.expiresAt - Date.now());
+    if (ttl > 0) await this.#redis.send(['SET', this.#keys(key).token, JSON.stringify(token), 'PX', String(ttl)]);
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.#redis.send(['DEL', this.#keys(key).token]);
+  }
+
+  /**
+   * Replaces the token once for the fleet: takes the lock and calls `fetchToken`, or
+   * waits (polling every `pollIntervalMs`, bounded by `signal` or `waitTimeoutMs`) for
+   * the process that holds it. A token in Redis other than `staleToken` that appeared
+   * after this call started, or is fresh by `refreshMarginMs`, is returned without
+   * fetching.
+   *
+   * @example
+   * ```ts
+   * const token = await store.refresh(key, fetchToken, { staleToken: rejected, signal });
+   * ```
+   */
+  async refresh(
+    key: string,
+    fetchToken: () => Promise<StoredToken>,
+    options: { signal?: AbortSignal; staleToken?: string } = {},
+  ): Promise<StoredToken> {
+    const keys = this.#keys(key);
+    const signal = options.signal ?? AbortSignal.timeout(this.#waitMs);
+    const before = await this.get(key);
+    const usable = (t: StoredToken | undefined): t is StoredToken =>
+      t !== undefined &&
+      t.accessToken !== options.staleToken &&
+      t.expiresAt > Date.now() &&
+      (t.accessToken !== before?.accessToken || t.expiresAt - this.#marginMs > Date.now());
+    if (usable(before)) return before;
+
+    for (;;) {
+      const fence = randomUUID();
+      const locked = await this.#redis.send(['SET', keys.lock, fence, 'NX', 'PX', String(this.#lockTtlMs)]).catch((error: unknown) => {
+        // As for a webhook claim: a lock request still queued must not hold the lock later.
+        this.#redis.compensate(COMPARE_AND_DELETE, [keys.lock], [fence]);
+        throw error;
+      });
+      if (locked !== null) {
+        const current = await this.get(key).catch(async (error: unknown) => {
+          await this.#unlock(keys.lock, fence);
+          throw error;
+        });
+        if (usable(current)) {
+          await this.#unlock(keys.lock, fence);
+          return current;
+        }
+        return this.#fetchUnderLock(keys, fence, fetchToken);
+      }
+      try {
+        await delay(this.#pollMs, undefined, { signal });
+      } catch {
+        throw new TimeoutError('Gave up waiting for another process to refresh the access token', {
+          code: 'TIMEOUT',
+          retryable: true,
+        });
+      }
+      const current = await this.get(key);
+      if (usable(current)) return current;
+    }
+  }
+
+  async #fetchUnderLock(keys: { token: string; lock: string }, fence: string, fetchToken: () => Promise<StoredToken>): Promise<StoredToken> {
+    // Keep the lock while the request runs, however long its retries take.
+    const extend = setInterval(() => {
+      this.#redis.eval(COMPARE_AND_PEXPIRE, [keys.lock], [fence, String(this.#lockTtlMs)]).catch(() => undefined);
+    }, Math.max(50, Math.floor(this.#lockTtlMs / 3)));
+    let token: StoredToken;
+    try {
+      token = await fetchToken();
+    } catch (error) {
+      clearInterval(extend);
+      await this.#unlock(keys.lock, fence).catch(() => undefined);
+      throw error;
+    }
+    clearInterval(extend);
+    const ttl = Math.ceil(token.expiresAt - Date.now());
+    // The token is good whether or not Redis takes it: a failed write only means the other
+    // processes refresh again once the lock expires.
+    const stored =
+      ttl > 0
+        ? this.#redis.eval(SET_AND_UNLOCK, [keys.token, keys.lock], [JSON.stringify(token), String(ttl), fence])
+        : this.#unlock(keys.lock, fence);
+    await stored.catch(() => undefined);
+    return token;
+  }
+
+  async #unlock(lock: string, fence: string): Promise<void> {
+    await this.#redis.eval(COMPARE_AND_DELETE, [lock], [fence]);
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { name: 'RedisTokenStore', keyPrefix: this.#prefix };
+  }
+
+  /** @internal */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `RedisTokenStore ${JSON.stringify(this.toJSON())}`;
+  }
+}

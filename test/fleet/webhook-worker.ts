@@ -1,0 +1,38 @@
+/**
+ * One instance behind the load balancer: a webhook handler on a RedisWebhookStore.
+ * `{ type: 'deliver', body, headers, fail }` hands it one delivery; the answer says
+ * what the handler answered and whether `onEvent` ran here.
+ */
+import { RedisWebhookStore } from '../../src/redis/index.js';
+import { createWebhookHandler } from '../../src/webhooks/index.js';
+import { connect, type ClientKind } from '../helpers/redis.js';
+import { serveRequests, workerEnv } from './pool.js';
+
+const { client } = await connect(workerEnv('CLIENT_KIND') as ClientKind, workerEnv('REDIS_URL'));
+const store = new RedisWebhookStore({ client, timeoutMs: 300 });
+let failing = false;
+let runs = 0;
+const handler = createWebhookHandler({
+  verifier: { apiKey: workerEnv('API_KEY') },
+  store,
+  onEvent: async () => {
+    runs += 1;
+    await new Promise((r) => setTimeout(r, 20)); // fulfilment takes a moment: the others arrive meanwhile
+    if (failing) throw new Error('fulfilment failed');
+  },
+});
+
+serveRequests(async (message) => {
+  if (message.type === 'redis-ready') {
+    // After an outage: wait until this process's client is back (bounded).
+    for (let i = 0; i < 200; i++) {
+      if (await store.claim(`probe:${process.pid}:${i}`, 1).then(() => true, () => false)) return true;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error('Redis did not come back');
+  }
+  failing = message.fail === true;
+  const before = runs;
+  const response = await handler.handle({ body: message.body as string, headers: message.headers as Record<string, string> });
+  return { status: response.status, outcome: response.body.outcome, ran: runs - before };
+});

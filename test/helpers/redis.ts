@@ -1,0 +1,107 @@
+/**
+ * A real redis-server for tests: started on a free port, stopped after. Both clients
+ * the Redis stores accept (ioredis and node-redis) can be built against it.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { Redis } from 'ioredis';
+import { createClient } from 'redis';
+import type { RedisClientLike } from '../../src/redis/index.js';
+
+/** Whether `redis-server` is on the PATH (.ci/run installs it). */
+export function hasRedisServer(): boolean {
+  return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** One redis-server process; `stop()` and `start()` again keep the same port (a Redis outage). */
+export class RedisServer {
+  #child: ChildProcess | undefined;
+  private constructor(readonly port: number) {}
+
+  static async start(): Promise<RedisServer> {
+    if (!hasRedisServer()) throw new Error('redis-server is not installed: apt-get install -y redis-server (.ci/run does it)');
+    const server = new RedisServer(await freePort());
+    await server.start();
+    return server;
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.#child = child;
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    // redis-server prints this line once it accepts connections.
+    await new Promise<void>((resolve, reject) => {
+      const onData = () => {
+        if (output.includes('Ready to accept connections')) {
+          child.stdout?.off('data', onData);
+          resolve();
+        }
+      };
+      child.stdout?.on('data', onData);
+      child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output.slice(-500)}`)));
+    });
+  }
+
+  async stop(): Promise<void> {
+    const child = this.#child;
+    this.#child = undefined;
+    if (!child || child.exitCode !== null) return;
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGKILL');
+    });
+  }
+}
+
+export type ClientKind = 'ioredis' | 'node-redis';
+export const CLIENT_KINDS: ClientKind[] = ['ioredis', 'node-redis'];
+
+/** A connected client of `kind`, and how to close it. */
+export async function connect(kind: ClientKind, url: string): Promise<{ client: RedisClientLike; close: () => Promise<void> }> {
+  if (kind === 'ioredis') {
+    const client = new Redis(url, { lazyConnect: true, retryStrategy: () => 50 });
+    client.on('error', () => undefined); // reconnects are expected while a test stops Redis
+    await client.connect();
+    return { client, close: async () => void client.disconnect() };
+  }
+  const client = createClient({ url, socket: { reconnectStrategy: () => 50 } });
+  client.on('error', () => undefined); // reconnects are expected while a test stops Redis
+  await client.connect();
+  return { client, close: async () => void client.destroy() };
+}
+
+/** Sends one raw command through either client (for test set-up and inspection). */
+export function rawCommand(client: RedisClientLike, args: string[]): Promise<unknown> {
+  const c = client as { call?: (...a: string[]) => Promise<unknown>; sendCommand?: (a: string[]) => Promise<unknown> };
+  return c.call ? c.call(...args) : c.sendCommand!(args);
+}
+
+/** Runs `body` with a `kind` client that was connected to a Redis which has since stopped. */
+export async function whileRedisDown(kind: ClientKind, body: (client: RedisClientLike) => Promise<void>): Promise<void> {
+  const outage = await RedisServer.start();
+  const conn = await connect(kind, outage.url);
+  await outage.stop();
+  try {
+    await body(conn.client);
+  } finally {
+    await conn.close();
+  }
+}
