@@ -3,7 +3,7 @@
  * held in the process takes over, with one warning), and the optional `refresh` of the fleet
  * contract is used, and degraded from, as documented (issue 7, "Tokens").
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   AbortError,
   AuthenticationError,
@@ -12,19 +12,10 @@ import {
   TimeoutError,
   type TokenStore,
 } from '../../src/index.js';
-import { createMockGateway } from '../../src/testing/index.js';
 import { caught, clientFor, paymentParams } from '../helpers/client.js';
+import { clockedMock } from '../helpers/clocked-mock.js';
 
-let clock = Date.parse('2026-11-22T08:00:00Z');
-const now = () => clock;
-const mock = createMockGateway({ now });
-beforeAll(() => mock.listen());
-afterEach(() => {
-  mock.reset();
-  clock += 120_000;
-  vi.restoreAllMocks();
-});
-afterAll(() => mock.close());
+const { mock, now, time } = clockedMock();
 
 const never = () => new Promise<never>(() => undefined);
 const fail = () => Promise.reject(new Error('store down: redis://:hunter2@cache'));
@@ -118,7 +109,7 @@ function lockedRefresh(shared: Map<string, StoredToken>, calls: Array<{ key: str
     refresh(key, fetchToken, options) {
       calls.push({ key, ...options });
       const current = shared.get(key);
-      if (options.staleToken !== undefined && current && current.accessToken !== options.staleToken && current.expiresAt > clock) {
+      if (options.staleToken !== undefined && current && current.accessToken !== options.staleToken && current.expiresAt > time.clock) {
         return Promise.resolve(current);
       }
       let flight = held.get(key);

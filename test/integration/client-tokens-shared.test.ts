@@ -3,7 +3,7 @@
  * the local limiter never locks a client out when the server would answer, and short or
  * skewed token lifetimes still work (issue 7, "Tokens").
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   InvalidResponseError,
   MemoryTokenStore,
@@ -12,22 +12,13 @@ import {
   RateLimitError,
   type TokenStore,
 } from '../../src/index.js';
-import { createMockGateway } from '../../src/testing/index.js';
 import { caught, clientFor, paymentParams, recordingSleep, withdrawalParams } from '../helpers/client.js';
+import { clockedMock } from '../helpers/clocked-mock.js';
 
-let clock = Date.parse('2026-11-22T08:00:00Z');
-const now = () => clock;
 const merchants = ['WARN', 'CROWD', 'A', 'B', 'SEEN', 'RENEW'].map((id) => ({ merchantId: `M_${id}`, apiKey: `sk_test_${id.toLowerCase()}_secret` }));
 // The service counts token requests per IP; this one allows more than 5 a minute, so a
 // refusal can only come from the client's own bookkeeping.
-const mock = createMockGateway({ now, merchants, rateLimits: { auth: 10 } });
-beforeAll(() => mock.listen());
-afterEach(() => {
-  mock.reset();
-  clock += 120_000;
-  vi.restoreAllMocks();
-});
-afterAll(() => mock.close());
+const { mock, now, time } = clockedMock({ merchants, rateLimits: { auth: 10 } });
 
 /** A client on the process-wide default store (no tokenStore given), as a merchant writes it. */
 function defaultClient(merchantId: string, overrides: Partial<MyrGatewayOptions> = {}) {
@@ -56,7 +47,7 @@ describe('the process-wide default token store', () => {
     expect(mock.requests.some((r) => r.status === 429)).toBe(false);
     expect(recorder.delays).toEqual([]);
     // A client created later (past the service's payment-request window) still reuses the token.
-    clock += 61_000;
+    time.clock += 61_000;
     await defaultClient('M_CROWD').payments.create(paymentParams());
     expect(mock.count('auth')).toBe(1);
   });
@@ -103,7 +94,7 @@ describe('the local token limiter', () => {
     mock.fault({ endpoint: 'auth', times: 5, response: { type: 'rateLimit', retryAfter: 1 } });
     const first = await caught(gateway.payments.create(paymentParams()));
     expect(first).toBeInstanceOf(RateLimitError);
-    clock += 1_000;
+    time.clock += 1_000;
     const payment = await gateway.payments.create(paymentParams()); // one more 429, then the token
     expect(payment.payment_id).toMatch(/^PAY_/);
     expect(mock.count('auth')).toBe(6);
@@ -114,12 +105,12 @@ describe('the local token limiter', () => {
     const { gateway } = clientFor(mock, { now });
     mock.fault({ endpoint: 'auth', times: 1, response: { type: 'rateLimit', retryAfter: 120 } });
     expect((await caught(gateway.payments.create(paymentParams()))).retryAfter).toBe(120);
-    clock += 30_000;
+    time.clock += 30_000;
     const local = await caught(gateway.payments.create(paymentParams()));
     expect(local).toBeInstanceOf(RateLimitError);
     expect(local.retryAfter).toBe(90);
     expect(mock.count('auth')).toBe(1);
-    clock += 91_000;
+    time.clock += 91_000;
     await gateway.payments.create(paymentParams());
     expect(mock.count('auth')).toBe(2);
   });
@@ -156,8 +147,8 @@ describe('token lifetimes', () => {
   it.each([
     ['a lifetime equal to the refresh margin', () => ({ access_token: 'tok1', expires_in: 60 })],
     ['a lifetime below the refresh margin', () => ({ access_token: 'tok1', expires_in: 30 })],
-    ['an ISO expires_at already past on this clock (skew)', () => ({ access_token: 'tok1', expires_at: new Date(clock - 5_000).toISOString() })],
-    ['a Unix expires_at already past on this clock (skew)', () => ({ access_token: 'tok1', expires_at: Math.floor(clock / 1000) - 5 })],
+    ['an ISO expires_at already past on this time.clock (skew)', () => ({ access_token: 'tok1', expires_at: new Date(time.clock - 5_000).toISOString() })],
+    ['a Unix expires_at already past on this time.clock (skew)', () => ({ access_token: 'tok1', expires_at: Math.floor(time.clock / 1000) - 5 })],
   ])('a token with %s is still used', async (_label, body) => {
     const { gateway, seen } = stub(body);
     for (let i = 0; i < 10; i++) await gateway.payments.retrieve('R1');
@@ -168,7 +159,7 @@ describe('token lifetimes', () => {
   it('an early refresh that fails leaves the call on the token that is still valid', async () => {
     const { gateway } = clientFor(mock, { now, maxRetries: 0 });
     await gateway.payments.create(paymentParams());
-    clock += 3_600_000 - 30_000; // inside the refresh margin, 30 s before expiry
+    time.clock += 3_600_000 - 30_000; // inside the refresh margin, 30 s before expiry
     mock.fault({ endpoint: 'auth', response: { type: 'status', status: 503, code: 'NO_GATEWAY_AVAILABLE' } });
     const payment = await gateway.payments.create(paymentParams());
     expect(payment.payment_id).toMatch(/^PAY_/);
@@ -178,7 +169,7 @@ describe('token lifetimes', () => {
   it('caps an absurd lifetime at a day', async () => {
     const { gateway, seen } = stub(() => ({ access_token: 'tok1', expires_in: 1e12 }));
     await gateway.payments.retrieve('R1');
-    clock += 25 * 3_600_000;
+    time.clock += 25 * 3_600_000;
     await gateway.payments.retrieve('R1');
     expect(seen.tokens).toBe(2);
   });
