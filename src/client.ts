@@ -1,7 +1,9 @@
-import { MemoryTokenStore, type StoredToken, TokenManager, type TokenStore } from './core/auth.js';
-import { ConfigurationError, InvalidResponseError } from './core/errors.js';
+import { defaultTokenStore, TokenManager, type TokenStore } from './core/auth.js';
+import { ConfigurationError } from './core/errors.js';
 import type { RateLimitInfo } from './core/rate-limit.js';
 import { resolveRetryOptions, type RetryOptions, sleep as defaultSleep } from './core/retry.js';
+import { readToken } from './core/token-answer.js';
+import { noteClient, tokenKey } from './core/token-shared.js';
 import { MAX_TIMER_MS, Transport } from './core/transport.js';
 import { LOOPBACK_HOST } from './core/validate.js';
 import { Payments } from './resources/payments.js';
@@ -55,16 +57,27 @@ export interface MyrGatewayOptions {
    */
   retry?: Omit<RetryOptions, 'maxRetries'>;
   /**
-   * Where access tokens are cached. Share one store across processes to keep a fleet
-   * under the token endpoint's 5 requests a minute.
-   * @default new MemoryTokenStore()
+   * Where access tokens are cached. By default every client in this process with the same
+   * base URL, merchant id and api key shares one token, one refresh and one limit of 5 token
+   * requests a minute, so creating a client per request costs no extra token. Pass a shared
+   * store (for example Redis, ideally with `refresh`) to do the same across processes.
+   * @default a process-wide MemoryTokenStore
+   * @example new MemoryTokenStore() // a cache of this client's own
    */
   tokenStore?: TokenStore;
   /**
-   * Refresh a cached token this many milliseconds before it expires.
+   * Refresh a cached token this many milliseconds before it expires; capped at half the
+   * token's lifetime, so a short-lived token is still used.
    * @default 60000
    */
   tokenRefreshMarginMs?: number;
+  /**
+   * Milliseconds one `tokenStore` get, set or delete may take. A slower or failing store is
+   * bypassed for the token held in this process, with one warning; it never fails a call.
+   * @default 1000
+   * @example 250
+   */
+  tokenStoreTimeout?: number;
   /**
    * Clock in epoch milliseconds (tests).
    * @default Date.now
@@ -129,27 +142,6 @@ function positiveMs(value: number | undefined, fallback: number, field: string):
   return value;
 }
 
-/** Reads the token answer, tolerating the naming variants in docs/assumptions.md (A1). */
-function readToken(body: unknown, now: number): StoredToken {
-  const outer = (body ?? {}) as Record<string, unknown>;
-  const data = (typeof outer.data === 'object' && outer.data !== null ? outer.data : outer) as Record<string, unknown>;
-  const accessToken = data.access_token ?? data.accessToken ?? data.token;
-  if (typeof accessToken !== 'string' || accessToken === '') {
-    throw new InvalidResponseError('INVALID_RESPONSE: the token answer carries no access token', {
-      code: 'INVALID_RESPONSE',
-      field: 'access_token',
-    });
-  }
-  const expiresIn = Number(data.expires_in ?? data.expiresIn);
-  if (Number.isFinite(expiresIn) && expiresIn > 0) return { accessToken, expiresAt: now + expiresIn * 1000 };
-  const expiresAt = data.expires_at ?? data.expiresAt;
-  if (typeof expiresAt === 'number' && expiresAt > 0) return { accessToken, expiresAt: expiresAt * 1000 };
-  if (typeof expiresAt === 'string' && !Number.isNaN(Date.parse(expiresAt))) {
-    return { accessToken, expiresAt: Date.parse(expiresAt) };
-  }
-  return { accessToken, expiresAt: now + 3_600_000 };
-}
-
 /**
  * The client of the Payment Gateway Service.
  *
@@ -182,13 +174,16 @@ export class MyrGateway {
     const now = options.now ?? Date.now;
     this.#merchantId = merchantId;
     this.#baseUrl = baseUrl;
+    const timeout = positiveMs(options.timeout, 30_000, 'timeout');
+    const storeTimeout = positiveMs(options.tokenStoreTimeout, 1000, 'tokenStoreTimeout');
+    noteClient(baseUrl, merchantId);
 
     // The transport also redacts the access token of each attempt (wherever it came from).
     const redact = (text: string): string => text.split(apiKey).join('[redacted]');
     const transport = new Transport({
       baseUrl,
       fetch: options.fetch,
-      timeout: positiveMs(options.timeout, 30_000, 'timeout'),
+      timeout,
       totalTimeout: positiveMs(options.totalTimeout, 120_000, 'totalTimeout'),
       retry: resolveRetryOptions({ ...options.retry, maxRetries: retryCount(options.maxRetries) }),
       userAgent: `myr-gateway/${VERSION}`,
@@ -197,12 +192,15 @@ export class MyrGateway {
       sleep: options.sleep ?? defaultSleep,
       redact,
     });
-    const tokens: TokenManager = new TokenManager({
-      store: options.tokenStore ?? new MemoryTokenStore(),
-      key: `myr-gateway:token:${baseUrl}:${merchantId}`,
+    let key: Promise<string> | undefined;
+    const tokens = new TokenManager({
+      store: options.tokenStore ?? defaultTokenStore(),
+      key: () => (key ??= tokenKey(baseUrl, merchantId, apiKey)),
       now,
       refreshMarginMs: options.tokenRefreshMarginMs ?? 60_000,
-      fetchToken: async () => {
+      storeTimeoutMs: storeTimeout,
+      storeRefreshTimeoutMs: storeTimeout + timeout,
+      fetchToken: async (signal, beforeAttempt) => {
         const body = await transport.call(
           {
             method: 'POST',
@@ -211,9 +209,9 @@ export class MyrGateway {
             authenticated: false,
             operation: 'token',
           },
-          {},
+          { signal },
           undefined,
-          () => tokens.takeSlot(),
+          beforeAttempt,
         );
         return readToken(body, now());
       },

@@ -1,12 +1,23 @@
 /**
  * Access tokens: cached, reused, refreshed shortly before they expire, and fetched
- * single-flight, so any number of concurrent calls on a cold cache cause one
- * `POST /auth/token`. A local sliding window keeps this client under the endpoint's
- * 5 requests a minute whatever its callers do.
+ * single-flight. Clients on the same store and key (by default: the same base URL, merchant
+ * id and api key in one process) share the cache, the refresh and the local limiter of
+ * `POST /auth/token`, so any number of clients and calls on a cold cache cause one request.
+ * A failing or slow store never fails or hangs a call: the in-process token takes over.
  *
  * @module
  */
-import { RateLimitError } from './errors.js';
+import { MyrGatewayError } from './errors.js';
+import {
+  bounded,
+  describeStoreFailure,
+  isStoredToken,
+  type SharedTokens,
+  sharedTokens,
+  type TokenAttemptReport,
+} from './token-shared.js';
+
+export { TOKEN_REQUESTS_PER_MINUTE } from './token-shared.js';
 
 /** A cached access token. */
 export interface StoredToken {
@@ -14,12 +25,15 @@ export interface StoredToken {
   accessToken: string;
   /** When it stops being valid, in epoch milliseconds. */
   expiresAt: number;
+  /** When it was issued, in epoch milliseconds (limits the refresh margin to half the lifetime). */
+  issuedAt?: number;
 }
 
 /**
- * Where tokens are cached. The default keeps them in memory; implement this to share
- * one token across processes (for example in Redis), so a fleet does not exceed the
- * token endpoint's 5 requests a minute.
+ * Where tokens are cached. By default every client in the process shares one in-memory
+ * store; implement this to share one token across processes (for example in Redis), so a
+ * fleet stays under the token endpoint's 5 requests a minute. Keys look like
+ * `myr-gateway:token:<sha256>` and never contain the api key or a token in clear.
  *
  * @example
  * ```ts
@@ -34,14 +48,17 @@ export interface TokenStore {
   get(key: string): Promise<StoredToken | undefined> | StoredToken | undefined;
   set(key: string, token: StoredToken): Promise<void> | void;
   delete(key: string): Promise<void> | void;
-  /** Optional: one refresh for every process sharing this store. Called inside the in-process single flight.
-   * Run `fetchToken` under a store-wide lock held by exactly one caller (store the result), or wait for the
-   * holder's result, bounded by `signal`. `staleToken`: the token the service just rejected; if the store holds
-   * a different fresh token, return it without fetching (one replacement per fleet). */
+  /**
+   * Optional: make one refresh serve every process sharing this store. Called inside the
+   * in-process single flight. Implementations run `fetchToken` under a store-wide lock held by
+   * exactly one caller (and store the result), or wait for the holder's result, bounded by `signal`.
+   * `staleToken` is the token the service just rejected (TOKEN_EXPIRED/UNAUTHORIZED): if the store
+   * already holds a different, fresh token, return it without fetching (one replacement per fleet).
+   */
   refresh?(key: string, fetchToken: () => Promise<StoredToken>, options: { signal?: AbortSignal; staleToken?: string }): Promise<StoredToken>;
 }
 
-/** The default {@link TokenStore}: a Map in this process. */
+/** A {@link TokenStore} in a Map in this process; clients given no store share one. */
 export class MemoryTokenStore implements TokenStore {
   readonly #tokens = new Map<string, StoredToken>();
   get(key: string): StoredToken | undefined {
@@ -62,25 +79,37 @@ export class MemoryTokenStore implements TokenStore {
   }
 }
 
-/** Token endpoint limit from the spec: 5 requests in any 60 s. */
-export const TOKEN_REQUESTS_PER_MINUTE = 5;
+let defaultStore: MemoryTokenStore | undefined;
+
+/** The process-wide store of clients given none. */
+export function defaultTokenStore(): MemoryTokenStore {
+  return (defaultStore ??= new MemoryTokenStore());
+}
+
+/** Called before each token request attempt; returns the callback for what the attempt met. */
+export type TokenAttemptHook = () => (report: TokenAttemptReport) => void;
 
 export interface TokenManagerOptions {
   store: TokenStore;
-  /** Cache key: one per base URL and merchant. */
-  key: string;
-  /** Performs `POST /auth/token` (with its own timeouts) and returns the token. */
-  fetchToken: () => Promise<StoredToken>;
+  /** The (hashed) cache key, computed on first use. */
+  key: () => Promise<string>;
+  /** Performs `POST /auth/token` under `signal`, calling `beforeAttempt` before each attempt. */
+  fetchToken: (signal: AbortSignal, beforeAttempt: TokenAttemptHook) => Promise<StoredToken>;
   now: () => number;
-  /** Refresh this long before expiry. */
+  /** Refresh this long before expiry (at most half the token's lifetime). */
   refreshMarginMs: number;
+  /** How long one store get/set/delete may take before the in-process token takes over. */
+  storeTimeoutMs: number;
+  /** How long a store's `refresh` may take before this process fetches its own token. */
+  storeRefreshTimeoutMs: number;
 }
+
+type SignalSource = AbortSignal | undefined | (() => AbortSignal);
 
 export class TokenManager {
   readonly #options: TokenManagerOptions;
-  #inFlight: Promise<StoredToken> | undefined;
-  /** Start times of token requests in the last minute. */
-  readonly #recent: number[] = [];
+  #shared: SharedTokens | undefined;
+  #key = '';
 
   constructor(options: TokenManagerOptions) {
     this.#options = options;
@@ -90,86 +119,134 @@ export class TokenManager {
    * A valid token: cached if fresh, else one single-flight refresh shared by all callers.
    * `signal` may be a getter, so the hot path (a cached token) never builds one.
    */
-  async get(signal?: AbortSignal | (() => AbortSignal)): Promise<string> {
-    const cached = await this.#options.store.get(this.#options.key);
-    if (cached && cached.expiresAt - this.#options.refreshMarginMs > this.#options.now()) return cached.accessToken;
-    return (await raceSignal(this.#refresh(), typeof signal === 'function' ? signal() : signal)).accessToken;
+  async get(signal?: SignalSource): Promise<string> {
+    const shared = this.#shared ?? (await this.#resolve());
+    const cached = await this.#read(shared, signal);
+    if (cached && this.#fresh(cached, shared)) return cached.accessToken;
+    try {
+      return (await shared.join((s) => this.#run(shared, s, undefined), signalOf(signal))).accessToken;
+    } catch (error) {
+      // An early refresh that failed (limit, outage) does not fail a call the current token can still serve.
+      if (cached && cached.expiresAt > this.#options.now() && error instanceof MyrGatewayError) return cached.accessToken;
+      throw error;
+    }
   }
 
   /**
-   * Drops `staleToken` after the service said TOKEN_EXPIRED, unless another caller has
-   * already replaced it, then returns a fresh token (single-flight).
+   * Drops `staleToken` after the service refused it (TOKEN_EXPIRED/UNAUTHORIZED), unless
+   * another caller already replaced it, then returns a fresh token (single-flight). Only the
+   * server's own Retry-After holds a renewal back, never the local count.
    */
   async renew(staleToken: string, signal?: AbortSignal): Promise<string> {
-    const cached = await this.#options.store.get(this.#options.key);
-    if (cached && cached.accessToken !== staleToken && cached.expiresAt > this.#options.now()) {
-      return cached.accessToken;
-    }
-    // A shared store replaces the stale token itself: deleting it here could delete the
-    // replacement another process just stored.
-    if (cached?.accessToken === staleToken && !this.#options.store.refresh) await this.#options.store.delete(this.#options.key);
-    return (await raceSignal(this.#refresh(staleToken), signal)).accessToken;
+    const shared = this.#shared ?? (await this.#resolve());
+    if (shared.local?.accessToken === staleToken) shared.local = undefined;
+    const cached = await this.#read(shared, signal);
+    if (cached && cached.accessToken !== staleToken && cached.expiresAt > this.#options.now()) return cached.accessToken;
+    // A store with `refresh` replaces the stale token itself, once for the fleet.
+    if (cached?.accessToken === staleToken && !this.#options.store.refresh) await this.#storeOp(shared, 'delete', () => this.#options.store.delete(this.#key), signal);
+    return (await shared.join((s) => this.#run(shared, s, staleToken), signal)).accessToken;
   }
 
-  /** Forget the cached token (for example after UNAUTHORIZED). */
+  /** Forget the cached token (after a fresh one was refused too). Never throws for the store. */
   async forget(token: string): Promise<void> {
-    const cached = await this.#options.store.get(this.#options.key);
-    if (cached?.accessToken === token) await this.#options.store.delete(this.#options.key);
+    const shared = this.#shared ?? (await this.#resolve());
+    if (shared.local?.accessToken === token) shared.local = undefined;
+    const cached = await this.#read(shared, undefined);
+    if (cached?.accessToken === token) await this.#storeOp(shared, 'delete', () => this.#options.store.delete(this.#key), undefined);
   }
 
-  // One flight for everyone; it is not tied to any one caller's signal, so a caller that
-  // aborts does not fail the others waiting on the same refresh.
-  #refresh(staleToken?: string): Promise<StoredToken> {
-    if (this.#inFlight) return this.#inFlight;
-    const { store, key, fetchToken } = this.#options;
-    const run = async (): Promise<StoredToken> => {
-      if (store.refresh) return store.refresh(key, fetchToken, staleToken === undefined ? {} : { staleToken });
-      const token = await fetchToken();
-      await store.set(key, token);
-      return token;
-    };
-    const flight = run().finally(() => {
-      if (this.#inFlight === flight) this.#inFlight = undefined;
-    });
-    this.#inFlight = flight;
-    return flight;
+  async #resolve(): Promise<SharedTokens> {
+    this.#key = await this.#options.key();
+    return (this.#shared = sharedTokens(this.#options.store, this.#key));
+  }
+
+  #fresh(token: StoredToken, shared: SharedTokens): boolean {
+    const lifetime = token.issuedAt !== undefined ? token.expiresAt - token.issuedAt : shared.lifetimeMs;
+    const margin = lifetime === undefined ? this.#options.refreshMarginMs : Math.min(this.#options.refreshMarginMs, lifetime / 2);
+    return token.expiresAt - margin > this.#options.now();
+  }
+
+  /** The store's token, or the in-process one when the store has none, fails or is slow. */
+  async #read(shared: SharedTokens, signal: SignalSource): Promise<StoredToken | undefined> {
+    const got = await this.#storeOp(shared, 'get', () => this.#options.store.get(this.#key), signal);
+    if (got === undefined || got === FAILED) return shared.local;
+    if (!isStoredToken(got)) {
+      shared.warn('garbage', 'the token store returned something that is not a token; ignoring it.');
+      return shared.local;
+    }
+    shared.local = got;
+    return got;
   }
 
   /**
-   * Called before every `POST /auth/token` attempt: refuses, with a RateLimitError, a
-   * sixth token request inside one minute.
+   * Runs a store operation: synchronous results pass straight through (the hot path of the
+   * in-memory store); promises are bounded by the call's signal and the store timeout.
    */
-  takeSlot(): void {
-    const now = this.#options.now();
-    while (this.#recent.length > 0 && (this.#recent[0] as number) <= now - 60_000) this.#recent.shift();
-    if (this.#recent.length >= TOKEN_REQUESTS_PER_MINUTE) {
-      const waitMs = (this.#recent[0] as number) + 60_000 - now;
-      throw new RateLimitError(
-        `RATE_LIMITED: this client already requested ${TOKEN_REQUESTS_PER_MINUTE} access tokens in the last minute ` +
-          `(the service's limit for POST /auth/token); not sending another. Check the credentials and retry in ${Math.ceil(waitMs / 1000)} s.`,
-        { code: 'RATE_LIMITED', retryable: true, retryAfter: Math.ceil(waitMs / 1000) },
-      );
+  async #storeOp<T>(shared: SharedTokens, name: string, op: () => Promise<T> | T, signal: SignalSource): Promise<T | typeof FAILED> {
+    try {
+      const result = op();
+      if (!isThenable(result)) return result;
+      return await bounded(Promise.resolve(result), signalOf(signal), this.#options.storeTimeoutMs);
+    } catch (error) {
+      const caller = signalOf(signal);
+      if (caller?.aborted) throw caller.reason;
+      shared.warn(`store-${name}`, `the token store's ${name} ${describeStoreFailure(error)}; using the token held in this process.`);
+      return FAILED;
     }
-    this.#recent.push(now);
+  }
+
+  /** The body of one single-flight refresh. */
+  async #run(shared: SharedTokens, signal: AbortSignal, staleToken: string | undefined): Promise<StoredToken> {
+    const store = this.#options.store;
+    let fetched: StoredToken | undefined;
+    let fetchFailure: { error: unknown } | undefined;
+    const fetchLocal = async (): Promise<StoredToken> => {
+      try {
+        fetched = await this.#options.fetchToken(signal, this.#limiterHook(shared, staleToken !== undefined));
+      } catch (error) {
+        fetchFailure = { error };
+        throw error;
+      }
+      shared.lifetimeMs = fetched.issuedAt === undefined ? undefined : fetched.expiresAt - fetched.issuedAt;
+      shared.local = fetched;
+      return fetched;
+    };
+    if (store.refresh) {
+      try {
+        const options = staleToken === undefined ? { signal } : { signal, staleToken };
+        const token = await bounded(Promise.resolve(store.refresh(this.#key, fetchLocal, options)), signal, this.#options.storeRefreshTimeoutMs);
+        if (!isStoredToken(token)) throw new TypeError('not a token');
+        shared.local = token;
+        return token;
+      } catch (error) {
+        if (signal.aborted) throw signal.reason;
+        if (fetchFailure) throw fetchFailure.error; // the service's answer, not the store's failure
+        shared.warn('store-refresh', `the token store's refresh ${describeStoreFailure(error)}; fetching a token in this process.`);
+        return fetched ?? (await fetchLocal());
+      }
+    }
+    const token = await fetchLocal();
+    await this.#storeOp(shared, 'set', () => store.set(this.#key, token), signal);
+    return token;
+  }
+
+  #limiterHook(shared: SharedTokens, renewal: boolean): TokenAttemptHook {
+    let serverWaited = false;
+    return () => {
+      shared.limiter.check(this.#options.now(), renewal, serverWaited);
+      return (report) => {
+        serverWaited = shared.limiter.record(this.#options.now(), report);
+      };
+    };
   }
 }
 
-/** Resolves like `promise`, or rejects with the signal's reason as soon as it aborts. */
-function raceSignal<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error as Error);
-      },
-    );
-  });
+const FAILED = Symbol('store failed');
+
+function isThenable<T>(value: Promise<T> | T): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
+}
+
+function signalOf(source: SignalSource): AbortSignal | undefined {
+  return typeof source === 'function' ? source() : source;
 }

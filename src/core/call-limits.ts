@@ -48,7 +48,8 @@ export class CallLimits {
   }
 
   get expired(): boolean {
-    return this.remaining() <= 0;
+    // The deadline timer can fire a fraction of a millisecond before performance.now() passes it.
+    return this.remaining() <= 0 || (this.#signal?.aborted === true && this.user?.aborted !== true);
   }
 
   get stopped(): boolean {

@@ -7,7 +7,8 @@
  * @module
  */
 import ky, { type KyInstance } from 'ky';
-import { type TokenManager } from './auth.js';
+import type { TokenAttemptHook, TokenManager } from './auth.js';
+import type { TokenAttemptReport } from './token-shared.js';
 import { connectionError, errorFromResponse } from './error-mapping.js';
 import {
   AbortError,
@@ -91,6 +92,14 @@ type Attempt =
   | { kind: 'network'; systemCode: string | undefined; notSent: boolean }
   | { kind: 'timeout' };
 
+/** What the token limiter needs to know of an attempt: whether the server may have seen it. */
+function attemptReport(attempt: Attempt, now: number): TokenAttemptReport {
+  if (attempt.kind === 'timeout') return { sent: true };
+  if (attempt.kind === 'network') return { sent: !attempt.notSent };
+  const { status, headers } = attempt.response;
+  return { sent: true, status, retryAfterMs: status === 429 ? parseRetryAfter(headers.get('retry-after'), now) : undefined };
+}
+
 export class Transport {
   readonly #config: TransportConfig;
   readonly #ky: KyInstance;
@@ -128,13 +137,14 @@ export class Transport {
    * Runs a call to completion: attempts, retries, token refresh on TOKEN_EXPIRED.
    * Resolves with the parsed JSON body of a 2xx response; throws a MyrGatewayError.
    *
-   * @param beforeAttempt runs before every attempt (the token endpoint's local limiter).
+   * @param beforeAttempt runs before every attempt (the token endpoint's local limiter) and
+   *   returns what to tell about the attempt once it is over.
    */
   async call(
     spec: CallSpec,
     options: RequestOptions = {},
     state: CallState = { maybeProcessed: false },
-    beforeAttempt?: () => void,
+    beforeAttempt?: TokenAttemptHook,
   ): Promise<unknown> {
     const cfg = this.#config;
     const maxRetries = checkCount(options.maxRetries, cfg.retry.maxRetries, 'maxRetries');
@@ -151,8 +161,9 @@ export class Transport {
       if (spec.authenticated) {
         token = await this.#token(limits, spec, state);
       }
-      beforeAttempt?.();
+      const report = beforeAttempt?.();
       const attempt = await this.#attempt(spec, body, token, attemptTimeout, limits);
+      report?.(attemptReport(attempt, cfg.now()));
       const outcome = this.#judge(attempt, attemptTimeout, token);
       if (outcome.ok) return outcome.data;
 

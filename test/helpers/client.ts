@@ -1,4 +1,4 @@
-import { MyrGateway, type MyrGatewayOptions } from '../../src/index.js';
+import { MemoryTokenStore, MyrGateway, type MyrGatewayOptions } from '../../src/index.js';
 import type { MockGateway } from '../../src/testing/index.js';
 
 /** A sleep that records every requested delay and returns at once (still honouring abort). */
@@ -12,7 +12,11 @@ export function recordingSleep() {
   return { delays, sleep };
 }
 
-/** A client wired to the mock, with instant recorded backoff and no jitter unless asked. */
+/**
+ * A client wired to the mock, with instant recorded backoff and no jitter unless asked. Each
+ * gets a token cache of its own (the mock forgets tokens on reset); the process-wide default
+ * store is tested in client-tokens-shared.test.ts.
+ */
 export function clientFor(mock: MockGateway, overrides: Partial<MyrGatewayOptions> = {}) {
   const recorder = recordingSleep();
   const gateway = new MyrGateway({
@@ -21,6 +25,7 @@ export function clientFor(mock: MockGateway, overrides: Partial<MyrGatewayOption
     apiKey: mock.merchant.apiKey,
     sleep: recorder.sleep,
     random: () => 0,
+    tokenStore: new MemoryTokenStore(),
     ...overrides,
   });
   return { gateway, delays: recorder.delays };

@@ -182,7 +182,8 @@ describe('access tokens', () => {
         seen.push(request.headers.get('authorization') ?? '');
         return Response.json({ status: 'success', data: { payment_id: 'PAY_1', reference_id: 'R1', amount: 5, currency: 'MYR', status: 'PROCESSING', created_at: 'x' } });
       };
-      const gateway = new MyrGateway({ baseUrl: 'https://api.example.test/api/v1', merchantId: 'M', apiKey: 'k', fetch: fetchImpl, now });
+      // A store per variant: clients with the same credentials would otherwise share the first token.
+      const gateway = new MyrGateway({ baseUrl: 'https://api.example.test/api/v1', merchantId: 'M', apiKey: 'k', fetch: fetchImpl, now, tokenStore: new MemoryTokenStore() });
       await gateway.payments.retrieve('R1');
     }
     expect(seen).toEqual(['Bearer tokA', 'Bearer tokB', 'Bearer tokC']);

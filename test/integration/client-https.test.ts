@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectionError, MyrGateway, OutcomeUnknownError } from '../../src/index.js';
+import { ConnectionError, MemoryTokenStore, MyrGateway, OutcomeUnknownError } from '../../src/index.js';
 import { createMockGateway, type MockHttpServer } from '../../src/testing/index.js';
 import { caught, paymentParams, recordingSleep, withdrawalParams } from '../helpers/client.js';
 
@@ -34,7 +34,8 @@ afterAll(async () => {
 
 function client() {
   const recorder = recordingSleep();
-  const gateway = new MyrGateway({ baseUrl: server.baseUrl, merchantId: mock.merchant.merchantId, apiKey: mock.merchant.apiKey, sleep: recorder.sleep });
+  // A token cache per client: the tests reset the mock, which forgets every token it issued.
+  const gateway = new MyrGateway({ baseUrl: server.baseUrl, merchantId: mock.merchant.merchantId, apiKey: mock.merchant.apiKey, sleep: recorder.sleep, tokenStore: new MemoryTokenStore() });
   return { gateway, delays: recorder.delays };
 }
 
