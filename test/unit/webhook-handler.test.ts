@@ -207,8 +207,8 @@ describe('createWebhookHandler: answers', () => {
     const cb = await callback();
     expect((await handler.handle({ body: cb.raw })).status).toBe(200);
     expect((onError.mock.calls[0]?.[0] as WebhookHandlerError).stage).toBe('store');
-    // the claim still blocks a retry until it expires
-    expect((await handler.handle({ body: cb.raw })).status).toBe(409);
+    // this process remembers it finished: a retry is a duplicate, never a second run
+    expect((await handler.handle({ body: cb.raw })).body).toEqual({ ok: true, outcome: 'duplicate' });
   });
 
   it('ignores an onError that throws', async () => {
