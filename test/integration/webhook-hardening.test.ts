@@ -3,7 +3,7 @@
  * merchant meets it (a real Express app on 127.0.0.1 and the Web handler), plus its siblings.
  */
 import { execFile } from 'node:child_process';
-import { createServer } from 'node:http';
+import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import express from 'express';
@@ -13,6 +13,7 @@ import {
   WebhookHandlerError,
   WebhookVerifier,
   createExpressMiddleware,
+  createNodeHandler,
   createWebHandler,
   type WebhookEvent,
   type WebhookHandlerOptions,
@@ -283,6 +284,56 @@ describe('hostile bodies', () => {
     const cb = await sign(baseBody({ payment_id: 'PAY_DUPKEY' }));
     const raw = cb.raw.replace('"transaction_type":"DEPOSIT"', '"transaction_type":"DEPOSIT","transaction_type":"WITHDRAWAL"');
     expect((await web({ onEvent })(raw, headersFor(cb.body))).status).toBe(400);
+    expect(onEvent).not.toHaveBeenCalled();
+  });
+});
+
+describe('slow and oversized bodies', () => {
+  it('a body that never finishes gets 408 after bodyTimeoutMs (node:http and Web handler)', async () => {
+    const onEvent = vi.fn();
+    const server = createServer(createNodeHandler({ verifier, onEvent, bodyTimeoutMs: 50 }));
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const status = await new Promise<number | undefined>((resolve) => {
+      const req = request(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode);
+        req.destroy();
+      });
+      req.on('error', () => resolve(undefined));
+      req.write('{"webhook_id":'); // and nothing more
+      setTimeout(() => resolve(undefined), 3000).unref();
+    });
+    expect(status).toBe(408);
+
+    const handle = createWebHandler({ verifier, onEvent, bodyTimeoutMs: 50 });
+    const stalled = new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(new TextEncoder().encode('{')) });
+    const response = await handle(new Request('http://127.0.0.1/', { method: 'POST', body: stalled, duplex: 'half' } as RequestInit));
+    expect(response.status).toBe(408);
+    expect(onEvent).not.toHaveBeenCalled();
+  });
+
+  it('a body a parser already read is held to maxBodyBytes as well', async () => {
+    const onEvent = vi.fn();
+    const app = express();
+    app.use(express.text({ type: '*/*', limit: '1mb' }));
+    app.post('/webhooks/myr', createExpressMiddleware({ verifier, onEvent, maxBodyBytes: 1024 }));
+    const server = createServer(app);
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const cb = await callback();
+    const padded = JSON.stringify({ ...cb.body, padding: 'x'.repeat(4096) });
+    // streamed, so no Content-Length tells the size up front
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(new TextEncoder().encode(padded));
+        c.close();
+      },
+    });
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/myr`;
+    const response = await fetch(url, { method: 'POST', headers: cb.headers, body, duplex: 'half' } as RequestInit);
+    expect(response.status).toBe(413);
     expect(onEvent).not.toHaveBeenCalled();
   });
 });
