@@ -395,7 +395,7 @@ export class WebhookVerifier {
     if (pay !== undefined && pay !== fields.payment_id) throw fail('header_mismatch', 'X-Payment-ID differs from payment_id');
 
     const time = parseTimestamp(fields.timestamp);
-    if (Number.isNaN(time)) throw fail('invalid_timestamp', 'timestamp is not an ISO 8601 date-time with a time zone');
+    if (Number.isNaN(time)) throw fail('invalid_timestamp', 'timestamp is not an ISO 8601 date-time');
     const now = this.#clock();
     if (typeof now !== 'number' || !Number.isFinite(now)) throw fail('internal', 'the clock did not return a number');
     if (now - time > this.#toleranceMs) throw fail('stale', 'timestamp is older than the tolerance');
