@@ -12,10 +12,7 @@ export const PAYMENT_STATUSES = ['PENDING', 'PROCESSING', 'SUCCESS', 'FAILED', '
 /** A payment status. Unknown future values pass through as strings. */
 export type PaymentStatusValue = (typeof PAYMENT_STATUSES)[number];
 
-/** Statuses that end a payment and trigger a callback. */
-export const TERMINAL_STATUSES = ['SUCCESS', 'FAILED', 'EXPIRED', 'CANCELLED', 'REFUNDED'] as const;
-/** A terminal status. */
-export type TerminalStatus = (typeof TERMINAL_STATUSES)[number];
+export { TERMINAL_STATUSES, type TerminalStatus } from './statuses.js';
 
 interface PaymentCreateCommon {
   /** Amount in MYR: 5 to 50,000 inclusive, at most 2 decimal places. */
