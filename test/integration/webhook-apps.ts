@@ -53,48 +53,27 @@ function readAll(req: IncomingMessage): Promise<Buffer> {
 
 export type Start = (handler: WebhookHandler) => Promise<Running>;
 
+interface ExpressLike {
+  use(middleware: unknown): unknown;
+  post(path: string, middleware: unknown): unknown;
+}
+
+function expressApp(app: ExpressLike, handler: WebhookHandler, parser?: unknown): Promise<Running> {
+  if (parser) app.use(parser);
+  app.post(PATH, createExpressMiddleware(handler));
+  return listen(createServer(app as unknown as Parameters<typeof createServer>[1]));
+}
+
 /** Every adapter, in the ways merchants mount it, each in a real app on 127.0.0.1. */
 export const apps: Record<string, Start> = {
-  'express 5, no body parser': (h) => {
-    const app = express5();
-    app.post(PATH, createExpressMiddleware(h));
-    return listen(createServer(app));
-  },
-  'express 5, express.json()': (h) => {
-    const app = express5();
-    app.use(express5.json());
-    app.post(PATH, createExpressMiddleware(h));
-    return listen(createServer(app));
-  },
-  'express 5, express.raw()': (h) => {
-    const app = express5();
-    app.use(express5.raw({ type: '*/*' }));
-    app.post(PATH, createExpressMiddleware(h));
-    return listen(createServer(app));
-  },
-  'express 5, express.text()': (h) => {
-    const app = express5();
-    app.use(express5.text({ type: '*/*' }));
-    app.post(PATH, createExpressMiddleware(h));
-    return listen(createServer(app));
-  },
-  'express 4, no body parser': (h) => {
-    const app = express4();
-    app.post(PATH, createExpressMiddleware(h));
-    return listen(createServer(app));
-  },
-  'express 4, express.json()': (h) => {
-    const app = express4();
-    app.use(express4.json());
-    app.post(PATH, createExpressMiddleware(h));
-    return listen(createServer(app));
-  },
-  'express 4, json parser for another type (body {} but stream unread)': (h) => {
-    const app = express4();
-    app.use(express4.json({ type: 'application/x-other' }));
-    app.post(PATH, createExpressMiddleware(h));
-    return listen(createServer(app));
-  },
+  'express 5, no body parser': (h) => expressApp(express5(), h),
+  'express 5, express.json()': (h) => expressApp(express5(), h, express5.json()),
+  'express 5, express.raw()': (h) => expressApp(express5(), h, express5.raw({ type: '*/*' })),
+  'express 5, express.text()': (h) => expressApp(express5(), h, express5.text({ type: '*/*' })),
+  'express 4, no body parser': (h) => expressApp(express4(), h),
+  'express 4, express.json()': (h) => expressApp(express4(), h, express4.json()),
+  'express 4, json parser for another type (body {} but stream unread)': (h) =>
+    expressApp(express4(), h, express4.json({ type: 'application/x-other' })),
   'fastify, built-in JSON parser': async (h) => {
     const app = Fastify();
     app.post(PATH, createFastifyHandler(h));
