@@ -69,7 +69,9 @@ export class Payments {
   }
 
   async #create(params: PaymentCreateParams, options: RequestOptions | undefined): Promise<PaymentCreated> {
-    const body = validateRequest(paymentCreateParamsSchema, params, 'payment create');
+    const validated = validateRequest(paymentCreateParamsSchema, params, 'payment create');
+    // The schema already wrote `amount` as the JSON number to send; its type still admits the string it came as.
+    const body = { ...validated, amount: Number(validated.amount) };
     const state: CallState = { maybeProcessed: false };
     let raw: unknown;
     try {

@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { checkBudgets } from './budgets.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
 const node = process.execPath;
@@ -36,6 +37,11 @@ try {
   const app = join(work, 'app');
   write(join(app, 'package.json'), JSON.stringify({ name: 'merchant-app', private: true, version: '1.0.0' }));
   run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', tarball, 'msw@^3', 'next@16', 'react@19', 'react-dom@19', '@types/react@19', '@types/node@24', 'typescript@6.0'], app);
+
+  step('bundle-size budgets (esbuild, minify, gzip, each entry with its dependencies)');
+  const { rows, violations } = await checkBudgets(app);
+  for (const row of rows) console.log(row);
+  if (violations.length > 0) throw new Error(`over budget:\n${violations.join('\n')}`);
 
   runtimeConsumers(app);
   typescriptConsumers(app);
@@ -117,8 +123,9 @@ function typescriptConsumers(app) {
   const consumer = `import { MyrGateway, MyrGatewayError, type PaymentCreateParams } from 'myr-gateway';
 import { WebhookVerifier, createWebHandler, type WebhookEvent } from 'myr-gateway/webhooks';
 import { createMockGateway, signCallback } from 'myr-gateway/testing';
+import { RedisTokenStore, RedisWebhookStore } from 'myr-gateway/redis';
 const params: PaymentCreateParams = { amount: 10, reference_id: 'TS1', customer_name: 'A', customer_phone: '60123', payment_method: 'QR_PAYMENT' };
-export const used = [MyrGateway, MyrGatewayError, WebhookVerifier, createWebHandler, createMockGateway, signCallback, params];
+export const used = [MyrGateway, MyrGatewayError, WebhookVerifier, createWebHandler, createMockGateway, signCallback, RedisTokenStore, RedisWebhookStore, params];
 export function onEvent(event: WebhookEvent): string { return event.signed.reference_id; }
 `;
   const configs = {
