@@ -6,7 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import jsQR from 'jsqr';
 import type { Page } from 'playwright-core';
+import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MyrGateway } from '../../src/index.js';
 import { buildCli, launchChromium, startCli, startMerchant, until, type CliSandbox, type MerchantApp } from './sandbox-helpers.js';
@@ -73,6 +75,9 @@ describe('hosted pages, callbacks and the dashboard', () => {
     await page.goto(created.customer_redirect_url);
     await expect.poll(() => page.locator('#qr svg path').count()).toBeGreaterThan(0);
     expect(await page.locator('#qr-payload').textContent()).toBe(created.gateway.qr_data_string);
+    // Scannable: the QR as Chromium drew it decodes back to qr_data_string.
+    const png = PNG.sync.read(await page.locator('#qr svg').screenshot());
+    expect(jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data).toBe(created.gateway.qr_data_string);
     expect(await page.locator('img').count()).toBe(0); // the hostile name is text, not markup
     if (shots) await page.screenshot({ path: join(shots, 'qr-page.png'), fullPage: true });
 
