@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import jsQR from 'jsqr';
+import jsQRModule from 'jsqr';
 import type { Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +20,8 @@ let browser: Awaited<ReturnType<typeof launchChromium>>;
 let gateway: MyrGateway;
 let page: Page;
 let serial = 0;
+// jsqr is CommonJS whose exports are the function, with itself as `.default`: the types see the latter.
+const jsQR = jsQRModule.default;
 const reference = (prefix: string) => `${prefix}${Date.now()}${++serial}`;
 const shots = process.env.SANDBOX_SCREENSHOTS;
 
