@@ -10,7 +10,7 @@ import jsQRModule from 'jsqr';
 import type { Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MyrGateway } from '../../src/index.js';
+import { MyrGateway, type PaymentCreateParams } from '../../src/index.js';
 import { buildCli, launchChromium, startCli, startMerchant, until, type CliSandbox, type MerchantApp } from './sandbox-helpers.js';
 
 let cli: string;
@@ -23,6 +23,11 @@ let serial = 0;
 // jsqr is CommonJS whose exports are the function, with itself as `.default`: the types see the latter.
 const jsQR = jsQRModule.default;
 const reference = (prefix: string) => `${prefix}${Date.now()}${++serial}`;
+
+/** A payment through the client: a fresh reference, a Malaysian phone, what the test varies. */
+function createPayment(prefix: string, fields: Omit<PaymentCreateParams, 'reference_id' | 'customer_phone'>) {
+  return gateway.payments.create({ reference_id: reference(prefix), customer_phone: '60123456789', ...fields } as PaymentCreateParams);
+}
 const shots = process.env.SANDBOX_SCREENSHOTS;
 
 beforeAll(async () => {
@@ -63,11 +68,9 @@ describe('the real bin', () => {
 
 describe('hosted pages, callbacks and the dashboard', () => {
   it('QR payment: the page shows a QR code of qr_data_string; Pay delivers a verified SUCCESS callback and follows redirect_url', async () => {
-    const created = await gateway.payments.create({
+    const created = await createPayment('QR', {
       amount: 120.5,
-      reference_id: reference('QR'),
       customer_name: '<img src=x onerror="window.pwned=1"> Aisyah',
-      customer_phone: '60123456789',
       payment_method: 'QR_PAYMENT',
       redirect_url: 'https://shop.example/thanks',
     });
@@ -99,11 +102,9 @@ describe('hosted pages, callbacks and the dashboard', () => {
   });
 
   it('bank transfer: the bank page of the provider channel; Decline delivers a verified FAILED callback', async () => {
-    const created = await gateway.payments.create({
+    const created = await createPayment('BANK', {
       amount: 75,
-      reference_id: reference('BANK'),
       customer_name: 'Tan Wei Ming',
-      customer_phone: '60198765432',
       payment_method: 'BANK_TRANSFER',
       metadata: { provider_channel_id: 'MB2U0227' },
     });
@@ -118,13 +119,7 @@ describe('hosted pages, callbacks and the dashboard', () => {
   });
 
   it('resend from the dashboard: a second signed callback arrives, verified, and the handler fulfils once', async () => {
-    const created = await gateway.payments.create({
-      amount: 30,
-      reference_id: reference('WALLET'),
-      customer_name: 'Nur',
-      customer_phone: '60111111111',
-      payment_method: 'MOBILE_WALLET',
-    });
+    const created = await createPayment('WALLET', { amount: 30, customer_name: 'Nur', payment_method: 'MOBILE_WALLET' });
     await page.goto(created.customer_redirect_url);
     await page.click('button[data-outcome="pay"]');
     await until(() => eventsFor(created.payment_id).length === 1, 'the first callback');
