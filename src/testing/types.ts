@@ -271,6 +271,8 @@ export interface MockPaymentRecord extends MockRecordCommon {
   metadata: Record<string, unknown> | null;
   payment_url: string;
   gateway_redirect_url: string;
+  /** `gateway.qr_data_string` as answered: null from the test mock, a QR payload in the sandbox. */
+  qr_data_string: string | null;
   expires_at: string;
 }
 
@@ -373,6 +375,10 @@ export interface CallbackAttempt {
   at: number;
   /** True for the extra delivery made by `duplicate: true`. */
   duplicate?: boolean;
+  /** How long the merchant took to answer (or to fail), in real milliseconds. */
+  durationMs?: number;
+  /** The start of the merchant's answer body (at most 500 characters), for debugging a refusal. */
+  responseBody?: string;
 }
 
 /**
