@@ -5,11 +5,13 @@
  * @module
  */
 import { ConfigurationError } from '../core/errors.js';
+import { isTracer, type TracerLike } from '../core/trace.js';
 import { WebhookHandlerError, WebhookVerificationError, type WebhookVerificationReason } from './errors.js';
 import { TIMED_OUT, completeWithRetries, keepClaim, settle, settleWithin, type Settled } from './claim.js';
 import type { WebhookEvent } from './events.js';
 import { MemoryWebhookStore } from './stores/memory.js';
 import type { WebhookStore } from './stores/types.js';
+import { traced } from './tracing.js';
 import { WebhookVerifier, type WebhookRequest, type WebhookVerifierOptions } from './verifier.js';
 
 /**
@@ -128,6 +130,18 @@ export interface WebhookHandlerOptions {
    * crashes the process.
    */
   onError?: ((error: WebhookVerificationError | WebhookHandlerError, event?: WebhookEvent) => unknown) | undefined;
+  /**
+   * An OpenTelemetry tracer: each delivery handled becomes a `myr-gateway webhook` span with
+   * the outcome, the answer's status and the signed webhook, payment and reference ids, never
+   * the body, the signature or a key. Without it the webhooks entry loads no tracing at all.
+   *
+   * @example
+   * ```ts
+   * import { trace } from '@opentelemetry/api';
+   * createWebhookHandler({ verifier, onEvent, tracer: trace.getTracer('checkout') });
+   * ```
+   */
+  tracer?: TracerLike | undefined;
 }
 
 /** The exactly-once handler: verify, claim, run, complete or release. */
@@ -226,7 +240,8 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
   }
   const handlerTimeoutMs = positive(options.handlerTimeoutMs ?? 25_000, 'handlerTimeoutMs');
   const maxRenewalMs = positive(options.maxRenewalMs ?? 600_000, 'maxRenewalMs');
-  const { onEvent, onError } = options;
+  const { onEvent, onError, tracer } = options;
+  if (tracer !== undefined && !isTracer(tracer)) throw new ConfigurationError('tracer must be an OpenTelemetry Tracer (with startActiveSpan)', 'tracer');
   /** Keys whose handler finished but that the store failed to record: key to claim token. */
   const unrecorded = new Map<string, string>();
 
@@ -322,8 +337,9 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
   }
 
   return {
-    handle: (request) =>
+    handle: traced(tracer, (request) =>
       handle(request).catch(() => ({ status: 500, body: { ok: false, outcome: 'failed' as const }, headers: JSON_HEADERS })),
+    ),
     verifier,
     store,
   };

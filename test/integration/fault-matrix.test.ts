@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MyrGateway, MyrGatewayError, OutcomeUnknownError } from '../../src/index.js';
 import { paymentParams, recordingSleep, withdrawalParams } from '../helpers/client.js';
+import { expectNoSecret, observeCapture } from '../helpers/observe-capture.js';
 import { closedPortUrl, json, listen, readBody, service } from '../helpers/real-server.js';
 
 type Fault =
@@ -25,6 +26,10 @@ const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown) => unhandled.push(reason);
 let server: Awaited<ReturnType<typeof listen>>;
 let timersBefore = 0;
+// Every client logs at debug level, with all hooks and a tracer: the last test scans it all for secrets.
+const captured = observeCapture();
+const API_KEY = 'sk_fault_matrix';
+const ACCOUNT_NUMBER = withdrawalParams().account_number;
 
 function rateLimited(res: ServerResponse, fault: Fault) {
   const retryAfter = { '429-retry-after-0': '0', '429-retry-after-negative': '-5', '429-retry-after-garbage': 'soon' }[fault as string] ?? '1';
@@ -92,8 +97,8 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
 function client(url = `${server.url}/api/v1`) {
   const recorder = recordingSleep();
   const gateway = new MyrGateway({
-    baseUrl: url, merchantId: 'M1', apiKey: 'sk_fault_matrix', allowInsecureLoopback: true,
-    sleep: recorder.sleep, random: () => 0.5, timeout: 200,
+    baseUrl: url, merchantId: 'M1', apiKey: API_KEY, allowInsecureLoopback: true,
+    sleep: recorder.sleep, random: () => 0.5, timeout: 200, ...captured.options,
   });
   return { gateway, delays: recorder.delays };
 }
@@ -107,6 +112,7 @@ afterAll(async () => {
   for (const res of held) res.destroy();
   await server.close();
   globalThis.process.off('unhandledRejection', onUnhandled);
+  captured.restore();
 });
 
 type Result = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -169,6 +175,19 @@ describe('drop before send (connection refused)', () => {
 });
 
 describe('afterwards', () => {
+  it('no api key, token or full account number in anything logged, hooked or spanned', async () => {
+    await captured.flush(); // the in-memory exporter settles each export on a timer of its own
+    const text = captured.dump();
+    expectNoSecret(text, { API_KEY, token: service.token().data.access_token, 'full account number': ACCOUNT_NUMBER, bearer: 'Bearer ' });
+    // The capture saw the matrix: every call, its retries and its outcome.
+    const spans = captured.spans();
+    expect(spans.filter((s) => s.name === 'myr-gateway POST /payment/withdraw').length).toBeGreaterThanOrEqual(FAULTS.length);
+    expect(spans.some((s) => s.events.some((e) => e.name === 'myr.retry'))).toBe(true);
+    expect(captured.hooks.filter((h) => h.hook === 'onRetry').length).toBeGreaterThan(FAULTS.length);
+    expect(captured.lines.some(([level, message]) => level === 'info' && String(message).includes('failed with OUTCOME_UNKNOWN'))).toBe(true);
+    for (const reference of processed.keys()) expect(text).toContain(reference);
+  });
+
   it('no duplicate payment or withdrawal, no unhandled rejection, no timer left running', async () => {
     for (const record of processed.values()) expect(record.count).toBe(1);
     await new Promise((resolve) => setImmediate(resolve));
