@@ -20,4 +20,4 @@ export * from './verifier.js';
 export * from './confirm.js';
 export * from './handler.js';
 export * from './stores/index.js';
-export * from '../adapters/index.js';
+export * from './adapters/index.js';

@@ -5,8 +5,8 @@
  * @module
  */
 import type { IncomingMessage } from 'node:http';
-import { ConfigurationError } from '../core/errors.js';
-import { toWebhookHandler, type WebhookHandler, type WebhookHandlerOptions, type WebhookResponse } from '../webhooks/handler.js';
+import { ConfigurationError } from '../../core/errors.js';
+import { toWebhookHandler, type WebhookHandler, type WebhookHandlerOptions, type WebhookResponse } from '../handler.js';
 import { BodyTimeoutError, BodyTooLargeError, checkParsedBody, readNodeStream, type BodyLimits } from './body.js';
 
 /** Options every adapter takes on top of the handler's. */
