@@ -10,7 +10,8 @@ import { TIMED_OUT, completeWithRetries, keepClaim, settle, settleWithin, type S
 import type { WebhookEvent } from './events.js';
 import { MemoryWebhookStore } from './stores/memory.js';
 import type { WebhookStore } from './stores/types.js';
-import { WebhookVerifier, type WebhookRequest, type WebhookVerifierOptions } from './verifier.js';
+import type { WebhookRequest } from './request-parts.js';
+import { WebhookVerifier, type WebhookVerifierOptions } from './verifier.js';
 
 /**
  * What a callback is deduplicated by.

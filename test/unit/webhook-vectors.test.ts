@@ -13,7 +13,7 @@ import {
   type SignedCallbackFields,
 } from '../../src/webhooks/index.js';
 import { deriveSigningKeyBytesWeb, deriveSigningKeyWeb, setNodeCryptoForTesting } from '../../src/webhooks/signature.js';
-import { parseTimestamp } from '../../src/webhooks/verifier.js';
+import { parseTimestamp } from '../../src/webhooks/timestamp.js';
 import { vectorRawBody, vectors } from '../fixtures/webhook-vectors-helpers.js';
 
 afterEach(() => setNodeCryptoForTesting(undefined));

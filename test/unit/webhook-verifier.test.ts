@@ -5,9 +5,9 @@ import { ConfigurationError, MyrGatewayError } from '../../src/core/errors.js';
 import {
   WebhookVerificationError,
   WebhookVerifier,
-  parseTimestamp,
   type WebhookVerificationReason,
 } from '../../src/webhooks/index.js';
+import { parseTimestamp } from '../../src/webhooks/timestamp.js';
 import { deriveSigningKeyBytesWeb, setNodeCryptoForTesting } from '../../src/webhooks/signature.js';
 import { API_KEY, NOW, OTHER_KEY, baseBody, callback, headersFor, sign, type Callback } from '../fixtures/webhook-vectors-helpers.js';
 
