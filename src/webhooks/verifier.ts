@@ -133,7 +133,7 @@ export class WebhookVerifier {
     if (crypto) {
       this.#node = {
         crypto,
-        keys: keys.map((key) => (deriveSigningKeyNode(crypto, key) as { key: NodeCryptoModule.KeyObject }).key),
+        keys: keys.map((key) => deriveSigningKeyNode(crypto, key).key),
       };
       this.#pendingApiKeys = null;
     } else {
@@ -212,12 +212,7 @@ export class WebhookVerifier {
   #webSigningKeys(): Promise<CryptoKey[]> {
     if (this.#webKeys) return this.#webKeys;
     const apiKeys = this.#pendingApiKeys ?? [];
-    const derived = Promise.all(
-      apiKeys.map(async (apiKey) => {
-        const key = await deriveSigningKeyWeb(apiKey);
-        return key.key as CryptoKey;
-      }),
-    );
+    const derived = Promise.all(apiKeys.map(async (apiKey) => (await deriveSigningKeyWeb(apiKey)).key));
     this.#webKeys = derived;
     derived.then(
       () => {
