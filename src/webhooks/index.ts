@@ -36,16 +36,16 @@ export {
   type PaymentStatusRecordLike,
   type PaymentStatusSource,
 } from './confirm.js';
-export {
-  createWebhookHandler,
-  type WebhookEventContext,
-  type WebhookHandler,
-  type WebhookHandlerOptions,
-  type WebhookIdempotency,
-  type WebhookOutcome,
-  type WebhookResponse,
-  type WebhookResponseBody,
-} from './handler.js';
+export { createWebhookHandler } from './handler.js';
+export type {
+  WebhookEventContext,
+  WebhookHandler,
+  WebhookHandlerOptions,
+  WebhookIdempotency,
+  WebhookOutcome,
+  WebhookResponse,
+  WebhookResponseBody,
+} from './handler-options.js';
 export type { WebhookClaim, WebhookStore } from './stores/types.js';
 export { MemoryWebhookStore, type MemoryWebhookStoreOptions } from './stores/memory.js';
 export {

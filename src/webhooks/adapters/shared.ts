@@ -6,7 +6,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { ConfigurationError } from '../../core/errors.js';
-import { toWebhookHandler, type WebhookHandler, type WebhookHandlerOptions, type WebhookResponse } from '../handler.js';
+import { toWebhookHandler } from '../handler.js';
+import type { WebhookHandler, WebhookHandlerOptions, WebhookResponse } from '../handler-options.js';
 import { BodyTimeoutError, BodyTooLargeError, checkParsedBody, readNodeStream, type BodyLimits } from './body.js';
 
 /** Options every adapter takes on top of the handler's. */

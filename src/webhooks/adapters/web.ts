@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { WebhookHandler, WebhookResponse } from '../handler.js';
+import type { WebhookHandler, WebhookResponse } from '../handler-options.js';
 import { declaredTooLarge, readWebStream, type BodyLimits } from './body.js';
 import { TOO_LARGE, bodyFailure, resolveAdapter, responseText, type WebhookAdapterInput, type WebhookAdapterOptions } from './shared.js';
 
