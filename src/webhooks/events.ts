@@ -127,7 +127,7 @@ export function hasTerminalStatus(fields: SignedCallbackFields): fields is Signe
  * An unsigned, display-only field. A number is kept as its string; any other non-string is
  * null. Refusing an authentic callback over the type of a field nobody signed would lose it.
  */
-export function optionalString(value: unknown): string | null {
+function optionalString(value: unknown): string | null {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   return null;

@@ -70,15 +70,15 @@ export const TOO_LARGE: WebhookResponse = {
   headers: {},
 };
 
-/** @internal The answer for a body that did not arrive within the read timeout. */
-export const BODY_TIMEOUT: WebhookResponse = {
+/** The answer for a body that did not arrive within the read timeout. */
+const BODY_TIMEOUT: WebhookResponse = {
   status: 408,
   body: { ok: false, outcome: 'rejected', reason: 'malformed' },
   headers: {},
 };
 
-/** @internal The answer for a request whose body could not be read. */
-export const UNREADABLE: WebhookResponse = {
+/** The answer for a request whose body could not be read. */
+const UNREADABLE: WebhookResponse = {
   status: 400,
   body: { ok: false, outcome: 'rejected', reason: 'malformed' },
   headers: {},
