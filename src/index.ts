@@ -8,7 +8,29 @@
  * @module
  */
 export { MyrGateway, type MyrGatewayOptions } from './client.js';
-export * from './core/errors.js';
+export {
+  AbortError,
+  ApiError,
+  AuthenticationError,
+  ConfigurationError,
+  ConnectionError,
+  DuplicateReferenceError,
+  InvalidRequestError,
+  InvalidResponseError,
+  MyrGatewayError,
+  NotFoundError,
+  OutcomeUnknownError,
+  PaymentUrlUnavailableError,
+  PermissionDeniedError,
+  RateLimitError,
+  ServiceUnavailableError,
+  TimeoutError,
+  type ApiErrorCode,
+  type ClientErrorCode,
+  type ErrorCode,
+  type MyrGatewayErrorInit,
+  type PaymentStatusLike,
+} from './core/errors.js';
 export { MemoryTokenStore, type StoredToken, type TokenStore } from './core/auth.js';
 export type {
   Logger,

@@ -153,8 +153,9 @@ export class TokenManager {
   /** Forget the cached token (after a fresh one was refused too). Never throws for the store. */
   async forget(token: string): Promise<void> {
     const shared = this.#shared ?? (await this.#resolve());
-    if (shared.local?.accessToken === token) shared.local = undefined;
     const cached = await this.#read(shared, undefined);
+    // After the read: it copies the store's token into the process, which may be this one.
+    if (shared.local?.accessToken === token) shared.local = undefined;
     if (cached?.accessToken === token) await this.#storeOp(shared, 'delete', () => this.#options.store.delete(this.#key), undefined);
   }
 

@@ -4,8 +4,9 @@
  *
  * @module
  */
+import { ConfigurationError } from './errors.js';
 
-/** Retry settings of a client; every field has a default taken from the spec's guidance. */
+/** Retry settings of a client; the defaults follow the spec's retry guidance. */
 export interface RetryOptions {
   /**
    * Retries after the first attempt.
@@ -24,7 +25,8 @@ export interface RetryOptions {
   jitterMs?: number;
   /**
    * Cap for a single wait, including a `Retry-After` the service asked for. A longer
-   * `Retry-After` ends the call with the RateLimitError instead of waiting.
+   * `Retry-After` ends the call with the service's answer (a RateLimitError for a 429)
+   * instead of waiting.
    * @default 60000
    */
   maxDelayMs?: number;
@@ -33,31 +35,54 @@ export interface RetryOptions {
 /** Settings with every default filled in. */
 export type ResolvedRetryOptions = Required<RetryOptions>;
 
-/** Resolves defaults and rejects nonsense values. */
+/** Longest delay a timer can take (2^31 - 1 ms). */
+const MAX_DELAY_MS = 2_147_483_647;
+
+function delaySetting(value: number | undefined, fallback: number, field: string, min: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > MAX_DELAY_MS) {
+    throw new ConfigurationError(`retry.${field} must be a number of milliseconds from ${min} to ${MAX_DELAY_MS}`, field);
+  }
+  return value;
+}
+
+/**
+ * Fills in the defaults and refuses, with a ConfigurationError, a setting the backoff cannot
+ * use (negative, NaN, beyond a timer's range): a NaN delay would retry at once, in a hot loop.
+ */
 export function resolveRetryOptions(options: RetryOptions | undefined): ResolvedRetryOptions {
+  const maxRetries = options?.maxRetries ?? 3;
+  if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > 10) {
+    throw new ConfigurationError('maxRetries must be a whole number from 0 to 10', 'maxRetries');
+  }
   return {
-    maxRetries: options?.maxRetries ?? 3,
-    baseDelayMs: options?.baseDelayMs ?? 1000,
-    jitterMs: options?.jitterMs ?? 1000,
-    maxDelayMs: options?.maxDelayMs ?? 60_000,
+    maxRetries,
+    baseDelayMs: delaySetting(options?.baseDelayMs, 1000, 'baseDelayMs', 0),
+    jitterMs: delaySetting(options?.jitterMs, 1000, 'jitterMs', 0),
+    maxDelayMs: delaySetting(options?.maxDelayMs, 60_000, 'maxDelayMs', 1),
   };
 }
 
 /**
  * Parses a `Retry-After` value (delay seconds or an HTTP date) into milliseconds from `now`.
- * Returns undefined when absent or unparseable.
+ * Returns undefined when absent or unparseable. A date in the past is a wait of 0.
  */
 export function parseRetryAfter(value: string | null | undefined, now: number): number | undefined {
   if (value === null || value === undefined) return undefined;
   const trimmed = value.trim();
   if (trimmed === '') return undefined;
   if (/^\d+(?:\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  // Every HTTP-date form begins with the day name; Date.parse alone would take "-5" as a year.
+  if (!/^[A-Za-z]{3}/.test(trimmed)) return undefined;
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);
 }
 
-/** System error codes that mean the request never left this machine or never reached a server. */
+/**
+ * System error codes that mean no byte of the request reached the service: no connection
+ * (refused, no route, DNS, connect timeout), or TLS refused the server before anything was sent.
+ */
 const NOT_SENT_CODES = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',

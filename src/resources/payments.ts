@@ -131,7 +131,7 @@ export class Payments {
       options,
       state,
     );
-    const status = parseSuccess(paymentStatusSchema, raw, 'payment status') as PaymentStatus;
+    const status = parseSuccess(paymentStatusSchema, raw, 'payment status');
     if (status.payment_id !== identifier && status.reference_id !== identifier) {
       throw new InvalidResponseError(
         `INVALID_RESPONSE: the payment status answer is for another payment (asked for ${identifier}); it is not shown as this one`,

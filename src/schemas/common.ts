@@ -8,7 +8,7 @@ export const DEPOSIT_AMOUNT = { min: 5, max: 50_000 } as const;
 /** Withdrawal limits in MYR, both inclusive. */
 export const WITHDRAWAL_AMOUNT = { min: 50, max: 50_000 } as const;
 /** Longest `reference_id` the service accepts. */
-export const REFERENCE_ID_MAX_LENGTH = 100;
+const REFERENCE_ID_MAX_LENGTH = 100;
 
 const TWO_DECIMALS = /^\d+(?:\.\d{1,2})?$/;
 const DECIMAL_STRING = /^\d+(?:\.\d+)?$/;

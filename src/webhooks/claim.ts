@@ -17,9 +17,8 @@ export type Settled = { readonly ok: true } | { readonly ok: false; readonly err
 /** @internal Returned by {@link settleWithin} when the handler did not settle in time. */
 export const TIMED_OUT = Symbol('timed out');
 
-type Timer = ReturnType<typeof setTimeout>;
-
-function unref(timer: Timer): Timer {
+/** A timer that does not keep the process alive (where the runtime's timers have `unref`). */
+function unref<T>(timer: T): T {
   (timer as { unref?: () => void }).unref?.();
   return timer;
 }
@@ -42,7 +41,7 @@ export function settle(run: () => unknown): Promise<Settled> {
  * (an answer is owed) and is cleared as soon as the handler settles.
  */
 export function settleWithin(settled: Promise<Settled>, ms: number): Promise<Settled | typeof TIMED_OUT> {
-  let timer: Timer | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
     timer = setTimeout(() => resolve(TIMED_OUT), ms);
   });
@@ -102,7 +101,7 @@ export function keepClaim(
       busy = false;
     }
   };
-  const timer = unref(setInterval(() => void tick(), Math.max(1, Math.floor(ttlMs / 3))) as unknown as Timer);
+  const timer = unref(setInterval(() => void tick(), Math.max(1, Math.floor(ttlMs / 3))));
   return { stop };
 }
 

@@ -20,6 +20,7 @@
  */
 
 import { TERMINAL_STATUSES, type TerminalStatus } from '../schemas/statuses.js';
+import type { SignedCallbackFields } from './signature.js';
 
 export { TERMINAL_STATUSES, type TerminalStatus };
 
@@ -114,3 +115,51 @@ export interface WithdrawalEvent extends EventCommon {
  * ```
  */
 export type WebhookEvent = DepositEvent | WithdrawalEvent;
+
+const TERMINAL_STATUS_SET: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
+
+/** The signed fields carry one of the spec's terminal statuses. */
+export function hasTerminalStatus(fields: SignedCallbackFields): fields is SignedCallbackFields & SignedEventFields {
+  return TERMINAL_STATUS_SET.has(fields.status);
+}
+
+/**
+ * An unsigned, display-only field. A number is kept as its string; any other non-string is
+ * null. Refusing an authentic callback over the type of a field nobody signed would lose it.
+ */
+function optionalString(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return null;
+}
+
+/**
+ * The event of an authentic callback whose kind is known (from the signed `payment_id`):
+ * the signed fields as they are, the unsigned ones as display data.
+ */
+export function toEvent(
+  kind: TransactionType,
+  signed: SignedEventFields,
+  body: Readonly<Record<string, unknown>>,
+  signature: string,
+  keyIndex: number,
+): WebhookEvent {
+  const gateway_reference = optionalString(body.gateway_reference);
+  const created_at = optionalString(body.created_at);
+  if (kind === 'DEPOSIT') {
+    return { transaction_type: 'DEPOSIT', signed, unsigned: { transaction_type: 'DEPOSIT', gateway_reference, created_at }, signature, keyIndex };
+  }
+  return {
+    transaction_type: 'WITHDRAWAL',
+    signed,
+    unsigned: {
+      transaction_type: 'WITHDRAWAL',
+      gateway_reference,
+      created_at,
+      bank_code: optionalString(body.bank_code),
+      account_number: optionalString(body.account_number),
+    },
+    signature,
+    keyIndex,
+  };
+}

@@ -15,10 +15,56 @@ export {
   type SigningKey,
 } from './signature.js';
 export type { SpanAttributes, SpanAttributeValue, SpanLike, TracerLike } from '../core/trace.js';
-export * from './errors.js';
-export * from './events.js';
-export * from './verifier.js';
-export * from './confirm.js';
-export * from './handler.js';
-export * from './stores/index.js';
-export * from '../adapters/index.js';
+export { WebhookHandlerError, WebhookVerificationError, type WebhookVerificationReason } from './errors.js';
+export {
+  TERMINAL_STATUSES,
+  type DepositEvent,
+  type DepositUnsignedFields,
+  type SignedEventFields,
+  type TerminalStatus,
+  type TransactionType,
+  type WebhookEvent,
+  type WithdrawalEvent,
+  type WithdrawalUnsignedFields,
+} from './events.js';
+export type { WebhookBody, WebhookHeaders, WebhookHeaderValue, WebhookRequest } from './request-parts.js';
+export { WebhookVerifier, type WebhookVerifierOptions } from './verifier.js';
+export {
+  confirmDeposit,
+  type DepositConfirmation,
+  type DepositMismatch,
+  type ExpectedDeposit,
+  type PaymentStatusRecordLike,
+  type PaymentStatusSource,
+} from './confirm.js';
+export { createWebhookHandler } from './handler.js';
+export type {
+  WebhookEventContext,
+  WebhookHandler,
+  WebhookHandlerOptions,
+  WebhookIdempotency,
+  WebhookOutcome,
+  WebhookResponse,
+  WebhookResponseBody,
+} from './handler-options.js';
+export type { WebhookClaim, WebhookStore } from './stores/types.js';
+export { MemoryWebhookStore, type MemoryWebhookStoreOptions } from './stores/memory.js';
+export {
+  createExpressMiddleware,
+  createFastifyHandler,
+  createHonoHandler,
+  createKoaMiddleware,
+  createNodeHandler,
+  createWebHandler,
+  fastifyWebhookPlugin,
+  type FastifyInstanceLike,
+  type FastifyReplyLike,
+  type FastifyRequestLike,
+  type FastifyWebhookPluginOptions,
+  type HonoContextLike,
+  type KoaContextLike,
+  type KoaWebhookOptions,
+  type NodeRequestLike,
+  type WebhookAdapterInput,
+  type WebhookAdapterOptions,
+} from './adapters/index.js';

@@ -99,41 +99,36 @@ import type * as NodeCryptoModule from 'node:crypto';
 
 type NodeCrypto = typeof NodeCryptoModule;
 
-let nodeCryptoCache: NodeCrypto | null | undefined;
-let runtimeNodeCrypto: NodeCrypto | null | undefined;
-
-/** node:crypto as the runtime really has it, ignoring the testing override. */
-function loadNodeCrypto(): NodeCrypto | null {
-  if (runtimeNodeCrypto !== undefined) return runtimeNodeCrypto;
+/**
+ * node:crypto when the runtime has it (Node, Bun, Deno), else null (Workers, Edge). Asked of
+ * the runtime on every call (a lookup, and only done when keys are derived), so nothing here
+ * holds state a test would have to reset.
+ */
+export function nodeCrypto(): NodeCrypto | null {
   const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
   try {
-    runtimeNodeCrypto = (proc?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined) ?? null;
+    return (proc?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined) ?? null;
   } catch {
-    runtimeNodeCrypto = null;
+    return null;
   }
-  return runtimeNodeCrypto;
-}
-
-/** node:crypto when the runtime has it (Node, Bun, Deno), else null (Workers, Edge). */
-export function nodeCrypto(): NodeCrypto | null {
-  if (nodeCryptoCache === undefined) nodeCryptoCache = loadNodeCrypto();
-  return nodeCryptoCache;
-}
-
-/**
- * @internal For tests: force the Web Crypto path even where node:crypto exists
- * (`null`), or go back to detection (`undefined`). Keys derived before keep working.
- */
-export function setNodeCryptoForTesting(mod: NodeCrypto | null | undefined): void {
-  nodeCryptoCache = mod;
 }
 
 const encoder = new TextEncoder();
 
+/** A signing key as a node:crypto `KeyObject`. */
+interface NodeSigningKey {
+  readonly kind: 'node';
+  readonly key: NodeCryptoModule.KeyObject;
+}
+
+/** A signing key as a non-extractable Web Crypto HMAC key. */
+interface WebSigningKey {
+  readonly kind: 'web';
+  readonly key: CryptoKey;
+}
+
 /** A derived signing key, in the fastest form the runtime offers. */
-export type SigningKey =
-  | { readonly kind: 'node'; readonly key: NodeCryptoModule.KeyObject }
-  | { readonly kind: 'web'; readonly key: CryptoKey };
+export type SigningKey = NodeSigningKey | WebSigningKey;
 
 /**
  * Derives the raw 32-byte signing key from an api_key with Web Crypto.
@@ -152,14 +147,14 @@ export async function deriveSigningKeyBytesWeb(apiKey: string): Promise<Uint8Arr
 }
 
 /** Derives the signing key with node:crypto, synchronously, as a KeyObject. */
-export function deriveSigningKeyNode(crypto: NodeCrypto, apiKey: string): SigningKey {
+export function deriveSigningKeyNode(crypto: NodeCrypto, apiKey: string): NodeSigningKey {
   const digest = crypto.createHash('sha256').update(apiKey, 'utf8').digest();
   const okm = crypto.hkdfSync('sha256', digest, Buffer.alloc(0), SIGNING_KEY_INFO, 32);
   return { kind: 'node', key: crypto.createSecretKey(Buffer.from(okm)) };
 }
 
 /** Derives the signing key with Web Crypto, as a non-extractable HMAC CryptoKey. */
-export async function deriveSigningKeyWeb(apiKey: string): Promise<SigningKey> {
+export async function deriveSigningKeyWeb(apiKey: string): Promise<WebSigningKey> {
   const bytes = await deriveSigningKeyBytesWeb(apiKey);
   const key = await globalThis.crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash: 'SHA-256' }, false, [
     'sign',
@@ -190,15 +185,11 @@ function toHex(bytes: Uint8Array): string {
 }
 
 /** HMAC-SHA256 of `message` as raw bytes, on the key's own path. */
-export async function hmac(key: SigningKey, message: string): Promise<Uint8Array> {
-  if (key.kind === 'node') return hmacNode(key, message);
-  return new Uint8Array(await globalThis.crypto.subtle.sign('HMAC', key.key, encoder.encode(message)));
-}
-
-/** Synchronous HMAC for a node KeyObject. */
-export function hmacNode(key: SigningKey & { kind: 'node' }, message: string): Uint8Array {
-  // A KeyObject exists only where node:crypto does, whatever the testing override says.
-  const crypto = loadNodeCrypto() as NodeCrypto;
+async function hmac(key: SigningKey, message: string): Promise<Uint8Array> {
+  if (key.kind === 'web') return new Uint8Array(await globalThis.crypto.subtle.sign('HMAC', key.key, encoder.encode(message)));
+  // A KeyObject is only ever made where node:crypto exists.
+  const crypto = nodeCrypto();
+  if (!crypto) throw new Error('a node:crypto signing key was used on a runtime without node:crypto');
   return crypto.createHmac('sha256', key.key).update(message, 'utf8').digest();
 }
 
@@ -219,4 +210,3 @@ export async function signCallbackFields(
   return toHex(await hmac(key, buildSignedString(fields)));
 }
 
-export { toHex };

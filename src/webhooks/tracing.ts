@@ -5,8 +5,8 @@
  * @module
  */
 import { setAttributes, SPAN_STATUS_ERROR, type SpanLike, type TracerLike } from '../core/trace.js';
-import type { WebhookRequest } from './verifier.js';
-import type { WebhookResponse } from './handler.js';
+import type { WebhookRequest } from './request-parts.js';
+import type { WebhookResponse } from './handler-options.js';
 
 function describe(span: SpanLike, response: WebhookResponse): WebhookResponse {
   const signed = response.event?.signed;

@@ -119,6 +119,19 @@ describe('access tokens', () => {
     expect(delays).toEqual([]);
   });
 
+  it('after a fresh token was refused too, the next call sends a new token, never the refused one', async () => {
+    const { gateway } = clientFor(mock, { now });
+    await gateway.payments.create(paymentParams());
+    mock.fault({ endpoint: 'payment.create', times: 2, response: { type: 'status', status: 401, code: 'UNAUTHORIZED' } });
+    await caught(gateway.payments.create(paymentParams()));
+    const refused = mock.requests.filter((r) => r.endpoint === 'payment.create').at(-1)?.headers.authorization;
+    const before = mock.requests.length;
+    await gateway.payments.create(paymentParams());
+    const next = mock.requests.slice(before);
+    expect(next.map((r) => `${r.endpoint}:${r.status}`)).toEqual(['auth:200', 'payment.create:200']);
+    expect(next[1]?.headers.authorization).not.toBe(refused);
+  });
+
   it.each([
     ['wrong api_key', { merchantId: 'MERCHANT_TEST', apiKey: 'sk_wrong' }, 'INVALID_CREDENTIALS', 401, AuthenticationError],
     ['disabled merchant', { merchantId: 'MERCHANT_OFF', apiKey: 'sk_test_disabled_0002' }, 'MERCHANT_DISABLED', 403, PermissionDeniedError],

@@ -7,7 +7,7 @@ import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/index.js';
 import { signCallback } from '../../src/testing/index.js';
-import { deriveSigningKeyBytesWeb, toHex } from '../../src/webhooks/signature.js';
+import { deriveSigningKeyBytesWeb } from '../../src/webhooks/signature.js';
 import { createWebhookHandler } from '../../src/webhooks/index.js';
 import { expectNoSecret } from '../helpers/observe-capture.js';
 
@@ -59,7 +59,7 @@ describe('webhook handler spans', () => {
     const text = inspect(spans.map((s) => [s.name, s.attributes, s.events, s.status]), { depth: 9 }) + JSON.stringify(spans.map((s) => s.attributes));
     expectNoSecret(text, {
       API_KEY,
-      'signing key (hex)': toHex(key),
+      'signing key (hex)': Buffer.from(key).toString('hex'),
       'signing key (base64)': Buffer.from(key).toString('base64'),
       'full account number': ACCOUNT_NUMBER,
       signature: String(deposit.body.signature),

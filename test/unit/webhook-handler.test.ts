@@ -8,13 +8,12 @@ import {
   WebhookVerifier,
   confirmDeposit,
   createWebhookHandler,
-  idempotencyKey,
-  toWebhookHandler,
   type PaymentStatusSource,
   type WebhookEvent,
   type WebhookHandlerOptions,
   type WebhookStore,
 } from '../../src/webhooks/index.js';
+import { idempotencyKey, toWebhookHandler } from '../../src/webhooks/handler.js';
 import { API_KEY, NOW, callback } from '../fixtures/webhook-vectors-helpers.js';
 
 const clock = () => NOW;

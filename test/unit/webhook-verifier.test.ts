@@ -5,10 +5,11 @@ import { ConfigurationError, MyrGatewayError } from '../../src/core/errors.js';
 import {
   WebhookVerificationError,
   WebhookVerifier,
-  parseTimestamp,
   type WebhookVerificationReason,
 } from '../../src/webhooks/index.js';
-import { deriveSigningKeyBytesWeb, setNodeCryptoForTesting } from '../../src/webhooks/signature.js';
+import { parseTimestamp } from '../../src/webhooks/timestamp.js';
+import { deriveSigningKeyBytesWeb } from '../../src/webhooks/signature.js';
+import { hideNodeCrypto } from '../fixtures/no-node-crypto.js';
 import { API_KEY, NOW, OTHER_KEY, baseBody, callback, headersFor, sign, type Callback } from '../fixtures/webhook-vectors-helpers.js';
 
 const clock = () => NOW;
@@ -37,7 +38,7 @@ function hmacWith(apiKey: string, message: string): Promise<string> {
   return deriveSigningKeyBytesWeb(apiKey).then((key) => createHmac('sha256', key).update(message).digest('hex'));
 }
 
-afterEach(() => setNodeCryptoForTesting(undefined));
+afterEach(() => vi.restoreAllMocks());
 
 describe('WebhookVerifier: accepted callbacks', () => {
   it('verifies a raw string body on both crypto paths and returns the typed event', async () => {
@@ -490,11 +491,11 @@ describe('WebhookVerifier: configuration', () => {
   });
 
   it("falls back to Web Crypto where node:crypto is missing, and refuses crypto: 'node' there", async () => {
-    setNodeCryptoForTesting(null);
+    const cb = await callback();
+    hideNodeCrypto();
     const v = new WebhookVerifier({ apiKey: API_KEY, clock });
     expect(v.cryptoPath).toBe('web');
     expect(() => new WebhookVerifier({ apiKey: API_KEY, crypto: 'node' })).toThrow(ConfigurationError);
-    const cb = await callback();
     await expect(v.verify({ body: cb.raw })).resolves.toBeTruthy();
     expect(() => v.verifySync({ body: cb.raw })).toThrow(expect.objectContaining({ reason: 'internal' }));
   });

@@ -4,12 +4,12 @@
  *
  * @module
  */
-import type { WebhookHandler, WebhookResponse } from '../webhooks/handler.js';
+import type { WebhookHandler, WebhookResponse } from '../handler-options.js';
 import { declaredTooLarge, readWebStream, type BodyLimits } from './body.js';
 import { TOO_LARGE, bodyFailure, resolveAdapter, responseText, type WebhookAdapterInput, type WebhookAdapterOptions } from './shared.js';
 
-/** @internal A Web `Response` for an answer. */
-export function toWebResponse(response: WebhookResponse): Response {
+/** A Web `Response` for an answer. */
+function toWebResponse(response: WebhookResponse): Response {
   return new Response(responseText(response), {
     status: response.status,
     headers: { 'content-type': 'application/json; charset=utf-8', ...response.headers },

@@ -5,8 +5,9 @@
  * @module
  */
 import type { IncomingMessage } from 'node:http';
-import { ConfigurationError } from '../core/errors.js';
-import { toWebhookHandler, type WebhookHandler, type WebhookHandlerOptions, type WebhookResponse } from '../webhooks/handler.js';
+import { ConfigurationError } from '../../core/errors.js';
+import { toWebhookHandler } from '../handler.js';
+import type { WebhookHandler, WebhookHandlerOptions, WebhookResponse } from '../handler-options.js';
 import { BodyTimeoutError, BodyTooLargeError, checkParsedBody, readNodeStream, type BodyLimits } from './body.js';
 
 /** Options every adapter takes on top of the handler's. */
@@ -69,15 +70,15 @@ export const TOO_LARGE: WebhookResponse = {
   headers: {},
 };
 
-/** @internal The answer for a body that did not arrive within the read timeout. */
-export const BODY_TIMEOUT: WebhookResponse = {
+/** The answer for a body that did not arrive within the read timeout. */
+const BODY_TIMEOUT: WebhookResponse = {
   status: 408,
   body: { ok: false, outcome: 'rejected', reason: 'malformed' },
   headers: {},
 };
 
-/** @internal The answer for a request whose body could not be read. */
-export const UNREADABLE: WebhookResponse = {
+/** The answer for a request whose body could not be read. */
+const UNREADABLE: WebhookResponse = {
   status: 400,
   body: { ok: false, outcome: 'rejected', reason: 'malformed' },
   headers: {},

@@ -5,7 +5,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { handleBody, nodeRequestBody, resolveAdapter, responseText, type NodeRequestLike, type WebhookAdapterInput, type WebhookAdapterOptions } from './shared.js';
-import type { WebhookResponse } from '../webhooks/handler.js';
+import type { WebhookResponse } from '../handler-options.js';
 
 /** @internal Writes an answer to a Node response. */
 export function writeNodeResponse(res: ServerResponse, response: WebhookResponse): void {

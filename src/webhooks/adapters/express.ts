@@ -5,8 +5,8 @@
  * @module
  */
 import type { ServerResponse } from 'node:http';
-import { writeNodeResponse } from './node.js';
-import { handleBody, nodeRequestBody, resolveAdapter, type NodeRequestLike, type WebhookAdapterInput, type WebhookAdapterOptions } from './shared.js';
+import { createNodeHandler } from './node.js';
+import type { NodeRequestLike, WebhookAdapterInput, WebhookAdapterOptions } from './shared.js';
 
 /**
  * Express middleware that verifies the callback, runs `onEvent` exactly once and
@@ -28,9 +28,6 @@ export function createExpressMiddleware(
   input: WebhookAdapterInput,
   options?: WebhookAdapterOptions,
 ): (req: NodeRequestLike, res: ServerResponse, next?: (error?: unknown) => void) => Promise<void> {
-  const { handler, limits } = resolveAdapter(input, options);
-  return async (req, res) => {
-    const response = await handleBody(handler, nodeRequestBody(req, req.body, limits), req.headers);
-    writeNodeResponse(res, response);
-  };
+  // Express hands over node:http's req and res; the answer never goes through `next`.
+  return createNodeHandler(input, options);
 }

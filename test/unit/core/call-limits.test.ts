@@ -1,0 +1,90 @@
+/**
+ * src/core/call-limits.ts on its own: per-call option checks, the deadline on the real-time
+ * clock (performance.now, driven here by a spy: no test waits), and the system code found
+ * in a cause chain.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { InvalidRequestError } from '../../../src/core/errors.js';
+import { CallLimits, MAX_TIMER_MS, checkCount, checkMs, systemCodeOf } from '../../../src/core/call-limits.js';
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('checkMs and checkCount', () => {
+  it('take the fallback for undefined and a valid value as is', () => {
+    expect(checkMs(undefined, 30_000, 'timeout')).toBe(30_000);
+    expect(checkMs(1, 30_000, 'timeout')).toBe(1);
+    expect(checkMs(MAX_TIMER_MS, 30_000, 'timeout')).toBe(MAX_TIMER_MS);
+    expect(checkCount(undefined, 3, 'maxRetries')).toBe(3);
+    expect(checkCount(0, 3, 'maxRetries')).toBe(0);
+    expect(checkCount(10, 3, 'maxRetries')).toBe(10);
+  });
+
+  // A timer given more than 2^31 - 1 ms fires at once: that would be no timeout at all.
+  it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, MAX_TIMER_MS + 1])('checkMs refuses %s before anything is sent', (value) => {
+    expect(() => checkMs(value, 30_000, 'timeout')).toThrow(InvalidRequestError);
+    expect(() => checkMs(value, 30_000, 'timeout')).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR', field: 'timeout' }));
+  });
+
+  it.each([-1, 11, 2.5, Number.NaN])('checkCount refuses %s', (value) => {
+    expect(() => checkCount(value, 3, 'maxRetries')).toThrow(expect.objectContaining({ name: 'InvalidRequestError', field: 'maxRetries' }));
+  });
+});
+
+describe('CallLimits', () => {
+  function clock(start: number) {
+    let now = start;
+    vi.spyOn(performance, 'now').mockImplementation(() => now);
+    return (ms: number) => {
+      now += ms;
+    };
+  }
+
+  it('counts down on the real-time clock and expires at the deadline', () => {
+    const advance = clock(1_000);
+    const limits = new CallLimits(undefined, 5_000);
+    expect(limits.remaining()).toBe(5_000);
+    expect(limits.expired).toBe(false);
+    advance(4_999);
+    expect(limits.remaining()).toBe(1);
+    expect(limits.stopped).toBe(false);
+    advance(1);
+    expect(limits.expired).toBe(true);
+    expect(limits.stopped).toBe(true);
+  });
+
+  it("is stopped, but not expired, when the caller's signal aborts", () => {
+    clock(0);
+    const controller = new AbortController();
+    const limits = new CallLimits(controller.signal, 5_000);
+    controller.abort();
+    expect(limits.stopped).toBe(true);
+    expect(limits.expired).toBe(false);
+    expect(limits.signal.aborted).toBe(true);
+  });
+
+  it('builds one signal on first use and reuses it', () => {
+    clock(0);
+    const limits = new CallLimits(undefined, 5_000);
+    expect(limits.signal).toBe(limits.signal);
+    expect(limits.signal.aborted).toBe(false);
+  });
+});
+
+describe('systemCodeOf', () => {
+  it('finds the first string code down a cause chain', () => {
+    const inner = Object.assign(new Error('connect'), { code: 'ECONNREFUSED' });
+    expect(systemCodeOf(new TypeError('fetch failed', { cause: inner }))).toBe('ECONNREFUSED');
+    expect(systemCodeOf(new Error('a', { cause: new Error('b', { cause: { code: 'UND_ERR_SOCKET' } }) }))).toBe('UND_ERR_SOCKET');
+  });
+
+  it('ignores numeric codes and gives up on a chain deeper than six, or a cycle', () => {
+    expect(systemCodeOf({ code: 5, cause: { code: 'EPIPE' } })).toBe('EPIPE');
+    let deep: Record<string, unknown> = { code: 'TOO_DEEP' };
+    for (let i = 0; i < 6; i++) deep = { cause: deep };
+    expect(systemCodeOf(deep)).toBeUndefined();
+    const cycle: Record<string, unknown> = {};
+    cycle.cause = cycle;
+    expect(systemCodeOf(cycle)).toBeUndefined();
+    expect(systemCodeOf('ECONNREFUSED')).toBeUndefined();
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * The public entries list what they export, name by name: a new module's internals cannot
+ * leak into the API through an `export *`, and the helpers kept for the SDK's own use
+ * (timestamp parsing, the idempotency key builder, test seams) are not importable by merchants.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import * as root from '../../src/index.js';
+import * as webhooks from '../../src/webhooks/index.js';
+
+const src = new URL('../../src/', import.meta.url).pathname;
+const entries = readdirSync(src, { withFileTypes: true, recursive: true })
+  .filter((entry) => entry.isFile() && entry.name === 'index.ts')
+  .map((entry) => join(entry.parentPath, entry.name).slice(src.length));
+
+describe('public entries', () => {
+  it.each(entries)('src/%s exports named symbols only', (file) => {
+    expect(readFileSync(join(src, file), 'utf8')).not.toMatch(/export\s+(type\s+)?\*/);
+  });
+
+  it('finds the entries of every subpath', () => {
+    expect(entries).toEqual(expect.arrayContaining(['index.ts', 'webhooks/index.ts', 'redis/index.ts', 'testing/index.ts']));
+  });
+
+  it.each(['parseTimestamp', 'idempotencyKey', 'toWebhookHandler', 'setNodeCryptoForTesting', 'readSignedParts', 'hasTerminalStatus'])(
+    'myr-gateway/webhooks does not export the internal %s',
+    (name) => {
+      expect(Object.keys(webhooks)).not.toContain(name);
+    },
+  );
+
+  it('myr-gateway/webhooks exports the verifier, the handler, every adapter and the signing helpers', () => {
+    expect(Object.keys(webhooks).sort()).toEqual(
+      [
+        'MemoryWebhookStore',
+        'SIGNED_FIELDS',
+        'SIGNING_KEY_INFO',
+        'SignedStringError',
+        'TERMINAL_STATUSES',
+        'WebhookHandlerError',
+        'WebhookVerificationError',
+        'WebhookVerifier',
+        'buildSignedString',
+        'confirmDeposit',
+        'createExpressMiddleware',
+        'createFastifyHandler',
+        'createHonoHandler',
+        'createKoaMiddleware',
+        'createNodeHandler',
+        'createWebHandler',
+        'createWebhookHandler',
+        'deriveSigningKey',
+        'fastifyWebhookPlugin',
+        'signCallbackFields',
+      ].sort(),
+    );
+  });
+
+  it('myr-gateway exports every class of the error tree, each a MyrGatewayError', () => {
+    const errors = Object.entries(root).filter(([name]) => name.endsWith('Error'));
+    expect(errors.map(([name]) => name).sort()).toEqual(
+      [
+        'AbortError',
+        'ApiError',
+        'AuthenticationError',
+        'ConfigurationError',
+        'ConnectionError',
+        'DuplicateReferenceError',
+        'InvalidRequestError',
+        'InvalidResponseError',
+        'MyrGatewayError',
+        'NotFoundError',
+        'OutcomeUnknownError',
+        'PaymentUrlUnavailableError',
+        'PermissionDeniedError',
+        'RateLimitError',
+        'ServiceUnavailableError',
+        'TimeoutError',
+      ].sort(),
+    );
+    for (const [, value] of errors) expect((value as { prototype: unknown }).prototype).toBeInstanceOf(Error);
+    for (const [name, value] of errors) {
+      if (name !== 'MyrGatewayError') expect((value as { prototype: unknown }).prototype).toBeInstanceOf(root.MyrGatewayError);
+    }
+  });
+});
