@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { callbackHeaders, signCallback } from './sign.js';
+import { callbackHeaders, signCallback } from '../webhooks/sign.js';
 import type { CallbackAttempt, CallbackDelivery, CallbackOptions, MockCallbackBody } from './types.js';
 import type { MockRecord } from './state.js';
 import { maskAccountNumber } from './validation.js';

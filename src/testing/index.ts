@@ -10,7 +10,7 @@
  * @module
  */
 export { createMockGateway, DEFAULT_BASE_URL, DEFAULT_MERCHANT, type MockGateway } from './mock-gateway.js';
-export { signCallback, callbackHeaders, type SignCallbackInput, type SignedCallback } from './sign.js';
+export { signCallback, callbackHeaders, type SignCallbackInput, type SignedCallback } from '../webhooks/sign.js';
 export { WITHDRAWAL_EWALLET_CODES, maskAccountNumber } from './validation.js';
 export type { MockHttpServer, ServeOptions } from './server.js';
 export type {

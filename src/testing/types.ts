@@ -4,7 +4,7 @@
  * @module
  */
 import type { TerminalStatus } from '../schemas/statuses.js';
-import type { SignedCallbackFields } from '../webhooks/signature.js';
+import type { CallbackBody } from '../webhooks/sign.js';
 
 /** The four endpoints of the service, as the mock names them in recordings and faults. */
 export type Endpoint = 'auth' | 'payment.create' | 'payment.status' | 'withdraw';
@@ -354,18 +354,8 @@ export interface CallbackOptions {
   attemptTimeoutMs?: number;
 }
 
-/**
- * Body of a callback, as the spec lists it. `bank_code` and `account_number` (masked)
- * appear on withdrawals only; `metadata` never appears.
- */
-export interface MockCallbackBody extends SignedCallbackFields {
-  transaction_type: 'DEPOSIT' | 'WITHDRAWAL';
-  gateway_reference: string | null;
-  bank_code?: string;
-  account_number?: string;
-  created_at: string;
-  signature: string;
-}
+/** Body of a callback, as the spec lists it (the webhooks side's {@link CallbackBody}). */
+export type MockCallbackBody = CallbackBody;
 
 /** One delivery attempt of a callback. */
 export interface CallbackAttempt {

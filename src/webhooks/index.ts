@@ -16,6 +16,7 @@ export {
 } from './signature.js';
 export type { SpanAttributes, SpanAttributeValue, SpanLike, TracerLike } from '../core/trace.js';
 export { WebhookHandlerError, WebhookVerificationError, type WebhookVerificationReason } from './errors.js';
+export { callbackHeaders, signCallback, type CallbackBody, type SignCallbackInput, type SignedCallback } from './sign.js';
 export {
   TERMINAL_STATUSES,
   type DepositEvent,

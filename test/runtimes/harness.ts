@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { signCallback, type SignedCallback } from '../../src/testing/sign.js';
+import { signCallback, type SignedCallback } from '../../src/webhooks/sign.js';
 
 export const root = resolve(import.meta.dirname, '../..');
 const here = import.meta.dirname;

@@ -42,6 +42,7 @@ describe('public entries', () => {
         'WebhookVerificationError',
         'WebhookVerifier',
         'buildSignedString',
+        'callbackHeaders',
         'confirmDeposit',
         'createExpressMiddleware',
         'createFastifyHandler',
@@ -52,6 +53,7 @@ describe('public entries', () => {
         'createWebhookHandler',
         'deriveSigningKey',
         'fastifyWebhookPlugin',
+        'signCallback',
         'signCallbackFields',
       ].sort(),
     );

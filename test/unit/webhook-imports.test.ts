@@ -4,7 +4,7 @@
  * src/webhooks, adapters included (types only, through `import type`).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, normalize } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = new URL('../../src/', import.meta.url).pathname;
@@ -29,5 +29,18 @@ describe('runtime imports of src/webhooks (adapters included)', () => {
     expect(runtime).toEqual([]);
     expect(text).not.toMatch(/\brequire\(/);
     expect(text).not.toMatch(/\bimport\(\s*['"]/);
+  });
+});
+
+describe('what src/webhooks reaches through relative imports', () => {
+  // The verifier, the handler and the signing helpers (signCallback) share only these with the
+  // rest of the SDK: no client, no schemas with zod, and nothing of the msw mock in testing/.
+  const SHARED = new Set(['core/errors.ts', 'core/trace.ts', 'schemas/statuses.ts']);
+  it.each(sources)('%s imports only webhooks modules and the shared base', (file) => {
+    const text = readFileSync(join(root, file), 'utf8');
+    const outside = [...text.matchAll(IMPORT)]
+      .map((m) => normalize(join(dirname(file), (m[2] as string).replace(/\.js$/, '.ts'))))
+      .filter((target) => !target.startsWith('webhooks/') && !SHARED.has(target));
+    expect(outside).toEqual([]);
   });
 });

@@ -1,11 +1,25 @@
 /**
  * Produce callbacks signed exactly as the service signs them, for merchants' unit tests.
- * Uses the project's one signing implementation (`webhooks/signature.ts`).
+ * Uses the project's one signing implementation (`signature.ts`). Lives on the webhooks side,
+ * not in `myr-gateway/testing`, so that signing a test callback never loads msw (under Deno a
+ * script that imports msw never exits; under Bun msw does not intercept).
  *
  * @module
  */
-import { signCallbackFields } from '../webhooks/signature.js';
-import type { MockCallbackBody } from './types.js';
+import { signCallbackFields, type SignedCallbackFields } from './signature.js';
+
+/**
+ * Body of a callback, as the spec lists it. `bank_code` and `account_number` (masked)
+ * appear on withdrawals only; `metadata` never appears.
+ */
+export interface CallbackBody extends SignedCallbackFields {
+  transaction_type: 'DEPOSIT' | 'WITHDRAWAL';
+  gateway_reference: string | null;
+  bank_code?: string;
+  account_number?: string;
+  created_at: string;
+  signature: string;
+}
 
 /**
  * Fields of a callback to sign. Only the payment's identity, amount and status are
@@ -39,7 +53,7 @@ export interface SignCallbackInput {
 /** A signed callback, ready to hand to a verifier or to POST to a handler. */
 export interface SignedCallback {
   /** The body object, `signature` included. */
-  body: MockCallbackBody;
+  body: CallbackBody;
   /** The spec's callback headers: Content-Type, X-Webhook-Signature, X-Webhook-ID, X-Webhook-Timestamp, X-Payment-ID. */
   headers: Record<string, string>;
   /** `JSON.stringify(body)`, the bytes the service would send. */
@@ -51,7 +65,7 @@ export interface SignedCallback {
  *
  * @example
  * ```ts
- * import { signCallback } from 'myr-gateway/testing';
+ * import { signCallback } from 'myr-gateway/webhooks'; // also exported by myr-gateway/testing
  *
  * const { body, headers, rawBody } = await signCallback('sk_test_mock_api_key_0001', {
  *   payment_id: 'PAY_123',
@@ -64,7 +78,7 @@ export interface SignedCallback {
  */
 export async function signCallback(apiKey: string, fields: SignCallbackInput): Promise<SignedCallback> {
   const timestamp = fields.timestamp ?? new Date().toISOString();
-  const unsigned: Omit<MockCallbackBody, 'signature'> = {
+  const unsigned: Omit<CallbackBody, 'signature'> = {
     webhook_id: fields.webhook_id ?? globalThis.crypto.randomUUID(),
     payment_id: fields.payment_id,
     reference_id: fields.reference_id,
@@ -80,7 +94,7 @@ export async function signCallback(apiKey: string, fields: SignCallbackInput): P
     timestamp,
   };
   const signature = await signCallbackFields(apiKey, unsigned);
-  const body: MockCallbackBody = { ...unsigned, signature };
+  const body: CallbackBody = { ...unsigned, signature };
   return { body, headers: callbackHeaders(body), rawBody: JSON.stringify(body) };
 }
 
@@ -92,7 +106,7 @@ export async function signCallback(apiKey: string, fields: SignCallbackInput): P
  * const headers = callbackHeaders(body); // { 'Content-Type': 'application/json', 'X-Webhook-Signature': …, … }
  * ```
  */
-export function callbackHeaders(body: Pick<MockCallbackBody, 'signature' | 'webhook_id' | 'timestamp' | 'payment_id'>): Record<string, string> {
+export function callbackHeaders(body: Pick<CallbackBody, 'signature' | 'webhook_id' | 'timestamp' | 'payment_id'>): Record<string, string> {
   return {
     'Content-Type': 'application/json',
     'X-Webhook-Signature': body.signature,
