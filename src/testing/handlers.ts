@@ -19,6 +19,7 @@ import { randomHex, type MerchantState, type MockRecord, type MockState, type Ra
 import type {
   Endpoint,
   MockPaymentRecord,
+  MockRecordCommon,
   MockRateLimits,
   MockWithdrawalRecord,
   RecordedRequest,
@@ -269,13 +270,8 @@ export function createDispatcher(ctx: DispatchContext): (request: Request) => Pr
     const id = options.generateId('PAY_');
     const expiresAt = new Date(now + options.paymentTtlSeconds * 1000).toISOString();
     const record: MockPaymentRecord = {
+      ...newRecord(id, merchant, req, now),
       kind: 'DEPOSIT',
-      payment_id: id,
-      merchantId: merchant.merchantId,
-      reference_id: req.reference_id,
-      amount: req.amount,
-      currency: 'MYR',
-      status: 'PROCESSING',
       payment_method: req.payment_method,
       customer_name: req.customer_name,
       customer_phone: req.customer_phone,
@@ -285,31 +281,30 @@ export function createDispatcher(ctx: DispatchContext): (request: Request) => Pr
       payment_url: `${options.pageOrigin}/pay/${encodeURIComponent(id)}`,
       gateway_redirect_url: `${options.pageOrigin}/${GATEWAY_PAGES[req.payment_method]}/${encodeURIComponent(id)}`,
       qr_data_string: null,
-      gateway_reference: null,
-      created_at: new Date(now).toISOString(),
-      completed_at: null,
       expires_at: expiresAt,
     };
     if (record.payment_method === 'QR_PAYMENT') record.qr_data_string = options.qrDataString(record);
-    state.records.set(id, record);
-    return json(
-      200,
+    return stored(
+      record,
       {
-        status: 'success',
-        data: {
-          payment_id: id,
-          payment_url: record.payment_url,
-          status: record.status,
-          amount: record.amount,
-          currency: record.currency,
-          reference_id: record.reference_id,
-          expires_in: options.paymentTtlSeconds,
-          expires_at: expiresAt,
-          gateway: { behavior: 'REDIRECT_EXTERNAL', redirect_url: record.gateway_redirect_url, qr_data_string: record.qr_data_string },
-        },
+        payment_id: id,
+        payment_url: record.payment_url,
+        status: record.status,
+        amount: record.amount,
+        currency: record.currency,
+        reference_id: record.reference_id,
+        expires_in: options.paymentTtlSeconds,
+        expires_at: expiresAt,
+        gateway: { behavior: 'REDIRECT_EXTERNAL', redirect_url: record.gateway_redirect_url, qr_data_string: record.qr_data_string },
       },
       h,
     );
+  }
+
+  /** Keeps a new payment or withdrawal and answers the success envelope around `data`. */
+  function stored(record: MockRecord, data: Record<string, unknown>, h: Record<string, string>): Response {
+    state.records.set(record.payment_id, record);
+    return json(200, { status: 'success', data }, h);
   }
 
   function createWithdrawal(merchant: MerchantState, body: unknown, h: Record<string, string>, now: number): Response {
@@ -321,42 +316,45 @@ export function createDispatcher(ctx: DispatchContext): (request: Request) => Pr
 
     const id = options.generateId('WD_');
     const record: MockWithdrawalRecord = {
+      ...newRecord(id, merchant, req, now),
       kind: 'WITHDRAWAL',
-      payment_id: id,
-      merchantId: merchant.merchantId,
-      reference_id: req.reference_id,
-      amount: req.amount,
-      currency: 'MYR',
-      status: 'PROCESSING',
       method: 'BANK',
       bank_code: req.bank_code,
       account_number: req.account_number,
       account_name: req.account_name,
-      gateway_reference: null,
-      created_at: new Date(now).toISOString(),
-      completed_at: null,
     };
-    state.records.set(id, record);
-    return json(
-      200,
+    return stored(
+      record,
       {
-        status: 'success',
-        data: {
-          payment_id: id,
-          reference_id: record.reference_id,
-          amount: record.amount,
-          currency: record.currency,
-          status: record.status,
-          method: record.method,
-          bank_code: record.bank_code,
-          account_number: maskAccountNumber(record.account_number),
-          account_name: record.account_name,
-          created_at: record.created_at,
-        },
+        payment_id: id,
+        reference_id: record.reference_id,
+        amount: record.amount,
+        currency: record.currency,
+        status: record.status,
+        method: record.method,
+        bank_code: record.bank_code,
+        account_number: maskAccountNumber(record.account_number),
+        account_name: record.account_name,
+        created_at: record.created_at,
       },
       h,
     );
   }
+}
+
+/** What every new payment or withdrawal starts with: PROCESSING, in MYR, not completed. */
+function newRecord(id: string, merchant: MerchantState, req: { reference_id: string; amount: number }, now: number): MockRecordCommon {
+  return {
+    payment_id: id,
+    merchantId: merchant.merchantId,
+    reference_id: req.reference_id,
+    amount: req.amount,
+    currency: 'MYR',
+    status: 'PROCESSING',
+    gateway_reference: null,
+    created_at: new Date(now).toISOString(),
+    completed_at: null,
+  };
 }
 
 function merchantBlocked(merchant: MerchantState): Rejection | undefined {
