@@ -12,9 +12,13 @@ import type { MockCallbackBody } from './types.js';
  * required; everything else has a default.
  */
 export interface SignCallbackInput {
+  /** The payment or withdrawal id. */
   payment_id: string;
+  /** The merchant's reference. */
   reference_id: string;
+  /** Amount in MYR. */
   amount: number;
+  /** Terminal status (`SUCCESS`, `FAILED`, …). */
   status: string;
   /** @default crypto.randomUUID() */
   webhook_id?: string;

@@ -29,7 +29,9 @@ export type WebhookOutcome = 'processed' | 'duplicate' | 'in_flight' | 'rejected
 
 /** The small JSON body the adapters send back. */
 export interface WebhookResponseBody {
+  /** Whether the callback was handled (now or before). */
   readonly ok: boolean;
+  /** How the delivery ended. */
   readonly outcome: WebhookOutcome;
   /** The verification failure, when `outcome` is `rejected`. */
   readonly reason?: WebhookVerificationReason;
@@ -39,6 +41,7 @@ export interface WebhookResponseBody {
 export interface WebhookResponse {
   /** 200 processed or duplicate; 400/401 rejected; 409 in flight; 500/503 failed. */
   readonly status: number;
+  /** The JSON body to send. */
   readonly body: WebhookResponseBody;
   /** Response headers to add (`Retry-After` on 409 and 503). */
   readonly headers: Readonly<Record<string, string>>;
@@ -108,7 +111,9 @@ export interface WebhookHandler {
    * ```
    */
   handle(request: WebhookRequest): Promise<WebhookResponse>;
+  /** The verifier it checks signatures with. */
   readonly verifier: WebhookVerifier;
+  /** The idempotency store it claims keys in. */
   readonly store: WebhookStore;
 }
 
