@@ -67,35 +67,29 @@ async function listening(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/myr`;
 }
 
+/** Runs {@link exerciseOverHttp} against a receiver listening on `server`, then closes it. */
+async function exerciseServer(server: Server): Promise<void> {
+  try {
+    await exerciseOverHttp(await listening(server));
+  } finally {
+    server.close();
+  }
+}
+
 describe('webhook receivers (examples/webhooks)', () => {
   it('Express: verifies, fulfils once, acknowledges a duplicate, refuses a forgery', async () => {
     const { app } = await import('../../examples/webhooks/express.js');
-    const server = app.listen(0, '127.0.0.1');
-    try {
-      await exerciseOverHttp(await listening(server));
-    } finally {
-      server.close();
-    }
+    await exerciseServer(app.listen(0, '127.0.0.1'));
   });
 
   it('Koa: the same over a real socket', async () => {
     const { app } = await import('../../examples/webhooks/koa.js');
-    const server = app.listen(0, '127.0.0.1');
-    try {
-      await exerciseOverHttp(await listening(server));
-    } finally {
-      server.close();
-    }
+    await exerciseServer(app.listen(0, '127.0.0.1'));
   });
 
   it('Hono on Node (@hono/node-server): the same over a real socket', async () => {
     const { app } = await import('../../examples/webhooks/hono-node.js');
-    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
-    try {
-      await exerciseOverHttp(await listening(server));
-    } finally {
-      server.close();
-    }
+    await exerciseServer(serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server);
   });
 
   it('Fastify plugin: the same, through Fastify with its own JSON parser elsewhere', async () => {
