@@ -109,26 +109,33 @@ export function remoteGateway(settings: RemoteSettings, description: string, saf
   };
 }
 
-/** The sandbox's entry point in a built checkout (`npm run build`). */
-export const SANDBOX_CLI = 'dist/sandbox/cli.js';
+/** The sandbox's entry point in a built checkout (`npm run build`), and its source (run through tsx). */
+export const SANDBOX_CLI = { built: 'dist/sandbox/cli.js', source: 'src/sandbox/cli.ts' } as const;
 
 /** Thrown when `--sandbox` cannot work in this checkout. */
 export class SandboxUnavailableError extends Error {}
+
+/** The command that starts the sandbox: the built bin when there is one, else its source through tsx. */
+function sandboxCommand(): string[] {
+  if (existsSync(SANDBOX_CLI.built)) return [SANDBOX_CLI.built];
+  if (existsSync(SANDBOX_CLI.source)) return ['--import', 'tsx', SANDBOX_CLI.source];
+  throw new SandboxUnavailableError(`the sandbox is not available in this checkout (neither ${SANDBOX_CLI.built} nor ${SANDBOX_CLI.source})`);
+}
 
 /**
  * `--sandbox`: starts `node dist/sandbox/cli.js sandbox --port 0` (what `npx myr-gateway
  * sandbox` runs), reads the base URL and credentials from its banner, and stops it on close.
  */
 export async function startSandboxProcess(callbackUrl: string): Promise<DemoGateway> {
-  if (!existsSync(SANDBOX_CLI)) {
-    throw new SandboxUnavailableError(`the sandbox is not available in this checkout (no ${SANDBOX_CLI}; run npm run build first, on a version that has it)`);
-  }
-  const child = spawn(process.execPath, [SANDBOX_CLI, 'sandbox', '--port', '0', '--callback-url', callbackUrl], {
+  const child = spawn(process.execPath, [...sandboxCommand(), 'sandbox', '--port', '0', '--callback-url', callbackUrl], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   const settings = await new Promise<RemoteSettings>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new SandboxUnavailableError('the sandbox printed no base URL within 10 s')), 10_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGTERM'); // never leave it running behind a demo that gave up
+      reject(new SandboxUnavailableError('the sandbox printed no base URL within 15 s'));
+    }, 15_000);
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       const field = (label: string) => new RegExp(`^\\s*${label}\\s+(\\S+)`, 'm').exec(output)?.[1];

@@ -72,7 +72,18 @@ describe('npm run demo with MYR_GATEWAY_* set', () => {
 });
 
 describe('npm run demo -- --sandbox', () => {
-  it.skipIf(existsSync(new URL('dist/sandbox/cli.js', root)))('says the sandbox is not available and exits 2 when this checkout has none', async () => {
+  const hasSandbox = existsSync(new URL('src/sandbox/cli.ts', root));
+
+  it.runIf(hasSandbox)('starts the sandbox process, runs the flow against it over HTTP, and stops it', async () => {
+    const { code, stdout } = await runExample('examples/demo.ts', ['--sandbox']);
+    expect(stdout).toMatch(/gateway: the local sandbox process at http:\/\/127\.0\.0\.1:\d+\/api\/v1/);
+    expect(stdout).toMatch(/✓ QR_PAYMENT: the customer is sent to payment_url/);
+    expect(stdout).toContain('✓ the forged callback was refused with 401');
+    expect(stdout).not.toContain('✗');
+    expect(code).toBe(0);
+  }, 90_000);
+
+  it.skipIf(hasSandbox)('says the sandbox is not available and exits 2 when this checkout has none', async () => {
     const { code, stdout } = await runExample('examples/demo.ts', ['--sandbox']);
     expect(stdout).toContain('--sandbox: the sandbox is not available in this checkout');
     expect(code).toBe(2);
