@@ -29,6 +29,16 @@ export default defineConfig((flags) => {
   rmSync(outDir, { recursive: true, force: true });
   return [
     {
+      // The `myr-gateway` bin (`npx myr-gateway sandbox`): one ESM file, no declarations, no
+      // wrapper. Its import graph has no msw, so it runs where msw is not installed.
+      entry: { 'sandbox/cli': 'src/sandbox/cli.ts' },
+      format: ['esm'],
+      sourcemap: true,
+      target: 'node22',
+      banner: { js: '#!/usr/bin/env node' },
+      external,
+    },
+    {
       entry,
       format: ['esm'],
       dts: true,

@@ -1,5 +1,7 @@
 import { defaultTokenStore, TokenManager, type TokenStore } from './core/auth.js';
 import { ConfigurationError } from './core/errors.js';
+import { type Logger, type LogLevel, Observer, type RequestEvent, type ResponseEvent, type RetryEvent } from './core/observe.js';
+import { isTracer, type TracerLike } from './core/trace.js';
 import type { RateLimitInfo } from './core/rate-limit.js';
 import { resolveRetryOptions, type RetryOptions, sleep as defaultSleep } from './core/retry.js';
 import { readToken } from './core/token-answer.js';
@@ -79,6 +81,67 @@ export interface MyrGatewayOptions {
    */
   tokenStoreTimeout?: number;
   /**
+   * Where the SDK logs: `console`, a pino or winston logger, or any object with `debug`, `info`,
+   * `warn` and `error`. Lines carry the method, path, attempt, status, duration, correlation id
+   * and rate-limit headers; never a secret or a full account number. Called as
+   * `logger.info(message, fields)`, or `logger.info(fields, message)` for pino.
+   * @default console, for warnings only
+   * @example
+   * ```ts
+   * new MyrGateway({ ...config, logger: pino(), logLevel: 'info' });
+   * ```
+   */
+  logger?: Logger;
+  /**
+   * The lowest level logged: `debug` (every attempt), `info` (every call and retry), `warn`
+   * (token store trouble, clients created per request), `error`, or `off`.
+   * @default 'warn'
+   * @example
+   * ```ts
+   * new MyrGateway({ ...config, logger: console, logLevel: 'debug' });
+   * ```
+   */
+  logLevel?: LogLevel | 'off';
+  /**
+   * Called before every attempt is sent (token requests included). Must not throw; a
+   * returned promise is not awaited.
+   * @example
+   * ```ts
+   * new MyrGateway({ ...config, onRequest: (e) => metrics.increment('gateway.requests', { path: e.path }) });
+   * ```
+   */
+  onRequest?: (event: RequestEvent) => void;
+  /**
+   * Called after every attempt, with its status (undefined when no answer came), duration,
+   * correlation id, rate-limit headers and error code.
+   * @example
+   * ```ts
+   * new MyrGateway({ ...config, onResponse: (e) => histogram.record(e.durationMs, { status: e.status }) });
+   * ```
+   */
+  onResponse?: (event: ResponseEvent) => void;
+  /**
+   * Called when a failed attempt will be sent again, with the wait before it.
+   * @example
+   * ```ts
+   * new MyrGateway({ ...config, onRetry: (e) => log.warn(`retry ${e.path} after ${e.errorCode} in ${e.delayMs} ms`) });
+   * ```
+   */
+  onRetry?: (event: RetryEvent) => void;
+  /**
+   * An OpenTelemetry tracer: every call becomes a client span (method, path template,
+   * attempts, status, correlation id, rate-limit headers, `myr.reference_id`). By default the
+   * tracer of the globally registered OpenTelemetry provider is used when there is one;
+   * `false` turns spans off.
+   * @default the global provider's tracer, if `@opentelemetry/api` registered one
+   * @example
+   * ```ts
+   * import { trace } from '@opentelemetry/api';
+   * new MyrGateway({ ...config, tracer: trace.getTracer('checkout') });
+   * ```
+   */
+  tracer?: TracerLike | false;
+  /**
    * Clock in epoch milliseconds (tests).
    * @default Date.now
    */
@@ -142,6 +205,25 @@ function positiveMs(value: number | undefined, fallback: number, field: string):
   return value;
 }
 
+function observeOptions(options: MyrGatewayOptions, now: () => number) {
+  const { logger, logLevel, onRequest, onResponse, onRetry, tracer } = options;
+  for (const level of ['debug', 'info', 'warn', 'error'] as const) {
+    if (logger !== undefined && typeof logger?.[level] !== 'function') {
+      throw new ConfigurationError(`logger must have debug, info, warn and error methods (such as console, pino or winston); ${level} is missing`, 'logger');
+    }
+  }
+  if (logLevel !== undefined && !['debug', 'info', 'warn', 'error', 'off'].includes(logLevel)) {
+    throw new ConfigurationError("logLevel must be 'debug', 'info', 'warn', 'error' or 'off'", 'logLevel');
+  }
+  for (const [name, hook] of Object.entries({ onRequest, onResponse, onRetry })) {
+    if (hook !== undefined && typeof hook !== 'function') throw new ConfigurationError(`${name} must be a function`, name);
+  }
+  if (tracer !== undefined && tracer !== false && !isTracer(tracer)) {
+    throw new ConfigurationError('tracer must be an OpenTelemetry Tracer (with startActiveSpan), or false', 'tracer');
+  }
+  return { logger, logLevel, onRequest, onResponse, onRetry, tracer, now };
+}
+
 /**
  * The client of the Payment Gateway Service.
  *
@@ -176,7 +258,9 @@ export class MyrGateway {
     this.#baseUrl = baseUrl;
     const timeout = positiveMs(options.timeout, 30_000, 'timeout');
     const storeTimeout = positiveMs(options.tokenStoreTimeout, 1000, 'tokenStoreTimeout');
-    noteClient(baseUrl, merchantId);
+    const observer = new Observer(observeOptions(options, now), VERSION);
+    const warn = (message: string) => observer.log.write('warn', message);
+    noteClient(baseUrl, merchantId, warn);
 
     // The transport also redacts the access token of each attempt (wherever it came from).
     const redact = (text: string): string => text.split(apiKey).join('[redacted]');
@@ -191,6 +275,7 @@ export class MyrGateway {
       random: options.random ?? Math.random,
       sleep: options.sleep ?? defaultSleep,
       redact,
+      observer,
     });
     let key: Promise<string> | undefined;
     const tokens = new TokenManager({
@@ -200,6 +285,7 @@ export class MyrGateway {
       refreshMarginMs: options.tokenRefreshMarginMs ?? 60_000,
       storeTimeoutMs: storeTimeout,
       storeRefreshTimeoutMs: storeTimeout + timeout,
+      warn,
       fetchToken: async (signal, beforeAttempt) => {
         const body = await transport.call(
           {

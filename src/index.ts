@@ -10,6 +10,16 @@
 export { MyrGateway, type MyrGatewayOptions } from './client.js';
 export * from './core/errors.js';
 export { MemoryTokenStore, type StoredToken, type TokenStore } from './core/auth.js';
+export type {
+  Logger,
+  LogLevel,
+  RequestEvent,
+  ResponseEvent,
+  ResponseInfo,
+  RetryEvent,
+  WithResponse,
+} from './core/observe.js';
+export type { SpanAttributes, SpanAttributeValue, SpanLike, TracerLike } from './core/trace.js';
 export type { RateLimitInfo } from './core/rate-limit.js';
 export type { RetryOptions } from './core/retry.js';
 export type { RequestOptions } from './core/transport.js';

@@ -6,7 +6,13 @@
  * @module
  */
 import type { IncomingMessage } from 'node:http';
+import { checkParsedBody, readNodeStream } from './body.js';
 import { handleBody, nodeRequestBody, resolveAdapter, type WebhookAdapterInput, type WebhookAdapterOptions } from './shared.js';
+
+/** What the plugin's parser hands the route when it refused the body. */
+class BodyRefusal {
+  constructor(readonly error: unknown) {}
+}
 
 /** The part of Fastify's request the handler uses. */
 export interface FastifyRequestLike {
@@ -29,20 +35,30 @@ export interface FastifyReplyLike {
 }
 
 /**
- * A Fastify route handler for the callback route.
+ * A Fastify route handler for the callback route. Behind Fastify's own parser the body
+ * was read under the route's `bodyLimit` (Fastify's default is 1 MiB): give the route
+ * `bodyLimit: 65_536` (or use {@link fastifyWebhookPlugin}, which does) so that Fastify
+ * stops reading at the same limit. The handler refuses (413) a parsed body whose
+ * Content-Length or size is over `maxBodyBytes` either way.
  *
  * @example
  * ```ts
- * app.post('/webhooks/myr', createFastifyHandler({ verifier: { apiKey }, onEvent }));
+ * app.post('/webhooks/myr', { bodyLimit: 65_536 }, createFastifyHandler({ verifier: { apiKey }, onEvent }));
  * ```
  */
 export function createFastifyHandler(
   input: WebhookAdapterInput,
   options?: WebhookAdapterOptions,
 ): (request: FastifyRequestLike, reply: FastifyReplyLike) => Promise<FastifyReplyLike> {
-  const { handler, maxBodyBytes } = resolveAdapter(input, options);
+  const { handler, limits } = resolveAdapter(input, options);
   return async (request, reply) => {
-    const body = request.body !== undefined ? request.body : nodeRequestBody(request.raw, undefined, maxBodyBytes);
+    const parsed = request.body;
+    const body =
+      parsed instanceof BodyRefusal
+        ? Promise.reject(parsed.error)
+        : parsed !== undefined
+        ? new Promise((resolve) => resolve(checkParsedBody(parsed, request.headers['content-length'], limits.maxBodyBytes)))
+        : nodeRequestBody(request.raw, undefined, limits);
     const response = await handleBody(handler, body, request.headers);
     reply.code(response.status).header('content-type', 'application/json; charset=utf-8');
     for (const [name, value] of Object.entries(response.headers)) reply.header(name, value);
@@ -55,11 +71,14 @@ export interface FastifyInstanceLike {
   /** Registers a body parser (the plugin keeps the raw bytes, in its own context). */
   addContentTypeParser(
     contentType: string,
-    options: { parseAs: 'buffer'; bodyLimit?: number },
-    parser: (request: unknown, body: Buffer, done: (error: Error | null, body?: unknown) => void) => void,
+    parser: (request: unknown, payload: IncomingMessage, done: (error: Error | null, body?: unknown) => void) => void,
   ): unknown;
   /** Adds a POST route. */
-  post(path: string, handler: (request: FastifyRequestLike, reply: FastifyReplyLike) => Promise<FastifyReplyLike>): unknown;
+  post(
+    path: string,
+    options: { bodyLimit: number },
+    handler: (request: FastifyRequestLike, reply: FastifyReplyLike) => Promise<FastifyReplyLike>,
+  ): unknown;
 }
 
 /** Options of {@link fastifyWebhookPlugin}: the handler's (or `handler`), the route, the adapter's. */
@@ -82,8 +101,9 @@ export type FastifyWebhookPluginOptions = WebhookAdapterOptions & {
 
 /**
  * A Fastify plugin that adds the callback route (POST `path`, default `/webhooks/myr`)
- * and, inside its own encapsulated context only, a JSON parser that keeps the raw
- * bytes. The rest of the app keeps Fastify's usual parser.
+ * with `bodyLimit` set to `maxBodyBytes` (Fastify stops reading there and answers 413),
+ * and, inside its own encapsulated context only, parsers that keep the raw bytes of any
+ * content type. The rest of the app keeps Fastify's usual parsers and limit.
  *
  * @example
  * ```ts
@@ -92,11 +112,17 @@ export type FastifyWebhookPluginOptions = WebhookAdapterOptions & {
  */
 export async function fastifyWebhookPlugin(instance: FastifyInstanceLike, options: FastifyWebhookPluginOptions): Promise<void> {
   const input = 'handler' in options ? options.handler : options;
-  const maxBodyBytes = options.maxBodyBytes;
-  instance.addContentTypeParser(
-    'application/json',
-    { parseAs: 'buffer', ...(maxBodyBytes === undefined ? {} : { bodyLimit: maxBodyBytes }) },
-    (_request, body, done) => done(null, body),
-  );
-  instance.post(options.path ?? '/webhooks/myr', createFastifyHandler(input, { maxBodyBytes }));
+  const { handler, limits } = resolveAdapter(input, options);
+  // Our own reader, not Fastify's: it stops at the limit, and the refusal goes to our handler
+  // (Fastify's error path would close the socket before a sender still writing reads the 413).
+  const keepRaw = (_request: unknown, payload: IncomingMessage, done: (error: Error | null, body?: unknown) => void) => {
+    readNodeStream(payload, limits).then(
+      (bytes) => done(null, bytes),
+      (error: unknown) => done(null, new BodyRefusal(error)),
+    );
+  };
+  instance.addContentTypeParser('application/json', keepRaw);
+  instance.addContentTypeParser('*', keepRaw);
+  const bodyLimit = limits.maxBodyBytes;
+  instance.post(options.path ?? '/webhooks/myr', { bodyLimit }, createFastifyHandler(handler, limits));
 }

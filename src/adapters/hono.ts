@@ -1,11 +1,12 @@
 /**
- * Hono (any runtime). Reads the body through `c.req`, which Hono caches, so a
- * validator or `c.req.json()` earlier in the chain does not break verification.
+ * Hono (any runtime). Streams the body under the limit itself; when an earlier
+ * middleware already read it (a validator, `c.req.json()`), takes it from Hono's cache.
  *
  * @module
  */
-import { TOO_LARGE, UNREADABLE, resolveAdapter, type WebhookAdapterInput, type WebhookAdapterOptions } from './shared.js';
-import { toWebResponse } from './web.js';
+import { BodyTooLargeError } from './body.js';
+import { resolveAdapter, type WebhookAdapterInput, type WebhookAdapterOptions } from './shared.js';
+import { answerWebRequest } from './web.js';
 
 /** The part of Hono's `Context` the handler uses. */
 export interface HonoContextLike {
@@ -31,17 +32,15 @@ export interface HonoContextLike {
  * ```
  */
 export function createHonoHandler(input: WebhookAdapterInput, options?: WebhookAdapterOptions): (c: HonoContextLike) => Promise<Response> {
-  const { handler, maxBodyBytes } = resolveAdapter(input, options);
-  return async (c) => {
-    const headers = c.req.raw.headers;
-    if (Number(headers.get('content-length')) > maxBodyBytes) return toWebResponse(TOO_LARGE);
-    let body: Uint8Array;
-    try {
-      body = new Uint8Array(await c.req.arrayBuffer());
-    } catch {
-      return toWebResponse(UNREADABLE);
-    }
-    if (body.length > maxBodyBytes) return toWebResponse(TOO_LARGE);
-    return toWebResponse(await handler.handle({ body, headers }));
+  const { handler, limits } = resolveAdapter(input, options);
+  return (c) => {
+    const raw = c.req.raw;
+    if (!raw.bodyUsed) return answerWebRequest(handler, raw, limits);
+    // Read (without a limit of ours) by an earlier middleware: Hono cached it; refuse it when over ours.
+    return answerWebRequest(handler, raw, limits, async () => {
+      const bytes = new Uint8Array(await c.req.arrayBuffer());
+      if (bytes.byteLength > limits.maxBodyBytes) throw new BodyTooLargeError();
+      return bytes;
+    });
   };
 }

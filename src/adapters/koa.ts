@@ -54,7 +54,7 @@ export function createKoaMiddleware(
   input: WebhookAdapterInput,
   options?: KoaWebhookOptions,
 ): (ctx: KoaContextLike, next?: () => Promise<unknown>) => Promise<void> {
-  const { handler, maxBodyBytes } = resolveAdapter(input, options);
+  const { handler, limits } = resolveAdapter(input, options);
   const path = options?.path ?? (input as KoaWebhookOptions).path;
   return async (ctx, next) => {
     if (path !== undefined && (ctx.path !== path || ctx.method !== 'POST')) {
@@ -62,7 +62,7 @@ export function createKoaMiddleware(
       return;
     }
     const parsed = typeof ctx.request.rawBody === 'string' ? ctx.request.rawBody : ctx.request.body;
-    const response = await handleBody(handler, nodeRequestBody(ctx.req, parsed, maxBodyBytes), ctx.req.headers);
+    const response = await handleBody(handler, nodeRequestBody(ctx.req, parsed, limits), ctx.req.headers);
     ctx.status = response.status;
     for (const [name, value] of Object.entries(response.headers)) ctx.set(name, value);
     ctx.type = 'application/json';

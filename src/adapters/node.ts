@@ -30,9 +30,9 @@ export function createNodeHandler(
   input: WebhookAdapterInput,
   options?: WebhookAdapterOptions,
 ): (req: NodeRequestLike, res: ServerResponse) => Promise<void> {
-  const { handler, maxBodyBytes } = resolveAdapter(input, options);
+  const { handler, limits } = resolveAdapter(input, options);
   return async (req, res) => {
-    const response = await handleBody(handler, nodeRequestBody(req, req.body, maxBodyBytes), req.headers);
+    const response = await handleBody(handler, nodeRequestBody(req, req.body, limits), req.headers);
     writeNodeResponse(res, response);
   };
 }

@@ -5,38 +5,73 @@
  * @module
  */
 import type { IncomingMessage } from 'node:http';
+import { ConfigurationError } from '../core/errors.js';
 import { toWebhookHandler, type WebhookHandler, type WebhookHandlerOptions, type WebhookResponse } from '../webhooks/handler.js';
+import { BodyTimeoutError, BodyTooLargeError, checkParsedBody, readNodeStream, type BodyLimits } from './body.js';
 
 /** Options every adapter takes on top of the handler's. */
 export interface WebhookAdapterOptions {
   /**
-   * Largest body read from the wire, in bytes; larger ones get 413. Callbacks are a
-   * few hundred bytes.
+   * Largest body read from the wire, in bytes; larger ones get 413 as soon as the read
+   * passes it (the rest is not buffered), or before reading when Content-Length says so.
+   * Callbacks are a few hundred bytes. The one limit of every adapter.
+   *
+   * @example
+   * ```ts
+   * createExpressMiddleware({ verifier, onEvent, maxBodyBytes: 16_384 });
+   * ```
    *
    * @default 65_536
    */
   maxBodyBytes?: number | undefined;
+  /**
+   * How long the whole body may take to arrive, in ms; a slower one gets 408. The
+   * gateway sends its few hundred bytes at once, so only a stalling sender hits this.
+   *
+   * @example
+   * ```ts
+   * createNodeHandler({ verifier, onEvent, bodyTimeoutMs: 5_000 });
+   * ```
+   *
+   * @default 10_000
+   */
+  bodyTimeoutMs?: number | undefined;
 }
 
 /** An adapter takes a ready handler, or the handler's options (adapter options may be mixed in). */
 export type WebhookAdapterInput = WebhookHandler | (WebhookHandlerOptions & WebhookAdapterOptions);
 
-/** @internal */
-export const DEFAULT_MAX_BODY_BYTES = 65_536;
+function limit(name: keyof WebhookAdapterOptions, input: WebhookAdapterInput, options: WebhookAdapterOptions | undefined, fallback: number): number {
+  const value = options?.[name] ?? (input as WebhookAdapterOptions)[name] ?? fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new ConfigurationError(`${name} must be a positive number`, name);
+  }
+  return value;
+}
 
-/** @internal Resolves the handler and the adapter options of an adapter factory. */
+/** @internal Resolves the handler and the body limits of an adapter factory. */
 export function resolveAdapter(
   input: WebhookAdapterInput,
   options: WebhookAdapterOptions | undefined,
-): { handler: WebhookHandler; maxBodyBytes: number } {
+): { handler: WebhookHandler; limits: BodyLimits } {
   const handler = toWebhookHandler(input);
-  const maxBodyBytes = options?.maxBodyBytes ?? (input as WebhookAdapterOptions).maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  return { handler, maxBodyBytes };
+  const limits = {
+    maxBodyBytes: limit('maxBodyBytes', input, options, 65_536),
+    bodyTimeoutMs: limit('bodyTimeoutMs', input, options, 10_000),
+  };
+  return { handler, limits };
 }
 
-/** @internal The answer for a body over the limit. */
+/** @internal The answer for a body over the limit (the Node readers then close the connection after a short drain). */
 export const TOO_LARGE: WebhookResponse = {
   status: 413,
+  body: { ok: false, outcome: 'rejected', reason: 'malformed' },
+  headers: {},
+};
+
+/** @internal The answer for a body that did not arrive within the read timeout. */
+export const BODY_TIMEOUT: WebhookResponse = {
+  status: 408,
   body: { ok: false, outcome: 'rejected', reason: 'malformed' },
   headers: {},
 };
@@ -48,77 +83,39 @@ export const UNREADABLE: WebhookResponse = {
   headers: {},
 };
 
-/** @internal Thrown by the body readers when the body is over the limit. */
-export class BodyTooLargeError extends Error {
-  override name = 'BodyTooLargeError';
-}
-
 /** @internal A Node request as the frameworks hand it over, maybe with a parsed body. */
 export type NodeRequestLike = IncomingMessage & { body?: unknown; _body?: unknown };
 
 /**
  * @internal The body to verify: what a body parser left when one consumed the stream
- * (raw Buffer, string, or parsed object), else the bytes read from the stream here.
+ * (raw Buffer, string, or parsed object; refused when over the limit), else the bytes
+ * read from the stream here.
  */
-export function nodeRequestBody(req: NodeRequestLike, parsed: unknown, maxBodyBytes: number): Promise<unknown> | unknown {
-  if (req.readableEnded || req._body === true) return parsed;
-  return readNodeStream(req, maxBodyBytes);
+export function nodeRequestBody(req: NodeRequestLike, parsed: unknown, limits: BodyLimits): Promise<unknown> {
+  if (req.readableEnded || req._body === true) {
+    try {
+      return Promise.resolve(checkParsedBody(parsed, req.headers['content-length'], limits.maxBodyBytes));
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+  return readNodeStream(req, limits);
 }
 
-/** @internal Reads a Node request stream into one Uint8Array, up to `maxBodyBytes`. */
-export function readNodeStream(req: IncomingMessage, maxBodyBytes: number): Promise<Uint8Array> {
-  const declared = Number(req.headers['content-length']);
-  if (declared > maxBodyBytes) return Promise.reject(new BodyTooLargeError());
-  return new Promise((resolve, reject) => {
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    const cleanup = () => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-    };
-    const onData = (chunk: Uint8Array | string) => {
-      const bytes = typeof chunk === 'string' ? new TextEncoder().encode(chunk) : chunk;
-      size += bytes.length;
-      if (size > maxBodyBytes) {
-        cleanup();
-        req.resume(); // drain the rest so the connection can answer
-        reject(new BodyTooLargeError());
-        return;
-      }
-      chunks.push(bytes);
-    };
-    const onEnd = () => {
-      cleanup();
-      const out = new Uint8Array(size);
-      let at = 0;
-      for (const chunk of chunks) {
-        out.set(chunk, at);
-        at += chunk.length;
-      }
-      resolve(out);
-    };
-    const onError = (error: unknown) => {
-      cleanup();
-      reject(error instanceof Error ? error : new Error('request stream failed'));
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-  });
+/** @internal The answer for a body that could not be had. */
+export function bodyFailure(error: unknown): WebhookResponse {
+  if (error instanceof BodyTooLargeError) return TOO_LARGE;
+  if (error instanceof BodyTimeoutError) return BODY_TIMEOUT;
+  return UNREADABLE;
 }
 
 /** @internal Runs the handler on a body that may still be being read. */
-export async function handleBody(
-  handler: WebhookHandler,
-  body: Promise<unknown> | unknown,
-  headers: unknown,
-): Promise<WebhookResponse> {
+export async function handleBody(handler: WebhookHandler, body: Promise<unknown>, headers: unknown): Promise<WebhookResponse> {
   let value: unknown;
   try {
     value = await body;
   } catch (error) {
-    return error instanceof BodyTooLargeError ? TOO_LARGE : UNREADABLE;
+    return bodyFailure(error);
   }
   return handler.handle({ body: value, headers: headers as never });
 }

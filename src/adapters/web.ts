@@ -4,8 +4,9 @@
  *
  * @module
  */
-import type { WebhookResponse } from '../webhooks/handler.js';
-import { TOO_LARGE, UNREADABLE, resolveAdapter, responseText, type WebhookAdapterInput, type WebhookAdapterOptions } from './shared.js';
+import type { WebhookHandler, WebhookResponse } from '../webhooks/handler.js';
+import { declaredTooLarge, readWebStream, type BodyLimits } from './body.js';
+import { TOO_LARGE, bodyFailure, resolveAdapter, responseText, type WebhookAdapterInput, type WebhookAdapterOptions } from './shared.js';
 
 /** @internal A Web `Response` for an answer. */
 export function toWebResponse(response: WebhookResponse): Response {
@@ -15,11 +16,24 @@ export function toWebResponse(response: WebhookResponse): Response {
   });
 }
 
-/** @internal Reads a Web request body up to the limit; null when over it. */
-export async function readWebBody(request: Request, maxBodyBytes: number): Promise<Uint8Array | null> {
-  if (Number(request.headers.get('content-length')) > maxBodyBytes) return null;
-  const bytes = new Uint8Array(await request.arrayBuffer());
-  return bytes.length > maxBodyBytes ? null : bytes;
+/**
+ * @internal Answers a Web request: the body is streamed under the limits (413 before
+ * reading when Content-Length is over the limit), then handed to the handler.
+ */
+export async function answerWebRequest(
+  handler: WebhookHandler,
+  request: Request,
+  limits: BodyLimits,
+  read: () => Promise<Uint8Array> = () => readWebStream(request.body, limits),
+): Promise<Response> {
+  if (declaredTooLarge(request.headers.get('content-length'), limits.maxBodyBytes)) return toWebResponse(TOO_LARGE);
+  let body: Uint8Array;
+  try {
+    body = await read();
+  } catch (error) {
+    return toWebResponse(bodyFailure(error));
+  }
+  return toWebResponse(await handler.handle({ body, headers: request.headers }));
 }
 
 /**
@@ -37,7 +51,7 @@ export async function readWebBody(request: Request, maxBodyBytes: number): Promi
  * ```
  */
 export function createWebHandler(input: WebhookAdapterInput, options?: WebhookAdapterOptions): (request: Request) => Promise<Response> {
-  const { handler, maxBodyBytes } = resolveAdapter(input, options);
+  const { handler, limits } = resolveAdapter(input, options);
   return async (request) => {
     if (request.method !== 'POST') {
       return new Response(JSON.stringify({ ok: false, outcome: 'rejected' }), {
@@ -45,13 +59,6 @@ export function createWebHandler(input: WebhookAdapterInput, options?: WebhookAd
         headers: { 'content-type': 'application/json; charset=utf-8', allow: 'POST' },
       });
     }
-    let body: Uint8Array | null;
-    try {
-      body = await readWebBody(request, maxBodyBytes);
-    } catch {
-      return toWebResponse(UNREADABLE);
-    }
-    if (body === null) return toWebResponse(TOO_LARGE);
-    return toWebResponse(await handler.handle({ body, headers: request.headers }));
+    return answerWebRequest(handler, request, limits);
   };
 }

@@ -15,6 +15,7 @@ import {
   type SharedTokens,
   sharedTokens,
   type TokenAttemptReport,
+  type WarnSink,
 } from './token-shared.js';
 
 export { TOKEN_REQUESTS_PER_MINUTE } from './token-shared.js';
@@ -109,6 +110,8 @@ export interface TokenManagerOptions {
   storeTimeoutMs: number;
   /** How long a store's `refresh` may take before this process fetches its own token. */
   storeRefreshTimeoutMs: number;
+  /** Where store warnings go (the client's logger); console.warn when absent. */
+  warn?: WarnSink | undefined;
 }
 
 type SignalSource = AbortSignal | undefined | (() => AbortSignal);
@@ -178,7 +181,7 @@ export class TokenManager {
     const got = await this.#storeOp(shared, 'get', () => this.#options.store.get(this.#key), signal);
     if (got === undefined || got === FAILED) return shared.local;
     if (!isStoredToken(got)) {
-      shared.warn('garbage', 'the token store returned something that is not a token; ignoring it.');
+      shared.warn('garbage', 'the token store returned something that is not a token; ignoring it.', this.#options.warn);
       return shared.local;
     }
     shared.local = got;
@@ -197,7 +200,7 @@ export class TokenManager {
     } catch (error) {
       const caller = signalOf(signal);
       if (caller?.aborted) throw caller.reason;
-      shared.warn(`store-${name}`, `the token store's ${name} ${describeStoreFailure(error)}; using the token held in this process.`);
+      shared.warn(`store-${name}`, `the token store's ${name} ${describeStoreFailure(error)}; using the token held in this process.`, this.#options.warn);
       return FAILED;
     }
   }
@@ -228,7 +231,7 @@ export class TokenManager {
       } catch (error) {
         if (signal.aborted) throw signal.reason;
         if (fetchFailure) throw fetchFailure.error; // the service's answer, not the store's failure
-        shared.warn('store-refresh', `the token store's refresh ${describeStoreFailure(error)}; fetching a token in this process.`);
+        shared.warn('store-refresh', `the token store's refresh ${describeStoreFailure(error)}; fetching a token in this process.`, this.#options.warn);
         return fetched ?? (await fetchLocal());
       }
     }

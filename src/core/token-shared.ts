@@ -9,6 +9,10 @@
 import { ConfigurationError, RateLimitError } from './errors.js';
 import type { StoredToken, TokenStore } from './auth.js';
 
+/** Where a warning goes: the client's logger, or console.warn. */
+export type WarnSink = (message: string) => void;
+const consoleWarn: WarnSink = (message) => console.warn(`myr-gateway: ${message}`);
+
 /** Token endpoint limit from the spec: 5 requests in any 60 s. */
 export const TOKEN_REQUESTS_PER_MINUTE = 5;
 const WINDOW_MS = 60_000;
@@ -127,11 +131,11 @@ export class SharedTokens {
     });
   }
 
-  /** One console warning per kind for this merchant and store; never carries a secret. */
-  warn(kind: string, message: string): void {
+  /** One warning per kind for this merchant and store, to the client's logger (console.warn by default); never carries a secret. */
+  warn(kind: string, message: string, log: WarnSink = consoleWarn): void {
     if (this.#warned.has(kind)) return;
     this.#warned.add(kind);
-    console.warn(`myr-gateway: ${message}`);
+    log(message);
   }
 }
 
@@ -164,7 +168,7 @@ const clientCounts = new Map<string, number>();
 let warnedManyClients = false;
 
 /** Counts a new client of `merchantId` at `baseUrl`; warns once per process past {@link MANY_CLIENTS}. */
-export function noteClient(baseUrl: string, merchantId: string): void {
+export function noteClient(baseUrl: string, merchantId: string, log: WarnSink = consoleWarn): void {
   if (warnedManyClients) return;
   const label = `${baseUrl} ${merchantId}`;
   const count = (clientCounts.get(label) ?? 0) + 1;
@@ -172,8 +176,8 @@ export function noteClient(baseUrl: string, merchantId: string): void {
   if (count < MANY_CLIENTS) return;
   warnedManyClients = true;
   clientCounts.clear();
-  console.warn(
-    `myr-gateway: ${count} MyrGateway clients were created in this process for merchant ${merchantId} at ${baseUrl}. ` +
+  log(
+    `${count} MyrGateway clients were created in this process for merchant ${merchantId} at ${baseUrl}. ` +
       'They share one cached token, but a client is meant to be created once (at module scope) and reused.',
   );
 }

@@ -21,6 +21,7 @@ import { CallLimits, checkCount, checkMs, MAX_TIMER_MS, systemCodeOf } from './c
 import { decide, type Operation, type Outcome, outcomeUnknownAdvice } from './policy.js';
 import { type RateLimitInfo, readRateLimit } from './rate-limit.js';
 import { isNotSentCode, parseRetryAfter, type ResolvedRetryOptions } from './retry.js';
+import type { CallTrace, Observer, ResponseInfo } from './observe.js';
 
 /** Options every API method accepts as its last argument. */
 export interface RequestOptions {
@@ -69,6 +70,8 @@ export interface CallState {
   maybeProcessed: boolean;
   /** Set by the transport: milliseconds left of the call's total timeout, for follow-up lookups. */
   remainingMs?: () => number;
+  /** Set by the transport when the call succeeded: what the answer carried (`result.lastResponse`). */
+  response?: ResponseInfo | undefined;
 }
 
 /** The settings the transport runs with (resolved by the client). */
@@ -83,6 +86,7 @@ export interface TransportConfig {
   random: () => number;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   redact: (text: string) => string;
+  observer: Observer;
 }
 
 export { MAX_TIMER_MS };
@@ -146,6 +150,10 @@ export class Transport {
     state: CallState = { maybeProcessed: false },
     beforeAttempt?: TokenAttemptHook,
   ): Promise<unknown> {
+    return this.#config.observer.run(spec, (trace) => this.#call(spec, options, state, beforeAttempt, trace), (info) => (state.response = info));
+  }
+
+  async #call(spec: CallSpec, options: RequestOptions, state: CallState, beforeAttempt: TokenAttemptHook | undefined, trace: CallTrace): Promise<unknown> {
     const cfg = this.#config;
     const maxRetries = checkCount(options.maxRetries, cfg.retry.maxRetries, 'maxRetries');
     const limits = new CallLimits(options.signal, checkMs(options.totalTimeout, cfg.totalTimeout, 'totalTimeout'));
@@ -162,9 +170,11 @@ export class Transport {
         token = await this.#token(limits, spec, state);
       }
       const report = beforeAttempt?.();
+      trace.request();
       const attempt = await this.#attempt(spec, body, token, attemptTimeout, limits);
       report?.(attemptReport(attempt, cfg.now()));
       const outcome = this.#judge(attempt, attemptTimeout, token);
+      trace.response(attempt.kind === 'response' ? attempt.response : undefined, outcome.ok ? undefined : outcome.error);
       if (outcome.ok) return outcome.data;
 
       const { error } = outcome;
@@ -198,6 +208,7 @@ export class Transport {
         throw error;
       }
       retries += 1;
+      trace.retry(decision.delayMs);
       try {
         await cfg.sleep(decision.delayMs, limits.signal);
       } catch (e) {

@@ -1,4 +1,5 @@
 import { AbortError, InvalidRequestError, InvalidResponseError, MyrGatewayError } from '../core/errors.js';
+import { withResponse, type WithResponse } from '../core/observe.js';
 import type { CallState, RequestOptions, Transport } from '../core/transport.js';
 import { type AnswerCheck, checkCustomerUrl, checkEcho, parseSuccess, referenceOf, tagReference, validateRequest } from '../core/validate.js';
 import {
@@ -45,7 +46,8 @@ export class Payments {
    *
    * A 2xx answer that is not the success envelope, echoes another `reference_id` or
    * `amount`, or carries a non-https customer URL is an {@link InvalidResponseError}.
-   * Every error carries `referenceId`.
+   * Every error carries `referenceId`. The result's non-enumerable `lastResponse` holds the
+   * correlation id, rate-limit headers and attempts of the answer it came from.
    *
    * @example
    * ```ts
@@ -59,7 +61,7 @@ export class Payments {
    * res.redirect(payment.customer_redirect_url);
    * ```
    */
-  async create(params: PaymentCreateParams, options?: RequestOptions): Promise<PaymentCreated> {
+  async create(params: PaymentCreateParams, options?: RequestOptions): Promise<WithResponse<PaymentCreated>> {
     const referenceId = referenceOf(params);
     try {
       return await this.#create(params, options);
@@ -68,8 +70,10 @@ export class Payments {
     }
   }
 
-  async #create(params: PaymentCreateParams, options: RequestOptions | undefined): Promise<PaymentCreated> {
-    const body = validateRequest(paymentCreateParamsSchema, params, 'payment create');
+  async #create(params: PaymentCreateParams, options: RequestOptions | undefined): Promise<WithResponse<PaymentCreated>> {
+    const validated = validateRequest(paymentCreateParamsSchema, params, 'payment create');
+    // The schema already wrote `amount` as the JSON number to send; its type still admits the string it came as.
+    const body = { ...validated, amount: Number(validated.amount) };
     const state: CallState = { maybeProcessed: false };
     let raw: unknown;
     try {
@@ -89,7 +93,7 @@ export class Payments {
     checkEcho(check, 'amount', body.amount, data.amount);
     checkCustomerUrl(check, 'payment_url', data.payment_url);
     checkCustomerUrl(check, 'gateway.redirect_url', data.gateway?.redirect_url);
-    return createdPayment(data, body);
+    return withResponse(createdPayment(data, body), state.response);
   }
 
   /** @internal How a 2xx answer about `referenceId` is checked, and what to say when it is wrong. */
@@ -106,7 +110,7 @@ export class Payments {
   /**
    * Looks up a payment by its `payment_id` or by your `reference_id` (a `payment_id`
    * match wins). Use it when no callback arrived; callbacks are the primary mechanism.
-   * Throws NotFoundError when nothing matches.
+   * Throws NotFoundError when nothing matches. The result carries `lastResponse` like `create`'s.
    *
    * @example
    * ```ts
@@ -114,16 +118,18 @@ export class Payments {
    * if (status.status === 'SUCCESS') fulfil(status.reference_id);
    * ```
    */
-  async retrieve(identifier: string, options?: RequestOptions): Promise<PaymentStatus> {
+  async retrieve(identifier: string, options?: RequestOptions): Promise<WithResponse<PaymentStatus>> {
     if (typeof identifier !== 'string' || !IDENTIFIER.test(identifier)) {
       throw new InvalidRequestError(
         'VALIDATION_ERROR: identifier must be a payment_id (PAY_…) or an alphanumeric reference_id',
         { code: 'VALIDATION_ERROR', field: 'identifier' },
       );
     }
+    const state: CallState = { maybeProcessed: false };
     const raw = await this.#transport.call(
       { method: 'GET', path: `payment/status/${identifier}`, authenticated: true, operation: 'status' },
       options,
+      state,
     );
     const status = parseSuccess(paymentStatusSchema, raw, 'payment status') as PaymentStatus;
     if (status.payment_id !== identifier && status.reference_id !== identifier) {
@@ -132,6 +138,6 @@ export class Payments {
         { code: 'INVALID_RESPONSE', field: 'reference_id' },
       );
     }
-    return status;
+    return withResponse(status, state.response);
   }
 }

@@ -11,6 +11,7 @@ import {
   OutcomeUnknownError,
   PaymentUrlUnavailableError,
 } from '../core/errors.js';
+import { type ResponseInfo, withResponse, type WithResponse } from '../core/observe.js';
 import { outcomeUnknownAdvice } from '../core/policy.js';
 import type { RequestOptions } from '../core/transport.js';
 import { type AnswerCheck, checkCustomerUrl, checkEcho } from '../core/validate.js';
@@ -70,7 +71,7 @@ export async function reconcile(
   options: RequestOptions | undefined,
   remainingMs: number,
   check: AnswerCheck,
-): Promise<PaymentCreated> {
+): Promise<WithResponse<PaymentCreated>> {
   const referenceId = body.reference_id;
   if (remainingMs < 1) throw unknown(final, referenceId, 'no time was left to look it up');
   let existing: PaymentStatus;
@@ -101,7 +102,9 @@ export async function reconcile(
     const gateway = existing.gateway as { redirect_url?: unknown } | null | undefined;
     checkCustomerUrl(check, 'gateway.redirect_url', gateway?.redirect_url);
     checkEcho(check, 'reference_id', referenceId, existing.reference_id);
-    return createdPayment({ ...existing, payment_url: existing.payment_url, gateway: gateway as { redirect_url?: string } | undefined }, body);
+    const created = createdPayment({ ...existing, payment_url: existing.payment_url, gateway: gateway as { redirect_url?: string } | undefined }, body);
+    // The lookup's answer is the one the result came from.
+    return withResponse(created, (existing as { lastResponse?: ResponseInfo }).lastResponse);
   }
   const expires = typeof existing.expires_at === 'string' ? ` It expires at ${existing.expires_at}.` : '';
   throw new PaymentUrlUnavailableError(

@@ -1,5 +1,6 @@
 import type { Operation } from '../core/policy.js';
-import type { RequestOptions, Transport } from '../core/transport.js';
+import { withResponse, type WithResponse } from '../core/observe.js';
+import type { CallState, RequestOptions, Transport } from '../core/transport.js';
 import { type AnswerCheck, checkEcho, parseSuccess, referenceOf, tagReference, validateRequest } from '../core/validate.js';
 import {
   maskAccountNumber,
@@ -23,7 +24,7 @@ export type WithdrawalRecovery =
       /** The first request never arrived; this one created the withdrawal. */
       created: true;
       /** The withdrawal just created. */
-      withdrawal: Withdrawal;
+      withdrawal: WithResponse<Withdrawal>;
     }
   | {
       /** The first request had arrived (the service refused the reference): wait for its callback. */
@@ -55,7 +56,8 @@ export class Withdrawals {
    * connection or a 500/502/504 throws {@link OutcomeUnknownError} instead of retrying,
    * because a second attempt could pay out twice. Only failures that certainly happened
    * before processing (429, connection refused, 503 NO_GATEWAY_AVAILABLE, TOKEN_EXPIRED)
-   * are retried. Every error carries `referenceId`.
+   * are retried. Every error carries `referenceId`. The result's non-enumerable `lastResponse`
+   * holds the correlation id, rate-limit headers and attempts of the answer.
    *
    * @example
    * ```ts
@@ -70,7 +72,7 @@ export class Withdrawals {
    * }
    * ```
    */
-  async create(params: WithdrawalCreateParams, options?: RequestOptions): Promise<Withdrawal> {
+  async create(params: WithdrawalCreateParams, options?: RequestOptions): Promise<WithResponse<Withdrawal>> {
     const referenceId = referenceOf(params);
     try {
       return await this.#send(params, options, 'withdraw');
@@ -108,12 +110,14 @@ export class Withdrawals {
     }
   }
 
-  async #send(params: WithdrawalCreateParams, options: RequestOptions | undefined, operation: Operation): Promise<Withdrawal> {
+  async #send(params: WithdrawalCreateParams, options: RequestOptions | undefined, operation: Operation): Promise<WithResponse<Withdrawal>> {
     const body = validateRequest(withdrawalCreateParamsSchema, params, 'withdrawal create');
     const referenceId = body.reference_id;
+    const state: CallState = { maybeProcessed: false };
     const raw = await this.#transport.call(
       { method: 'POST', path: 'payment/withdraw', body, authenticated: true, operation, referenceId },
       options,
+      state,
     );
     const check: AnswerCheck = {
       what: 'withdrawal create',
@@ -127,6 +131,6 @@ export class Withdrawals {
     checkEcho(check, 'amount', body.amount, withdrawal.amount);
     const result: Withdrawal = { ...withdrawal, reference_id: referenceId };
     if (typeof result.account_number === 'string') result.account_number = maskAccountNumber(result.account_number);
-    return result;
+    return withResponse(result, state.response);
   }
 }

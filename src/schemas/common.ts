@@ -72,19 +72,24 @@ export const referenceIdSchema = z.string({ error: 'reference_id must be a strin
   z.regex(/^[A-Za-z0-9]+$/, { error: 'reference_id may contain only a-z, A-Z and 0-9 (no spaces, hyphens or other characters)' }),
 );
 
+const isNumberOrString = (value: unknown): value is number | string => typeof value === 'number' || typeof value === 'string';
+
 /**
  * An amount in MYR given as a number (`120.5`) or a decimal string (`'120.50'`), checked
  * exactly against `range` and the two-decimals rule, and output as the JSON number the
  * service requires.
+ *
+ * Built on `z.custom` rather than a union and a transform: zod marks a union's or a pipe's key
+ * optional in projects compiled without `strictNullChecks`, which would make `amount` look
+ * optional to those merchants.
  */
 export function amountSchema(range: { min: number; max: number }, kind: string) {
-  return z.pipe(
-    z.union([z.number(), z.string()], { error: 'amount must be a number or a decimal string such as "120.50"' }),
-    z.transform((value: number | string, context) => {
+  return z.custom<number | string>(isNumberOrString, { error: 'amount must be a number or a decimal string such as "120.50"' }).check(
+    z.superRefine((value, context) => {
       const problem = amountProblem(value, range, kind);
-      if (problem !== undefined) context.issues.push({ code: 'custom', message: problem, input: value });
-      return Number(value);
+      if (problem !== undefined) context.addIssue({ code: 'custom', message: problem, input: value });
     }),
+    z.overwrite((value) => Number(value)),
   );
 }
 
@@ -107,8 +112,10 @@ export const httpsUrlSchema = (field: string) =>
     ),
   );
 
-/** An amount as the service sends it: a JSON number, or a numeric string (tolerated, see A13). */
-export const amountFromWire = z.union([
-  z.number(),
-  z.pipe(z.string().check(z.regex(DECIMAL_STRING)), z.transform(Number)),
-]);
+/**
+ * An amount as the service sends it: a JSON number, or a numeric string (tolerated, see A13),
+ * output as a number. `z.custom` for the same reason as {@link amountSchema}.
+ */
+export const amountFromWire = z
+  .custom<number>((value) => typeof value === 'number' || (typeof value === 'string' && DECIMAL_STRING.test(value)))
+  .check(z.overwrite((value) => Number(value)));

@@ -30,7 +30,12 @@ export interface CallbackJob {
   now: () => number;
   fetch: typeof fetch;
   options: CallbackOptions;
+  /** Told when the delivery starts and after every attempt (the sandbox's live dashboard). */
+  observe?: (delivery: CallbackDelivery) => void;
 }
+
+/** How much of the merchant's answer body an attempt keeps. */
+const RESPONSE_BODY_LIMIT = 500;
 
 /** Builds the signed callback body of a transaction at its current status. */
 export async function buildCallback(
@@ -63,6 +68,8 @@ async function attempt(
   rawBody: string,
 ): Promise<CallbackAttempt> {
   const at = job.now();
+  const started = performance.now();
+  const durationMs = () => Math.round(performance.now() - started);
   try {
     const response = await job.fetch(url, {
       method: 'POST',
@@ -70,11 +77,12 @@ async function attempt(
       body: rawBody,
       signal: AbortSignal.timeout(job.options.attemptTimeoutMs ?? 10_000),
     });
-    // Drain the body so the connection can be reused; its content is not checked (spec).
-    await response.arrayBuffer().catch(() => undefined);
-    return { status: response.status, at };
+    // Read the body so the connection can be reused; its content is not checked (spec),
+    // only kept (cut short) for the person reading the delivery log.
+    const text = await response.text().catch(() => '');
+    return { status: response.status, at, durationMs: durationMs(), responseBody: text.slice(0, RESPONSE_BODY_LIMIT) };
   } catch (error) {
-    return { error: describe(error), at };
+    return { error: describe(error), at, durationMs: durationMs() };
   }
 }
 
@@ -106,6 +114,7 @@ export async function deliverCallback(job: CallbackJob): Promise<CallbackDeliver
     attempts: [],
     delivered: false,
   };
+  job.observe?.(delivery);
   if (job.url === null || job.options.deliver === false) return delivery;
 
   const rawBody = JSON.stringify(body);
@@ -114,6 +123,7 @@ export async function deliverCallback(job: CallbackJob): Promise<CallbackDeliver
     if (delay > 0) await sleep(delay);
     const result = await attempt(job, job.url, headers, rawBody);
     delivery.attempts.push(result);
+    job.observe?.(delivery);
     if (ok(result)) {
       delivery.delivered = true;
       break;
@@ -121,6 +131,7 @@ export async function deliverCallback(job: CallbackJob): Promise<CallbackDeliver
   }
   if (delivery.delivered && job.options.duplicate) {
     delivery.attempts.push({ ...(await attempt(job, job.url, headers, rawBody)), duplicate: true });
+    job.observe?.(delivery);
   }
   return delivery;
 }

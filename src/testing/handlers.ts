@@ -1,11 +1,11 @@
 /**
  * The service seen from the server side: routing, authentication, rate limiting, the
  * four endpoints and fault injection, as one `(Request) => Promise<Response>` function.
- * The msw handlers and the optional node:http server both call it.
+ * The msw handlers, `mock.serve()` and the sandbox's node:http server all call it. No msw
+ * import here, so the sandbox runs without msw installed.
  *
  * @module
  */
-import { http, type RequestHandler } from 'msw';
 import type { FaultQueue, TakenFault } from './faults.js';
 import {
   baseHeaders,
@@ -37,6 +37,10 @@ export interface ResolvedOptions {
   rateLimits: MockRateLimits | false;
   rateLimitShape: 'envelope' | 'nest';
   generateId: (prefix: 'PAY_' | 'WD_') => string;
+  /** Origin of the hosted payment pages `payment_url` and `gateway.redirect_url` point to. */
+  pageOrigin: string;
+  /** `gateway.qr_data_string` of a new payment (null, as in the spec's shown response, by default). */
+  qrDataString: (payment: MockPaymentRecord) => string | null;
 }
 
 /** What the dispatcher works on. */
@@ -48,9 +52,10 @@ export interface DispatchContext {
 }
 
 /** Page host for payment and gateway URLs. */
-const PAY_HOST = 'https://pay.myr-gateway.test';
+export const DEFAULT_PAGE_ORIGIN = 'https://pay.myr-gateway.test';
 
-const GATEWAY_PAGES: Record<MockPaymentRecord['payment_method'], string> = {
+/** Path segment of each method's gateway page (`/bank/PAY_…`), after the `/pay/PAY_…` payment page. */
+export const GATEWAY_PAGES: Record<MockPaymentRecord['payment_method'], string> = {
   QR_PAYMENT: 'qr',
   BANK_TRANSFER: 'bank',
   MOBILE_WALLET: 'wallet',
@@ -277,13 +282,15 @@ export function createDispatcher(ctx: DispatchContext): (request: Request) => Pr
       callback_url: req.callback_url,
       redirect_url: req.redirect_url,
       metadata: req.metadata,
-      payment_url: `${PAY_HOST}/pay/${encodeURIComponent(id)}`,
-      gateway_redirect_url: `${PAY_HOST}/${GATEWAY_PAGES[req.payment_method]}/${encodeURIComponent(id)}`,
+      payment_url: `${options.pageOrigin}/pay/${encodeURIComponent(id)}`,
+      gateway_redirect_url: `${options.pageOrigin}/${GATEWAY_PAGES[req.payment_method]}/${encodeURIComponent(id)}`,
+      qr_data_string: null,
       gateway_reference: null,
       created_at: new Date(now).toISOString(),
       completed_at: null,
       expires_at: expiresAt,
     };
+    if (record.payment_method === 'QR_PAYMENT') record.qr_data_string = options.qrDataString(record);
     state.records.set(id, record);
     return json(
       200,
@@ -298,7 +305,7 @@ export function createDispatcher(ctx: DispatchContext): (request: Request) => Pr
           reference_id: record.reference_id,
           expires_in: options.paymentTtlSeconds,
           expires_at: expiresAt,
-          gateway: { behavior: 'REDIRECT_EXTERNAL', redirect_url: record.gateway_redirect_url, qr_data_string: null },
+          gateway: { behavior: 'REDIRECT_EXTERNAL', redirect_url: record.gateway_redirect_url, qr_data_string: record.qr_data_string },
         },
       },
       h,
@@ -375,16 +382,4 @@ function nonEmpty(value: unknown): value is string {
 /** The default id generator: prefix and 24 random upper-case hex characters. */
 export function defaultGenerateId(prefix: 'PAY_' | 'WD_'): string {
   return `${prefix}${randomHex(12)}`;
-}
-
-/**
- * msw handlers answering every request under `baseUrl` through `dispatch`.
- *
- * @example
- * ```ts
- * const server = setupServer(...createMswHandlers(mock.baseUrl, dispatch));
- * ```
- */
-export function createMswHandlers(baseUrl: string, dispatch: (request: Request) => Promise<Response>): RequestHandler[] {
-  return [http.all(`${baseUrl}/*`, ({ request }) => dispatch(request))];
 }

@@ -1,15 +1,13 @@
 /**
- * `createMockGateway`: the whole service as msw handlers over in-memory state.
+ * `createMockGateway`: the whole service as msw handlers over in-memory state. The service
+ * itself (state, dispatcher, callbacks) is in service.ts, shared with the sandbox.
  *
  * @module
  */
-import type { RequestHandler } from 'msw';
+import { http, type RequestHandler } from 'msw';
 import { setupServer, type SetupServer } from 'msw/node';
-import { defaultCallbackFetch, deliverCallback } from './callbacks.js';
-import { FaultQueue } from './faults.js';
-import { createDispatcher, createMswHandlers, defaultGenerateId, type ResolvedOptions } from './handlers.js';
-import { serveOverHttp, type MockHttpServer, type ServeOptions } from './server.js';
-import { DEFAULT_RATE_LIMITS, MockState, randomHex, type MockRecord } from './state.js';
+import type { MockHttpServer, ServeOptions } from './server.js';
+import { createMockService } from './service.js';
 import type {
   CallbackDelivery,
   CallbackOptions,
@@ -18,23 +16,13 @@ import type {
   GatewayChannel,
   MerchantStatus,
   MockGatewayOptions,
-  MockMerchant,
   MockPaymentRecord,
   MockTerminalStatus,
   MockWithdrawalRecord,
   RecordedRequest,
 } from './types.js';
 
-/** The default base URL of the mock. */
-export const DEFAULT_BASE_URL = 'https://api.myr-gateway.test/api/v1';
-
-/** The merchant the mock knows when none is configured. */
-export const DEFAULT_MERCHANT: Readonly<Required<Pick<MockMerchant, 'merchantId' | 'apiKey'>>> = Object.freeze({
-  merchantId: 'MERCHANT_TEST',
-  apiKey: 'sk_test_mock_api_key_0001',
-});
-
-const TERMINAL: ReadonlySet<string> = new Set(['SUCCESS', 'FAILED', 'EXPIRED', 'CANCELLED', 'REFUNDED']);
+export { DEFAULT_BASE_URL, DEFAULT_MERCHANT } from './service.js';
 
 /**
  * A running mock of the service. Create it with {@link createMockGateway}.
@@ -163,22 +151,6 @@ export interface MockGateway {
   serve(options?: ServeOptions): Promise<MockHttpServer>;
 }
 
-function resolveOptions(options: MockGatewayOptions): ResolvedOptions {
-  const baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
-  const basePath = new URL(baseUrl).pathname.replace(/\/+$/, '');
-  return {
-    baseUrl,
-    basePath,
-    production: (options.environment ?? 'production') === 'production',
-    tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
-    paymentTtlSeconds: options.paymentTtlSeconds ?? 900,
-    now: options.now ?? Date.now,
-    rateLimits: options.rateLimits === false ? false : { ...DEFAULT_RATE_LIMITS, ...options.rateLimits },
-    rateLimitShape: options.rateLimitShape ?? 'envelope',
-    generateId: options.generateId ?? defaultGenerateId,
-  };
-}
-
 /**
  * Creates an in-memory mock of the whole MYR Payment Gateway Service as msw handlers:
  * the four endpoints with every rule and error code of the spec, expiring tokens, rate
@@ -205,57 +177,14 @@ function resolveOptions(options: MockGatewayOptions): ResolvedOptions {
  * ```
  */
 export function createMockGateway(options: MockGatewayOptions = {}): MockGateway {
-  const resolved = resolveOptions(options);
-  const merchants = options.merchants && options.merchants.length > 0 ? options.merchants : [DEFAULT_MERCHANT];
-  const first = merchants[0] as MockMerchant;
-  const state = new MockState(merchants);
-  const faults = new FaultQueue();
-  const requests: RecordedRequest[] = [];
-  const dispatch = createDispatcher({ options: resolved, state, faults, requests });
-  const handlers = createMswHandlers(resolved.baseUrl, dispatch);
-  const callbackFetch = options.callbackFetch ?? defaultCallbackFetch();
+  const service = createMockService(options);
+  const { dispatch } = service;
+  // The mock shows only its public members (getters kept live); the sandbox's extras stay out.
+  const { dispatch: _d, resend: _r, snapshot: _s, restore: _t, ...members } = Object.getOwnPropertyDescriptors(service);
+  const mock = Object.defineProperties({}, members) as Omit<MockGateway, 'handlers' | 'listen' | 'close'>;
+  const handlers: RequestHandler[] = [http.all(`${mock.baseUrl}/*`, ({ request }) => dispatch(request))];
   let server: SetupServer | undefined;
-
-  function complete(
-    kind: MockRecord['kind'],
-    idOrReference: string,
-    status: MockTerminalStatus,
-    callbackOptions: CallbackOptions = {},
-  ): Promise<CallbackDelivery> {
-    if (!TERMINAL.has(status)) {
-      return Promise.reject(new RangeError(`status must be one of ${[...TERMINAL].join(', ')}, got ${String(status)}`));
-    }
-    const record = state.find(idOrReference);
-    if (!record || record.kind !== kind) {
-      const noun = kind === 'DEPOSIT' ? 'payment' : 'withdrawal';
-      return Promise.reject(new Error(`mock gateway: no ${noun} with id or reference_id ${idOrReference}`));
-    }
-    const merchant = state.merchants.get(record.merchantId);
-    const now = resolved.now();
-    const previous = record.completed_at;
-    record.status = status;
-    record.completed_at = status === 'SUCCESS' ? new Date(now).toISOString() : status === 'REFUNDED' ? previous : null;
-    if ((status === 'SUCCESS' || status === 'FAILED' || status === 'REFUNDED') && record.gateway_reference === null) {
-      record.gateway_reference = `GW${randomHex(8)}`;
-    }
-    const url =
-      callbackOptions.callbackUrl ??
-      (record.kind === 'DEPOSIT' ? record.callback_url : null) ??
-      merchant?.defaultCallbackUrl ??
-      null;
-    return deliverCallback({
-      record,
-      apiKey: merchant?.apiKey ?? '',
-      url,
-      now: resolved.now,
-      fetch: callbackFetch,
-      options: callbackOptions,
-    });
-  }
-
-  const mock: MockGateway = {
-    baseUrl: resolved.baseUrl,
-    merchant: { merchantId: first.merchantId, apiKey: first.apiKey },
+  return Object.assign(mock, {
     handlers,
     listen() {
       if (server) return;
@@ -266,56 +195,5 @@ export function createMockGateway(options: MockGatewayOptions = {}): MockGateway
       server?.close();
       server = undefined;
     },
-    reset() {
-      state.clear();
-      faults.clear();
-      requests.length = 0;
-    },
-    requests,
-    count(endpoint) {
-      return endpoint === undefined ? requests.length : requests.filter((r) => r.endpoint === endpoint).length;
-    },
-    fault(fault) {
-      faults.add(fault);
-    },
-    expireTokens() {
-      state.expireAllTokens();
-    },
-    setGatewayAvailable(method, available) {
-      if (available) state.unavailable.delete(method);
-      else state.unavailable.add(method);
-    },
-    setMerchantStatus(merchantId, status) {
-      const merchant = state.merchants.get(merchantId);
-      if (!merchant) throw new Error(`mock gateway: unknown merchant ${merchantId}`);
-      merchant.status = status;
-    },
-    get payments() {
-      const now = resolved.now();
-      return [...state.records.values()].filter(
-        (r): r is MockPaymentRecord => r.kind === 'DEPOSIT' && state.applyExpiry(r, now) === r,
-      );
-    },
-    get withdrawals() {
-      return [...state.records.values()].filter((r): r is MockWithdrawalRecord => r.kind === 'WITHDRAWAL');
-    },
-    getPayment(idOrReference) {
-      const record = state.applyExpiry(state.find(idOrReference), resolved.now());
-      return record?.kind === 'DEPOSIT' ? record : undefined;
-    },
-    getWithdrawal(idOrReference) {
-      const record = state.find(idOrReference);
-      return record?.kind === 'WITHDRAWAL' ? record : undefined;
-    },
-    completePayment(idOrReference, status, callbackOptions) {
-      return complete('DEPOSIT', idOrReference, status, callbackOptions);
-    },
-    completeWithdrawal(idOrReference, status, callbackOptions) {
-      return complete('WITHDRAWAL', idOrReference, status, callbackOptions);
-    },
-    serve(serveOptions) {
-      return serveOverHttp(dispatch, resolved.basePath, serveOptions);
-    },
-  };
-  return mock;
+  });
 }

@@ -63,7 +63,8 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-async function handle(
+/** Answers one node:http request through `dispatch` (a `networkError` answer destroys the socket). */
+export async function answerThroughDispatch(
   dispatch: (request: Request) => Promise<Response>,
   origin: string,
   req: IncomingMessage,
@@ -104,7 +105,7 @@ export function serveOverHttp(
   return new Promise((resolve, reject) => {
     let origin = '';
     const listener: RequestListener = (req, res) => {
-      handle(dispatch, origin, req, res).catch((error: unknown) => {
+      answerThroughDispatch(dispatch, origin, req, res).catch((error: unknown) => {
         if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain' });
         res.end(`mock gateway failure: ${String(error)}`);
       });

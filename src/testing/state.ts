@@ -48,6 +48,12 @@ export interface RateDecision {
 /** Any stored transaction. */
 export type MockRecord = MockPaymentRecord | MockWithdrawalRecord;
 
+/** The part of the state that outlives a sandbox restart. */
+export interface StateSnapshot {
+  records: MockRecord[];
+  tokens: Array<TokenState & { token: string }>;
+}
+
 /** Hex of `bytes` random bytes, upper case. */
 export function randomHex(bytes: number): string {
   const buf = new Uint8Array(bytes);
@@ -144,6 +150,19 @@ export class MockState {
       record.status = 'EXPIRED';
     }
     return record;
+  }
+
+  /** Payments, withdrawals and tokens as plain data, for the sandbox's `--data` file. */
+  snapshot(): StateSnapshot {
+    return { records: [...this.records.values()].map((r) => ({ ...r })), tokens: [...this.tokens].map(([token, t]) => ({ token, ...t })) };
+  }
+
+  /** Puts back what {@link snapshot} returned (replacing payments, withdrawals and tokens). */
+  restore(snapshot: StateSnapshot): void {
+    this.records.clear();
+    this.tokens.clear();
+    for (const record of snapshot.records) this.records.set(record.payment_id, { ...record });
+    for (const { token, ...rest } of snapshot.tokens) this.tokens.set(token, rest);
   }
 
   /** Lookup for the test-side API: any merchant, id first, then reference. */

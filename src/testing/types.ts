@@ -331,6 +331,8 @@ export interface MockPaymentRecord extends MockRecordCommon {
   payment_url: string;
   /** The bank or wallet page (`gateway.redirect_url`). */
   gateway_redirect_url: string;
+  /** `gateway.qr_data_string` as answered: null from the test mock, a QR payload in the sandbox. */
+  qr_data_string: string | null;
   /** ISO 8601; unpaid after this, the payment reads as EXPIRED. */
   expires_at: string;
 }
@@ -445,6 +447,10 @@ export interface CallbackAttempt {
   at: number;
   /** True for the extra delivery made by `duplicate: true`. */
   duplicate?: boolean;
+  /** How long the merchant took to answer (or to fail), in real milliseconds. */
+  durationMs?: number;
+  /** The start of the merchant's answer body (at most 500 characters), for debugging a refusal. */
+  responseBody?: string;
 }
 
 /**

@@ -16,9 +16,9 @@ import { MyrGatewayError } from '../core/errors.js';
  * |---|---|---|
  * | `missing_signature` | neither the body's `signature` nor `X-Webhook-Signature` is present | 401 |
  * | `invalid_signature` | the signature is not 64 lowercase hex, or no configured api key produced it | 401 |
- * | `malformed` | the body is not a JSON object, a signed field has the wrong type or contains `\|`, or (after the signature matched) a field has a value the spec does not allow | 400 |
+ * | `malformed` | the body is not a JSON object, a signed field has the wrong type or contains `\|`, or (after the signature matched) a field has a value the spec does not allow or `transaction_type` contradicts the signed `payment_id` | 400 |
  * | `header_mismatch` | an `X-Webhook-*` / `X-Payment-ID` header differs from the body, or is repeated with different values | 400 |
- * | `invalid_timestamp` | `timestamp` is not an ISO 8601 date-time with a zone | 400 |
+ * | `invalid_timestamp` | `timestamp` is not an ISO 8601 date-time (one without a zone is read as UTC) | 400 |
  * | `stale` | `timestamp` is older than the tolerance | 400 |
  * | `future` | `timestamp` is further ahead than the tolerance | 400 |
  * | `internal` | the runtime could not compute the HMAC (no usable crypto); not the sender's fault | 500 |

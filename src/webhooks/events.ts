@@ -11,9 +11,10 @@
  *   signature. Use them for display and logs; look the payment up
  *   ({@link confirmDeposit}) before acting on them.
  *
- * `event.transaction_type` is the discriminant of the union, a copy of
- * `event.unsigned.transaction_type` lifted to the top so that `switch
- * (event.transaction_type)` narrows the whole event. It is unsigned too.
+ * `event.transaction_type` is the discriminant of the union, lifted to the top so that
+ * `switch (event.transaction_type)` narrows the whole event. It is derived from the
+ * signed `payment_id` (`PAY_` is a deposit, any other id a withdrawal); a body whose
+ * unsigned `transaction_type` contradicts it is refused by the verifier.
  *
  * @module
  */
@@ -55,13 +56,13 @@ interface UnsignedCommon {
 
 /** Unsigned fields of a deposit callback. */
 export interface DepositUnsignedFields extends UnsignedCommon {
-  /** Not signed. Checked for consistency with the signed `payment_id` (`PAY_` prefix). */
+  /** Derived from the signed `payment_id` (`PAY_`); the body's unsigned field, when present, agreed. */
   readonly transaction_type: 'DEPOSIT';
 }
 
 /** Unsigned fields of a withdrawal callback. */
 export interface WithdrawalUnsignedFields extends UnsignedCommon {
-  /** Not signed. */
+  /** Derived from the signed `payment_id` (not `PAY_`); the body's unsigned field, when present, agreed. */
   readonly transaction_type: 'WITHDRAWAL';
   /** Beneficiary bank code, or null when the body had none. Not signed. */
   readonly bank_code: string | null;
@@ -83,7 +84,7 @@ interface EventCommon {
 
 /** A verified callback for a deposit (collection). */
 export interface DepositEvent extends EventCommon {
-  /** Discriminant; copy of `unsigned.transaction_type`. Not signed. */
+  /** Discriminant, derived from the signed `payment_id`. */
   readonly transaction_type: 'DEPOSIT';
   /** Fields the signature does not cover. */
   readonly unsigned: DepositUnsignedFields;
@@ -91,7 +92,7 @@ export interface DepositEvent extends EventCommon {
 
 /** A verified callback for a withdrawal (payout). */
 export interface WithdrawalEvent extends EventCommon {
-  /** Discriminant; copy of `unsigned.transaction_type`. Not signed. */
+  /** Discriminant, derived from the signed `payment_id`. */
   readonly transaction_type: 'WITHDRAWAL';
   /** Fields the signature does not cover. */
   readonly unsigned: WithdrawalUnsignedFields;

@@ -5,10 +5,13 @@
  * @module
  */
 import { ConfigurationError } from '../core/errors.js';
+import { isTracer, type TracerLike } from '../core/trace.js';
 import { WebhookHandlerError, WebhookVerificationError, type WebhookVerificationReason } from './errors.js';
+import { TIMED_OUT, completeWithRetries, keepClaim, settle, settleWithin, type Settled } from './claim.js';
 import type { WebhookEvent } from './events.js';
 import { MemoryWebhookStore } from './stores/memory.js';
 import type { WebhookStore } from './stores/types.js';
+import { traced } from './tracing.js';
 import { WebhookVerifier, type WebhookRequest, type WebhookVerifierOptions } from './verifier.js';
 
 /**
@@ -39,7 +42,7 @@ export interface WebhookResponseBody {
 
 /** The answer to give the gateway: a status code and a small JSON body. */
 export interface WebhookResponse {
-  /** 200 processed or duplicate; 400/401 rejected; 409 in flight; 500/503 failed. */
+  /** 200 processed or duplicate; 400/401 rejected; 409 in flight; 500 failed; 503 store unavailable or handler timed out. */
   readonly status: number;
   /** The JSON body to send. */
   readonly body: WebhookResponseBody;
@@ -81,9 +84,39 @@ export interface WebhookHandlerOptions {
    * mid-handler, a retry can take the key again after this long. Keep it above your
    * handler's worst-case duration.
    *
+   * While the handler runs, the claim is renewed every third of this (if the store has
+   * `renew`), so a slow handler keeps it; the TTL only matters when the process dies.
+   *
    * @default 60_000
    */
   inFlightTtlMs?: number | undefined;
+  /**
+   * How long the gateway waits for an answer while the handler runs, in ms. After it the
+   * gateway gets 503 `in_flight` (so it retries); the handler keeps running and keeps its
+   * claim, and its result is recorded when it settles. Keep it below the gateway's own
+   * request timeout.
+   *
+   * @example
+   * ```ts
+   * createWebhookHandler({ verifier, onEvent, handlerTimeoutMs: 10_000 });
+   * ```
+   *
+   * @default 25_000
+   */
+  handlerTimeoutMs?: number | undefined;
+  /**
+   * For how long, at most, the claim of a running handler is renewed, in ms. A handler
+   * that never settles then loses its claim `inFlightTtlMs` later, so the callback is not
+   * blocked for ever (a later delivery may run it again).
+   *
+   * @example
+   * ```ts
+   * createWebhookHandler({ verifier, onEvent, maxRenewalMs: 30 * 60_000 });
+   * ```
+   *
+   * @default 600_000 (10 min)
+   */
+  maxRenewalMs?: number | undefined;
   /**
    * How long a finished key is remembered, in ms. At least twice the verifier's
    * tolerance: a callback is accepted while its timestamp is within the tolerance on
@@ -95,9 +128,23 @@ export interface WebhookHandlerOptions {
   /**
    * Called with every failure worth a log line: verification failures
    * ({@link WebhookVerificationError}) and handler or store failures
-   * ({@link WebhookHandlerError}, original error in `cause`). Must not throw.
+   * ({@link WebhookHandlerError}, original error in `cause`). May be async; whatever it
+   * throws or rejects with is swallowed, so a failing logger never changes the answer or
+   * crashes the process.
    */
-  onError?: ((error: WebhookVerificationError | WebhookHandlerError, event?: WebhookEvent) => void) | undefined;
+  onError?: ((error: WebhookVerificationError | WebhookHandlerError, event?: WebhookEvent) => unknown) | undefined;
+  /**
+   * An OpenTelemetry tracer: each delivery handled becomes a `myr-gateway webhook` span with
+   * the outcome, the answer's status and the signed webhook, payment and reference ids, never
+   * the body, the signature or a key. Without it the webhooks entry loads no tracing at all.
+   *
+   * @example
+   * ```ts
+   * import { trace } from '@opentelemetry/api';
+   * createWebhookHandler({ verifier, onEvent, tracer: trace.getTracer('checkout') });
+   * ```
+   */
+  tracer?: TracerLike | undefined;
 }
 
 /** The exactly-once handler: verify, claim, run, complete or release. */
@@ -119,6 +166,8 @@ export interface WebhookHandler {
 
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 const RETRY_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'retry-after': '1' });
+/** Most keys remembered as finished-but-unrecorded (the store failed to complete them). */
+const MAX_UNRECORDED = 10_000;
 
 function statusFor(reason: WebhookVerificationReason): number {
   switch (reason) {
@@ -130,6 +179,13 @@ function statusFor(reason: WebhookVerificationReason): number {
     default:
       return 400;
   }
+}
+
+function positive(value: number, name: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new ConfigurationError(`${name} must be a positive number of milliseconds`, name);
+  }
+  return value;
 }
 
 /** The idempotency key of an event under a mode. */
@@ -187,15 +243,50 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
       'completedTtlMs',
     );
   }
-  const { onEvent, onError } = options;
+  const handlerTimeoutMs = positive(options.handlerTimeoutMs ?? 25_000, 'handlerTimeoutMs');
+  const maxRenewalMs = positive(options.maxRenewalMs ?? 600_000, 'maxRenewalMs');
+  const { onEvent, onError, tracer } = options;
+  if (tracer !== undefined && !isTracer(tracer)) throw new ConfigurationError('tracer must be an OpenTelemetry Tracer (with startActiveSpan)', 'tracer');
+  /** Keys whose handler finished but that the store failed to record: key to claim token. */
+  const unrecorded = new Map<string, string>();
 
   function report(error: WebhookVerificationError | WebhookHandlerError, event?: WebhookEvent): void {
     if (!onError) return;
     try {
-      onError(error, event);
+      const result = onError(error, event) as { then?: unknown } | null | undefined;
+      if (result !== null && typeof result === 'object' && typeof result.then === 'function') {
+        (result as PromiseLike<unknown>).then(undefined, () => {});
+      }
     } catch {
       // A failing logger must not change the answer to the gateway.
     }
+  }
+
+  /** The handler settled: record it (done, or released for a retry) and say what to answer. */
+  async function finish(event: WebhookEvent, key: string, token: string, result: Settled, stopRenewal: () => void): Promise<WebhookResponse> {
+    if (!result.ok) {
+      stopRenewal();
+      report(new WebhookHandlerError('handler', 'the webhook handler threw; the claim was released for a retry', result.error), event);
+      try {
+        await store.release(key, token);
+      } catch (releaseError) {
+        report(new WebhookHandlerError('store', 'the idempotency store failed to release the claim', releaseError), event);
+      }
+      return { status: 500, body: { ok: false, outcome: 'failed' }, headers: JSON_HEADERS, event };
+    }
+    const failed = await completeWithRetries(store, key, token, completedTtlMs);
+    stopRenewal();
+    if (failed) {
+      // The handler did finish: acknowledging is right. This process remembers it and answers
+      // duplicate; another process may run it again once the claim expires (docs/webhooks.md).
+      if (unrecorded.size >= MAX_UNRECORDED) unrecorded.delete(unrecorded.keys().next().value as string);
+      unrecorded.set(key, token);
+      report(
+        new WebhookHandlerError('store', 'the idempotency store failed, three times, to record a finished callback', failed.error),
+        event,
+      );
+    }
+    return { status: 200, body: { ok: true, outcome: 'processed' }, headers: JSON_HEADERS, event };
   }
 
   async function handle(request: WebhookRequest): Promise<WebhookResponse> {
@@ -214,6 +305,12 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     }
 
     const key = idempotencyKey(event, mode);
+    const pendingToken = unrecorded.get(key);
+    if (pendingToken !== undefined) {
+      // Handled here before, but the store never recorded it: try again, and never rerun it.
+      if (!(await completeWithRetries(store, key, pendingToken, completedTtlMs))) unrecorded.delete(key);
+      return { status: 200, body: { ok: true, outcome: 'duplicate' }, headers: JSON_HEADERS, event };
+    }
     let claim;
     try {
       claim = await store.claim(key, inFlightTtlMs);
@@ -227,30 +324,27 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
         : { status: 409, body: { ok: false, outcome: 'in_flight' }, headers: RETRY_HEADERS, event };
     }
 
-    try {
-      await onEvent(event, { key });
-    } catch (error) {
-      report(new WebhookHandlerError('handler', 'the webhook handler threw; the claim was released for a retry', error), event);
-      try {
-        await store.release(key, claim.token);
-      } catch (releaseError) {
-        report(new WebhookHandlerError('store', 'the idempotency store failed to release the claim', releaseError), event);
-      }
-      return { status: 500, body: { ok: false, outcome: 'failed' }, headers: JSON_HEADERS, event };
+    const { token } = claim;
+    const lease = keepClaim(store, key, token, inFlightTtlMs, maxRenewalMs, (stage, message, cause) =>
+      report(new WebhookHandlerError(stage, message, cause), event),
+    );
+    const settled = settle(() => onEvent(event, { key }));
+    const result = await settleWithin(settled, handlerTimeoutMs);
+    if (result === TIMED_OUT) {
+      report(
+        new WebhookHandlerError('handler', 'the webhook handler did not settle within handlerTimeoutMs: answered 503, the claim is kept until it settles', undefined),
+        event,
+      );
+      void settled.then((late) => finish(event, key, token, late, lease.stop)).catch(() => {});
+      return { status: 503, body: { ok: false, outcome: 'in_flight' }, headers: RETRY_HEADERS, event };
     }
-
-    try {
-      await store.complete(key, claim.token, completedTtlMs);
-    } catch (error) {
-      // The handler did finish: acknowledging is right. The claim still blocks retries until it expires.
-      report(new WebhookHandlerError('store', 'the idempotency store failed to record a finished callback', error), event);
-    }
-    return { status: 200, body: { ok: true, outcome: 'processed' }, headers: JSON_HEADERS, event };
+    return finish(event, key, token, result, lease.stop);
   }
 
   return {
-    handle: (request) =>
+    handle: traced(tracer, (request) =>
       handle(request).catch(() => ({ status: 500, body: { ok: false, outcome: 'failed' as const }, headers: JSON_HEADERS })),
+    ),
     verifier,
     store,
   };

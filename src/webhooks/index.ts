@@ -14,6 +14,7 @@ export {
   type SignedCallbackFields,
   type SigningKey,
 } from './signature.js';
+export type { SpanAttributes, SpanAttributeValue, SpanLike, TracerLike } from '../core/trace.js';
 export * from './errors.js';
 export * from './events.js';
 export * from './verifier.js';

@@ -400,7 +400,7 @@ export class WebhookVerifier {
     if (pay !== undefined && pay !== fields.payment_id) throw fail('header_mismatch', 'X-Payment-ID differs from payment_id');
 
     const time = parseTimestamp(fields.timestamp);
-    if (Number.isNaN(time)) throw fail('invalid_timestamp', 'timestamp is not an ISO 8601 date-time with a time zone');
+    if (Number.isNaN(time)) throw fail('invalid_timestamp', 'timestamp is not an ISO 8601 date-time');
     const now = this.#clock();
     if (typeof now !== 'number' || !Number.isFinite(now)) throw fail('internal', 'the clock did not return a number');
     if (now - time > this.#toleranceMs) throw fail('stale', 'timestamp is older than the tolerance');
@@ -415,12 +415,15 @@ export class WebhookVerifier {
     const created_at = optionalString(body.created_at);
     // status was checked against the terminal statuses just above.
     const signed = fields as SignedCallbackFields as SignedEventFields;
+    // transaction_type is not signed, so the kind comes from the signed payment_id (deposits are
+    // PAY_, assumption A19) and the body's field may only agree with it. A relabelled callback
+    // must be refused here, before it can claim an idempotency key or reach the wrong handler.
+    const kind = fields.payment_id.startsWith('PAY_') ? 'DEPOSIT' : 'WITHDRAWAL';
     const type = body.transaction_type;
-    if (type === 'DEPOSIT') {
-      // The spec gives deposits ids beginning with PAY_; transaction_type itself is not signed.
-      if (!fields.payment_id.startsWith('PAY_')) {
-        throw fail('malformed', 'transaction_type DEPOSIT does not fit the signed payment_id');
-      }
+    if (type !== undefined && type !== null && type !== kind) {
+      throw fail('malformed', 'transaction_type contradicts the signed payment_id (PAY_ ids are deposits, others withdrawals)');
+    }
+    if (kind === 'DEPOSIT') {
       const event: DepositEvent = {
         transaction_type: 'DEPOSIT',
         signed,
@@ -430,23 +433,20 @@ export class WebhookVerifier {
       };
       return event;
     }
-    if (type === 'WITHDRAWAL') {
-      const event: WithdrawalEvent = {
+    const event: WithdrawalEvent = {
+      transaction_type: 'WITHDRAWAL',
+      signed,
+      unsigned: {
         transaction_type: 'WITHDRAWAL',
-        signed,
-        unsigned: {
-          transaction_type: 'WITHDRAWAL',
-          gateway_reference,
-          created_at,
-          bank_code: optionalString(body.bank_code),
-          account_number: optionalString(body.account_number),
-        },
-        signature: prepared.signature,
-        keyIndex,
-      };
-      return event;
-    }
-    throw fail('malformed', 'transaction_type is neither DEPOSIT nor WITHDRAWAL');
+        gateway_reference,
+        created_at,
+        bank_code: optionalString(body.bank_code),
+        account_number: optionalString(body.account_number),
+      },
+      signature: prepared.signature,
+      keyIndex,
+    };
+    return event;
   }
 
   /** A secret-free view for logs. */

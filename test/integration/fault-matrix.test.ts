@@ -4,10 +4,13 @@
  * carrying the reference id, nothing left running afterwards. The fake service refuses a
  * second transaction under a used reference_id (A7), as the client assumes.
  */
+import { spawn } from 'node:child_process';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MyrGateway, MyrGatewayError, OutcomeUnknownError } from '../../src/index.js';
+import { MyrGateway, MyrGatewayError, type MyrGatewayOptions, OutcomeUnknownError, type TokenStore } from '../../src/index.js';
 import { paymentParams, recordingSleep, withdrawalParams } from '../helpers/client.js';
+import { expectNoSecret, observeCapture } from '../helpers/observe-capture.js';
 import { closedPortUrl, json, listen, readBody, service } from '../helpers/real-server.js';
 
 type Fault =
@@ -20,11 +23,16 @@ type Kind = 'payment' | 'withdrawal';
 const processed = new Map<string, { kind: Kind; id: string; amount: number; count: number }>();
 const resentAfterProcessing = new Map<string, number>(); // money requests that came after one was processed
 const faults = new Map<string, Fault>(); // by reference_id (or status identifier): applies once
+const tokenFaults = new Set<string>(); // merchant ids whose next token request gets a 429
 const held: ServerResponse[] = [];
 const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown) => unhandled.push(reason);
 let server: Awaited<ReturnType<typeof listen>>;
 let timersBefore = 0;
+// Every client logs at debug level, with all hooks and a tracer: the last test scans it all for secrets.
+const captured = observeCapture();
+const API_KEY = 'sk_fault_matrix';
+const ACCOUNT_NUMBER = withdrawalParams().account_number;
 
 function rateLimited(res: ServerResponse, fault: Fault) {
   const retryAfter = { '429-retry-after-0': '0', '429-retry-after-negative': '-5', '429-retry-after-garbage': 'soon' }[fault as string] ?? '1';
@@ -55,7 +63,11 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
     return req.socket.destroy();
   }
   const text = await readBody(req);
-  if (path.endsWith('/auth/token')) return json(res, 200, service.token());
+  if (path.endsWith('/auth/token')) {
+    const merchant = (JSON.parse(text) as { merchant_id: string }).merchant_id;
+    if (tokenFaults.delete(merchant)) return json(res, 429, { status: 'error', error: 'RATE_LIMITED', message: 'Too many requests' }, { 'retry-after': '1' });
+    return json(res, 200, service.token());
+  }
   const body = (statusOf ? {} : JSON.parse(text)) as { reference_id: string; amount: number };
   const key = statusOf ?? body.reference_id;
   const fault = faults.get(key);
@@ -89,14 +101,23 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   return json(res, 200, answer);
 }
 
-function client(url = `${server.url}/api/v1`) {
+function client(url = `${server.url}/api/v1`, extra: Partial<MyrGatewayOptions> = {}) {
   const recorder = recordingSleep();
   const gateway = new MyrGateway({
-    baseUrl: url, merchantId: 'M1', apiKey: 'sk_fault_matrix', allowInsecureLoopback: true,
-    sleep: recorder.sleep, random: () => 0.5, timeout: 200,
+    baseUrl: url, merchantId: 'M1', apiKey: API_KEY, allowInsecureLoopback: true,
+    sleep: recorder.sleep, random: () => 0.5, timeout: 200, ...captured.options, ...extra,
   });
   return { gateway, delays: recorder.delays };
 }
+
+/** A token store whose every operation never settles (a Redis that stopped answering). */
+const hangingStore: TokenStore = {
+  get: () => new Promise(() => {}),
+  set: () => new Promise(() => {}),
+  delete: () => new Promise(() => {}),
+};
+let merchantSerial = 0;
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 beforeAll(async () => {
   timersBefore = globalThis.process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
@@ -107,6 +128,7 @@ afterAll(async () => {
   for (const res of held) res.destroy();
   await server.close();
   globalThis.process.off('unhandledRejection', onUnhandled);
+  captured.restore();
 });
 
 type Result = { ok: true; value: unknown } | { ok: false; error: unknown };
@@ -156,6 +178,33 @@ describe.each(FAULTS)('fault %s', (fault) => {
   });
 });
 
+type TokenFault = 'token-429' | 'token-store-hangs';
+describe.each<TokenFault>(['token-429', 'token-store-hangs'])('fault %s', (fault) => {
+  // A merchant of its own per call, so each one needs a new token.
+  function tokenClient() {
+    const merchantId = `M_TOKEN_${++merchantSerial}`;
+    if (fault === 'token-429') tokenFaults.add(merchantId);
+    return client(undefined, fault === 'token-store-hangs' ? { merchantId, tokenStore: hangingStore, tokenStoreTimeout: 50 } : { merchantId });
+  }
+  // Neither fault reaches the money endpoint before a token exists: every call must go through.
+  it.each(['payment create', 'withdrawal', 'status'] as const)('%s: succeeds once, after waiting out the token answer', async (call) => {
+    const { gateway, delays } = tokenClient();
+    const payment = paymentParams('MOBILE_WALLET');
+    const payout = withdrawalParams();
+    const outcome = await settle(
+      call === 'payment create' ? gateway.payments.create(payment) : call === 'withdrawal' ? gateway.withdrawals.create(payout) : gateway.payments.retrieve('ANY1'),
+    );
+    if (call === 'status') {
+      expect(outcome.ok ? undefined : (outcome.error as MyrGatewayError).code).toBe('NOT_FOUND');
+    } else {
+      expect(outcome.ok ? 'created' : (outcome.error as MyrGatewayError).code).toBe('created');
+      const reference = call === 'payment create' ? payment.reference_id : payout.reference_id;
+      expect(processed.get(reference)?.count).toBe(1);
+    }
+    if (fault === 'token-429') expect(delays[0]).toBeGreaterThanOrEqual(1000); // the server's Retry-After, not less
+  });
+});
+
 describe('drop before send (connection refused)', () => {
   it('every call retries (nothing was sent) and ends typed, with the reference id for money calls', async () => {
     const { gateway, delays } = client(`${await closedPortUrl()}/api/v1`);
@@ -169,6 +218,54 @@ describe('drop before send (connection refused)', () => {
 });
 
 describe('afterwards', () => {
+  it('no api key, token or full account number in anything logged, hooked or spanned', async () => {
+    await captured.flush(); // the in-memory exporter settles each export on a timer of its own
+    const text = captured.dump();
+    expectNoSecret(text, { API_KEY, token: service.token().data.access_token, 'full account number': ACCOUNT_NUMBER, bearer: 'Bearer ' });
+    // The capture saw the matrix: every call, its retries and its outcome.
+    const spans = captured.spans();
+    expect(spans.filter((s) => s.name === 'myr-gateway POST /payment/withdraw').length).toBeGreaterThanOrEqual(FAULTS.length);
+    expect(spans.some((s) => s.events.some((e) => e.name === 'myr.retry'))).toBe(true);
+    expect(captured.hooks.filter((h) => h.hook === 'onRetry').length).toBeGreaterThan(FAULTS.length);
+    expect(captured.lines.some(([level, message]) => level === 'info' && String(message).includes('failed with OUTCOME_UNKNOWN'))).toBe(true);
+    for (const reference of processed.keys()) expect(text).toContain(reference);
+  });
+
+  it('a process that met the faults exits on its own: nothing the SDK started keeps it alive', async () => {
+    const reference = `EXIT${Date.now()}`;
+    faults.set(reference, 'delay-past-timeout'); // the answer never comes: the attempt times out
+    const script = `
+import { MyrGateway } from ${JSON.stringify(`${ROOT}src/index.ts`)};
+const hanging = { get: () => new Promise(() => {}), set: () => new Promise(() => {}), delete: () => new Promise(() => {}) };
+const gateway = new MyrGateway({ baseUrl: process.env.BASE_URL, merchantId: 'M_EXIT_MATRIX', apiKey: 'sk_exit', allowInsecureLoopback: true,
+  tokenStore: hanging, tokenStoreTimeout: 50, timeout: 300, maxRetries: 0 });
+const params = { amount: 100, reference_id: process.env.REFERENCE, customer_name: 'A', customer_phone: '60123', payment_method: 'QR_PAYMENT' };
+for (const call of [() => gateway.payments.create(params), () => gateway.payments.retrieve('NOPE1')]) {
+  try { await call(); console.log('ok'); } catch (error) { console.log(error.code); }
+}
+`;
+    const proc = spawn(globalThis.process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: ROOT,
+      env: { ...globalThis.process.env, BASE_URL: `${server.url}/api/v1`, REFERENCE: reference },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    proc.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const exit = await new Promise<number | null | 'still running'>((resolve) => {
+      const guard = setTimeout(() => {
+        proc.kill('SIGKILL');
+        resolve('still running');
+      }, 20_000); // generous for a loaded machine; the SDK's own limits in the script are far shorter
+      proc.on('exit', (code) => {
+        clearTimeout(guard);
+        resolve(code);
+      });
+    });
+    expect(exit).toBe(0);
+    // The create timed out after the service stored it; the lookup found it, without a customer URL.
+    expect(stdout.trim().split('\n')).toEqual(['PAYMENT_URL_UNAVAILABLE', 'NOT_FOUND']);
+  }, 30_000);
+
   it('no duplicate payment or withdrawal, no unhandled rejection, no timer left running', async () => {
     for (const record of processed.values()) expect(record.count).toBe(1);
     await new Promise((resolve) => setImmediate(resolve));

@@ -117,7 +117,9 @@ describe('completePayment', () => {
     const delivery = await mock.completePayment(data.payment_id, 'SUCCESS', FAST);
 
     expect(delivery.delivered).toBe(true);
-    expect(delivery.attempts).toEqual([{ status: 200, at: START + 5_000 }]);
+    expect(delivery.attempts).toEqual([
+      { status: 200, at: START + 5_000, durationMs: expect.any(Number), responseBody: '{"ok":true}' },
+    ]);
     expect(received).toHaveLength(1);
     const cb = received[0] as Received;
     expect(cb.path).toBe('/cb');
@@ -221,7 +223,7 @@ describe('completePayment', () => {
     const delivery = await mock.completePayment(data.payment_id, 'SUCCESS', { ...FAST, duplicate: true });
     expect(received).toHaveLength(2);
     expect(received[0]?.raw).toBe(received[1]?.raw);
-    expect(delivery.attempts).toEqual([
+    expect(delivery.attempts).toMatchObject([
       { status: 200, at: START },
       { status: 200, at: START, duplicate: true },
     ]);

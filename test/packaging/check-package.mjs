@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { checkBudgets } from './budgets.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
 const node = process.execPath;
@@ -37,6 +38,12 @@ try {
   write(join(app, 'package.json'), JSON.stringify({ name: 'merchant-app', private: true, version: '1.0.0' }));
   run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', tarball, 'msw@^3', 'next@16', 'react@19', 'react-dom@19', '@types/react@19', '@types/node@24', 'typescript@6.0'], app);
 
+  step('bundle-size budgets (esbuild, minify, gzip, each entry with its dependencies)');
+  const { rows, violations } = await checkBudgets(app);
+  for (const row of rows) console.log(row);
+  if (violations.length > 0) throw new Error(`over budget:\n${violations.join('\n')}`);
+
+  sandboxBin(app);
   runtimeConsumers(app);
   typescriptConsumers(app);
   bundledConsumer(app);
@@ -113,12 +120,55 @@ const cjsHooks = require('myr-gateway/webhooks');
   console.log(run(node, ['mixed.cjs'], app).trim());
 }
 
+function sandboxBin(app) {
+  step('bin: npx myr-gateway --help, and the sandbox serves without msw on its import path');
+  const help = run('npx', ['--no-install', 'myr-gateway', '--help'], app);
+  if (!help.includes('myr-gateway sandbox')) throw new Error(`unexpected --help output: ${help}`);
+  // Module hooks that fail any import of msw: the sandbox must not need it.
+  write(
+    join(app, 'no-msw-hooks.mjs'),
+    `export async function resolve(specifier, context, next) {
+  if (specifier === 'msw' || specifier.startsWith('msw/')) throw new Error('the sandbox imported ' + specifier);
+  return next(specifier, context);
+}
+`,
+  );
+  write(join(app, 'no-msw.mjs'), `import { register } from 'node:module';\nregister('./no-msw-hooks.mjs', import.meta.url);\n`);
+  write(
+    join(app, 'sandbox-start.mjs'),
+    `import { spawn } from 'node:child_process';
+const bin = new URL('./node_modules/myr-gateway/dist/sandbox/cli.js', import.meta.url).pathname;
+const child = spawn(process.execPath, ['--import', './no-msw.mjs', bin, 'sandbox', '--port', '0']);
+let out = '';
+let asked = false;
+child.stderr.on('data', (d) => { out += d; });
+const timer = setTimeout(() => { child.kill('SIGKILL'); console.error(out); process.exit(1); }, 15000);
+child.stdout.on('data', async (d) => {
+  out += d;
+  const match = /Base URL\\s+(\\S+)/.exec(out);
+  if (asked || !match || !out.includes('Press Ctrl-C')) return;
+  asked = true;
+  const res = await fetch(match[1] + '/auth/token', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ merchant_id: 'MERCHANT_SANDBOX', api_key: 'sk_sandbox_local_key_0001' }) });
+  const body = await res.json();
+  child.on('exit', (code) => {
+    clearTimeout(timer);
+    if (res.status !== 200 || body.status !== 'success' || code !== 0) { console.error(out, res.status, body, code); process.exit(1); }
+    console.log('sandbox ok: a token over real HTTP, no msw imported, stopped cleanly on SIGTERM');
+  });
+  child.kill('SIGTERM');
+});
+`,
+  );
+  console.log(run(node, ['sandbox-start.mjs'], app).trim());
+}
+
 function typescriptConsumers(app) {
   const consumer = `import { MyrGateway, MyrGatewayError, type PaymentCreateParams } from 'myr-gateway';
 import { WebhookVerifier, createWebHandler, type WebhookEvent } from 'myr-gateway/webhooks';
 import { createMockGateway, signCallback } from 'myr-gateway/testing';
+import { RedisTokenStore, RedisWebhookStore } from 'myr-gateway/redis';
 const params: PaymentCreateParams = { amount: 10, reference_id: 'TS1', customer_name: 'A', customer_phone: '60123', payment_method: 'QR_PAYMENT' };
-export const used = [MyrGateway, MyrGatewayError, WebhookVerifier, createWebHandler, createMockGateway, signCallback, params];
+export const used = [MyrGateway, MyrGatewayError, WebhookVerifier, createWebHandler, createMockGateway, signCallback, RedisTokenStore, RedisWebhookStore, params];
 export function onEvent(event: WebhookEvent): string { return event.signed.reference_id; }
 `;
   const configs = {

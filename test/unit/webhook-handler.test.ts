@@ -207,8 +207,27 @@ describe('createWebhookHandler: answers', () => {
     const cb = await callback();
     expect((await handler.handle({ body: cb.raw })).status).toBe(200);
     expect((onError.mock.calls[0]?.[0] as WebhookHandlerError).stage).toBe('store');
-    // the claim still blocks a retry until it expires
-    expect((await handler.handle({ body: cb.raw })).status).toBe(409);
+    // this process remembers it finished: a retry is a duplicate, never a second run
+    expect((await handler.handle({ body: cb.raw })).body).toEqual({ ok: true, outcome: 'duplicate' });
+  });
+
+  it('with a store that cannot renew, says so when the handler outlives inFlightTtlMs', async () => {
+    const memory = new MemoryWebhookStore();
+    const store: WebhookStore = {
+      claim: (k, t) => memory.claim(k, t),
+      complete: (k, tk, t) => memory.complete(k, tk, t),
+      release: (k, t) => memory.release(k, t),
+    };
+    const { handler, onError } = setup({ store, inFlightTtlMs: 30, onEvent: () => new Promise((r) => setTimeout(r, 120)) });
+    const cb = await callback();
+    expect((await handler.handle({ body: cb.raw })).status).toBe(200);
+    const errors = onError.mock.calls.map(([e]) => e as WebhookHandlerError);
+    expect(errors.some((e) => e.stage === 'store' && /no renew/.test(e.message))).toBe(true);
+  });
+
+  it('refuses handlerTimeoutMs and maxRenewalMs that are not positive', () => {
+    expect(() => setup({ handlerTimeoutMs: 0 })).toThrow(ConfigurationError);
+    expect(() => setup({ maxRenewalMs: Number.NaN })).toThrow(ConfigurationError);
   });
 
   it('ignores an onError that throws', async () => {

@@ -67,6 +67,25 @@ describe('MemoryWebhookStore', () => {
     expect(await store.claim('k', 1000)).toEqual({ acquired: false, state: 'done' });
   });
 
+  it('renew extends only the holder\'s live claim, and never takes a free, done or expired key', async () => {
+    const clock = fakeClock();
+    const store = new MemoryWebhookStore({ clock: clock.now });
+    const held = token(await store.claim('k', 100));
+    clock.advance(90);
+    expect(await store.renew('k', held, 100)).toBe(true);
+    clock.advance(90); // 180 > the first 100, < the renewed 190
+    expect(await store.claim('k', 100)).toEqual({ acquired: false, state: 'in_flight' });
+    expect(await store.renew('k', 'someone-else', 100)).toBe(false);
+    clock.advance(20); // the renewed claim expired
+    expect(await store.renew('k', held, 100)).toBe(false);
+    expect(await store.renew('free', held, 100)).toBe(false);
+    expect((await store.claim('free', 100)).acquired).toBe(true);
+    const next = token(await store.claim('k', 100));
+    await store.complete('k', next, 1000);
+    expect(await store.renew('k', next, 100)).toBe(false);
+    expect(await store.claim('k', 100)).toEqual({ acquired: false, state: 'done' });
+  });
+
   it('forgets a done key after its TTL', async () => {
     const clock = fakeClock();
     const store = new MemoryWebhookStore({ clock: clock.now });

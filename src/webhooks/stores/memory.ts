@@ -40,7 +40,7 @@ const INSPECT = Symbol.for('nodejs.util.inspect.custom');
 /**
  * A bounded in-memory {@link WebhookStore}.
  *
- * - O(1) claim, complete and release: at most two `Map` lookups and one write.
+ * - O(1) claim, complete, release and renew: at most two `Map` lookups and one write.
  * - Bounded: keys live in two generations of at most `maxEntries / 2` each. When the
  *   current one is full it becomes the previous one and the old previous one is
  *   dropped whole, so memory stays flat under millions of ids and a key survives at
@@ -106,6 +106,16 @@ export class MemoryWebhookStore implements WebhookStore {
       this.#previous.delete(key);
     }
     return Promise.resolve();
+  }
+
+  renew(key: string, token: string, ttlMs: number): Promise<boolean> {
+    const now = this.#clock();
+    const existing = this.#get(key);
+    if (existing === undefined || existing.state !== IN_FLIGHT || existing.token !== token || existing.expiresAt <= now) {
+      return Promise.resolve(false);
+    }
+    existing.expiresAt = now + ttlMs;
+    return Promise.resolve(true);
   }
 
   /** Empties the store. */

@@ -9,6 +9,7 @@
  * | `claim(key, ttlMs)` | `SET key "inflight:<token>" NX PX ttlMs`, then `GET key` when it failed | take the key if nobody holds it |
  * | `complete(key, token, ttlMs)` | Lua: if `GET key` is ours (or gone), `SET key "done" PX ttlMs` | the handler finished: remember it |
  * | `release(key, token)` | Lua: if `GET key` is ours, `DEL key` | the handler failed: let a retry take it |
+ * | `renew(key, token, ttlMs)` (optional) | Lua: if `GET key` is ours, `PEXPIRE key ttlMs`, answer 1, else 0 | the handler still runs: keep the claim |
  *
  * The token makes `complete` and `release` safe when a claim outlived its TTL and a
  * second worker took the key: the first worker can then no longer touch it.
@@ -65,6 +66,20 @@ export interface WebhookStore {
   complete(key: string, token: string, ttlMs: number): Promise<void>;
   /** Frees `key` if `token` still holds it, so the next delivery can take it. */
   release(key: string, token: string): Promise<void>;
-  /** Extends a claim the caller still holds; false when `token` no longer holds `key`. */
+  /**
+   * Extends the claim of `token` on `key` to `ttlMs` milliseconds from now, while the
+   * handler still runs. Answers false when `token` no longer holds the key (it expired,
+   * or another worker took it); never takes a key that is free.
+   *
+   * Optional: a store without it still works, but a handler that runs longer than
+   * `inFlightTtlMs` then loses its claim and a retry may run it a second time.
+   *
+   * @example
+   * ```ts
+   * const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+   * return 0`;
+   * async renew(key, token, ttlMs) { return (await redis.eval(RENEW, 1, key, `inflight:${token}`, ttlMs)) === 1; }
+   * ```
+   */
   renew?(key: string, token: string, ttlMs: number): Promise<boolean>;
 }

@@ -1,0 +1,154 @@
+/**
+ * Reading a callback body under one limit, whatever delivers it: a Node stream, a Web
+ * stream, or what a body parser already made of it. A body over the limit stops the read
+ * at the first chunk past it (the rest is never buffered); a body that does not finish
+ * within the read timeout is given up (slow senders cannot hold a request open).
+ *
+ * @module
+ */
+import type { IncomingMessage } from 'node:http';
+
+/** @internal The limits every adapter applies. */
+export interface BodyLimits {
+  readonly maxBodyBytes: number;
+  readonly bodyTimeoutMs: number;
+}
+
+/** @internal The body is over the limit (413). */
+export class BodyTooLargeError extends Error {
+  override name = 'BodyTooLargeError';
+}
+
+/** @internal The body did not arrive within the read timeout (408). */
+export class BodyTimeoutError extends Error {
+  override name = 'BodyTimeoutError';
+}
+
+/** @internal True when a Content-Length header announces more than the limit. */
+export function declaredTooLarge(value: unknown, maxBodyBytes: number): boolean {
+  return Number(Array.isArray(value) ? value[0] : value) > maxBodyBytes;
+}
+
+function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x80) bytes += code >= 0x800 && (code < 0xd800 || code > 0xdfff) ? 2 : 1;
+  }
+  return bytes;
+}
+
+/**
+ * @internal A body a parser already read: refused when its Content-Length, or its own
+ * size (bytes, text), is over the limit. A parsed object was bounded by that parser's
+ * own limit (docs/webhooks.md says to set it).
+ */
+export function checkParsedBody(parsed: unknown, contentLength: unknown, maxBodyBytes: number): unknown {
+  if (declaredTooLarge(contentLength, maxBodyBytes)) throw new BodyTooLargeError();
+  if (parsed instanceof Uint8Array && parsed.byteLength > maxBodyBytes) throw new BodyTooLargeError();
+  if (typeof parsed === 'string' && (parsed.length > maxBodyBytes || utf8Length(parsed) > maxBodyBytes)) throw new BodyTooLargeError();
+  return parsed;
+}
+
+function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0] as Uint8Array;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return out;
+}
+
+const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
+const DRAIN_MAX_MS = 500;
+
+/**
+ * Discards what the sender still sends after a refusal, for at most 64 MiB or 500 ms, then
+ * closes the socket. Closing at once would reset the connection before most senders read
+ * the 413; draining everything would let a sender keep the server busy for as long as it likes.
+ */
+function drainThenClose(req: IncomingMessage): void {
+  let drained = 0;
+  const close = () => {
+    clearTimeout(timer);
+    req.off('data', onData);
+    if (!req.readableEnded) req.socket?.destroy();
+  };
+  const onData = (chunk: Uint8Array | string) => {
+    drained += chunk.length;
+    if (drained > DRAIN_MAX_BYTES) close();
+  };
+  const timer = setTimeout(close, DRAIN_MAX_MS);
+  (timer as { unref?: () => void }).unref?.();
+  req.on('data', onData);
+  req.once('end', () => clearTimeout(timer));
+  req.resume();
+}
+
+/** @internal Reads a Node request stream up to the limit, within the read timeout. */
+export function readNodeStream(req: IncomingMessage, limits: BodyLimits): Promise<Uint8Array> {
+  if (declaredTooLarge(req.headers['content-length'], limits.maxBodyBytes)) {
+    drainThenClose(req);
+    return Promise.reject(new BodyTooLargeError());
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    const stop = (error: Error | null) => {
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+      if (error) {
+        drainThenClose(req);
+        reject(error);
+      } else {
+        resolve(concat(chunks, size));
+      }
+    };
+    const onData = (chunk: Uint8Array | string) => {
+      const bytes = typeof chunk === 'string' ? new TextEncoder().encode(chunk) : chunk;
+      size += bytes.byteLength;
+      if (size > limits.maxBodyBytes) return stop(new BodyTooLargeError());
+      chunks.push(bytes);
+    };
+    const onEnd = () => stop(null);
+    const onError = (error: unknown) => stop(error instanceof Error ? error : new Error('request stream failed'));
+    const onClose = () => stop(new Error('request closed before its body ended'));
+    const timer = setTimeout(() => stop(new BodyTimeoutError()), limits.bodyTimeoutMs);
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+/** @internal Reads a Web stream up to the limit, within the read timeout; cancels it when refused. */
+export async function readWebStream(stream: ReadableStream<Uint8Array> | null, limits: BodyLimits): Promise<Uint8Array> {
+  if (stream === null) return new Uint8Array(0);
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new BodyTimeoutError()), limits.bodyTimeoutMs);
+  });
+  try {
+    for (;;) {
+      const { done, value } = await Promise.race([reader.read(), timeout]);
+      if (done) break;
+      size += value.byteLength;
+      if (size > limits.maxBodyBytes) throw new BodyTooLargeError();
+      chunks.push(value);
+    }
+  } catch (error) {
+    reader.cancel().catch(() => {});
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+  return concat(chunks, size);
+}

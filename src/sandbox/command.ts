@@ -1,0 +1,147 @@
+/**
+ * The `myr-gateway` command line: flags, the ready banner, start and clean stop on
+ * Ctrl-C / SIGTERM. cli.ts runs it.
+ *
+ * @module
+ */
+import { parseArgs } from 'node:util';
+import { createSandbox, SANDBOX_MERCHANT, type Sandbox, type SandboxOptions } from './server.js';
+
+const USAGE = `Usage: myr-gateway sandbox [options]
+
+Starts a local sandbox of the MYR Payment Gateway Service on 127.0.0.1, with hosted payment
+pages, a live dashboard and signed callbacks to your server. Local development only.
+
+Options:
+  --port N             port on 127.0.0.1 (default: a free port)
+  --merchant-id ID     merchant id (default: ${SANDBOX_MERCHANT.merchantId})
+  --api-key KEY        api key; callbacks are signed with the key derived from it
+                       (default: ${SANDBOX_MERCHANT.apiKey})
+  --callback-url URL   the merchant's default callback URL (http:// allowed)
+  --data FILE          keep payments, withdrawals and deliveries in FILE across restarts
+  --latency MS         wait MS milliseconds before every API answer
+  --fail-rate R        answer a share R (0..1) of API requests with 502, processing nothing
+  -h, --help           show this help
+`;
+
+/** A flag the user must fix; printed without a stack trace. */
+class UsageError extends Error {}
+
+function number(name: string, value: string | undefined, check: (n: number) => boolean, what: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === '' || !check(n)) throw new UsageError(`--${name} must be ${what}, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+/** Turns the command line into sandbox options; `help` when usage was asked for. */
+export function parseCommand(argv: string[]): { help: true } | { help: false; options: SandboxOptions } {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        port: { type: 'string' },
+        'merchant-id': { type: 'string' },
+        'api-key': { type: 'string' },
+        'callback-url': { type: 'string' },
+        data: { type: 'string' },
+        latency: { type: 'string' },
+        'fail-rate': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { help: true };
+  if (positionals.length !== 1 || positionals[0] !== 'sandbox') {
+    throw new UsageError(positionals.length === 0 ? 'missing command: sandbox' : `unknown command: ${positionals.join(' ')}`);
+  }
+  const nonEmpty = (name: string, value: string | undefined) => {
+    if (value !== undefined && value.trim() === '') throw new UsageError(`--${name} must not be empty`);
+    return value;
+  };
+  const options: SandboxOptions = {};
+  const port = number('port', values.port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535, 'a port from 0 to 65535');
+  const latency = number('latency', values.latency, (n) => Number.isInteger(n) && n >= 0 && n <= 600_000, 'whole milliseconds from 0 to 600000');
+  const failRate = number('fail-rate', values['fail-rate'], (n) => n >= 0 && n <= 1, 'a number from 0 to 1');
+  const merchantId = nonEmpty('merchant-id', values['merchant-id']);
+  const apiKey = nonEmpty('api-key', values['api-key']);
+  const callbackUrl = values['callback-url'];
+  if (callbackUrl !== undefined && !/^https?:\/\//i.test(callbackUrl)) {
+    throw new UsageError('--callback-url must be an absolute http:// or https:// URL');
+  }
+  if (port !== undefined) options.port = port;
+  if (latency !== undefined) options.latencyMs = latency;
+  if (failRate !== undefined) options.failRate = failRate;
+  if (merchantId !== undefined) options.merchantId = merchantId;
+  if (apiKey !== undefined) options.apiKey = apiKey;
+  if (callbackUrl !== undefined) options.callbackUrl = callbackUrl;
+  if (values.data !== undefined) options.dataFile = nonEmpty('data', values.data) as string;
+  return { help: false, options };
+}
+
+/** What the sandbox prints when it is ready. */
+export function banner(sandbox: Sandbox, options: SandboxOptions): string {
+  const faults = [
+    options.latencyMs ? `${options.latencyMs} ms latency` : '',
+    options.failRate ? `${options.failRate * 100}% of API requests fail with 502` : '',
+  ].filter(Boolean);
+  return [
+    'MYR Gateway sandbox: local development only (listening on 127.0.0.1, no real money)',
+    '',
+    `  Dashboard     ${sandbox.origin}/`,
+    `  Base URL      ${sandbox.baseUrl}`,
+    `  Merchant id   ${sandbox.merchant.merchantId}`,
+    `  API key       ${sandbox.merchant.apiKey}`,
+    `  Signing key   ${sandbox.signingKeyHex}`,
+    `  Callbacks to  ${sandbox.callbackUrl ?? '(none by default: pass --callback-url or send callback_url)'}`,
+    ...(options.dataFile ? [`  Data file     ${options.dataFile}`] : []),
+    ...(faults.length ? [`  Faults        ${faults.join(', ')}`] : []),
+    '',
+    'These are sandbox credentials: they work only here, never against a real gateway.',
+    `  new MyrGateway({ baseUrl: '${sandbox.baseUrl}', merchantId: '${sandbox.merchant.merchantId}', apiKey: '…', allowInsecureLoopback: true })`,
+    '',
+    'Press Ctrl-C to stop.',
+    '',
+  ].join('\n');
+}
+
+/** Runs the command; resolves with the exit code once the sandbox has stopped. */
+export async function main(argv: string[]): Promise<number> {
+  let command;
+  try {
+    command = parseCommand(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`myr-gateway: ${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (command.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  let sandbox: Sandbox;
+  try {
+    sandbox = await createSandbox(command.options);
+  } catch (error) {
+    process.stderr.write(`myr-gateway: could not start the sandbox: ${(error as Error).message}\n`);
+    return 1;
+  }
+  process.stdout.write(banner(sandbox, command.options));
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      process.stdout.write(`\n${signal}: stopping the sandbox\n`);
+      sandbox.close().then(resolve, (error: unknown) => {
+        process.stderr.write(`myr-gateway: error while stopping: ${(error as Error).message}\n`);
+        resolve();
+      });
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+  return 0;
+}

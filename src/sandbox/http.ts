@@ -1,0 +1,66 @@
+/**
+ * Small node:http helpers of the sandbox: answers, bounded form bodies, and the checks that
+ * keep other web pages (and DNS rebinding) from driving a sandbox on 127.0.0.1.
+ *
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { SafeHtml } from './html.js';
+
+/** Largest form body an action accepts. */
+const FORM_LIMIT = 16 * 1024;
+
+/** Security headers of every page: no framing, no outside scripts. */
+const PAGE_HEADERS = {
+  'Content-Type': 'text/html; charset=utf-8',
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  // same-origin, not no-referrer: with no-referrer Chromium sends `Origin: null` on form posts.
+  'Referrer-Policy': 'same-origin',
+  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; connect-src 'self'; form-action 'self' http: https:; frame-ancestors 'none'",
+};
+
+/** Sends a page. */
+export function sendHtml(res: ServerResponse, status: number, page: SafeHtml): void {
+  res.writeHead(status, PAGE_HEADERS);
+  res.end(page.value);
+}
+
+/** Sends a 303 to `location` (after a form POST). */
+export function redirect(res: ServerResponse, location: string): void {
+  res.writeHead(303, { Location: location, 'Cache-Control': 'no-store' });
+  res.end();
+}
+
+/** Sends plain text. */
+export function sendText(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
+  res.end(text);
+}
+
+/** Reads an `application/x-www-form-urlencoded` body of at most 16 KiB; undefined when larger. */
+export async function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > FORM_LIMIT) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
+
+/** The Host header names this sandbox (127.0.0.1 or localhost on our port): refuses DNS rebinding. */
+export function hostAllowed(req: IncomingMessage, port: number): boolean {
+  const host = (req.headers.host ?? '').toLowerCase();
+  return host === `127.0.0.1:${port}` || host === `localhost:${port}`;
+}
+
+/** A state-changing request comes from the sandbox's own pages, not from another site. */
+export function sameOrigin(req: IncomingMessage, port: number): boolean {
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return false;
+  const origin = req.headers.origin;
+  return origin === undefined || origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`;
+}

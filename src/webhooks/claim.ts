@@ -1,0 +1,133 @@
+/**
+ * The life of a claim while the merchant's handler runs: renew it, bound the wait for the
+ * handler, and record the result even when the store stumbles. The long-lived renewal
+ * timer is unref'd and every timer is cleared, so nothing keeps the process alive beyond
+ * the bounded wait for an answer (at most `handlerTimeoutMs`, then ~300 ms of store retries).
+ *
+ * @module
+ */
+import type { WebhookStore } from './stores/types.js';
+
+/** @internal Reports a problem of a claim (wrapped into a WebhookHandlerError by the handler). */
+export type ClaimReport = (stage: 'handler' | 'store', message: string, cause?: unknown) => void;
+
+/** @internal The result of the merchant's handler. */
+export type Settled = { readonly ok: true } | { readonly ok: false; readonly error: unknown };
+
+/** @internal Returned by {@link settleWithin} when the handler did not settle in time. */
+export const TIMED_OUT = Symbol('timed out');
+
+type Timer = ReturnType<typeof setTimeout>;
+
+function unref(timer: Timer): Timer {
+  (timer as { unref?: () => void }).unref?.();
+  return timer;
+}
+
+/** A short, bounded delay (kept ref'd: the completion it waits for must still happen). */
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** @internal Runs the handler, turning a sync throw or a rejection into a value. */
+export function settle(run: () => unknown): Promise<Settled> {
+  return new Promise((resolve) => resolve(run())).then(
+    () => ({ ok: true }) as const,
+    (error: unknown) => ({ ok: false, error }) as const,
+  );
+}
+
+/**
+ * @internal The handler's result, or {@link TIMED_OUT} after `ms`. The timer stays ref'd
+ * (an answer is owed) and is cleared as soon as the handler settles.
+ */
+export function settleWithin(settled: Promise<Settled>, ms: number): Promise<Settled | typeof TIMED_OUT> {
+  let timer: Timer | undefined;
+  const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => resolve(TIMED_OUT), ms);
+  });
+  return Promise.race([settled, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** @internal A running renewal; `stop()` is idempotent. */
+export interface Lease {
+  stop(): void;
+}
+
+/**
+ * @internal Renews the claim every third of its TTL while the handler runs, so that a
+ * retry cannot take the key and run the handler a second time concurrently. Stops when
+ * stopped, when the store says the token lost the key, or after `maxMs` (a handler that
+ * never settles must not hold the key for ever).
+ */
+export function keepClaim(
+  store: WebhookStore,
+  key: string,
+  token: string,
+  ttlMs: number,
+  maxMs: number,
+  report: ClaimReport,
+): Lease {
+  const started = Date.now();
+  let stopped = false;
+  let busy = false;
+  const stop = () => {
+    stopped = true;
+    clearInterval(timer);
+  };
+  const tick = async () => {
+    if (stopped || busy) return;
+    const elapsed = Date.now() - started;
+    if (elapsed >= maxMs) {
+      stop();
+      report('handler', 'the webhook handler is still running after maxRenewalMs; its claim is no longer renewed and expires after inFlightTtlMs');
+      return;
+    }
+    if (typeof store.renew !== 'function') {
+      if (elapsed < ttlMs) return;
+      stop();
+      report('store', 'the webhook handler outlived inFlightTtlMs and the store has no renew(): a retry may now run it a second time');
+      return;
+    }
+    busy = true;
+    try {
+      const held = await store.renew(key, token, ttlMs);
+      if (!held && !stopped) {
+        stop();
+        report('store', 'the claim of a running webhook handler was lost (expired or taken): a retry may run it a second time');
+      }
+    } catch (error) {
+      report('store', 'the idempotency store failed to renew the claim of a running handler', error);
+    } finally {
+      busy = false;
+    }
+  };
+  const timer = unref(setInterval(() => void tick(), Math.max(1, Math.floor(ttlMs / 3))) as unknown as Timer);
+  return { stop };
+}
+
+/** Waits before the second and third attempt at recording a finished callback. */
+const COMPLETE_RETRY_DELAYS_MS = [50, 250];
+
+/**
+ * @internal Records a finished callback, retrying a failing store twice (bounded: about
+ * 300 ms in all). Resolves to the last error when every attempt failed, else undefined.
+ */
+export async function completeWithRetries(
+  store: WebhookStore,
+  key: string,
+  token: string,
+  ttlMs: number,
+): Promise<{ error: unknown } | undefined> {
+  let error: unknown;
+  for (let attempt = 0; attempt <= COMPLETE_RETRY_DELAYS_MS.length; attempt++) {
+    if (attempt > 0) await sleep(COMPLETE_RETRY_DELAYS_MS[attempt - 1] as number);
+    try {
+      await store.complete(key, token, ttlMs);
+      return undefined;
+    } catch (caught) {
+      error = caught;
+    }
+  }
+  return { error };
+}

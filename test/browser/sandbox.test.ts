@@ -1,0 +1,195 @@
+/**
+ * `npx myr-gateway sandbox` end to end in a real browser: the real bin on 127.0.0.1, a
+ * merchant's Express app verifying callbacks with the sandbox's api key, the SDK client
+ * creating payments, and headless Chromium pressing the buttons a customer and an
+ * operator press. Set SANDBOX_SCREENSHOTS=dir to keep screenshots of the pages.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import jsQRModule from 'jsqr';
+import type { Page } from 'playwright-core';
+import { PNG } from 'pngjs';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { MyrGateway, type PaymentCreateParams } from '../../src/index.js';
+import { buildCli, launchChromium, startCli, startMerchant, until, type CliSandbox, type MerchantApp } from './sandbox-helpers.js';
+
+let cli: string;
+let sandbox: CliSandbox;
+let merchant: MerchantApp;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
+let gateway: MyrGateway;
+let page: Page;
+let serial = 0;
+// jsqr is CommonJS whose exports are the function, with itself as `.default`: the types see the latter.
+const jsQR = jsQRModule.default;
+const reference = (prefix: string) => `${prefix}${Date.now()}${++serial}`;
+
+/** A payment through the client: a fresh reference, a Malaysian phone, what the test varies. */
+function createPayment(prefix: string, fields: Omit<PaymentCreateParams, 'reference_id' | 'customer_phone'>) {
+  return gateway.payments.create({ reference_id: reference(prefix), customer_phone: '60123456789', ...fields } as PaymentCreateParams);
+}
+const shots = process.env.SANDBOX_SCREENSHOTS;
+
+beforeAll(async () => {
+  cli = await buildCli();
+  merchant = await startMerchant(() => sandbox.apiKey);
+  sandbox = await startCli(cli, ['--port', '0', '--callback-url', merchant.url]);
+  gateway = new MyrGateway({ baseUrl: sandbox.baseUrl, merchantId: sandbox.merchantId, apiKey: sandbox.apiKey, allowInsecureLoopback: true });
+  browser = await launchChromium();
+}, 60_000);
+
+// A page per test: a hosted page follows redirect_url on its own after an outcome, and that late
+// navigation must not land in the next test's page.goto.
+beforeEach(async () => {
+  page = await browser.context.newPage();
+});
+afterEach(async () => {
+  await page.close();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await merchant?.close();
+  if (sandbox && sandbox.child.exitCode === null) sandbox.child.kill('SIGTERM');
+});
+
+const eventsFor = (paymentId: string) => merchant.events.filter((e) => e.signed.payment_id === paymentId);
+
+/** The dashboard, reloaded until it shows `count` delivered callbacks of the payment. */
+async function deliveredRow(paymentId: string, count = 1) {
+  await page.goto(`${sandbox.origin}/`);
+  const rows = page.locator(`tr[data-payment-id="${paymentId}"][data-state="delivered"]`);
+  await expect
+    .poll(async () => {
+      const seen = await rows.count();
+      if (seen < count) await page.reload();
+      return seen;
+    }, POLL)
+    .toBe(count);
+  return rows;
+}
+
+// Generous: this file shares 2 cores with the rest of the suite; the assertions are about what arrives, not when.
+const POLL = { timeout: 15_000, interval: 50 };
+
+describe('the real bin', () => {
+  it('prints the base URL, sandbox credentials and the signing key, and has no msw in its import graph', () => {
+    expect(sandbox.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
+    expect(sandbox.output()).toContain('sandbox credentials');
+    expect(sandbox.output()).toContain('local development only');
+    expect(sandbox.signingKey).toMatch(/^[0-9a-f]{64}$/);
+    const code = readFileSync(cli, 'utf8');
+    expect(code.startsWith('#!/usr/bin/env node')).toBe(true);
+    expect(code).not.toMatch(/from\s*["']msw|import\(\s*["']msw|require\(\s*["']msw/);
+  });
+});
+
+describe('hosted pages, callbacks and the dashboard', () => {
+  it('QR payment: the page shows a QR code of qr_data_string; Pay delivers a verified SUCCESS callback and follows redirect_url', async () => {
+    const created = await createPayment('QR', {
+      amount: 120.5,
+      customer_name: '<img src=x onerror="window.pwned=1"> Aisyah',
+      payment_method: 'QR_PAYMENT',
+      redirect_url: 'https://shop.example/thanks',
+    });
+    expect(created.customer_redirect_url.startsWith(`${sandbox.origin}/pay/`)).toBe(true);
+    expect(created.gateway.qr_data_string).toMatch(/^000201010212.*5303458.*5406120\.50.*6304[0-9A-F]{4}$/);
+
+    await page.goto(created.customer_redirect_url);
+    await expect.poll(() => page.locator('#qr svg path').count(), POLL).toBeGreaterThan(0);
+    expect(await page.locator('#qr-payload').textContent()).toBe(created.gateway.qr_data_string);
+    // Scannable: the QR as Chromium drew it decodes back to qr_data_string.
+    const png = PNG.sync.read(await page.locator('#qr svg').screenshot());
+    expect(jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data).toBe(created.gateway.qr_data_string);
+    expect(await page.locator('img').count()).toBe(0); // the hostile name is text, not markup
+    if (shots) await page.screenshot({ path: join(shots, 'qr-page.png'), fullPage: true });
+
+    // Playwright cannot fulfil the target of a redirect, so the shop itself is not served:
+    // seeing the browser request redirect_url is the proof that the page followed it.
+    const toShop = page.waitForRequest('https://shop.example/thanks');
+    await page.click('button[data-outcome="pay"]');
+    expect((await toShop).isNavigationRequest()).toBe(true);
+    // That navigation fails (no network here) and ends on Chromium's error page: let it land
+    // before this page is sent anywhere else.
+    await page.waitForURL((url) => url.protocol === 'chrome-error:' || url.hostname === 'shop.example');
+    await page.waitForLoadState();
+    await until(() => eventsFor(created.payment_id).length === 1, 'the SUCCESS callback');
+    const [event] = eventsFor(created.payment_id);
+    expect(event?.signed).toMatchObject({ status: 'SUCCESS', amount: 120.5, reference_id: created.reference_id });
+    expect((await gateway.payments.retrieve(created.payment_id)).status).toBe('SUCCESS');
+
+    const rows = await deliveredRow(created.payment_id);
+    expect(await rows.first().textContent()).toMatch(/HTTP 200 in \d+ ms/);
+    expect(await page.evaluate(() => (window as { pwned?: number }).pwned)).toBeUndefined();
+  });
+
+  it('bank transfer: the bank page of the provider channel; Decline delivers a verified FAILED callback', async () => {
+    const created = await createPayment('BANK', {
+      amount: 75,
+      customer_name: 'Tan Wei Ming',
+      payment_method: 'BANK_TRANSFER',
+      metadata: { provider_channel_id: 'MB2U0227' },
+    });
+    expect(created.customer_redirect_url).toBe(`${sandbox.origin}/bank/${created.payment_id}`);
+    await page.goto(created.customer_redirect_url);
+    expect(await page.locator('h1').textContent()).toContain('Maybank2u');
+    await page.click('button[data-outcome="decline"]');
+    expect(await page.locator('#payment-status').textContent()).toBe('FAILED');
+    await until(() => eventsFor(created.payment_id).length === 1, 'the FAILED callback');
+    expect(eventsFor(created.payment_id)[0]?.signed.status).toBe('FAILED');
+    await deliveredRow(created.payment_id);
+  });
+
+  it('resend from the dashboard: a second signed callback arrives, verified, and the handler fulfils once', async () => {
+    const created = await createPayment('WALLET', { amount: 30, customer_name: 'Nur', payment_method: 'MOBILE_WALLET' });
+    await page.goto(created.customer_redirect_url);
+    await page.click('button[data-outcome="pay"]');
+    await until(() => eventsFor(created.payment_id).length === 1, 'the first callback');
+    const postsBefore = merchant.posts;
+
+    await deliveredRow(created.payment_id);
+    await page.click(`form[action="/actions/resend"] button[data-id="${created.payment_id}"]`);
+    await page.waitForURL(`${sandbox.origin}/`);
+    // The resend is delivered after the form's redirect: read the dashboard until it shows both.
+    const rows = await deliveredRow(created.payment_id, 2);
+    expect(merchant.posts).toBe(postsBefore + 1);
+    const webhookIds = await rows.evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.webhook));
+    expect(new Set(webhookIds).size).toBe(2);
+    // The merchant's handler saw one fulfilment; its middleware answered the resend as a duplicate.
+    expect(eventsFor(created.payment_id)).toHaveLength(1);
+    expect(await rows.first().textContent()).toContain('duplicate');
+  });
+
+  it('withdrawal: appears live on the open dashboard, account masked; Complete delivers a verified WITHDRAWAL callback', async () => {
+    await page.goto(`${sandbox.origin}/`);
+    await page.waitForFunction(() => document.body.dataset.live === 'connected');
+    const created = await gateway.withdrawals.create({
+      amount: 250,
+      reference_id: reference('PAYOUT'),
+      bank_code: 'PBBEMYKL',
+      account_number: '5140123456789',
+      account_name: 'Siti Binti Ahmad',
+    });
+    const id = created.payment_id as string;
+    expect(id).toMatch(/^WD_/);
+    const row = page.locator(`tr[data-withdrawal="${id}"]`);
+    await row.waitFor(); // arrived by server-sent event, no reload
+    expect(await row.textContent()).toContain('****6789');
+    expect(await page.content()).not.toContain('5140123456789');
+
+    await row.locator('button', { hasText: 'Complete' }).click();
+    await until(() => eventsFor(id).length === 1, 'the withdrawal callback');
+    const event = eventsFor(id)[0];
+    expect(event?.transaction_type).toBe('WITHDRAWAL');
+    expect(event?.signed.status).toBe('SUCCESS');
+    expect(event?.transaction_type === 'WITHDRAWAL' ? event.unsigned.account_number : null).toBe('****6789');
+    await deliveredRow(id);
+    if (shots) await page.screenshot({ path: join(shots, 'dashboard.png'), fullPage: true });
+  });
+
+  it('stops cleanly on SIGTERM', async () => {
+    sandbox.child.kill('SIGTERM');
+    expect(await sandbox.exited).toBe(0);
+    expect(sandbox.output()).toContain('SIGTERM: stopping the sandbox');
+  });
+});

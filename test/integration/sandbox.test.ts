@@ -1,0 +1,170 @@
+/**
+ * The sandbox in-process (no browser): `--data` persistence across restarts, fault options,
+ * the refusals that keep other sites away from it, failed deliveries on the real schedule
+ * (shortened), and the command line's flag checks.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MyrGateway } from '../../src/index.js';
+import { parseCommand } from '../../src/sandbox/command.js';
+import { createSandbox, type Sandbox } from '../../src/sandbox/server.js';
+
+const open: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  for (const item of open.splice(0)) await item.close();
+});
+
+async function start(options: Parameters<typeof createSandbox>[0] = {}): Promise<Sandbox> {
+  const sandbox = await createSandbox(options);
+  open.push(sandbox);
+  return sandbox;
+}
+
+const client = (sandbox: Sandbox) => new MyrGateway({ baseUrl: sandbox.baseUrl, ...sandbox.merchant, allowInsecureLoopback: true });
+
+const deposit = (reference: string) => ({
+  amount: 42.1,
+  reference_id: reference,
+  customer_name: 'Aisyah',
+  customer_phone: '60123456789',
+  payment_method: 'QR_PAYMENT' as const,
+});
+
+/** A raw request, to set Host and Origin headers fetch would not let us set. */
+function raw(port: number, path: string, headers: Record<string, string>, method = 'GET', body = ''): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method, headers }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('--data', () => {
+  it('keeps payments, their QR payload and deliveries across a restart, with pages moved to the new port', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'myr-sandbox-data-'));
+    const file = join(dir, 'sandbox.json');
+    try {
+      const first = await createSandbox({ dataFile: file });
+      const created = await client(first).payments.create(deposit('KEEP1'));
+      const delivery = await first.service.completePayment(created.payment_id, 'FAILED'); // no callback URL: logged, nothing sent
+      expect(delivery.url).toBeNull();
+      await first.close();
+
+      const second = await createSandbox({ dataFile: file });
+      const kept = second.service.getPayment('KEEP1');
+      expect(kept?.status).toBe('FAILED');
+      expect(kept?.qr_data_string).toBe(created.gateway.qr_data_string);
+      expect(kept?.payment_url).toBe(`${second.origin}/pay/${created.payment_id}`);
+      const status = await client(second).payments.retrieve('KEEP1');
+      expect(status.status).toBe('FAILED');
+      const dashboard = await (await fetch(`${second.origin}/`)).text();
+      expect(dashboard).toContain(created.payment_id);
+      expect(dashboard).toContain('no callback URL');
+      await second.close();
+      expect(readdirSync(dir)).toEqual(['sandbox.json']); // the temporary file was renamed, not left behind
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a file that is not its own and leaves it untouched', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'myr-sandbox-data-'));
+    const file = join(dir, 'orders.json');
+    try {
+      writeFileSync(file, '{"orders":[1,2,3]}');
+      await expect(createSandbox({ dataFile: file })).rejects.toThrow(/not a sandbox data file/);
+      writeFileSync(file, '{"version":1,');
+      await expect(createSandbox({ dataFile: file })).rejects.toThrow(/not valid JSON/);
+      expect(readFileSync(file, 'utf8')).toBe('{"version":1,');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('fault options', () => {
+  it('--fail-rate answers 502 GATEWAY_ERROR before processing: the client cannot know that, so it reports the outcome unknown, and nothing was created', async () => {
+    const rolls = [0.9, 0.1]; // token passes, the create fails
+    const sandbox = await start({ failRate: 0.5, random: () => rolls.shift() ?? 0.9 });
+    const gateway = new MyrGateway({ baseUrl: sandbox.baseUrl, ...sandbox.merchant, allowInsecureLoopback: true, maxRetries: 0 });
+    // A 502 may come after processing, and a lookup that finds nothing proves nothing (issue 7).
+    await expect(gateway.payments.create(deposit('FAULT1'))).rejects.toMatchObject({ code: 'OUTCOME_UNKNOWN', status: 502, referenceId: 'FAULT1' });
+    expect(sandbox.service.getPayment('FAULT1')).toBeUndefined();
+    expect(sandbox.service.count('payment.create')).toBe(0);
+  });
+
+  it('refuses impossible fault options with a message naming the option', async () => {
+    await expect(createSandbox({ failRate: 1.5 })).rejects.toThrow(/failRate must be a number from 0 to 1/);
+    await expect(createSandbox({ latencyMs: -1 })).rejects.toThrow(/latencyMs/);
+    await expect(createSandbox({ callbackUrl: 'ftp://x' })).rejects.toThrow(/callbackUrl/);
+  });
+});
+
+describe('only its own pages drive it', () => {
+  it('refuses another Host (DNS rebinding) and a form post from another origin; escapes what the URL carries', async () => {
+    const sandbox = await start();
+    expect(await raw(sandbox.port, '/', { Host: `evil.example:${sandbox.port}` })).toBe(421);
+    const form = { Host: `127.0.0.1:${sandbox.port}`, 'Content-Type': 'application/x-www-form-urlencoded' };
+    expect(await raw(sandbox.port, '/actions/refund', { ...form, Origin: 'http://evil.example' }, 'POST', 'id=PAY_1')).toBe(403);
+    expect(await raw(sandbox.port, '/actions/refund', { ...form, 'Sec-Fetch-Site': 'cross-site' }, 'POST', 'id=PAY_1')).toBe(403);
+    const page = await fetch(`${sandbox.origin}/pay/%3Cscript%3Ealert(1)%3C%2Fscript%3E`);
+    expect(page.status).toBe(404);
+    const text = await page.text();
+    expect(text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(text).not.toContain('<script>alert(1)');
+  });
+});
+
+describe('callbacks', () => {
+  let receiver: Server | undefined;
+  afterEach(() => receiver?.close());
+
+  it('a merchant that keeps failing gets all three attempts, each with its answer and time, and the log says failed', async () => {
+    const answers: number[] = [];
+    receiver = createServer((req, res) => {
+      req.resume();
+      answers.push(answers.length);
+      res.writeHead(500).end('handler crashed');
+    });
+    await new Promise<void>((done) => receiver?.listen(0, '127.0.0.1', done));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/cb`;
+    const sandbox = await start({ callbackUrl: url, retryDelaysMs: [5, 10] });
+    const created = await client(sandbox).payments.create(deposit('RETRY1'));
+    const status = await raw(sandbox.port, `/pay/${created.payment_id}/outcome`, {
+      Host: `127.0.0.1:${sandbox.port}`,
+      'Content-Type': 'application/x-www-form-urlencoded',
+      Origin: sandbox.origin,
+    }, 'POST', 'outcome=pay');
+    expect(status).toBe(303);
+    await expect.poll(() => (sandbox.service.getPayment('RETRY1')?.status)).toBe('SUCCESS');
+    await expect.poll(() => answers.length).toBe(3);
+    const live = await (await fetch(`${sandbox.origin}/live`)).text();
+    await expect.poll(async () => (await (await fetch(`${sandbox.origin}/live`)).text()).match(/HTTP 500<\/strong> in \d+ ms/g)?.length).toBe(3);
+    expect(live).toContain('handler crashed');
+    await expect.poll(async () => (await (await fetch(`${sandbox.origin}/live`)).text()).includes('data-state="failed"')).toBe(true);
+  });
+});
+
+describe('command line', () => {
+  it('reads every flag, and refuses bad values with a message naming the flag', () => {
+    expect(
+      parseCommand(['sandbox', '--port', '4010', '--merchant-id', 'SHOP1', '--api-key', 'k', '--callback-url', 'http://127.0.0.1:3000/cb', '--data', 'x.json', '--latency', '250', '--fail-rate', '0.1']),
+    ).toEqual({
+      help: false,
+      options: { port: 4010, merchantId: 'SHOP1', apiKey: 'k', callbackUrl: 'http://127.0.0.1:3000/cb', dataFile: 'x.json', latencyMs: 250, failRate: 0.1 },
+    });
+    expect(parseCommand(['--help'])).toEqual({ help: true });
+    expect(() => parseCommand(['sandbox', '--fail-rate', '2'])).toThrow(/--fail-rate must be a number from 0 to 1/);
+    expect(() => parseCommand(['sandbox', '--port', 'abc'])).toThrow(/--port/);
+    expect(() => parseCommand(['sandbox', '--callback-url', 'javascript:alert(1)'])).toThrow(/--callback-url/);
+    expect(() => parseCommand(['serve'])).toThrow(/unknown command: serve/);
+    expect(() => parseCommand(['sandbox', '--nope'])).toThrow(/nope/);
+  });
+});
