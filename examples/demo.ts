@@ -49,7 +49,7 @@ async function run(): Promise<number> {
     const payments = await createPayments(gateway, shop, runId);
     const genuine = await customerPays(gateway, shop, payments);
     await bankDeclines(gateway, shop, payments);
-    await paymentExpires(gateway, payments);
+    await paymentExpires(gateway, shop, payments);
     await forgedCallback(shop, payments, genuine);
     await withdrawal(gateway, shop, runId);
     await lostWithdrawalAnswer(gateway, runId);

@@ -36,6 +36,16 @@ export interface GatewayControls {
   withdrawalsUnder(referenceId: string): number;
 }
 
+/** What a person clicks in the sandbox's pages and dashboard, done over HTTP by the demo. */
+export interface SandboxButtons {
+  /** An outcome button on a payment's hosted page (the gateway then sends the callback). */
+  press(paymentId: string, outcome: 'pay' | 'decline' | 'expire'): Promise<void>;
+  /** The dashboard's "Resend callback". */
+  resend(paymentId: string): Promise<void>;
+  /** The dashboard's "Complete" on a withdrawal. */
+  completeWithdrawal(withdrawalId: string): Promise<void>;
+}
+
 /** The gateway of one demo run. */
 export interface DemoGateway {
   /** One line for the transcript's header. */
@@ -44,6 +54,8 @@ export interface DemoGateway {
   readonly apiKey: string;
   /** Present for the in-process mock only. */
   readonly controls: GatewayControls | undefined;
+  /** Present for the sandbox only. */
+  readonly buttons: SandboxButtons | undefined;
   /** False where a withdrawal could move real money: the demo then does not create one. */
   readonly safeToPayOut: boolean;
   close(): Promise<void>;
@@ -64,6 +76,7 @@ export function mockGateway(callbackUrl: string): DemoGateway {
     client: new MyrGateway({ baseUrl: mock.baseUrl, ...mock.merchant }),
     apiKey: mock.merchant.apiKey,
     safeToPayOut: true,
+    buttons: undefined,
     controls: {
       completePayment: (ref, status, options) => mock.completePayment(ref, status, options),
       completeWithdrawal: (ref, status, options) => mock.completeWithdrawal(ref, status, options),
@@ -98,14 +111,34 @@ export function remoteSettingsFromEnv(env: NodeJS.ProcessEnv): RemoteSettings | 
 }
 
 /** A gateway reached over HTTP. Plain http is accepted for a loopback address only. */
-export function remoteGateway(settings: RemoteSettings, description: string, safeToPayOut: boolean, close = async () => {}): DemoGateway {
+export function remoteGateway(
+  settings: RemoteSettings,
+  description: string,
+  safeToPayOut: boolean,
+  extra: { close?: () => Promise<void>; buttons?: SandboxButtons } = {},
+): DemoGateway {
   return {
     description,
     client: new MyrGateway({ ...settings, allowInsecureLoopback: true }),
     apiKey: settings.apiKey,
     controls: undefined,
+    buttons: extra.buttons,
     safeToPayOut,
-    close,
+    close: extra.close ?? (async () => {}),
+  };
+}
+
+/** The sandbox's buttons: form posts to its pages, as the browser sends them. */
+function sandboxButtons(origin: string): SandboxButtons {
+  async function post(path: string, form: Record<string, string>): Promise<void> {
+    const response = await fetch(`${origin}${path}`, { method: 'POST', body: new URLSearchParams(form), redirect: 'manual' });
+    await response.body?.cancel();
+    if (response.status !== 302 && response.status !== 303) throw new Error(`sandbox ${path} answered HTTP ${response.status}`);
+  }
+  return {
+    press: (paymentId, outcome) => post(`/pay/${encodeURIComponent(paymentId)}/outcome`, { outcome }),
+    resend: (paymentId) => post('/actions/resend', { id: paymentId }),
+    completeWithdrawal: (withdrawalId) => post('/actions/withdrawal', { id: withdrawalId, status: 'SUCCESS' }),
   };
 }
 
@@ -158,5 +191,6 @@ export async function startSandboxProcess(callbackUrl: string): Promise<DemoGate
       child.once('exit', () => resolve());
       child.kill('SIGTERM');
     });
-  return remoteGateway(settings, `the local sandbox process at ${settings.baseUrl}`, true, stop);
+  const buttons = sandboxButtons(new URL(settings.baseUrl).origin);
+  return remoteGateway(settings, `the local sandbox process at ${settings.baseUrl}`, true, { close: stop, buttons });
 }

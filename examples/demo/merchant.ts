@@ -21,6 +21,8 @@ export interface Order {
   amount: number;
   fulfilments: number;
   payout?: string;
+  /** The account a payout went to, as its callback showed it. */
+  payoutAccount?: string | null;
 }
 
 /** One answer the merchant's callback route gave. */
@@ -37,6 +39,8 @@ export interface MerchantBackend {
   readonly answers: CallbackAnswer[];
   /** Marks an order paid once; a second call for the same order does nothing. */
   fulfil(referenceId: string, how: string): void;
+  /** Resolves once the shop has answered `count` callbacks in all (for gateways that deliver on their own). */
+  answered(count: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -61,7 +65,7 @@ export async function startMerchant(apiKey: () => string, gateway: () => MyrGate
     if (event.transaction_type === 'WITHDRAWAL') {
       say(`merchant: payout ${signed.reference_id} is ${signed.status} (to ${event.unsigned.bank_code ?? '?'} account ${event.unsigned.account_number ?? '?'})`);
       const order = orders.get(signed.reference_id);
-      if (order) order.payout = signed.status;
+      if (order) Object.assign(order, { payout: signed.status, payoutAccount: event.unsigned.account_number });
       return;
     }
     if (signed.status !== 'SUCCESS') {
@@ -102,6 +106,13 @@ export async function startMerchant(apiKey: () => string, gateway: () => MyrGate
     orders,
     answers,
     fulfil,
+    async answered(count) {
+      const deadline = Date.now() + 15_000;
+      while (answers.length < count) {
+        if (Date.now() > deadline) throw new Error(`no callback reached the shop within 15 s (${answers.length} of ${count})`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

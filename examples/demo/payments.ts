@@ -12,7 +12,7 @@ import { check, ringgit, say, skip, step, stepMs, timed } from './transcript.js'
 export type DemoPayments = Record<PaymentMethod, PaymentCreated>;
 
 const CUSTOMER = { customer_name: 'Aisyah Rahman', customer_phone: '60123456789' };
-const NEEDS_CONTROL = 'this gateway is not the in-process mock, so the demo cannot act as the customer';
+const NEEDS_CONTROL = 'on this gateway the demo cannot act as the customer';
 
 function paramsFor(method: PaymentMethod, referenceId: string): PaymentCreateParams {
   if (method === 'BANK_TRANSFER') {
@@ -48,14 +48,40 @@ function describeDelivery(delivery: CallbackDelivery, merchant: MerchantBackend,
   });
 }
 
+/** The shop's answers from `from` on, for a gateway whose deliveries the demo does not see. */
+function describeAnswers(merchant: MerchantBackend, from: number): void {
+  for (const answer of merchant.answers.slice(from)) {
+    say(`gateway → callback: shop answered HTTP ${answer.status} (${answer.outcome}${answer.reason ? `: ${answer.reason}` : ''})`);
+  }
+}
+
+/** The customer presses an outcome button on the sandbox's page; resolves once the shop answered the callback. */
+async function pressInSandbox(gateway: DemoGateway, merchant: MerchantBackend, paymentId: string, outcome: 'pay' | 'decline' | 'expire'): Promise<void> {
+  const before = merchant.answers.length;
+  await gateway.buttons?.press(paymentId, outcome);
+  say(`the customer pressed "${outcome}" on the sandbox's hosted page`);
+  await merchant.answered(before + 1);
+  describeAnswers(merchant, before);
+}
+
 /** The QR customer pays; the gateway delivers the callback twice; the order ships once. */
 export async function customerPays(gateway: DemoGateway, merchant: MerchantBackend, payments: DemoPayments): Promise<CallbackDelivery | undefined> {
   const payment = payments.QR_PAYMENT;
   step(`The customer pays ${payment.reference_id} (QR); the gateway sends the signed callback, then the same delivery again`);
-  if (!gateway.controls) return void skip(`${NEEDS_CONTROL}: open the QR URL above and pay there`);
   const before = merchant.answers.length;
-  const delivery = await gateway.controls.completePayment(payment.payment_id, 'SUCCESS', { duplicate: true });
-  describeDelivery(delivery, merchant, before);
+  let delivery: CallbackDelivery | undefined;
+  if (gateway.controls) {
+    delivery = await gateway.controls.completePayment(payment.payment_id, 'SUCCESS', { duplicate: true });
+    describeDelivery(delivery, merchant, before);
+  } else if (gateway.buttons) {
+    await pressInSandbox(gateway, merchant, payment.payment_id, 'pay');
+    await gateway.buttons.resend(payment.payment_id);
+    say('the sandbox\'s dashboard resends the callback');
+    await merchant.answered(before + 2);
+    describeAnswers(merchant, before + 1);
+  } else {
+    return void skip(`${NEEDS_CONTROL}: open the QR URL above and pay there`);
+  }
   const answers = merchant.answers.slice(before);
   check(answers.length === 2 && answers.every((a) => a.status === 200), 'both deliveries were acknowledged with 200, so the gateway stops sending');
   check(answers[1]?.outcome === 'duplicate', 'the second delivery was recognised as a duplicate: the handler did not run again');
@@ -67,18 +93,29 @@ export async function customerPays(gateway: DemoGateway, merchant: MerchantBacke
 export async function bankDeclines(gateway: DemoGateway, merchant: MerchantBackend, payments: DemoPayments): Promise<void> {
   const payment = payments.BANK_TRANSFER;
   step(`The bank declines ${payment.reference_id} (BANK_TRANSFER)`);
-  if (!gateway.controls) return skip(NEEDS_CONTROL);
   const before = merchant.answers.length;
-  const delivery = await gateway.controls.completePayment(payment.payment_id, 'FAILED');
-  describeDelivery(delivery, merchant, before);
-  check(delivery.delivered, 'the FAILED callback was verified and acknowledged');
+  if (gateway.controls) {
+    describeDelivery(await gateway.controls.completePayment(payment.payment_id, 'FAILED'), merchant, before);
+  } else if (gateway.buttons) {
+    await pressInSandbox(gateway, merchant, payment.payment_id, 'decline');
+  } else {
+    return skip(NEEDS_CONTROL);
+  }
+  check(merchant.answers[before]?.status === 200, 'the FAILED callback was verified and acknowledged');
   check(merchant.orders.get(payment.reference_id)?.fulfilments === 0, `order ${payment.reference_id} was not fulfilled (${stepMs()} ms)`);
 }
 
 /** Nobody pays the MOBILE_WALLET payment; once past expires_at the status query says EXPIRED. */
-export async function paymentExpires(gateway: DemoGateway, payments: DemoPayments): Promise<void> {
+export async function paymentExpires(gateway: DemoGateway, merchant: MerchantBackend, payments: DemoPayments): Promise<void> {
   const payment = payments.MOBILE_WALLET;
   step(`Nobody pays ${payment.reference_id} (MOBILE_WALLET): it expires`);
+  if (gateway.buttons) {
+    await pressInSandbox(gateway, merchant, payment.payment_id, 'expire');
+    const status = await gateway.client.payments.retrieve(payment.reference_id);
+    say(`status query: ${status.payment_id} is ${status.status}`);
+    check(status.status === 'EXPIRED', `the payment reads as EXPIRED; the order stays unpaid (${stepMs()} ms)`);
+    return;
+  }
   if (!gateway.controls) return skip(`${NEEDS_CONTROL} or move its clock; it expires at ${payment.expires_at ?? '?'}`);
   const ttl = payment.expires_in ?? 900;
   gateway.controls.setClockOffset((ttl + 1) * 1000);

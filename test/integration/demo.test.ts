@@ -57,7 +57,7 @@ describe('npm run demo with MYR_GATEWAY_* set', () => {
         MYR_GATEWAY_API_KEY: mock.merchant.apiKey,
       });
       expect(stdout).toContain(`gateway: the gateway at ${server.baseUrl}`);
-      expect(stdout).toMatch(/– skipped: this gateway is not the in-process mock/);
+      expect(stdout).toMatch(/– skipped: on this gateway the demo cannot act as the customer/);
       expect(stdout).toMatch(/– skipped: a withdrawal against this gateway may move real money/);
       expect(stdout).toContain('✓ the forged callback was refused with 401');
       expect(stdout).not.toContain('✗');
@@ -74,11 +74,18 @@ describe('npm run demo with MYR_GATEWAY_* set', () => {
 describe('npm run demo -- --sandbox', () => {
   const hasSandbox = existsSync(new URL('src/sandbox/cli.ts', root));
 
-  it.runIf(hasSandbox)('starts the sandbox process, runs the flow against it over HTTP, and stops it', async () => {
+  it.runIf(hasSandbox)('starts the sandbox process, presses its buttons as the customer, receives its callbacks, and stops it', async () => {
     const { code, stdout } = await runExample('examples/demo.ts', ['--sandbox']);
     expect(stdout).toMatch(/gateway: the local sandbox process at http:\/\/127\.0\.0\.1:\d+\/api\/v1/);
-    expect(stdout).toMatch(/✓ QR_PAYMENT: the customer is sent to payment_url/);
+    expect(stdout).toMatch(/customer → http:\/\/127\.0\.0\.1:\d+\/pay\/PAY_/);
+    expect(stdout).toContain('the customer pressed "pay" on the sandbox\'s hosted page');
+    expect(stdout).toMatch(/✓ order ORDER\d+Q was fulfilled exactly once/);
+    expect(stdout).toContain('shop answered HTTP 200 (duplicate)');
+    expect(stdout).toMatch(/payment ORDER\d+B is FAILED/);
+    expect(stdout).toMatch(/PAY_\w+ is EXPIRED/);
     expect(stdout).toContain('✓ the forged callback was refused with 401');
+    expect(stdout).toMatch(/payout PAYOUT\d+ is SUCCESS \(to PBBEMYKL account \*+6789\)/);
+    expect(stdout).toContain('– skipped: needs the mock to drop the connection after processing');
     expect(stdout).not.toContain('✗');
     expect(code).toBe(0);
   }, 90_000);
