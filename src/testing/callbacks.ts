@@ -9,12 +9,14 @@ import type { CallbackAttempt, CallbackDelivery, CallbackOptions, MockCallbackBo
 import type { MockRecord } from './state.js';
 import { maskAccountNumber } from './validation.js';
 
-/** The global fetch as it was when this module loaded, before any msw interception. */
-const originalFetch: typeof fetch | undefined = typeof globalThis.fetch === 'function' ? globalThis.fetch : undefined;
-
-/** The fetch to deliver callbacks with when none is configured. */
+/**
+ * The fetch to deliver callbacks with when none is configured: the global one as it is when the
+ * mock is created, which is before its own msw server patches it, so a callback to the merchant's
+ * local server is a real request (never read at module load: a runtime may install fetch later).
+ */
 export function defaultCallbackFetch(): typeof fetch {
-  return originalFetch ?? globalThis.fetch;
+  const current = globalThis.fetch;
+  return (input, init) => current(input, init);
 }
 
 /** The spec's retry schedule after the first, immediate attempt. */

@@ -139,9 +139,11 @@ export interface MockGatewayOptions {
    */
   generateId?: (prefix: 'PAY_' | 'WD_') => string;
   /**
-   * The fetch used to deliver callbacks. By default the global `fetch` as it was when
-   * this module loaded, so callbacks reach real servers even while msw intercepts.
-   * @default globalThis.fetch (captured at module load)
+   * The fetch used to deliver callbacks. By default the global `fetch` as it is when
+   * `createMockGateway()` runs (before `mock.listen()` patches it), so callbacks reach real
+   * servers even while msw intercepts. Pass one if another msw server already intercepts
+   * and errors on unhandled requests.
+   * @default globalThis.fetch (as it is when the mock is created)
    * @example createMockGateway({ callbackFetch: (url, init) => myFetch(url, init) })
    */
   callbackFetch?: typeof fetch;
