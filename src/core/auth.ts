@@ -46,8 +46,11 @@ export interface StoredToken {
  * ```
  */
 export interface TokenStore {
+  /** The token stored under `key`, or undefined. */
   get(key: string): Promise<StoredToken | undefined> | StoredToken | undefined;
+  /** Stores `token` under `key` until `token.expiresAt`. */
   set(key: string, token: StoredToken): Promise<void> | void;
+  /** Forgets the token under `key` (the service refused it). */
   delete(key: string): Promise<void> | void;
   /**
    * Optional: make one refresh serve every process sharing this store. Called inside the
@@ -62,12 +65,15 @@ export interface TokenStore {
 /** A {@link TokenStore} in a Map in this process; clients given no store share one. */
 export class MemoryTokenStore implements TokenStore {
   readonly #tokens = new Map<string, StoredToken>();
+  /** The token stored under `key`, or undefined. */
   get(key: string): StoredToken | undefined {
     return this.#tokens.get(key);
   }
+  /** Stores `token` under `key`. */
   set(key: string, token: StoredToken): void {
     this.#tokens.set(key, token);
   }
+  /** Forgets the token under `key`. */
   delete(key: string): void {
     this.#tokens.delete(key);
   }
@@ -75,6 +81,7 @@ export class MemoryTokenStore implements TokenStore {
   [Symbol.for('nodejs.util.inspect.custom')](): string {
     return `MemoryTokenStore { size: ${this.#tokens.size} }`;
   }
+  /** A secret-free view for logs (no tokens, no keys). */
   toJSON(): Record<string, unknown> {
     return { size: this.#tokens.size };
   }

@@ -81,6 +81,7 @@ const INSPECT = Symbol.for('nodejs.util.inspect.custom');
  * ```
  */
 export class MyrGatewayError extends Error {
+  /** `'MyrGatewayError'`, so logs show which error it is. */
   override name = 'MyrGatewayError';
   /** The service's error code (see the spec's error table) or the SDK's own code. */
   readonly code: ErrorCode;
@@ -138,11 +139,13 @@ export class MyrGatewayError extends Error {
  * service answered 400/422 for the same reason. `field` names what to fix.
  */
 export class InvalidRequestError extends MyrGatewayError {
+  /** `'InvalidRequestError'`, so logs show which error it is. */
   override name = 'InvalidRequestError';
 }
 
 /** The client was constructed with options that cannot work (for example an http:// base URL). */
 export class ConfigurationError extends MyrGatewayError {
+  /** `'ConfigurationError'`, so logs show which error it is. */
   override name = 'ConfigurationError';
   constructor(message: string, field?: string) {
     super(message, { code: 'INVALID_CONFIGURATION', field });
@@ -151,16 +154,19 @@ export class ConfigurationError extends MyrGatewayError {
 
 /** 401: missing, invalid or expired token, or wrong merchant credentials. */
 export class AuthenticationError extends MyrGatewayError {
+  /** `'AuthenticationError'`, so logs show which error it is. */
   override name = 'AuthenticationError';
 }
 
 /** 403: the merchant account is disabled or locked. Never retried. */
 export class PermissionDeniedError extends MyrGatewayError {
+  /** `'PermissionDeniedError'`, so logs show which error it is. */
   override name = 'PermissionDeniedError';
 }
 
 /** Status lookup found no payment for the identifier (404). */
 export class NotFoundError extends MyrGatewayError {
+  /** `'NotFoundError'`, so logs show which error it is. */
   override name = 'NotFoundError';
 }
 
@@ -170,6 +176,7 @@ export class NotFoundError extends MyrGatewayError {
  * `existingPayment` carries its status record.
  */
 export class DuplicateReferenceError extends MyrGatewayError {
+  /** `'DuplicateReferenceError'`, so logs show which error it is. */
   override name = 'DuplicateReferenceError';
   /** The payment already stored under this `reference_id`, when the SDK looked it up. */
   existingPayment: PaymentStatusLike | undefined;
@@ -189,45 +196,56 @@ export class DuplicateReferenceError extends MyrGatewayError {
 
 /** The status record carried by {@link DuplicateReferenceError.existingPayment}. */
 export interface PaymentStatusLike {
+  /** The payment id. */
   payment_id: string;
+  /** Your reference. */
   reference_id: string;
+  /** Its status. */
   status: string;
+  /** Its amount in MYR. */
   amount: number;
   [extra: string]: unknown;
 }
 
 /** 429: too many requests. `retryAfter` says how long to wait. */
 export class RateLimitError extends MyrGatewayError {
+  /** `'RateLimitError'`, so logs show which error it is. */
   override name = 'RateLimitError';
 }
 
 /** 5xx from the service or its upstream (NO_GATEWAY_AVAILABLE, GATEWAY_ERROR, GATEWAY_TIMEOUT, others). */
 export class ServiceUnavailableError extends MyrGatewayError {
+  /** `'ServiceUnavailableError'`, so logs show which error it is. */
   override name = 'ServiceUnavailableError';
 }
 
 /** Any other non-2xx answer the SDK has no closer class for. */
 export class ApiError extends MyrGatewayError {
+  /** `'ApiError'`, so logs show which error it is. */
   override name = 'ApiError';
 }
 
 /** The connection failed. `code` is NETWORK_ERROR; `cause` holds the system error code only. */
 export class ConnectionError extends MyrGatewayError {
+  /** `'ConnectionError'`, so logs show which error it is. */
   override name = 'ConnectionError';
 }
 
 /** An attempt or the whole call ran past its timeout. */
 export class TimeoutError extends MyrGatewayError {
+  /** `'TimeoutError'`, so logs show which error it is. */
   override name = 'TimeoutError';
 }
 
 /** The caller's `signal` aborted the call. */
 export class AbortError extends MyrGatewayError {
+  /** `'AbortError'`, so logs show which error it is. */
   override name = 'AbortError';
 }
 
 /** A 2xx answer whose body does not have the shape the spec describes. */
 export class InvalidResponseError extends MyrGatewayError {
+  /** `'InvalidResponseError'`, so logs show which error it is. */
   override name = 'InvalidResponseError';
 }
 
@@ -251,6 +269,7 @@ export class InvalidResponseError extends MyrGatewayError {
  * ```
  */
 export class OutcomeUnknownError extends MyrGatewayError {
+  /** `'OutcomeUnknownError'`, so logs show which error it is. */
   override name = 'OutcomeUnknownError';
   /** The `reference_id` of the request whose outcome is unknown. */
   declare readonly referenceId: string;
@@ -283,6 +302,7 @@ export class OutcomeUnknownError extends MyrGatewayError {
  * ```
  */
 export class PaymentUrlUnavailableError extends MyrGatewayError {
+  /** `'PaymentUrlUnavailableError'`, so logs show which error it is. */
   override name = 'PaymentUrlUnavailableError';
   declare readonly referenceId: string;
   /** The status record of the payment that exists under `referenceId`. */

@@ -22,9 +22,13 @@ type LogMethod = (message: never, ...rest: never[]) => unknown;
  * The SDK calls `logger.info(message, fields)`, or `logger.info(fields, message)` for pino.
  */
 export interface Logger {
+  /** Per-attempt detail (each request and answer). */
   debug: LogMethod;
+  /** One line per call. */
   info: LogMethod;
+  /** Retries, and a token store that failed or hung. */
   warn: LogMethod;
+  /** Calls that failed. */
   error: LogMethod;
 }
 

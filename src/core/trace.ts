@@ -14,9 +14,13 @@ export type SpanAttributes = Record<string, SpanAttributeValue | undefined>;
 
 /** The methods of an OpenTelemetry `Span` the SDK calls. */
 export interface SpanLike {
+  /** Sets one attribute. */
   setAttribute(key: string, value: SpanAttributeValue): unknown;
+  /** Records an event (a retry). */
   addEvent(name: string, attributes?: SpanAttributes): unknown;
+  /** Marks the span failed. */
   setStatus(status: { code: number; message?: string }): unknown;
+  /** Ends the span. */
   end(): void;
 }
 
@@ -31,6 +35,10 @@ export interface SpanLike {
  * ```
  */
 export interface TracerLike {
+  /**
+   * Runs `fn` inside a new active span.
+   * @typeParam F - the function run in the span; its result is returned.
+   */
   startActiveSpan<F extends (span: SpanLike) => unknown>(
     name: string,
     options: { kind?: number; attributes?: SpanAttributes },

@@ -13,8 +13,14 @@ import { ConfigurationError, MyrGatewayError } from '../core/errors.js';
  * v4 or later). Typed structurally so neither package is needed to compile against this one.
  */
 export type RedisClientLike =
-  | { call(command: string, ...args: (string | number)[]): Promise<unknown> }
-  | { sendCommand(args: string[]): Promise<unknown> };
+  | {
+      /** ioredis: sends one raw command. */
+      call(command: string, ...args: (string | number)[]): Promise<unknown>;
+    }
+  | {
+      /** node-redis: sends one raw command. */
+      sendCommand(args: string[]): Promise<unknown>;
+    };
 
 /** Options shared by the Redis stores. */
 export interface RedisStoreOptions {
@@ -51,6 +57,7 @@ export interface RedisStoreOptions {
  * ```
  */
 export class RedisStoreError extends MyrGatewayError {
+  /** `'RedisStoreError'`, so logs show which error it is. */
   override name = 'RedisStoreError';
   constructor(message: string, cause: string) {
     super(message, { code: 'STORE_UNAVAILABLE', retryable: true, cause });

@@ -120,15 +120,18 @@ export class RedisTokenStore implements TokenStore {
     return { token: `${this.#prefix}token:{${id}}`, lock: `${this.#prefix}token-lock:{${id}}` };
   }
 
+  /** The fleet's token under `key`, or undefined. */
   async get(key: string): Promise<StoredToken | undefined> {
     return parse(await this.#redis.send(['GET', this.#keys(key).token]));
   }
 
+  /** Stores the token until it expires. */
   async set(key: string, token: StoredToken): Promise<void> {
     const ttl = Math.ceil(token.expiresAt - Date.now());
     if (ttl > 0) await this.#redis.send(['SET', this.#keys(key).token, JSON.stringify(token), 'PX', String(ttl)]);
   }
 
+  /** Forgets the token (the service refused it). */
   async delete(key: string): Promise<void> {
     await this.#redis.send(['DEL', this.#keys(key).token]);
   }
@@ -220,6 +223,7 @@ export class RedisTokenStore implements TokenStore {
     await this.#redis.eval(COMPARE_AND_DELETE, [lock], [fence]);
   }
 
+  /** A secret-free view for logs (no tokens, no keys). */
   toJSON(): Record<string, unknown> {
     return { name: 'RedisTokenStore', keyPrefix: this.#prefix };
   }

@@ -100,6 +100,7 @@ export class RedisWebhookStore implements WebhookStore {
     return (await this.#redis.eval(COMPARE_AND_PEXPIRE, [this.#prefix + key], [`inflight:${token}`, ttl(ttlMs)])) === 1;
   }
 
+  /** A secret-free view for logs (no tokens, no keys). */
   toJSON(): Record<string, unknown> {
     return { name: 'RedisWebhookStore', keyPrefix: this.#prefix };
   }

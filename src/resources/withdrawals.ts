@@ -19,7 +19,19 @@ import {
  *   its result comes by callback. (If you ever reused the `reference_id` of a deposit, the
  *   holder may be that deposit; see docs/assumptions.md, A21.)
  */
-export type WithdrawalRecovery = { created: true; withdrawal: WithResponse<Withdrawal> } | { created: false; referenceId: string };
+export type WithdrawalRecovery =
+  | {
+      /** The first request never arrived; this one created the withdrawal. */
+      created: true;
+      /** The withdrawal just created. */
+      withdrawal: WithResponse<Withdrawal>;
+    }
+  | {
+      /** The first request had arrived (the service refused the reference): wait for its callback. */
+      created: false;
+      /** The reference of the withdrawal that exists. */
+      referenceId: string;
+    };
 
 /**
  * Withdrawals (payouts) to Malaysian bank accounts: `POST /payment/withdraw`.

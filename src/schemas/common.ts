@@ -4,9 +4,19 @@ import * as z from 'zod/mini';
 export const CURRENCY = 'MYR' as const;
 
 /** Deposit limits in MYR, both inclusive. */
-export const DEPOSIT_AMOUNT = { min: 5, max: 50_000 } as const;
+export const DEPOSIT_AMOUNT = {
+  /** Smallest deposit. */
+  min: 5,
+  /** Largest deposit. */
+  max: 50_000,
+} as const;
 /** Withdrawal limits in MYR, both inclusive. */
-export const WITHDRAWAL_AMOUNT = { min: 50, max: 50_000 } as const;
+export const WITHDRAWAL_AMOUNT = {
+  /** Smallest withdrawal. */
+  min: 50,
+  /** Largest withdrawal. */
+  max: 50_000,
+} as const;
 /** Longest `reference_id` the service accepts. */
 const REFERENCE_ID_MAX_LENGTH = 100;
 

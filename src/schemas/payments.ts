@@ -138,8 +138,33 @@ export const paymentStatusSchema = z.looseObject({
   expires_at: nullableText,
 });
 
-/** A payment's status record (`GET /payment/status/:identifier`), as parsed by {@link paymentStatusSchema}. */
-export type PaymentStatus = z.output<typeof paymentStatusSchema>;
+/**
+ * A payment's status record (`GET /payment/status/:identifier`). Written out rather than
+ * inferred from the schema: zod's inference needs `strict`, and in a project without it
+ * `amount` came out optional, so `confirmDeposit(event, gateway)` did not compile there.
+ * test/types/params.test-d.ts holds the schema's output to this shape.
+ */
+export interface PaymentStatus {
+  /** Payment identifier. */
+  payment_id: string;
+  /** Your original reference. */
+  reference_id: string;
+  /** Payment amount in MYR. */
+  amount: number;
+  /** Currency code, `MYR`. */
+  currency: string;
+  /** One of {@link PAYMENT_STATUSES}; unknown future values pass through. */
+  status: string;
+  /** Gateway's transaction reference; null until processed. */
+  gateway_reference?: string | null | undefined;
+  /** ISO 8601 creation time (the spec always sends it; tolerated when missing). */
+  created_at?: string | undefined;
+  /** ISO 8601; null if not completed. */
+  completed_at?: string | null | undefined;
+  /** ISO 8601; null if not set. */
+  expires_at?: string | null | undefined;
+  [extra: string]: unknown;
+}
 
 /** Gateway data of a created payment. */
 export interface PaymentGateway {

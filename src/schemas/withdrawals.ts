@@ -50,13 +50,19 @@ export interface Withdrawal {
   payment_id?: string | undefined;
   /** Alternative id name some deployments use. */
   withdrawal_id?: string | undefined;
+  /** Your reference. */
   reference_id: string;
+  /** Status, `PROCESSING` at first. */
   status?: string | undefined;
+  /** Amount in MYR. */
   amount?: number | undefined;
+  /** `MYR`. */
   currency?: string | undefined;
+  /** Beneficiary bank or e-wallet code. */
   bank_code?: string | undefined;
   /** Masked by the service (asterisks and the last 4 digits). */
   account_number?: string | undefined;
+  /** ISO 8601 creation time. */
   created_at?: string | undefined;
   [extra: string]: unknown;
 }

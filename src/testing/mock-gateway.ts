@@ -39,7 +39,12 @@ export interface MockGateway {
   /** Base URL the handlers answer on (no trailing slash). */
   readonly baseUrl: string;
   /** Credentials of the first merchant, to configure the client with. */
-  readonly merchant: { merchantId: string; apiKey: string };
+  readonly merchant: {
+    /** The merchant id. */
+    merchantId: string;
+    /** The merchant's api key (a test key of the mock). */
+    apiKey: string;
+  };
   /**
    * The msw handlers, for a merchant's own `setupServer(...mock.handlers)`.
    * @example

@@ -28,7 +28,12 @@ export interface ServeOptions {
    * Clients must trust the certificate (for example with `NODE_EXTRA_CA_CERTS`).
    * @example { key: readFileSync('key.pem'), cert: readFileSync('cert.pem') }
    */
-  tls?: { key: string | Buffer; cert: string | Buffer };
+  tls?: {
+    /** PEM private key. */
+    key: string | Buffer;
+    /** PEM certificate. */
+    cert: string | Buffer;
+  };
 }
 
 /**
@@ -46,6 +51,7 @@ export interface MockHttpServer {
   readonly origin: string;
   /** The origin plus the mock's base path, e.g. `http://127.0.0.1:53121/api/v1`. */
   readonly baseUrl: string;
+  /** The port it listens on. */
   readonly port: number;
   /** Stops listening and closes open connections. */
   close(): Promise<void>;

@@ -192,13 +192,56 @@ export interface RecordedRequest {
  * - `body`: any JSON body (default status 200), e.g. a malformed success; a string body is sent verbatim.
  */
 export type FaultResponse =
-  | { type: 'status'; status: number; code?: string; message?: string; headers?: Record<string, string> }
-  | { type: 'rateLimit'; retryAfter?: number | string; shape?: 'envelope' | 'nest' }
-  | { type: 'html'; status: number }
-  | { type: 'networkError' }
-  | { type: 'delay'; ms: number }
-  | { type: 'tokenExpired' }
-  | { type: 'body'; status?: number; body: unknown; headers?: Record<string, string> };
+  | {
+      /** A JSON error envelope. */
+      type: 'status';
+      /** HTTP status of the answer. */
+      status: number;
+      /** The envelope's `error` code; defaults from the status (see above). */
+      code?: string;
+      /** The envelope's `message`. */
+      message?: string;
+      /** Extra response headers. */
+      headers?: Record<string, string>;
+    }
+  | {
+      /** A 429 from the rate limiter. */
+      type: 'rateLimit';
+      /** `Retry-After`: seconds, or a string sent verbatim (an HTTP date). Absent: no header. */
+      retryAfter?: number | string;
+      /** Body shape: the error envelope (default) or the spec's second 429 body (`'nest'`). */
+      shape?: 'envelope' | 'nest';
+    }
+  | {
+      /** A `text/html` error page, as a proxy sends. */
+      type: 'html';
+      /** HTTP status of the page. */
+      status: number;
+    }
+  | {
+      /** The connection fails (fetch rejects; `mock.serve()` destroys the socket). */
+      type: 'networkError';
+    }
+  | {
+      /** Wait, then answer normally (or with the next matching fault). */
+      type: 'delay';
+      /** Real milliseconds to wait. */
+      ms: number;
+    }
+  | {
+      /** 401 TOKEN_EXPIRED once; the token itself stays valid. */
+      type: 'tokenExpired';
+    }
+  | {
+      /** Any body, e.g. a malformed success. */
+      type: 'body';
+      /** HTTP status. @default 200 */
+      status?: number;
+      /** A JSON value, or a string sent verbatim. */
+      body: unknown;
+      /** Extra response headers. */
+      headers?: Record<string, string>;
+    };
 
 /**
  * A scripted misbehaviour. Faults wait in a FIFO queue; each matching request takes the
@@ -242,14 +285,23 @@ export interface Fault {
 
 /** Fields every stored payment or withdrawal has. */
 export interface MockRecordCommon {
+  /** The service's id (`PAY_…` for deposits, `WD_…` for withdrawals). */
   payment_id: string;
+  /** The merchant that created it. */
   merchantId: string;
+  /** The merchant's reference, unique per merchant across deposits and withdrawals. */
   reference_id: string;
+  /** Amount in MYR. */
   amount: number;
+  /** Always `MYR`. */
   currency: 'MYR';
+  /** Current status (`PROCESSING` until completed or expired). */
   status: string;
+  /** The gateway's transaction reference; set on SUCCESS, FAILED and REFUNDED (not signed in callbacks). */
   gateway_reference: string | null;
+  /** ISO 8601 creation time. */
   created_at: string;
+  /** ISO 8601 time of a SUCCESS, else null. */
   completed_at: string | null;
 }
 
@@ -263,18 +315,27 @@ export interface MockRecordCommon {
  * ```
  */
 export interface MockPaymentRecord extends MockRecordCommon {
+  /** Discriminant: a deposit. */
   kind: 'DEPOSIT';
+  /** The deposit method. */
   payment_method: 'QR_PAYMENT' | 'BANK_TRANSFER' | 'MOBILE_WALLET';
+  /** As sent. */
   customer_name: string;
+  /** As sent. */
   customer_phone: string;
+  /** The payment's own `callback_url`, when one was sent. */
   callback_url: string | null;
+  /** Where the customer returns afterwards, when one was sent. */
   redirect_url: string | null;
   /** Stored exactly as sent; never put in callbacks. */
   metadata: Record<string, unknown> | null;
+  /** The gateway's payment page (QR_PAYMENT customers go here). */
   payment_url: string;
+  /** The bank or wallet page (`gateway.redirect_url`). */
   gateway_redirect_url: string;
   /** `gateway.qr_data_string` as answered: null from the test mock, a QR payload in the sandbox. */
   qr_data_string: string | null;
+  /** ISO 8601; unpaid after this, the payment reads as EXPIRED. */
   expires_at: string;
 }
 
@@ -288,10 +349,15 @@ export interface MockPaymentRecord extends MockRecordCommon {
  * ```
  */
 export interface MockWithdrawalRecord extends MockRecordCommon {
+  /** Discriminant: a withdrawal. */
   kind: 'WITHDRAWAL';
+  /** Always `BANK`. */
   method: 'BANK';
+  /** Beneficiary bank or e-wallet code. */
   bank_code: string;
+  /** The full account number as sent (answers and callbacks mask it). */
   account_number: string;
+  /** Beneficiary name. */
   account_name: string;
 }
 

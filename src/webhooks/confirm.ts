@@ -7,9 +7,13 @@ import type { WebhookEvent } from './events.js';
 
 /** The status record fields {@link confirmDeposit} compares. */
 export interface PaymentStatusRecordLike {
+  /** The payment id. */
   payment_id: string;
+  /** The merchant's reference. */
   reference_id: string;
+  /** Amount in MYR. */
   amount: number;
+  /** Current status. */
   status: string;
 }
 
@@ -18,7 +22,9 @@ export interface PaymentStatusRecordLike {
  * the webhooks entry point does not depend on the client.
  */
 export interface PaymentStatusSource {
+  /** The payments resource. */
   payments: {
+    /** Looks a payment up by payment_id or reference_id. */
     retrieve(identifier: string): Promise<PaymentStatusRecordLike>;
   };
 }
@@ -44,13 +50,16 @@ export type DepositMismatch =
 /** The result of {@link confirmDeposit}. */
 export type DepositConfirmation =
   | {
+      /** The status API confirms the callback (and your expectations). */
       readonly confirmed: true;
       /** Always empty here; present on both variants so that code compiled without
        * `strictNullChecks` (where `!check.confirmed` does not narrow) can still read it. */
       readonly mismatches: readonly [];
+      /** The status record that confirmed it. */
       readonly payment: PaymentStatusRecordLike;
     }
   | {
+      /** Something disagreed: do not fulfil. */
       readonly confirmed: false;
       /** Every field that disagreed. */
       readonly mismatches: readonly DepositMismatch[];

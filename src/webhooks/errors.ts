@@ -48,6 +48,7 @@ export type WebhookVerificationReason =
  * ```
  */
 export class WebhookVerificationError extends MyrGatewayError {
+  /** `'WebhookVerificationError'`, so logs show which error it is. */
   override name = 'WebhookVerificationError';
   /** Which rule the callback broke. */
   readonly reason: WebhookVerificationReason;
@@ -68,6 +69,7 @@ export class WebhookVerificationError extends MyrGatewayError {
  * is the original error, exactly as the merchant's code threw it.
  */
 export class WebhookHandlerError extends MyrGatewayError {
+  /** `'WebhookHandlerError'`, so logs show which error it is. */
   override name = 'WebhookHandlerError';
   /** Which stage failed: the merchant's handler, or the idempotency store. */
   readonly stage: 'handler' | 'store';

@@ -31,7 +31,9 @@ export type WebhookOutcome = 'processed' | 'duplicate' | 'in_flight' | 'rejected
 
 /** The small JSON body the adapters send back. */
 export interface WebhookResponseBody {
+  /** Whether the callback was handled (now or before). */
   readonly ok: boolean;
+  /** How the delivery ended. */
   readonly outcome: WebhookOutcome;
   /** The verification failure, when `outcome` is `rejected`. */
   readonly reason?: WebhookVerificationReason;
@@ -41,6 +43,7 @@ export interface WebhookResponseBody {
 export interface WebhookResponse {
   /** 200 processed or duplicate; 400/401 rejected; 409 in flight; 500 failed; 503 store unavailable or handler timed out. */
   readonly status: number;
+  /** The JSON body to send. */
   readonly body: WebhookResponseBody;
   /** Response headers to add (`Retry-After` on 409 and 503). */
   readonly headers: Readonly<Record<string, string>>;
@@ -154,7 +157,9 @@ export interface WebhookHandler {
    * ```
    */
   handle(request: WebhookRequest): Promise<WebhookResponse>;
+  /** The verifier it checks signatures with. */
   readonly verifier: WebhookVerifier;
+  /** The idempotency store it claims keys in. */
   readonly store: WebhookStore;
 }
 

@@ -12,7 +12,9 @@ export {
   deriveSigningKey,
   signCallbackFields,
   type SignedCallbackFields,
+  type NodeSigningKey,
   type SigningKey,
+  type WebSigningKey,
 } from './signature.js';
 export type { SpanAttributes, SpanAttributeValue, SpanLike, TracerLike } from '../core/trace.js';
 export { WebhookHandlerError, WebhookVerificationError, type WebhookVerificationReason } from './errors.js';

@@ -23,7 +23,12 @@ export type WebhookHeaderValue = string | readonly string[] | number | null | un
  * `get(name)`), or a Node-style record. Record keys are matched case-insensitively;
  * array values are accepted when all entries agree.
  */
-export type WebhookHeaders = { get(name: string): string | null } | Readonly<Record<string, WebhookHeaderValue>>;
+export type WebhookHeaders =
+  | {
+      /** A header's value by name, case-insensitively, or null (a Web `Headers`). */
+      get(name: string): string | null;
+    }
+  | Readonly<Record<string, WebhookHeaderValue>>;
 
 /** What {@link WebhookVerifier.verify} takes. */
 export interface WebhookRequest {

@@ -13,11 +13,17 @@ import { signCallbackFields, type SignedCallbackFields } from './signature.js';
  * appear on withdrawals only; `metadata` never appears.
  */
 export interface CallbackBody extends SignedCallbackFields {
+  /** `DEPOSIT` or `WITHDRAWAL` (not signed). */
   transaction_type: 'DEPOSIT' | 'WITHDRAWAL';
+  /** The gateway's transaction reference; set on SUCCESS, FAILED and REFUNDED (not signed in callbacks). */
   gateway_reference: string | null;
+  /** Withdrawals only (not signed). */
   bank_code?: string;
+  /** Withdrawals only, masked (not signed). */
   account_number?: string;
+  /** ISO 8601 creation time. */
   created_at: string;
+  /** HMAC-SHA256 of the signed fields, 64 lowercase hex. */
   signature: string;
 }
 
@@ -26,9 +32,13 @@ export interface CallbackBody extends SignedCallbackFields {
  * required; everything else has a default.
  */
 export interface SignCallbackInput {
+  /** The payment or withdrawal id. */
   payment_id: string;
+  /** The merchant's reference. */
   reference_id: string;
+  /** Amount in MYR. */
   amount: number;
+  /** Terminal status (`SUCCESS`, `FAILED`, …). */
   status: string;
   /** @default crypto.randomUUID() */
   webhook_id?: string;

@@ -31,20 +31,30 @@ export const SIGNED_FIELDS = [
 
 /** The signed subset of a callback body. */
 export interface SignedCallbackFields {
+  /** UUID of the callback; the same on every retry of one delivery. */
   webhook_id: string;
+  /** The payment or withdrawal id. */
   payment_id: string;
+  /** The merchant's reference. */
   reference_id: string;
+  /** Amount in MYR. */
   amount: number;
+  /** `MYR`. */
   currency: string;
+  /** Terminal status: SUCCESS, FAILED, EXPIRED, CANCELLED or REFUNDED. */
   status: string;
+  /** ISO 8601 time the callback was signed (checked against the tolerance). */
   timestamp: string;
+  /** ISO 8601 completion time, or null. */
   completed_at: string | null;
 }
 
 /** Thrown by {@link buildSignedString} when a field would make the signed string ambiguous. */
 export class SignedStringError extends Error {
+  /** `'SignedStringError'`, so logs show which error it is. */
   override name = 'SignedStringError';
   constructor(
+    /** The signed field that cannot be used. */
     readonly fieldName: string,
     problem = 'must not contain "|"',
   ) {
@@ -116,14 +126,18 @@ export function nodeCrypto(): NodeCrypto | null {
 const encoder = new TextEncoder();
 
 /** A signing key as a node:crypto `KeyObject`. */
-interface NodeSigningKey {
+export interface NodeSigningKey {
+  /** node:crypto. */
   readonly kind: 'node';
+  /** The derived key as a KeyObject. */
   readonly key: NodeCryptoModule.KeyObject;
 }
 
 /** A signing key as a non-extractable Web Crypto HMAC key. */
-interface WebSigningKey {
+export interface WebSigningKey {
+  /** Web Crypto. */
   readonly kind: 'web';
+  /** The derived key as a non-extractable HMAC CryptoKey. */
   readonly key: CryptoKey;
 }
 

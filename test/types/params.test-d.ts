@@ -31,3 +31,12 @@ async function results() {
 }
 
 export { missing, unknownBank, bank, card, usd, wallet, results };
+
+// PaymentStatus is written out by hand (zod's inference needs strict); the schema's output
+// must still be exactly what it promises.
+import type * as z from 'zod/mini';
+import type { PaymentStatus } from '../../src/index.js';
+import type { paymentStatusSchema } from '../../src/schemas/payments.js';
+const parsedIsPaymentStatus = (parsed: z.output<typeof paymentStatusSchema>): PaymentStatus => parsed;
+const paymentStatusIsParsed = (status: PaymentStatus): z.output<typeof paymentStatusSchema> => status;
+export { parsedIsPaymentStatus, paymentStatusIsParsed };

@@ -16,15 +16,21 @@ class BodyRefusal {
 
 /** The part of Fastify's request the handler uses. */
 export interface FastifyRequestLike {
+  /** The body as Fastify parsed it (or the raw bytes, inside the plugin). */
   body: unknown;
+  /** Request headers. */
   headers: IncomingMessage['headers'];
+  /** The underlying Node request. */
   raw: IncomingMessage;
 }
 
 /** The part of Fastify's reply the handler uses. */
 export interface FastifyReplyLike {
+  /** Sets the status code. */
   code(statusCode: number): FastifyReplyLike;
+  /** Sets a response header. */
   header(key: string, value: string): FastifyReplyLike;
+  /** Sends the response. */
   send(payload?: unknown): FastifyReplyLike;
 }
 
@@ -62,10 +68,12 @@ export function createFastifyHandler(
 
 /** The part of a Fastify instance the plugin uses. */
 export interface FastifyInstanceLike {
+  /** Registers a body parser (the plugin keeps the raw bytes, in its own context). */
   addContentTypeParser(
     contentType: string,
     parser: (request: unknown, payload: IncomingMessage, done: (error: Error | null, body?: unknown) => void) => void,
   ): unknown;
+  /** Adds a POST route. */
   post(
     path: string,
     options: { bodyLimit: number },
@@ -74,9 +82,21 @@ export interface FastifyInstanceLike {
 }
 
 /** Options of {@link fastifyWebhookPlugin}: the handler's (or `handler`), the route, the adapter's. */
-export type FastifyWebhookPluginOptions = WebhookAdapterOptions & { path?: string | undefined } & (
-    | { handler: WebhookAdapterInput }
-    | Exclude<WebhookAdapterInput, { handle: unknown }>
+export type FastifyWebhookPluginOptions = WebhookAdapterOptions & {
+  /** The callback route. @default '/webhooks/myr' */
+  path?: string | undefined;
+} & (
+    | {
+        /** A ready handler, or the handler's options. */
+        handler: WebhookAdapterInput;
+      }
+    | Exclude<
+        WebhookAdapterInput,
+        {
+          /** A ready handler goes in `handler` instead. */
+          handle: unknown;
+        }
+      >
   );
 
 /**

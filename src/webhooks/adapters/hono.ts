@@ -10,8 +10,11 @@ import { answerWebRequest } from './web.js';
 
 /** The part of Hono's `Context` the handler uses. */
 export interface HonoContextLike {
+  /** Hono's request wrapper. */
   req: {
+    /** The Web `Request`. */
     raw: Request;
+    /** The body bytes (Hono caches them, so an earlier reader does not consume them). */
     arrayBuffer(): Promise<ArrayBuffer>;
   };
 }

@@ -9,13 +9,26 @@ import { handleBody, nodeRequestBody, resolveAdapter, responseText, type Webhook
 
 /** The part of Koa's `Context` the middleware uses. */
 export interface KoaContextLike {
+  /** The underlying Node request. */
   req: IncomingMessage;
-  request: { body?: unknown; rawBody?: unknown };
+  /** Koa's request, with what a body parser left on it. */
+  request: {
+    /** The parsed body, when a body parser ran. */
+    body?: unknown;
+    /** The raw body text, when a body parser kept it. */
+    rawBody?: unknown;
+  };
+  /** HTTP method. */
   method: string;
+  /** Request path. */
   path: string;
+  /** Response status. */
   status: number;
+  /** Response body. */
   body: unknown;
+  /** Response content type. */
   type: string;
+  /** Sets a response header. */
   set(field: string, value: string): void;
 }
 

@@ -58,6 +58,7 @@ const INSPECT = Symbol.for('nodejs.util.inspect.custom');
  * ```
  */
 export class MemoryWebhookStore implements WebhookStore {
+  /** Most keys held at once. */
   readonly maxEntries: number;
   readonly #clock: () => number;
   readonly #generation: number;
@@ -136,6 +137,7 @@ export class MemoryWebhookStore implements WebhookStore {
     this.#current.set(key, entry);
   }
 
+  /** A secret-free view for logs (no tokens, no keys). */
   toJSON(): Record<string, unknown> {
     return { name: 'MemoryWebhookStore', size: this.size, maxEntries: this.maxEntries };
   }

@@ -20,9 +20,19 @@
 /** The answer to {@link WebhookStore.claim}. */
 export type WebhookClaim =
   /** The caller holds the key until it completes or releases it, or `ttlMs` passes. */
-  | { readonly acquired: true; readonly token: string }
+  | {
+      /** The key is yours. */
+      readonly acquired: true;
+      /** Proof of the claim, for `complete` and `release`. */
+      readonly token: string;
+    }
   /** Somebody else holds the key (`in_flight`), or it was already handled (`done`). */
-  | { readonly acquired: false; readonly state: 'in_flight' | 'done' };
+  | {
+      /** The key is not yours. */
+      readonly acquired: false;
+      /** `in_flight`: being handled elsewhere (answer 409); `done`: handled (answer 200). */
+      readonly state: 'in_flight' | 'done';
+    };
 
 /**
  * An async store of idempotency keys. Implement it over a shared database when more
