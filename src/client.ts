@@ -3,7 +3,9 @@ import { ConfigurationError } from './core/errors.js';
 import type { RateLimitInfo } from './core/rate-limit.js';
 import { resolveRetryOptions, type RetryOptions, sleep as defaultSleep } from './core/retry.js';
 import { readToken } from './core/token-answer.js';
-import { noteClient, tokenKey } from './core/token-shared.js';
+import type { RateLimiter } from './core/pacing.js';
+import { defaultRateLimiter, Pacer } from './core/pacing-memory.js';
+import { noteClient, sha256Hex, tokenKey } from './core/token-shared.js';
 import { MAX_TIMER_MS, Transport } from './core/transport.js';
 import { LOOPBACK_HOST } from './core/validate.js';
 import { Payments } from './resources/payments.js';
@@ -78,6 +80,22 @@ export interface MyrGatewayOptions {
    * @example 250
    */
   tokenStoreTimeout?: number;
+  /**
+   * Pacing to the service's rate limits (5 token, 100 payment, 50 withdrawal and 100 other
+   * requests a minute, or whatever its `X-RateLimit-*` headers say). A call waits for a free
+   * slot before it sends anything (that wait is not a retry), bounded by its `signal` and
+   * `totalTimeout`; no slot in time ends it with a {@link RateLimitError} saying so. By default
+   * every client of the same merchant and base URL in this process shares one budget. Pass
+   * `new RedisRateLimiter({ client })` (`myr-gateway/redis`) to share it across a fleet, your
+   * own {@link RateLimiter}, or `false` to turn pacing off (429s are then only retried).
+   * @default a process-wide MemoryRateLimiter
+   * @example
+   * ```ts
+   * import { RedisRateLimiter } from 'myr-gateway/redis';
+   * new MyrGateway({ baseUrl, merchantId, apiKey, rateLimiter: new RedisRateLimiter({ client: redis }) });
+   * ```
+   */
+  rateLimiter?: RateLimiter | false;
   /**
    * Clock in epoch milliseconds (tests).
    * @default Date.now
@@ -180,6 +198,10 @@ export class MyrGateway {
 
     // The transport also redacts the access token of each attempt (wherever it came from).
     const redact = (text: string): string => text.split(apiKey).join('[redacted]');
+    const limiter = options.rateLimiter === undefined ? defaultRateLimiter(now) : options.rateLimiter;
+    if (limiter !== false && (typeof limiter?.acquire !== 'function' || typeof limiter.observe !== 'function')) {
+      throw new ConfigurationError('rateLimiter must be a RateLimiter (acquire and observe) or false', 'rateLimiter');
+    }
     const transport = new Transport({
       baseUrl,
       fetch: options.fetch,
@@ -191,6 +213,7 @@ export class MyrGateway {
       random: options.random ?? Math.random,
       sleep: options.sleep ?? defaultSleep,
       redact,
+      pacer: limiter === false ? undefined : new Pacer(limiter, () => sha256Hex(['myr-gateway pacing v1', baseUrl, merchantId]), now),
     });
     let key: Promise<string> | undefined;
     const tokens = new TokenManager({

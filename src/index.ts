@@ -11,6 +11,14 @@ export { MyrGateway, type MyrGatewayOptions } from './client.js';
 export * from './core/errors.js';
 export { MemoryTokenStore, type StoredToken, type TokenStore } from './core/auth.js';
 export type { RateLimitInfo } from './core/rate-limit.js';
+export {
+  PUBLISHED_LIMITS,
+  type AcquireOptions,
+  type RateBucket,
+  type RateLimiter,
+  type RateLimitObservation,
+} from './core/pacing.js';
+export { MemoryRateLimiter } from './core/pacing-memory.js';
 export type { RetryOptions } from './core/retry.js';
 export type { RequestOptions } from './core/transport.js';
 export { Payments } from './resources/payments.js';

@@ -9,7 +9,7 @@ import { defaultCallbackFetch, deliverCallback } from './callbacks.js';
 import { FaultQueue } from './faults.js';
 import { createDispatcher, createMswHandlers, defaultGenerateId, type ResolvedOptions } from './handlers.js';
 import { serveOverHttp, type MockHttpServer, type ServeOptions } from './server.js';
-import { DEFAULT_RATE_LIMITS, MockState, randomHex, type MockRecord } from './state.js';
+import { DEFAULT_RATE_LIMITS, MockState, RATE_WINDOW_MS, randomHex, type MockRecord } from './state.js';
 import type {
   CallbackDelivery,
   CallbackOptions,
@@ -170,6 +170,7 @@ function resolveOptions(options: MockGatewayOptions): ResolvedOptions {
     now: options.now ?? Date.now,
     rateLimits: options.rateLimits === false ? false : { ...DEFAULT_RATE_LIMITS, ...options.rateLimits },
     rateLimitShape: options.rateLimitShape ?? 'envelope',
+    rateLimitWindowMs: windowOption(options.rateLimitWindowMs),
     generateId: options.generateId ?? defaultGenerateId,
   };
 }
@@ -313,4 +314,12 @@ export function createMockGateway(options: MockGatewayOptions = {}): MockGateway
     },
   };
   return mock;
+}
+
+function windowOption(value: number | undefined): number {
+  if (value === undefined) return RATE_WINDOW_MS;
+  if (!Number.isInteger(value) || value < 100 || value > 3_600_000) {
+    throw new TypeError('rateLimitWindowMs must be a whole number of milliseconds from 100 to 3600000');
+  }
+  return value;
 }
