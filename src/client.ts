@@ -241,7 +241,10 @@ export class MyrGateway {
     });
     transport.useTokens(tokens);
     this.#transport = transport;
-    this.payments = new Payments(transport, options.allowInsecureLoopback === true);
+    this.payments = new Payments(transport, options.allowInsecureLoopback === true, {
+      sleep: options.sleep ?? defaultSleep,
+      random: options.random ?? Math.random,
+    });
     this.withdrawals = new Withdrawals(transport);
   }
 

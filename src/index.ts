@@ -22,6 +22,7 @@ export { MemoryRateLimiter } from './core/pacing-memory.js';
 export type { RetryOptions } from './core/retry.js';
 export type { RequestOptions } from './core/transport.js';
 export { Payments } from './resources/payments.js';
+export type { WaitForCompletionOptions } from './resources/wait.js';
 export { type WithdrawalRecovery, Withdrawals } from './resources/withdrawals.js';
 export {
   PROVIDER_CHANNELS_GROUP_A,
