@@ -5,9 +5,10 @@
  * @module
  */
 import { ConfigurationError } from '../core/errors.js';
-import { WebhookHandlerError, WebhookVerificationError, type WebhookVerificationReason } from './errors.js';
+import { type WebhookHandlerError, WebhookVerificationError, type WebhookVerificationReason } from './errors.js';
 import type { WebhookEvent } from './events.js';
 import { MemoryWebhookStore } from './stores/memory.js';
+import { paymentKey, runOnce } from './run-once.js';
 import type { WebhookStore } from './stores/types.js';
 import { WebhookVerifier, type WebhookRequest, type WebhookVerifierOptions } from './verifier.js';
 
@@ -131,7 +132,7 @@ function statusFor(reason: WebhookVerificationReason): number {
 export function idempotencyKey(event: WebhookEvent, mode: WebhookIdempotency): string {
   const s = event.signed;
   // Only signed fields: an attacker cannot steer a delivery onto another key.
-  return mode === 'webhook' ? `webhook:${s.webhook_id}` : `payment:${s.payment_id}:${s.status}`;
+  return mode === 'webhook' ? `webhook:${s.webhook_id}` : paymentKey(s.payment_id, s.status);
 }
 
 /** Builds a {@link WebhookHandler} from a handler or its options (adapters take either). */
@@ -209,38 +210,20 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     }
 
     const key = idempotencyKey(event, mode);
-    let claim;
+    let result;
     try {
-      claim = await store.claim(key, inFlightTtlMs);
+      result = await runOnce(store, key, () => onEvent(event, { key }), { inFlightTtlMs, completedTtlMs, onError: (e) => report(e, event) });
     } catch (error) {
-      report(new WebhookHandlerError('store', 'the idempotency store failed to claim the callback', error), event);
-      return { status: 503, body: { ok: false, outcome: 'unavailable' }, headers: RETRY_HEADERS, event };
+      const failure = error as WebhookHandlerError;
+      report(failure, event);
+      return failure.stage === 'store'
+        ? { status: 503, body: { ok: false, outcome: 'unavailable' }, headers: RETRY_HEADERS, event }
+        : { status: 500, body: { ok: false, outcome: 'failed' }, headers: JSON_HEADERS, event };
     }
-    if (!claim.acquired) {
-      return claim.state === 'done'
-        ? { status: 200, body: { ok: true, outcome: 'duplicate' }, headers: JSON_HEADERS, event }
-        : { status: 409, body: { ok: false, outcome: 'in_flight' }, headers: RETRY_HEADERS, event };
-    }
-
-    try {
-      await onEvent(event, { key });
-    } catch (error) {
-      report(new WebhookHandlerError('handler', 'the webhook handler threw; the claim was released for a retry', error), event);
-      try {
-        await store.release(key, claim.token);
-      } catch (releaseError) {
-        report(new WebhookHandlerError('store', 'the idempotency store failed to release the claim', releaseError), event);
-      }
-      return { status: 500, body: { ok: false, outcome: 'failed' }, headers: JSON_HEADERS, event };
-    }
-
-    try {
-      await store.complete(key, claim.token, completedTtlMs);
-    } catch (error) {
-      // The handler did finish: acknowledging is right. The claim still blocks retries until it expires.
-      report(new WebhookHandlerError('store', 'the idempotency store failed to record a finished callback', error), event);
-    }
-    return { status: 200, body: { ok: true, outcome: 'processed' }, headers: JSON_HEADERS, event };
+    if (result.outcome === 'processed') return { status: 200, body: { ok: true, outcome: 'processed' }, headers: JSON_HEADERS, event };
+    return result.outcome === 'duplicate'
+      ? { status: 200, body: { ok: true, outcome: 'duplicate' }, headers: JSON_HEADERS, event }
+      : { status: 409, body: { ok: false, outcome: 'in_flight' }, headers: RETRY_HEADERS, event };
   }
 
   return {

@@ -19,5 +19,6 @@ export * from './events.js';
 export * from './verifier.js';
 export * from './confirm.js';
 export * from './handler.js';
+export { paymentKey, runOnce, type RunOnceOptions, type RunOnceResult } from './run-once.js';
 export * from './stores/index.js';
 export * from '../adapters/index.js';

@@ -29,3 +29,12 @@ describe('examples/withdrawal.ts', () => {
     expect(stdout).toContain('withdraw requests the mock received: 2, refused as duplicates: 1');
   }, 90_000);
 });
+
+describe('examples/reconcile.ts', () => {
+  it('fulfils the payment whose callback was lost and leaves the one its callback handled', async () => {
+    const stdout = await runExample('examples/reconcile.ts');
+    expect(stdout).toMatch(/fulfilled by the job: RECON\d+B\n/);
+    expect(stdout).toMatch(/already handled by a callback: RECON\d+A\n/);
+    expect(stdout).toContain('fulfilments: 2, distinct orders: 2');
+  }, 90_000);
+});
