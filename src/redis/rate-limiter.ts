@@ -9,6 +9,8 @@ import {
   BucketModel,
   monotonicNow,
   pacingError,
+  PUBLISHED_LIMITS,
+  PUBLISHED_WINDOW_MS,
   type RateBucket,
   type RateLimiter,
   type RateLimitObservation,
@@ -117,7 +119,7 @@ export class RedisRateLimiter implements RateLimiter {
     const b = this.#bucket(key, bucket);
     b.learn(observation, monotonicNow(), 0);
     const learned = `${b.limit}:${b.windowMs}`;
-    if (learned !== b.written && learned !== `${b.limit}:60000`) {
+    if (learned !== b.written && learned !== `${PUBLISHED_LIMITS[bucket]}:${PUBLISHED_WINDOW_MS}`) {
       b.written = learned;
       const [, cfg] = b.keys;
       this.#redis

@@ -52,6 +52,19 @@ it('one token for the whole fleet on a cold cache, and one replacement after TOK
   expect(mock.requests.filter((r) => r.endpoint === 'payment.create' && r.status === 401).length).toBeGreaterThan(0);
 }, 60_000);
 
-// The client's fallback to an in-process token when its store rejects comes with the tokens
-// branch (TokenManager); this store's half, rejecting promptly, is in redis-token-store.test.ts.
-it.todo('Redis stopped mid-run: client calls keep succeeding on an in-process token, and share again once Redis is back');
+it('Redis stopped mid-run: calls keep succeeding on the in-process token; once it is back, one replacement for the fleet again', async () => {
+  const before = tokenRequests();
+  await redis.stop();
+  const down = await pool.all<Result>({ type: 'run', round: 3, calls: 10 });
+  expect(down.flatMap((r) => r.errors)).toEqual([]);
+  expect(down.reduce((sum, r) => sum + r.ok, 0)).toBe(WORKERS * 10);
+  expect(tokenRequests()).toBe(before); // each process kept the token it held
+
+  await redis.start(); // same port, empty (no persistence): the clients reconnect by themselves
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  mock.expireTokens();
+  const back = await pool.all<Result>({ type: 'run', round: 4, calls: 10 });
+  expect(back.flatMap((r) => r.errors)).toEqual([]);
+  expect(back.reduce((sum, r) => sum + r.ok, 0)).toBe(WORKERS * 10);
+  expect(tokenRequests()).toBe(before + 1);
+}, 60_000);
