@@ -4,41 +4,20 @@
  * within the time the limit allows. The mock's window is 2 s instead of 60 so the test takes
  * seconds; no process is told: they learn it from X-RateLimit-Reset and share it in Redis.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createMockGateway, type MockHttpServer } from '../../src/testing/index.js';
-import { RedisServer } from '../helpers/redis.js';
-import { WorkerPool } from './pool.js';
+import { expect, it } from 'vitest';
+import { createMockGateway } from '../../src/testing/index.js';
+import { startFleet } from './fleet.js';
 
 const WORKERS = 4;
 const WINDOW_MS = 2000;
 const mock = createMockGateway({ rateLimits: { paymentRequest: 100 }, rateLimitWindowMs: WINDOW_MS });
-let redis: RedisServer;
-let http: MockHttpServer;
-let pool: WorkerPool;
-
-beforeAll(async () => {
-  redis = await RedisServer.start();
-  http = await mock.serve();
-  pool = await WorkerPool.start('./pacing-worker.ts', WORKERS, (i) => ({
-    WORKER: String(i),
-    CLIENT_KIND: i % 2 ? 'node-redis' : 'ioredis',
-    REDIS_URL: redis.url,
-    BASE_URL: http.baseUrl,
-    MERCHANT_ID: mock.merchant.merchantId,
-    API_KEY: mock.merchant.apiKey,
-  }));
-}, 60_000);
-afterAll(async () => {
-  await pool?.stop();
-  await http?.close();
-  await redis?.stop();
-});
+const fleet = startFleet(mock, './pacing-worker.ts', WORKERS);
 
 type Result = { ok: number; errors: string[] };
 
 it('4 processes × 125 payment creations at 100 per window: no 429, all 500 created, in about 4 windows', async () => {
   const started = performance.now();
-  const results = await pool.all<Result>({ type: 'burst', calls: 500 / WORKERS });
+  const results = await fleet.pool.all<Result>({ type: 'burst', calls: 500 / WORKERS });
   const elapsed = performance.now() - started;
   const creates = mock.requests.filter((r) => r.endpoint === 'payment.create');
 
