@@ -5,7 +5,9 @@ import { isTracer, type TracerLike } from './core/trace.js';
 import type { RateLimitInfo } from './core/rate-limit.js';
 import { resolveRetryOptions, type RetryOptions, sleep as defaultSleep } from './core/retry.js';
 import { readToken } from './core/token-answer.js';
-import { noteClient, tokenKey } from './core/token-shared.js';
+import type { RateLimiter } from './core/pacing.js';
+import { defaultRateLimiter, Pacer } from './core/pacing-memory.js';
+import { noteClient, sha256Hex, tokenKey } from './core/token-shared.js';
 import { MAX_TIMER_MS, Transport } from './core/transport.js';
 import { LOOPBACK_HOST } from './core/validate.js';
 import { Payments } from './resources/payments.js';
@@ -142,6 +144,22 @@ export interface MyrGatewayOptions {
    */
   tracer?: TracerLike | false;
   /**
+   * Pacing to the service's rate limits (5 token, 100 payment, 50 withdrawal and 100 other
+   * requests a minute, or whatever its `X-RateLimit-*` headers say). A call waits for a free
+   * slot before it sends anything (that wait is not a retry), bounded by its `signal` and
+   * `totalTimeout`; no slot in time ends it with a {@link RateLimitError} saying so. By default
+   * every client of the same merchant and base URL in this process shares one budget. Pass
+   * `new RedisRateLimiter({ client })` (`myr-gateway/redis`) to share it across a fleet, your
+   * own {@link RateLimiter}, or `false` to turn pacing off (429s are then only retried).
+   * @default a process-wide MemoryRateLimiter
+   * @example
+   * ```ts
+   * import { RedisRateLimiter } from 'myr-gateway/redis';
+   * new MyrGateway({ baseUrl, merchantId, apiKey, rateLimiter: new RedisRateLimiter({ client: redis }) });
+   * ```
+   */
+  rateLimiter?: RateLimiter | false;
+  /**
    * Clock in epoch milliseconds (tests).
    * @default Date.now
    */
@@ -264,6 +282,10 @@ export class MyrGateway {
 
     // The transport also redacts the access token of each attempt (wherever it came from).
     const redact = (text: string): string => text.split(apiKey).join('[redacted]');
+    const limiter = options.rateLimiter === undefined ? defaultRateLimiter(now) : options.rateLimiter;
+    if (limiter !== false && (typeof limiter?.acquire !== 'function' || typeof limiter.observe !== 'function')) {
+      throw new ConfigurationError('rateLimiter must be a RateLimiter (acquire and observe) or false', 'rateLimiter');
+    }
     const transport = new Transport({
       baseUrl,
       fetch: options.fetch,
@@ -276,6 +298,7 @@ export class MyrGateway {
       sleep: options.sleep ?? defaultSleep,
       redact,
       observer,
+      pacer: limiter === false ? undefined : new Pacer(limiter, () => sha256Hex(['myr-gateway pacing v1', baseUrl, merchantId]), now),
     });
     let key: Promise<string> | undefined;
     const tokens = new TokenManager({
@@ -304,7 +327,10 @@ export class MyrGateway {
     });
     transport.useTokens(tokens);
     this.#transport = transport;
-    this.payments = new Payments(transport, options.allowInsecureLoopback === true);
+    this.payments = new Payments(transport, options.allowInsecureLoopback === true, {
+      sleep: options.sleep ?? defaultSleep,
+      random: options.random ?? Math.random,
+    });
     this.withdrawals = new Withdrawals(transport);
   }
 

@@ -20,6 +20,7 @@ export {
   MyrGatewayError,
   NotFoundError,
   OutcomeUnknownError,
+  PaymentPendingError,
   PaymentUrlUnavailableError,
   PermissionDeniedError,
   RateLimitError,
@@ -43,9 +44,18 @@ export type {
 } from './core/observe.js';
 export type { SpanAttributes, SpanAttributeValue, SpanLike, TracerLike } from './core/trace.js';
 export type { RateLimitInfo } from './core/rate-limit.js';
+export {
+  PUBLISHED_LIMITS,
+  type AcquireOptions,
+  type RateBucket,
+  type RateLimiter,
+  type RateLimitObservation,
+} from './core/pacing.js';
+export { MemoryRateLimiter } from './core/pacing-memory.js';
 export type { RetryOptions } from './core/retry.js';
 export type { RequestOptions } from './core/transport.js';
 export { Payments } from './resources/payments.js';
+export type { WaitForCompletionOptions } from './resources/wait.js';
 export { type WithdrawalRecovery, Withdrawals } from './resources/withdrawals.js';
 export {
   PROVIDER_CHANNELS_GROUP_A,

@@ -37,6 +37,7 @@ export type ClientErrorCode =
   | 'ABORTED'
   | 'OUTCOME_UNKNOWN'
   | 'PAYMENT_URL_UNAVAILABLE'
+  | 'PAYMENT_PENDING'
   | 'INVALID_RESPONSE'
   | 'INVALID_CONFIGURATION'
   | 'WEBHOOK_VERIFICATION_FAILED'
@@ -318,5 +319,42 @@ export class PaymentUrlUnavailableError extends MyrGatewayError {
 
   override toJSON(): Record<string, unknown> {
     return { ...super.toJSON(), existingPayment: this.existingPayment, expiresAt: this.expiresAt };
+  }
+}
+
+/**
+ * `payments.waitForCompletion` gave up: the payment had not reached a terminal status within
+ * `timeoutMs`. Nothing is wrong with it; `lastStatus` is the last status record seen (undefined
+ * when no lookup answered). Keep waiting for the callback, or poll again later.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await gateway.payments.waitForCompletion('ORDER1001', { timeoutMs: 60_000 });
+ * } catch (error) {
+ *   if (error instanceof PaymentPendingError) log.info('still', error.lastStatus?.status);
+ *   else throw error;
+ * }
+ * ```
+ */
+export class PaymentPendingError extends MyrGatewayError {
+  override name = 'PaymentPendingError';
+  /** The payment_id or reference_id that was polled. */
+  readonly identifier: string;
+  /** The last status record seen, if any lookup answered. */
+  readonly lastStatus: PaymentStatusLike | undefined;
+  constructor(message: string, init: { identifier: string; lastStatus: PaymentStatusLike | undefined; cause?: unknown }) {
+    super(message, {
+      code: 'PAYMENT_PENDING',
+      retryable: true,
+      referenceId: init.lastStatus?.reference_id,
+      cause: init.cause,
+    });
+    this.identifier = init.identifier;
+    this.lastStatus = init.lastStatus;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), identifier: this.identifier, lastStatus: this.lastStatus };
   }
 }

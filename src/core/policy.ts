@@ -14,7 +14,8 @@
  *    payment under it; the resource reconciles DUPLICATE_REFERENCE).
  * 4. Waits: exponential backoff plus jitter; a `Retry-After` is honoured but never followed
  *    earlier than asked, never below the backoff (so 0 or garbage is no hot loop), and spread by
- *    jitter so clients told the same value do not come back in lock-step.
+ *    jitter so clients told the same value do not come back in lock-step. A 429 without
+ *    `Retry-After` waits for its `X-RateLimit-Reset` the same way.
  * 5. No wait runs past the call's total timeout; a `Retry-After` above `maxDelayMs` stops.
  *
  * @module
@@ -26,7 +27,14 @@ export type Operation = 'token' | 'status' | 'payment.create' | 'withdraw' | 'wi
 
 /** How one attempt failed. */
 export type Outcome =
-  | { kind: 'http'; status: number; code: string; retryAfterMs?: number | undefined }
+  | {
+      kind: 'http';
+      status: number;
+      code: string;
+      retryAfterMs?: number | undefined;
+      /** Milliseconds until `X-RateLimit-Reset`: the wait of a 429 that carries no `Retry-After`. */
+      resetInMs?: number | undefined;
+    }
   /** `sent: false` when the system error proves nothing left this machine (ECONNREFUSED, DNS). */
   | { kind: 'network'; sent: boolean }
   | { kind: 'timeout' };
@@ -76,6 +84,13 @@ export function retryDelay(n: number, retryAfterMs: number | undefined, retry: R
   return Math.max(floor, Math.min(retry.maxDelayMs, floor + Math.floor(random * spread)));
 }
 
+/** The wait the service asked for: `Retry-After`, else for a 429 its `X-RateLimit-Reset`. */
+function serverWait(outcome: Outcome): number | undefined {
+  if (outcome.kind !== 'http') return undefined;
+  if (outcome.retryAfterMs !== undefined || outcome.status !== 429 || outcome.resetInMs === undefined) return outcome.retryAfterMs;
+  return Math.max(0, outcome.resetInMs);
+}
+
 /** The decision after a failed attempt. Pure: same input, same answer. */
 export function decide(input: PolicyInput): Decision {
   const { operation, outcome } = input;
@@ -88,7 +103,7 @@ export function decide(input: PolicyInput): Decision {
     return renewable && !input.tokenRenewed ? { action: 'renew-token' } : { action: 'stop', maybeProcessed };
   }
   if (!retryable(outcome) || input.attempt > input.maxRetries) return { action: 'stop', maybeProcessed };
-  const delayMs = retryDelay(input.attempt, outcome.kind === 'http' ? outcome.retryAfterMs : undefined, input.retry, input.random);
+  const delayMs = retryDelay(input.attempt, serverWait(outcome), input.retry, input.random);
   if (delayMs === undefined || delayMs >= input.remainingMs) return { action: 'stop', maybeProcessed };
   return { action: 'retry', delayMs, maybeProcessed };
 }

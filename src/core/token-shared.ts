@@ -151,15 +151,19 @@ export function sharedTokens(store: TokenStore, key: string): SharedTokens {
 
 /** `myr-gateway:token:<sha256 hex>` of the base URL, merchant id and api key. */
 export async function tokenKey(baseUrl: string, merchantId: string, apiKey: string): Promise<string> {
+  return `myr-gateway:token:${await sha256Hex(['myr-gateway token v1', baseUrl, merchantId, apiKey])}`;
+}
+
+/** SHA-256 (hex) of a list of strings, with Web Crypto. */
+export async function sha256Hex(parts: string[]): Promise<string> {
   const subtle = globalThis.crypto?.subtle;
   if (!subtle) {
     throw new ConfigurationError('INVALID_CONFIGURATION: this runtime has no Web Crypto (crypto.subtle), which the token cache needs');
   }
-  const data = new TextEncoder().encode(JSON.stringify(['myr-gateway token v1', baseUrl, merchantId, apiKey]));
-  const digest = new Uint8Array(await subtle.digest('SHA-256', data));
+  const digest = new Uint8Array(await subtle.digest('SHA-256', new TextEncoder().encode(JSON.stringify(parts))));
   let hex = '';
   for (const byte of digest) hex += byte.toString(16).padStart(2, '0');
-  return `myr-gateway:token:${hex}`;
+  return hex;
 }
 
 /** Clients created for one merchant before the process warns that they should be reused. */

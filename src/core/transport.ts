@@ -18,6 +18,7 @@ import {
   TimeoutError,
 } from './errors.js';
 import { CallLimits, checkCount, checkMs, MAX_TIMER_MS, systemCodeOf } from './call-limits.js';
+import type { Pacer } from './pacing-memory.js';
 import { decide, type Operation, type Outcome, outcomeUnknownAdvice } from './policy.js';
 import { type RateLimitInfo, readRateLimit } from './rate-limit.js';
 import { isNotSentCode, parseRetryAfter, type ResolvedRetryOptions } from './retry.js';
@@ -87,6 +88,8 @@ export interface TransportConfig {
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   redact: (text: string) => string;
   observer: Observer;
+  /** Pacing to the rate limits; undefined when turned off (`rateLimiter: false`). */
+  pacer?: Pacer | undefined;
 }
 
 export { MAX_TIMER_MS };
@@ -169,10 +172,15 @@ export class Transport {
       if (spec.authenticated) {
         token = await this.#token(limits, spec, state);
       }
+      // Waiting for a slot happens before anything is sent: it is not a retry.
+      const paced = await cfg.pacer?.acquire(spec.operation, limits.user, limits.remaining()).catch((e: unknown) => {
+        throw this.#stopped(e, limits, spec, state);
+      });
       const report = beforeAttempt?.();
       trace.request();
       const attempt = await this.#attempt(spec, body, token, attemptTimeout, limits);
       report?.(attemptReport(attempt, cfg.now()));
+      paced?.(attempt.kind === 'response' ? attempt.response : undefined);
       const outcome = this.#judge(attempt, attemptTimeout, token);
       trace.response(attempt.kind === 'response' ? attempt.response : undefined, outcome.ok ? undefined : outcome.error);
       if (outcome.ok) return outcome.data;
@@ -318,7 +326,8 @@ export class Transport {
       token === undefined ? cfg.redact : (text) => cfg.redact(text).split(token).join('[redacted]'),
     );
     const retryAfterMs = error.retryAfter === undefined ? undefined : error.retryAfter * 1000;
-    return { ok: false, error, outcome: { kind: 'http', status: response.status, code: String(error.code), retryAfterMs } };
+    const resetInMs = rateLimit?.reset === undefined ? undefined : rateLimit.reset * 1000 - cfg.now();
+    return { ok: false, error, outcome: { kind: 'http', status: response.status, code: String(error.code), retryAfterMs, resetInMs } };
   }
 
   #throwIfStopped(limits: CallLimits, spec: CallSpec, state: CallState): void {

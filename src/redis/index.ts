@@ -1,11 +1,12 @@
 /**
  * `myr-gateway/redis`: the stores that make a fleet of processes behave like one
  * client: a shared access token ({@link RedisTokenStore}) and an exactly-once callback
- * ledger ({@link RedisWebhookStore}). Bring your own ioredis or node-redis client; this
- * subpath loads neither.
+ * ledger ({@link RedisWebhookStore}), and one rate budget ({@link RedisRateLimiter}).
+ * Bring your own ioredis or node-redis client; this subpath loads neither.
  *
  * @module
  */
 export { RedisStoreError, type RedisClientLike, type RedisStoreOptions } from './client.js';
 export { RedisTokenStore, type RedisTokenStoreOptions } from './token-store.js';
 export { RedisWebhookStore } from './webhook-store.js';
+export { RedisRateLimiter } from './rate-limiter.js';

@@ -1,3 +1,4 @@
+import { sleep as defaultSleep } from '../core/retry.js';
 import { AbortError, InvalidRequestError, InvalidResponseError, MyrGatewayError } from '../core/errors.js';
 import { withResponse, type WithResponse } from '../core/observe.js';
 import type { CallState, RequestOptions, Transport } from '../core/transport.js';
@@ -11,6 +12,13 @@ import {
   paymentStatusSchema,
 } from '../schemas/payments.js';
 import { createdPayment, reconcile } from './reconcile.js';
+import { waitForCompletion, type WaitForCompletionOptions } from './wait.js';
+
+/** Timing the poller borrows from the client (injectable in tests). */
+export interface PaymentsTiming {
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  random(): number;
+}
 
 const IDENTIFIER = /^[A-Za-z0-9_]{1,128}$/;
 
@@ -21,11 +29,13 @@ const IDENTIFIER = /^[A-Za-z0-9_]{1,128}$/;
 export class Payments {
   readonly #transport: Transport;
   readonly #allowInsecureLoopback: boolean;
+  readonly #timing: PaymentsTiming;
 
   /** @internal */
-  constructor(transport: Transport, allowInsecureLoopback = false) {
+  constructor(transport: Transport, allowInsecureLoopback = false, timing: PaymentsTiming = { sleep: defaultSleep, random: Math.random }) {
     this.#transport = transport;
     this.#allowInsecureLoopback = allowInsecureLoopback;
+    this.#timing = timing;
   }
 
   /**
@@ -139,5 +149,37 @@ export class Payments {
       );
     }
     return withResponse(status, state.response);
+  }
+
+  /**
+   * Polls the payment's status until it is terminal (SUCCESS, FAILED, EXPIRED, CANCELLED,
+   * REFUNDED) and returns that status record; throws {@link PaymentPendingError} (with
+   * `lastStatus`) when `timeoutMs` passes first, and {@link AbortError} when `signal` aborts.
+   * Pauses start at `intervalMs` (2 s) and grow by half up to 30 s, with jitter; every lookup
+   * goes through the client's pacing, so polling stays inside the rate limits.
+   *
+   * **Callbacks stay the primary path**: they arrive without polling and carry the signed
+   * outcome. Use this where no callback can reach you (a CLI, a local script, a test), for a
+   * short wait right after the customer returns from the payment page, or in a reconciliation
+   * job for payments whose callback never came (see examples/reconcile.ts). Do not poll every
+   * open payment: 100 status lookups a minute are shared with everything else you send.
+   *
+   * @example
+   * ```ts
+   * try {
+   *   const status = await gateway.payments.waitForCompletion('ORDER1001', { timeoutMs: 120_000 });
+   *   if (status.status === 'SUCCESS') await fulfil(status.reference_id);
+   * } catch (error) {
+   *   if (!(error instanceof PaymentPendingError)) throw error;
+   *   // still PROCESSING: the callback (or a later reconciliation run) will settle it
+   * }
+   * ```
+   */
+  waitForCompletion(identifier: string, options: WaitForCompletionOptions): Promise<PaymentStatus> {
+    return waitForCompletion(
+      { retrieve: (id, o) => this.retrieve(id, o), sleep: this.#timing.sleep, random: this.#timing.random },
+      identifier,
+      options,
+    );
   }
 }

@@ -37,6 +37,7 @@ export interface ResolvedOptions {
   now: () => number;
   rateLimits: MockRateLimits | false;
   rateLimitShape: 'envelope' | 'nest';
+  rateLimitWindowMs: number;
   generateId: (prefix: 'PAY_' | 'WD_') => string;
   /** Origin of the hosted payment pages `payment_url` and `gateway.redirect_url` point to. */
   pageOrigin: string;
@@ -181,7 +182,7 @@ export function createDispatcher(ctx: DispatchContext): (request: Request) => Pr
   function rate(key: string, endpoint: Endpoint | 'unknown', now: number): RateDecision | undefined {
     if (!options.rateLimits) return undefined;
     const bucket = bucketOf(endpoint);
-    return state.rateCheck(`${bucket}:${key}`, options.rateLimits[bucket], now);
+    return state.rateCheck(`${bucket}:${key}`, options.rateLimits[bucket], now, options.rateLimitWindowMs);
   }
 
   async function process(target: Route, body: unknown, authorization: string | null, ac: AnswerContext): Promise<Response> {

@@ -10,7 +10,7 @@ import { FaultQueue } from './faults.js';
 import { createDispatcher, DEFAULT_PAGE_ORIGIN, defaultGenerateId, type ResolvedOptions } from './handlers.js';
 import type { MockGateway } from './mock-gateway.js';
 import { serveOverHttp } from './server.js';
-import { DEFAULT_RATE_LIMITS, MockState, randomHex, type MockRecord, type StateSnapshot } from './state.js';
+import { DEFAULT_RATE_LIMITS, MockState, RATE_WINDOW_MS, randomHex, type MockRecord, type StateSnapshot } from './state.js';
 import type {
   CallbackDelivery,
   CallbackOptions,
@@ -55,6 +55,14 @@ export interface MockService extends Omit<MockGateway, 'handlers' | 'listen' | '
   restore(snapshot: StateSnapshot): void;
 }
 
+function windowOption(value: number | undefined): number {
+  if (value === undefined) return RATE_WINDOW_MS;
+  if (!Number.isInteger(value) || value < 100 || value > 3_600_000) {
+    throw new TypeError('rateLimitWindowMs must be a whole number of milliseconds from 100 to 3600000');
+  }
+  return value;
+}
+
 function resolveOptions(options: MockServiceOptions): ResolvedOptions {
   const baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
   const basePath = new URL(baseUrl).pathname.replace(/\/+$/, '');
@@ -67,6 +75,7 @@ function resolveOptions(options: MockServiceOptions): ResolvedOptions {
     now: options.now ?? Date.now,
     rateLimits: options.rateLimits === false ? false : { ...DEFAULT_RATE_LIMITS, ...options.rateLimits },
     rateLimitShape: options.rateLimitShape ?? 'envelope',
+    rateLimitWindowMs: windowOption(options.rateLimitWindowMs),
     generateId: options.generateId ?? defaultGenerateId,
     pageOrigin: (options.pageOrigin ?? DEFAULT_PAGE_ORIGIN).replace(/\/+$/, ''),
     qrDataString: options.qrDataString ?? (() => null),

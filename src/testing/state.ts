@@ -109,8 +109,8 @@ export class MockState {
   }
 
   /** Counts a request in the window `key` if a slot is free. */
-  rateCheck(key: string, limit: number, now: number): RateDecision {
-    const since = now - RATE_WINDOW_MS;
+  rateCheck(key: string, limit: number, now: number, windowMs = RATE_WINDOW_MS): RateDecision {
+    const since = now - windowMs;
     let hits = this.windows.get(key);
     if (!hits) {
       hits = [];
@@ -120,7 +120,7 @@ export class MockState {
     const allowed = hits.length < limit;
     if (allowed) hits.push(now);
     const oldest = hits[0] ?? now;
-    const freesAt = oldest + RATE_WINDOW_MS;
+    const freesAt = oldest + windowMs;
     return {
       allowed,
       limit,

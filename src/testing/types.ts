@@ -129,6 +129,13 @@ export interface MockGatewayOptions {
    */
   rateLimitShape?: 'envelope' | 'nest';
   /**
+   * Length of the sliding rate window, in ms. The `X-RateLimit-Reset` header follows it, so a
+   * client can learn a shortened window (tests of pacing that should not take minutes).
+   * @default 60000
+   * @example createMockGateway({ rateLimits: { paymentRequest: 100 }, rateLimitWindowMs: 2000 })
+   */
+  rateLimitWindowMs?: number;
+  /**
    * Makes the ids of new payments (`'PAY_'`) and withdrawals (`'WD_'`) deterministic.
    * @default prefix + 24 random upper-case hex characters
    * @example

@@ -15,6 +15,7 @@ import {
   type WebhookResponse,
 } from './handler-options.js';
 import type { WebhookRequest } from './request-parts.js';
+import { paymentKey } from './run-once.js';
 import { traced } from './tracing.js';
 
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
@@ -38,7 +39,7 @@ function statusFor(reason: WebhookVerificationReason): number {
 export function idempotencyKey(event: WebhookEvent, mode: WebhookIdempotency): string {
   const s = event.signed;
   // Only signed fields: an attacker cannot steer a delivery onto another key.
-  return mode === 'webhook' ? `webhook:${s.webhook_id}` : `payment:${s.payment_id}:${s.status}`;
+  return mode === 'webhook' ? `webhook:${s.webhook_id}` : paymentKey(s.payment_id, s.status);
 }
 
 /** Builds a {@link WebhookHandler} from a handler or its options (adapters take either). */

@@ -71,3 +71,4 @@ export {
   type WebhookAdapterInput,
   type WebhookAdapterOptions,
 } from './adapters/index.js';
+export { paymentKey, runOnce, type RunOnceOptions, type RunOnceResult } from './run-once.js';

@@ -4,6 +4,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { MyrGateway, type MyrGatewayOptions } from '../../src/index.js';
 
 export interface Worker {
   request<T>(message: Record<string, unknown>): Promise<T>;
@@ -92,4 +93,27 @@ export function workerEnv(name: string): string {
   const value = process.env[name];
   if (value === undefined) throw new Error(`worker started without ${name}`);
   return value;
+}
+
+/** How a worker's batch of calls ended: the count that succeeded and the first few errors. */
+export async function settle(calls: Promise<unknown>[]): Promise<{ ok: number; errors: string[] }> {
+  const settled = await Promise.allSettled(calls);
+  const errors = settled.flatMap((s) => (s.status === 'rejected' ? [String((s.reason as Error).message)] : []));
+  return { ok: settled.length - errors.length, errors: errors.slice(0, 3) };
+}
+
+/** Valid payment params for a worker's burst. */
+export function burstPayment(referenceId: string) {
+  return { amount: 10, reference_id: referenceId, customer_name: 'Aisyah Rahman', customer_phone: '60123456789', payment_method: 'QR_PAYMENT' } as const;
+}
+
+/** The worker's client of the mock merchant the pool named in its environment. */
+export function workerGateway(extra: Partial<MyrGatewayOptions>): MyrGateway {
+  return new MyrGateway({
+    baseUrl: workerEnv('BASE_URL'),
+    merchantId: workerEnv('MERCHANT_ID'),
+    apiKey: workerEnv('API_KEY'),
+    allowInsecureLoopback: true,
+    ...extra,
+  });
 }

@@ -4,54 +4,46 @@
  * TOKEN_EXPIRED for every token mid-run causes exactly one more. Half the workers use
  * ioredis, half node-redis, against one real redis-server; the mock is served over HTTP.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createMockGateway, type MockHttpServer } from '../../src/testing/index.js';
-import { RedisServer } from '../helpers/redis.js';
-import { WorkerPool } from './pool.js';
+import { expect, it } from 'vitest';
+import { createMockGateway } from '../../src/testing/index.js';
+import { startFleet } from './fleet.js';
 
 const WORKERS = 16;
 const CALLS = 50;
 const mock = createMockGateway({ rateLimits: { paymentRequest: 1_000_000, other: 1_000_000 } });
-let redis: RedisServer;
-let http: MockHttpServer;
-let pool: WorkerPool;
-
-beforeAll(async () => {
-  redis = await RedisServer.start();
-  http = await mock.serve();
-  pool = await WorkerPool.start('./token-worker.ts', WORKERS, (i) => ({
-    WORKER: String(i),
-    CLIENT_KIND: i % 2 ? 'node-redis' : 'ioredis',
-    REDIS_URL: redis.url,
-    BASE_URL: http.baseUrl,
-    MERCHANT_ID: mock.merchant.merchantId,
-    API_KEY: mock.merchant.apiKey,
-  }));
-}, 60_000);
-afterAll(async () => {
-  await pool?.stop();
-  await http?.close();
-  await redis?.stop();
-});
+const fleet = startFleet(mock, './token-worker.ts', WORKERS);
 
 const tokenRequests = () => mock.requests.filter((r) => r.endpoint === 'auth').length;
 type Result = { ok: number; errors: string[] };
 
 it('one token for the whole fleet on a cold cache, and one replacement after TOKEN_EXPIRED', async () => {
-  const first = await pool.all<Result>({ type: 'run', round: 1, calls: CALLS });
+  const first = await fleet.pool.all<Result>({ type: 'run', round: 1, calls: CALLS });
   expect(first.flatMap((r) => r.errors)).toEqual([]);
   expect(first.reduce((sum, r) => sum + r.ok, 0)).toBe(WORKERS * CALLS);
   expect(tokenRequests()).toBe(1);
 
   // Every token issued so far is now rejected with 401 TOKEN_EXPIRED.
   mock.expireTokens();
-  const second = await pool.all<Result>({ type: 'run', round: 2, calls: CALLS });
+  const second = await fleet.pool.all<Result>({ type: 'run', round: 2, calls: CALLS });
   expect(second.flatMap((r) => r.errors)).toEqual([]);
   expect(second.reduce((sum, r) => sum + r.ok, 0)).toBe(WORKERS * CALLS);
   expect(tokenRequests()).toBe(2);
   expect(mock.requests.filter((r) => r.endpoint === 'payment.create' && r.status === 401).length).toBeGreaterThan(0);
 }, 60_000);
 
-// The client's fallback to an in-process token when its store rejects comes with the tokens
-// branch (TokenManager); this store's half, rejecting promptly, is in redis-token-store.test.ts.
-it.todo('Redis stopped mid-run: client calls keep succeeding on an in-process token, and share again once Redis is back');
+it('Redis stopped mid-run: calls keep succeeding on the in-process token; once it is back, one replacement for the fleet again', async () => {
+  const before = tokenRequests();
+  await fleet.redis.stop();
+  const down = await fleet.pool.all<Result>({ type: 'run', round: 3, calls: 10 });
+  expect(down.flatMap((r) => r.errors)).toEqual([]);
+  expect(down.reduce((sum, r) => sum + r.ok, 0)).toBe(WORKERS * 10);
+  expect(tokenRequests()).toBe(before); // each process kept the token it held
+
+  await fleet.redis.start(); // same port, empty (no persistence): the clients reconnect by themselves
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  mock.expireTokens();
+  const back = await fleet.pool.all<Result>({ type: 'run', round: 4, calls: 10 });
+  expect(back.flatMap((r) => r.errors)).toEqual([]);
+  expect(back.reduce((sum, r) => sum + r.ok, 0)).toBe(WORKERS * 10);
+  expect(tokenRequests()).toBe(before + 1);
+}, 60_000);

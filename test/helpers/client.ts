@@ -1,4 +1,4 @@
-import { MemoryTokenStore, MyrGateway, type MyrGatewayOptions } from '../../src/index.js';
+import { MemoryRateLimiter, MemoryTokenStore, MyrGateway, type MyrGatewayOptions } from '../../src/index.js';
 import type { MockGateway } from '../../src/testing/index.js';
 
 /** A sleep that records every requested delay and returns at once (still honouring abort). */
@@ -14,8 +14,9 @@ export function recordingSleep() {
 
 /**
  * A client wired to the mock, with instant recorded backoff and no jitter unless asked. Each
- * gets a token cache of its own (the mock forgets tokens on reset); the process-wide default
- * store is tested in client-tokens-shared.test.ts.
+ * gets a token cache and a rate budget of its own (the mock forgets tokens and rate windows on
+ * reset); the process-wide defaults are tested in client-tokens-shared.test.ts and
+ * client-pacing.test.ts.
  */
 export function clientFor(mock: MockGateway, overrides: Partial<MyrGatewayOptions> = {}) {
   const recorder = recordingSleep();
@@ -26,6 +27,7 @@ export function clientFor(mock: MockGateway, overrides: Partial<MyrGatewayOption
     sleep: recorder.sleep,
     random: () => 0,
     tokenStore: new MemoryTokenStore(),
+    rateLimiter: new MemoryRateLimiter(),
     ...overrides,
   });
   return { gateway, delays: recorder.delays };

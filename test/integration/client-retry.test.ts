@@ -92,11 +92,22 @@ describe('retries with backoff', () => {
     expect((error.correlationId as string).length).toBeGreaterThan(0);
   });
 
-  it('falls back to backoff when a 429 has no Retry-After', async () => {
+  it('falls back to backoff when a 429 has neither Retry-After nor X-RateLimit-Reset', async () => {
     const { gateway, delays } = clientFor(mock);
-    mock.fault({ endpoint: 'payment.create', response: { type: 'rateLimit' } });
+    mock.fault({ endpoint: 'payment.create', response: { type: 'status', status: 429, code: 'RATE_LIMITED' } });
     await gateway.payments.create(paymentParams());
     expect(delays).toEqual([1000]);
+  });
+
+  // Lock-step retries after a 429 were half of the storm in issue 8: without Retry-After the
+  // reset says when the window frees, and the crowd is spread over a quarter of that wait.
+  it('waits for X-RateLimit-Reset when a 429 has no Retry-After, spread by jitter', async () => {
+    const fixedNow = Date.parse('2026-11-22T10:00:00Z');
+    const { gateway, delays } = clientFor(mock, { now: () => fixedNow, random: () => 0.5, rateLimiter: false });
+    const headers = { 'X-RateLimit-Limit': '100', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(fixedNow / 1000 + 8) };
+    mock.fault({ endpoint: 'payment.create', response: { type: 'status', status: 429, code: 'RATE_LIMITED', headers } });
+    await gateway.payments.create(paymentParams());
+    expect(delays).toEqual([8000 + 1000]);
   });
 
   it('ends the call instead of waiting for a Retry-After beyond maxDelayMs', async () => {

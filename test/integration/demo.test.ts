@@ -1,6 +1,5 @@
 // The README's main job must keep working: run the demo exactly as `npm run demo` does.
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createMockGateway } from '../../src/testing/index.js';
 
@@ -72,9 +71,7 @@ describe('npm run demo with MYR_GATEWAY_* set', () => {
 });
 
 describe('npm run demo -- --sandbox', () => {
-  const hasSandbox = existsSync(new URL('src/sandbox/cli.ts', root));
-
-  it.runIf(hasSandbox)('starts the sandbox process, presses its buttons as the customer, receives its callbacks, and stops it', async () => {
+  it('starts the sandbox process, presses its buttons as the customer, receives its callbacks, and stops it', async () => {
     const { code, stdout } = await runExample('examples/demo.ts', ['--sandbox']);
     expect(stdout).toMatch(/gateway: the local sandbox process at http:\/\/127\.0\.0\.1:\d+\/api\/v1/);
     expect(stdout).toMatch(/customer → http:\/\/127\.0\.0\.1:\d+\/pay\/PAY_/);
@@ -89,12 +86,6 @@ describe('npm run demo -- --sandbox', () => {
     expect(stdout).not.toContain('✗');
     expect(code).toBe(0);
   }, 90_000);
-
-  it.skipIf(hasSandbox)('says the sandbox is not available and exits 2 when this checkout has none', async () => {
-    const { code, stdout } = await runExample('examples/demo.ts', ['--sandbox']);
-    expect(stdout).toContain('--sandbox: the sandbox is not available in this checkout');
-    expect(code).toBe(2);
-  }, 90_000);
 });
 
 describe('examples/withdrawal.ts', () => {
@@ -103,5 +94,15 @@ describe('examples/withdrawal.ts', () => {
     expect(stdout).toMatch(/answer was lost, but the first request arrived \(PAYOUT\d+\); do not send again/);
     expect(stdout).toContain('withdraw requests the mock received: 2, refused as duplicates: 1');
     expect(code).toBe(0);
+  }, 90_000);
+});
+
+describe('examples/reconcile.ts', () => {
+  it('fulfils the payment whose callback was lost and leaves the one its callback handled', async () => {
+    const { code, stdout } = await runExample('examples/reconcile.ts');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/fulfilled by the job: RECON\d+B\n/);
+    expect(stdout).toMatch(/already handled by a callback: RECON\d+A\n/);
+    expect(stdout).toContain('fulfilments: 2, distinct orders: 2');
   }, 90_000);
 });

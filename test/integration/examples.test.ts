@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MyrGateway } from '../../src/index.js';
+import { MemoryRateLimiter, MyrGateway } from '../../src/index.js';
 import { createMockGateway, signCallback } from '../../src/testing/index.js';
 import { hasRedisServer, RedisServer } from '../helpers/redis.js';
 
@@ -161,7 +161,8 @@ describe('payments (examples/payment-methods.ts)', () => {
 
 describe('error handling (examples/errors.ts)', () => {
   const params = { ...customer, amount: '120.50', payment_method: 'QR_PAYMENT' as const };
-  const client = () => new MyrGateway({ baseUrl: mock.baseUrl, ...mock.merchant, maxRetries: 0 });
+  // A budget per client: the 429 below holds a shared one for its Retry-After (30 s), as it should.
+  const client = () => new MyrGateway({ baseUrl: mock.baseUrl, ...mock.merchant, maxRetries: 0, rateLimiter: new MemoryRateLimiter() });
 
   it('turns each failure into the next step of the checkout', async () => {
     const { startPayment } = await import('../../examples/errors.js');

@@ -117,6 +117,35 @@ describe('waits', () => {
     expect(Math.max(...delays) - Math.min(...delays)).toBeGreaterThanOrEqual(2400);
   });
 
+  const delayOf = (input: PolicyInput) => {
+    const d = decide(input);
+    return d.action === 'retry' ? d.delayMs : d.action;
+  };
+  const reset = (status: number, resetInMs: number, retryAfterMs?: number): Outcome => ({
+    kind: 'http',
+    status,
+    code: status === 429 ? 'RATE_LIMITED' : 'NO_GATEWAY_AVAILABLE',
+    retryAfterMs,
+    resetInMs,
+  });
+
+  it.each([
+    ['429 without Retry-After waits for X-RateLimit-Reset, spread by a quarter', reset(429, 20_000), 0.5, 22_500],
+    ['429 with both: Retry-After wins', reset(429, 20_000, 3000), 0, 3000],
+    ['429 whose reset already passed gets the backoff', reset(429, -5000), 0, 1000],
+    ['429 whose reset is past maxDelayMs stops', reset(429, 61_000), 0, 'stop'],
+    ['503 ignores the reset (it is about the rate window, not the outage)', reset(503, 20_000), 0, 1000],
+  ])('%s', (_label, outcome, random, expected) => {
+    expect(delayOf({ ...base, operation: 'payment.create', outcome, random })).toBe(expected);
+  });
+
+  it('a crowd 429ed with only X-RateLimit-Reset comes back spread, none before the reset', () => {
+    const delays = Array.from({ length: 100 }, (_, i) => delayOf({ ...base, operation: 'status', outcome: reset(429, 12_000), random: i / 100 }) as number);
+    expect(Math.min(...delays)).toBe(12_000);
+    expect(new Set(delays).size).toBe(100);
+    expect(Math.max(...delays) - Math.min(...delays)).toBeGreaterThanOrEqual(2900);
+  });
+
   it('the decision is pure: the same input gives the same answer', () => {
     const input: PolicyInput = { ...base, operation: 'payment.create', outcome: http(429, 'RATE_LIMITED', 5000), random: 0.3 };
     expect(decide(input)).toEqual(decide(input));

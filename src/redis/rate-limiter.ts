@@ -1,0 +1,197 @@
+/**
+ * One rate budget per merchant for a whole fleet: a sliding window in Redis.
+ *
+ * @module
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import {
+  type AcquireOptions,
+  BucketModel,
+  monotonicNow,
+  pacingError,
+  PUBLISHED_LIMITS,
+  PUBLISHED_WINDOW_MS,
+  type RateBucket,
+  type RateLimiter,
+  type RateLimitObservation,
+  WaitQueue,
+} from '../core/pacing.js';
+import { MemoryRateLimiter } from '../core/pacing-memory.js';
+import { adaptClient, type RedisCommands, type RedisStoreOptions, script } from './client.js';
+
+// Takes up to ARGV[3] slots in one step, on Redis's clock (processes' clocks may differ).
+// The limit and window learned by any process (KEYS[2]) win over this process's defaults.
+// Returns { slots taken, ms until the next slot frees (0 when all were taken) }.
+const ACQUIRE = script(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local cfg = redis.call('HMGET', KEYS[2], 'limit', 'window')
+local limit = tonumber(cfg[1]) or tonumber(ARGV[1])
+local window = tonumber(cfg[2]) or tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local used = redis.call('ZCARD', KEYS[1])
+local want = tonumber(ARGV[3])
+local granted = math.max(0, math.min(want, limit - used))
+for i = 1, granted do redis.call('ZADD', KEYS[1], now, ARGV[4] .. ':' .. i) end
+if granted > 0 then redis.call('PEXPIRE', KEYS[1], window) end
+if granted == want then return { granted, 0 } end
+local idx = used + granted - limit
+local e = redis.call('ZRANGE', KEYS[1], idx, idx, 'WITHSCORES')
+if e[2] == nil then return { granted, window } end
+return { granted, math.max(1, tonumber(e[2]) + window - now) }`);
+
+/** While Redis fails, this process paces alone for this long before trying Redis again. */
+const RETRY_REDIS_MS = 5000;
+/** A process waiting for a slot asks Redis again at least this often (others may learn or free). */
+const MAX_POLL_MS = 1000;
+
+class SharedBucket extends BucketModel {
+  readonly queue = new WaitQueue();
+  draining = false;
+  wake: (() => void) | undefined;
+  written = '';
+  constructor(
+    bucket: RateBucket,
+    readonly keys: [string, string],
+  ) {
+    super(bucket);
+  }
+}
+
+/**
+ * A {@link RateLimiter} on Redis: every process of a merchant takes its request slots from one
+ * sliding window (a sorted set, one Lua script per acquire on Redis's clock), so a fleet stays
+ * inside the service's limits together. The limit and window one process learns from the
+ * service's headers are shared with the others. Calls waiting in one process ask Redis in one
+ * batch: one round trip serves many of them.
+ *
+ * Redis down or slower than `timeoutMs`: pacing falls back to this process alone (one warning)
+ * and tries Redis again every 5 s. That fails open on purpose: the service still enforces its
+ * limits, so the worst case is the 429s (retried, spread) that pacing was there to avoid.
+ *
+ * Keys: `<keyPrefix>rate:{<hash>}` (a sorted set of slots, expiring with the window) and
+ * `<keyPrefix>rate-cfg:{<hash>}` (the learned limit and window, 1 h). No secret is stored.
+ *
+ * @example
+ * ```ts
+ * import { Redis } from 'ioredis';
+ * import { MyrGateway } from 'myr-gateway';
+ * import { RedisRateLimiter } from 'myr-gateway/redis';
+ *
+ * const gateway = new MyrGateway({
+ *   baseUrl, merchantId, apiKey,
+ *   rateLimiter: new RedisRateLimiter({ client: new Redis(process.env.REDIS_URL!) }),
+ * });
+ * ```
+ */
+export class RedisRateLimiter implements RateLimiter {
+  readonly #redis: RedisCommands;
+  readonly #prefix: string;
+  readonly #buckets = new Map<string, SharedBucket>();
+  readonly #local = new MemoryRateLimiter();
+  #redisAfter = 0;
+  #warned = false;
+
+  constructor(options: RedisStoreOptions) {
+    const { redis, prefix } = adaptClient(options, 'RedisRateLimiter');
+    this.#redis = redis;
+    this.#prefix = prefix;
+  }
+
+  #bucket(key: string, bucket: RateBucket): SharedBucket {
+    const id = createHash('sha256').update(`${key}\n${bucket}`).digest('hex').slice(0, 32);
+    let b = this.#buckets.get(id);
+    if (!b) this.#buckets.set(id, (b = new SharedBucket(bucket, [`${this.#prefix}rate:{${id}}`, `${this.#prefix}rate-cfg:{${id}}`])));
+    return b;
+  }
+
+  acquire(key: string, bucket: RateBucket, options: AcquireOptions): Promise<void> {
+    if (monotonicNow() < this.#redisAfter) return this.#local.acquire(key, bucket, options);
+    const b = this.#bucket(key, bucket);
+    if (b.unpaced) return Promise.resolve();
+    const waiting = b.queue.add(options, monotonicNow(), () => pacingError(bucket, b.limit, b.windowMs, b.windowMs));
+    void this.#drain(key, b);
+    return waiting;
+  }
+
+  observe(key: string, bucket: RateBucket, observation: RateLimitObservation): void {
+    this.#local.observe(key, bucket, observation);
+    const b = this.#bucket(key, bucket);
+    b.learn(observation, monotonicNow(), 0);
+    const learned = `${b.limit}:${b.windowMs}`;
+    if (learned !== b.written && learned !== `${PUBLISHED_LIMITS[bucket]}:${PUBLISHED_WINDOW_MS}`) {
+      b.written = learned;
+      const [, cfg] = b.keys;
+      this.#redis
+        .send(['HSET', cfg, 'limit', String(b.limit), 'window', String(b.windowMs)])
+        .then(() => this.#redis.send(['PEXPIRE', cfg, '3600000']))
+        .catch(() => (b.written = ''));
+    }
+    b.wake?.();
+  }
+
+  /** Serves this process's waiting calls, oldest first, one Redis round trip per batch. */
+  async #drain(key: string, b: SharedBucket): Promise<void> {
+    if (b.draining) return;
+    b.draining = true;
+    try {
+      while (b.queue.length > 0) {
+        const now = monotonicNow();
+        if (now < this.#redisAfter) {
+          for (const w of b.queue.drain()) {
+            this.#local.acquire(key, b.bucket, { signal: w.signal, maxWaitMs: w.deadline - now }).then(w.grant, w.fail);
+          }
+          return;
+        }
+        if (b.blockedUntil > now) {
+          await this.#pause(b, b.blockedUntil - now);
+          continue;
+        }
+        let reply: unknown;
+        try {
+          const want = String(Math.min(b.queue.length, b.limit));
+          reply = await this.#redis.eval(ACQUIRE, b.keys, [String(b.limit), String(b.windowMs), want, randomUUID()]);
+        } catch {
+          this.#redisFailed();
+          continue;
+        }
+        const [granted, waitMs] = Array.isArray(reply) ? reply.map(Number) : [0, MAX_POLL_MS];
+        for (let i = 0; i < (granted ?? 0); i++) b.queue.first()?.grant();
+        if (b.queue.length > 0 && (granted ?? 0) === 0) await this.#pause(b, Math.min(MAX_POLL_MS, Math.max(1, waitMs ?? MAX_POLL_MS)));
+      }
+    } finally {
+      b.draining = false;
+    }
+  }
+
+  /** Sleeps `ms`, or less when an answer taught something new. */
+  #pause(b: SharedBucket, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => ((b.wake = undefined), resolve()), ms);
+      b.wake = () => {
+        clearTimeout(timer);
+        b.wake = undefined;
+        resolve();
+      };
+    });
+  }
+
+  #redisFailed(): void {
+    this.#redisAfter = monotonicNow() + RETRY_REDIS_MS;
+    if (this.#warned) return;
+    this.#warned = true;
+    console.warn(
+      'myr-gateway: RedisRateLimiter could not reach Redis in time; pacing in this process only until it answers again ' +
+        '(the service still enforces its limits).',
+    );
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { name: 'RedisRateLimiter', keyPrefix: this.#prefix };
+  }
+
+  /** @internal */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `RedisRateLimiter ${JSON.stringify(this.toJSON())}`;
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * Exactly-once work through a {@link WebhookStore}: claim the key, run, then mark it done or
+ * release it. The webhook handler runs callbacks through it; a reconciliation job runs its
+ * fulfilment through the same function, store and key, so the two never both run.
+ *
+ * @module
+ */
+import { completeWithRetries, keepClaim } from './claim.js';
+import { WebhookHandlerError } from './errors.js';
+import type { WebhookStore } from './stores/types.js';
+
+/**
+ * The key the webhook handler claims for a payment outcome (its default `'payment'`
+ * idempotency): one fulfilment per `payment_id` and terminal status.
+ *
+ * @example
+ * ```ts
+ * await runOnce(store, paymentKey(status.payment_id, status.status), () => fulfil(status));
+ * ```
+ */
+export function paymentKey(paymentId: string, status: string): string {
+  return `payment:${paymentId}:${status}`;
+}
+
+/** Options of {@link runOnce}; the defaults are the webhook handler's. */
+export interface RunOnceOptions {
+  /** How long the claim lasts while `fn` runs, in ms. @default 60_000 */
+  inFlightTtlMs?: number | undefined;
+  /** How long a finished key is remembered, in ms. @default 86_400_000 */
+  completedTtlMs?: number | undefined;
+  /** For how long, at most, the claim of a running `fn` is renewed, in ms. @default 600_000 */
+  maxRenewalMs?: number | undefined;
+  /** Told about store failures after `fn` ran (release or complete failed). Must not throw. */
+  onError?: ((error: WebhookHandlerError) => void) | undefined;
+}
+
+/** How {@link runOnce} ended. */
+export type RunOnceResult<T> =
+  /** `fn` ran here and finished; the key is now done. */
+  | { readonly outcome: 'processed'; readonly value: T }
+  /** Already done (by a callback or an earlier run): `fn` did not run. */
+  | { readonly outcome: 'duplicate' }
+  /** Somebody else is running it right now: `fn` did not run; try again later. */
+  | { readonly outcome: 'in_flight' };
+
+/**
+ * Runs `fn` at most once per `key` across everything sharing `store`. Throws a
+ * {@link WebhookHandlerError}: stage `'store'` when the claim failed (nothing ran), stage
+ * `'handler'` when `fn` threw (the claim was released, so a later run tries again; the original
+ * error is its `cause`).
+ *
+ * @example
+ * ```ts
+ * import { paymentKey, runOnce } from 'myr-gateway/webhooks';
+ *
+ * const result = await runOnce(handler.store, paymentKey(payment.payment_id, payment.status), () => fulfil(payment));
+ * if (result.outcome === 'in_flight') retryLater(payment);
+ * ```
+ */
+export async function runOnce<T>(store: WebhookStore, key: string, fn: () => T | Promise<T>, options: RunOnceOptions = {}): Promise<RunOnceResult<T>> {
+  const { inFlightTtlMs = 60_000, completedTtlMs = 86_400_000, maxRenewalMs = 600_000, onError } = options;
+  const report = (error: WebhookHandlerError) => {
+    try {
+      onError?.(error);
+    } catch {
+      // A failing logger must not change the outcome.
+    }
+  };
+  let claim;
+  try {
+    claim = await store.claim(key, inFlightTtlMs);
+  } catch (error) {
+    throw new WebhookHandlerError('store', 'the idempotency store failed to claim the key', error);
+  }
+  if (!claim.acquired) return { outcome: claim.state === 'done' ? 'duplicate' : 'in_flight' };
+
+  // The same claim life as a callback's: renewed while `fn` runs, the result recorded with retries.
+  const lease = keepClaim(store, key, claim.token, inFlightTtlMs, maxRenewalMs, (stage, message, cause) =>
+    report(new WebhookHandlerError(stage, message, cause)),
+  );
+  let value: T;
+  try {
+    value = await fn();
+  } catch (error) {
+    lease.stop();
+    try {
+      await store.release(key, claim.token);
+    } catch (releaseError) {
+      report(new WebhookHandlerError('store', 'the idempotency store failed to release the claim', releaseError));
+    }
+    throw new WebhookHandlerError('handler', 'the handler threw; the claim was released for a retry', error);
+  }
+  const failed = await completeWithRetries(store, key, claim.token, completedTtlMs);
+  lease.stop();
+  if (failed) {
+    // The work did finish: it counts as processed. The claim still blocks others until it expires.
+    report(new WebhookHandlerError('store', 'the idempotency store failed, three times, to record a finished run', failed.error));
+  }
+  return { outcome: 'processed', value };
+}

@@ -1,0 +1,18 @@
+/**
+ * One merchant process pacing through a RedisRateLimiter. On `{ type: 'burst', calls }` it
+ * makes that many concurrent payment creations and reports how they ended.
+ */
+import { RedisRateLimiter, RedisTokenStore } from '../../src/redis/index.js';
+import { connect, type ClientKind } from '../helpers/redis.js';
+import { burstPayment, serveRequests, settle, workerEnv, workerGateway } from './pool.js';
+
+const { client } = await connect(workerEnv('CLIENT_KIND') as ClientKind, workerEnv('REDIS_URL'));
+const gateway = workerGateway({
+  tokenStore: new RedisTokenStore({ client, pollIntervalMs: 10 }),
+  rateLimiter: new RedisRateLimiter({ client }),
+});
+let n = 0;
+
+serveRequests((message) =>
+  settle(Array.from({ length: message.calls as number }, () => gateway.payments.create(burstPayment(`P${workerEnv('WORKER')}N${++n}`)))),
+);

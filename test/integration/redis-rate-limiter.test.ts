@@ -1,0 +1,55 @@
+/**
+ * RedisRateLimiter against a real redis-server, with both clients: one budget for every
+ * process sharing it, the learned limit shared too, and Redis down → pacing in process with
+ * one warning, bounded by timeoutMs.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { RateLimitError } from '../../src/index.js';
+import { RedisRateLimiter } from '../../src/redis/index.js';
+import { CLIENT_KINDS, connect, RedisServer, whileRedisDown } from '../helpers/redis.js';
+
+let redis: RedisServer;
+beforeAll(async () => {
+  redis = await RedisServer.start();
+});
+afterAll(() => redis?.stop());
+
+describe.each(CLIENT_KINDS)('RedisRateLimiter on %s', (kind) => {
+  it('two limiters (two processes) share one budget, and the limit one of them learned', async () => {
+    const a = await connect(kind, redis.url);
+    const b = await connect(kind, redis.url);
+    try {
+      const keyPrefix = `t${Date.now()}${kind}:`;
+      const first = new RedisRateLimiter({ client: a.client, keyPrefix });
+      const second = new RedisRateLimiter({ client: b.client, keyPrefix });
+      await first.acquire('merchant', 'withdraw', { maxWaitMs: 1000 });
+      // The service answered: limit 2, this request alone in a 60 s window.
+      first.observe('merchant', 'withdraw', { status: 200, limit: 2, remaining: 1, resetInMs: 59_990, elapsedMs: 10 });
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the learned limit is written in the background
+      await second.acquire('merchant', 'withdraw', { maxWaitMs: 1000 });
+      const refused = await second.acquire('merchant', 'withdraw', { maxWaitMs: 30 }).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(RateLimitError);
+      expect((refused as RateLimitError).message).toContain("client's own pacing");
+      // Another merchant's budget is untouched.
+      await second.acquire('other-merchant', 'withdraw', { maxWaitMs: 1000 });
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('Redis down: acquires go ahead on the in-process budget within timeoutMs, with one warning', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      await whileRedisDown(kind, async (client) => {
+        const limiter = new RedisRateLimiter({ client, timeoutMs: 100 });
+        const started = performance.now();
+        for (let i = 0; i < 5; i++) await limiter.acquire('merchant', 'other', { maxWaitMs: 5000 });
+        expect(performance.now() - started).toBeLessThan(1000);
+        expect(warn.mock.calls.filter(([m]) => String(m).includes('RedisRateLimiter'))).toHaveLength(1);
+      });
+    } finally {
+      warn.mockRestore();
+    }
+  });
+});
