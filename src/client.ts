@@ -8,7 +8,8 @@ import { readToken } from './core/token-answer.js';
 import type { RateLimiter } from './core/pacing.js';
 import { defaultRateLimiter, Pacer } from './core/pacing-memory.js';
 import { noteClient, sha256Hex, tokenKey } from './core/token-shared.js';
-import { MAX_TIMER_MS, Transport } from './core/transport.js';
+import { DEFAULTS, millisecondsSetting } from './core/settings.js';
+import { Transport } from './core/transport.js';
 import { LOOPBACK_HOST } from './core/validate.js';
 import { Payments } from './resources/payments.js';
 import { Withdrawals } from './resources/withdrawals.js';
@@ -204,22 +205,8 @@ function checkBaseUrl(baseUrl: unknown, allowInsecureLoopback: boolean): string 
   return url.href.endsWith('/') ? url.href : `${url.href}/`;
 }
 
-function retryCount(value: number | undefined): number {
-  if (value === undefined) return 3;
-  if (!Number.isInteger(value) || value < 0 || value > 10) throw new ConfigurationError('maxRetries must be a whole number from 0 to 10', 'maxRetries');
-  return value;
-}
-
 function requireString(value: unknown, field: string): string {
   if (typeof value !== 'string' || value.trim() === '') throw new ConfigurationError(`${field} is required`, field);
-  return value;
-}
-
-function positiveMs(value: number | undefined, fallback: number, field: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value <= 0 || value > MAX_TIMER_MS) {
-    throw new ConfigurationError(`${field} must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`, field);
-  }
   return value;
 }
 
@@ -274,8 +261,8 @@ export class MyrGateway {
     const now = options.now ?? Date.now;
     this.#merchantId = merchantId;
     this.#baseUrl = baseUrl;
-    const timeout = positiveMs(options.timeout, 30_000, 'timeout');
-    const storeTimeout = positiveMs(options.tokenStoreTimeout, 1000, 'tokenStoreTimeout');
+    const timeout = millisecondsSetting(options.timeout, DEFAULTS.timeout, 'timeout', 'client');
+    const storeTimeout = millisecondsSetting(options.tokenStoreTimeout, DEFAULTS.tokenStoreTimeout, 'tokenStoreTimeout', 'client');
     const observer = new Observer(observeOptions(options, now), VERSION);
     const warn = (message: string) => observer.log.write('warn', message);
     noteClient(baseUrl, merchantId, warn);
@@ -290,8 +277,8 @@ export class MyrGateway {
       baseUrl,
       fetch: options.fetch,
       timeout,
-      totalTimeout: positiveMs(options.totalTimeout, 120_000, 'totalTimeout'),
-      retry: resolveRetryOptions({ ...options.retry, maxRetries: retryCount(options.maxRetries) }),
+      totalTimeout: millisecondsSetting(options.totalTimeout, DEFAULTS.totalTimeout, 'totalTimeout', 'client'),
+      retry: resolveRetryOptions({ ...options.retry, ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }) }),
       userAgent: `myr-gateway/${VERSION}`,
       now,
       random: options.random ?? Math.random,
@@ -305,7 +292,7 @@ export class MyrGateway {
       store: options.tokenStore ?? defaultTokenStore(),
       key: () => (key ??= tokenKey(baseUrl, merchantId, apiKey)),
       now,
-      refreshMarginMs: options.tokenRefreshMarginMs ?? 60_000,
+      refreshMarginMs: millisecondsSetting(options.tokenRefreshMarginMs, DEFAULTS.tokenRefreshMarginMs, 'tokenRefreshMarginMs', 'client', 0),
       storeTimeoutMs: storeTimeout,
       storeRefreshTimeoutMs: storeTimeout + timeout,
       warn,

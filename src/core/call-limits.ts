@@ -1,32 +1,8 @@
 /**
- * What bounds one call: the per-call option checks, the caller's signal and the overall deadline.
+ * What bounds one call: the caller's signal and the overall deadline.
  *
  * @module
  */
-import { InvalidRequestError } from './errors.js';
-
-/** Longest delay a timer can take (2^31 - 1 ms, about 24.8 days). */
-export const MAX_TIMER_MS = 2_147_483_647;
-
-/** A per-call millisecond option: a positive integer a timer can hold, or the default. */
-export function checkMs(value: number | undefined, fallback: number, field: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value <= 0 || value > MAX_TIMER_MS) {
-    throw new InvalidRequestError(`VALIDATION_ERROR: ${field} must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`, {
-      code: 'VALIDATION_ERROR',
-      field,
-    });
-  }
-  return value;
-}
-
-export function checkCount(value: number | undefined, fallback: number, field: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 0 || value > 10) {
-    throw new InvalidRequestError(`VALIDATION_ERROR: ${field} must be a whole number from 0 to 10`, { code: 'VALIDATION_ERROR', field });
-  }
-  return value;
-}
 
 /**
  * What stops a call: the caller's signal and the overall deadline, in real time

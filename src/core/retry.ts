@@ -5,6 +5,7 @@
  * @module
  */
 import { ConfigurationError } from './errors.js';
+import { DEFAULTS, MAX_TIMER_MS, retriesSetting } from './settings.js';
 
 /** Retry settings of a client; the defaults follow the spec's retry guidance. */
 export interface RetryOptions {
@@ -35,13 +36,10 @@ export interface RetryOptions {
 /** Settings with every default filled in. */
 export type ResolvedRetryOptions = Required<RetryOptions>;
 
-/** Longest delay a timer can take (2^31 - 1 ms). */
-const MAX_DELAY_MS = 2_147_483_647;
-
 function delaySetting(value: number | undefined, fallback: number, field: string, min: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > MAX_DELAY_MS) {
-    throw new ConfigurationError(`retry.${field} must be a number of milliseconds from ${min} to ${MAX_DELAY_MS}`, field);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > MAX_TIMER_MS) {
+    throw new ConfigurationError(`retry.${field} must be a number of milliseconds from ${min} to ${MAX_TIMER_MS}`, field);
   }
   return value;
 }
@@ -51,12 +49,8 @@ function delaySetting(value: number | undefined, fallback: number, field: string
  * use (negative, NaN, beyond a timer's range): a NaN delay would retry at once, in a hot loop.
  */
 export function resolveRetryOptions(options: RetryOptions | undefined): ResolvedRetryOptions {
-  const maxRetries = options?.maxRetries ?? 3;
-  if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > 10) {
-    throw new ConfigurationError('maxRetries must be a whole number from 0 to 10', 'maxRetries');
-  }
   return {
-    maxRetries,
+    maxRetries: retriesSetting(options?.maxRetries, DEFAULTS.maxRetries, 'maxRetries', 'client'),
     baseDelayMs: delaySetting(options?.baseDelayMs, 1000, 'baseDelayMs', 0),
     jitterMs: delaySetting(options?.jitterMs, 1000, 'jitterMs', 0),
     maxDelayMs: delaySetting(options?.maxDelayMs, 60_000, 'maxDelayMs', 1),

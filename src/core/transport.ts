@@ -17,7 +17,8 @@ import {
   OutcomeUnknownError,
   TimeoutError,
 } from './errors.js';
-import { CallLimits, checkCount, checkMs, MAX_TIMER_MS, systemCodeOf } from './call-limits.js';
+import { CallLimits, systemCodeOf } from './call-limits.js';
+import { millisecondsSetting, retriesSetting } from './settings.js';
 import type { Pacer } from './pacing-memory.js';
 import { decide, type Operation, type Outcome, outcomeUnknownAdvice } from './policy.js';
 import { type RateLimitInfo, readRateLimit } from './rate-limit.js';
@@ -92,7 +93,6 @@ export interface TransportConfig {
   pacer?: Pacer | undefined;
 }
 
-export { MAX_TIMER_MS };
 
 type Attempt =
   | { kind: 'response'; response: Response; text: string }
@@ -158,9 +158,9 @@ export class Transport {
 
   async #call(spec: CallSpec, options: RequestOptions, state: CallState, beforeAttempt: TokenAttemptHook | undefined, trace: CallTrace): Promise<unknown> {
     const cfg = this.#config;
-    const maxRetries = checkCount(options.maxRetries, cfg.retry.maxRetries, 'maxRetries');
-    const limits = new CallLimits(options.signal, checkMs(options.totalTimeout, cfg.totalTimeout, 'totalTimeout'));
-    const attemptTimeout = checkMs(options.timeout, cfg.timeout, 'timeout');
+    const maxRetries = retriesSetting(options.maxRetries, cfg.retry.maxRetries, 'maxRetries', 'call');
+    const limits = new CallLimits(options.signal, millisecondsSetting(options.totalTimeout, cfg.totalTimeout, 'totalTimeout', 'call'));
+    const attemptTimeout = millisecondsSetting(options.timeout, cfg.timeout, 'timeout', 'call');
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     state.remainingMs = () => limits.remaining();
     let retries = 0;

@@ -3,8 +3,8 @@
  *
  * @module
  */
-import { AbortError, InvalidRequestError, MyrGatewayError, PaymentPendingError } from '../core/errors.js';
-import { MAX_TIMER_MS } from '../core/call-limits.js';
+import { AbortError, MyrGatewayError, PaymentPendingError } from '../core/errors.js';
+import { millisecondsSetting } from '../core/settings.js';
 import type { PaymentStatus } from '../schemas/payments.js';
 import { TERMINAL_STATUSES } from '../schemas/statuses.js';
 
@@ -32,16 +32,10 @@ const MAX_INTERVAL_MS = 30_000;
 const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
 
 function checkOptions(options: WaitForCompletionOptions): number {
-  const { timeoutMs, intervalMs = 2000 } = options ?? ({} as WaitForCompletionOptions);
-  for (const [field, value] of [['timeoutMs', timeoutMs], ['intervalMs', intervalMs]] as const) {
-    if (!Number.isInteger(value) || value < 1 || value > MAX_TIMER_MS) {
-      throw new InvalidRequestError(`VALIDATION_ERROR: ${field} must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`, {
-        code: 'VALIDATION_ERROR',
-        field,
-      });
-    }
-  }
-  return intervalMs;
+  const { timeoutMs, intervalMs } = options ?? ({} as WaitForCompletionOptions);
+  // timeoutMs has no default: fallback NaN fails the same check as a missing value.
+  millisecondsSetting(timeoutMs ?? Number.NaN, 0, 'timeoutMs', 'call');
+  return millisecondsSetting(intervalMs, 2000, 'intervalMs', 'call');
 }
 
 /**

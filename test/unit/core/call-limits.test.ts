@@ -4,31 +4,9 @@
  * in a cause chain.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { InvalidRequestError } from '../../../src/core/errors.js';
-import { CallLimits, MAX_TIMER_MS, checkCount, checkMs, systemCodeOf } from '../../../src/core/call-limits.js';
+import { CallLimits, systemCodeOf } from '../../../src/core/call-limits.js';
 
 afterEach(() => vi.restoreAllMocks());
-
-describe('checkMs and checkCount', () => {
-  it('take the fallback for undefined and a valid value as is', () => {
-    expect(checkMs(undefined, 30_000, 'timeout')).toBe(30_000);
-    expect(checkMs(1, 30_000, 'timeout')).toBe(1);
-    expect(checkMs(MAX_TIMER_MS, 30_000, 'timeout')).toBe(MAX_TIMER_MS);
-    expect(checkCount(undefined, 3, 'maxRetries')).toBe(3);
-    expect(checkCount(0, 3, 'maxRetries')).toBe(0);
-    expect(checkCount(10, 3, 'maxRetries')).toBe(10);
-  });
-
-  // A timer given more than 2^31 - 1 ms fires at once: that would be no timeout at all.
-  it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, MAX_TIMER_MS + 1])('checkMs refuses %s before anything is sent', (value) => {
-    expect(() => checkMs(value, 30_000, 'timeout')).toThrow(InvalidRequestError);
-    expect(() => checkMs(value, 30_000, 'timeout')).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR', field: 'timeout' }));
-  });
-
-  it.each([-1, 11, 2.5, Number.NaN])('checkCount refuses %s', (value) => {
-    expect(() => checkCount(value, 3, 'maxRetries')).toThrow(expect.objectContaining({ name: 'InvalidRequestError', field: 'maxRetries' }));
-  });
-});
 
 describe('CallLimits', () => {
   function clock(start: number) {

@@ -1,0 +1,52 @@
+/**
+ * The client's defaults and the range of every numeric setting, in one place: the
+ * constructor's options (a {@link ConfigurationError}) and the per-call options (an
+ * {@link InvalidRequestError}, raised before anything is sent) are checked by the same rules.
+ *
+ * @module
+ */
+import { ConfigurationError, InvalidRequestError } from './errors.js';
+
+/** Longest delay a timer can take (2^31 - 1 ms, about 24.8 days). */
+export const MAX_TIMER_MS = 2_147_483_647;
+/** Most retries a call may be given. */
+export const MAX_RETRIES = 10;
+
+/** The client's defaults (the spec's guidance where it gives one). */
+export const DEFAULTS = {
+  /** One attempt. */
+  timeout: 30_000,
+  /** A whole call, all attempts and waits included. */
+  totalTimeout: 120_000,
+  /** Retries after the first attempt (the spec: 3). */
+  maxRetries: 3,
+  /** One token store operation. */
+  tokenStoreTimeout: 1000,
+  /** Refresh a token this long before it expires (at most half its lifetime). */
+  tokenRefreshMarginMs: 60_000,
+} as const;
+
+/** Where a setting came from: the constructor, or one call's options. */
+export type SettingSource = 'client' | 'call';
+
+function refuse(source: SettingSource, field: string, rule: string): Error {
+  return source === 'client'
+    ? new ConfigurationError(`${field} must be ${rule}`, field)
+    : new InvalidRequestError(`VALIDATION_ERROR: ${field} must be ${rule}`, { code: 'VALIDATION_ERROR', field });
+}
+
+/** A millisecond setting: a whole number a timer can hold, from `min` (1 unless said), or the fallback. */
+export function millisecondsSetting(value: number | undefined, fallback: number, field: string, source: SettingSource, min = 1): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min || value > MAX_TIMER_MS) {
+    throw refuse(source, field, `a whole number of milliseconds from ${min} to ${MAX_TIMER_MS}`);
+  }
+  return value;
+}
+
+/** A retry count: a whole number from 0 to {@link MAX_RETRIES}, or the fallback. */
+export function retriesSetting(value: number | undefined, fallback: number, field: string, source: SettingSource): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 0 || value > MAX_RETRIES) throw refuse(source, field, `a whole number from 0 to ${MAX_RETRIES}`);
+  return value;
+}
