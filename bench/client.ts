@@ -116,7 +116,7 @@ function cannedFetch(): typeof globalThis.fetch {
       status: 'PROCESSING',
       amount: 49.9,
       currency: 'MYR',
-      reference_id: 'BENCH1',
+      reference_id: 'REFERENCE',
       expires_in: 900,
       expires_at: '2030-01-01T00:15:00.000Z',
       gateway: {
@@ -126,10 +126,14 @@ function cannedFetch(): typeof globalThis.fetch {
       },
     },
   });
+  // The answer echoes the request's reference_id, as the service does (the client checks it).
+  const [before, after] = payment.split('REFERENCE') as [string, string];
   return async (input, init) => {
     const request = input instanceof Request ? input : new Request(input, init);
-    await request.text();
-    return new Response(request.url.endsWith('/auth/token') ? token : payment, { status: 200, headers });
+    const sent = await request.text();
+    if (request.url.endsWith('/auth/token')) return new Response(token, { status: 200, headers });
+    const reference = /"reference_id":"(\w+)"/.exec(sent)?.[1] ?? '';
+    return new Response(before + reference + after, { status: 200, headers });
   };
 }
 

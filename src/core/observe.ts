@@ -10,7 +10,7 @@
 import { correlationIdFrom } from './error-mapping.js';
 import { MyrGatewayError } from './errors.js';
 import { type RateLimitInfo, readRateLimit } from './rate-limit.js';
-import { setAttributes, SPAN_KIND_CLIENT, SPAN_STATUS_ERROR, type SpanLike, type TracerLike } from './trace.js';
+import { runTraced, setAttributes, SPAN_KIND_CLIENT, SPAN_STATUS_ERROR, type SpanLike, type TracerLike } from './trace.js';
 
 /** Levels of {@link Logger}, lowest first. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -107,6 +107,7 @@ export class Log {
   readonly #logger: Logger | undefined;
   readonly #min: number;
   readonly #pino: boolean;
+  readonly #warned = new Set<string>();
 
   constructor(logger: Logger | undefined, level: LogLevel | 'off' | undefined) {
     this.#logger = logger;
@@ -116,6 +117,13 @@ export class Log {
 
   enabled(level: LogLevel): boolean {
     return LEVELS.indexOf(level) >= this.#min;
+  }
+
+  /** A warning written once per client and `topic`. */
+  warnOnce(topic: string, message: string): void {
+    if (this.#warned.has(topic)) return;
+    this.#warned.add(topic);
+    this.write('warn', message);
   }
 
   write(level: LogLevel, message: string, fields?: object): void {
@@ -310,7 +318,8 @@ export class Observer {
     };
     if (!tracer) return go(undefined);
     const route = template(spec.path);
-    return tracer.startActiveSpan(
+    return runTraced(
+      tracer,
       `myr-gateway ${spec.method} ${route}`,
       {
         kind: SPAN_KIND_CLIENT,
@@ -322,6 +331,7 @@ export class Observer {
         },
       },
       go,
+      () => this.log.warnOnce('tracer', 'the OpenTelemetry tracer threw; the call went on untouched, its span may be incomplete'),
     );
   }
 }

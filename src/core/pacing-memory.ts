@@ -110,7 +110,11 @@ export class MemoryRateLimiter implements RateLimiter {
     }
     if (b.queue.length === 0) return;
     const at = b.freeAt(now);
-    if (Number.isFinite(at)) b.timer = setTimeout(() => this.#pump(b), Math.max(1, Math.ceil(at - now)));
+    if (!Number.isFinite(at)) return;
+    b.timer = setTimeout(() => this.#pump(b), Math.max(1, Math.ceil(at - now)));
+    // Every waiter's own deadline timer keeps the process alive while it waits; the pump must
+    // not do so after the last waiter gave up (its blocked time can be an hour).
+    (b.timer as { unref?: () => void }).unref?.();
   }
 
   /** @internal */

@@ -59,3 +59,40 @@ export function isTracer(value: unknown): value is TracerLike {
 export function setAttributes(span: SpanLike, attributes: SpanAttributes): void {
   for (const [key, value] of Object.entries(attributes)) if (value !== undefined) span.setAttribute(key, value);
 }
+
+/**
+ * Runs `work` inside a span of `tracer`, so that the tracer can never change what `work`
+ * returns: a tracer that throws before calling back leaves `work` to run untraced, one that
+ * throws after it started is ignored (the money call's own result stands), and every span
+ * method that throws is swallowed. `onTracerError` hears about it (to warn once).
+ */
+export function runTraced<T>(
+  tracer: TracerLike,
+  name: string,
+  options: { kind?: number; attributes?: SpanAttributes },
+  work: (span: SpanLike | undefined) => Promise<T>,
+  onTracerError: (error: unknown) => void,
+): Promise<T> {
+  let started: Promise<T> | undefined;
+  try {
+    tracer.startActiveSpan(name, options, (span: SpanLike) => (started = work(guardSpan(span, onTracerError))));
+  } catch (error) {
+    onTracerError(error);
+  }
+  return started ?? work(undefined);
+}
+
+/** A span whose methods never throw into the SDK's code. */
+function guardSpan(span: SpanLike, onTracerError: (error: unknown) => void): SpanLike {
+  const guard =
+    <A extends unknown[]>(method: (...args: A) => unknown) =>
+    (...args: A): undefined => {
+      try {
+        method.apply(span, args);
+      } catch (error) {
+        onTracerError(error);
+      }
+      return undefined;
+    };
+  return { setAttribute: guard(span.setAttribute), addEvent: guard(span.addEvent), setStatus: guard(span.setStatus), end: guard(span.end) };
+}

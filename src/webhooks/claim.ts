@@ -130,3 +130,35 @@ export async function completeWithRetries(
   }
   return { error };
 }
+
+/** Most keys remembered per store as finished-but-unrecorded (the store failed to complete them). */
+const MAX_UNRECORDED = 10_000;
+const UNRECORDED = new WeakMap<WebhookStore, Map<string, string>>();
+
+/**
+ * @internal Keys whose work finished in this process but that `store` failed to record, with
+ * their claim token: the webhook handler and `runOnce` share it per store, so neither runs a
+ * finished key again (a callback after the job, the job after a callback, or either twice).
+ */
+export const unrecorded = {
+  get(store: WebhookStore, key: string): string | undefined {
+    return UNRECORDED.get(store)?.get(key);
+  },
+  add(store: WebhookStore, key: string, token: string): void {
+    let keys = UNRECORDED.get(store);
+    if (!keys) UNRECORDED.set(store, (keys = new Map()));
+    const oldest = keys.keys().next();
+    if (keys.size >= MAX_UNRECORDED && !oldest.done) keys.delete(oldest.value);
+    keys.set(key, token);
+  },
+  /**
+   * Tries again to record a finished key remembered here; true when it was one (the caller must
+   * then treat the work as done, whether or not the store took it this time).
+   */
+  async settle(store: WebhookStore, key: string, completedTtlMs: number): Promise<boolean> {
+    const token = UNRECORDED.get(store)?.get(key);
+    if (token === undefined) return false;
+    if (!(await completeWithRetries(store, key, token, completedTtlMs))) UNRECORDED.get(store)?.delete(key);
+    return true;
+  },
+};

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { TIMED_OUT, completeWithRetries, keepClaim, settle, settleWithin, type Settled } from './claim.js';
+import { TIMED_OUT, completeWithRetries, keepClaim, settle, settleWithin, unrecorded, type Settled } from './claim.js';
 import { WebhookHandlerError, WebhookVerificationError, type WebhookVerificationReason } from './errors.js';
 import type { WebhookEvent } from './events.js';
 import {
@@ -20,8 +20,6 @@ import { traced } from './tracing.js';
 
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 const RETRY_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'retry-after': '1' });
-/** Most keys remembered as finished-but-unrecorded (the store failed to complete them). */
-const MAX_UNRECORDED = 10_000;
 
 function statusFor(reason: WebhookVerificationReason): number {
   switch (reason) {
@@ -75,8 +73,6 @@ function isHandler(value: WebhookHandler | WebhookHandlerOptions): value is Webh
 export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
   const { verifier, store, mode, inFlightTtlMs, completedTtlMs, handlerTimeoutMs, maxRenewalMs, onEvent, onError, tracer } =
     resolveHandlerOptions(options);
-  /** Keys whose handler finished but that the store failed to record: key to claim token. */
-  const unrecorded = new Map<string, string>();
 
   function report(error: WebhookVerificationError | WebhookHandlerError, event?: WebhookEvent): void {
     if (!onError) return;
@@ -105,9 +101,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     if (failed) {
       // The handler did finish: acknowledging is right. This process remembers it and answers
       // duplicate; another process may run it again once the claim expires (docs/webhooks.md).
-      const oldest = unrecorded.keys().next();
-      if (unrecorded.size >= MAX_UNRECORDED && !oldest.done) unrecorded.delete(oldest.value);
-      unrecorded.set(key, token);
+      unrecorded.add(store, key, token);
       report(
         new WebhookHandlerError('store', 'the idempotency store failed, three times, to record a finished callback', failed.error),
         event,
@@ -132,10 +126,8 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     }
 
     const key = idempotencyKey(event, mode);
-    const pendingToken = unrecorded.get(key);
-    if (pendingToken !== undefined) {
-      // Handled here before, but the store never recorded it: try again, and never rerun it.
-      if (!(await completeWithRetries(store, key, pendingToken, completedTtlMs))) unrecorded.delete(key);
+    // Handled in this process before, but the store never recorded it: try again, never rerun it.
+    if (await unrecorded.settle(store, key, completedTtlMs)) {
       return { status: 200, body: { ok: true, outcome: 'duplicate' }, headers: JSON_HEADERS, event };
     }
     let claim;

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { completeWithRetries, keepClaim } from './claim.js';
+import { completeWithRetries, keepClaim, unrecorded } from './claim.js';
 import { WebhookHandlerError } from './errors.js';
 import type { WebhookStore } from './stores/types.js';
 
@@ -66,6 +66,8 @@ export async function runOnce<T>(store: WebhookStore, key: string, fn: () => T |
       // A failing logger must not change the outcome.
     }
   };
+  // Finished in this process (by a callback or an earlier run) but never recorded: never again.
+  if (await unrecorded.settle(store, key, completedTtlMs)) return { outcome: 'duplicate' };
   let claim;
   try {
     claim = await store.claim(key, inFlightTtlMs);
@@ -93,7 +95,9 @@ export async function runOnce<T>(store: WebhookStore, key: string, fn: () => T |
   const failed = await completeWithRetries(store, key, claim.token, completedTtlMs);
   lease.stop();
   if (failed) {
-    // The work did finish: it counts as processed. The claim still blocks others until it expires.
+    // The work did finish: it counts as processed. This process remembers it (so does the webhook
+    // handler, through the same record); another process may run it once the claim expires.
+    unrecorded.add(store, key, claim.token);
     report(new WebhookHandlerError('store', 'the idempotency store failed, three times, to record a finished run', failed.error));
   }
   return { outcome: 'processed', value };

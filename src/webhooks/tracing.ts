@@ -4,11 +4,12 @@
  *
  * @module
  */
-import { setAttributes, SPAN_STATUS_ERROR, type SpanLike, type TracerLike } from '../core/trace.js';
+import { runTraced, setAttributes, SPAN_STATUS_ERROR, type SpanLike, type TracerLike } from '../core/trace.js';
 import type { WebhookRequest } from './request-parts.js';
 import type { WebhookResponse } from './handler-options.js';
 
-function describe(span: SpanLike, response: WebhookResponse): WebhookResponse {
+function describe(span: SpanLike | undefined, response: WebhookResponse): WebhookResponse {
+  if (!span) return response;
   const signed = response.event?.signed;
   setAttributes(span, {
     'http.response.status_code': response.status,
@@ -28,10 +29,11 @@ function describe(span: SpanLike, response: WebhookResponse): WebhookResponse {
 /**
  * Runs `handle` inside a `myr-gateway webhook` span carrying the outcome, the answer's status
  * and the signed identifiers (webhook, payment and reference id, status): never the body, the
- * signature, a key or an account number. `handle` never throws.
+ * signature, a key or an account number. `handle` never throws, and a tracer that throws
+ * never changes the answer (nor runs `handle` twice).
  */
 export function traced(tracer: TracerLike | undefined, handle: (request: WebhookRequest) => Promise<WebhookResponse>) {
   if (!tracer) return handle;
   return (request: WebhookRequest): Promise<WebhookResponse> =>
-    tracer.startActiveSpan('myr-gateway webhook', {}, (span) => handle(request).then((response) => describe(span, response)));
+    runTraced(tracer, 'myr-gateway webhook', {}, (span) => handle(request).then((response) => describe(span, response)), () => {});
 }
