@@ -66,7 +66,9 @@ export type Decision =
 export function mayHaveBeenProcessed(outcome: Outcome): boolean {
   if (outcome.kind === 'timeout') return true;
   if (outcome.kind === 'network') return outcome.sent;
-  return outcome.status >= 500 && outcome.code !== 'NO_GATEWAY_AVAILABLE';
+  // Only the spec's own pair proves nothing was processed: a 502/504 that carries this code is
+  // an upstream's answer of unknown meaning, and a withdrawal must not be sent again after it.
+  return outcome.status >= 500 && !(outcome.status === 503 && outcome.code === 'NO_GATEWAY_AVAILABLE');
 }
 
 function retryable(outcome: Outcome): boolean {
