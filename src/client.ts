@@ -30,9 +30,15 @@ export interface MyrGatewayOptions {
    */
   apiKey: string;
   /**
-   * Accept an `http://` base URL whose host is a loopback address (127.0.0.0/8, ::1,
-   * localhost), for local mocks. Any other `http://` URL is refused regardless.
+   * Accept `http://` URLs whose host is a loopback address (127.0.0.0/8, ::1, localhost), for
+   * local development against `myr-gateway/testing` or `npx myr-gateway sandbox`: the base URL,
+   * a payment's `callback_url` and `redirect_url` (your local webhook server and shop), and the
+   * customer URLs the service answers with. Any other `http://` URL is refused regardless.
    * @default false
+   * @example
+   * ```ts
+   * new MyrGateway({ baseUrl: 'http://127.0.0.1:4010/api/v1', merchantId, apiKey, allowInsecureLoopback: true });
+   * ```
    */
   allowInsecureLoopback?: boolean;
   /**

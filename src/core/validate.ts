@@ -119,6 +119,34 @@ export function checkCustomerUrl(check: AnswerCheck, field: string, value: unkno
   if (!ok) throw invalid(check, field, `carries a ${field} that is not an https:// URL, which must never reach a customer`);
 }
 
+/** Whether `value` is an absolute `http://` URL of a loopback host, with no credentials. */
+function isLoopbackHttp(value: unknown): boolean {
+  try {
+    const url = new URL(String(value));
+    return typeof value === 'string' && url.protocol === 'http:' && LOOPBACK_HOST.test(url.hostname) && !url.username && !url.password;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * With `allowInsecureLoopback`, the `http://` loopback `callback_url` and `redirect_url` a local
+ * sandbox or webhook server needs: taken out of `params` so the https rule checks the rest, and
+ * put back into the body after validation. Any other http URL is still refused.
+ */
+export function splitLoopbackUrls(params: unknown): { rest: unknown; urls: { callback_url?: string; redirect_url?: string } } {
+  if (params === null || typeof params !== 'object') return { rest: params, urls: {} };
+  const rest: Record<string, unknown> = { ...(params as Record<string, unknown>) };
+  const urls: { callback_url?: string; redirect_url?: string } = {};
+  for (const field of ['callback_url', 'redirect_url'] as const) {
+    if (isLoopbackHttp(rest[field])) {
+      urls[field] = rest[field] as string;
+      delete rest[field];
+    }
+  }
+  return { rest, urls };
+}
+
 /** A reference_id that can be reported on an error: the request's, when it has the allowed form. */
 export function referenceOf(params: unknown): string | undefined {
   const value = (params as { reference_id?: unknown } | null)?.reference_id;

@@ -2,7 +2,7 @@ import { sleep as defaultSleep } from '../core/retry.js';
 import { AbortError, InvalidRequestError, InvalidResponseError, MyrGatewayError } from '../core/errors.js';
 import { withResponse, type WithResponse } from '../core/observe.js';
 import type { CallState, RequestOptions, Transport } from '../core/transport.js';
-import { type AnswerCheck, checkCustomerUrl, checkEcho, parseSuccess, referenceOf, tagReference, validateRequest } from '../core/validate.js';
+import { type AnswerCheck, checkCustomerUrl, checkEcho, parseSuccess, referenceOf, splitLoopbackUrls, tagReference, validateRequest } from '../core/validate.js';
 import {
   type PaymentCreated,
   type PaymentCreateParams,
@@ -81,9 +81,10 @@ export class Payments {
   }
 
   async #create(params: PaymentCreateParams, options: RequestOptions | undefined): Promise<WithResponse<PaymentCreated>> {
-    const validated = validateRequest(paymentCreateParamsSchema, params, 'payment create');
+    const { rest, urls } = this.#allowInsecureLoopback ? splitLoopbackUrls(params) : { rest: params, urls: {} };
+    const validated = validateRequest(paymentCreateParamsSchema, rest, 'payment create');
     // The schema already wrote `amount` as the JSON number to send; its type still admits the string it came as.
-    const body = { ...validated, amount: Number(validated.amount) };
+    const body = { ...validated, ...urls, amount: Number(validated.amount) };
     const state: CallState = { maybeProcessed: false };
     let raw: unknown;
     try {

@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { MyrGateway } from '../../src/index.js';
-import { InvalidRequestError, MyrGatewayError, PROVIDER_CHANNELS_GROUP_A, PROVIDER_CHANNELS_GROUP_B } from '../../src/index.js';
+import { InvalidRequestError, MemoryTokenStore, MyrGateway, MyrGatewayError, PROVIDER_CHANNELS_GROUP_A, PROVIDER_CHANNELS_GROUP_B } from '../../src/index.js';
 import { createMockGateway } from '../../src/testing/index.js';
 import { caught, clientFor, paymentParams, withdrawalParams } from '../helpers/client.js';
 
@@ -122,6 +121,27 @@ describe('payment create: validation before the network', () => {
 
   it.each(['callback_url', 'redirect_url'])('rejects an http:// %s', async (field) => {
     await expectRejected(create({ [field]: 'http://merchant.example/cb' }), 'VALIDATION_ERROR', field);
+  });
+
+  it.each(['callback_url', 'redirect_url'])('rejects an http:// loopback %s unless the client allows insecure loopback', async (field) => {
+    await expectRejected(create({ [field]: 'http://127.0.0.1:3000/webhooks/myr' }), 'VALIDATION_ERROR', field);
+  });
+
+  it.each(['callback_url', 'redirect_url'])('sends an http:// loopback %s when the client allows insecure loopback (a local sandbox)', async (field) => {
+    const served = await mock.serve();
+    try {
+      const local = new MyrGateway({ baseUrl: served.baseUrl, ...mock.merchant, allowInsecureLoopback: true, tokenStore: new MemoryTokenStore() });
+      const url = 'http://127.0.0.1:3000/webhooks/myr';
+      await local.payments.create({ ...paymentParams('QR_PAYMENT'), [field]: url } as never).catch(() => undefined);
+      const sent = mock.requests.find((r) => r.endpoint === 'payment.create')?.body as Record<string, unknown> | undefined;
+      expect(sent?.[field]).toBe(url);
+      // Any other http URL stays refused, before sending.
+      const before = mock.count('payment.create');
+      await expect(local.payments.create({ ...paymentParams('QR_PAYMENT'), [field]: 'http://merchant.example/cb' } as never)).rejects.toMatchObject({ code: 'VALIDATION_ERROR', field });
+      expect(mock.count('payment.create')).toBe(before);
+    } finally {
+      await served.close();
+    }
   });
 
   it.each(['callback_url', 'redirect_url'])('rejects a %s that is not a URL', async (field) => {
