@@ -29,9 +29,10 @@ class LocalBucket extends BucketModel {
   /** The earliest time a slot is free, given `ahead` calls served first. */
   freeAt(now: number, ahead = 0): number {
     const log = this.log;
-    while (log.length > 0 && (log[0] as number) <= now - this.windowMs) log.shift();
+    const held = this.heldMs;
+    while (log.length > 0 && (log[0] as number) <= now - held) log.shift();
     const i = log.length - this.limit + ahead;
-    const fromLog = i < 0 ? now : i < log.length ? (log[i] as number) + this.windowMs : Number.POSITIVE_INFINITY;
+    const fromLog = i < 0 ? now : i < log.length ? (log[i] as number) + held : Number.POSITIVE_INFINITY;
     return Math.max(now, this.blockedUntil, fromLog);
   }
 

@@ -94,6 +94,12 @@ export class BucketModel {
   windowMs = PUBLISHED_WINDOW_MS;
   /** No slot before this time (limiter clock): the service said its window is full. */
   blockedUntil = 0;
+  /**
+   * The longest recent time from taking a slot to its answer (decaying): the service may count
+   * a request that much later than the slot was taken, so a slot is held that much longer than
+   * the window, or a loaded host's late arrivals would overlap the next window's first ones.
+   */
+  latencyMs = 0;
   #windowKnown = false;
 
   constructor(readonly bucket: RateBucket) {
@@ -104,12 +110,18 @@ export class BucketModel {
     return this.limit > UNPACED_ABOVE;
   }
 
+  /** How long a slot stays taken: the window, plus the latency margin (at most a quarter of it). */
+  get heldMs(): number {
+    return this.windowMs + Math.min(Math.ceil(this.latencyMs), Math.floor(this.windowMs / 4));
+  }
+
   /**
    * Learns from an answer. `inFlight`: other requests of this bucket sent and not answered
    * (they may not be counted in `remaining` yet). Returns the slots the service says are free
    * beyond those, or undefined when it did not say.
    */
   learn(o: RateLimitObservation, now: number, inFlight: number): number | undefined {
+    if (Number.isFinite(o.elapsedMs) && o.elapsedMs >= 0) this.latencyMs = Math.max(o.elapsedMs, this.latencyMs * 0.98);
     if (o.limit !== undefined && Number.isInteger(o.limit) && o.limit > 0) this.limit = o.limit;
     const resetInMs = o.resetInMs !== undefined && o.resetInMs >= 0 && o.resetInMs <= HOUR_MS ? o.resetInMs : undefined;
     if (o.status === 429) {

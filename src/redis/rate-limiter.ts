@@ -27,7 +27,7 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local cfg = redis.call('HMGET', KEYS[2], 'limit', 'window')
 local limit = tonumber(cfg[1]) or tonumber(ARGV[1])
-local window = tonumber(cfg[2]) or tonumber(ARGV[2])
+local window = (tonumber(cfg[2]) or tonumber(ARGV[2])) + (tonumber(ARGV[5]) or 0)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local used = redis.call('ZCARD', KEYS[1])
 local want = tonumber(ARGV[3])
@@ -150,7 +150,8 @@ export class RedisRateLimiter implements RateLimiter {
         let reply: unknown;
         try {
           const want = String(Math.min(b.queue.length, b.limit));
-          reply = await this.#redis.eval(ACQUIRE, b.keys, [String(b.limit), String(b.windowMs), want, randomUUID()]);
+          // ARGV[5]: this process's latency margin, added to whichever window is shared.
+          reply = await this.#redis.eval(ACQUIRE, b.keys, [String(b.limit), String(b.windowMs), want, randomUUID(), String(b.heldMs - b.windowMs)]);
         } catch {
           this.#redisFailed();
           continue;

@@ -32,7 +32,19 @@ describe('MemoryRateLimiter', () => {
     l.observe(K, 'other', { status: 200, limit: 3, remaining: 2, resetInMs: 1990, elapsedMs: 10 });
     const times = grants(l, 4, 'other');
     await vi.advanceTimersByTimeAsync(4000);
-    expect(await Promise.all(times)).toEqual([0, 0, 2000, 2000]);
+    // The window (1990 + 10), and the 10 ms the answer took on top: see the next test.
+    expect(await Promise.all(times)).toEqual([0, 0, 2010, 2010]);
+  });
+
+  it('holds a slot for the window plus the time answers take, so late arrivals never overlap the next window', async () => {
+    const l = limiter();
+    await l.acquire(K, 'other', wait);
+    // A loaded host: the answer came 400 ms after the slot was taken, so the service may have
+    // counted the request up to 400 ms late.
+    l.observe(K, 'other', { status: 200, limit: 2, remaining: 1, resetInMs: 1600, elapsedMs: 400 });
+    const times = grants(l, 2, 'other');
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(await Promise.all(times)).toEqual([0, 2400]);
   });
 
   it('a window the service reports full waits for its reset, even with room in the local count', async () => {
