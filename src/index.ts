@@ -12,26 +12,26 @@ export {
   AbortError,
   ApiError,
   AuthenticationError,
-  ConfigurationError,
   ConnectionError,
   DuplicateReferenceError,
-  InvalidRequestError,
   InvalidResponseError,
-  MyrGatewayError,
   NotFoundError,
-  OutcomeUnknownError,
-  PaymentPendingError,
-  PaymentUrlUnavailableError,
   PermissionDeniedError,
   RateLimitError,
   ServiceUnavailableError,
   TimeoutError,
+  type PaymentStatusLike,
+} from './core/service-errors.js';
+export {
+  ConfigurationError,
+  InvalidRequestError,
+  MyrGatewayError,
   type ApiErrorCode,
   type ClientErrorCode,
   type ErrorCode,
   type MyrGatewayErrorInit,
-  type PaymentStatusLike,
 } from './core/errors.js';
+export { OutcomeUnknownError, PaymentPendingError, PaymentUrlUnavailableError } from './core/outcome-errors.js';
 export { MemoryTokenStore, type StoredToken, type TokenStore } from './core/auth.js';
 export type {
   Logger,

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { ConfigurationError, RateLimitError } from './errors.js';
+import { ConfigurationError } from './errors.js';
+import { RateLimitError } from './service-errors.js';
 import type { StoredToken, TokenStore } from './auth.js';
 
 /** Where a warning goes: the client's logger, or console.warn. */

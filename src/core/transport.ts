@@ -10,13 +10,9 @@ import ky, { type KyInstance } from 'ky';
 import type { TokenAttemptHook, TokenManager } from './auth.js';
 import type { TokenAttemptReport } from './token-shared.js';
 import { connectionError, errorFromResponse } from './error-mapping.js';
-import {
-  AbortError,
-  AuthenticationError,
-  MyrGatewayError,
-  OutcomeUnknownError,
-  TimeoutError,
-} from './errors.js';
+import { AbortError, AuthenticationError, TimeoutError } from './service-errors.js';
+import { MyrGatewayError } from './errors.js';
+import { OutcomeUnknownError } from './outcome-errors.js';
 import { CallLimits, systemCodeOf } from './call-limits.js';
 import { millisecondsSetting, retriesSetting } from './settings.js';
 import type { Pacer } from './pacing-memory.js';

@@ -5,12 +5,9 @@
  *
  * @module
  */
-import {
-  DuplicateReferenceError,
-  type MyrGatewayError,
-  OutcomeUnknownError,
-  PaymentUrlUnavailableError,
-} from '../core/errors.js';
+import { DuplicateReferenceError } from '../core/service-errors.js';
+import { type MyrGatewayError } from '../core/errors.js';
+import { OutcomeUnknownError, PaymentUrlUnavailableError } from '../core/outcome-errors.js';
 import { type ResponseInfo, withResponse, type WithResponse } from '../core/observe.js';
 import { outcomeUnknownAdvice } from '../core/policy.js';
 import type { RequestOptions } from '../core/transport.js';

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryTokenStore, TokenManager, type StoredToken, type TokenAttemptHook, type TokenStore } from '../../../src/core/auth.js';
-import { RateLimitError, ServiceUnavailableError } from '../../../src/core/errors.js';
+import { RateLimitError, ServiceUnavailableError } from '../../../src/core/service-errors.js';
 
 const MINUTE = 60_000;
 
