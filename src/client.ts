@@ -1,4 +1,5 @@
-import { defaultTokenStore, TokenManager, type TokenStore } from './core/auth.js';
+import { defaultTokenStore, TokenManager } from './core/auth.js';
+import type { TokenStore } from './core/token-store.js';
 import { ConfigurationError } from './core/errors.js';
 import { type Logger, type LogLevel, Observer, type RequestEvent, type ResponseEvent, type RetryEvent } from './core/observe.js';
 import { isTracer, type TracerLike } from './core/trace.js';

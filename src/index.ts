@@ -32,7 +32,8 @@ export {
   type MyrGatewayErrorInit,
 } from './core/errors.js';
 export { OutcomeUnknownError, PaymentPendingError, PaymentUrlUnavailableError } from './core/outcome-errors.js';
-export { MemoryTokenStore, type StoredToken, type TokenStore } from './core/auth.js';
+export { MemoryTokenStore } from './core/auth.js';
+export type { StoredToken, TokenStore } from './core/token-store.js';
 export type {
   Logger,
   LogLevel,

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { StoredToken } from './auth.js';
+import type { StoredToken } from './token-store.js';
 import { InvalidResponseError } from './service-errors.js';
 import { isStoredToken } from './token-shared.js';
 
