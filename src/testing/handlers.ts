@@ -16,14 +16,13 @@ import {
   type AnswerContext,
 } from './responses.js';
 import { randomHex, type MerchantState, type MockRecord, type MockState, type RateDecision } from './state.js';
+import type { Endpoint, MockRateLimits } from './types/options.js';
 import type {
-  Endpoint,
   MockPaymentRecord,
   MockRecordCommon,
-  MockRateLimits,
   MockWithdrawalRecord,
   RecordedRequest,
-} from './types.js';
+} from './types/records.js';
 import { maskAccountNumber, validateDeposit, validateWithdrawal, type Rejection } from './validation.js';
 
 /** Options of the mock after defaults were applied. */

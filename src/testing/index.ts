@@ -17,18 +17,21 @@ export type {
   CallbackAttempt,
   CallbackDelivery,
   CallbackOptions,
+  MockCallbackBody,
+} from './types/callbacks.js';
+export type {
   Endpoint,
-  Fault,
-  FaultResponse,
   GatewayChannel,
   MerchantStatus,
-  MockCallbackBody,
   MockGatewayOptions,
   MockMerchant,
-  MockPaymentRecord,
   MockRateLimits,
-  MockRecordCommon,
   MockTerminalStatus,
+} from './types/options.js';
+export type { Fault, FaultResponse } from './types/faults.js';
+export type {
+  MockPaymentRecord,
+  MockRecordCommon,
   MockWithdrawalRecord,
   RecordedRequest,
-} from './types.js';
+} from './types/records.js';

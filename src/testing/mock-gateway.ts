@@ -8,19 +8,16 @@ import { http, type RequestHandler } from 'msw';
 import { setupServer, type SetupServer } from 'msw/node';
 import type { MockHttpServer, ServeOptions } from './server.js';
 import { createMockService } from './service.js';
+import type { CallbackDelivery, CallbackOptions } from './types/callbacks.js';
 import type {
-  CallbackDelivery,
-  CallbackOptions,
   Endpoint,
-  Fault,
   GatewayChannel,
   MerchantStatus,
   MockGatewayOptions,
-  MockPaymentRecord,
   MockTerminalStatus,
-  MockWithdrawalRecord,
-  RecordedRequest,
-} from './types.js';
+} from './types/options.js';
+import type { Fault } from './types/faults.js';
+import type { MockPaymentRecord, MockWithdrawalRecord, RecordedRequest } from './types/records.js';
 
 export { DEFAULT_BASE_URL, DEFAULT_MERCHANT } from './service.js';
 
