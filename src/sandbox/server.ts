@@ -7,7 +7,7 @@
  */
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GATEWAY_PAGES } from '../testing/handlers.js';
+import { GATEWAY_PAGES } from '../testing/money-endpoints.js';
 import { faultAnswer } from '../testing/responses.js';
 import { answerThroughDispatch } from '../testing/server.js';
 import { createMockService, type MockService } from '../testing/service.js';

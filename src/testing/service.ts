@@ -7,7 +7,9 @@
  */
 import { defaultCallbackFetch, deliverCallback } from './callbacks.js';
 import { FaultQueue } from './faults.js';
-import { createDispatcher, DEFAULT_PAGE_ORIGIN, defaultGenerateId, type ResolvedOptions } from './handlers.js';
+import type { ResolvedOptions } from './dispatch-context.js';
+import { createDispatcher } from './handlers.js';
+import { DEFAULT_PAGE_ORIGIN, defaultGenerateId } from './money-endpoints.js';
 import type { MockGateway } from './types/gateway.js';
 import { serveOverHttp } from './server.js';
 import { DEFAULT_RATE_LIMITS, MockState, RATE_WINDOW_MS, randomHex, type MockRecord, type StateSnapshot } from './state.js';
