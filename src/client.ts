@@ -1,7 +1,9 @@
 import { defaultTokenStore, TokenManager } from './core/auth.js';
 import type { TokenStore } from './core/token-store.js';
 import { ConfigurationError } from './core/errors.js';
-import { type Logger, type LogLevel, Observer, type RequestEvent, type ResponseEvent, type RetryEvent } from './core/observe.js';
+import type { Logger, LogLevel } from './core/log.js';
+import { Observer } from './core/observe.js';
+import type { RequestEvent, ResponseEvent, RetryEvent } from './core/events.js';
 import { isTracer, type TracerLike } from './core/trace.js';
 import type { RateLimitInfo } from './core/rate-limit.js';
 import { resolveRetryOptions, type RetryOptions, sleep as defaultSleep } from './core/retry.js';

@@ -34,15 +34,14 @@ export {
 export { OutcomeUnknownError, PaymentPendingError, PaymentUrlUnavailableError } from './core/outcome-errors.js';
 export { MemoryTokenStore } from './core/auth.js';
 export type { StoredToken, TokenStore } from './core/token-store.js';
+export type { Logger, LogLevel } from './core/log.js';
 export type {
-  Logger,
-  LogLevel,
   RequestEvent,
   ResponseEvent,
   ResponseInfo,
   RetryEvent,
   WithResponse,
-} from './core/observe.js';
+} from './core/events.js';
 export type { SpanAttributes, SpanAttributeValue, SpanLike, TracerLike } from './core/trace.js';
 export type { RateLimitInfo } from './core/rate-limit.js';
 export {

@@ -19,7 +19,8 @@ import type { Pacer } from './pacing-memory.js';
 import { decide, type Operation, outcomeUnknownAdvice } from './policy.js';
 import type { RateLimitInfo } from './rate-limit.js';
 import type { ResolvedRetryOptions } from './retry.js';
-import type { CallTrace, Observer, ResponseInfo } from './observe.js';
+import type { CallTrace, Observer } from './observe.js';
+import type { ResponseInfo } from './events.js';
 
 /** Options every API method accepts as its last argument. */
 export interface RequestOptions {
