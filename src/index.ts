@@ -7,7 +7,8 @@
  * ```
  * @module
  */
-export { MyrGateway, type MyrGatewayOptions } from './client.js';
+export { MyrGateway } from './client.js';
+export type { MyrGatewayOptions } from './client-options.js';
 export {
   AbortError,
   ApiError,
