@@ -7,41 +7,42 @@
  * ```
  * @module
  */
-export { MyrGateway, type MyrGatewayOptions } from './client.js';
+export { MyrGateway } from './client.js';
+export type { MyrGatewayOptions } from './client-options.js';
 export {
   AbortError,
   ApiError,
   AuthenticationError,
-  ConfigurationError,
   ConnectionError,
   DuplicateReferenceError,
-  InvalidRequestError,
   InvalidResponseError,
-  MyrGatewayError,
   NotFoundError,
-  OutcomeUnknownError,
-  PaymentPendingError,
-  PaymentUrlUnavailableError,
   PermissionDeniedError,
   RateLimitError,
   ServiceUnavailableError,
   TimeoutError,
+  type PaymentStatusLike,
+} from './core/service-errors.js';
+export {
+  ConfigurationError,
+  InvalidRequestError,
+  MyrGatewayError,
   type ApiErrorCode,
   type ClientErrorCode,
   type ErrorCode,
   type MyrGatewayErrorInit,
-  type PaymentStatusLike,
 } from './core/errors.js';
-export { MemoryTokenStore, type StoredToken, type TokenStore } from './core/auth.js';
+export { OutcomeUnknownError, PaymentPendingError, PaymentUrlUnavailableError } from './core/outcome-errors.js';
+export { MemoryTokenStore } from './core/auth.js';
+export type { StoredToken, TokenStore } from './core/token-store.js';
+export type { Logger, LogLevel } from './core/log.js';
 export type {
-  Logger,
-  LogLevel,
   RequestEvent,
   ResponseEvent,
   ResponseInfo,
   RetryEvent,
   WithResponse,
-} from './core/observe.js';
+} from './core/events.js';
 export type { SpanAttributes, SpanAttributeValue, SpanLike, TracerLike } from './core/trace.js';
 export type { RateLimitInfo } from './core/rate-limit.js';
 export {

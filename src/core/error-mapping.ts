@@ -9,14 +9,12 @@ import {
   AuthenticationError,
   ConnectionError,
   DuplicateReferenceError,
-  InvalidRequestError,
-  type MyrGatewayError,
-  type MyrGatewayErrorInit,
   NotFoundError,
   PermissionDeniedError,
   RateLimitError,
   ServiceUnavailableError,
-} from './errors.js';
+} from './service-errors.js';
+import { InvalidRequestError, type MyrGatewayError, type MyrGatewayErrorInit } from './errors.js';
 
 /** What the transport knows about a failed response. */
 export interface FailedResponse {

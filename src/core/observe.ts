@@ -3,89 +3,17 @@
  * response metadata on results. Everything here is built from a fixed list of fields (method,
  * path, attempt, status, duration, correlation id, rate-limit headers, reference id, error
  * code): never a header, a body or an error message, so no api key, token or account number
- * can reach a log line, a hook or a span.
+ * can reach a log line, a hook or a span. The logger wrapper is in `log.ts`; the hook event
+ * and `lastResponse` types are in `events.ts`.
  *
  * @module
  */
 import { correlationIdFrom } from './error-mapping.js';
 import { MyrGatewayError } from './errors.js';
-import { type RateLimitInfo, readRateLimit } from './rate-limit.js';
+import type { RequestEvent, ResponseEvent, ResponseInfo, RetryEvent } from './events.js';
+import { Log, type Logger, type LogLevel } from './log.js';
+import { readRateLimit } from './rate-limit.js';
 import { runTraced, setAttributes, SPAN_KIND_CLIENT, SPAN_STATUS_ERROR, type SpanLike, type TracerLike } from './trace.js';
-
-/** Levels of {@link Logger}, lowest first. */
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
-
-type LogMethod = (message: never, ...rest: never[]) => unknown;
-
-/**
- * A logger: `console`, a pino or winston logger, or any object with these four methods.
- * The SDK calls `logger.info(message, fields)`, or `logger.info(fields, message)` for pino.
- */
-export interface Logger {
-  /** Per-attempt detail (each request and answer). */
-  debug: LogMethod;
-  /** One line per call. */
-  info: LogMethod;
-  /** Retries, and a token store that failed or hung. */
-  warn: LogMethod;
-  /** Calls that failed. */
-  error: LogMethod;
-}
-
-/** The facts about one attempt, as hooks, log lines and spans carry them. */
-export interface RequestEvent {
-  /** `GET` or `POST`. */
-  method: string;
-  /** The path below the base URL, such as `/payment/request`. */
-  path: string;
-  /** 1 for the first attempt of the call. */
-  attempt: number;
-  /** The `reference_id` of a payment or withdrawal create. */
-  referenceId?: string | undefined;
-}
-
-/** An attempt that ended: with an HTTP answer (`status`) or without one (timeout, network). */
-export interface ResponseEvent extends RequestEvent {
-  /** HTTP status; undefined when no answer came (timeout, dropped connection). */
-  status: number | undefined;
-  /** Milliseconds from sending the attempt to reading its answer. */
-  durationMs: number;
-  /** The service's correlation id (header or error body), when it sent one. */
-  correlationId: string | undefined;
-  /** The `X-RateLimit-*` headers of the answer, when it carried them. */
-  rateLimit: RateLimitInfo | undefined;
-  /** The error code the attempt ended with (`RATE_LIMITED`, `TIMEOUT`, …); undefined on success. */
-  errorCode: string | undefined;
-}
-
-/** A failed attempt that will be sent again after `delayMs`. */
-export interface RetryEvent extends ResponseEvent {
-  /** Milliseconds the SDK waits before the next attempt. */
-  delayMs: number;
-}
-
-/** The response metadata of a successful call (`result.lastResponse`). */
-export interface ResponseInfo {
-  /** HTTP status of the answer the result came from. */
-  status: number;
-  /** The service's correlation id (`X-Correlation-Id`/`X-Request-Id`), when it sent one. */
-  correlationId: string | undefined;
-  /** The `X-RateLimit-*` headers of that answer, when it carried them. */
-  rateLimit: RateLimitInfo | undefined;
-  /** Attempts the call made, the successful one included. */
-  attempts: number;
-  /** Milliseconds the whole call took, waits between attempts included. */
-  durationMs: number;
-}
-
-/** A result with its response metadata in a non-enumerable `lastResponse` property. */
-export type WithResponse<T> = T & {
-  /**
-   * What the SDK saw of the HTTP answer behind this result. Non-enumerable: not in
-   * `JSON.stringify`, a spread or `Object.keys` of the result.
-   */
-  readonly lastResponse: ResponseInfo;
-};
 
 /** Observability settings of a client (resolved by the client from its options). */
 export interface ObserveOptions {
@@ -97,53 +25,6 @@ export interface ObserveOptions {
   /** A tracer, `false` for none, undefined to use the global OpenTelemetry tracer when one is registered. */
   tracer?: TracerLike | false | undefined;
   now: () => number;
-}
-
-const LEVELS: readonly (LogLevel | 'off')[] = ['debug', 'info', 'warn', 'error', 'off'];
-const PINO = Symbol.for('pino.serializers');
-
-/** Leveled logging through the merchant's logger; without one, warnings go to console.warn as before. */
-export class Log {
-  readonly #logger: Logger | undefined;
-  readonly #min: number;
-  readonly #pino: boolean;
-  readonly #warned = new Set<string>();
-
-  constructor(logger: Logger | undefined, level: LogLevel | 'off' | undefined) {
-    this.#logger = logger;
-    this.#min = LEVELS.indexOf(level ?? 'warn');
-    this.#pino = logger !== undefined && PINO in logger;
-  }
-
-  enabled(level: LogLevel): boolean {
-    return LEVELS.indexOf(level) >= this.#min;
-  }
-
-  /** A warning written once per client and `topic`. */
-  warnOnce(topic: string, message: string): void {
-    if (this.#warned.has(topic)) return;
-    this.#warned.add(topic);
-    this.write('warn', message);
-  }
-
-  write(level: LogLevel, message: string, fields?: object): void {
-    if (!this.enabled(level)) return;
-    const text = `myr-gateway: ${message}`;
-    const logger = this.#logger;
-    if (!logger) {
-      // eslint-disable-next-line no-console -- a logLevel given without a logger logs to the console
-      console[level](text, ...(fields === undefined ? [] : [fields]));
-      return;
-    }
-    const method = logger[level] as (...args: unknown[]) => unknown;
-    try {
-      if (fields === undefined) method.call(logger, text);
-      else if (this.#pino) method.call(logger, fields, text);
-      else method.call(logger, text, fields);
-    } catch {
-      // A broken logger must not fail a payment call.
-    }
-  }
 }
 
 /** `payment/status/ORDER1` → `/payment/status/{identifier}`: a span name of bounded cardinality. */
@@ -334,10 +215,4 @@ export class Observer {
       () => this.log.warnOnce('tracer', 'the OpenTelemetry tracer threw; the call went on untouched, its span may be incomplete'),
     );
   }
-}
-
-/** Puts `info` on `result` as the non-enumerable `lastResponse` (see {@link WithResponse}). */
-export function withResponse<T extends object>(result: T, info: ResponseInfo | undefined): WithResponse<T> {
-  if (info) Object.defineProperty(result, 'lastResponse', { value: Object.freeze(info), enumerable: false, configurable: true });
-  return result as WithResponse<T>;
 }

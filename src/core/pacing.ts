@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { RateLimitError } from './errors.js';
+import { RateLimitError } from './service-errors.js';
 import type { Operation } from './policy.js';
 
 /** Endpoint groups the service limits separately. */

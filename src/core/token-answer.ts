@@ -3,8 +3,8 @@
  *
  * @module
  */
-import type { StoredToken } from './auth.js';
-import { InvalidResponseError } from './errors.js';
+import type { StoredToken } from './token-store.js';
+import { InvalidResponseError } from './service-errors.js';
 import { isStoredToken } from './token-shared.js';
 
 /** The spec's token lifetime, assumed when the answer gives none or one this clock cannot use. */

@@ -6,8 +6,9 @@
  *
  * @module
  */
-import { ConfigurationError, RateLimitError } from './errors.js';
-import type { StoredToken, TokenStore } from './auth.js';
+import { ConfigurationError } from './errors.js';
+import { RateLimitError } from './service-errors.js';
+import type { StoredToken, TokenStore } from './token-store.js';
 
 /** Where a warning goes: the client's logger, or console.warn. */
 export type WarnSink = (message: string) => void;

@@ -1,6 +1,7 @@
 /**
- * The transport: one ky instance, the bearer token, attempts with per-attempt and overall
- * timeouts, the retry loop, Retry-After, rate-limit headers, and error mapping.
+ * The transport: one ky instance, the bearer token, the retry loop around attempts, token
+ * renewal, pacing, and the errors for a stopped call. Sending and judging one attempt
+ * (per-attempt timeout, rate-limit headers, error mapping) is in `attempt.ts`.
  * Resources describe a call ({@link CallSpec}); this module decides whether an attempt
  * may be sent again.
  *
@@ -8,22 +9,18 @@
  */
 import ky, { type KyInstance } from 'ky';
 import type { TokenAttemptHook, TokenManager } from './auth.js';
-import type { TokenAttemptReport } from './token-shared.js';
-import { connectionError, errorFromResponse } from './error-mapping.js';
-import {
-  AbortError,
-  AuthenticationError,
-  MyrGatewayError,
-  OutcomeUnknownError,
-  TimeoutError,
-} from './errors.js';
-import { CallLimits, systemCodeOf } from './call-limits.js';
+import { attemptReport, judgeAttempt, sendAttempt } from './attempt.js';
+import { AbortError, AuthenticationError, TimeoutError } from './service-errors.js';
+import { MyrGatewayError } from './errors.js';
+import { OutcomeUnknownError } from './outcome-errors.js';
+import { CallLimits } from './call-limits.js';
 import { millisecondsSetting, retriesSetting } from './settings.js';
 import type { Pacer } from './pacing-memory.js';
-import { decide, type Operation, type Outcome, outcomeUnknownAdvice } from './policy.js';
-import { type RateLimitInfo, readRateLimit } from './rate-limit.js';
-import { isNotSentCode, parseRetryAfter, type ResolvedRetryOptions } from './retry.js';
-import type { CallTrace, Observer, ResponseInfo } from './observe.js';
+import { decide, type Operation, outcomeUnknownAdvice } from './policy.js';
+import type { RateLimitInfo } from './rate-limit.js';
+import type { ResolvedRetryOptions } from './retry.js';
+import type { CallTrace, Observer } from './observe.js';
+import type { ResponseInfo } from './events.js';
 
 /** Options every API method accepts as its last argument. */
 export interface RequestOptions {
@@ -93,19 +90,6 @@ export interface TransportConfig {
   pacer?: Pacer | undefined;
 }
 
-
-type Attempt =
-  | { kind: 'response'; response: Response; text: string }
-  | { kind: 'network'; systemCode: string | undefined; notSent: boolean }
-  | { kind: 'timeout' };
-
-/** What the token limiter needs to know of an attempt: whether the server may have seen it. */
-function attemptReport(attempt: Attempt, now: number): TokenAttemptReport {
-  if (attempt.kind === 'timeout') return { sent: true };
-  if (attempt.kind === 'network') return { sent: !attempt.notSent };
-  const { status, headers } = attempt.response;
-  return { sent: true, status, retryAfterMs: status === 429 ? parseRetryAfter(headers.get('retry-after'), now) : undefined };
-}
 
 export class Transport {
   readonly #config: TransportConfig;
@@ -178,10 +162,10 @@ export class Transport {
       });
       const report = beforeAttempt?.();
       trace.request();
-      const attempt = await this.#attempt(spec, body, token, attemptTimeout, limits);
+      const attempt = await sendAttempt(this.#ky, spec, body, token, attemptTimeout, limits);
       report?.(attemptReport(attempt, cfg.now()));
       paced?.(attempt.kind === 'response' ? attempt.response : undefined);
-      const outcome = this.#judge(attempt, attemptTimeout, token);
+      const outcome = judgeAttempt(attempt, attemptTimeout, token, cfg, (info) => (this.#rateLimit = info));
       trace.response(attempt.kind === 'response' ? attempt.response : undefined, outcome.ok ? undefined : outcome.error);
       if (outcome.ok) return outcome.data;
 
@@ -234,100 +218,6 @@ export class Transport {
     } catch (e) {
       throw this.#stopped(e, limits, spec, state);
     }
-  }
-
-  async #attempt(
-    spec: CallSpec,
-    body: string | undefined,
-    token: string | undefined,
-    attemptTimeout: number,
-    limits: CallLimits,
-  ): Promise<Attempt> {
-    // One controller and one cleared timer per attempt, rather than AbortSignal.timeout/any:
-    // those stay alive until GC finalizers run, a measurable cost per request under load.
-    const controller = new AbortController();
-    const signal = controller.signal;
-    let timedOut = false;
-    const timer = setTimeout(
-      () => {
-        timedOut = true;
-        controller.abort();
-      },
-      Math.max(1, Math.min(attemptTimeout, Math.ceil(limits.remaining()))),
-    );
-    const user = limits.user;
-    const onAbort = () => controller.abort(user?.reason);
-    if (user?.aborted) onAbort();
-    else user?.addEventListener('abort', onAbort, { once: true });
-    const headers: Record<string, string> = {};
-    if (token !== undefined) headers.authorization = `Bearer ${token}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    try {
-      const response = await this.#ky(spec.path, {
-        method: spec.method,
-        headers,
-        ...(body === undefined ? {} : { body }),
-        signal,
-      });
-      const text = await response.text();
-      return { kind: 'response', response, text };
-    } catch (error) {
-      if (limits.stopped || timedOut) return { kind: 'timeout' }; // the caller decides which limit it was
-      const systemCode = systemCodeOf(error);
-      return { kind: 'network', systemCode, notSent: isNotSentCode(systemCode) };
-    } finally {
-      clearTimeout(timer);
-      user?.removeEventListener('abort', onAbort);
-    }
-  }
-
-  #judge(
-    attempt: Attempt,
-    attemptTimeout: number,
-    token: string | undefined,
-  ): { ok: true; data: unknown } | { ok: false; error: MyrGatewayError; outcome: Outcome } {
-    const cfg = this.#config;
-    if (attempt.kind === 'timeout') {
-      return {
-        ok: false,
-        outcome: { kind: 'timeout' },
-        error: new TimeoutError(`TIMEOUT: no answer from the service within ${attemptTimeout} ms for this attempt`, {
-          code: 'TIMEOUT',
-          retryable: true,
-        }),
-      };
-    }
-    if (attempt.kind === 'network') {
-      return {
-        ok: false,
-        outcome: { kind: 'network', sent: !attempt.notSent },
-        error: connectionError(attempt.systemCode, attempt.notSent ? 'not_sent' : 'maybe'),
-      };
-    }
-    const { response, text } = attempt;
-    const rateLimit = readRateLimit(response.headers, cfg.now());
-    if (rateLimit) this.#rateLimit = rateLimit;
-    if (response.ok) {
-      try {
-        return { ok: true, data: JSON.parse(text) };
-      } catch {
-        // Not JSON: hand the text on; the resource's envelope check reports it.
-        return { ok: true, data: text };
-      }
-    }
-    const error = errorFromResponse(
-      {
-        status: response.status,
-        headers: response.headers,
-        text,
-        retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), cfg.now()),
-      },
-      // The token of this attempt may come from a shared store this instance never fetched into.
-      token === undefined ? cfg.redact : (text) => cfg.redact(text).split(token).join('[redacted]'),
-    );
-    const retryAfterMs = error.retryAfter === undefined ? undefined : error.retryAfter * 1000;
-    const resetInMs = rateLimit?.reset === undefined ? undefined : rateLimit.reset * 1000 - cfg.now();
-    return { ok: false, error, outcome: { kind: 'http', status: response.status, code: String(error.code), retryAfterMs, resetInMs } };
   }
 
   #throwIfStopped(limits: CallLimits, spec: CallSpec, state: CallState): void {

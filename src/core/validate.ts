@@ -6,7 +6,8 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { InvalidRequestError, InvalidResponseError, MyrGatewayError } from './errors.js';
+import { InvalidRequestError, MyrGatewayError } from './errors.js';
+import { InvalidResponseError } from './service-errors.js';
 
 const PROVIDER_CHANNEL_FIELD = 'metadata.provider_channel_id';
 

@@ -187,6 +187,7 @@ export class RedisRateLimiter implements RateLimiter {
     );
   }
 
+  /** A secret-free view for logs: the class name and key prefix only. */
   toJSON(): Record<string, unknown> {
     return { name: 'RedisRateLimiter', keyPrefix: this.#prefix };
   }

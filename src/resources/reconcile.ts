@@ -5,13 +5,10 @@
  *
  * @module
  */
-import {
-  DuplicateReferenceError,
-  type MyrGatewayError,
-  OutcomeUnknownError,
-  PaymentUrlUnavailableError,
-} from '../core/errors.js';
-import { type ResponseInfo, withResponse, type WithResponse } from '../core/observe.js';
+import { DuplicateReferenceError } from '../core/service-errors.js';
+import { type MyrGatewayError } from '../core/errors.js';
+import { OutcomeUnknownError, PaymentUrlUnavailableError } from '../core/outcome-errors.js';
+import { type ResponseInfo, withResponse, type WithResponse } from '../core/events.js';
 import { outcomeUnknownAdvice } from '../core/policy.js';
 import type { RequestOptions } from '../core/transport.js';
 import { type AnswerCheck, checkCustomerUrl, checkEcho } from '../core/validate.js';

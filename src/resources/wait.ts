@@ -3,7 +3,9 @@
  *
  * @module
  */
-import { AbortError, MyrGatewayError, PaymentPendingError } from '../core/errors.js';
+import { AbortError } from '../core/service-errors.js';
+import { MyrGatewayError } from '../core/errors.js';
+import { PaymentPendingError } from '../core/outcome-errors.js';
 import { millisecondsSetting } from '../core/settings.js';
 import type { PaymentStatus } from '../schemas/payments.js';
 import { TERMINAL_STATUSES } from '../schemas/statuses.js';

@@ -6,7 +6,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MockService } from '../testing/service.js';
-import type { CallbackDelivery, CallbackOptions, MockTerminalStatus } from '../testing/types.js';
+import type { CallbackDelivery, CallbackOptions } from '../testing/types/callbacks.js';
+import type { MockTerminalStatus } from '../testing/types/options.js';
 import { dashboardLive, dashboardPage, type DashboardView } from './dashboard.js';
 import type { DeliveryLog } from './deliveries.js';
 import { sendHtml, readForm, redirect, sameOrigin, sendText } from './http.js';

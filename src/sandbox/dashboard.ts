@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { MockPaymentRecord, MockWithdrawalRecord } from '../testing/types.js';
+import type { MockPaymentRecord, MockWithdrawalRecord } from '../testing/types/records.js';
 import { maskAccountNumber } from '../testing/validation.js';
 import type { DeliveryEntry } from './deliveries.js';
 import { formatAmount, html, raw, type SafeHtml } from './html.js';

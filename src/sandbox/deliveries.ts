@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { CallbackAttempt, CallbackDelivery } from '../testing/types.js';
+import type { CallbackAttempt, CallbackDelivery } from '../testing/types/callbacks.js';
 import type { MockRecord } from '../testing/state.js';
 
 /** One callback and what happened to it. */

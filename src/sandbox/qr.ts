@@ -6,7 +6,7 @@
  * @module
  */
 import QRCode from 'qrcode';
-import type { MockPaymentRecord } from '../testing/types.js';
+import type { MockPaymentRecord } from '../testing/types/records.js';
 
 /** Globally unique identifier of the sandbox's merchant-account template (tag 26, sub-tag 00). */
 const SANDBOX_GUID = 'com.myr-gateway.sandbox';

@@ -7,11 +7,11 @@
  */
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GATEWAY_PAGES } from '../testing/handlers.js';
+import { GATEWAY_PAGES } from '../testing/money-endpoints.js';
 import { faultAnswer } from '../testing/responses.js';
 import { answerThroughDispatch } from '../testing/server.js';
 import { createMockService, type MockService } from '../testing/service.js';
-import type { CallbackDelivery, CallbackOptions } from '../testing/types.js';
+import type { CallbackDelivery, CallbackOptions } from '../testing/types/callbacks.js';
 import { deriveSigningKeyBytesWeb } from '../webhooks/signature.js';
 import { broadcast, handleApp, type AppContext } from './app.js';
 import { DeliveryLog } from './deliveries.js';

@@ -5,7 +5,7 @@
  * @module
  */
 import { callbackHeaders, signCallback } from '../webhooks/sign.js';
-import type { CallbackAttempt, CallbackDelivery, CallbackOptions, MockCallbackBody } from './types.js';
+import type { CallbackAttempt, CallbackDelivery, CallbackOptions, MockCallbackBody } from './types/callbacks.js';
 import type { MockRecord } from './state.js';
 import { maskAccountNumber } from './validation.js';
 

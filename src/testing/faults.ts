@@ -3,7 +3,8 @@
  *
  * @module
  */
-import type { Endpoint, Fault, FaultResponse } from './types.js';
+import type { Endpoint } from './types/options.js';
+import type { Fault, FaultResponse } from './types/faults.js';
 
 interface QueuedFault {
   endpoint: Endpoint | '*';

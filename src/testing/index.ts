@@ -9,7 +9,8 @@
  *
  * @module
  */
-export { createMockGateway, DEFAULT_BASE_URL, DEFAULT_MERCHANT, type MockGateway } from './mock-gateway.js';
+export { createMockGateway, DEFAULT_BASE_URL, DEFAULT_MERCHANT } from './mock-gateway.js';
+export type { MockGateway } from './types/gateway.js';
 export { signCallback, callbackHeaders, type SignCallbackInput, type SignedCallback } from '../webhooks/sign.js';
 export { WITHDRAWAL_EWALLET_CODES, maskAccountNumber } from './validation.js';
 export type { MockHttpServer, ServeOptions } from './server.js';
@@ -17,18 +18,21 @@ export type {
   CallbackAttempt,
   CallbackDelivery,
   CallbackOptions,
+  MockCallbackBody,
+} from './types/callbacks.js';
+export type {
   Endpoint,
-  Fault,
-  FaultResponse,
   GatewayChannel,
   MerchantStatus,
-  MockCallbackBody,
   MockGatewayOptions,
   MockMerchant,
-  MockPaymentRecord,
   MockRateLimits,
-  MockRecordCommon,
   MockTerminalStatus,
+} from './types/options.js';
+export type { Fault, FaultResponse } from './types/faults.js';
+export type {
+  MockPaymentRecord,
+  MockRecordCommon,
   MockWithdrawalRecord,
   RecordedRequest,
-} from './types.js';
+} from './types/records.js';

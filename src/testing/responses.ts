@@ -4,7 +4,7 @@
  * @module
  */
 import type { RateDecision } from './state.js';
-import type { FaultResponse } from './types.js';
+import type { FaultResponse } from './types/faults.js';
 
 /** Per-response context: the correlation id and the request path for the second 429 body. */
 export interface AnswerContext {

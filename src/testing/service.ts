@@ -7,20 +7,15 @@
  */
 import { defaultCallbackFetch, deliverCallback } from './callbacks.js';
 import { FaultQueue } from './faults.js';
-import { createDispatcher, DEFAULT_PAGE_ORIGIN, defaultGenerateId, type ResolvedOptions } from './handlers.js';
-import type { MockGateway } from './mock-gateway.js';
+import type { ResolvedOptions } from './dispatch-context.js';
+import { createDispatcher } from './handlers.js';
+import { DEFAULT_PAGE_ORIGIN, defaultGenerateId } from './money-endpoints.js';
+import type { MockGateway } from './types/gateway.js';
 import { serveOverHttp } from './server.js';
 import { DEFAULT_RATE_LIMITS, MockState, RATE_WINDOW_MS, randomHex, type MockRecord, type StateSnapshot } from './state.js';
-import type {
-  CallbackDelivery,
-  CallbackOptions,
-  MockGatewayOptions,
-  MockMerchant,
-  MockPaymentRecord,
-  MockTerminalStatus,
-  MockWithdrawalRecord,
-  RecordedRequest,
-} from './types.js';
+import type { CallbackDelivery, CallbackOptions } from './types/callbacks.js';
+import type { MockGatewayOptions, MockMerchant, MockTerminalStatus } from './types/options.js';
+import type { MockPaymentRecord, MockWithdrawalRecord, RecordedRequest } from './types/records.js';
 
 /** The default base URL of the mock. */
 export const DEFAULT_BASE_URL = 'https://api.myr-gateway.test/api/v1';

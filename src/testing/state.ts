@@ -8,10 +8,9 @@ import type {
   GatewayChannel,
   MerchantStatus,
   MockMerchant,
-  MockPaymentRecord,
   MockRateLimits,
-  MockWithdrawalRecord,
-} from './types.js';
+} from './types/options.js';
+import type { MockPaymentRecord, MockWithdrawalRecord } from './types/records.js';
 
 /** The spec's limits per sliding 60 s window. */
 export const DEFAULT_RATE_LIMITS: MockRateLimits = { auth: 5, paymentRequest: 100, withdraw: 50, other: 100 };

@@ -37,11 +37,22 @@ export interface RunOnceOptions {
 /** How {@link runOnce} ended. */
 export type RunOnceResult<T> =
   /** `fn` ran here and finished; the key is now done. */
-  | { readonly outcome: 'processed'; readonly value: T }
+  | {
+      /** `'processed'`: `fn` ran here. */
+      readonly outcome: 'processed';
+      /** What `fn` returned. */
+      readonly value: T;
+    }
   /** Already done (by a callback or an earlier run): `fn` did not run. */
-  | { readonly outcome: 'duplicate' }
+  | {
+      /** `'duplicate'`: already done, `fn` did not run. */
+      readonly outcome: 'duplicate';
+    }
   /** Somebody else is running it right now: `fn` did not run; try again later. */
-  | { readonly outcome: 'in_flight' };
+  | {
+      /** `'in_flight'`: running elsewhere right now, `fn` did not run. */
+      readonly outcome: 'in_flight';
+    };
 
 /**
  * Runs `fn` at most once per `key` across everything sharing `store`. Throws a

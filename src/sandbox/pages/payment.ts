@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { MockPaymentRecord } from '../../testing/types.js';
+import type { MockPaymentRecord } from '../../testing/types/records.js';
 import { formatAmount, html, raw, type SafeHtml } from '../html.js';
 import { layout } from './layout.js';
 

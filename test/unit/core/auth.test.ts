@@ -5,8 +5,9 @@
  * renewal that replaces only the refused token. The HTTP side is in the integration tests.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MemoryTokenStore, TokenManager, type StoredToken, type TokenAttemptHook, type TokenStore } from '../../../src/core/auth.js';
-import { RateLimitError, ServiceUnavailableError } from '../../../src/core/errors.js';
+import { MemoryTokenStore, TokenManager, type TokenAttemptHook } from '../../../src/core/auth.js';
+import type { StoredToken, TokenStore } from '../../../src/core/token-store.js';
+import { RateLimitError, ServiceUnavailableError } from '../../../src/core/service-errors.js';
 
 const MINUTE = 60_000;
 

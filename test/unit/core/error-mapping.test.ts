@@ -9,12 +9,11 @@ import {
   AuthenticationError,
   ConnectionError,
   DuplicateReferenceError,
-  InvalidRequestError,
-  MyrGatewayError,
   NotFoundError,
   RateLimitError,
   ServiceUnavailableError,
-} from '../../../src/core/errors.js';
+} from '../../../src/core/service-errors.js';
+import { InvalidRequestError, MyrGatewayError } from '../../../src/core/errors.js';
 import { connectionError, errorFromResponse, parseErrorBody } from '../../../src/core/error-mapping.js';
 
 const noRedact = (text: string) => text;

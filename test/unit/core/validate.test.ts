@@ -6,7 +6,8 @@
 import * as z from 'zod/mini';
 import { describe, expect, it } from 'vitest';
 import type { MyrGatewayError} from '../../../src/core/errors.js';
-import { InvalidRequestError, InvalidResponseError, NotFoundError } from '../../../src/core/errors.js';
+import { InvalidRequestError } from '../../../src/core/errors.js';
+import { InvalidResponseError, NotFoundError } from '../../../src/core/service-errors.js';
 import {
   type AnswerCheck,
   checkCustomerUrl,

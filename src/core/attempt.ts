@@ -1,0 +1,144 @@
+/**
+ * One attempt of a call: send it (with its own timeout, tied to the caller's signal and the
+ * call's overall limit), then judge what came back, a parsed body or a typed error plus the
+ * outcome the retry policy decides on. The loop around attempts is in `transport.ts`.
+ *
+ * @module
+ */
+import type { KyInstance } from 'ky';
+import { type CallLimits, systemCodeOf } from './call-limits.js';
+import { connectionError, errorFromResponse } from './error-mapping.js';
+import type { MyrGatewayError } from './errors.js';
+import type { Outcome } from './policy.js';
+import { type RateLimitInfo, readRateLimit } from './rate-limit.js';
+import { isNotSentCode, parseRetryAfter } from './retry.js';
+import { TimeoutError } from './service-errors.js';
+import type { TokenAttemptReport } from './token-shared.js';
+
+/** The request line of an attempt. */
+export interface AttemptRequest {
+  method: 'GET' | 'POST';
+  /** Path below the base URL, without a leading slash. */
+  path: string;
+}
+
+/** The transport settings judging an attempt needs. */
+export interface JudgeSettings {
+  now: () => number;
+  redact: (text: string) => string;
+}
+
+/** A judged attempt: the body of a 2xx answer, or the error and the outcome for the retry policy. */
+export type Judgement = { ok: true; data: unknown } | { ok: false; error: MyrGatewayError; outcome: Outcome };
+
+/** How one attempt ended. */
+export type Attempt =
+  | { kind: 'response'; response: Response; text: string }
+  | { kind: 'network'; systemCode: string | undefined; notSent: boolean }
+  | { kind: 'timeout' };
+
+/** What the token limiter needs to know of an attempt: whether the server may have seen it. */
+export function attemptReport(attempt: Attempt, now: number): TokenAttemptReport {
+  if (attempt.kind === 'timeout') return { sent: true };
+  if (attempt.kind === 'network') return { sent: !attempt.notSent };
+  const { status, headers } = attempt.response;
+  return { sent: true, status, retryAfterMs: status === 429 ? parseRetryAfter(headers.get('retry-after'), now) : undefined };
+}
+
+/** Sends one attempt, bounded by the attempt timeout and what is left of the call. */
+export async function sendAttempt(
+  ky: KyInstance,
+  spec: AttemptRequest,
+  body: string | undefined,
+  token: string | undefined,
+  attemptTimeout: number,
+  limits: CallLimits,
+): Promise<Attempt> {
+  // One controller and one cleared timer per attempt, rather than AbortSignal.timeout/any:
+  // those stay alive until GC finalizers run, a measurable cost per request under load.
+  const controller = new AbortController();
+  const signal = controller.signal;
+  let timedOut = false;
+  const timer = setTimeout(
+    () => {
+      timedOut = true;
+      controller.abort();
+    },
+    Math.max(1, Math.min(attemptTimeout, Math.ceil(limits.remaining()))),
+  );
+  const user = limits.user;
+  const onAbort = () => controller.abort(user?.reason);
+  if (user?.aborted) onAbort();
+  else user?.addEventListener('abort', onAbort, { once: true });
+  const headers: Record<string, string> = {};
+  if (token !== undefined) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  try {
+    const response = await ky(spec.path, {
+      method: spec.method,
+      headers,
+      ...(body === undefined ? {} : { body }),
+      signal,
+    });
+    const text = await response.text();
+    return { kind: 'response', response, text };
+  } catch (error) {
+    if (limits.stopped || timedOut) return { kind: 'timeout' }; // the caller decides which limit it was
+    const systemCode = systemCodeOf(error);
+    return { kind: 'network', systemCode, notSent: isNotSentCode(systemCode) };
+  } finally {
+    clearTimeout(timer);
+    user?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** What an attempt means: the parsed body, or the error and the outcome the retry policy judges. */
+export function judgeAttempt(
+  attempt: Attempt,
+  attemptTimeout: number,
+  token: string | undefined,
+  cfg: JudgeSettings,
+  rememberRateLimit: (info: RateLimitInfo) => void,
+): Judgement {
+  if (attempt.kind === 'timeout') {
+    return {
+      ok: false,
+      outcome: { kind: 'timeout' },
+      error: new TimeoutError(`TIMEOUT: no answer from the service within ${attemptTimeout} ms for this attempt`, {
+        code: 'TIMEOUT',
+        retryable: true,
+      }),
+    };
+  }
+  if (attempt.kind === 'network') {
+    return {
+      ok: false,
+      outcome: { kind: 'network', sent: !attempt.notSent },
+      error: connectionError(attempt.systemCode, attempt.notSent ? 'not_sent' : 'maybe'),
+    };
+  }
+  const { response, text } = attempt;
+  const rateLimit = readRateLimit(response.headers, cfg.now());
+  if (rateLimit) rememberRateLimit(rateLimit);
+  if (response.ok) {
+    try {
+      return { ok: true, data: JSON.parse(text) };
+    } catch {
+      // Not JSON: hand the text on; the resource's envelope check reports it.
+      return { ok: true, data: text };
+    }
+  }
+  const error = errorFromResponse(
+    {
+      status: response.status,
+      headers: response.headers,
+      text,
+      retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), cfg.now()),
+    },
+    // The token of this attempt may come from a shared store this instance never fetched into.
+    token === undefined ? cfg.redact : (text) => cfg.redact(text).split(token).join('[redacted]'),
+  );
+  const retryAfterMs = error.retryAfter === undefined ? undefined : error.retryAfter * 1000;
+  const resetInMs = rateLimit?.reset === undefined ? undefined : rateLimit.reset * 1000 - cfg.now();
+  return { ok: false, error, outcome: { kind: 'http', status: response.status, code: String(error.code), retryAfterMs, resetInMs } };
+}
