@@ -72,7 +72,8 @@ export async function runOnce<T>(store: WebhookStore, key: string, fn: () => T |
   const { inFlightTtlMs = 60_000, completedTtlMs = 86_400_000, maxRenewalMs = 600_000, onError } = options;
   const report = (error: WebhookHandlerError) => {
     try {
-      onError?.(error);
+      // An async onError that rejects must not become an unhandled rejection either.
+      void Promise.resolve(onError?.(error)).catch(() => undefined);
     } catch {
       // A failing logger must not change the outcome.
     }
