@@ -8,6 +8,7 @@
 import * as z from 'zod/mini';
 import { InvalidRequestError, MyrGatewayError } from './errors.js';
 import { InvalidResponseError } from './service-errors.js';
+import { referenceIdSchema } from '../schemas/common.js';
 
 const PROVIDER_CHANNEL_FIELD = 'metadata.provider_channel_id';
 
@@ -106,28 +107,25 @@ export function checkEcho(check: AnswerCheck, field: string, sent: string | numb
  */
 export function checkCustomerUrl(check: AnswerCheck, field: string, value: unknown): void {
   if (value === undefined || value === null) return;
-  let url: URL | undefined;
-  try {
-    url = typeof value === 'string' ? new URL(value) : undefined;
-  } catch {
-    url = undefined;
-  }
-  const ok =
-    url !== undefined &&
-    !url.username &&
-    !url.password &&
-    (url.protocol === 'https:' || (url.protocol === 'http:' && check.allowInsecureLoopback && LOOPBACK_HOST.test(url.hostname)));
+  const url = credentialFreeUrl(value);
+  const ok = url !== undefined && (url.protocol === 'https:' || (check.allowInsecureLoopback && isLoopbackHttp(url)));
   if (!ok) throw invalid(check, field, `carries a ${field} that is not an https:// URL, which must never reach a customer`);
 }
 
-/** Whether `value` is an absolute `http://` URL of a loopback host, with no credentials. */
-function isLoopbackHttp(value: unknown): boolean {
+/** `value` as an absolute URL without credentials in it, or undefined. */
+function credentialFreeUrl(value: unknown): URL | undefined {
+  if (typeof value !== 'string') return undefined;
   try {
-    const url = new URL(String(value));
-    return typeof value === 'string' && url.protocol === 'http:' && LOOPBACK_HOST.test(url.hostname) && !url.username && !url.password;
+    const url = new URL(value);
+    return url.username || url.password ? undefined : url;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/** Whether `url` is plain `http://` to a loopback host (what `allowInsecureLoopback` admits). */
+function isLoopbackHttp(url: URL): boolean {
+  return url.protocol === 'http:' && LOOPBACK_HOST.test(url.hostname);
 }
 
 /**
@@ -140,7 +138,8 @@ export function splitLoopbackUrls(params: unknown): { rest: unknown; urls: { cal
   const rest: Record<string, unknown> = { ...(params as Record<string, unknown>) };
   const urls: { callback_url?: string; redirect_url?: string } = {};
   for (const field of ['callback_url', 'redirect_url'] as const) {
-    if (isLoopbackHttp(rest[field])) {
+    const url = credentialFreeUrl(rest[field]);
+    if (url && isLoopbackHttp(url)) {
       urls[field] = rest[field] as string;
       delete rest[field];
     }
@@ -151,7 +150,7 @@ export function splitLoopbackUrls(params: unknown): { rest: unknown; urls: { cal
 /** A reference_id that can be reported on an error: the request's, when it has the allowed form. */
 export function referenceOf(params: unknown): string | undefined {
   const value = (params as { reference_id?: unknown } | null)?.reference_id;
-  return typeof value === 'string' && /^[A-Za-z0-9]{1,100}$/.test(value) ? value : undefined;
+  return z.safeParse(referenceIdSchema, value).success ? (value as string) : undefined;
 }
 
 /**
