@@ -110,9 +110,13 @@ export class BucketModel {
     return this.limit > UNPACED_ABOVE;
   }
 
-  /** How long a slot stays taken: the window, plus the latency margin (at most a quarter of it). */
+  /**
+   * How long a slot stays taken: the window, plus the latency margin (at most half of it: a
+   * loaded host's answers can take that long, and a shorter hold let its late arrivals overlap
+   * the service's next window; at worst pacing then runs at two thirds of the limit).
+   */
   get heldMs(): number {
-    return this.windowMs + Math.min(Math.ceil(this.latencyMs), Math.floor(this.windowMs / 4));
+    return this.windowMs + Math.min(Math.ceil(this.latencyMs), Math.floor(this.windowMs / 2));
   }
 
   /**

@@ -20,20 +20,27 @@ import { MemoryRateLimiter } from '../core/pacing-memory.js';
 import { adaptClient, type RedisCommands, type RedisStoreOptions, script } from './client.js';
 
 // Takes up to ARGV[3] slots in one step, on Redis's clock (processes' clocks may differ).
-// The limit and window learned by any process (KEYS[2]) win over this process's defaults.
+// The limit and window learned by any process (KEYS[2]) win over this process's defaults, and
+// apply to slots already taken. A slot is scored with its time plus the latency margin of the
+// process that took it (ARGV[5]), so it stays held for the window plus that margin whichever
+// process prunes: a slow process's late arrivals keep their slots while a fast one asks.
 // Returns { slots taken, ms until the next slot frees (0 when all were taken) }.
 const ACQUIRE = script(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local cfg = redis.call('HMGET', KEYS[2], 'limit', 'window')
 local limit = tonumber(cfg[1]) or tonumber(ARGV[1])
-local window = (tonumber(cfg[2]) or tonumber(ARGV[2])) + (tonumber(ARGV[5]) or 0)
+local window = tonumber(cfg[2]) or tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local used = redis.call('ZCARD', KEYS[1])
 local want = tonumber(ARGV[3])
 local granted = math.max(0, math.min(want, limit - used))
-for i = 1, granted do redis.call('ZADD', KEYS[1], now, ARGV[4] .. ':' .. i) end
-if granted > 0 then redis.call('PEXPIRE', KEYS[1], window) end
+local score = now + (tonumber(ARGV[5]) or 0)
+for i = 1, granted do redis.call('ZADD', KEYS[1], score, ARGV[4] .. ':' .. i) end
+if granted > 0 then
+  local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+  redis.call('PEXPIRE', KEYS[1], math.max(1, tonumber(last[2]) + window - now))
+end
 if granted == want then return { granted, 0 } end
 local idx = used + granted - limit
 local e = redis.call('ZRANGE', KEYS[1], idx, idx, 'WITHSCORES')

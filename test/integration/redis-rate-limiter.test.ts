@@ -38,6 +38,29 @@ describe.each(CLIENT_KINDS)('RedisRateLimiter on %s', (kind) => {
     }
   });
 
+  it('a slot taken by a slow process stays held for its latency, even when a fast process is the one asking next', async () => {
+    const a = await connect(kind, redis.url);
+    const b = await connect(kind, redis.url);
+    try {
+      const keyPrefix = `t${Date.now()}${kind}slow:`;
+      const fast = new RedisRateLimiter({ client: a.client, keyPrefix });
+      const slow = new RedisRateLimiter({ client: b.client, keyPrefix });
+      // Both learn limit 1 and a 1 s window; the slow process's answers take 500 ms (the service
+      // may count its request that much after the slot was taken), the fast one's 10 ms.
+      fast.observe('merchant', 'other', { status: 200, limit: 1, remaining: 0, resetInMs: 990, elapsedMs: 10 });
+      slow.observe('merchant', 'other', { status: 200, limit: 1, remaining: 0, resetInMs: 500, elapsedMs: 500 });
+      await new Promise((resolve) => setTimeout(resolve, 1100)); // both reported windows have reset
+      await slow.acquire('merchant', 'other', { maxWaitMs: 1000 });
+      const started = performance.now();
+      await fast.acquire('merchant', 'other', { maxWaitMs: 5000 });
+      // The slow process's slot: 1 s window + its 500 ms margin, not the fast process's 10 ms.
+      expect(performance.now() - started).toBeGreaterThanOrEqual(1400);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
   it('Redis down: acquires go ahead on the in-process budget within timeoutMs, with one warning', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     try {

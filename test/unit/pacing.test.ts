@@ -47,6 +47,16 @@ describe('MemoryRateLimiter', () => {
     expect(await Promise.all(times)).toEqual([0, 2400]);
   });
 
+  it('holds a slot at most half a window longer than the window, however slow the answers were', async () => {
+    const l = limiter();
+    await l.acquire(K, 'other', wait);
+    // The answer took 1.5 s of a 2 s window (a timeout, or a host stalled for a while).
+    l.observe(K, 'other', { status: 200, limit: 2, remaining: 1, resetInMs: 500, elapsedMs: 1500 });
+    const times = grants(l, 2, 'other');
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(await Promise.all(times)).toEqual([0, 3000]);
+  });
+
   it('a window the service reports full waits for its reset, even with room in the local count', async () => {
     const l = limiter();
     await l.acquire(K, 'other', wait);
