@@ -83,7 +83,7 @@ export class Payments {
 
   async #create(params: PaymentCreateParams, options: RequestOptions | undefined): Promise<WithResponse<PaymentCreated>> {
     const { rest, urls } = this.#allowInsecureLoopback ? splitLoopbackUrls(params) : { rest: params, urls: {} };
-    const validated = validateRequest(paymentCreateParamsSchema, rest, 'payment create');
+    const validated = validateRequest(paymentCreateParamsSchema(rest), rest, 'payment create');
     // The schema already wrote `amount` as the JSON number to send; its type still admits the string it came as.
     const body = { ...validated, ...urls, amount: Number(validated.amount) };
     const state: CallState = { maybeProcessed: false };

@@ -2,6 +2,7 @@ import type { Operation } from '../core/policy.js';
 import { withResponse, type WithResponse } from '../core/events.js';
 import type { CallState, RequestOptions, Transport } from '../core/transport.js';
 import { type AnswerCheck, checkEcho, parseSuccess, referenceOf, tagReference, validateRequest } from '../core/validate.js';
+import { CURRENCY } from '../schemas/common.js';
 import {
   maskAccountNumber,
   type Withdrawal,
@@ -111,7 +112,8 @@ export class Withdrawals {
   }
 
   async #send(params: WithdrawalCreateParams, options: RequestOptions | undefined, operation: Operation): Promise<WithResponse<Withdrawal>> {
-    const body = validateRequest(withdrawalCreateParamsSchema, params, 'withdrawal create');
+    const validated = validateRequest(withdrawalCreateParamsSchema, params, 'withdrawal create');
+    const body = { ...validated, currency: validated.currency ?? CURRENCY, method: validated.method ?? 'BANK' };
     const referenceId = body.reference_id;
     const state: CallState = { maybeProcessed: false };
     const raw = await this.#transport.call(

@@ -1,26 +1,26 @@
 import * as z from 'zod/mini';
-import { amountFromWire, amountSchema, CURRENCY, nonBlank, referenceIdSchema, WITHDRAWAL_AMOUNT } from './common.js';
+import { amountFromWire, amountSchema, CURRENCY, nonBlank, referenceIdSchema, rule, WITHDRAWAL_AMOUNT } from './common.js';
 
 /** Client-side rules for `POST /payment/withdraw`; the {@link WithdrawalCreateParams} type is derived from it. */
 export const withdrawalCreateParamsSchema = z.object({
   /** Amount in MYR: 50.00 to 50,000.00 inclusive, at most 2 decimal places; a number or a decimal string such as `'250.00'`. */
   amount: amountSchema(WITHDRAWAL_AMOUNT, 'withdrawal'),
   /** Always `MYR`; filled in when omitted. */
-  currency: z._default(z.literal(CURRENCY, { error: 'currency must be "MYR"' }), CURRENCY),
+  currency: z.optional(z.literal(CURRENCY, { error: 'currency must be "MYR"' })),
   /** Your unique payout reference: 1 to 100 characters of a-z, A-Z, 0-9. */
   reference_id: referenceIdSchema,
   /** Code of a supported bank or e-wallet; the service answers INVALID_BANK_CODE otherwise. */
   bank_code: z
     .string({ error: 'bank_code must be a string' })
-    .check(z.regex(/^[A-Za-z0-9_]{2,32}$/, { error: 'bank_code must be a bank or e-wallet code (letters and digits)' })),
+    .check(rule((s: string) => /^[A-Za-z0-9_]{2,32}$/.test(s), 'bank_code must be a bank or e-wallet code (letters and digits)')),
   /** Beneficiary account number. Never echoed by the SDK in errors, logs or results (masked). */
   account_number: z
     .string({ error: 'account_number must be a string' })
-    .check(z.regex(/^[0-9A-Za-z-]{4,64}$/, { error: 'account_number must be 4 to 64 digits or letters (no spaces)' })),
+    .check(rule((s: string) => /^[0-9A-Za-z-]{4,64}$/.test(s), 'account_number must be 4 to 64 digits or letters (no spaces)')),
   /** Must match the bank account holder's name. */
   account_name: nonBlank('account_name'),
-  /** Always `BANK` for MYR; filled in when omitted. */
-  method: z._default(z.literal('BANK', { error: 'method must be "BANK" for MYR withdrawals' }), 'BANK'),
+  /** Always `BANK` for MYR; filled in when omitted (by the resource: zod's `_default` would cost bundle size). */
+  method: z.optional(z.literal('BANK', { error: 'method must be "BANK" for MYR withdrawals' })),
 });
 
 /**

@@ -30,7 +30,7 @@ const bankTransfer = {
 
 function refusal(input: unknown): InvalidRequestError {
   try {
-    validateRequest(paymentCreateParamsSchema, input, 'payment create');
+    validateRequest(paymentCreateParamsSchema(input), input, 'payment create');
   } catch (error) {
     expect(error).toBeInstanceOf(InvalidRequestError);
     return error as InvalidRequestError;
@@ -40,7 +40,7 @@ function refusal(input: unknown): InvalidRequestError {
 
 describe('validateRequest: the code and field of the first broken rule', () => {
   it('returns the parsed params when they are valid', () => {
-    expect(validateRequest(paymentCreateParamsSchema, bankTransfer, 'payment create')).toMatchObject({ amount: 100, reference_id: 'ORDER1' });
+    expect(validateRequest(paymentCreateParamsSchema(bankTransfer), bankTransfer, 'payment create')).toMatchObject({ amount: 100, reference_id: 'ORDER1' });
   });
 
   it.each([
@@ -50,10 +50,17 @@ describe('validateRequest: the code and field of the first broken rule', () => {
     ['BANK_TRANSFER with an empty channel', { ...bankTransfer, metadata: { provider_channel_id: '' } }, 'MISSING_PROVIDER_CHANNEL', 'metadata.provider_channel_id'],
     ['a channel outside both lists', { ...bankTransfer, metadata: { provider_channel_id: 'NOPE0001' } }, 'INVALID_PROVIDER_CHANNEL', 'metadata.provider_channel_id'],
     ['a reference_id with a dash', { ...bankTransfer, reference_id: 'ORDER-1' }, 'VALIDATION_ERROR', 'reference_id'],
+    ['an unknown payment_method, even beside other problems', { ...bankTransfer, payment_method: 'CARD', amount: 1 }, 'VALIDATION_ERROR', 'payment_method'],
+    ['QR_PAYMENT with metadata that is not an object', { ...bankTransfer, payment_method: 'QR_PAYMENT', metadata: ['x'] }, 'VALIDATION_ERROR', 'metadata'],
+    ['an empty reference_id', { ...bankTransfer, reference_id: '' }, 'VALIDATION_ERROR', 'reference_id'],
   ])('%s is %s on %s', (_what, input, code, field) => {
     const error = refusal(input);
     expect(error).toMatchObject({ code, field });
     expect(error.message.startsWith(`${code}: payment create rejected before sending`)).toBe(true);
+  });
+
+  it('names every payment method when payment_method is unknown', () => {
+    expect(refusal({ ...bankTransfer, payment_method: 'CARD' }).message).toContain('payment_method must be one of QR_PAYMENT, BANK_TRANSFER, MOBILE_WALLET');
   });
 
   it.each([null, 'ORDER1', 42, [bankTransfer]])('refuses %j as params that are not an object', (input) => {
