@@ -106,6 +106,11 @@ export class BucketModel {
     this.limit = PUBLISHED_LIMITS[bucket];
   }
 
+  /** Whether the window was measured from the service's headers (not the published 60 s assumed). */
+  get windowKnown(): boolean {
+    return this.#windowKnown;
+  }
+
   get unpaced(): boolean {
     return this.limit > UNPACED_ABOVE;
   }

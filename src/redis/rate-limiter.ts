@@ -10,7 +10,6 @@ import {
   monotonicNow,
   pacingError,
   PUBLISHED_LIMITS,
-  PUBLISHED_WINDOW_MS,
   type RateBucket,
   type RateLimiter,
   type RateLimitObservation,
@@ -23,7 +22,9 @@ import { adaptClient, type RedisCommands, type RedisStoreOptions, script } from 
 // The limit and window learned by any process (KEYS[2]) win over this process's defaults, and
 // apply to slots already taken. A slot is scored with its time plus the latency margin of the
 // process that took it (ARGV[5]), so it stays held for the window plus that margin whichever
-// process prunes: a slow process's late arrivals keep their slots while a fast one asks.
+// process prunes: a slow process's late arrivals keep their slots while a fast one asks. The
+// margin is capped at half the shared window (a process that never measured the window would
+// cap it at half the published 60 s).
 // Returns { slots taken, ms until the next slot frees (0 when all were taken) }.
 const ACQUIRE = script(`
 local t = redis.call('TIME')
@@ -35,7 +36,7 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local used = redis.call('ZCARD', KEYS[1])
 local want = tonumber(ARGV[3])
 local granted = math.max(0, math.min(want, limit - used))
-local score = now + (tonumber(ARGV[5]) or 0)
+local score = now + math.min(tonumber(ARGV[5]) or 0, math.floor(window / 2))
 for i = 1, granted do redis.call('ZADD', KEYS[1], score, ARGV[4] .. ':' .. i) end
 if granted > 0 then
   local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
@@ -125,12 +126,15 @@ export class RedisRateLimiter implements RateLimiter {
     this.#local.observe(key, bucket, observation);
     const b = this.#bucket(key, bucket);
     b.learn(observation, monotonicNow(), 0);
-    const learned = `${b.limit}:${b.windowMs}`;
-    if (learned !== b.written && learned !== `${PUBLISHED_LIMITS[bucket]}:${PUBLISHED_WINDOW_MS}`) {
+    // The window only when this process measured it: the published 60 s it otherwise assumes
+    // must not overwrite a window another process measured.
+    const learned = b.windowKnown ? `${b.limit}:${b.windowMs}` : `${b.limit}:`;
+    if (learned !== b.written && learned !== `${PUBLISHED_LIMITS[bucket]}:`) {
       b.written = learned;
       const [, cfg] = b.keys;
+      const fields = ['limit', String(b.limit), ...(b.windowKnown ? ['window', String(b.windowMs)] : [])];
       this.#redis
-        .send(['HSET', cfg, 'limit', String(b.limit), 'window', String(b.windowMs)])
+        .send(['HSET', cfg, ...fields])
         .then(() => this.#redis.send(['PEXPIRE', cfg, '3600000']))
         .catch(() => (b.written = ''));
     }

@@ -61,6 +61,33 @@ describe.each(CLIENT_KINDS)('RedisRateLimiter on %s', (kind) => {
     }
   });
 
+  it.each([
+    ['a slow answer of a process that never measured the window holds a slot at most half the shared window', { elapsedMs: 8000 }],
+    ['a process that learned only the limit does not overwrite the window another process measured', { elapsedMs: 10 }],
+  ])('%s', async (_what, other) => {
+    const a = await connect(kind, redis.url);
+    const b = await connect(kind, redis.url);
+    try {
+      const keyPrefix = `t${Date.now()}${kind}${other.elapsedMs}:`;
+      const measured = new RedisRateLimiter({ client: a.client, keyPrefix });
+      const unmeasured = new RedisRateLimiter({ client: b.client, keyPrefix });
+      // One process measures limit 1 and a 1 s window; the other only hears the limit (no
+      // X-RateLimit-Remaining or Reset), so it still assumes the published 60 s window.
+      measured.observe('merchant', 'other', { status: 200, limit: 1, remaining: 0, resetInMs: 990, elapsedMs: 10 });
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the learned window is written in the background
+      unmeasured.observe('merchant', 'other', { status: 200, limit: 1, ...other });
+      await new Promise((resolve) => setTimeout(resolve, 1050)); // the measured window has reset
+      await unmeasured.acquire('merchant', 'other', { maxWaitMs: 1000 });
+      const started = performance.now();
+      await measured.acquire('merchant', 'other', { maxWaitMs: 5000 });
+      // The 1 s window, plus at most half of it: never the 8 s answer, never a 60 s window.
+      expect(performance.now() - started).toBeLessThan(1700);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
   it('Redis down: acquires go ahead on the in-process budget within timeoutMs, with one warning', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     try {
