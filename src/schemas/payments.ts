@@ -38,8 +38,12 @@ const providerChannelId = oneOf([...PROVIDER_CHANNELS_GROUP_A, ...PROVIDER_CHANN
     : 'metadata.provider_channel_id is not a bank code from group A or group B of the spec',
 );
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value);
+/** A plain object: a Map would be sent as `{}` (its entries lost), a Date as a string. */
+const isPlainObject = (value: unknown): value is Record<string, unknown> => {
+  if (value === null || typeof value !== 'object') return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+};
 
 // `payment_method` comes first, so an unknown method is the first problem reported.
 const qrOrWalletParamsSchema = z.object({

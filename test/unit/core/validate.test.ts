@@ -52,6 +52,9 @@ describe('validateRequest: the code and field of the first broken rule', () => {
     ['a reference_id with a dash', { ...bankTransfer, reference_id: 'ORDER-1' }, 'VALIDATION_ERROR', 'reference_id'],
     ['an unknown payment_method, even beside other problems', { ...bankTransfer, payment_method: 'CARD', amount: 1 }, 'VALIDATION_ERROR', 'payment_method'],
     ['QR_PAYMENT with metadata that is not an object', { ...bankTransfer, payment_method: 'QR_PAYMENT', metadata: ['x'] }, 'VALIDATION_ERROR', 'metadata'],
+    // A Map would be sent as {} (its entries lost), a Date as a string: only plain objects are data.
+    ['QR_PAYMENT with a Map as metadata', { ...bankTransfer, payment_method: 'QR_PAYMENT', metadata: new Map([['order', 1]]) }, 'VALIDATION_ERROR', 'metadata'],
+    ['MOBILE_WALLET with a Date as metadata', { ...bankTransfer, payment_method: 'MOBILE_WALLET', metadata: new Date(0) }, 'VALIDATION_ERROR', 'metadata'],
     ['an empty reference_id', { ...bankTransfer, reference_id: '' }, 'VALIDATION_ERROR', 'reference_id'],
   ])('%s is %s on %s', (_what, input, code, field) => {
     const error = refusal(input);
