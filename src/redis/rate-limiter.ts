@@ -38,10 +38,9 @@ local want = tonumber(ARGV[3])
 local granted = math.max(0, math.min(want, limit - used))
 local score = now + math.min(tonumber(ARGV[5]) or 0, math.floor(window / 2))
 for i = 1, granted do redis.call('ZADD', KEYS[1], score, ARGV[4] .. ':' .. i) end
-if granted > 0 then
-  local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
-  redis.call('PEXPIRE', KEYS[1], math.max(1, tonumber(last[2]) + window - now))
-end
+-- The key's TTL only collects an idle merchant's set; pruning is by score, so it is the longest
+-- window a limiter accepts (1 h): a window learned longer later must not drop slots early.
+if granted > 0 then redis.call('PEXPIRE', KEYS[1], 3600000) end
 if granted == want then return { granted, 0 } end
 local idx = used + granted - limit
 local e = redis.call('ZRANGE', KEYS[1], idx, idx, 'WITHSCORES')
@@ -77,7 +76,7 @@ class SharedBucket extends BucketModel {
  * and tries Redis again every 5 s. That fails open on purpose: the service still enforces its
  * limits, so the worst case is the 429s (retried, spread) that pacing was there to avoid.
  *
- * Keys: `<keyPrefix>rate:{<hash>}` (a sorted set of slots, expiring with the window) and
+ * Keys: `<keyPrefix>rate:{<hash>}` (a sorted set of slots, expiring 1 h after the last one) and
  * `<keyPrefix>rate-cfg:{<hash>}` (the learned limit and window, 1 h). No secret is stored.
  *
  * @example

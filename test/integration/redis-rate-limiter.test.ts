@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RateLimitError } from '../../src/index.js';
 import { RedisRateLimiter } from '../../src/redis/index.js';
-import { CLIENT_KINDS, connect, RedisServer, whileRedisDown } from '../helpers/redis.js';
+import { CLIENT_KINDS, connect, rawCommand, RedisServer, whileRedisDown } from '../helpers/redis.js';
 
 let redis: RedisServer;
 beforeAll(async () => {
@@ -85,6 +85,26 @@ describe.each(CLIENT_KINDS)('RedisRateLimiter on %s', (kind) => {
     } finally {
       await a.close();
       await b.close();
+    }
+  });
+
+  it('slots outlive their first window in Redis when the shared window later grows', async () => {
+    const a = await connect(kind, redis.url);
+    try {
+      const keyPrefix = `t${Date.now()}${kind}grow:`;
+      const limiter = new RedisRateLimiter({ client: a.client, keyPrefix });
+      limiter.observe('merchant', 'other', { status: 200, limit: 1, remaining: 0, resetInMs: 990, elapsedMs: 10 });
+      await new Promise((resolve) => setTimeout(resolve, 1050)); // the reported window has reset
+      await limiter.acquire('merchant', 'other', { maxWaitMs: 1000 });
+      // Another process measured a 3 s window after a 429: the slot just taken is held 3 s, not 1 s.
+      const [cfg] = (await rawCommand(a.client, ['KEYS', `${keyPrefix}rate-cfg:*`])) as string[];
+      await rawCommand(a.client, ['HSET', cfg as string, 'window', '3000']);
+      await new Promise((resolve) => setTimeout(resolve, 1300));
+      const started = performance.now();
+      await limiter.acquire('merchant', 'other', { maxWaitMs: 5000 });
+      expect(performance.now() - started).toBeGreaterThanOrEqual(1400);
+    } finally {
+      await a.close();
     }
   });
 
