@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RateLimitError } from '../../src/index.js';
-import { RedisRateLimiter } from '../../src/redis/index.js';
-import { CLIENT_KINDS, connect, rawCommand, RedisServer, whileRedisDown } from '../helpers/redis.js';
+import { type RedisClientLike, RedisRateLimiter } from '../../src/redis/index.js';
+import { CLIENT_KINDS, type ClientKind, connect, rawCommand, RedisServer, whileRedisDown } from '../helpers/redis.js';
 
 let redis: RedisServer;
 beforeAll(async () => {
@@ -14,98 +14,87 @@ beforeAll(async () => {
 });
 afterAll(() => redis?.stop());
 
+/** Two limiters on their own connections (two processes of one merchant), on a fresh key prefix. */
+async function twoProcesses(
+  kind: ClientKind,
+  body: (first: RedisRateLimiter, second: RedisRateLimiter, raw: RedisClientLike, keyPrefix: string) => Promise<void>,
+): Promise<void> {
+  const a = await connect(kind, redis.url);
+  const b = await connect(kind, redis.url);
+  try {
+    const keyPrefix = `t${Date.now()}${Math.random().toString(36).slice(2)}${kind}:`;
+    await body(new RedisRateLimiter({ client: a.client, keyPrefix }), new RedisRateLimiter({ client: b.client, keyPrefix }), a.client, keyPrefix);
+  } finally {
+    await a.close();
+    await b.close();
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 describe.each(CLIENT_KINDS)('RedisRateLimiter on %s', (kind) => {
   it('two limiters (two processes) share one budget, and the limit one of them learned', async () => {
-    const a = await connect(kind, redis.url);
-    const b = await connect(kind, redis.url);
-    try {
-      const keyPrefix = `t${Date.now()}${kind}:`;
-      const first = new RedisRateLimiter({ client: a.client, keyPrefix });
-      const second = new RedisRateLimiter({ client: b.client, keyPrefix });
+    await twoProcesses(kind, async (first, second) => {
       await first.acquire('merchant', 'withdraw', { maxWaitMs: 1000 });
       // The service answered: limit 2, this request alone in a 60 s window.
       first.observe('merchant', 'withdraw', { status: 200, limit: 2, remaining: 1, resetInMs: 59_990, elapsedMs: 10 });
-      await new Promise((resolve) => setTimeout(resolve, 50)); // the learned limit is written in the background
+      await sleep(50); // the learned limit is written in the background
       await second.acquire('merchant', 'withdraw', { maxWaitMs: 1000 });
       const refused = await second.acquire('merchant', 'withdraw', { maxWaitMs: 30 }).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(RateLimitError);
       expect((refused as RateLimitError).message).toContain("client's own pacing");
       // Another merchant's budget is untouched.
       await second.acquire('other-merchant', 'withdraw', { maxWaitMs: 1000 });
-    } finally {
-      await a.close();
-      await b.close();
-    }
+    });
   });
 
   it('a slot taken by a slow process stays held for its latency, even when a fast process is the one asking next', async () => {
-    const a = await connect(kind, redis.url);
-    const b = await connect(kind, redis.url);
-    try {
-      const keyPrefix = `t${Date.now()}${kind}slow:`;
-      const fast = new RedisRateLimiter({ client: a.client, keyPrefix });
-      const slow = new RedisRateLimiter({ client: b.client, keyPrefix });
+    await twoProcesses(kind, async (fast, slow) => {
       // Both learn limit 1 and a 1 s window; the slow process's answers take 500 ms (the service
       // may count its request that much after the slot was taken), the fast one's 10 ms.
       fast.observe('merchant', 'other', { status: 200, limit: 1, remaining: 0, resetInMs: 990, elapsedMs: 10 });
       slow.observe('merchant', 'other', { status: 200, limit: 1, remaining: 0, resetInMs: 500, elapsedMs: 500 });
-      await new Promise((resolve) => setTimeout(resolve, 1100)); // both reported windows have reset
+      await sleep(1100); // both reported windows have reset
       await slow.acquire('merchant', 'other', { maxWaitMs: 1000 });
       const started = performance.now();
       await fast.acquire('merchant', 'other', { maxWaitMs: 5000 });
       // The slow process's slot: 1 s window + its 500 ms margin, not the fast process's 10 ms.
       expect(performance.now() - started).toBeGreaterThanOrEqual(1400);
-    } finally {
-      await a.close();
-      await b.close();
-    }
+    });
   });
 
   it.each([
     ['a slow answer of a process that never measured the window holds a slot at most half the shared window', { elapsedMs: 8000 }],
     ['a process that learned only the limit does not overwrite the window another process measured', { elapsedMs: 10 }],
   ])('%s', async (_what, other) => {
-    const a = await connect(kind, redis.url);
-    const b = await connect(kind, redis.url);
-    try {
-      const keyPrefix = `t${Date.now()}${kind}${other.elapsedMs}:`;
-      const measured = new RedisRateLimiter({ client: a.client, keyPrefix });
-      const unmeasured = new RedisRateLimiter({ client: b.client, keyPrefix });
+    await twoProcesses(kind, async (measured, unmeasured) => {
       // One process measures limit 1 and a 1 s window; the other only hears the limit (no
       // X-RateLimit-Remaining or Reset), so it still assumes the published 60 s window.
       measured.observe('merchant', 'other', { status: 200, limit: 1, remaining: 0, resetInMs: 990, elapsedMs: 10 });
-      await new Promise((resolve) => setTimeout(resolve, 50)); // the learned window is written in the background
+      await sleep(50); // the learned window is written in the background
       unmeasured.observe('merchant', 'other', { status: 200, limit: 1, ...other });
-      await new Promise((resolve) => setTimeout(resolve, 1050)); // the measured window has reset
+      await sleep(1050); // the measured window has reset
       await unmeasured.acquire('merchant', 'other', { maxWaitMs: 1000 });
       const started = performance.now();
       await measured.acquire('merchant', 'other', { maxWaitMs: 5000 });
       // The 1 s window, plus at most half of it: never the 8 s answer, never a 60 s window.
       expect(performance.now() - started).toBeLessThan(1700);
-    } finally {
-      await a.close();
-      await b.close();
-    }
+    });
   });
 
   it('slots outlive their first window in Redis when the shared window later grows', async () => {
-    const a = await connect(kind, redis.url);
-    try {
-      const keyPrefix = `t${Date.now()}${kind}grow:`;
-      const limiter = new RedisRateLimiter({ client: a.client, keyPrefix });
+    await twoProcesses(kind, async (limiter, _other, raw, keyPrefix) => {
       limiter.observe('merchant', 'other', { status: 200, limit: 1, remaining: 0, resetInMs: 990, elapsedMs: 10 });
-      await new Promise((resolve) => setTimeout(resolve, 1050)); // the reported window has reset
+      await sleep(1050); // the reported window has reset
       await limiter.acquire('merchant', 'other', { maxWaitMs: 1000 });
       // Another process measured a 3 s window after a 429: the slot just taken is held 3 s, not 1 s.
-      const [cfg] = (await rawCommand(a.client, ['KEYS', `${keyPrefix}rate-cfg:*`])) as string[];
-      await rawCommand(a.client, ['HSET', cfg as string, 'window', '3000']);
-      await new Promise((resolve) => setTimeout(resolve, 1300));
+      const [cfg] = (await rawCommand(raw, ['KEYS', `${keyPrefix}rate-cfg:*`])) as string[];
+      await rawCommand(raw, ['HSET', cfg as string, 'window', '3000']);
+      await sleep(1300);
       const started = performance.now();
       await limiter.acquire('merchant', 'other', { maxWaitMs: 5000 });
       expect(performance.now() - started).toBeGreaterThanOrEqual(1400);
-    } finally {
-      await a.close();
-    }
+    });
   });
 
   it('Redis down: acquires go ahead on the in-process budget within timeoutMs, with one warning', async () => {
