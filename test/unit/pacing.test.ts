@@ -17,13 +17,14 @@ function grants(l: MemoryRateLimiter, n: number, bucket: 'withdraw' | 'other' = 
 }
 
 describe('MemoryRateLimiter', () => {
-  it('starts from the published limit (50 withdrawals a minute) and serves the 51st when the first leaves the window', async () => {
+  it('starts from the published limit (50 withdrawals a minute) and serves the 51st a second after the first leaves the window', async () => {
     const l = limiter();
     const times = grants(l, 51);
-    await vi.advanceTimersByTimeAsync(60_000);
+    await vi.advanceTimersByTimeAsync(61_000);
     const all = await Promise.all(times);
     expect(all.slice(0, 50).every((t) => t === 0)).toBe(true);
-    expect(all[50]).toBe(60_000);
+    // No answer has been timed yet: the first burst may reach the service up to a second late.
+    expect(all[50]).toBe(61_000);
   });
 
   it('learns the limit and, from an answer alone in its window, the window length', async () => {
