@@ -214,6 +214,11 @@ export class WaitQueue {
     });
   }
 
+  /** The latest deadline of the waiting calls (0 when none waits). */
+  latestDeadline(): number {
+    return this.#waiters.reduce((latest, w) => Math.max(latest, w.deadline), 0);
+  }
+
   /** The longest-waiting call, if any. */
   first(): Waiter | undefined {
     return this.#waiters[0];

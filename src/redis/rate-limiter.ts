@@ -20,11 +20,11 @@ import { adaptClient, type RedisCommands, type RedisStoreOptions, script } from 
 
 // Takes up to ARGV[3] slots in one step, on Redis's clock (processes' clocks may differ).
 // The limit and window learned by any process (KEYS[2]) win over this process's defaults, and
-// apply to slots already taken. A slot is scored with its time plus the latency margin of the
-// process that took it (ARGV[5]), so it stays held for the window plus that margin whichever
-// process prunes: a slow process's late arrivals keep their slots while a fast one asks. The
-// margin is capped at half the shared window (a process that never measured the window would
-// cap it at half the published 60 s).
+// apply to slots already taken. A slot is scored with the time it stops counting toward the
+// window's start: while its request is in flight, the latest time the request can still reach
+// the service (now + ARGV[5], the call's time left); once answered, the answer's time (ANSWERED).
+// The service counts a request when it arrives, before its answer, so a slot held for the window
+// after its answer can never overlap the service's next window, however loaded the sender.
 // Returns { slots taken, ms until the next slot frees (0 when all were taken) }.
 const ACQUIRE = script(`
 local t = redis.call('TIME')
@@ -36,24 +36,38 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local used = redis.call('ZCARD', KEYS[1])
 local want = tonumber(ARGV[3])
 local granted = math.max(0, math.min(want, limit - used))
-local score = now + math.min(tonumber(ARGV[5]) or 0, math.floor(window / 2))
+local score = now + tonumber(ARGV[5])
 for i = 1, granted do redis.call('ZADD', KEYS[1], score, ARGV[4] .. ':' .. i) end
--- The key's TTL only collects an idle merchant's set; pruning is by score, so it is the longest
--- window a limiter accepts (1 h): a window learned longer later must not drop slots early.
-if granted > 0 then redis.call('PEXPIRE', KEYS[1], 3600000) end
+-- The TTL only collects an idle merchant's set (pruning is by score): longer than any hold.
+if granted > 0 then redis.call('PEXPIRE', KEYS[1], 7200000) end
 if granted == want then return { granted, 0 } end
 local idx = used + granted - limit
 local e = redis.call('ZRANGE', KEYS[1], idx, idx, 'WITHSCORES')
 if e[2] == nil then return { granted, window } end
 return { granted, math.max(1, tonumber(e[2]) + window - now) }`);
 
+// The requests of these slots (ARGV) were answered: each counts from now, on Redis's clock.
+// XX: a slot already pruned is not brought back.
+const ANSWERED = script(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+for i = 1, #ARGV do redis.call('ZADD', KEYS[1], 'XX', now, ARGV[i]) end
+return #ARGV`);
+
 /** While Redis fails, this process paces alone for this long before trying Redis again. */
 const RETRY_REDIS_MS = 5000;
 /** A process waiting for a slot asks Redis again at least this often (others may learn or free). */
 const MAX_POLL_MS = 1000;
 
+/** The longest a slot is held while its request is in flight, from the time it was taken. */
+const MAX_IN_FLIGHT_MS = 3_600_000;
+
 class SharedBucket extends BucketModel {
   readonly queue = new WaitQueue();
+  /** This process's slots whose requests are in flight, oldest first. */
+  readonly inFlight: string[] = [];
+  /** Slots answered and not yet reported to Redis. */
+  answered: string[] = [];
   draining = false;
   wake: (() => void) | undefined;
   written = '';
@@ -70,13 +84,15 @@ class SharedBucket extends BucketModel {
  * sliding window (a sorted set, one Lua script per acquire on Redis's clock), so a fleet stays
  * inside the service's limits together. The limit and window one process learns from the
  * service's headers are shared with the others. Calls waiting in one process ask Redis in one
- * batch: one round trip serves many of them.
+ * batch: one round trip serves many of them. A slot counts for the window after its request's
+ * answer (the service counted the request before answering it), reported in one more round trip
+ * per tick that no call waits for.
  *
  * Redis down or slower than `timeoutMs`: pacing falls back to this process alone (one warning)
  * and tries Redis again every 5 s. That fails open on purpose: the service still enforces its
  * limits, so the worst case is the 429s (retried, spread) that pacing was there to avoid.
  *
- * Keys: `<keyPrefix>rate:{<hash>}` (a sorted set of slots, expiring 1 h after the last one) and
+ * Keys: `<keyPrefix>rate:{<hash>}` (a sorted set of slots, expiring 2 h after the last one) and
  * `<keyPrefix>rate-cfg:{<hash>}` (the learned limit and window, 1 h). No secret is stored.
  *
  * @example
@@ -137,7 +153,22 @@ export class RedisRateLimiter implements RateLimiter {
         .then(() => this.#redis.send(['PEXPIRE', cfg, '3600000']))
         .catch(() => (b.written = ''));
     }
+    // Slots are interchangeable: the oldest in flight now counts from this answer.
+    const slot = b.inFlight.shift();
+    if (slot !== undefined) this.#answered(b, slot);
     b.wake?.();
+  }
+
+  /** Reports answered slots to Redis, one round trip for all answers of the same tick. */
+  #answered(b: SharedBucket, slot: string): void {
+    b.answered.push(slot);
+    if (b.answered.length > 1) return;
+    queueMicrotask(() => {
+      const slots = b.answered;
+      b.answered = [];
+      // A failure leaves the slots held until their in-flight bound: pacing errs on the side of sending less.
+      this.#redis.eval(ANSWERED, [b.keys[0]], slots).catch(() => undefined);
+    });
   }
 
   /** Serves this process's waiting calls, oldest first, one Redis round trip per batch. */
@@ -158,16 +189,27 @@ export class RedisRateLimiter implements RateLimiter {
           continue;
         }
         let reply: unknown;
+        let id = '';
         try {
           const want = String(Math.min(b.queue.length, b.limit));
-          // ARGV[5]: this process's latency margin, added to whichever window is shared.
-          reply = await this.#redis.eval(ACQUIRE, b.keys, [String(b.limit), String(b.windowMs), want, randomUUID(), String(b.heldMs - b.windowMs)]);
+          // ARGV[5]: how long a request granted now may be in flight: the longest time left of a waiting call.
+          const inFlightMs = Math.min(MAX_IN_FLIGHT_MS, Math.max(0, Math.ceil(b.queue.latestDeadline() - now)));
+          id = randomUUID();
+          reply = await this.#redis.eval(ACQUIRE, b.keys, [String(b.limit), String(b.windowMs), want, id, String(inFlightMs)]);
         } catch {
           this.#redisFailed();
           continue;
         }
         const [granted, waitMs] = Array.isArray(reply) ? reply.map(Number) : [0, MAX_POLL_MS];
-        for (let i = 0; i < (granted ?? 0); i++) b.queue.first()?.grant();
+        for (let i = 1; i <= (granted ?? 0); i++) {
+          const waiter = b.queue.first();
+          if (waiter) {
+            b.inFlight.push(`${id}:${i}`);
+            waiter.grant();
+          } else {
+            this.#answered(b, `${id}:${i}`); // its caller left: nothing will be sent
+          }
+        }
         if (b.queue.length > 0 && (granted ?? 0) === 0) await this.#pause(b, Math.min(MAX_POLL_MS, Math.max(1, waitMs ?? MAX_POLL_MS)));
       }
     } finally {
