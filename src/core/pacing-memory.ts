@@ -83,7 +83,7 @@ export class MemoryRateLimiter implements RateLimiter {
     if (Number.isFinite(earliest) && earliest - now > options.maxWaitMs) return Promise.reject(pacingError(bucket, b.limit, b.windowMs, earliest - now));
     const waiting = b.queue.add(options, now, () => pacingError(bucket, b.limit, b.windowMs, b.freeAt(this.#now()) - this.#now()));
     this.#pump(b);
-    return waiting;
+    return waiting.then(() => undefined); // local slots have no name
   }
 
   observe(key: string, bucket: RateBucket, observation: RateLimitObservation): void {
@@ -162,7 +162,7 @@ export class Pacer {
     if (operation === 'token') return undefined;
     const key = (this.#key ??= await this.#keyOf());
     const bucket = bucketOf(operation);
-    await this.#limiter.acquire(key, bucket, { signal, maxWaitMs });
+    const slot = (await this.#limiter.acquire(key, bucket, { signal, maxWaitMs })) ?? undefined;
     const started = performance.now();
     return (response) => {
       const observation: RateLimitObservation = { elapsedMs: performance.now() - started };
@@ -176,7 +176,7 @@ export class Pacer {
         observation.retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now);
       }
       try {
-        this.#limiter.observe(key, bucket, observation);
+        this.#limiter.observe(key, bucket, observation, slot);
       } catch {
         // A merchant's limiter that fails to learn must not fail the call it paced.
       }

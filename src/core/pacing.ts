@@ -66,13 +66,17 @@ export interface AcquireOptions {
  */
 export interface RateLimiter {
   /**
-   * Resolves once a slot of `bucket` for `key` (a hash naming the merchant) is taken.
+   * Resolves once a slot of `bucket` for `key` (a hash naming the merchant) is taken, to
+   * nothing or to a name for the slot, which the client hands back to `observe` with its answer.
    * Rejects with `options.signal`'s reason when it aborts, and with a {@link RateLimitError}
    * (`RATE_LIMITED`, `retryable`, `retryAfter`) when no slot frees within `maxWaitMs`.
    */
-  acquire(key: string, bucket: RateBucket, options: AcquireOptions): Promise<void>;
-  /** Learns from the answer to a request that took a slot (called once per acquired slot). */
-  observe(key: string, bucket: RateBucket, observation: RateLimitObservation): void;
+  acquire(key: string, bucket: RateBucket, options: AcquireOptions): Promise<string | void>;
+  /**
+   * Learns from the answer to a request that took a slot (called once per acquired slot, with
+   * the name `acquire` resolved to, if any).
+   */
+  observe(key: string, bucket: RateBucket, observation: RateLimitObservation, slot?: string): void;
 }
 
 /** The error of a call that could not get a slot in time. Nothing was sent. */
@@ -164,7 +168,7 @@ export class BucketModel {
 interface Waiter {
   readonly signal: AbortSignal | undefined;
   readonly deadline: number;
-  grant(): void;
+  grant(slot?: string): void;
   fail(error: unknown): void;
 }
 
@@ -179,10 +183,10 @@ export class WaitQueue {
     return this.#waiters.length;
   }
 
-  add(options: AcquireOptions, now: number, onTimeout: () => unknown): Promise<void> {
+  add(options: AcquireOptions, now: number, onTimeout: () => unknown): Promise<string | undefined> {
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<string | undefined>((resolve, reject) => {
       const done = () => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
@@ -200,9 +204,9 @@ export class WaitQueue {
       const waiter: Waiter = {
         signal,
         deadline: now + options.maxWaitMs,
-        grant: () => {
+        grant: (slot) => {
           done();
-          resolve();
+          resolve(slot);
         },
         fail: (error) => {
           done();

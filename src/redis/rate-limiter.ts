@@ -59,13 +59,13 @@ const RETRY_REDIS_MS = 5000;
 /** A process waiting for a slot asks Redis again at least this often (others may learn or free). */
 const MAX_POLL_MS = 1000;
 
+/** Marks the slot names this limiter hands out (the client hands them back to `observe`). */
+const SLOT_PREFIX = 'myr-redis-slot:';
 /** The longest a slot is held while its request is in flight, from the time it was taken. */
 const MAX_IN_FLIGHT_MS = 3_600_000;
 
 class SharedBucket extends BucketModel {
   readonly queue = new WaitQueue();
-  /** This process's slots whose requests are in flight, oldest first. */
-  readonly inFlight: string[] = [];
   /** Slots answered and not yet reported to Redis. */
   answered: string[] = [];
   draining = false;
@@ -128,7 +128,7 @@ export class RedisRateLimiter implements RateLimiter {
     return b;
   }
 
-  acquire(key: string, bucket: RateBucket, options: AcquireOptions): Promise<void> {
+  acquire(key: string, bucket: RateBucket, options: AcquireOptions): Promise<string | void> {
     if (monotonicNow() < this.#redisAfter) return this.#local.acquire(key, bucket, options);
     const b = this.#bucket(key, bucket);
     if (b.unpaced) return Promise.resolve();
@@ -137,7 +137,7 @@ export class RedisRateLimiter implements RateLimiter {
     return waiting;
   }
 
-  observe(key: string, bucket: RateBucket, observation: RateLimitObservation): void {
+  observe(key: string, bucket: RateBucket, observation: RateLimitObservation, slot?: string): void {
     this.#local.observe(key, bucket, observation);
     const b = this.#bucket(key, bucket);
     b.learn(observation, monotonicNow(), 0);
@@ -152,11 +152,11 @@ export class RedisRateLimiter implements RateLimiter {
         .send(['HSET', cfg, ...fields])
         .then(() => this.#redis.send(['PEXPIRE', cfg, '3600000']))
         .catch(() => (b.written = ''));
+      b.wake?.(); // waiting calls ask again under the new limit or window
     }
-    // Slots are interchangeable: the oldest in flight now counts from this answer.
-    const slot = b.inFlight.shift();
-    if (slot !== undefined) this.#answered(b, slot);
-    b.wake?.();
+    // The slot Redis granted for this request now counts from its answer. A slot of the
+    // in-process fallback has no name: Redis never held it.
+    if (slot !== undefined && slot.startsWith(SLOT_PREFIX)) this.#answered(b, slot.slice(SLOT_PREFIX.length));
   }
 
   /** Reports answered slots to Redis, one round trip for all answers of the same tick. */
@@ -180,7 +180,7 @@ export class RedisRateLimiter implements RateLimiter {
         const now = monotonicNow();
         if (now < this.#redisAfter) {
           for (const w of b.queue.drain()) {
-            this.#local.acquire(key, b.bucket, { signal: w.signal, maxWaitMs: w.deadline - now }).then(w.grant, w.fail);
+            this.#local.acquire(key, b.bucket, { signal: w.signal, maxWaitMs: w.deadline - now }).then(() => w.grant(), w.fail);
           }
           return;
         }
@@ -189,26 +189,27 @@ export class RedisRateLimiter implements RateLimiter {
           continue;
         }
         let reply: unknown;
-        let id = '';
+        const id = randomUUID();
+        const want = String(Math.min(b.queue.length, b.limit));
         try {
-          const want = String(Math.min(b.queue.length, b.limit));
           // ARGV[5]: how long a request granted now may be in flight: the longest time left of a waiting call.
           const inFlightMs = Math.min(MAX_IN_FLIGHT_MS, Math.max(0, Math.ceil(b.queue.latestDeadline() - now)));
-          id = randomUUID();
           reply = await this.#redis.eval(ACQUIRE, b.keys, [String(b.limit), String(b.windowMs), want, id, String(inFlightMs)]);
         } catch {
+          // The script may still run late (a client's offline queue, a stalled Redis): its slots
+          // would then be held for the calls' time left with no answer ever reported. Remove them;
+          // the same connection runs this after the script.
+          const names = Array.from({ length: Number(want) }, (_, i) => `${id}:${i + 1}`);
+          this.#redis.send(['ZREM', b.keys[0], ...names]).catch(() => undefined);
           this.#redisFailed();
           continue;
         }
         const [granted, waitMs] = Array.isArray(reply) ? reply.map(Number) : [0, MAX_POLL_MS];
         for (let i = 1; i <= (granted ?? 0); i++) {
           const waiter = b.queue.first();
-          if (waiter) {
-            b.inFlight.push(`${id}:${i}`);
-            waiter.grant();
-          } else {
-            this.#answered(b, `${id}:${i}`); // its caller left: nothing will be sent
-          }
+          // A slot whose caller left meanwhile: nothing will be sent, it counts from now.
+          if (waiter) waiter.grant(`${SLOT_PREFIX}${id}:${i}`);
+          else this.#answered(b, `${id}:${i}`);
         }
         if (b.queue.length > 0 && (granted ?? 0) === 0) await this.#pause(b, Math.min(MAX_POLL_MS, Math.max(1, waitMs ?? MAX_POLL_MS)));
       }

@@ -57,13 +57,13 @@ describe.each(CLIENT_KINDS)('RedisRateLimiter on %s', (kind) => {
   it('a slot is held for the window after its answer, however late the answer came', async () => {
     await twoProcesses(kind, async (slow, other) => {
       await learnOneSlotPerSecond(slow, other);
-      await slow.acquire('merchant', 'other', { maxWaitMs: 5000 });
+      const slot = await slow.acquire('merchant', 'other', { maxWaitMs: 5000 });
       const started = performance.now();
       const granted = other.acquire('merchant', 'other', { maxWaitMs: 5000 }).then(() => performance.now() - started);
       // The loaded process's answer comes 800 ms after its slot: the service may have counted
       // the request at any time until then, so the slot counts until 800 ms + the 1 s window.
       await sleep(800);
-      slow.observe('merchant', 'other', { status: 200, elapsedMs: 800 });
+      slow.observe('merchant', 'other', { status: 200, elapsedMs: 800 }, slot as string);
       const waited = await granted;
       expect(waited).toBeGreaterThanOrEqual(1750);
       expect(waited).toBeLessThan(2700);
@@ -91,8 +91,8 @@ describe.each(CLIENT_KINDS)('RedisRateLimiter on %s', (kind) => {
       await sleep(50); // the learned window is written in the background
       unmeasured.observe('merchant', 'other', { status: 200, limit: 1, elapsedMs: 10 });
       await sleep(1050); // the measured window has reset
-      await unmeasured.acquire('merchant', 'other', { maxWaitMs: 1000 });
-      unmeasured.observe('merchant', 'other', { status: 200, elapsedMs: 5 });
+      const slot = await unmeasured.acquire('merchant', 'other', { maxWaitMs: 1000 });
+      unmeasured.observe('merchant', 'other', { status: 200, elapsedMs: 5 }, slot as string);
       const started = performance.now();
       await measured.acquire('merchant', 'other', { maxWaitMs: 5000 });
       // The 1 s window after the answer: never a 60 s one.
@@ -103,8 +103,8 @@ describe.each(CLIENT_KINDS)('RedisRateLimiter on %s', (kind) => {
   it('slots outlive their first window in Redis when the shared window later grows', async () => {
     await twoProcesses(kind, async (limiter, _other, raw, keyPrefix) => {
       await learnOneSlotPerSecond(limiter);
-      await limiter.acquire('merchant', 'other', { maxWaitMs: 1000 });
-      limiter.observe('merchant', 'other', { status: 200, elapsedMs: 5 });
+      const slot = await limiter.acquire('merchant', 'other', { maxWaitMs: 1000 });
+      limiter.observe('merchant', 'other', { status: 200, elapsedMs: 5 }, slot as string);
       // Another process measured a 3 s window after a 429: the slot just answered counts 3 s, not 1 s.
       const [cfg] = (await rawCommand(raw, ['KEYS', `${keyPrefix}rate-cfg:*`])) as string[];
       await rawCommand(raw, ['HSET', cfg as string, 'window', '3000']);
@@ -114,6 +114,58 @@ describe.each(CLIENT_KINDS)('RedisRateLimiter on %s', (kind) => {
       expect(performance.now() - started).toBeGreaterThanOrEqual(1400);
     });
   });
+
+  it('a slot Redis grants after the acquire timed out is given back, and a fallback answer never marks a Redis slot', async () => {
+    const a = await connect(kind, redis.url);
+    const b = await connect(kind, redis.url);
+    try {
+      // A connection whose next rate-limit script reaches Redis 300 ms late (an offline queue, a
+      // stall), keeping the order of commands as real clients do.
+      let delayNext = false;
+      let queue: Promise<unknown> = Promise.resolve();
+      const late = {
+        sendCommand: (args: string[]) => {
+          const run = queue.then(async () => {
+            if (delayNext && args[0]?.startsWith('EVAL') && args.some((x) => x.includes('rate:{'))) {
+              delayNext = false;
+              await sleep(300);
+            }
+            return rawCommand(a.client, args);
+          });
+          queue = run.catch(() => undefined);
+          return run;
+        },
+      };
+      const keyPrefix = `t${Date.now()}${kind}late:`;
+      const p1 = new RedisRateLimiter({ client: late, keyPrefix, timeoutMs: 100 });
+      const p2 = new RedisRateLimiter({ client: b.client, keyPrefix });
+      const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+      try {
+        await learnOneSlotPerSecond(p1, p2);
+        delayNext = true;
+        const fallback = await p1.acquire('merchant', 'other', { maxWaitMs: 120_000 }); // in process: no name
+        expect(fallback).toBeUndefined();
+        await sleep(400); // the late script took a slot in Redis; the limiter removed it after
+        const other = await p2.acquire('merchant', 'other', { maxWaitMs: 1000 });
+        p2.observe('merchant', 'other', { status: 200, elapsedMs: 5 }, other as string);
+        await sleep(5000); // p1 tries Redis again
+        const shared = await p1.acquire('merchant', 'other', { maxWaitMs: 5000 });
+        expect(shared).toEqual(expect.any(String));
+        // The fallback request's answer comes now: it must not mark the Redis slot as answered.
+        p1.observe('merchant', 'other', { status: 200, elapsedMs: 5000 }, fallback as undefined);
+        const started = performance.now();
+        const granted = p2.acquire('merchant', 'other', { maxWaitMs: 5000 }).then(() => performance.now() - started);
+        await sleep(800);
+        p1.observe('merchant', 'other', { status: 200, elapsedMs: 800 }, shared as string);
+        expect(await granted).toBeGreaterThanOrEqual(1750);
+      } finally {
+        warn.mockRestore();
+      }
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  }, 20_000);
 
   it('Redis down: acquires go ahead on the in-process budget within timeoutMs, with one warning', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
