@@ -19,9 +19,24 @@ import type { Operation } from './policy.js';
 import { readRateLimit } from './rate-limit.js';
 import { parseRetryAfter } from './retry.js';
 
+/**
+ * The latency margin assumed before any answer was timed. A burst granted at once reaches the
+ * service spread over the time a loaded host takes to send it; without a margin its slots free
+ * exactly a window after they were taken, while the service still counts the late ones.
+ */
+const UNMEASURED_LATENCY_MS = 1000;
+
 class LocalBucket extends BucketModel {
   /** When each request of the current window took its slot, oldest first. */
   readonly log: number[] = [];
+  /**
+   * The longest recent time from taking a slot to its answer (decaying): the service may count
+   * a request that much later than the slot was taken, so a slot is held that much longer than
+   * the window, or this host's late arrivals would overlap the next window's first ones.
+   * Undefined until an answer was timed. (RedisRateLimiter needs no margin: it holds a slot for
+   * the window after the answer itself.)
+   */
+  latencyMs: number | undefined = undefined;
   inFlight = 0;
   readonly queue = new WaitQueue();
   timer: ReturnType<typeof setTimeout> | undefined;
@@ -34,6 +49,20 @@ class LocalBucket extends BucketModel {
     const i = log.length - this.limit + ahead;
     const fromLog = i < 0 ? now : i < log.length ? (log[i] as number) + held : Number.POSITIVE_INFINITY;
     return Math.max(now, this.blockedUntil, fromLog);
+  }
+
+  /**
+   * How long a slot stays taken: the window, plus the latency margin (at most half of it: a
+   * loaded host's answers can take that long, and a shorter hold let its late arrivals overlap
+   * the service's next window; at worst pacing then runs at two thirds of the limit).
+   */
+  get heldMs(): number {
+    return this.windowMs + Math.min(Math.ceil(this.latencyMs ?? UNMEASURED_LATENCY_MS), Math.floor(this.windowMs / 2));
+  }
+
+  /** Notes the time from taking a slot to its answer. */
+  timed(elapsedMs: number): void {
+    if (Number.isFinite(elapsedMs) && elapsedMs >= 0) this.latencyMs = Math.max(elapsedMs, (this.latencyMs ?? 0) * 0.98);
   }
 
   take(now: number): void {
@@ -90,6 +119,7 @@ export class MemoryRateLimiter implements RateLimiter {
     const b = this.#bucket(key, bucket);
     const now = this.#now();
     b.inFlight = Math.max(0, b.inFlight - 1);
+    b.timed(observation.elapsedMs);
     const free = b.learn(observation, now, b.inFlight);
     // The service counts fewer of our requests than the log does (a shorter window, a reset
     // server): forget the oldest entries it no longer counts.

@@ -91,12 +91,6 @@ export function pacingError(bucket: RateBucket, limit: number, windowMs: number,
 }
 
 const HOUR_MS = 3_600_000;
-/**
- * The latency margin assumed before any answer was timed. A burst granted at once reaches the
- * service spread over the time a loaded host takes to send it; without a margin its slots free
- * exactly a window after they were taken, while the service still counts the late ones.
- */
-export const UNMEASURED_LATENCY_MS = 1000;
 
 /** What a limiter knows of one bucket: its limit and window, and a wait the service imposed. */
 export class BucketModel {
@@ -104,13 +98,6 @@ export class BucketModel {
   windowMs = PUBLISHED_WINDOW_MS;
   /** No slot before this time (limiter clock): the service said its window is full. */
   blockedUntil = 0;
-  /**
-   * The longest recent time from taking a slot to its answer (decaying): the service may count
-   * a request that much later than the slot was taken, so a slot is held that much longer than
-   * the window, or a loaded host's late arrivals would overlap the next window's first ones.
-   * Undefined until an answer was timed: the first burst is then held {@link UNMEASURED_LATENCY_MS} longer.
-   */
-  latencyMs: number | undefined = undefined;
   #windowKnown = false;
 
   constructor(readonly bucket: RateBucket) {
@@ -127,21 +114,11 @@ export class BucketModel {
   }
 
   /**
-   * How long a slot stays taken: the window, plus the latency margin (at most half of it: a
-   * loaded host's answers can take that long, and a shorter hold let its late arrivals overlap
-   * the service's next window; at worst pacing then runs at two thirds of the limit).
-   */
-  get heldMs(): number {
-    return this.windowMs + Math.min(Math.ceil(this.latencyMs ?? UNMEASURED_LATENCY_MS), Math.floor(this.windowMs / 2));
-  }
-
-  /**
    * Learns from an answer. `inFlight`: other requests of this bucket sent and not answered
    * (they may not be counted in `remaining` yet). Returns the slots the service says are free
    * beyond those, or undefined when it did not say.
    */
   learn(o: RateLimitObservation, now: number, inFlight: number): number | undefined {
-    if (Number.isFinite(o.elapsedMs) && o.elapsedMs >= 0) this.latencyMs = Math.max(o.elapsedMs, (this.latencyMs ?? 0) * 0.98);
     if (o.limit !== undefined && Number.isInteger(o.limit) && o.limit > 0) this.limit = o.limit;
     const resetInMs = o.resetInMs !== undefined && o.resetInMs >= 0 && o.resetInMs <= HOUR_MS ? o.resetInMs : undefined;
     if (o.status === 429) {
