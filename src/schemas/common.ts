@@ -110,18 +110,15 @@ export const nonBlank = (field: string) =>
 
 /** `https://` URL. Loopback http is not accepted here: the service rejects it in production. */
 export const httpsUrlSchema = (field: string) =>
-  z.string({ error: `${field} must be a string` }).check(
-    z.refine(
-      (value) => {
-        try {
-          return new URL(value).protocol === 'https:';
-        } catch {
-          return false;
-        }
-      },
-      { error: `${field} must be an absolute https:// URL` },
-    ),
-  );
+  z.string({ error: `${field} must be a string` }).check(rule(isHttpsUrl, `${field} must be an absolute https:// URL`));
+
+function isHttpsUrl(value: string): boolean {
+  try {
+    return new URL(value).protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
 
 /**
  * An amount as the service sends it: a JSON number, or a numeric string (tolerated, see A13),

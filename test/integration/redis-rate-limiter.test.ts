@@ -14,16 +14,26 @@ beforeAll(async () => {
 });
 afterAll(() => redis?.stop());
 
-/** Two limiters on their own connections (two processes of one merchant), on a fresh key prefix. */
+/**
+ * Two limiters on their own connections (two processes of one merchant), on a fresh key prefix.
+ * `first` may wrap the first process's connection and set its options.
+ */
 async function twoProcesses(
   kind: ClientKind,
   body: (first: RedisRateLimiter, second: RedisRateLimiter, raw: RedisClientLike, keyPrefix: string) => Promise<void>,
+  first: { wrap?: (client: RedisClientLike) => RedisClientLike; timeoutMs?: number } = {},
 ): Promise<void> {
   const a = await connect(kind, redis.url);
   const b = await connect(kind, redis.url);
   try {
     const keyPrefix = `t${Date.now()}${Math.random().toString(36).slice(2)}${kind}:`;
-    await body(new RedisRateLimiter({ client: a.client, keyPrefix }), new RedisRateLimiter({ client: b.client, keyPrefix }), a.client, keyPrefix);
+    const client = first.wrap ? first.wrap(a.client) : a.client;
+    await body(
+      new RedisRateLimiter({ client, keyPrefix, timeoutMs: first.timeoutMs }),
+      new RedisRateLimiter({ client: b.client, keyPrefix }),
+      a.client,
+      keyPrefix,
+    );
   } finally {
     await a.close();
     await b.close();
@@ -116,54 +126,50 @@ describe.each(CLIENT_KINDS)('RedisRateLimiter on %s', (kind) => {
   });
 
   it('a slot Redis grants after the acquire timed out is given back, and a fallback answer never marks a Redis slot', async () => {
-    const a = await connect(kind, redis.url);
-    const b = await connect(kind, redis.url);
+    // The first process's connection delivers its next rate-limit script 300 ms late (an offline
+    // queue, a stall), keeping the order of commands as real clients do.
+    let delayNext = false;
+    let queue: Promise<unknown> = Promise.resolve();
+    const late = (client: RedisClientLike): RedisClientLike => ({
+      sendCommand: (args: string[]) => {
+        const run = queue.then(async () => {
+          if (delayNext && args[0]?.startsWith('EVAL') && args.some((x) => x.includes('rate:{'))) {
+            delayNext = false;
+            await sleep(300);
+          }
+          return rawCommand(client, args);
+        });
+        queue = run.catch(() => undefined);
+        return run;
+      },
+    });
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     try {
-      // A connection whose next rate-limit script reaches Redis 300 ms late (an offline queue, a
-      // stall), keeping the order of commands as real clients do.
-      let delayNext = false;
-      let queue: Promise<unknown> = Promise.resolve();
-      const late = {
-        sendCommand: (args: string[]) => {
-          const run = queue.then(async () => {
-            if (delayNext && args[0]?.startsWith('EVAL') && args.some((x) => x.includes('rate:{'))) {
-              delayNext = false;
-              await sleep(300);
-            }
-            return rawCommand(a.client, args);
-          });
-          queue = run.catch(() => undefined);
-          return run;
+      await twoProcesses(
+        kind,
+        async (p1, p2) => {
+          await learnOneSlotPerSecond(p1, p2);
+          delayNext = true;
+          const fallback = await p1.acquire('merchant', 'other', { maxWaitMs: 120_000 }); // in process: no name
+          expect(fallback).toBeUndefined();
+          await sleep(400); // the late script took a slot in Redis; the limiter removed it after
+          const other = await p2.acquire('merchant', 'other', { maxWaitMs: 1000 });
+          p2.observe('merchant', 'other', { status: 200, elapsedMs: 5 }, other as string);
+          await sleep(5000); // p1 tries Redis again
+          const shared = await p1.acquire('merchant', 'other', { maxWaitMs: 5000 });
+          expect(shared).toEqual(expect.any(String));
+          // The fallback request's answer comes now: it must not mark the Redis slot as answered.
+          p1.observe('merchant', 'other', { status: 200, elapsedMs: 5000 }, fallback as undefined);
+          const started = performance.now();
+          const granted = p2.acquire('merchant', 'other', { maxWaitMs: 5000 }).then(() => performance.now() - started);
+          await sleep(800);
+          p1.observe('merchant', 'other', { status: 200, elapsedMs: 800 }, shared as string);
+          expect(await granted).toBeGreaterThanOrEqual(1750);
         },
-      };
-      const keyPrefix = `t${Date.now()}${kind}late:`;
-      const p1 = new RedisRateLimiter({ client: late, keyPrefix, timeoutMs: 100 });
-      const p2 = new RedisRateLimiter({ client: b.client, keyPrefix });
-      const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-      try {
-        await learnOneSlotPerSecond(p1, p2);
-        delayNext = true;
-        const fallback = await p1.acquire('merchant', 'other', { maxWaitMs: 120_000 }); // in process: no name
-        expect(fallback).toBeUndefined();
-        await sleep(400); // the late script took a slot in Redis; the limiter removed it after
-        const other = await p2.acquire('merchant', 'other', { maxWaitMs: 1000 });
-        p2.observe('merchant', 'other', { status: 200, elapsedMs: 5 }, other as string);
-        await sleep(5000); // p1 tries Redis again
-        const shared = await p1.acquire('merchant', 'other', { maxWaitMs: 5000 });
-        expect(shared).toEqual(expect.any(String));
-        // The fallback request's answer comes now: it must not mark the Redis slot as answered.
-        p1.observe('merchant', 'other', { status: 200, elapsedMs: 5000 }, fallback as undefined);
-        const started = performance.now();
-        const granted = p2.acquire('merchant', 'other', { maxWaitMs: 5000 }).then(() => performance.now() - started);
-        await sleep(800);
-        p1.observe('merchant', 'other', { status: 200, elapsedMs: 800 }, shared as string);
-        expect(await granted).toBeGreaterThanOrEqual(1750);
-      } finally {
-        warn.mockRestore();
-      }
+        { wrap: late, timeoutMs: 100 },
+      );
     } finally {
-      await a.close();
-      await b.close();
+      warn.mockRestore();
     }
   }, 20_000);
 
