@@ -4,12 +4,12 @@
  *
  * @module
  */
-import type { RequestEvent, ResponseEvent, RetryEvent } from './core/events.js';
-import type { Logger, LogLevel } from './core/log.js';
-import type { RateLimiter } from './core/pacing.js';
+import type { RequestEvent, ResponseEvent, RetryEvent } from './core/observe/events.js';
+import type { Logger, LogLevel } from './core/observe/log.js';
+import type { RateLimiter } from './core/pacing/limiter.js';
 import type { RetryOptions } from './core/retry.js';
-import type { TokenStore } from './core/token-store.js';
-import type { TracerLike } from './core/trace.js';
+import type { TokenStore } from './core/tokens/store.js';
+import type { TracerLike } from './core/observe/trace.js';
 
 /** Options of {@link MyrGateway}. */
 export interface MyrGatewayOptions {

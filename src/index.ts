@@ -22,7 +22,7 @@ export {
   ServiceUnavailableError,
   TimeoutError,
   type PaymentStatusLike,
-} from './core/service-errors.js';
+} from './core/errors/service.js';
 export {
   ConfigurationError,
   InvalidRequestError,
@@ -31,28 +31,28 @@ export {
   type ClientErrorCode,
   type ErrorCode,
   type MyrGatewayErrorInit,
-} from './core/errors.js';
-export { OutcomeUnknownError, PaymentPendingError, PaymentUrlUnavailableError } from './core/outcome-errors.js';
-export { MemoryTokenStore } from './core/auth.js';
-export type { StoredToken, TokenStore } from './core/token-store.js';
-export type { Logger, LogLevel } from './core/log.js';
+} from './core/errors/base.js';
+export { OutcomeUnknownError, PaymentPendingError, PaymentUrlUnavailableError } from './core/errors/outcome.js';
+export { MemoryTokenStore } from './core/tokens/manager.js';
+export type { StoredToken, TokenStore } from './core/tokens/store.js';
+export type { Logger, LogLevel } from './core/observe/log.js';
 export type {
   RequestEvent,
   ResponseEvent,
   ResponseInfo,
   RetryEvent,
   WithResponse,
-} from './core/events.js';
-export type { SpanAttributes, SpanAttributeValue, SpanLike, TracerLike } from './core/trace.js';
-export type { RateLimitInfo } from './core/rate-limit.js';
+} from './core/observe/events.js';
+export type { SpanAttributes, SpanAttributeValue, SpanLike, TracerLike } from './core/observe/trace.js';
+export type { RateLimitInfo } from './core/pacing/rate-limit-headers.js';
 export {
   PUBLISHED_LIMITS,
   type AcquireOptions,
   type RateBucket,
   type RateLimiter,
   type RateLimitObservation,
-} from './core/pacing.js';
-export { MemoryRateLimiter } from './core/pacing-memory.js';
+} from './core/pacing/limiter.js';
+export { MemoryRateLimiter } from './core/pacing/memory-limiter.js';
 export type { RetryOptions } from './core/retry.js';
 export type { RequestOptions } from './core/transport.js';
 export { Payments } from './resources/payments.js';

@@ -7,13 +7,13 @@
  */
 import type { KyInstance } from 'ky';
 import { type CallLimits, systemCodeOf } from './call-limits.js';
-import { connectionError, errorFromResponse } from './error-mapping.js';
-import type { MyrGatewayError } from './errors.js';
+import { connectionError, errorFromResponse } from './errors/from-response.js';
+import type { MyrGatewayError } from './errors/base.js';
 import type { Outcome } from './policy.js';
-import { type RateLimitInfo, readRateLimit } from './rate-limit.js';
+import { type RateLimitInfo, readRateLimit } from './pacing/rate-limit-headers.js';
 import { isNotSentCode, parseRetryAfter } from './retry.js';
-import { TimeoutError } from './service-errors.js';
-import type { TokenAttemptReport } from './token-shared.js';
+import { TimeoutError } from './errors/service.js';
+import type { TokenAttemptReport } from './tokens/shared.js';
 
 /** The request line of an attempt. */
 export interface AttemptRequest {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { ConfigurationError } from './errors.js';
+import { ConfigurationError } from './errors/base.js';
 import { DEFAULTS, MAX_TIMER_MS, retriesSetting } from './settings.js';
 
 /** Retry settings of a client; the defaults follow the spec's retry guidance. */

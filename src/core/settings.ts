@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { ConfigurationError, InvalidRequestError } from './errors.js';
+import { ConfigurationError, InvalidRequestError } from './errors/base.js';
 
 /** Longest delay a timer can take (2^31 - 1 ms, about 24.8 days). */
 export const MAX_TIMER_MS = 2_147_483_647;

@@ -8,19 +8,19 @@
  * @module
  */
 import ky, { type KyInstance } from 'ky';
-import type { TokenAttemptHook, TokenManager } from './auth.js';
+import type { TokenAttemptHook, TokenManager } from './tokens/manager.js';
 import { attemptReport, judgeAttempt, sendAttempt } from './attempt.js';
-import { AbortError, AuthenticationError, TimeoutError } from './service-errors.js';
-import { MyrGatewayError } from './errors.js';
-import { OutcomeUnknownError } from './outcome-errors.js';
+import { AbortError, AuthenticationError, TimeoutError } from './errors/service.js';
+import { MyrGatewayError } from './errors/base.js';
+import { OutcomeUnknownError } from './errors/outcome.js';
 import { CallLimits } from './call-limits.js';
 import { millisecondsSetting, retriesSetting } from './settings.js';
-import type { Pacer } from './pacing-memory.js';
+import type { Pacer } from './pacing/memory-limiter.js';
 import { decide, type Operation, outcomeUnknownAdvice } from './policy.js';
-import type { RateLimitInfo } from './rate-limit.js';
+import type { RateLimitInfo } from './pacing/rate-limit-headers.js';
 import type { ResolvedRetryOptions } from './retry.js';
-import type { CallTrace, Observer } from './observe.js';
-import type { ResponseInfo } from './events.js';
+import type { CallTrace, Observer } from './observe/observer.js';
+import type { ResponseInfo } from './observe/events.js';
 
 /** Options every API method accepts as its last argument. */
 export interface RequestOptions {

@@ -6,8 +6,8 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { InvalidRequestError, MyrGatewayError } from './errors.js';
-import { InvalidResponseError } from './service-errors.js';
+import { InvalidRequestError, MyrGatewayError } from './errors/base.js';
+import { InvalidResponseError } from './errors/service.js';
 import { referenceIdSchema } from '../schemas/common.js';
 
 const PROVIDER_CHANNEL_FIELD = 'metadata.provider_channel_id';

@@ -6,7 +6,7 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import { ConfigurationError, MyrGatewayError } from '../core/errors.js';
+import { ConfigurationError, MyrGatewayError } from '../core/errors/base.js';
 
 /**
  * An ioredis client (`new Redis()`) or a connected node-redis client (`createClient()`,

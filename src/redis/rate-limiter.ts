@@ -14,8 +14,8 @@ import {
   type RateLimiter,
   type RateLimitObservation,
   WaitQueue,
-} from '../core/pacing.js';
-import { MemoryRateLimiter } from '../core/pacing-memory.js';
+} from '../core/pacing/limiter.js';
+import { MemoryRateLimiter } from '../core/pacing/memory-limiter.js';
 import { adaptClient, type RedisCommands, type RedisStoreOptions, script } from './client.js';
 
 // Takes up to ARGV[3] slots in one step, on Redis's clock (processes' clocks may differ).

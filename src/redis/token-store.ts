@@ -5,9 +5,9 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { StoredToken, TokenStore } from '../core/token-store.js';
-import { ConfigurationError } from '../core/errors.js';
-import { TimeoutError } from '../core/service-errors.js';
+import type { StoredToken, TokenStore } from '../core/tokens/store.js';
+import { ConfigurationError } from '../core/errors/base.js';
+import { TimeoutError } from '../core/errors/service.js';
 import { adaptClient, COMPARE_AND_DELETE, COMPARE_AND_PEXPIRE, script, type RedisCommands, type RedisStoreOptions } from './client.js';
 
 /** Options of {@link RedisTokenStore}. */

@@ -5,7 +5,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { ConfigurationError } from '../core/errors.js';
+import { ConfigurationError } from '../core/errors/base.js';
 import type { WebhookClaim, WebhookStore } from '../webhooks/stores/types.js';
 import { adaptClient, COMPARE_AND_DELETE, COMPARE_AND_PEXPIRE, RedisStoreError, script, type RedisCommands, type RedisStoreOptions } from './client.js';
 

@@ -1,7 +1,7 @@
 import { sleep as defaultSleep } from '../core/retry.js';
-import { AbortError, InvalidResponseError } from '../core/service-errors.js';
-import { InvalidRequestError, MyrGatewayError } from '../core/errors.js';
-import { withResponse, type WithResponse } from '../core/events.js';
+import { AbortError, InvalidResponseError } from '../core/errors/service.js';
+import { InvalidRequestError, MyrGatewayError } from '../core/errors/base.js';
+import { withResponse, type WithResponse } from '../core/observe/events.js';
 import type { CallState, RequestOptions, Transport } from '../core/transport.js';
 import { type AnswerCheck, checkCustomerUrl, checkEcho, parseSuccess, referenceOf, splitLoopbackUrls, tagReference, validateRequest } from '../core/validate.js';
 import {

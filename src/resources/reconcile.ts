@@ -5,10 +5,10 @@
  *
  * @module
  */
-import { DuplicateReferenceError } from '../core/service-errors.js';
-import { type MyrGatewayError } from '../core/errors.js';
-import { OutcomeUnknownError, PaymentUrlUnavailableError } from '../core/outcome-errors.js';
-import { type ResponseInfo, withResponse, type WithResponse } from '../core/events.js';
+import { DuplicateReferenceError } from '../core/errors/service.js';
+import { type MyrGatewayError } from '../core/errors/base.js';
+import { OutcomeUnknownError, PaymentUrlUnavailableError } from '../core/errors/outcome.js';
+import { type ResponseInfo, withResponse, type WithResponse } from '../core/observe/events.js';
 import { outcomeUnknownAdvice } from '../core/policy.js';
 import type { RequestOptions } from '../core/transport.js';
 import { type AnswerCheck, checkCustomerUrl, checkEcho } from '../core/validate.js';

@@ -3,9 +3,9 @@
  *
  * @module
  */
-import { AbortError } from '../core/service-errors.js';
-import { MyrGatewayError } from '../core/errors.js';
-import { PaymentPendingError } from '../core/outcome-errors.js';
+import { AbortError } from '../core/errors/service.js';
+import { MyrGatewayError } from '../core/errors/base.js';
+import { PaymentPendingError } from '../core/errors/outcome.js';
 import { millisecondsSetting } from '../core/settings.js';
 import type { PaymentStatus } from '../schemas/payments.js';
 import { TERMINAL_STATUSES } from '../schemas/statuses.js';

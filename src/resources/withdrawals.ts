@@ -1,5 +1,5 @@
 import type { Operation } from '../core/policy.js';
-import { withResponse, type WithResponse } from '../core/events.js';
+import { withResponse, type WithResponse } from '../core/observe/events.js';
 import type { CallState, RequestOptions, Transport } from '../core/transport.js';
 import { type AnswerCheck, checkEcho, parseSuccess, referenceOf, tagReference, validateRequest } from '../core/validate.js';
 import { CURRENCY } from '../schemas/common.js';

@@ -1,6 +1,6 @@
 /**
  * What the mock's dispatcher works on: the options after defaults were applied, the state,
- * the fault queue and the request recording. Shared by `handlers.ts` (the dispatcher),
+ * the fault queue and the request recording. Shared by `dispatcher.ts`,
  * `money-endpoints.ts` (payment and withdrawal creation) and `service.ts` (which builds it).
  *
  * @module

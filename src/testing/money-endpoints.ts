@@ -1,7 +1,7 @@
 /**
  * The two endpoints that store money movements, `POST /payments` and `POST /withdrawals`
  * (validation, duplicate reference, availability, the new record and its answer), and the
- * status record view `GET /payments/{id}` answers with. The dispatcher in `handlers.ts` has
+ * status record view `GET /payments/{id}` answers with. The dispatcher in `dispatcher.ts` has
  * already routed, authenticated and rate-limited the request.
  *
  * @module

@@ -8,7 +8,7 @@
 import { defaultCallbackFetch, deliverCallback } from './callbacks.js';
 import { FaultQueue } from './faults.js';
 import type { ResolvedOptions } from './dispatch-context.js';
-import { createDispatcher } from './handlers.js';
+import { createDispatcher } from './dispatcher.js';
 import { DEFAULT_PAGE_ORIGIN, defaultGenerateId } from './money-endpoints.js';
 import type { MockGateway } from './types/gateway.js';
 import { serveOverHttp } from './server.js';

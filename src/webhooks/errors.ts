@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { MyrGatewayError } from '../core/errors.js';
+import { MyrGatewayError } from '../core/errors/base.js';
 
 /**
  * Why a callback was refused.

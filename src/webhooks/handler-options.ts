@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { ConfigurationError } from '../core/errors.js';
-import { isTracer, type TracerLike } from '../core/trace.js';
+import { ConfigurationError } from '../core/errors/base.js';
+import { isTracer, type TracerLike } from '../core/observe/trace.js';
 import type { WebhookHandlerError, WebhookVerificationError, WebhookVerificationReason } from './errors.js';
 import type { WebhookEvent } from './events.js';
 import type { WebhookRequest } from './request-parts.js';

@@ -16,7 +16,7 @@ export {
   type SigningKey,
   type WebSigningKey,
 } from './signature.js';
-export type { SpanAttributes, SpanAttributeValue, SpanLike, TracerLike } from '../core/trace.js';
+export type { SpanAttributes, SpanAttributeValue, SpanLike, TracerLike } from '../core/observe/trace.js';
 export { WebhookHandlerError, WebhookVerificationError, type WebhookVerificationReason } from './errors.js';
 export { callbackHeaders, signCallback, type CallbackBody, type SignCallbackInput, type SignedCallback } from './sign.js';
 export {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { runTraced, setAttributes, SPAN_STATUS_ERROR, type SpanLike, type TracerLike } from '../core/trace.js';
+import { runTraced, setAttributes, SPAN_STATUS_ERROR, type SpanLike, type TracerLike } from '../core/observe/trace.js';
 import type { WebhookRequest } from './request-parts.js';
 import type { WebhookResponse } from './handler-options.js';
 

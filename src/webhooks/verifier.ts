@@ -4,7 +4,7 @@
  * @module
  */
 import type * as NodeCryptoModule from 'node:crypto';
-import { ConfigurationError } from '../core/errors.js';
+import { ConfigurationError } from '../core/errors/base.js';
 import { WebhookVerificationError } from './errors.js';
 import { hasTerminalStatus, toEvent, type WebhookEvent } from './events.js';
 import { assertHeadersAgree, fail, readSignedParts, type SignedParts, type WebhookRequest } from './request-parts.js';

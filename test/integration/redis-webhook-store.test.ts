@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStoreError, RedisWebhookStore } from '../../src/redis/index.js';
-import { MyrGatewayError } from '../../src/core/errors.js';
+import { MyrGatewayError } from '../../src/core/errors/base.js';
 import { CLIENT_KINDS, connect, rawCommand, RedisServer, whileRedisDown } from '../helpers/redis.js';
 
 let server: RedisServer;

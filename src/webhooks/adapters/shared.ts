@@ -5,7 +5,7 @@
  * @module
  */
 import type { IncomingMessage } from 'node:http';
-import { ConfigurationError } from '../../core/errors.js';
+import { ConfigurationError } from '../../core/errors/base.js';
 import { toWebhookHandler } from '../handler.js';
 import type { WebhookHandler, WebhookHandlerOptions, WebhookResponse } from '../handler-options.js';
 import { BodyTimeoutError, BodyTooLargeError, checkParsedBody, readNodeStream, type BodyLimits } from './body.js';

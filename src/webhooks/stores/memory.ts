@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { ConfigurationError } from '../../core/errors.js';
+import { ConfigurationError } from '../../core/errors/base.js';
 import type { WebhookClaim, WebhookStore } from './types.js';
 
 /** Options of {@link MemoryWebhookStore}. */

@@ -3,7 +3,7 @@
  * ConfigurationError, a call's options with an InvalidRequestError (before anything is sent).
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError, InvalidRequestError } from '../../../src/core/errors.js';
+import { ConfigurationError, InvalidRequestError } from '../../../src/core/errors/base.js';
 import { DEFAULTS, MAX_RETRIES, MAX_TIMER_MS, millisecondsSetting, retriesSetting } from '../../../src/core/settings.js';
 import { MyrGateway } from '../../../src/index.js';
 

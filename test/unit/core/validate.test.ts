@@ -5,9 +5,9 @@
  */
 import * as z from 'zod/mini';
 import { describe, expect, it } from 'vitest';
-import type { MyrGatewayError} from '../../../src/core/errors.js';
-import { InvalidRequestError } from '../../../src/core/errors.js';
-import { InvalidResponseError, NotFoundError } from '../../../src/core/service-errors.js';
+import type { MyrGatewayError} from '../../../src/core/errors/base.js';
+import { InvalidRequestError } from '../../../src/core/errors/base.js';
+import { InvalidResponseError, NotFoundError } from '../../../src/core/errors/service.js';
 import {
   type AnswerCheck,
   checkCustomerUrl,

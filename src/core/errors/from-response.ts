@@ -1,0 +1,127 @@
+/**
+ * The one place where a non-2xx response or a transport failure becomes a
+ * {@link MyrGatewayError}. Resources never build errors from responses themselves.
+ *
+ * @module
+ */
+import {
+  ApiError,
+  AuthenticationError,
+  ConnectionError,
+  DuplicateReferenceError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+  ServiceUnavailableError,
+} from './service.js';
+import { InvalidRequestError, type MyrGatewayError, type MyrGatewayErrorInit } from './base.js';
+
+/** What the transport knows about a failed response. */
+export interface FailedResponse {
+  status: number;
+  headers: Headers;
+  /** The body as text (already read). */
+  text: string;
+  /** Milliseconds the service asked to wait, from `Retry-After`. */
+  retryAfterMs: number | undefined;
+}
+
+/** The parts of an error body we understand, from either of the spec's error shapes. */
+export interface ParsedErrorBody {
+  code: string | undefined;
+  message: string | undefined;
+  correlationId: string | undefined;
+}
+
+const CODE_PATTERN = /^[A-Z][A-Z0-9_]{2,63}$/;
+
+/** Reads the spec's error envelope, or the rate limiter's alternative 429 body. */
+export function parseErrorBody(text: string): ParsedErrorBody {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return { code: undefined, message: undefined, correlationId: undefined };
+  }
+  if (body === null || typeof body !== 'object') return { code: undefined, message: undefined, correlationId: undefined };
+  const record = body as Record<string, unknown>;
+  const error = typeof record.error === 'string' ? record.error : undefined;
+  const message = typeof record.message === 'string' ? record.message : undefined;
+  const correlation = record.correlationId ?? record.correlation_id;
+  return {
+    // The second 429 body says `error: "Too Many Requests"`, which is not a code.
+    code: error !== undefined && CODE_PATTERN.test(error) ? error : undefined,
+    message,
+    correlationId: typeof correlation === 'string' ? correlation : undefined,
+  };
+}
+
+/** Correlation id from the response headers, when the service sends one. */
+export function correlationIdFrom(headers: Headers): string | undefined {
+  return headers.get('x-correlation-id') ?? headers.get('x-request-id') ?? undefined;
+}
+
+function status3xx(status: number): boolean {
+  return status >= 300 && status < 400;
+}
+
+function defaultCode(status: number): string {
+  if (status === 429) return 'RATE_LIMITED';
+  if (status === 404) return 'NOT_FOUND';
+  if (status === 401) return 'UNAUTHORIZED';
+  return 'HTTP_ERROR';
+}
+
+/** Codes the spec's retry table marks retryable, plus every 429 and 5xx. */
+function isRetryable(status: number, code: string): boolean {
+  if (code === 'TOKEN_EXPIRED') return true;
+  return status === 429 || status >= 500;
+}
+
+/**
+ * Builds the error for a non-2xx response. `redact` strips secrets from any text the
+ * service echoed back.
+ */
+export function errorFromResponse(response: FailedResponse, redact: (text: string) => string): MyrGatewayError {
+  const parsed = parseErrorBody(response.text);
+  const code = parsed.code ?? defaultCode(response.status);
+  const retryAfter = response.retryAfterMs === undefined ? undefined : Math.ceil(response.retryAfterMs / 1000);
+  const detail =
+    status3xx(response.status)
+      ? 'the service answered with a redirect, which the SDK does not follow (it would re-send credentials to another address); check baseUrl'
+      : parsed.message
+        ? redact(parsed.message)
+        : response.text.trimStart().startsWith('<')
+          ? 'non-JSON (HTML) error page'
+          : 'no error message';
+  const message = `${code} (HTTP ${response.status}): ${detail}`;
+  const init: MyrGatewayErrorInit = {
+    code,
+    status: response.status,
+    retryable: isRetryable(response.status, code),
+    correlationId: parsed.correlationId ?? correlationIdFrom(response.headers),
+    retryAfter,
+  };
+  const status = response.status;
+  if (status === 429) return new RateLimitError(message, init);
+  if (status >= 500) return new ServiceUnavailableError(message, init);
+  if (status === 401) return new AuthenticationError(message, init);
+  if (status === 403) return new PermissionDeniedError(message, init);
+  if (status === 404) return new NotFoundError(message, init);
+  if (status === 409 || code === 'DUPLICATE_REFERENCE') return new DuplicateReferenceError(message, init);
+  if (status === 400 || status === 422) return new InvalidRequestError(message, init);
+  return new ApiError(message, init);
+}
+
+/** Failure of the connection itself; `cause` keeps only the system error code. */
+export function connectionError(systemCode: string | undefined, processed: 'not_sent' | 'maybe'): ConnectionError {
+  const what =
+    processed === 'not_sent'
+      ? 'the connection to the service could not be made; nothing was sent'
+      : 'the connection failed after the request may have been sent';
+  return new ConnectionError(`Network error: ${what}${systemCode ? ` (${systemCode})` : ''}`, {
+    code: 'NETWORK_ERROR',
+    retryable: true,
+    cause: systemCode === undefined ? undefined : { code: systemCode },
+  });
+}

@@ -1,0 +1,73 @@
+/**
+ * Leveled logging through the merchant's logger (console, pino, winston or any object with
+ * four methods). Callers pass only fixed, secret-free fields; see `observer.ts`.
+ *
+ * @module
+ */
+
+/** Levels of {@link Logger}, lowest first. */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+type LogMethod = (message: never, ...rest: never[]) => unknown;
+
+/**
+ * A logger: `console`, a pino or winston logger, or any object with these four methods.
+ * The SDK calls `logger.info(message, fields)`, or `logger.info(fields, message)` for pino.
+ */
+export interface Logger {
+  /** Per-attempt detail (each request and answer). */
+  debug: LogMethod;
+  /** One line per call. */
+  info: LogMethod;
+  /** Retries, and a token store that failed or hung. */
+  warn: LogMethod;
+  /** Calls that failed. */
+  error: LogMethod;
+}
+
+const LEVELS: readonly (LogLevel | 'off')[] = ['debug', 'info', 'warn', 'error', 'off'];
+const PINO = Symbol.for('pino.serializers');
+
+/** Leveled logging through the merchant's logger; without one, warnings go to console.warn as before. */
+export class Log {
+  readonly #logger: Logger | undefined;
+  readonly #min: number;
+  readonly #pino: boolean;
+  readonly #warned = new Set<string>();
+
+  constructor(logger: Logger | undefined, level: LogLevel | 'off' | undefined) {
+    this.#logger = logger;
+    this.#min = LEVELS.indexOf(level ?? 'warn');
+    this.#pino = logger !== undefined && PINO in logger;
+  }
+
+  enabled(level: LogLevel): boolean {
+    return LEVELS.indexOf(level) >= this.#min;
+  }
+
+  /** A warning written once per client and `topic`. */
+  warnOnce(topic: string, message: string): void {
+    if (this.#warned.has(topic)) return;
+    this.#warned.add(topic);
+    this.write('warn', message);
+  }
+
+  write(level: LogLevel, message: string, fields?: object): void {
+    if (!this.enabled(level)) return;
+    const text = `myr-gateway: ${message}`;
+    const logger = this.#logger;
+    if (!logger) {
+      // eslint-disable-next-line no-console -- a logLevel given without a logger logs to the console
+      console[level](text, ...(fields === undefined ? [] : [fields]));
+      return;
+    }
+    const method = logger[level] as (...args: unknown[]) => unknown;
+    try {
+      if (fields === undefined) method.call(logger, text);
+      else if (this.#pino) method.call(logger, fields, text);
+      else method.call(logger, text, fields);
+    } catch {
+      // A broken logger must not fail a payment call.
+    }
+  }
+}

@@ -1,0 +1,215 @@
+/**
+ * Pacing: the client keeps its own requests inside the service's rate limits instead of
+ * provoking 429s. A {@link RateLimiter} hands out slots of a sliding window per merchant and
+ * endpoint group ({@link RateBucket}); it starts from the published limits and follows what
+ * the service's `X-RateLimit-*` headers say. Waiting for a slot happens before a request is
+ * sent, so it is never a retry and never moves money twice.
+ *
+ * @module
+ */
+import { RateLimitError } from '../errors/service.js';
+import type { Operation } from '../policy.js';
+
+/** Endpoint groups the service limits separately. */
+export type RateBucket = 'token' | 'payment' | 'withdraw' | 'other';
+
+/** The spec's limits per sliding minute, per merchant. */
+export const PUBLISHED_LIMITS: Readonly<Record<RateBucket, number>> = Object.freeze({ token: 5, payment: 100, withdraw: 50, other: 100 });
+/** The spec's window. */
+export const PUBLISHED_WINDOW_MS = 60_000;
+/** Above this many requests per window a bucket is not paced (nothing to protect, and no log to keep). */
+export const UNPACED_ABOVE = 10_000;
+
+/** Which bucket an operation's requests count in. */
+export function bucketOf(operation: Operation): RateBucket {
+  if (operation === 'token') return 'token';
+  if (operation === 'payment.create') return 'payment';
+  if (operation === 'withdraw' || operation === 'withdraw.recover') return 'withdraw';
+  return 'other';
+}
+
+/** What one attempt met, as a limiter learns from it. */
+export interface RateLimitObservation {
+  /** HTTP status of the answer; undefined when none came (timeout, connection failure). */
+  status?: number | undefined;
+  /** `X-RateLimit-Limit`. */
+  limit?: number | undefined;
+  /** `X-RateLimit-Remaining`. */
+  remaining?: number | undefined;
+  /** Milliseconds from the answer until `X-RateLimit-Reset` (on the service's clock). */
+  resetInMs?: number | undefined;
+  /** `Retry-After` of a 429, in milliseconds. */
+  retryAfterMs?: number | undefined;
+  /** Milliseconds between taking the slot and the answer. */
+  elapsedMs: number;
+}
+
+/** How long {@link RateLimiter.acquire} may wait. */
+export interface AcquireOptions {
+  /** The caller's signal: an abort ends the wait with its reason. */
+  signal?: AbortSignal | undefined;
+  /** Milliseconds left of the call; no slot in that time ends the wait with a {@link RateLimitError}. */
+  maxWaitMs: number;
+}
+
+/**
+ * Hands out request slots. The client calls `acquire` before each attempt (nothing is sent
+ * until it resolves) and `observe` after it. Implement it to pace with your own store; the SDK
+ * ships an in-process limiter (the default, one budget per merchant per process) and
+ * `RedisRateLimiter` in `myr-gateway/redis` (one budget for a fleet).
+ *
+ * @example
+ * ```ts
+ * const unlimited: RateLimiter = { acquire: async () => {}, observe: () => {} };
+ * const gateway = new MyrGateway({ baseUrl, merchantId, apiKey, rateLimiter: unlimited });
+ * ```
+ */
+export interface RateLimiter {
+  /**
+   * Resolves once a slot of `bucket` for `key` (a hash naming the merchant) is taken, to
+   * nothing or to a name for the slot, which the client hands back to `observe` with its answer.
+   * Rejects with `options.signal`'s reason when it aborts, and with a {@link RateLimitError}
+   * (`RATE_LIMITED`, `retryable`, `retryAfter`) when no slot frees within `maxWaitMs`.
+   */
+  acquire(key: string, bucket: RateBucket, options: AcquireOptions): Promise<string | void>;
+  /**
+   * Learns from the answer to a request that took a slot (called once per acquired slot, with
+   * the name `acquire` resolved to, if any).
+   */
+  observe(key: string, bucket: RateBucket, observation: RateLimitObservation, slot?: string): void;
+}
+
+/** The error of a call that could not get a slot in time. Nothing was sent. */
+export function pacingError(bucket: RateBucket, limit: number, windowMs: number, waitMs: number): RateLimitError {
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  return new RateLimitError(
+    `RATE_LIMITED: the client's own pacing found no free slot in time: the service allows ${limit} ${bucket} requests per ` +
+      `${Math.round(windowMs / 1000)} s and this merchant's budget is used up for about ${seconds} s. Nothing was sent; ` +
+      'retry later, or give the call a longer totalTimeout.',
+    { code: 'RATE_LIMITED', retryable: true, retryAfter: seconds },
+  );
+}
+
+const HOUR_MS = 3_600_000;
+
+/** What a limiter knows of one bucket: its limit and window, and a wait the service imposed. */
+export class BucketModel {
+  limit: number;
+  windowMs = PUBLISHED_WINDOW_MS;
+  /** No slot before this time (limiter clock): the service said its window is full. */
+  blockedUntil = 0;
+  #windowKnown = false;
+
+  constructor(readonly bucket: RateBucket) {
+    this.limit = PUBLISHED_LIMITS[bucket];
+  }
+
+  /** Whether the window was measured from the service's headers (not the published 60 s assumed). */
+  get windowKnown(): boolean {
+    return this.#windowKnown;
+  }
+
+  get unpaced(): boolean {
+    return this.limit > UNPACED_ABOVE;
+  }
+
+  /**
+   * Learns from an answer. `inFlight`: other requests of this bucket sent and not answered
+   * (they may not be counted in `remaining` yet). Returns the slots the service says are free
+   * beyond those, or undefined when it did not say.
+   */
+  learn(o: RateLimitObservation, now: number, inFlight: number): number | undefined {
+    if (o.limit !== undefined && Number.isInteger(o.limit) && o.limit > 0) this.limit = o.limit;
+    const resetInMs = o.resetInMs !== undefined && o.resetInMs >= 0 && o.resetInMs <= HOUR_MS ? o.resetInMs : undefined;
+    if (o.status === 429) {
+      this.#windowKnown = false; // the model was wrong: take the next measurement as it comes
+      const wait = o.retryAfterMs ?? resetInMs ?? 1000;
+      if (wait <= HOUR_MS) this.blockedUntil = Math.max(this.blockedUntil, now + wait);
+      return undefined;
+    }
+    if (o.remaining === undefined || !Number.isInteger(o.remaining) || resetInMs === undefined) return undefined;
+    // Alone in the window: the reset is when this very request leaves it, so the window is
+    // (reset − send time). The reset is in whole seconds, so each measurement errs long, never
+    // short: the shortest one seen is the closest.
+    if (o.remaining === this.limit - 1) {
+      const window = Math.ceil(resetInMs + o.elapsedMs);
+      if (window >= 500 && window <= HOUR_MS && (!this.#windowKnown || window < this.windowMs)) this.windowMs = window;
+      this.#windowKnown = true;
+    }
+    const free = o.remaining - inFlight;
+    if (free <= 0) this.blockedUntil = Math.max(this.blockedUntil, now + resetInMs);
+    return Math.max(0, free);
+  }
+}
+
+interface Waiter {
+  readonly signal: AbortSignal | undefined;
+  readonly deadline: number;
+  grant(slot?: string): void;
+  fail(error: unknown): void;
+}
+
+/**
+ * Calls waiting for a slot, first come first served, each bounded by its signal and its
+ * deadline (`onTimeout` builds the error).
+ */
+export class WaitQueue {
+  readonly #waiters: Waiter[] = [];
+
+  get length(): number {
+    return this.#waiters.length;
+  }
+
+  add(options: AcquireOptions, now: number, onTimeout: () => unknown): Promise<string | undefined> {
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(signal.reason as Error);
+    return new Promise<string | undefined>((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        const i = this.#waiters.indexOf(waiter);
+        if (i >= 0) this.#waiters.splice(i, 1);
+      };
+      const onAbort = () => {
+        done();
+        reject(signal?.reason as Error);
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(onTimeout() as Error);
+      }, Math.max(1, Math.ceil(options.maxWaitMs)));
+      const waiter: Waiter = {
+        signal,
+        deadline: now + options.maxWaitMs,
+        grant: (slot) => {
+          done();
+          resolve(slot);
+        },
+        fail: (error) => {
+          done();
+          reject(error as Error);
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#waiters.push(waiter);
+    });
+  }
+
+  /** The latest deadline of the waiting calls (0 when none waits). */
+  latestDeadline(): number {
+    return this.#waiters.reduce((latest, w) => Math.max(latest, w.deadline), 0);
+  }
+
+  /** The longest-waiting call, if any. */
+  first(): Waiter | undefined {
+    return this.#waiters[0];
+  }
+
+  /** Every waiting call, removed from the queue. */
+  drain(): Waiter[] {
+    return this.#waiters.splice(0);
+  }
+}
+
+/** A process-wide clock that never goes back (wall-clock jumps do not move windows). */
+export const monotonicNow = (): number => performance.now();

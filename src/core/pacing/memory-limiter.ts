@@ -1,0 +1,215 @@
+/**
+ * The in-process {@link RateLimiter} (the default: one budget per merchant per process), and
+ * the small glue the transport calls before and after each attempt.
+ *
+ * @module
+ */
+import {
+  type AcquireOptions,
+  BucketModel,
+  bucketOf,
+  monotonicNow,
+  pacingError,
+  type RateBucket,
+  type RateLimiter,
+  type RateLimitObservation,
+  WaitQueue,
+} from './limiter.js';
+import type { Operation } from '../policy.js';
+import { readRateLimit } from './rate-limit-headers.js';
+import { parseRetryAfter } from '../retry.js';
+
+/**
+ * The latency margin assumed before any answer was timed. A burst granted at once reaches the
+ * service spread over the time a loaded host takes to send it; without a margin its slots free
+ * exactly a window after they were taken, while the service still counts the late ones.
+ */
+const UNMEASURED_LATENCY_MS = 1000;
+
+class LocalBucket extends BucketModel {
+  /** When each request of the current window took its slot, oldest first. */
+  readonly log: number[] = [];
+  /**
+   * The longest recent time from taking a slot to its answer (decaying): the service may count
+   * a request that much later than the slot was taken, so a slot is held that much longer than
+   * the window, or this host's late arrivals would overlap the next window's first ones.
+   * Undefined until an answer was timed. (RedisRateLimiter needs no margin: it holds a slot for
+   * the window after the answer itself.)
+   */
+  latencyMs: number | undefined = undefined;
+  inFlight = 0;
+  readonly queue = new WaitQueue();
+  timer: ReturnType<typeof setTimeout> | undefined;
+
+  /** The earliest time a slot is free, given `ahead` calls served first. */
+  freeAt(now: number, ahead = 0): number {
+    const log = this.log;
+    const held = this.heldMs;
+    while (log.length > 0 && (log[0] as number) <= now - held) log.shift();
+    const i = log.length - this.limit + ahead;
+    const fromLog = i < 0 ? now : i < log.length ? (log[i] as number) + held : Number.POSITIVE_INFINITY;
+    return Math.max(now, this.blockedUntil, fromLog);
+  }
+
+  /**
+   * How long a slot stays taken: the window, plus the latency margin (at most half of it: a
+   * loaded host's answers can take that long, and a shorter hold let its late arrivals overlap
+   * the service's next window; at worst pacing then runs at two thirds of the limit).
+   */
+  get heldMs(): number {
+    return this.windowMs + Math.min(Math.ceil(this.latencyMs ?? UNMEASURED_LATENCY_MS), Math.floor(this.windowMs / 2));
+  }
+
+  /** Notes the time from taking a slot to its answer. */
+  timed(elapsedMs: number): void {
+    if (Number.isFinite(elapsedMs) && elapsedMs >= 0) this.latencyMs = Math.max(elapsedMs, (this.latencyMs ?? 0) * 0.98);
+  }
+
+  take(now: number): void {
+    if (!this.unpaced) this.log.push(now);
+    this.inFlight += 1;
+  }
+}
+
+/**
+ * A {@link RateLimiter} in this process: a sliding window per merchant and bucket, first come
+ * first served. Starts from the published limits (5 token, 100 payment, 50 withdraw, 100 other
+ * requests a minute) and follows the service's `X-RateLimit-*` headers: their limit, the window
+ * length they reveal, a window the service reports full (wait for its reset) or freer than
+ * counted here. Clients given no `rateLimiter` share one instance.
+ *
+ * @example
+ * ```ts
+ * // A budget of this client's own instead of the process-wide one
+ * const gateway = new MyrGateway({ baseUrl, merchantId, apiKey, rateLimiter: new MemoryRateLimiter() });
+ * ```
+ */
+export class MemoryRateLimiter implements RateLimiter {
+  readonly #buckets = new Map<string, LocalBucket>();
+  readonly #now: () => number;
+
+  /** `now`: a monotonic clock in ms (tests). */
+  constructor(options: { now?: () => number } = {}) {
+    this.#now = options.now ?? monotonicNow;
+  }
+
+  #bucket(key: string, bucket: RateBucket): LocalBucket {
+    const id = `${bucket}:${key}`;
+    let b = this.#buckets.get(id);
+    if (!b) this.#buckets.set(id, (b = new LocalBucket(bucket)));
+    return b;
+  }
+
+  acquire(key: string, bucket: RateBucket, options: AcquireOptions): Promise<void> {
+    const b = this.#bucket(key, bucket);
+    const now = this.#now();
+    if (b.queue.length === 0 && (b.unpaced || b.freeAt(now) <= now)) {
+      b.take(now);
+      return Promise.resolve();
+    }
+    // A call that cannot be served before its deadline, even if nothing else changes, fails now.
+    const earliest = b.freeAt(now, b.queue.length);
+    if (Number.isFinite(earliest) && earliest - now > options.maxWaitMs) return Promise.reject(pacingError(bucket, b.limit, b.windowMs, earliest - now));
+    const waiting = b.queue.add(options, now, () => pacingError(bucket, b.limit, b.windowMs, b.freeAt(this.#now()) - this.#now()));
+    this.#pump(b);
+    return waiting.then(() => undefined); // local slots have no name
+  }
+
+  observe(key: string, bucket: RateBucket, observation: RateLimitObservation): void {
+    const b = this.#bucket(key, bucket);
+    const now = this.#now();
+    b.inFlight = Math.max(0, b.inFlight - 1);
+    b.timed(observation.elapsedMs);
+    const free = b.learn(observation, now, b.inFlight);
+    // The service counts fewer of our requests than the log does (a shorter window, a reset
+    // server): forget the oldest entries it no longer counts.
+    if (free !== undefined) {
+      b.freeAt(now);
+      const excess = b.log.length - (b.limit - free);
+      if (excess > 0) b.log.splice(0, excess);
+    }
+    if (b.queue.length > 0) this.#pump(b);
+  }
+
+  #pump(b: LocalBucket): void {
+    clearTimeout(b.timer);
+    b.timer = undefined;
+    const now = this.#now();
+    for (let waiter = b.queue.first(); waiter && (b.unpaced || b.freeAt(now) <= now); waiter = b.queue.first()) {
+      b.take(now);
+      waiter.grant();
+    }
+    if (b.queue.length === 0) return;
+    const at = b.freeAt(now);
+    if (!Number.isFinite(at)) return;
+    b.timer = setTimeout(() => this.#pump(b), Math.max(1, Math.ceil(at - now)));
+    // Every waiter's own deadline timer keeps the process alive while it waits; the pump must
+    // not do so after the last waiter gave up (its blocked time can be an hour).
+    (b.timer as { unref?: () => void }).unref?.();
+  }
+
+  /** @internal */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `MemoryRateLimiter { buckets: ${this.#buckets.size} }`;
+  }
+}
+
+let shared: MemoryRateLimiter | undefined;
+const byClock = new WeakMap<() => number, MemoryRateLimiter>();
+/**
+ * The process-wide limiter of clients given no `rateLimiter`. Clients given a clock of their
+ * own (`now`, tests) pace on that clock, sharing a limiter with the clients given the same one.
+ */
+export function defaultRateLimiter(now: () => number = Date.now): MemoryRateLimiter {
+  if (now === Date.now) return (shared ??= new MemoryRateLimiter());
+  let limiter = byClock.get(now);
+  if (!limiter) byClock.set(now, (limiter = new MemoryRateLimiter({ now })));
+  return limiter;
+}
+
+/** Reports the end of one attempt to the limiter: the answer's headers, or none. */
+export type PaceReport = (response: Response | undefined) => void;
+
+/** What the transport calls: one acquire before each attempt, one report after it. */
+export class Pacer {
+  readonly #limiter: RateLimiter;
+  readonly #keyOf: () => Promise<string>;
+  readonly #now: () => number;
+  #key: string | undefined;
+
+  /** `now`: the client's clock, the one the service's `X-RateLimit-Reset` is compared with. */
+  constructor(limiter: RateLimiter, key: () => Promise<string>, now: () => number) {
+    this.#limiter = limiter;
+    this.#keyOf = key;
+    this.#now = now;
+  }
+
+  /**
+   * Takes a slot for an attempt of `operation`. The token endpoint is left to the token
+   * limiter (src/core/tokens/shared.ts), whose rules differ: it refuses instead of waiting.
+   */
+  async acquire(operation: Operation, signal: AbortSignal | undefined, maxWaitMs: number): Promise<PaceReport | undefined> {
+    if (operation === 'token') return undefined;
+    const key = (this.#key ??= await this.#keyOf());
+    const bucket = bucketOf(operation);
+    const slot = (await this.#limiter.acquire(key, bucket, { signal, maxWaitMs })) ?? undefined;
+    const started = performance.now();
+    return (response) => {
+      const observation: RateLimitObservation = { elapsedMs: performance.now() - started };
+      if (response) {
+        const now = this.#now();
+        const info = readRateLimit(response.headers, now);
+        observation.status = response.status;
+        observation.limit = info?.limit;
+        observation.remaining = info?.remaining;
+        observation.resetInMs = info?.reset === undefined ? undefined : info.reset * 1000 - now;
+        observation.retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now);
+      }
+      try {
+        this.#limiter.observe(key, bucket, observation, slot);
+      } catch {
+        // A merchant's limiter that fails to learn must not fail the call it paced.
+      }
+    };
+  }
+}

@@ -1,0 +1,241 @@
+/**
+ * What clients of one merchant share inside a process: the default token store, one
+ * single-flight refresh and one token-request limiter per (store, key), and the
+ * once-per-process warnings. Keys are SHA-256 digests (Web Crypto, so this runs on Node,
+ * Bun, Deno and Workers alike): the api key is never held in clear as a key.
+ *
+ * @module
+ */
+import { ConfigurationError } from '../errors/base.js';
+import { RateLimitError } from '../errors/service.js';
+import type { StoredToken, TokenStore } from './store.js';
+
+/** Where a warning goes: the client's logger, or console.warn. */
+export type WarnSink = (message: string) => void;
+const consoleWarn: WarnSink = (message) => console.warn(`myr-gateway: ${message}`);
+
+/** Token endpoint limit from the spec: 5 requests in any 60 s. */
+export const TOKEN_REQUESTS_PER_MINUTE = 5;
+const WINDOW_MS = 60_000;
+
+/** What the transport saw of one token request attempt. */
+export interface TokenAttemptReport {
+  /** The server may have seen it (an answer, a timeout, a drop after connecting). */
+  sent: boolean;
+  status?: number | undefined;
+  /** The `Retry-After` of a 429, in milliseconds. */
+  retryAfterMs?: number | undefined;
+}
+
+/**
+ * The local guard for `POST /auth/token`. It counts only requests the server may have
+ * seen (not ones refused here or never connected) and not the ones the server refused with
+ * 429 (the service does not count those); after a 429 it follows the server's Retry-After.
+ */
+export class TokenLimiter {
+  readonly #seen: number[] = [];
+  #notBefore = 0;
+
+  /**
+   * Throws a RateLimitError when a token request now would break the limit.
+   * `renewal`: replacing a token the service refused; only the server's Retry-After holds it back.
+   * `serverWaited`: this flight has just waited out the server's Retry-After.
+   */
+  check(now: number, renewal: boolean, serverWaited: boolean): void {
+    if (!serverWaited && now < this.#notBefore) {
+      const seconds = Math.ceil((this.#notBefore - now) / 1000);
+      throw new RateLimitError(
+        `RATE_LIMITED: the service asked (Retry-After) for no token request before ${seconds} s from now; not sending one.`,
+        { code: 'RATE_LIMITED', retryable: true, retryAfter: seconds },
+      );
+    }
+    while (this.#seen.length > 0 && (this.#seen[0] as number) <= now - WINDOW_MS) this.#seen.shift();
+    if (renewal || this.#seen.length < TOKEN_REQUESTS_PER_MINUTE) return;
+    const seconds = Math.ceil(((this.#seen[0] as number) + WINDOW_MS - now) / 1000);
+    throw new RateLimitError(
+      `RATE_LIMITED: this process already sent ${TOKEN_REQUESTS_PER_MINUTE} access-token requests for this merchant in the last minute ` +
+        `(the service's limit for POST /auth/token); not sending another. Check the credentials and retry in ${seconds} s.`,
+      { code: 'RATE_LIMITED', retryable: true, retryAfter: seconds },
+    );
+  }
+
+  /** Records an attempt; returns whether the server asked to wait (a 429 with Retry-After). */
+  record(now: number, report: TokenAttemptReport): boolean {
+    if (report.status === 429) {
+      if (report.retryAfterMs === undefined) return false;
+      this.#notBefore = Math.max(this.#notBefore, now + report.retryAfterMs);
+      return true;
+    }
+    if (report.sent) this.#seen.push(now);
+    return false;
+  }
+}
+
+interface Flight {
+  readonly controller: AbortController;
+  readonly promise: Promise<StoredToken>;
+  waiters: number;
+}
+
+/** The state every client on one store and key in this process shares. */
+export class SharedTokens {
+  readonly limiter = new TokenLimiter();
+  /** The last token this process fetched or read: used when the store fails. */
+  local: StoredToken | undefined;
+  /** Lifetime of the last token this process fetched, for the refresh margin. */
+  lifetimeMs: number | undefined;
+  #flight: Flight | undefined;
+  readonly #warned = new Set<string>();
+
+  /**
+   * Joins the refresh in flight or starts one. The flight belongs to no single caller: it is
+   * aborted only when every caller waiting on it has left, so nothing keeps running (or keeps
+   * the process alive) for nobody.
+   */
+  join(start: (signal: AbortSignal) => Promise<StoredToken>, signal: AbortSignal | undefined): Promise<StoredToken> {
+    if (signal?.aborted) return Promise.reject(signal.reason as Error);
+    let flight = this.#flight;
+    if (!flight) {
+      const controller = new AbortController();
+      const created: Flight = {
+        controller,
+        waiters: 0,
+        promise: start(controller.signal).finally(() => {
+          if (this.#flight === created) this.#flight = undefined;
+        }),
+      };
+      created.promise.catch(() => undefined); // every waiter may have left; nobody else observes it
+      this.#flight = flight = created;
+    }
+    const joined = flight;
+    joined.waiters += 1;
+    return new Promise<StoredToken>((resolve, reject) => {
+      const onAbort = () => {
+        joined.waiters -= 1;
+        if (joined.waiters === 0) {
+          if (this.#flight === joined) this.#flight = undefined;
+          joined.controller.abort(signal?.reason);
+        }
+        reject(signal?.reason as Error);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      joined.promise.then(
+        (token) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(token);
+        },
+        (error: unknown) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(error as Error);
+        },
+      );
+    });
+  }
+
+  /** One warning per kind for this merchant and store, to the client's logger (console.warn by default); never carries a secret. */
+  warn(kind: string, message: string, log: WarnSink = consoleWarn): void {
+    if (this.#warned.has(kind)) return;
+    this.#warned.add(kind);
+    log(message);
+  }
+}
+
+const registry = new WeakMap<TokenStore, Map<string, SharedTokens>>();
+/** The shared state of `key` on `store` in this process. */
+export function sharedTokens(store: TokenStore, key: string): SharedTokens {
+  let byKey = registry.get(store);
+  if (!byKey) registry.set(store, (byKey = new Map()));
+  let shared = byKey.get(key);
+  if (!shared) byKey.set(key, (shared = new SharedTokens()));
+  return shared;
+}
+
+/** `myr-gateway:token:<sha256 hex>` of the base URL, merchant id and api key. */
+export async function tokenKey(baseUrl: string, merchantId: string, apiKey: string): Promise<string> {
+  return `myr-gateway:token:${await sha256Hex(['myr-gateway token v1', baseUrl, merchantId, apiKey])}`;
+}
+
+/** SHA-256 (hex) of a list of strings, with Web Crypto. */
+export async function sha256Hex(parts: string[]): Promise<string> {
+  const subtle = globalThis.crypto?.subtle;
+  if (!subtle) {
+    throw new ConfigurationError('INVALID_CONFIGURATION: this runtime has no Web Crypto (crypto.subtle), which the token cache needs');
+  }
+  const digest = new Uint8Array(await subtle.digest('SHA-256', new TextEncoder().encode(JSON.stringify(parts))));
+  let hex = '';
+  for (const byte of digest) hex += byte.toString(16).padStart(2, '0');
+  return hex;
+}
+
+/** Clients created for one merchant before the process warns that they should be reused. */
+export const MANY_CLIENTS = 20;
+const clientCounts = new Map<string, number>();
+let warnedManyClients = false;
+
+/** Counts a new client of `merchantId` at `baseUrl`; warns once per process past {@link MANY_CLIENTS}. */
+export function noteClient(baseUrl: string, merchantId: string, log: WarnSink = consoleWarn): void {
+  if (warnedManyClients) return;
+  const label = `${baseUrl} ${merchantId}`;
+  const count = (clientCounts.get(label) ?? 0) + 1;
+  clientCounts.set(label, count);
+  if (count < MANY_CLIENTS) return;
+  warnedManyClients = true;
+  clientCounts.clear();
+  log(
+    `${count} MyrGateway clients were created in this process for merchant ${merchantId} at ${baseUrl}. ` +
+      'They share one cached token, but a client is meant to be created once (at module scope) and reused.',
+  );
+}
+
+const STORE_TIMEOUT = Symbol('store timeout');
+
+/**
+ * Settles like `value`, or rejects: with `signal`'s reason when it aborts (the call is over),
+ * or with a timeout marker after `ms` (the store is too slow; the caller degrades).
+ */
+export function bounded<T>(value: Promise<T>, signal: AbortSignal | undefined, ms: number): Promise<T> {
+  if (signal?.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const onAbort = () => {
+      done();
+      reject(signal?.reason as Error);
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(STORE_TIMEOUT);
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    value.then(
+      (result) => {
+        done();
+        resolve(result);
+      },
+      (error: unknown) => {
+        done();
+        reject(error as Error);
+      },
+    );
+  });
+}
+
+/** Words for a store failure in a warning (never the error's text: a store may echo a secret). */
+export function describeStoreFailure(error: unknown): string {
+  return error === STORE_TIMEOUT ? 'did not answer in time' : 'failed';
+}
+
+/** A well-formed token, usable in an Authorization header; anything else is treated as a miss. */
+export function isStoredToken(value: unknown): value is StoredToken {
+  if (value === null || typeof value !== 'object') return false;
+  const { accessToken, expiresAt } = value as Partial<StoredToken>;
+  return (
+    typeof accessToken === 'string' &&
+    accessToken.length <= 8192 &&
+    /^[\x21-\x7e]+$/.test(accessToken) &&
+    typeof expiresAt === 'number' &&
+    Number.isFinite(expiresAt)
+  );
+}
