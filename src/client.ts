@@ -6,11 +6,15 @@ import { isTracer } from './core/observe/trace.js';
 import type { RateLimitInfo } from './core/pacing/rate-limit-headers.js';
 import { resolveRetryOptions, sleep as defaultSleep } from './core/retry.js';
 import { readToken } from './core/tokens/answer.js';
-import { defaultRateLimiter, Pacer } from './core/pacing/memory-limiter.js';
-import { noteClient, sha256Hex, tokenKey } from './core/tokens/shared.js';
+import { defaultRateLimiter } from './core/pacing/memory-limiter.js';
+import { Pacer } from './core/pacing/pacer.js';
+import { redactSecret } from './core/redact.js';
+import { tokenKey } from './core/tokens/shared.js';
+import { sha256Hex } from './core/hash.js';
+import { noteClient } from './core/observe/client-census.js';
 import { DEFAULTS, millisecondsSetting } from './core/settings.js';
 import { Transport } from './core/transport.js';
-import { LOOPBACK_HOST } from './core/validate.js';
+import { LOOPBACK_HOST } from './core/urls.js';
 import { Payments } from './resources/payments.js';
 import { Withdrawals } from './resources/withdrawals.js';
 import { VERSION } from './version.js';
@@ -105,8 +109,7 @@ export class MyrGateway {
     const warn = (message: string) => observer.log.write('warn', message);
     noteClient(baseUrl, merchantId, warn);
 
-    // The transport also redacts the access token of each attempt (wherever it came from).
-    const redact = (text: string): string => text.split(apiKey).join('[redacted]');
+    const redact = redactSecret(apiKey);
     const limiter = options.rateLimiter === undefined ? defaultRateLimiter(now) : options.rateLimiter;
     if (limiter !== false && (typeof limiter?.acquire !== 'function' || typeof limiter.observe !== 'function')) {
       throw new ConfigurationError('rateLimiter must be a RateLimiter (acquire and observe) or false', 'rateLimiter');

@@ -6,8 +6,9 @@
  * @module
  */
 import type { KyInstance } from 'ky';
-import { type CallLimits, systemCodeOf } from './call-limits.js';
-import { connectionError, errorFromResponse } from './errors/from-response.js';
+import type { CallLimits } from './call-limits.js';
+import { connectionError, errorFromResponse, systemCodeOf } from './errors/from-response.js';
+import { alsoRedact, type Redact } from './redact.js';
 import type { MyrGatewayError } from './errors/base.js';
 import type { Outcome } from './policy.js';
 import { type RateLimitInfo, readRateLimit } from './pacing/rate-limit-headers.js';
@@ -25,7 +26,7 @@ export interface AttemptRequest {
 /** The transport settings judging an attempt needs. */
 export interface JudgeSettings {
   now: () => number;
-  redact: (text: string) => string;
+  redact: Redact;
 }
 
 /** A judged attempt: the body of a 2xx answer, or the error and the outcome for the retry policy. */
@@ -135,8 +136,7 @@ export function judgeAttempt(
       text,
       retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), cfg.now()),
     },
-    // The token of this attempt may come from a shared store this instance never fetched into.
-    token === undefined ? cfg.redact : (text) => cfg.redact(text).split(token).join('[redacted]'),
+    alsoRedact(cfg.redact, token),
   );
   const retryAfterMs = error.retryAfter === undefined ? undefined : error.retryAfter * 1000;
   const resetInMs = rateLimit?.reset === undefined ? undefined : rateLimit.reset * 1000 - cfg.now();

@@ -41,15 +41,3 @@ export class CallLimits {
     return this.#signal;
   }
 }
-
-/** Walks a cause chain for the first system error code (ECONNREFUSED, UND_ERR_SOCKET, …). */
-export function systemCodeOf(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 6 && current !== null && typeof current === 'object'; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-

@@ -15,7 +15,7 @@ import { MyrGatewayError } from './errors/base.js';
 import { OutcomeUnknownError } from './errors/outcome.js';
 import { CallLimits } from './call-limits.js';
 import { millisecondsSetting, retriesSetting } from './settings.js';
-import type { Pacer } from './pacing/memory-limiter.js';
+import type { Pacer } from './pacing/pacer.js';
 import { decide, type Operation, outcomeUnknownAdvice } from './policy.js';
 import type { RateLimitInfo } from './pacing/rate-limit-headers.js';
 import type { ResolvedRetryOptions } from './retry.js';

@@ -6,9 +6,9 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { InvalidRequestError, MyrGatewayError } from './errors/base.js';
+import { InvalidRequestError } from './errors/base.js';
 import { InvalidResponseError } from './errors/service.js';
-import { referenceIdSchema } from '../schemas/common.js';
+import { credentialFreeUrl, isLoopbackHttp } from './urls.js';
 
 const PROVIDER_CHANNEL_FIELD = 'metadata.provider_channel_id';
 
@@ -77,9 +77,6 @@ export function parseSuccess<S extends z.ZodMiniType>(
   );
 }
 
-/** Hosts where `allowInsecureLoopback` permits plain http (local mocks). */
-export const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
-
 /** What a 2xx answer to a money-moving call was checked against, and what to say if it fails. */
 export interface AnswerCheck {
   what: string;
@@ -110,57 +107,4 @@ export function checkCustomerUrl(check: AnswerCheck, field: string, value: unkno
   const url = credentialFreeUrl(value);
   const ok = url !== undefined && (url.protocol === 'https:' || (check.allowInsecureLoopback && isLoopbackHttp(url)));
   if (!ok) throw invalid(check, field, `carries a ${field} that is not an https:// URL, which must never reach a customer`);
-}
-
-/** `value` as an absolute URL without credentials in it, or undefined. */
-function credentialFreeUrl(value: unknown): URL | undefined {
-  if (typeof value !== 'string') return undefined;
-  try {
-    const url = new URL(value);
-    return url.username || url.password ? undefined : url;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Whether `url` is plain `http://` to a loopback host (what `allowInsecureLoopback` admits). */
-function isLoopbackHttp(url: URL): boolean {
-  return url.protocol === 'http:' && LOOPBACK_HOST.test(url.hostname);
-}
-
-/**
- * With `allowInsecureLoopback`, the `http://` loopback `callback_url` and `redirect_url` a local
- * sandbox or webhook server needs: taken out of `params` so the https rule checks the rest, and
- * put back into the body after validation. Any other http URL is still refused.
- */
-export function splitLoopbackUrls(params: unknown): { rest: unknown; urls: { callback_url?: string; redirect_url?: string } } {
-  if (params === null || typeof params !== 'object') return { rest: params, urls: {} };
-  const rest: Record<string, unknown> = { ...(params as Record<string, unknown>) };
-  const urls: { callback_url?: string; redirect_url?: string } = {};
-  for (const field of ['callback_url', 'redirect_url'] as const) {
-    const url = credentialFreeUrl(rest[field]);
-    if (url && isLoopbackHttp(url)) {
-      urls[field] = rest[field] as string;
-      delete rest[field];
-    }
-  }
-  return { rest, urls };
-}
-
-/** A reference_id that can be reported on an error: the request's, when it has the allowed form. */
-export function referenceOf(params: unknown): string | undefined {
-  const value = (params as { reference_id?: unknown } | null)?.reference_id;
-  return z.safeParse(referenceIdSchema, value).success ? (value as string) : undefined;
-}
-
-/**
- * The SDK error with the call's reference_id, when it lacks one; other errors pass unchanged.
- * A copy, never the error itself: one token failure is shared by every call that waited for it.
- */
-export function tagReference(error: unknown, referenceId: string | undefined): unknown {
-  if (referenceId === undefined || !(error instanceof MyrGatewayError) || error.referenceId !== undefined) return error;
-  const copy = Object.create(Object.getPrototypeOf(error) as object) as MyrGatewayError;
-  Object.defineProperties(copy, Object.getOwnPropertyDescriptors(error));
-  Object.defineProperty(copy, 'referenceId', { value: referenceId, enumerable: true, writable: true, configurable: true });
-  return copy;
 }

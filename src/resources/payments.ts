@@ -3,7 +3,9 @@ import { AbortError, InvalidResponseError } from '../core/errors/service.js';
 import { InvalidRequestError, MyrGatewayError } from '../core/errors/base.js';
 import { withResponse, type WithResponse } from '../core/observe/events.js';
 import type { CallState, RequestOptions, Transport } from '../core/transport.js';
-import { type AnswerCheck, checkCustomerUrl, checkEcho, parseSuccess, referenceOf, splitLoopbackUrls, tagReference, validateRequest } from '../core/validate.js';
+import { type AnswerCheck, checkCustomerUrl, checkEcho, parseSuccess, validateRequest } from '../core/validate.js';
+import { referenceOf, tagReference } from '../core/errors/reference.js';
+import { splitLoopbackUrls } from '../core/urls.js';
 import {
   type PaymentCreated,
   type PaymentCreateParams,

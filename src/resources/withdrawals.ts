@@ -1,7 +1,8 @@
 import type { Operation } from '../core/policy.js';
 import { withResponse, type WithResponse } from '../core/observe/events.js';
 import type { CallState, RequestOptions, Transport } from '../core/transport.js';
-import { type AnswerCheck, checkEcho, parseSuccess, referenceOf, tagReference, validateRequest } from '../core/validate.js';
+import { type AnswerCheck, checkEcho, parseSuccess, validateRequest } from '../core/validate.js';
+import { referenceOf, tagReference } from '../core/errors/reference.js';
 import { CURRENCY } from '../schemas/common.js';
 import {
   maskAccountNumber,

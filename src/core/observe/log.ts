@@ -5,6 +5,11 @@
  * @module
  */
 
+/** Where a warning goes: the client's logger, or console.warn. */
+export type WarnSink = (message: string) => void;
+/** The sink when no logger was given. */
+export const consoleWarn: WarnSink = (message) => console.warn(`myr-gateway: ${message}`);
+
 /** Levels of {@link Logger}, lowest first. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 

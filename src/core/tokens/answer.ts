@@ -5,7 +5,7 @@
  */
 import type { StoredToken } from './store.js';
 import { InvalidResponseError } from '../errors/service.js';
-import { isStoredToken } from './shared.js';
+import { isStoredToken } from './store.js';
 
 /** The spec's token lifetime, assumed when the answer gives none or one this clock cannot use. */
 export const DEFAULT_TOKEN_LIFETIME_MS = 3_600_000;

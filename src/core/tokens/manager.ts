@@ -8,17 +8,10 @@
  * @module
  */
 import { MyrGatewayError } from '../errors/base.js';
-import {
-  bounded,
-  describeStoreFailure,
-  isStoredToken,
-  type SharedTokens,
-  sharedTokens,
-  type TokenAttemptReport,
-  type WarnSink,
-} from './shared.js';
-
-import type { StoredToken, TokenStore } from './store.js';
+import { bounded, describeStoreFailure } from '../abortable.js';
+import type { WarnSink } from '../observe/log.js';
+import { type SharedTokens, sharedTokens, type TokenAttemptReport } from './shared.js';
+import { isStoredToken, type StoredToken, type TokenStore } from './store.js';
 
 export { TOKEN_REQUESTS_PER_MINUTE } from './shared.js';
 

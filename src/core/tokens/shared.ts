@@ -1,18 +1,15 @@
 /**
  * What clients of one merchant share inside a process: the default token store, one
  * single-flight refresh and one token-request limiter per (store, key), and the
- * once-per-process warnings. Keys are SHA-256 digests (Web Crypto, so this runs on Node,
- * Bun, Deno and Workers alike): the api key is never held in clear as a key.
+ * once-per-process warnings. Keys are SHA-256 digests (see `../hash.ts`): the api key is
+ * never held in clear as a key.
  *
  * @module
  */
-import { ConfigurationError } from '../errors/base.js';
 import { RateLimitError } from '../errors/service.js';
 import type { StoredToken, TokenStore } from './store.js';
-
-/** Where a warning goes: the client's logger, or console.warn. */
-export type WarnSink = (message: string) => void;
-const consoleWarn: WarnSink = (message) => console.warn(`myr-gateway: ${message}`);
+import { consoleWarn, type WarnSink } from '../observe/log.js';
+import { sha256Hex } from '../hash.js';
 
 /** Token endpoint limit from the spec: 5 requests in any 60 s. */
 export const TOKEN_REQUESTS_PER_MINUTE = 5;
@@ -153,89 +150,4 @@ export function sharedTokens(store: TokenStore, key: string): SharedTokens {
 /** `myr-gateway:token:<sha256 hex>` of the base URL, merchant id and api key. */
 export async function tokenKey(baseUrl: string, merchantId: string, apiKey: string): Promise<string> {
   return `myr-gateway:token:${await sha256Hex(['myr-gateway token v1', baseUrl, merchantId, apiKey])}`;
-}
-
-/** SHA-256 (hex) of a list of strings, with Web Crypto. */
-export async function sha256Hex(parts: string[]): Promise<string> {
-  const subtle = globalThis.crypto?.subtle;
-  if (!subtle) {
-    throw new ConfigurationError('INVALID_CONFIGURATION: this runtime has no Web Crypto (crypto.subtle), which the token cache needs');
-  }
-  const digest = new Uint8Array(await subtle.digest('SHA-256', new TextEncoder().encode(JSON.stringify(parts))));
-  let hex = '';
-  for (const byte of digest) hex += byte.toString(16).padStart(2, '0');
-  return hex;
-}
-
-/** Clients created for one merchant before the process warns that they should be reused. */
-export const MANY_CLIENTS = 20;
-const clientCounts = new Map<string, number>();
-let warnedManyClients = false;
-
-/** Counts a new client of `merchantId` at `baseUrl`; warns once per process past {@link MANY_CLIENTS}. */
-export function noteClient(baseUrl: string, merchantId: string, log: WarnSink = consoleWarn): void {
-  if (warnedManyClients) return;
-  const label = `${baseUrl} ${merchantId}`;
-  const count = (clientCounts.get(label) ?? 0) + 1;
-  clientCounts.set(label, count);
-  if (count < MANY_CLIENTS) return;
-  warnedManyClients = true;
-  clientCounts.clear();
-  log(
-    `${count} MyrGateway clients were created in this process for merchant ${merchantId} at ${baseUrl}. ` +
-      'They share one cached token, but a client is meant to be created once (at module scope) and reused.',
-  );
-}
-
-const STORE_TIMEOUT = Symbol('store timeout');
-
-/**
- * Settles like `value`, or rejects: with `signal`'s reason when it aborts (the call is over),
- * or with a timeout marker after `ms` (the store is too slow; the caller degrades).
- */
-export function bounded<T>(value: Promise<T>, signal: AbortSignal | undefined, ms: number): Promise<T> {
-  if (signal?.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((resolve, reject) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-    };
-    const onAbort = () => {
-      done();
-      reject(signal?.reason as Error);
-    };
-    const timer = setTimeout(() => {
-      done();
-      reject(STORE_TIMEOUT);
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    value.then(
-      (result) => {
-        done();
-        resolve(result);
-      },
-      (error: unknown) => {
-        done();
-        reject(error as Error);
-      },
-    );
-  });
-}
-
-/** Words for a store failure in a warning (never the error's text: a store may echo a secret). */
-export function describeStoreFailure(error: unknown): string {
-  return error === STORE_TIMEOUT ? 'did not answer in time' : 'failed';
-}
-
-/** A well-formed token, usable in an Authorization header; anything else is treated as a miss. */
-export function isStoredToken(value: unknown): value is StoredToken {
-  if (value === null || typeof value !== 'object') return false;
-  const { accessToken, expiresAt } = value as Partial<StoredToken>;
-  return (
-    typeof accessToken === 'string' &&
-    accessToken.length <= 8192 &&
-    /^[\x21-\x7e]+$/.test(accessToken) &&
-    typeof expiresAt === 'number' &&
-    Number.isFinite(expiresAt)
-  );
 }

@@ -47,3 +47,16 @@ export interface TokenStore {
    */
   refresh?(key: string, fetchToken: () => Promise<StoredToken>, options: { signal?: AbortSignal; staleToken?: string }): Promise<StoredToken>;
 }
+
+/** A well-formed token, usable in an Authorization header; anything else is treated as a miss. */
+export function isStoredToken(value: unknown): value is StoredToken {
+  if (value === null || typeof value !== 'object') return false;
+  const { accessToken, expiresAt } = value as Partial<StoredToken>;
+  return (
+    typeof accessToken === 'string' &&
+    accessToken.length <= 8192 &&
+    /^[\x21-\x7e]+$/.test(accessToken) &&
+    typeof expiresAt === 'number' &&
+    Number.isFinite(expiresAt)
+  );
+}

@@ -4,7 +4,8 @@
  * in a cause chain.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CallLimits, systemCodeOf } from '../../../src/core/call-limits.js';
+import { CallLimits } from '../../../src/core/call-limits.js';
+import { systemCodeOf } from '../../../src/core/errors/from-response.js';
 
 afterEach(() => vi.restoreAllMocks());
 

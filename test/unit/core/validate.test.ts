@@ -5,16 +5,13 @@
  */
 import * as z from 'zod/mini';
 import { describe, expect, it } from 'vitest';
-import type { MyrGatewayError} from '../../../src/core/errors/base.js';
 import { InvalidRequestError } from '../../../src/core/errors/base.js';
-import { InvalidResponseError, NotFoundError } from '../../../src/core/errors/service.js';
+import { InvalidResponseError } from '../../../src/core/errors/service.js';
 import {
   type AnswerCheck,
   checkCustomerUrl,
   checkEcho,
   parseSuccess,
-  referenceOf,
-  tagReference,
   validateRequest,
 } from '../../../src/core/validate.js';
 import { paymentCreateParamsSchema } from '../../../src/schemas/payments.js';
@@ -145,27 +142,5 @@ describe('answer checks', () => {
     expect(() => checkCustomerUrl(loopback, 'payment_url', 'http://127.0.0.1:8080/p/1')).not.toThrow();
     expect(() => checkCustomerUrl(loopback, 'payment_url', 'http://[::1]/p')).not.toThrow();
     expect(() => checkCustomerUrl(loopback, 'payment_url', 'http://pay.example.com/p')).toThrow(InvalidResponseError);
-  });
-});
-
-describe('referenceOf and tagReference', () => {
-  it('reports only a reference_id of the allowed form', () => {
-    expect(referenceOf({ reference_id: 'ORDER1' })).toBe('ORDER1');
-    expect(referenceOf({ reference_id: 'ORDER-1' })).toBeUndefined();
-    expect(referenceOf({ reference_id: 'A'.repeat(101) })).toBeUndefined();
-    expect(referenceOf(null)).toBeUndefined();
-  });
-
-  it('tags a copy, so an error shared by several waiting calls keeps no one call reference', () => {
-    const shared = new NotFoundError('NOT_FOUND (HTTP 404): no', { code: 'NOT_FOUND', status: 404 });
-    const tagged = tagReference(shared, 'ORDER1') as MyrGatewayError;
-    expect(tagged).not.toBe(shared);
-    expect(tagged).toBeInstanceOf(NotFoundError);
-    expect(tagged).toMatchObject({ referenceId: 'ORDER1', code: 'NOT_FOUND', status: 404, message: shared.message });
-    expect(shared.referenceId).toBeUndefined();
-    expect(tagReference(tagged, 'ORDER2')).toBe(tagged);
-    const plain = new Error('x');
-    expect(tagReference(plain, 'ORDER1')).toBe(plain);
-    expect(tagReference(shared, undefined)).toBe(shared);
   });
 });

@@ -1,0 +1,58 @@
+/**
+ * The glue the transport calls around each attempt: take a pacing slot from whichever
+ * {@link RateLimiter} the client has (in-process or `RedisRateLimiter`), then report the
+ * answer's rate-limit headers back to it.
+ *
+ * @module
+ */
+import { bucketOf, type RateLimiter, type RateLimitObservation } from './limiter.js';
+import type { Operation } from '../policy.js';
+import { readRateLimit } from './rate-limit-headers.js';
+import { parseRetryAfter } from '../retry.js';
+
+/** Reports the end of one attempt to the limiter: the answer's headers, or none. */
+export type PaceReport = (response: Response | undefined) => void;
+
+/** What the transport calls: one acquire before each attempt, one report after it. */
+export class Pacer {
+  readonly #limiter: RateLimiter;
+  readonly #keyOf: () => Promise<string>;
+  readonly #now: () => number;
+  #key: string | undefined;
+
+  /** `now`: the client's clock, the one the service's `X-RateLimit-Reset` is compared with. */
+  constructor(limiter: RateLimiter, key: () => Promise<string>, now: () => number) {
+    this.#limiter = limiter;
+    this.#keyOf = key;
+    this.#now = now;
+  }
+
+  /**
+   * Takes a slot for an attempt of `operation`. The token endpoint is left to the token
+   * limiter (src/core/tokens/shared.ts), whose rules differ: it refuses instead of waiting.
+   */
+  async acquire(operation: Operation, signal: AbortSignal | undefined, maxWaitMs: number): Promise<PaceReport | undefined> {
+    if (operation === 'token') return undefined;
+    const key = (this.#key ??= await this.#keyOf());
+    const bucket = bucketOf(operation);
+    const slot = (await this.#limiter.acquire(key, bucket, { signal, maxWaitMs })) ?? undefined;
+    const started = performance.now();
+    return (response) => {
+      const observation: RateLimitObservation = { elapsedMs: performance.now() - started };
+      if (response) {
+        const now = this.#now();
+        const info = readRateLimit(response.headers, now);
+        observation.status = response.status;
+        observation.limit = info?.limit;
+        observation.remaining = info?.remaining;
+        observation.resetInMs = info?.reset === undefined ? undefined : info.reset * 1000 - now;
+        observation.retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now);
+      }
+      try {
+        this.#limiter.observe(key, bucket, observation, slot);
+      } catch {
+        // A merchant's limiter that fails to learn must not fail the call it paced.
+      }
+    };
+  }
+}

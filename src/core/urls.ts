@@ -1,0 +1,44 @@
+/**
+ * URLs the client sends or hands on: which hosts count as loopback (where
+ * `allowInsecureLoopback` permits plain http), and URLs without credentials in them.
+ *
+ * @module
+ */
+
+/** Hosts where `allowInsecureLoopback` permits plain http (local mocks). */
+export const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/** `value` as an absolute URL without credentials in it, or undefined. */
+export function credentialFreeUrl(value: unknown): URL | undefined {
+  if (typeof value !== 'string') return undefined;
+  try {
+    const url = new URL(value);
+    return url.username || url.password ? undefined : url;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `url` is plain `http://` to a loopback host (what `allowInsecureLoopback` admits). */
+export function isLoopbackHttp(url: URL): boolean {
+  return url.protocol === 'http:' && LOOPBACK_HOST.test(url.hostname);
+}
+
+/**
+ * With `allowInsecureLoopback`, the `http://` loopback `callback_url` and `redirect_url` a local
+ * sandbox or webhook server needs: taken out of `params` so the https rule checks the rest, and
+ * put back into the body after validation. Any other http URL is still refused.
+ */
+export function splitLoopbackUrls(params: unknown): { rest: unknown; urls: { callback_url?: string; redirect_url?: string } } {
+  if (params === null || typeof params !== 'object') return { rest: params, urls: {} };
+  const rest: Record<string, unknown> = { ...(params as Record<string, unknown>) };
+  const urls: { callback_url?: string; redirect_url?: string } = {};
+  for (const field of ['callback_url', 'redirect_url'] as const) {
+    const url = credentialFreeUrl(rest[field]);
+    if (url && isLoopbackHttp(url)) {
+      urls[field] = rest[field] as string;
+      delete rest[field];
+    }
+  }
+  return { rest, urls };
+}
