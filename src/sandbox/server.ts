@@ -22,12 +22,27 @@ import { qrPayload } from './qr.js';
 /** The sandbox's default merchant: well-known sandbox credentials, never secrets. */
 export const SANDBOX_MERCHANT = Object.freeze({ merchantId: 'MERCHANT_SANDBOX', apiKey: 'sk_sandbox_local_key_0001' });
 
+/** Prefixes of the keys the sandbox takes without `allowAnyKey`: keys that are test keys by their name. */
+export const SANDBOX_KEY_PREFIXES = ['sk_sandbox_', 'sk_test_'] as const;
+
+/**
+ * Why `apiKey` may not be used, or undefined when it may. Anything else may be a live key
+ * pasted by mistake: the sandbox would sign callbacks with it and keep it in `--data`.
+ */
+export function apiKeyProblem(apiKey: string, allowAnyKey = false): string | undefined {
+  if (allowAnyKey || SANDBOX_KEY_PREFIXES.some((prefix) => apiKey.startsWith(prefix))) return undefined;
+  return `the api key must start with ${SANDBOX_KEY_PREFIXES.join(' or ')} (a sandbox or test key); pass --allow-any-key to use another key`;
+}
+
 /** Options of {@link createSandbox} (the CLI's flags). */
 export interface SandboxOptions {
   /** Port on 127.0.0.1; 0 (default) picks a free one. */
   port?: number;
   merchantId?: string;
+  /** Must start with `sk_sandbox_` or `sk_test_` unless `allowAnyKey`. */
   apiKey?: string;
+  /** Takes an `apiKey` of any form. */
+  allowAnyKey?: boolean;
   /** The merchant's default callback URL (http allowed: the sandbox is a test environment). */
   callbackUrl?: string;
   /** JSON file that keeps payments, withdrawals, tokens and deliveries across restarts. */
@@ -63,6 +78,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 const API_PATH = '/api/v1';
 
 function checkOptions(options: SandboxOptions): void {
+  const keyProblem = options.apiKey === undefined ? undefined : apiKeyProblem(options.apiKey, options.allowAnyKey);
+  if (keyProblem) throw new RangeError(keyProblem);
   if (options.failRate !== undefined && !(options.failRate >= 0 && options.failRate <= 1)) {
     throw new RangeError('failRate must be a number from 0 to 1');
   }

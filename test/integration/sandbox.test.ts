@@ -8,9 +8,9 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MyrGateway } from '../../src/index.js';
-import { parseCommand } from '../../src/sandbox/command.js';
+import { banner, main, parseCommand } from '../../src/sandbox/command.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/server.js';
 
 const open: Array<{ close(): Promise<void> }> = [];
@@ -155,10 +155,10 @@ describe('callbacks', () => {
 describe('command line', () => {
   it('reads every flag, and refuses bad values with a message naming the flag', () => {
     expect(
-      parseCommand(['sandbox', '--port', '4010', '--merchant-id', 'SHOP1', '--api-key', 'k', '--callback-url', 'http://127.0.0.1:3000/cb', '--data', 'x.json', '--latency', '250', '--fail-rate', '0.1']),
+      parseCommand(['sandbox', '--port', '4010', '--merchant-id', 'SHOP1', '--api-key', 'sk_test_k', '--callback-url', 'http://127.0.0.1:3000/cb', '--data', 'x.json', '--latency', '250', '--fail-rate', '0.1'], {}),
     ).toEqual({
       help: false,
-      options: { port: 4010, merchantId: 'SHOP1', apiKey: 'k', callbackUrl: 'http://127.0.0.1:3000/cb', dataFile: 'x.json', latencyMs: 250, failRate: 0.1 },
+      options: { port: 4010, merchantId: 'SHOP1', apiKey: 'sk_test_k', callbackUrl: 'http://127.0.0.1:3000/cb', dataFile: 'x.json', latencyMs: 250, failRate: 0.1 },
     });
     expect(parseCommand(['--help'])).toEqual({ help: true });
     expect(() => parseCommand(['sandbox', '--fail-rate', '2'])).toThrow(/--fail-rate must be a number from 0 to 1/);
@@ -166,5 +166,51 @@ describe('command line', () => {
     expect(() => parseCommand(['sandbox', '--callback-url', 'javascript:alert(1)'])).toThrow(/--callback-url/);
     expect(() => parseCommand(['serve'])).toThrow(/unknown command: serve/);
     expect(() => parseCommand(['sandbox', '--nope'])).toThrow(/nope/);
+  });
+});
+
+describe('api keys', () => {
+  /** Runs the command with stderr captured; only for runs that refuse before starting. */
+  async function refused(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stderr: string }> {
+    let stderr = '';
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      stderr += String(chunk);
+      return true;
+    });
+    try {
+      return { code: await main(argv, env), stderr };
+    } finally {
+      write.mockRestore();
+    }
+  }
+
+  it('refuses a key that is not a sandbox or test key, naming the prefixes and the way out', async () => {
+    for (const argv of [['sandbox', '--api-key', 'sk_live_9f8e7d'], ['sandbox']]) {
+      const env = argv.length === 1 ? { MYR_SANDBOX_API_KEY: 'live_key_from_env' } : {};
+      const { code, stderr } = await refused(argv, env);
+      expect(code).toBe(2);
+      expect(stderr).toMatch(/must start with sk_sandbox_ or sk_test_/);
+      expect(stderr).toContain('--allow-any-key');
+    }
+    expect(() => parseCommand(['sandbox', '--api-key', 'pk_whatever'])).toThrow(/sk_sandbox_ or sk_test_/);
+    expect(parseCommand(['sandbox', '--api-key', 'pk_whatever', '--allow-any-key'])).toMatchObject({ options: { apiKey: 'pk_whatever' } });
+    expect(parseCommand(['sandbox', '--api-key', 'sk_test_abc'])).toMatchObject({ options: { apiKey: 'sk_test_abc' } });
+  });
+
+  it('reads the key from MYR_SANDBOX_API_KEY, so it is not on the command line; --api-key wins', () => {
+    expect(parseCommand(['sandbox'], { MYR_SANDBOX_API_KEY: 'sk_test_from_env' })).toMatchObject({ options: { apiKey: 'sk_test_from_env' } });
+    expect(parseCommand(['sandbox', '--api-key', 'sk_test_flag'], { MYR_SANDBOX_API_KEY: 'sk_test_env' })).toMatchObject({ options: { apiKey: 'sk_test_flag' } });
+    expect(parseCommand(['sandbox'], {})).toEqual({ help: false, options: {} });
+  });
+
+  it('prints the derived signing key only for the sandbox\'s own key, never for a key the user supplied', async () => {
+    const own = await start();
+    expect(banner(own, {})).toContain(own.signingKeyHex);
+    const options = { apiKey: 'sk_test_merchant_secret_4821' };
+    const supplied = await start(options);
+    const printed = banner(supplied, options);
+    expect(printed).not.toContain(supplied.signingKeyHex);
+    expect(printed).not.toContain('sk_test_merchant_secret_4821');
+    expect(printed).toMatch(/API key\s+sk_test_…4821/);
   });
 });
