@@ -15,7 +15,7 @@ import type { CallbackDelivery, CallbackOptions } from '../testing/types/callbac
 import { deriveSigningKeyBytesWeb } from '../webhooks/signature.js';
 import { broadcast, handleApp, type AppContext } from './app.js';
 import { DeliveryLog } from './deliveries.js';
-import { hostAllowed, sendText } from './http.js';
+import { apiRefusal, hostAllowed, sendApiError, sendText } from './http.js';
 import { createSaver, loadData, type SandboxData } from './persistence.js';
 import { qrPayload } from './qr.js';
 
@@ -127,9 +127,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     if (!ctx) return sendText(res, 503, 'starting');
     if (!hostAllowed(req, ctx.port)) return sendText(res, 421, 'this sandbox answers only to 127.0.0.1 and localhost');
     const url = new URL(req.url ?? '/', ctx.baseUrl);
-    const work = url.pathname === API_PATH || url.pathname.startsWith(`${API_PATH}/`)
-      ? answerThroughDispatch(api, new URL(ctx.baseUrl).origin, req, res).finally(changed)
-      : handleApp(ctx, req, res, url);
+    const isApi = url.pathname === API_PATH || url.pathname.startsWith(`${API_PATH}/`);
+    const refusal = isApi ? apiRefusal(req, ctx.port) : undefined;
+    if (refusal) {
+      req.resume();
+      return sendApiError(res, refusal);
+    }
+    const work = isApi ? answerThroughDispatch(api, new URL(ctx.baseUrl).origin, req, res).finally(changed) : handleApp(ctx, req, res, url);
     work.catch((error: unknown) => {
       console.error(`sandbox: ${req.method} ${url.pathname} failed: ${(error as Error).message}`);
       if (!res.headersSent) sendText(res, 500, 'sandbox failure (see its terminal)');

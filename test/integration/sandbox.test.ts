@@ -122,6 +122,63 @@ describe('only its own pages drive it', () => {
   });
 });
 
+describe('its API answers only its own pages and programs', () => {
+  /** A raw API request: status, content type and parsed body. */
+  function api(port: number, path: string, headers: Record<string, string>, body = ''): Promise<{ status: number; type: string; body: unknown }> {
+    return new Promise((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path: `/api/v1${path}`, method: body ? 'POST' : 'GET', headers: { Host: `127.0.0.1:${port}`, ...headers } }, (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body: JSON.parse(text) as unknown }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+  const credentials = JSON.stringify({ merchant_id: 'MERCHANT_SANDBOX', api_key: 'sk_sandbox_local_key_0001' });
+  const json = { 'Content-Type': 'application/json' };
+
+  it('refuses a request from another site with 403 in the error envelope, before the service sees it', async () => {
+    const sandbox = await start();
+    for (const headers of [
+      { ...json, Origin: 'http://evil.example' },
+      { ...json, Origin: 'http://localhost:3000' }, // the developer's own app on another port is another origin
+      { ...json, Origin: 'null' },
+      { ...json, 'Sec-Fetch-Site': 'cross-site' },
+    ]) {
+      const answer = await api(sandbox.port, '/auth/token', headers, credentials);
+      expect(answer).toMatchObject({ status: 403, body: { status: 'error', error: 'CROSS_SITE_REQUEST' } });
+      expect(answer.type).toMatch(/^application\/json/);
+      expect((answer.body as { message: string }).message).toMatch(/other site/);
+    }
+    expect((await api(sandbox.port, '/payment/status/PAY_1', { Origin: 'http://evil.example' })).status).toBe(403);
+    expect(sandbox.service.count('auth')).toBe(0);
+  });
+
+  it('refuses a body that is not application/json with 415, so a page cannot post text/plain blind', async () => {
+    const sandbox = await start();
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonp']) {
+      const answer = await api(sandbox.port, '/auth/token', { 'Content-Type': type }, credentials);
+      expect(answer).toMatchObject({ status: 415, body: { status: 'error', error: 'UNSUPPORTED_MEDIA_TYPE' } });
+    }
+    expect((await api(sandbox.port, '/auth/token', {}, credentials)).status).toBe(415);
+    expect(sandbox.service.count('auth')).toBe(0);
+  });
+
+  it('still answers its own origin, a program that sends no Origin, and JSON with a charset', async () => {
+    const sandbox = await start();
+    for (const headers of [
+      { ...json, Origin: sandbox.origin },
+      { ...json, Origin: `http://localhost:${sandbox.port}`, 'Sec-Fetch-Site': 'same-origin' },
+      { 'Content-Type': 'application/json; charset=utf-8' },
+    ]) {
+      expect((await api(sandbox.port, '/auth/token', headers, credentials)).status).toBe(200);
+    }
+    await client(sandbox).payments.create(deposit('OWNAPI1'));
+    expect(sandbox.service.getPayment('OWNAPI1')?.status).toBe('PROCESSING');
+  });
+});
+
 describe('callbacks', () => {
   let receiver: Server | undefined;
   afterEach(() => receiver?.close());
