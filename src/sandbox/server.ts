@@ -74,6 +74,9 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
+/** The page of each method, in a Map: the method comes from the `--data` file, never an inherited key. */
+const PAGE_OF_METHOD = new Map(Object.entries(GATEWAY_PAGES));
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const API_PATH = '/api/v1';
 
@@ -162,7 +165,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     for (const record of saved.records) {
       if (record.kind !== 'DEPOSIT') continue;
       record.payment_url = `${origin}/pay/${encodeURIComponent(record.payment_id)}`;
-      record.gateway_redirect_url = `${origin}/${GATEWAY_PAGES[record.payment_method]}/${encodeURIComponent(record.payment_id)}`;
+      record.gateway_redirect_url = `${origin}/${PAGE_OF_METHOD.get(record.payment_method) ?? 'pay'}/${encodeURIComponent(record.payment_id)}`;
     }
     service.restore(saved);
     deliveries.restore(saved.deliveries);
