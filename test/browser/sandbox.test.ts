@@ -84,6 +84,62 @@ describe('the real bin', () => {
   });
 });
 
+/** Hours and minutes of `iso` in Malaysia (UTC+8 all year, no daylight saving), and its day and month. */
+function malaysiaClock(iso: string) {
+  const shifted = new Date(Date.parse(iso) + 8 * 3_600_000);
+  return { time: shifted.toISOString().slice(11, 19), day: `${shifted.getUTCDate()} ${shifted.toLocaleString('en', { month: 'short', timeZone: 'UTC' })}` };
+}
+
+describe('the dashboard at a laptop\'s and a phone\'s width', () => {
+  it.each([1440, 390])('at %i px: nothing scrolls sideways, key columns and the merchant\'s answer show, RM amounts, Malaysia time, the body opens full width', async (width) => {
+    const created = await createPayment('WIDE', { amount: 149.9, customer_name: 'Aisyah Rahman', payment_method: 'MOBILE_WALLET' });
+    await page.goto(created.customer_redirect_url);
+    await page.click('button[data-outcome="pay"]');
+    await until(() => eventsFor(created.payment_id).length === 1, 'the SUCCESS callback');
+    await page.setViewportSize({ width, height: 900 });
+    const delivery = (await deliveredRow(created.payment_id)).first();
+
+    const overflow = await page.evaluate(() => ({
+      page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      cards: Math.max(...[...document.querySelectorAll('.card')].map((card) => card.scrollWidth - card.clientWidth)),
+    }));
+    expect(overflow).toEqual({ page: 0, cards: 0 });
+
+    /** The cell is rendered and lies wholly inside the window's width. */
+    const onScreen = async (cell: ReturnType<Page['locator']>) => {
+      const box = await cell.boundingBox();
+      return box !== null && box.width > 0 && box.x >= 0 && box.x + box.width <= width;
+    };
+    const payment = page.locator(`tr[data-payment="${created.payment_id}"]`);
+    expect(await payment.locator('[data-label="Amount"]').textContent()).toBe('RM 149.90');
+    for (const label of ['Payment', 'Amount', 'Status']) expect(await onScreen(payment.locator(`[data-label="${label}"]`)), label).toBe(true);
+    const answer = delivery.locator('[data-label="Merchant\'s answer"]');
+    expect(await answer.textContent()).toMatch(/HTTP 200 in \d+ ms/);
+    expect(await answer.textContent()).toContain('"outcome"');
+    for (const label of ['Started', 'Payment', 'Status', 'Merchant\'s answer']) expect(await onScreen(delivery.locator(`[data-label="${label}"]`)), label).toBe(true);
+
+    // Malaysia time on screen, the ISO value the service sent on hover.
+    const createdAt = payment.locator('[data-label="Created"] time');
+    const iso = (await gateway.payments.retrieve(created.payment_id)).created_at as string;
+    expect(await createdAt.getAttribute('title')).toBe(iso);
+    const clock = malaysiaClock(iso);
+    expect(await createdAt.textContent()).toContain(clock.time);
+    expect(await createdAt.textContent()).toContain(clock.day);
+    expect(await page.locator('th', { hasText: 'MYT' }).count()).toBeGreaterThan(0);
+
+    // The body opens in a row of its own, as wide as the table.
+    const webhookId = await delivery.getAttribute('data-webhook');
+    await delivery.locator('button.body-toggle').click();
+    const body = page.locator(`tr.delivery-body[data-body-of="${webhookId}"]`);
+    await body.waitFor();
+    expect(await body.textContent()).toContain('"signature"');
+    const [rowBox, tableBox] = [await body.boundingBox(), await body.locator('xpath=ancestor::table').boundingBox()];
+    expect(rowBox?.width).toBeGreaterThanOrEqual((tableBox?.width ?? Infinity) - 1);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);
+    if (shots) await page.screenshot({ path: join(shots, `dashboard-${width}.png`), fullPage: true });
+  });
+});
+
 describe('hosted pages, callbacks and the dashboard', () => {
   it('QR payment: the page shows a QR code of qr_data_string; Pay delivers a verified SUCCESS callback and follows redirect_url', async () => {
     const created = await createPayment('QR', {
