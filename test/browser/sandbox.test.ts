@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MyrGateway, type PaymentCreateParams } from '../../src/index.js';
-import { buildCli, launchChromium, startCli, startMerchant, until, type CliSandbox, type MerchantApp } from './sandbox-helpers.js';
+import { buildCli, launchChromium, runCliToExit, startCli, startMerchant, until, type CliSandbox, type MerchantApp } from './sandbox-helpers.js';
 
 let cli: string;
 let sandbox: CliSandbox;
@@ -73,6 +73,26 @@ async function deliveredRow(paymentId: string, count = 1) {
 const POLL = { timeout: 15_000, interval: 50 };
 
 describe('the real bin', () => {
+  it('refuses a key that is not a test key with exit code 2; takes one from MYR_SANDBOX_API_KEY and prints neither it nor its signing key', async () => {
+    const refused = await runCliToExit(cli, ['--port', '0', '--api-key', 'sk_live_4f1b2c9d']);
+    expect(refused.code).toBe(2);
+    expect(refused.output).toContain('must start with sk_sandbox_ or sk_test_');
+    expect(refused.output).not.toContain('Press Ctrl-C');
+
+    const own = await startCli(cli, ['--port', '0'], { MYR_SANDBOX_API_KEY: 'sk_test_merchant_owned_7731' });
+    try {
+      expect(own.apiKey).toBe('sk_test_…7731');
+      expect(own.signingKey).toBeUndefined();
+      expect(own.output()).not.toContain('sk_test_merchant_owned_7731');
+      // The key works: the sandbox signs in with the key it was given.
+      const client = new MyrGateway({ baseUrl: own.baseUrl, merchantId: own.merchantId, apiKey: 'sk_test_merchant_owned_7731', allowInsecureLoopback: true });
+      expect((await client.payments.create({ amount: 10, reference_id: reference('ENVKEY'), customer_name: 'Nur', customer_phone: '60123456789', payment_method: 'QR_PAYMENT' })).status).toBe('PROCESSING');
+    } finally {
+      own.child.kill('SIGTERM');
+      await own.exited;
+    }
+  });
+
   it('prints the base URL, sandbox credentials and the signing key, and has no msw in its import graph', () => {
     expect(sandbox.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
     expect(sandbox.output()).toContain('sandbox credentials');
