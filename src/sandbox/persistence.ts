@@ -8,7 +8,7 @@
  * @module
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import type { StateSnapshot } from '../testing/state.js';
 import { dataFileProblem } from './data-shape.js';
 import type { DeliveryEntry } from './deliveries.js';
@@ -48,7 +48,7 @@ export function saveData(file: string, data: SandboxData): void {
   const fd = openSync(temporary, 'wx', 0o600);
   try {
     try {
-      writeSync(fd, `${JSON.stringify(data, null, 2)}\n`);
+      writeFileSync(fd, `${JSON.stringify(data, null, 2)}\n`); // on an fd: writes it all, looping over short writes
     } finally {
       closeSync(fd);
     }
