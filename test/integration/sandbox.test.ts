@@ -3,14 +3,14 @@
  * the refusals that keep other sites away from it, failed deliveries on the real schedule
  * (shortened), and the command line's flag checks.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MyrGateway } from '../../src/index.js';
-import { parseCommand } from '../../src/sandbox/command.js';
+import { banner, main, parseCommand } from '../../src/sandbox/command.js';
 import { createSandbox, type Sandbox } from '../../src/sandbox/server.js';
 
 const open: Array<{ close(): Promise<void> }> = [];
@@ -89,6 +89,99 @@ describe('--data', () => {
   });
 });
 
+/** A data file as the sandbox writes it: a deposit, a withdrawal, a token, a delivery. */
+function validData() {
+  const deposit = {
+    payment_id: 'PAY_226B9329B3E217E96E0403EA', merchantId: 'MERCHANT_SANDBOX', reference_id: 'G1', amount: 149.9, currency: 'MYR',
+    status: 'SUCCESS', gateway_reference: 'GW72CB6F5DA73179EE', created_at: '2026-11-24T03:00:24.167Z', completed_at: '2026-11-24T03:00:24.187Z',
+    kind: 'DEPOSIT', payment_method: 'BANK_TRANSFER', customer_name: 'A', customer_phone: '601', callback_url: null, redirect_url: null,
+    metadata: { provider_channel_id: 'MB2U0227' }, payment_url: 'http://127.0.0.1:43299/pay/PAY_226B9329B3E217E96E0403EA',
+    gateway_redirect_url: 'http://127.0.0.1:43299/bank/PAY_226B9329B3E217E96E0403EA', qr_data_string: null, expires_at: '2026-11-24T03:15:24.167Z',
+  };
+  const withdrawal = {
+    payment_id: 'WD_0D1BE57C25CC1526F889A1C6', merchantId: 'MERCHANT_SANDBOX', reference_id: 'G2', amount: 250, currency: 'MYR',
+    status: 'PROCESSING', gateway_reference: null, created_at: '2026-11-24T03:00:24.185Z', completed_at: null,
+    kind: 'WITHDRAWAL', method: 'BANK', bank_code: 'PBBEMYKL', account_number: '5140123456789', account_name: 'S',
+  };
+  const token = { token: 'mock_at_41c16ac8a05570b89ca761d587fb6a5dcae0a7ca60cd510c', merchantId: 'MERCHANT_SANDBOX', expiresAt: 1795492824152, revoked: false };
+  const delivery = {
+    webhook_id: '060e382b-2683-4d08-8983-21fd4a716f3a', payment_id: deposit.payment_id, reference_id: 'G1', transaction_type: 'DEPOSIT',
+    status: 'SUCCESS', url: 'http://127.0.0.1:9/cb', started_at: 1795489224188,
+    attempts: [{ error: 'TypeError: fetch failed', at: 1795489224189, durationMs: 0 }, { status: 200, at: 1795489225189, durationMs: 3, responseBody: 'ok' }],
+    state: 'delivered', body: { webhook_id: '060e382b-2683-4d08-8983-21fd4a716f3a', payment_id: deposit.payment_id, status: 'SUCCESS' },
+  };
+  return { version: 1, records: [deposit, withdrawal] as Array<Record<string, unknown> | null>, tokens: [token] as unknown[], deliveries: [delivery] as unknown[] };
+}
+
+describe('--data file safety', () => {
+  let dir: string;
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('loads a valid file; writes never follow a symlink planted where the temporary file used to go', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'myr-sandbox-data-'));
+    const file = join(dir, 'sandbox.json');
+    const victim = join(dir, 'victim.txt');
+    writeFileSync(file, JSON.stringify(validData()));
+    writeFileSync(victim, 'not yours');
+    symlinkSync(victim, `${file}.${process.pid}.tmp`);
+    const sandbox = await createSandbox({ dataFile: file });
+    expect(sandbox.service.getPayment('G1')?.status).toBe('SUCCESS');
+    await sandbox.close();
+    expect(readFileSync(victim, 'utf8')).toBe('not yours');
+    expect(lstatSync(file).isSymbolicLink()).toBe(false);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ version: 1, records: [{ reference_id: 'G1' }, { reference_id: 'G2' }] });
+    expect(readdirSync(dir).sort()).toEqual(['sandbox.json', `sandbox.json.${process.pid}.tmp`, 'victim.txt']);
+  });
+
+  const broken: Array<[string, (data: ReturnType<typeof validData>) => void, RegExp]> = [
+    ['a null record', (d) => (d.records[0] = null), /records\[0\] is not an object/],
+    ['payment_method "__proto__"', (d) => ((d.records[0] as Record<string, unknown>).payment_method = '__proto__'), /records\[0\]\.payment_method .*"__proto__"/],
+    ['a string amount', (d) => ((d.records[1] as Record<string, unknown>).amount = '250'), /records\[1\]\.amount/],
+    ['a record of unknown kind', (d) => ((d.records[1] as Record<string, unknown>).kind = 'REFUND'), /records\[1\]\.kind/],
+    ['a missing field', (d) => delete (d.records[0] as Record<string, unknown>).payment_url, /records\[0\]\.payment_url/],
+    ['a field the sandbox never writes', (d) => ((d.records[1] as Record<string, unknown>).isAdmin = true), /records\[1\]\.isAdmin/],
+    ['a __proto__ key in metadata', (d) => ((d.records[0] as Record<string, unknown>).metadata = JSON.parse('{"__proto__":{"polluted":1}}')), /records\[0\]\.metadata\.__proto__/],
+    ['two records with one payment_id', (d) => d.records.push({ ...(d.records[1] as object), reference_id: 'G3' }), /records\[2\]\.payment_id .*twice/],
+    ['a token that is a string', (d) => (d.tokens[0] = 'mock_at_x'), /tokens\[0\]/],
+    ['a delivery in an unknown state', (d) => ((d.deliveries[0] as Record<string, unknown>).state = 'lost'), /deliveries\[0\]\.state/],
+    ['an attempt without a time', (d) => ((d.deliveries[0] as { attempts: unknown[] }).attempts[1] = { status: 200 }), /deliveries\[0\]\.attempts\[1\]\.at/],
+  ];
+  it.each(broken)('refuses a file with %s, naming it, and leaves the file byte-identical', async (_, breakIt, problem) => {
+    dir = mkdtempSync(join(tmpdir(), 'myr-sandbox-data-'));
+    const file = join(dir, 'sandbox.json');
+    const data = validData();
+    breakIt(data);
+    const bytes = `${JSON.stringify(data, null, 1)}\n`;
+    writeFileSync(file, bytes);
+    const refusal = createSandbox({ dataFile: file });
+    await expect(refusal).rejects.toMatchObject({ name: 'SandboxDataError' });
+    await expect(refusal).rejects.toThrow(problem);
+    expect(readFileSync(file, 'utf8')).toBe(bytes);
+    expect(readdirSync(dir)).toEqual(['sandbox.json']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('the command exits non-zero with the problem, not a stack trace', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'myr-sandbox-data-'));
+    const file = join(dir, 'sandbox.json');
+    const data = validData();
+    data.records[0] = null;
+    writeFileSync(file, JSON.stringify(data));
+    let stderr = '';
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      stderr += String(chunk);
+      return true;
+    });
+    try {
+      expect(await main(['sandbox', '--data', file], {})).toBe(1);
+    } finally {
+      write.mockRestore();
+    }
+    expect(stderr).toMatch(/could not start the sandbox: --data .*sandbox\.json: records\[0\] is not an object/);
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
 describe('fault options', () => {
   it('--fail-rate answers 502 GATEWAY_ERROR before processing: the client cannot know that, so it reports the outcome unknown, and nothing was created', async () => {
     const rolls = [0.9, 0.1]; // token passes, the create fails
@@ -119,6 +212,63 @@ describe('only its own pages drive it', () => {
     const text = await page.text();
     expect(text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(text).not.toContain('<script>alert(1)');
+  });
+});
+
+describe('its API answers only its own pages and programs', () => {
+  /** A raw API request: status, content type and parsed body. */
+  function api(port: number, path: string, headers: Record<string, string>, body = ''): Promise<{ status: number; type: string; body: unknown }> {
+    return new Promise((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path: `/api/v1${path}`, method: body ? 'POST' : 'GET', headers: { Host: `127.0.0.1:${port}`, ...headers } }, (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body: JSON.parse(text) as unknown }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+  const credentials = JSON.stringify({ merchant_id: 'MERCHANT_SANDBOX', api_key: 'sk_sandbox_local_key_0001' });
+  const json = { 'Content-Type': 'application/json' };
+
+  it('refuses a request from another site with 403 in the error envelope, before the service sees it', async () => {
+    const sandbox = await start();
+    for (const headers of [
+      { ...json, Origin: 'http://evil.example' },
+      { ...json, Origin: 'http://localhost:3000' }, // the developer's own app on another port is another origin
+      { ...json, Origin: 'null' },
+      { ...json, 'Sec-Fetch-Site': 'cross-site' },
+    ]) {
+      const answer = await api(sandbox.port, '/auth/token', headers, credentials);
+      expect(answer).toMatchObject({ status: 403, body: { status: 'error', error: 'CROSS_SITE_REQUEST' } });
+      expect(answer.type).toMatch(/^application\/json/);
+      expect((answer.body as { message: string }).message).toMatch(/other site/);
+    }
+    expect((await api(sandbox.port, '/payment/status/PAY_1', { Origin: 'http://evil.example' })).status).toBe(403);
+    expect(sandbox.service.count('auth')).toBe(0);
+  });
+
+  it('refuses a body that is not application/json with 415, so a page cannot post text/plain blind', async () => {
+    const sandbox = await start();
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonp']) {
+      const answer = await api(sandbox.port, '/auth/token', { 'Content-Type': type }, credentials);
+      expect(answer).toMatchObject({ status: 415, body: { status: 'error', error: 'UNSUPPORTED_MEDIA_TYPE' } });
+    }
+    expect((await api(sandbox.port, '/auth/token', {}, credentials)).status).toBe(415);
+    expect(sandbox.service.count('auth')).toBe(0);
+  });
+
+  it('still answers its own origin, a program that sends no Origin, and JSON with a charset', async () => {
+    const sandbox = await start();
+    for (const headers of [
+      { ...json, Origin: sandbox.origin },
+      { ...json, Origin: `http://localhost:${sandbox.port}`, 'Sec-Fetch-Site': 'same-origin' },
+      { 'Content-Type': 'application/json; charset=utf-8' },
+    ]) {
+      expect((await api(sandbox.port, '/auth/token', headers, credentials)).status).toBe(200);
+    }
+    await client(sandbox).payments.create(deposit('OWNAPI1'));
+    expect(sandbox.service.getPayment('OWNAPI1')?.status).toBe('PROCESSING');
   });
 });
 
@@ -155,10 +305,10 @@ describe('callbacks', () => {
 describe('command line', () => {
   it('reads every flag, and refuses bad values with a message naming the flag', () => {
     expect(
-      parseCommand(['sandbox', '--port', '4010', '--merchant-id', 'SHOP1', '--api-key', 'k', '--callback-url', 'http://127.0.0.1:3000/cb', '--data', 'x.json', '--latency', '250', '--fail-rate', '0.1']),
+      parseCommand(['sandbox', '--port', '4010', '--merchant-id', 'SHOP1', '--api-key', 'sk_test_k', '--callback-url', 'http://127.0.0.1:3000/cb', '--data', 'x.json', '--latency', '250', '--fail-rate', '0.1'], {}),
     ).toEqual({
       help: false,
-      options: { port: 4010, merchantId: 'SHOP1', apiKey: 'k', callbackUrl: 'http://127.0.0.1:3000/cb', dataFile: 'x.json', latencyMs: 250, failRate: 0.1 },
+      options: { port: 4010, merchantId: 'SHOP1', apiKey: 'sk_test_k', callbackUrl: 'http://127.0.0.1:3000/cb', dataFile: 'x.json', latencyMs: 250, failRate: 0.1 },
     });
     expect(parseCommand(['--help'])).toEqual({ help: true });
     expect(() => parseCommand(['sandbox', '--fail-rate', '2'])).toThrow(/--fail-rate must be a number from 0 to 1/);
@@ -166,5 +316,51 @@ describe('command line', () => {
     expect(() => parseCommand(['sandbox', '--callback-url', 'javascript:alert(1)'])).toThrow(/--callback-url/);
     expect(() => parseCommand(['serve'])).toThrow(/unknown command: serve/);
     expect(() => parseCommand(['sandbox', '--nope'])).toThrow(/nope/);
+  });
+});
+
+describe('api keys', () => {
+  /** Runs the command with stderr captured; only for runs that refuse before starting. */
+  async function refused(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stderr: string }> {
+    let stderr = '';
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      stderr += String(chunk);
+      return true;
+    });
+    try {
+      return { code: await main(argv, env), stderr };
+    } finally {
+      write.mockRestore();
+    }
+  }
+
+  it('refuses a key that is not a sandbox or test key, naming the prefixes and the way out', async () => {
+    for (const argv of [['sandbox', '--api-key', 'sk_live_9f8e7d'], ['sandbox']]) {
+      const env = argv.length === 1 ? { MYR_SANDBOX_API_KEY: 'live_key_from_env' } : {};
+      const { code, stderr } = await refused(argv, env);
+      expect(code).toBe(2);
+      expect(stderr).toMatch(/must start with sk_sandbox_ or sk_test_/);
+      expect(stderr).toContain('--allow-any-key');
+    }
+    expect(() => parseCommand(['sandbox', '--api-key', 'pk_whatever'])).toThrow(/sk_sandbox_ or sk_test_/);
+    expect(parseCommand(['sandbox', '--api-key', 'pk_whatever', '--allow-any-key'])).toMatchObject({ options: { apiKey: 'pk_whatever' } });
+    expect(parseCommand(['sandbox', '--api-key', 'sk_test_abc'])).toMatchObject({ options: { apiKey: 'sk_test_abc' } });
+  });
+
+  it('reads the key from MYR_SANDBOX_API_KEY, so it is not on the command line; --api-key wins', () => {
+    expect(parseCommand(['sandbox'], { MYR_SANDBOX_API_KEY: 'sk_test_from_env' })).toMatchObject({ options: { apiKey: 'sk_test_from_env' } });
+    expect(parseCommand(['sandbox', '--api-key', 'sk_test_flag'], { MYR_SANDBOX_API_KEY: 'sk_test_env' })).toMatchObject({ options: { apiKey: 'sk_test_flag' } });
+    expect(parseCommand(['sandbox'], {})).toEqual({ help: false, options: {} });
+  });
+
+  it('prints the derived signing key only for the sandbox\'s own key, never for a key the user supplied', async () => {
+    const own = await start();
+    expect(banner(own, {})).toContain(own.signingKeyHex);
+    const options = { apiKey: 'sk_test_merchant_secret_4821' };
+    const supplied = await start(options);
+    const printed = banner(supplied, options);
+    expect(printed).not.toContain(supplied.signingKeyHex);
+    expect(printed).not.toContain('sk_test_merchant_secret_4821');
+    expect(printed).toMatch(/API key\s+sk_test_…4821/);
   });
 });
