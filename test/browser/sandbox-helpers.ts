@@ -12,6 +12,7 @@ import express from 'express';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { build } from 'tsup';
 import { createExpressMiddleware, type WebhookEvent } from '../../src/webhooks/index.js';
+import { sandboxCli } from '../../tsup.config.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -22,13 +23,11 @@ export const ROOT = resolve(import.meta.dirname, '../..');
 export async function buildCli(): Promise<string> {
   const outDir = join(ROOT, '.tmp', 'sandbox-bin');
   await build({
+    ...sandboxCli,
     config: false,
     entry: { 'sandbox/cli': join(ROOT, 'src/sandbox/cli.ts') },
-    format: ['esm'],
-    target: 'node22',
+    sourcemap: false,
     outDir,
-    banner: { js: '#!/usr/bin/env node' },
-    external: ['msw', 'msw/node', 'express', 'fastify', 'hono', 'koa'],
     silent: true,
   });
   return join(outDir, 'sandbox', 'cli.js');
