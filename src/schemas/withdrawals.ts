@@ -1,15 +1,5 @@
 import * as z from 'zod/mini';
-import { PROVIDER_CHANNELS_GROUP_A, PROVIDER_CHANNELS_GROUP_B } from './bank-codes.js';
 import { amountFromWire, amountSchema, CURRENCY, nonBlank, referenceIdSchema, rule, WITHDRAWAL_AMOUNT } from './common.js';
-
-/**
- * The e-wallets a withdrawal may pay out to, on top of both bank lists (assumption A5; the spec
- * does not list withdrawal codes). The same list as the mock's `WITHDRAWAL_EWALLET_CODES`.
- */
-const EWALLET_CODES = ['TNGDMYNB', 'GRABMYNB', 'BOOSTMYNB', 'SHOPEEMYNB'];
-
-/** Every `bank_code` a withdrawal is sent with (A5): both deposit bank lists and the e-wallets. */
-const WITHDRAWAL_BANK_CODES: ReadonlySet<string> = new Set([...PROVIDER_CHANNELS_GROUP_A, ...PROVIDER_CHANNELS_GROUP_B, ...EWALLET_CODES]);
 
 /** Client-side rules for `POST /payment/withdraw`; the {@link WithdrawalCreateParams} type is derived from it. */
 export const withdrawalCreateParamsSchema = z.object({
@@ -19,20 +9,10 @@ export const withdrawalCreateParamsSchema = z.object({
   currency: z.optional(z.literal(CURRENCY, { error: 'currency must be "MYR"' })),
   /** Your unique payout reference: 1 to 100 characters of a-z, A-Z, 0-9. */
   reference_id: referenceIdSchema,
-  /**
-   * Code of a supported bank or e-wallet: a code of `PROVIDER_CHANNELS_GROUP_A` or
-   * `PROVIDER_CHANNELS_GROUP_B`, or `TNGDMYNB`, `GRABMYNB`, `BOOSTMYNB`, `SHOPEEMYNB`. Any other
-   * code is refused before sending (INVALID_BANK_CODE).
-   */
+  /** Code of a supported bank or e-wallet; the service answers INVALID_BANK_CODE otherwise. */
   bank_code: z
     .string({ error: 'bank_code must be a string' })
-    .check(
-      rule(
-        (s: string) => WITHDRAWAL_BANK_CODES.has(s),
-        'bank_code is not a supported bank or e-wallet code: use a code of PROVIDER_CHANNELS_GROUP_A or ' +
-          `PROVIDER_CHANNELS_GROUP_B (exactly as listed, e.g. PBBEMYKL or MB2U0227) or an e-wallet (${EWALLET_CODES.join(', ')})`,
-      ),
-    ),
+    .check(rule((s: string) => /^[A-Za-z0-9_]{2,32}$/.test(s), 'bank_code must be a bank or e-wallet code (letters and digits)')),
   /** Beneficiary account number. Never echoed by the SDK in errors, logs or results (masked). */
   account_number: z
     .string({ error: 'account_number must be a string' })

@@ -70,8 +70,7 @@ describe('withdrawals.recover', () => {
 
   it('other refusals are thrown with the reference id', async () => {
     const { gateway } = clientFor(mock);
-    const params = withdrawalParams();
-    mock.fault({ endpoint: 'withdraw', response: { type: 'status', status: 400, code: 'INVALID_BANK_CODE' } });
+    const params = { ...withdrawalParams(), bank_code: 'NOSUCHBANK' };
     const error = await caught(gateway.withdrawals.recover(params));
     expect(error.code).toBe('INVALID_BANK_CODE');
     expect(error.referenceId).toBe(params.reference_id);
