@@ -4,6 +4,7 @@
  * sandbox never gives. Nothing here moves money, and the api key never shows in the output.
  */
 import { spawn } from 'node:child_process';
+import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { doctorMain } from '../../src/doctor/command.js';
@@ -141,4 +142,24 @@ describe('npx myr-gateway doctor', () => {
     expect(wrong.out).toContain('doctor: failed at "token"');
     expect(wrong.code).toBe(1);
   }, 60_000);
+
+  it('answers --help with its usage and exits 2 on an unknown flag', async () => {
+    const writes: string[] = [];
+    const io = { env: {}, write: (t: string) => void writes.push(t), writeError: (t: string) => void writes.push(t) };
+    expect(await doctorMain(['--help'], io)).toBe(0);
+    expect(writes.join('')).toMatch(/^Usage: myr-gateway doctor\n/);
+    writes.length = 0;
+    expect(await doctorMain(['--verbose'], io)).toBe(2);
+    expect(writes.join('')).toMatch(/^myr-gateway doctor: Unknown option '--verbose'/);
+  });
+
+  it('is in the bin only: no entry point of the package imports it', async () => {
+    const entries = ['src/index.ts', 'src/webhooks/index.ts', 'src/testing/index.ts', 'src/redis/index.ts'];
+    const result = await build({ entryPoints: entries, absWorkingDir: root, bundle: true, write: false, metafile: true, platform: 'node', format: 'esm', packages: 'external', outdir: 'out' });
+    const inputs = Object.keys(result.metafile.inputs);
+    expect(inputs).toContain('src/client.ts');
+    expect(inputs.filter((file) => file.startsWith('src/doctor/'))).toEqual([]);
+    const bin = await build({ entryPoints: ['src/sandbox/cli.ts'], absWorkingDir: root, bundle: true, write: false, metafile: true, platform: 'node', format: 'esm', packages: 'external', outdir: 'out' });
+    expect(Object.keys(bin.metafile.inputs)).toContain('src/doctor/command.ts');
+  });
 });

@@ -81,6 +81,32 @@ describe("a when: 'after' fault", () => {
     expect(right.status).toBe(502);
   });
 
+  it('is not spent on a request refused with 403 (merchant disabled)', async () => {
+    const token = await getToken(mock);
+    mock.fault({ endpoint: 'payment.status', when: 'after', response: { type: 'status', status: 502 } });
+    mock.setMerchantStatus(mock.merchant.merchantId, 'DISABLED');
+    expect((await call(mock, 'GET', '/payment/status/NOSUCHREF5', { token })).status).toBe(403);
+    mock.setMerchantStatus(mock.merchant.merchantId, 'ACTIVE');
+    expect((await call(mock, 'GET', '/payment/status/NOSUCHREF5', { token })).status).toBe(502);
+    expect((await call(mock, 'GET', '/payment/status/NOSUCHREF5', { token })).status).toBe(404);
+  });
+
+  it('is not spent on a request refused with 429 (rate limit)', async () => {
+    const limited = createMockGateway({ rateLimits: { other: 1 }, rateLimitWindowMs: 200 });
+    const served = await limited.serve();
+    try {
+      const auth = await call(served, 'POST', '/auth/token', { body: { merchant_id: limited.merchant.merchantId, api_key: limited.merchant.apiKey } });
+      const token = auth.body.data.access_token as string;
+      expect((await call(served, 'GET', '/payment/status/NOSUCHREF6', { token })).status).toBe(404);
+      limited.fault({ endpoint: 'payment.status', when: 'after', response: { type: 'status', status: 502 } });
+      expect((await call(served, 'GET', '/payment/status/NOSUCHREF6', { token })).status).toBe(429);
+      await new Promise((resolve) => setTimeout(resolve, 250)); // the window frees its slot
+      expect((await call(served, 'GET', '/payment/status/NOSUCHREF6', { token })).status).toBe(502);
+    } finally {
+      await served.close();
+    }
+  });
+
   it("a 'before' fault still answers any request, authenticated or not", async () => {
     mock.fault({ endpoint: 'withdraw', response: { type: 'status', status: 503 } });
     const answer = await call(mock, 'POST', '/payment/withdraw', { token: 'mock_at_unknown', body: withdrawal() });
