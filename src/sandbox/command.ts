@@ -11,6 +11,7 @@ import { apiKeyProblem, createSandbox, SANDBOX_KEY_PREFIXES, SANDBOX_MERCHANT, t
 export const API_KEY_ENV = 'MYR_SANDBOX_API_KEY';
 
 const USAGE = `Usage: myr-gateway sandbox [options]
+       myr-gateway doctor [--help]   check the gateway configured in MYR_GATEWAY_* (moves no money)
 
 Starts a local sandbox of the MYR Payment Gateway Service on 127.0.0.1, with hosted payment
 pages, a live dashboard and signed callbacks to your server. Local development only.
@@ -68,7 +69,7 @@ export function parseCommand(
   const { values, positionals } = parsed;
   if (values.help) return { help: true };
   if (positionals.length !== 1 || positionals[0] !== 'sandbox') {
-    throw new UsageError(positionals.length === 0 ? 'missing command: sandbox' : `unknown command: ${positionals.join(' ')}`);
+    throw new UsageError(positionals.length === 0 ? 'missing command: sandbox or doctor' : `unknown command: ${positionals.join(' ')}`);
   }
   const nonEmpty = (name: string, value: string | undefined) => {
     if (value !== undefined && value.trim() === '') throw new UsageError(`--${name} must not be empty`);
