@@ -6,7 +6,7 @@
  * @module
  */
 import type { MockPaymentRecord, MockWithdrawalRecord } from '../testing/types/records.js';
-import { maskAccountNumber } from '../testing/validation.js';
+import { maskAccountNumber } from '../schemas/withdrawals.js';
 import type { DeliveryEntry } from './deliveries.js';
 import { formatAmount, html, malaysiaTime, type SafeHtml } from './html.js';
 import { DASHBOARD_SCRIPT, DASHBOARD_STYLE } from './pages/dashboard-assets.js';
