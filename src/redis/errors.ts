@@ -6,9 +6,24 @@
  */
 import { MyrGatewayError } from '../core/errors/base.js';
 
-/** The oldest Redis the stores' scripts run on: 5.0 replicates a script by its effects, so a script may read TIME before it writes. */
+/**
+ * The oldest Redis the stores' scripts run on: 5.0 replicates a script by its effects, so a
+ * script may read TIME before it writes. Checked once per client at first use.
+ *
+ * @example
+ * ```ts
+ * console.log(`needs Redis ${MINIMUM_REDIS_VERSION}+`); // needs Redis 5.0.0+
+ * ```
+ */
 export const MINIMUM_REDIS_VERSION = '5.0.0';
-/** The oldest Valkey (its first release, 7.2, already replicates scripts by their effects). */
+/**
+ * The oldest Valkey: its first release, 7.2, already replicates scripts by their effects.
+ *
+ * @example
+ * ```ts
+ * console.log(`needs Valkey ${MINIMUM_VALKEY_VERSION}+`); // needs Valkey 7.2.0+
+ * ```
+ */
 export const MINIMUM_VALKEY_VERSION = '7.2.0';
 
 /**

@@ -44,6 +44,15 @@ function method(client: object, name: string): ((...args: never[]) => unknown) |
   return typeof value === 'function' ? (value as (...args: never[]) => unknown) : undefined;
 }
 
+/** node-redis v4's `v4` getter throws outside legacyMode; later versions have none. */
+function inLegacyMode(client: object): boolean {
+  try {
+    return (client as { v4?: unknown }).v4 !== undefined;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Recognises `client` and returns how to send a raw command through it.
  * Throws {@link ConfigurationError} (field `client`) for anything else, naming what is supported.
@@ -86,7 +95,7 @@ export function driveClient(client: unknown, what: string): { kind: RedisClientK
     return { kind: 'node-redis sentinel', send: (args) => send.call(client, false, args) };
   }
   // A node-redis v4 client in legacyMode answers through callbacks: its promise API is `.v4`.
-  if ((client as { v4?: unknown }).v4 !== undefined) return refuse('is a node-redis client in legacyMode (pass client.v4)');
+  if (inLegacyMode(client)) return refuse('is a node-redis client in legacyMode (pass client.v4)');
   const send = sendCommand as (args: string[]) => unknown;
   return { kind: 'node-redis', send: (args) => send.call(client, args) };
 }

@@ -106,6 +106,16 @@ describe('clients the stores cannot drive', () => {
   });
 });
 
+it('a node-redis v4 client outside legacyMode (whose v4 getter throws) is accepted', () => {
+  const client = {
+    sendCommand: async (): Promise<string> => 'OK',
+    get v4(): never {
+      throw new Error('the client is not in "legacy mode"');
+    },
+  };
+  for (const build of everyStore(client)) expect(build).not.toThrow();
+});
+
 /** A Logger that records what it was given. */
 function recordingLogger() {
   const lines: { level: string; text: string }[] = [];
