@@ -1,6 +1,7 @@
 /**
  * A real redis-server for tests: started on a free port, stopped after. Both clients
- * the Redis stores accept (ioredis and node-redis) can be built against it.
+ * the Redis stores accept (ioredis and node-redis) can be built against it. A Cluster and a
+ * Sentinel set are in `redis-topologies.ts`.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';

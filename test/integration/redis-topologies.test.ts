@@ -5,10 +5,10 @@
  * is refused when the store is built; a server older than Redis 5 fails every operation with
  * REDIS_VERSION_UNSUPPORTED; a server that may lose keys is warned about once, through `logger`.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { StoredToken } from '../../src/core/tokens/store.js';
-import { ConfigurationError, RateLimitError } from '../../src/index.js';
-import { RedisRateLimiter, RedisTokenStore, RedisVersionError, RedisWebhookStore, type RedisClientLike } from '../../src/redis/index.js';
+import { type ClientErrorCode, ConfigurationError, RateLimitError } from '../../src/index.js';
+import { RedisRateLimiter, RedisStoreError, RedisTokenStore, RedisVersionError, RedisWebhookStore, type RedisClientLike } from '../../src/redis/index.js';
 import { CLIENT_KINDS, connect, RedisServer } from '../helpers/redis.js';
 import { connectTarget, RedisClusterServers, RedisSentinelServers, type RedisTarget } from '../helpers/redis-topologies.js';
 
@@ -154,6 +154,23 @@ describe('the server check at first use', () => {
     }
     expect(sent).toEqual(['INFO']);
     expect(lines).toEqual([{ level: 'error', text: expect.stringContaining('Redis 4.0.14 is not supported') }]);
+  });
+
+  it('Redis 4.0.14 under RedisRateLimiter: pacing falls back to the process, never silently (the reason is logged through logger)', async () => {
+    const { client } = fakeServer('# Server\r\nredis_version:4.0.14\r\n');
+    const { logger, lines } = recordingLogger();
+    const fallback = vi.spyOn(console, 'warn').mockImplementation(() => undefined); // the limiter's own fallback notice
+    try {
+      await new RedisRateLimiter({ client, logger }).acquire('m', 'other', { maxWaitMs: 1000 });
+    } finally {
+      fallback.mockRestore();
+    }
+    expect(lines).toEqual([{ level: 'error', text: expect.stringContaining('Redis 4.0.14 is not supported') }]);
+  });
+
+  it('both store codes are in the ErrorCode union', () => {
+    const codes: ClientErrorCode[] = ['STORE_UNAVAILABLE', 'REDIS_VERSION_UNSUPPORTED'];
+    expect([new RedisStoreError('x', 'timeout').code, new RedisVersionError('Redis 4.0.14').code]).toEqual(codes);
   });
 
   it.each([
