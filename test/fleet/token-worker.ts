@@ -4,11 +4,12 @@
  * warnings its client logged meanwhile.
  */
 import { RedisTokenStore } from '../../src/redis/index.js';
-import { connect, type ClientKind } from '../helpers/redis.js';
+import type { ClientKind } from '../helpers/redis.js';
+import { connectTarget, targetFromEnv } from '../helpers/redis-topologies.js';
 import { warningLogger } from '../helpers/warnings.js';
 import { burstPayment, serveRequests, settle, workerEnv, workerGateway } from './pool.js';
 
-const { client } = await connect(workerEnv('CLIENT_KIND') as ClientKind, workerEnv('REDIS_URL'));
+const { client } = await connectTarget(workerEnv('CLIENT_KIND') as ClientKind, targetFromEnv());
 // Warnings (Redis stopped on purpose) go back to the test with each answer, not to the console.
 const warnings = warningLogger();
 const gateway = workerGateway({
