@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryTokenStore, TokenManager, type TokenAttemptHook } from '../../../../src/core/tokens/manager.js';
 import type { StoredToken, TokenStore } from '../../../../src/core/tokens/store.js';
+import { tokenSeal } from '../../../../src/core/tokens/seal.js';
 import { RateLimitError, ServiceUnavailableError } from '../../../../src/core/errors/service.js';
 
 const MINUTE = 60_000;
@@ -33,6 +34,7 @@ function setup(options: { lifetimeMs?: number; marginMs?: number; store?: TokenS
   const manager = new TokenManager({
     store: options.store ?? new MemoryTokenStore(),
     key: async () => 'myr-gateway:token:unit',
+    seal: () => tokenSeal('sk_unit'),
     fetchToken,
     now: () => now,
     refreshMarginMs: options.marginMs ?? MINUTE,
