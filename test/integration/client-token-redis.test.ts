@@ -5,13 +5,15 @@
  * misleads nobody; a short-lived token written by one process serves the others; and one call
  * waits on a Redis that does not answer for `tokenStoreTimeout` once, not once per operation.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RedisTokenStore } from '../../src/redis/index.js';
 import { createMockGateway } from '../../src/testing/index.js';
 import { clientFor, paymentParams } from '../helpers/client.js';
 import { CLIENT_KINDS, connect, rawCommand, RedisServer } from '../helpers/redis.js';
 
 const LIFETIME_S = 4;
+/** The command rules docs/fleet.md recommends for the SDK's Redis user. */
+const ACL_RULES = ['-@all', '+@read', '+@write', '+@scripting', '+time', '-@dangerous'];
 const mock = createMockGateway({ tokenTtlSeconds: LIFETIME_S, rateLimits: { auth: 1000, paymentRequest: 1000 } });
 let server: RedisServer;
 beforeAll(async () => {
@@ -102,6 +104,31 @@ describe.each(CLIENT_KINDS)('tokens in Redis through %s', (kind) => {
     expect(mock.requests.filter((r) => r.status === 401)).toEqual([]);
     expect(auths()).toBe(2);
   }, 10_000);
+});
+
+describe.each(CLIENT_KINDS)('a Redis user limited to the prefix (docs/fleet.md ACL), through %s', (kind) => {
+  it('serves the token store, and reads nothing outside its prefix', async () => {
+    const admin = await connect(kind, server.url);
+    const user = `myr-${kind}`;
+    await rawCommand(admin.client, ['ACL', 'SETUSER', user, 'reset', 'on', '>acl-test-password', `~${user}:*`, 'resetchannels', ...ACL_RULES]);
+    await rawCommand(admin.client, ['SET', 'other-app:secret', 'x']);
+    // ioredis's ready check sends INFO, which the rules refuse: it says so once and goes on.
+    const consoleWarn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const limited = await connect(kind, server.url.replace('redis://', `redis://${user}:acl-test-password@`));
+    expect(consoleWarn.mock.calls.every(([m]) => /ready check because INFO command fails: "NOPERM/.test(String(m)))).toBe(true);
+    consoleWarn.mockRestore();
+    try {
+      const { gateway } = clientFor(mock, { tokenStore: new RedisTokenStore({ client: limited.client, keyPrefix: `${user}:` }) });
+      await gateway.payments.create(paymentParams());
+      await clientFor(mock, { tokenStore: new RedisTokenStore({ client: limited.client, keyPrefix: `${user}:` }) }).gateway.payments.create(paymentParams());
+      expect(auths()).toBe(1);
+      await expect(rawCommand(limited.client, ['GET', 'other-app:secret'])).rejects.toThrow(/NOPERM/);
+      await expect(rawCommand(limited.client, ['FLUSHALL'])).rejects.toThrow(/NOPERM/);
+    } finally {
+      await limited.close();
+      await admin.close();
+    }
+  });
 });
 
 describe.each(CLIENT_KINDS)('a Redis that does not answer, through %s', (kind) => {

@@ -33,6 +33,7 @@ function isSealedShape(value: unknown): value is StoredToken {
   return typeof accessToken === 'string' && Number.isFinite(expiresAt) && (issuedAt === undefined || Number.isFinite(issuedAt));
 }
 
+/** One manager's view of its store: sealed on the way in, opened on the way out, bounded per call. */
 export class TokenVault {
   readonly #store: TokenStore;
   readonly #key: string;

@@ -152,7 +152,7 @@ describe('TokenManager', () => {
     const process = (): TokenStore => ({
       get: () => fleet.token,
       set: (_key, token) => void (fleet.token = token),
-      delete: () => void (fleet.token = undefined),
+      delete: () => void delete fleet.token,
       async refresh(_key, fetchToken, { progress }) {
         if (!fleet.holder) return (fleet.holder = fetchToken().then((token) => (fleet.token = token)));
         while (!fleet.token) {
