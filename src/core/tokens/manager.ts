@@ -9,12 +9,12 @@
  * @module
  */
 import { MyrGatewayError } from '../errors/base.js';
-import { describeStoreFailure, StoreBudget, watched } from '../abortable.js';
+import { describeStoreFailure, watched } from '../abortable.js';
 import type { WarnSink } from '../observe/log.js';
 import type { TokenSeal } from './seal.js';
 import { type SharedTokens, sharedTokens, type TokenAttemptReport } from './shared.js';
 import type { StoredToken, TokenStore } from './store.js';
-import { type SignalSource, signalOf, TokenVault } from './vault.js';
+import { type BudgetSource, CallBudgets, type SignalSource, signalOf, TokenVault } from './vault.js';
 
 export { TOKEN_REQUESTS_PER_MINUTE } from './shared.js';
 
@@ -74,12 +74,14 @@ export interface TokenManagerOptions {
 
 export class TokenManager {
   readonly #options: TokenManagerOptions;
+  readonly #budgets: CallBudgets;
   #shared: SharedTokens | undefined;
   #vault!: TokenVault;
   #key = '';
 
   constructor(options: TokenManagerOptions) {
     this.#options = options;
+    this.#budgets = new CallBudgets(options.storeTimeoutMs);
   }
 
   /**
@@ -88,7 +90,7 @@ export class TokenManager {
    */
   async get(signal?: SignalSource): Promise<string> {
     const shared = this.#shared ?? (await this.#resolve());
-    const budget = new StoreBudget(this.#options.storeTimeoutMs);
+    const budget = this.#budgets.of(signal);
     const cached = await this.#vault.read(shared, signal, budget);
     if (cached && this.#fresh(cached, shared)) return cached.accessToken;
     try {
@@ -107,7 +109,7 @@ export class TokenManager {
    */
   async renew(staleToken: string, signal?: AbortSignal): Promise<string> {
     const shared = this.#shared ?? (await this.#resolve());
-    const budget = new StoreBudget(this.#options.storeTimeoutMs);
+    const budget = this.#budgets.of(signal);
     shared.refuse(staleToken);
     const { token: cached, refusedInStore } = await this.#vault.lookup(shared, signal, budget);
     if (cached && cached.expiresAt > this.#options.now()) return cached.accessToken;
@@ -119,7 +121,7 @@ export class TokenManager {
   /** Forget the cached token (after a fresh one was refused too). Never throws for the store. */
   async forget(token: string): Promise<void> {
     const shared = this.#shared ?? (await this.#resolve());
-    const budget = new StoreBudget(this.#options.storeTimeoutMs);
+    const budget = this.#budgets.of(undefined);
     shared.refuse(token);
     // Only the store's copy of this very token is deleted, never a replacement another process wrote.
     if ((await this.#vault.lookup(shared, undefined, budget)).refusedInStore) await this.#vault.remove(shared, undefined, budget);
@@ -139,7 +141,7 @@ export class TokenManager {
   }
 
   /** The body of one single-flight refresh; `budget` is what the starting call has left for the store. */
-  async #run(shared: SharedTokens, signal: AbortSignal, staleToken: string | undefined, budget: StoreBudget): Promise<StoredToken> {
+  async #run(shared: SharedTokens, signal: AbortSignal, staleToken: string | undefined, budget: BudgetSource): Promise<StoredToken> {
     const store = this.#options.store;
     let fetching: Promise<StoredToken> | undefined;
     let fetchFailure: { error: unknown } | undefined;
@@ -156,7 +158,7 @@ export class TokenManager {
           throw error;
         },
       ));
-    if (store.refresh && budget.usable) {
+    if (store.refresh && budget().usable) {
       try {
         const token = await this.#refreshThroughStore(shared, signal, staleToken, budget, fetchLocal);
         shared.local = token;
@@ -183,24 +185,31 @@ export class TokenManager {
     shared: SharedTokens,
     signal: AbortSignal,
     staleToken: string | undefined,
-    budget: StoreBudget,
+    budget: BudgetSource,
     fetchLocal: () => Promise<StoredToken>,
   ): Promise<StoredToken> {
     const refresh = this.#options.store.refresh!.bind(this.#options.store);
     const sealedStale = staleToken === undefined ? undefined : this.#vault.sealedForm(shared, staleToken);
-    const answer = await watched(
-      (watch) => {
-        const options = { signal, progress: watch.alive, ...(sealedStale === undefined ? {} : { staleToken: sealedStale }) };
-        return Promise.resolve(refresh(this.#key, () => watch.hold(fetchLocal().then((token) => this.#vault.seal(shared, token))), options));
-      },
-      signal,
-      budget.leftMs,
-      this.#options.storeRefreshTimeoutMs,
-    );
-    const token = await this.#vault.open(shared, answer, true); // the refresh warning says it
-    // A store that could not tell which token was refused may hand it back: not a replacement.
-    if (!token || token.accessToken === staleToken) throw new TypeError('not a usable token');
-    return token;
+    // Once this process stops waiting (an answer, a stall), the store stops polling for it too.
+    const done = new AbortController();
+    const storeSignal = AbortSignal.any([signal, done.signal]);
+    try {
+      const answer = await watched(
+        (watch) => {
+          const options = { signal: storeSignal, progress: watch.alive, ...(sealedStale === undefined ? {} : { staleToken: sealedStale }) };
+          return Promise.resolve(refresh(this.#key, () => watch.hold(fetchLocal().then((token) => this.#vault.seal(shared, token))), options));
+        },
+        signal,
+        budget().leftMs,
+        this.#options.storeRefreshTimeoutMs,
+      );
+      const token = await this.#vault.open(shared, answer, true); // the refresh warning says it
+      // A store that could not tell which token was refused may hand it back: not a replacement.
+      if (!token || shared.refused.includes(token.accessToken)) throw new TypeError('not a usable token');
+      return token;
+    } finally {
+      done.abort();
+    }
   }
 
   #limiterHook(shared: SharedTokens, renewal: boolean): TokenAttemptHook {

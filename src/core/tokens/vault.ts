@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { describeStoreFailure, type StoreBudget } from '../abortable.js';
+import { describeStoreFailure, StoreBudget } from '../abortable.js';
 import type { WarnSink } from '../observe/log.js';
 import type { TokenSeal } from './seal.js';
 import type { SharedTokens } from './shared.js';
@@ -21,6 +21,36 @@ export type SignalSource = AbortSignal | undefined | (() => AbortSignal);
 export function signalOf(source: SignalSource): AbortSignal | undefined {
   return typeof source === 'function' ? source() : source;
 }
+
+/**
+ * The store budget of one call, found when first needed (a synchronous store never needs it).
+ * A call's reads, renewal and writes go through the manager separately but under the same
+ * signal, so the budget is kept per signal: they all share one.
+ */
+export class CallBudgets {
+  readonly #budgets = new WeakMap<AbortSignal, StoreBudget>();
+  readonly #ms: number;
+
+  constructor(ms: number) {
+    this.#ms = ms;
+  }
+
+  /** A getter of the budget of the call behind `signal` (a budget of its own without one). */
+  of(signal: SignalSource): () => StoreBudget {
+    let budget: StoreBudget | undefined;
+    return () => {
+      if (budget) return budget;
+      const call = signalOf(signal);
+      if (!call) return (budget = new StoreBudget(this.#ms));
+      budget = this.#budgets.get(call);
+      if (!budget) this.#budgets.set(call, (budget = new StoreBudget(this.#ms)));
+      return budget;
+    };
+  }
+}
+
+/** The budget a store operation runs under, found when first needed. */
+export type BudgetSource = () => StoreBudget;
 
 function isThenable<T>(value: Promise<T> | T): value is Promise<T> {
   return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
@@ -48,7 +78,7 @@ export class TokenVault {
   }
 
   /** The store's token (opened), or the in-process one when the store has none, fails or is slow. */
-  async read(shared: SharedTokens, signal: SignalSource, budget: StoreBudget): Promise<StoredToken | undefined> {
+  async read(shared: SharedTokens, signal: SignalSource, budget: BudgetSource): Promise<StoredToken | undefined> {
     return (await this.lookup(shared, signal, budget)).token;
   }
 
@@ -56,7 +86,7 @@ export class TokenVault {
    * {@link read}, also saying whether the store holds a token the service refused (a store whose
    * delete or write failed): that one is never served, and the caller may delete it.
    */
-  async lookup(shared: SharedTokens, signal: SignalSource, budget: StoreBudget): Promise<{ token: StoredToken | undefined; refusedInStore: boolean }> {
+  async lookup(shared: SharedTokens, signal: SignalSource, budget: BudgetSource): Promise<{ token: StoredToken | undefined; refusedInStore: boolean }> {
     const got = await this.op(shared, 'get', () => this.#store.get(this.#key), signal, budget);
     if (got === undefined || got === FAILED) return { token: shared.local, refusedInStore: false };
     const token = await this.open(shared, got);
@@ -67,15 +97,15 @@ export class TokenVault {
   }
 
   /** Seals `token` and stores it, within what is left of the call's budget. */
-  async write(shared: SharedTokens, token: StoredToken, signal: AbortSignal, budget: StoreBudget): Promise<void> {
-    if (!budget.usable) return;
+  async write(shared: SharedTokens, token: StoredToken, signal: AbortSignal, budget: BudgetSource): Promise<void> {
+    if (!budget().usable) return;
     const sealed = await this.seal(shared, token);
     await this.op(shared, 'set', () => this.#store.set(this.#key, sealed), signal, budget);
   }
 
   /** Deletes the store's token, within what is left of the call's budget. */
-  async remove(shared: SharedTokens, signal: SignalSource, budget: StoreBudget): Promise<void> {
-    if (budget.usable) await this.op(shared, 'delete', () => this.#store.delete(this.#key), signal, budget);
+  async remove(shared: SharedTokens, signal: SignalSource, budget: BudgetSource): Promise<void> {
+    if (budget().usable) await this.op(shared, 'delete', () => this.#store.delete(this.#key), signal, budget);
   }
 
   /** What the store keeps of `token`: the same expiry, the access token sealed. */
@@ -114,11 +144,14 @@ export class TokenVault {
    * Runs a store operation: synchronous results pass straight through (the hot path of the
    * in-memory store); promises are bounded by the call's signal and what is left of its budget.
    */
-  async op<T>(shared: SharedTokens, name: string, run: () => Promise<T> | T, signal: SignalSource, budget: StoreBudget): Promise<T | typeof FAILED> {
+  async op<T>(shared: SharedTokens, name: string, run: () => Promise<T> | T, signal: SignalSource, budget: BudgetSource): Promise<T | typeof FAILED> {
     try {
       const result = run();
       if (!isThenable(result)) return result;
-      return await budget.spend(Promise.resolve(result), signalOf(signal));
+      const left = budget();
+      // The call already spent its time on the store (and was warned about): not waited on again.
+      if (!left.usable) return FAILED;
+      return await left.spend(Promise.resolve(result), signalOf(signal));
     } catch (error) {
       const caller = signalOf(signal);
       if (caller?.aborted) throw caller.reason;

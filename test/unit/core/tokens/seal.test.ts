@@ -7,6 +7,8 @@ import { tokenSeal } from '../../../../src/core/tokens/seal.js';
 
 const TOKEN = 'eyJhbGciOiJIUzI1NiJ9.tok_secret_value';
 const KEY = 'myr-gateway:token:abc';
+/** `text` with the character at `i` replaced (a full 6 bits of data: not the last, partly padding). */
+const flipAt = (text: string, i: number) => text.slice(0, i) + (text[i] === 'A' ? 'B' : 'A') + text.slice(i + 1);
 
 describe('tokenSeal', () => {
   it('round-trips, never shows the token, and uses a new IV each time', async () => {
@@ -22,7 +24,8 @@ describe('tokenSeal', () => {
   it.each([
     ['another api key', async (sealed: string) => (await tokenSeal('sk_live_two')).open(sealed, KEY)],
     ['another store key', async (sealed: string) => (await tokenSeal('sk_live_one')).open(sealed, `${KEY}x`)],
-    ['one ciphertext character changed', async (sealed: string) => (await tokenSeal('sk_live_one')).open(sealed.slice(0, -1) + (sealed.endsWith('A') ? 'B' : 'A'), KEY)],
+    ['one ciphertext character changed', async (sealed: string) => (await tokenSeal('sk_live_one')).open(flipAt(sealed, sealed.length - 10), KEY)],
+    ['one IV character changed', async (sealed: string) => (await tokenSeal('sk_live_one')).open(flipAt(sealed, 5), KEY)],
     ['truncated', async (sealed: string) => (await tokenSeal('sk_live_one')).open(sealed.slice(0, 30), KEY)],
     ['another version', async (sealed: string) => (await tokenSeal('sk_live_one')).open(sealed.replace(/^v1/, 'v2'), KEY)],
     ['a short IV', async (sealed: string) => (await tokenSeal('sk_live_one')).open(sealed.replace(/^v1\.[^.]{4}/, 'v1.'), KEY)],
