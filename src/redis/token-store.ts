@@ -67,7 +67,7 @@ function serialize(token: StoredToken, lifetimeMs: number): string {
   return JSON.stringify({ accessToken: token.accessToken, lifetimeMs });
 }
 
-/** How long to keep `token`: its lifetime when known (no clock involved), else until its expiry on this clock. */
+/** How long to keep `token`: the time it has left as the client counted it (no clock shared), else until its expiry on this clock. */
 function lifetimeOf(token: StoredToken): number {
   return Math.ceil(token.issuedAt === undefined ? token.expiresAt - Date.now() : token.expiresAt - token.issuedAt);
 }
@@ -150,7 +150,7 @@ export class RedisTokenStore implements TokenStore {
     return parse(await this.#redis.eval(GET_WITH_TTL, [this.#keys(key).token], []));
   }
 
-  /** Stores the token for its lifetime (`expiresAt - issuedAt`; until `expiresAt` when not issued just now). */
+  /** Stores the token for `expiresAt - issuedAt` from now (the client sets `issuedAt` to the write's time), or until `expiresAt` without one. */
   async set(key: string, token: StoredToken): Promise<void> {
     const ttl = lifetimeOf(token);
     if (ttl > 0) await this.#redis.send(['SET', this.#keys(key).token, serialize(token, ttl), 'PX', String(ttl)]);

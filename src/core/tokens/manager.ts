@@ -130,7 +130,7 @@ export class TokenManager {
   async #resolve(): Promise<SharedTokens> {
     const [key, seal] = await Promise.all([this.#options.key(), this.#options.seal()]);
     this.#key = key;
-    this.#vault = new TokenVault(this.#options.store, key, Promise.resolve(seal), this.#options.warn);
+    this.#vault = new TokenVault(this.#options.store, key, Promise.resolve(seal), this.#options.warn, this.#options.now);
     return (this.#shared = sharedTokens(this.#options.store, key));
   }
 
@@ -145,10 +145,20 @@ export class TokenManager {
     const store = this.#options.store;
     let fetching: Promise<StoredToken> | undefined;
     let fetchFailure: { error: unknown } | undefined;
+    // The service counts the lifetime from when it issued the token, which is before a slow
+    // answer arrives: count it from the start of the attempt that got it, never later.
+    let askedAt: number | undefined;
+    const limiterHook = this.#limiterHook(shared, staleToken !== undefined);
+    const beforeAttempt: TokenAttemptHook = () => {
+      const report = limiterHook();
+      askedAt = this.#options.now();
+      return report;
+    };
     // At most one token request per flight, whatever the store does with `fetchToken`.
     const fetchLocal = (): Promise<StoredToken> =>
-      (fetching ??= this.#options.fetchToken(signal, this.#limiterHook(shared, staleToken !== undefined)).then(
-        (fetched) => {
+      (fetching ??= this.#options.fetchToken(signal, beforeAttempt).then(
+        (answer) => {
+          const fetched = countedFrom(answer, askedAt);
           shared.lifetimeMs = fetched.issuedAt === undefined ? undefined : fetched.expiresAt - fetched.issuedAt;
           shared.local = fetched;
           return fetched;
@@ -221,4 +231,10 @@ export class TokenManager {
       };
     };
   }
+}
+
+/** `token` with its lifetime counted from `askedAt` when that is earlier than its `issuedAt`. */
+function countedFrom(token: StoredToken, askedAt: number | undefined): StoredToken {
+  if (token.issuedAt === undefined || askedAt === undefined || askedAt >= token.issuedAt) return token;
+  return { ...token, issuedAt: askedAt, expiresAt: token.expiresAt - (token.issuedAt - askedAt) };
 }

@@ -15,13 +15,14 @@
 export interface StoredToken {
   /** The bearer token; in a store, its sealed form (opaque, printable ASCII). Secret either way. */
   accessToken: string;
-  /** When it stops being valid, in epoch milliseconds on the client's clock (`now`). */
+  /** When it stops being valid, in epoch milliseconds on the client's clock (`now`), counted from when it was asked for. */
   expiresAt: number;
   /**
-   * When it was issued (its answer was read), in epoch milliseconds on the same clock.
-   * `expiresAt - issuedAt` is the token's lifetime, which needs no shared clock: a store
-   * shared by processes should keep the token that long from the write (Redis `PX`) rather
-   * than until `expiresAt` (`PXAT`), and report `expiresAt` back from the time left.
+   * A time on the same clock at which the token had `expiresAt - issuedAt` left: when it was
+   * asked for, or, in what the client hands a store, the time of that write. A store shared by
+   * processes should keep the token `expiresAt - issuedAt` from the write (Redis `PX`), which
+   * needs no shared clock, rather than until `expiresAt` (`PXAT`), and report `expiresAt` back
+   * from the time left. Also bounds the refresh margin to half the lifetime.
    */
   issuedAt?: number;
 }

@@ -69,12 +69,14 @@ export class TokenVault {
   readonly #key: string;
   readonly #seal: Promise<TokenSeal>;
   readonly #warn: WarnSink | undefined;
+  readonly #now: () => number;
 
-  constructor(store: TokenStore, key: string, seal: Promise<TokenSeal>, warn: WarnSink | undefined) {
+  constructor(store: TokenStore, key: string, seal: Promise<TokenSeal>, warn: WarnSink | undefined, now: () => number) {
     this.#store = store;
     this.#key = key;
     this.#seal = seal;
     this.#warn = warn;
+    this.#now = now;
   }
 
   /** The store's token (opened), or the in-process one when the store has none, fails or is slow. */
@@ -108,9 +110,14 @@ export class TokenVault {
     if (budget().usable) await this.op(shared, 'delete', () => this.#store.delete(this.#key), signal, budget);
   }
 
-  /** What the store keeps of `token`: the same expiry, the access token sealed. */
+  /**
+   * What the store keeps of `token`: the access token sealed, the same expiry, and `issuedAt`
+   * now, so that `expiresAt - issuedAt` is the time it has left as of this write: a shared store
+   * keeps it that long from the write, which needs no clock shared with other processes.
+   */
   async seal(shared: SharedTokens, token: StoredToken): Promise<StoredToken> {
-    const sealed: StoredToken = { ...token, accessToken: await (await this.#seal).seal(token.accessToken, this.#key) };
+    const accessToken = await (await this.#seal).seal(token.accessToken, this.#key);
+    const sealed: StoredToken = { accessToken, expiresAt: token.expiresAt, issuedAt: this.#now() };
     shared.opened = { stored: sealed, token };
     return sealed;
   }
