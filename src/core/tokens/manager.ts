@@ -130,7 +130,7 @@ export class TokenManager {
   async #resolve(): Promise<SharedTokens> {
     const [key, seal] = await Promise.all([this.#options.key(), this.#options.seal()]);
     this.#key = key;
-    this.#vault = new TokenVault(this.#options.store, key, Promise.resolve(seal), this.#options.warn, this.#options.now);
+    this.#vault = new TokenVault(this.#options.store, key, seal, this.#options.warn, this.#options.now);
     return (this.#shared = sharedTokens(this.#options.store, key));
   }
 

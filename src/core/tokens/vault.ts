@@ -67,11 +67,11 @@ function isSealedShape(value: unknown): value is StoredToken {
 export class TokenVault {
   readonly #store: TokenStore;
   readonly #key: string;
-  readonly #seal: Promise<TokenSeal>;
+  readonly #seal: TokenSeal;
   readonly #warn: WarnSink | undefined;
   readonly #now: () => number;
 
-  constructor(store: TokenStore, key: string, seal: Promise<TokenSeal>, warn: WarnSink | undefined, now: () => number) {
+  constructor(store: TokenStore, key: string, seal: TokenSeal, warn: WarnSink | undefined, now: () => number) {
     this.#store = store;
     this.#key = key;
     this.#seal = seal;
@@ -116,7 +116,7 @@ export class TokenVault {
    * keeps it that long from the write, which needs no clock shared with other processes.
    */
   async seal(shared: SharedTokens, token: StoredToken): Promise<StoredToken> {
-    const accessToken = await (await this.#seal).seal(token.accessToken, this.#key);
+    const accessToken = await this.#seal.seal(token.accessToken, this.#key);
     const sealed: StoredToken = { accessToken, expiresAt: token.expiresAt, issuedAt: this.#now() };
     shared.opened = { stored: sealed, token };
     return sealed;
@@ -136,7 +136,7 @@ export class TokenVault {
       return undefined;
     }
     const clear =
-      last?.stored.accessToken === stored.accessToken ? last.token.accessToken : await (await this.#seal).open(stored.accessToken, this.#key);
+      last?.stored.accessToken === stored.accessToken ? last.token.accessToken : await this.#seal.open(stored.accessToken, this.#key);
     const token: StoredToken | undefined =
       clear === undefined ? undefined : { accessToken: clear, expiresAt: stored.expiresAt, ...(stored.issuedAt === undefined ? {} : { issuedAt: stored.issuedAt }) };
     if (!token || !isStoredToken(token)) {
