@@ -8,5 +8,5 @@
  */
 export { RedisStoreError, type RedisClientLike, type RedisStoreOptions } from './client.js';
 export { RedisTokenStore, type RedisTokenStoreOptions } from './token-store.js';
-export { RedisWebhookStore } from './webhook-store.js';
+export { RedisWebhookStore, type RedisWebhookStoreOptions } from './webhook-store.js';
 export { RedisRateLimiter } from './rate-limiter.js';

@@ -7,17 +7,37 @@
 import { randomUUID } from 'node:crypto';
 import { ConfigurationError } from '../core/errors/base.js';
 import type { WebhookClaim, WebhookStore } from '../webhooks/stores/types.js';
-import { adaptClient, COMPARE_AND_DELETE, COMPARE_AND_PEXPIRE, RedisStoreError, script, type RedisCommands, type RedisStoreOptions } from './client.js';
+import { adaptClient, COMPARE_AND_DELETE, COMPARE_AND_PEXPIRE, script, type RedisCommands, type RedisStoreOptions } from './client.js';
 
-// Values: `inflight:<token>` while a handler runs, `done` after it finished.
-// Claim in one round trip: take the key, or say what holds it.
+// Values: `inflight:<token>` while a handler runs, `done` after it finished, always with a TTL.
+// Anything else under a webhook key was not written by this store (shared state is input): a
+// value of another type or shape, or one of ours without a TTL, is replaced by the claim (2), so
+// it can neither suppress nor block fulfilment. A claim holding longer than this caller's TTL is
+// cut to it (3): no in-flight value blocks a key longer than one claim.
 const CLAIM = script(`
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
-return redis.call('GET', KEYS[1])`);
-// Done if this claim still holds the key, or nobody does (it expired meanwhile).
+local ours = false
+local v = false
+if redis.call('TYPE', KEYS[1]).ok == 'string' then
+  v = redis.call('GET', KEYS[1])
+  ours = redis.call('PTTL', KEYS[1]) > 0 and (v == 'done' or string.sub(v, 1, 9) == 'inflight:')
+end
+if not ours then
+  redis.call('DEL', KEYS[1])
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 2
+end
+if v == 'done' then return 'done' end
+if redis.call('PTTL', KEYS[1]) > tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 3 end
+return 'inflight'`);
+// Done if this claim still holds the key (1), or nobody does (2: it expired or the store lost
+// it meanwhile, so the claim was lost); a key held by anything else is left alone (0).
 const COMPLETE = script(`
-local v = redis.call('GET', KEYS[1])
-if v == false or v == ARGV[1] then redis.call('SET', KEYS[1], 'done', 'PX', ARGV[2]) return 1 end
+if redis.call('TYPE', KEYS[1]).ok == 'none' then redis.call('SET', KEYS[1], 'done', 'PX', ARGV[2]) return 2 end
+if redis.call('TYPE', KEYS[1]).ok == 'string' and redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('SET', KEYS[1], 'done', 'PX', ARGV[2])
+  return 1
+end
 return 0`);
 
 function ttl(ms: number): string {
@@ -25,18 +45,53 @@ function ttl(ms: number): string {
   return String(Math.ceil(ms));
 }
 
+/** Options of {@link RedisWebhookStore}. */
+export interface RedisWebhookStoreOptions extends RedisStoreOptions {
+  /**
+   * After a claim and after a completion, wait (Redis `WAIT`) until `replicas` replicas
+   * acknowledged the write, at most `timeoutMs` (below the store's `timeoutMs`). Fewer in
+   * time is reported as `under_replicated` (the handler's `onError`), not refused: the
+   * write stands on the primary, and a failover before the replicas catch up can lose it
+   * (see docs/fleet.md, "When Redis loses data").
+   *
+   * @example
+   * ```ts
+   * new RedisWebhookStore({ client, timeoutMs: 1000, waitForReplicas: { replicas: 1, timeoutMs: 200 } });
+   * ```
+   *
+   * @default undefined (no WAIT: one round trip per claim and per completion)
+   */
+  waitForReplicas?: { readonly replicas: number; readonly timeoutMs: number } | undefined;
+}
+
+function replicaWait(options: RedisWebhookStoreOptions): [string, string, string] | undefined {
+  const wait = options.waitForReplicas;
+  if (wait === undefined) return undefined;
+  const storeTimeout = options.timeoutMs ?? 1000;
+  if (!Number.isInteger(wait.replicas) || wait.replicas < 1) {
+    throw new ConfigurationError('waitForReplicas.replicas must be a whole number of at least 1', 'waitForReplicas');
+  }
+  if (!Number.isInteger(wait.timeoutMs) || wait.timeoutMs < 1 || wait.timeoutMs >= storeTimeout) {
+    throw new ConfigurationError('waitForReplicas.timeoutMs must be a whole number of ms below the store timeoutMs', 'waitForReplicas');
+  }
+  return ['WAIT', String(wait.replicas), String(wait.timeoutMs)];
+}
+
 /**
  * A {@link WebhookStore} on Redis, for webhook handlers running in more than one
  * process: the gateway's retries of one callback, landing on different instances, run
  * the handler once. Claim and complete are one round trip each (a Lua script); complete,
- * release and renew only touch a key the caller's claim still holds.
+ * release and renew only touch a key the caller's claim still holds, and answer `false`
+ * when it no longer did (the handler then reports `CLAIM_LOST`).
  *
  * Fails closed: when Redis is down or slower than `timeoutMs`, every operation rejects
  * with a {@link RedisStoreError}, so the handler answers 503 and the gateway retries
  * later. Nothing is handled without a claim.
  *
  * Keys are `<keyPrefix>webhook:<idempotency key>` (a payment id and status, or a
- * webhook id); values are `inflight:<random token>` or `done`. No secret is stored.
+ * webhook id); values are `inflight:<random token>` or `done`, always with a TTL. No
+ * secret is stored. A value of any other shape (written by something else) is replaced
+ * by the next claim and reported as `foreign_value`.
  *
  * @example
  * ```ts
@@ -54,11 +109,13 @@ function ttl(ms: number): string {
 export class RedisWebhookStore implements WebhookStore {
   readonly #redis: RedisCommands;
   readonly #prefix: string;
+  readonly #wait: [string, string, string] | undefined;
 
-  constructor(options: RedisStoreOptions) {
+  constructor(options: RedisWebhookStoreOptions) {
     const { redis, prefix } = adaptClient(options, 'RedisWebhookStore');
     this.#redis = redis;
     this.#prefix = `${prefix}webhook:`;
+    this.#wait = replicaWait(options);
   }
 
   async claim(key: string, ttlMs: number): Promise<WebhookClaim> {
@@ -71,20 +128,23 @@ export class RedisWebhookStore implements WebhookStore {
       this.#redis.compensate(COMPARE_AND_DELETE, [this.#prefix + key], [value]);
       throw error;
     });
-    if (reply === 1) return { acquired: true, token };
+    if (reply === 1 || reply === 2) {
+      const replicated = await this.#replicated();
+      const warning = reply === 2 ? 'foreign_value' : replicated ? undefined : 'under_replicated';
+      return warning === undefined ? { acquired: true, token } : { acquired: true, token, warning };
+    }
     if (reply === 'done') return { acquired: false, state: 'done' };
-    if (typeof reply === 'string' && reply.startsWith('inflight:')) return { acquired: false, state: 'in_flight' };
-    // The key vanished between SET NX and GET cannot happen inside one script; anything
-    // else is not ours: refuse rather than guess.
-    throw new RedisStoreError('Redis holds a value this store did not write under a webhook key', 'unexpected_value');
+    return { acquired: false, state: 'in_flight' };
   }
 
-  async complete(key: string, token: string, ttlMs: number): Promise<void> {
-    await this.#redis.eval(COMPLETE, [this.#prefix + key], [`inflight:${token}`, ttl(ttlMs)]);
+  async complete(key: string, token: string, ttlMs: number): Promise<boolean | 'under_replicated'> {
+    const reply = await this.#redis.eval(COMPLETE, [this.#prefix + key], [`inflight:${token}`, ttl(ttlMs)]);
+    if (reply !== 1) return false;
+    return (await this.#replicated()) ? true : 'under_replicated';
   }
 
-  async release(key: string, token: string): Promise<void> {
-    await this.#redis.eval(COMPARE_AND_DELETE, [this.#prefix + key], [`inflight:${token}`]);
+  async release(key: string, token: string): Promise<boolean> {
+    return (await this.#redis.eval(COMPARE_AND_DELETE, [this.#prefix + key], [`inflight:${token}`])) === 1;
   }
 
   /**
@@ -93,11 +153,19 @@ export class RedisWebhookStore implements WebhookStore {
    *
    * @example
    * ```ts
-   * const held = await store.renew(key, token, 60_000);
+   * const held = await store.renew(key, token, 4_000);
    * ```
    */
   async renew(key: string, token: string, ttlMs: number): Promise<boolean> {
     return (await this.#redis.eval(COMPARE_AND_PEXPIRE, [this.#prefix + key], [`inflight:${token}`, ttl(ttlMs)])) === 1;
+  }
+
+  /** Whether the replicas asked for acknowledged the last write (true when none were asked for). */
+  async #replicated(): Promise<boolean> {
+    const wait = this.#wait;
+    if (wait === undefined) return true;
+    const acknowledged = await this.#redis.send(wait).catch(() => 0);
+    return typeof acknowledged === 'number' && acknowledged >= Number(wait[1]);
   }
 
   /** A secret-free view for logs (no tokens, no keys). */

@@ -7,6 +7,7 @@
 import { ConfigurationError } from '../core/errors/base.js';
 import { isTracer, type TracerLike } from '../core/observe/trace.js';
 import type { WebhookHandlerError, WebhookVerificationError, WebhookVerificationReason } from './errors.js';
+import { DEFAULT_IN_FLIGHT_TTL_MS } from './delivery-policy.js';
 import type { WebhookEvent } from './events.js';
 import type { WebhookRequest } from './request-parts.js';
 import { MemoryWebhookStore } from './stores/memory.js';
@@ -79,14 +80,20 @@ export interface WebhookHandlerOptions {
    */
   idempotency?: WebhookIdempotency | undefined;
   /**
-   * How long a claim lasts while the handler runs, in ms. If the process dies
-   * mid-handler, a retry can take the key again after this long. Keep it above your
-   * handler's worst-case duration.
+   * How long a claim lasts without renewal, in ms. While the handler runs, the claim is
+   * renewed every third of this (if the store has `renew`), so a slow handler keeps it; the
+   * TTL only matters when the process dies mid-handler: a retry can take the key this long
+   * after the crash. The default ends a crashed claim before the gateway's third delivery
+   * (about 6 s after the first), so that retry runs the handler on another process
+   * (`deliveryAfterCrash` says which delivery a TTL lets through). Longer: every retry may
+   * meet the dead claim (409) and the gateway gives up.
    *
-   * While the handler runs, the claim is renewed every third of this (if the store has
-   * `renew`), so a slow handler keeps it; the TTL only matters when the process dies.
+   * @example
+   * ```ts
+   * createWebhookHandler({ verifier, onEvent, inFlightTtlMs: 4_000 });
+   * ```
    *
-   * @default 60_000
+   * @default 4_000
    */
   inFlightTtlMs?: number | undefined;
   /**
@@ -207,7 +214,7 @@ export function resolveHandlerOptions(options: WebhookHandlerOptions): ResolvedH
     verifier,
     store: options.store ?? new MemoryWebhookStore(),
     mode,
-    inFlightTtlMs: positive(options.inFlightTtlMs ?? 60_000, 'inFlightTtlMs'),
+    inFlightTtlMs: positive(options.inFlightTtlMs ?? DEFAULT_IN_FLIGHT_TTL_MS, 'inFlightTtlMs'),
     completedTtlMs,
     handlerTimeoutMs: positive(options.handlerTimeoutMs ?? 25_000, 'handlerTimeoutMs'),
     maxRenewalMs: positive(options.maxRenewalMs ?? 600_000, 'maxRenewalMs'),

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { TIMED_OUT, completeWithRetries, keepClaim, settle, settleWithin, unrecorded, type Settled } from './claim.js';
+import { TIMED_OUT, keepClaim, recordDone, releaseClaim, reportWarning, settle, settleWithin, unrecorded, type Lease, type Settled } from './claim.js';
 import { WebhookHandlerError, WebhookVerificationError, type WebhookVerificationReason } from './errors.js';
 import type { WebhookEvent } from './events.js';
 import {
@@ -85,28 +85,14 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
   }
 
   /** The handler settled: record it (done, or released for a retry) and say what to answer. */
-  async function finish(event: WebhookEvent, key: string, token: string, result: Settled, stopRenewal: () => void): Promise<WebhookResponse> {
+  async function finish(event: WebhookEvent, key: string, token: string, result: Settled, lease: Lease): Promise<WebhookResponse> {
+    const toOnError = (error: WebhookHandlerError) => report(error, event);
     if (!result.ok) {
-      stopRenewal();
       report(new WebhookHandlerError('handler', 'the webhook handler threw; the claim was released for a retry', result.error), event);
-      try {
-        await store.release(key, token);
-      } catch (releaseError) {
-        report(new WebhookHandlerError('store', 'the idempotency store failed to release the claim', releaseError), event);
-      }
+      await releaseClaim(store, key, token, lease, toOnError);
       return { status: 500, body: { ok: false, outcome: 'failed' }, headers: JSON_HEADERS, event };
     }
-    const failed = await completeWithRetries(store, key, token, completedTtlMs);
-    stopRenewal();
-    if (failed) {
-      // The handler did finish: acknowledging is right. This process remembers it and answers
-      // duplicate; another process may run it again once the claim expires (docs/webhooks.md).
-      unrecorded.add(store, key, token);
-      report(
-        new WebhookHandlerError('store', 'the idempotency store failed, three times, to record a finished callback', failed.error),
-        event,
-      );
-    }
+    await recordDone(store, key, token, completedTtlMs, lease, toOnError);
     return { status: 200, body: { ok: true, outcome: 'processed' }, headers: JSON_HEADERS, event };
   }
 
@@ -144,9 +130,8 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     }
 
     const { token } = claim;
-    const lease = keepClaim(store, key, token, inFlightTtlMs, maxRenewalMs, (stage, message, cause) =>
-      report(new WebhookHandlerError(stage, message, cause), event),
-    );
+    reportWarning(claim.warning, (error) => report(error, event));
+    const lease = keepClaim(store, key, token, inFlightTtlMs, maxRenewalMs, (error) => report(error, event));
     const settled = settle(() => onEvent(event, { key }));
     const result = await settleWithin(settled, handlerTimeoutMs);
     if (result === TIMED_OUT) {
@@ -154,10 +139,10 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
         new WebhookHandlerError('handler', 'the webhook handler did not settle within handlerTimeoutMs: answered 503, the claim is kept until it settles', undefined),
         event,
       );
-      void settled.then((late) => finish(event, key, token, late, lease.stop)).catch(() => {});
+      void settled.then((late) => finish(event, key, token, late, lease)).catch(() => {});
       return { status: 503, body: { ok: false, outcome: 'in_flight' }, headers: RETRY_HEADERS, event };
     }
-    return finish(event, key, token, result, lease.stop);
+    return finish(event, key, token, result, lease);
   }
 
   return {

@@ -17,7 +17,7 @@ export {
   type WebSigningKey,
 } from './signature.js';
 export type { SpanAttributes, SpanAttributeValue, SpanLike, TracerLike } from '../core/observe/trace.js';
-export { WebhookHandlerError, WebhookVerificationError, type WebhookVerificationReason } from './errors.js';
+export { ClaimLostError, WebhookHandlerError, WebhookVerificationError, type ClaimLostOperation, type WebhookVerificationReason } from './errors.js';
 export { callbackHeaders, signCallback, type CallbackBody, type SignCallbackInput, type SignedCallback } from './sign.js';
 export {
   TERMINAL_STATUSES,
@@ -50,7 +50,7 @@ export type {
   WebhookResponse,
   WebhookResponseBody,
 } from './handler-options.js';
-export type { WebhookClaim, WebhookStore } from './stores/types.js';
+export type { LedgerWarning, WebhookClaim, WebhookStore } from './stores/types.js';
 export { MemoryWebhookStore, type MemoryWebhookStoreOptions } from './stores/memory.js';
 export {
   createExpressMiddleware,
@@ -72,3 +72,4 @@ export {
   type WebhookAdapterOptions,
 } from './adapters/index.js';
 export { paymentKey, runOnce, type RunOnceOptions, type RunOnceResult } from './run-once.js';
+export { DEFAULT_IN_FLIGHT_TTL_MS, GATEWAY_RETRY_DELAYS_MS, deliveryAfterCrash } from './delivery-policy.js';

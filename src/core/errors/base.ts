@@ -44,7 +44,8 @@ export type ClientErrorCode =
   | 'INVALID_RESPONSE'
   | 'INVALID_CONFIGURATION'
   | 'WEBHOOK_VERIFICATION_FAILED'
-  | 'WEBHOOK_HANDLER_FAILED';
+  | 'WEBHOOK_HANDLER_FAILED'
+  | 'CLAIM_LOST';
 
 /** Every code a {@link MyrGatewayError} can carry. Unknown service codes pass through as strings. */
 export type ErrorCode = ApiErrorCode | ClientErrorCode | (string & {});

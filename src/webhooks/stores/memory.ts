@@ -90,22 +90,24 @@ export class MemoryWebhookStore implements WebhookStore {
     return Promise.resolve({ acquired: true, token });
   }
 
-  complete(key: string, token: string, ttlMs: number): Promise<void> {
+  complete(key: string, token: string, ttlMs: number): Promise<boolean> {
     const now = this.#clock();
     const existing = this.#get(key);
-    if (existing === undefined || existing.token === token || existing.expiresAt <= now) {
-      this.#set(key, { state: DONE, token, expiresAt: now + ttlMs });
-    }
-    return Promise.resolve();
+    const live = existing !== undefined && existing.expiresAt > now;
+    const held = live && existing.state === IN_FLIGHT && existing.token === token;
+    // Record it when nobody else holds the key, even if this claim had lapsed meanwhile.
+    if (!live || held) this.#set(key, { state: DONE, token, expiresAt: now + ttlMs });
+    return Promise.resolve(held);
   }
 
-  release(key: string, token: string): Promise<void> {
+  release(key: string, token: string): Promise<boolean> {
     const existing = this.#get(key);
-    if (existing !== undefined && existing.token === token && existing.state === IN_FLIGHT) {
+    const held = existing !== undefined && existing.token === token && existing.state === IN_FLIGHT && existing.expiresAt > this.#clock();
+    if (held) {
       this.#current.delete(key);
       this.#previous.delete(key);
     }
-    return Promise.resolve();
+    return Promise.resolve(held);
   }
 
   renew(key: string, token: string, ttlMs: number): Promise<boolean> {
