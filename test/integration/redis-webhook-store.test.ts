@@ -93,6 +93,47 @@ describe.each(CLIENT_KINDS)('RedisWebhookStore on %s', (kind) => {
     expect(sent).toEqual(['EVALSHA', 'EVALSHA']);
   });
 
+  it('complete, release and renew say whether the claim was still the caller’s', async () => {
+    const k = key();
+    const first = await store.claim(k, 60_000);
+    if (!first.acquired) throw new Error('not acquired');
+    expect(await store.complete(k, 'someone-else', 60_000)).toBe(false);
+    expect(await store.release(k, 'someone-else')).toBe(false);
+    expect(await store.complete(k, first.token, 60_000)).toBe(true);
+    expect(await store.complete(k, first.token, 60_000)).toBe(false); // done: no longer a claim
+    expect(await store.release(k, first.token)).toBe(false);
+
+    const lost = key();
+    const held = await store.claim(lost, 60_000);
+    if (!held.acquired) throw new Error('not acquired');
+    await rawCommand(client.client, ['DEL', `t:${kind}:webhook:${lost}`]); // the store lost it
+    expect(await store.renew(lost, held.token, 60_000)).toBe(false);
+    expect(await store.release(lost, held.token)).toBe(false);
+    expect(await store.complete(lost, held.token, 60_000)).toBe(false);
+    expect(await store.claim(lost, 60_000)).toEqual({ acquired: false, state: 'done' }); // recorded all the same
+  });
+
+  it.each([
+    ['a bare "done" without TTL (suppression)', ['SET', 'done']],
+    ['another value without TTL (blocking)', ['SET', 'anything']],
+    ['another value with a long TTL', ['SET', 'x', 'PX', '86400000']],
+    ['an in-flight value without TTL', ['SET', 'inflight:forged']],
+    ['a value of another type', ['HSET', 'f', 'v']],
+  ])('a foreign value — %s — is replaced by the next claim and reported', async (_, command) => {
+    const k = key();
+    const [verb, ...rest] = command as [string, ...string[]];
+    await rawCommand(client.client, [verb, `t:${kind}:webhook:${k}`, ...rest]);
+    const claim = await store.claim(k, 60_000);
+    expect(claim).toMatchObject({ acquired: true, warning: 'foreign_value' });
+  });
+
+  it('a forged in-flight value cannot block a key longer than one claim TTL', async () => {
+    const k = key();
+    await rawCommand(client.client, ['SET', `t:${kind}:webhook:${k}`, 'inflight:forged', 'PX', '86400000']);
+    expect(await store.claim(k, 200)).toEqual({ acquired: false, state: 'in_flight' });
+    expect(Number(await rawCommand(client.client, ['PTTL', `t:${kind}:webhook:${k}`]))).toBeLessThanOrEqual(200);
+  });
+
   it('reloads its scripts after SCRIPT FLUSH (a restarted Redis)', async () => {
     await store.claim(key(), 60_000);
     await rawCommand(client.client, ['SCRIPT', 'FLUSH']);
@@ -133,6 +174,27 @@ describe('RedisWebhookStore when Redis does not answer', () => {
       await b.close();
       await outage.stop();
     }
+  });
+
+  it.each(CLIENT_KINDS)('%s: waitForReplicas reports a claim and a completion fewer replicas acknowledged', async (kind) => {
+    const conn = await connect(kind, server.url);
+    try {
+      const waiting = new RedisWebhookStore({ client: conn.client, timeoutMs: 1000, waitForReplicas: { replicas: 1, timeoutMs: 50 } });
+      const k = key();
+      const claim = await waiting.claim(k, 60_000); // this server has no replica
+      expect(claim).toMatchObject({ acquired: true, warning: 'under_replicated' });
+      if (!claim.acquired) throw new Error('not acquired');
+      expect(await waiting.complete(k, claim.token, 60_000)).toBe('under_replicated');
+      expect(await waiting.claim(k, 60_000)).toEqual({ acquired: false, state: 'done' });
+    } finally {
+      await conn.close();
+    }
+  });
+
+  it('refuses a replica wait it cannot do within the store timeout', () => {
+    const client = { call: () => Promise.resolve(null) };
+    expect(() => new RedisWebhookStore({ client, timeoutMs: 100, waitForReplicas: { replicas: 1, timeoutMs: 100 } })).toThrow(/below the store timeoutMs/);
+    expect(() => new RedisWebhookStore({ client, waitForReplicas: { replicas: 0, timeoutMs: 10 } })).toThrow(/at least 1/);
   });
 
   it('refuses a client it cannot drive, before any command', () => {
