@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ConfigurationError } from '../core/errors/base.js';
-import type { WebhookClaim, WebhookStore } from '../webhooks/stores/types.js';
+import type { PaymentOrder, WebhookClaim, WebhookStore } from '../webhooks/stores/types.js';
 import { adaptClient, COMPARE_AND_DELETE, COMPARE_AND_PEXPIRE, script, type RedisCommands, type RedisStoreOptions } from './client.js';
 
 // Values: `inflight:<token>` while a handler runs, `done` after it finished, always with a TTL.
@@ -14,7 +14,13 @@ import { adaptClient, COMPARE_AND_DELETE, COMPARE_AND_PEXPIRE, script, type Redi
 // value of another type or shape, or one of ours without a TTL, is replaced by the claim (2), so
 // it can neither suppress nor block fulfilment. A claim holding longer than this caller's TTL is
 // cut to it (3): no in-flight value blocks a key longer than one claim.
+// With KEYS[2] (the payment's high-water mark) and ARGV[3] (this status's rank): a free key
+// of a status older than one completed answers 'superseded'.
 const CLAIM = script(`
+if KEYS[2] and redis.call('EXISTS', KEYS[1]) == 0 and redis.call('TYPE', KEYS[2]).ok == 'string' then
+  local highest = tonumber(redis.call('GET', KEYS[2]))
+  if highest and highest > tonumber(ARGV[3]) then return 'superseded' end
+end
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
 local ours = false
 local v = false
@@ -32,13 +38,18 @@ if redis.call('PTTL', KEYS[1]) > tonumber(ARGV[2]) then redis.call('PEXPIRE', KE
 return 'inflight'`);
 // Done if this claim still holds the key (1), or nobody does (2: it expired or the store lost
 // it meanwhile, so the claim was lost); a key held by anything else is left alone (0).
+// With KEYS[2] and ARGV[3], the payment's high-water mark rises to this rank in the same step.
 const COMPLETE = script(`
-if redis.call('TYPE', KEYS[1]).ok == 'none' then redis.call('SET', KEYS[1], 'done', 'PX', ARGV[2]) return 2 end
-if redis.call('TYPE', KEYS[1]).ok == 'string' and redis.call('GET', KEYS[1]) == ARGV[1] then
-  redis.call('SET', KEYS[1], 'done', 'PX', ARGV[2])
-  return 1
+local held = 0
+if redis.call('TYPE', KEYS[1]).ok == 'none' then held = 2
+elseif redis.call('TYPE', KEYS[1]).ok == 'string' and redis.call('GET', KEYS[1]) == ARGV[1] then held = 1
+else return 0 end
+redis.call('SET', KEYS[1], 'done', 'PX', ARGV[2])
+if KEYS[2] then
+  local highest = redis.call('TYPE', KEYS[2]).ok == 'string' and tonumber(redis.call('GET', KEYS[2])) or nil
+  if not highest or highest < tonumber(ARGV[3]) then redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[2]) end
 end
-return 0`);
+return held`);
 
 function ttl(ms: number): string {
   if (!Number.isFinite(ms) || ms < 1) throw new ConfigurationError('ttlMs must be a positive number of milliseconds', 'ttlMs');
@@ -118,10 +129,11 @@ export class RedisWebhookStore implements WebhookStore {
     this.#wait = replicaWait(options);
   }
 
-  async claim(key: string, ttlMs: number): Promise<WebhookClaim> {
+  async claim(key: string, ttlMs: number, order?: PaymentOrder): Promise<WebhookClaim> {
     const token = randomUUID();
     const value = `inflight:${token}`;
-    const reply = await this.#redis.eval(CLAIM, [this.#prefix + key], [value, ttl(ttlMs)]).catch((error: unknown) => {
+    const [keys, rank] = this.#keys(key, order);
+    const reply = await this.#redis.eval(CLAIM, keys, [value, ttl(ttlMs), ...rank]).catch((error: unknown) => {
       // A claim that timed out may still sit in the client's offline queue and run once
       // Redis is back, holding the key for a handler that never runs. Queue a release of
       // it behind the claim on the same connection, so the two run in that order.
@@ -134,11 +146,13 @@ export class RedisWebhookStore implements WebhookStore {
       return warning === undefined ? { acquired: true, token } : { acquired: true, token, warning };
     }
     if (reply === 'done') return { acquired: false, state: 'done' };
+    if (reply === 'superseded') return { acquired: false, state: 'superseded' };
     return { acquired: false, state: 'in_flight' };
   }
 
-  async complete(key: string, token: string, ttlMs: number): Promise<boolean | 'under_replicated'> {
-    const reply = await this.#redis.eval(COMPLETE, [this.#prefix + key], [`inflight:${token}`, ttl(ttlMs)]);
+  async complete(key: string, token: string, ttlMs: number, order?: PaymentOrder): Promise<boolean | 'under_replicated'> {
+    const [keys, rank] = this.#keys(key, order);
+    const reply = await this.#redis.eval(COMPLETE, keys, [`inflight:${token}`, ttl(ttlMs), ...rank]);
     if (reply !== 1) return false;
     return (await this.#replicated()) ? true : 'under_replicated';
   }
@@ -158,6 +172,12 @@ export class RedisWebhookStore implements WebhookStore {
    */
   async renew(key: string, token: string, ttlMs: number): Promise<boolean> {
     return (await this.#redis.eval(COMPARE_AND_PEXPIRE, [this.#prefix + key], [`inflight:${token}`, ttl(ttlMs)])) === 1;
+  }
+
+  /** The script's keys (the idempotency key, and the payment's high-water mark) and its rank argument. */
+  #keys(key: string, order: PaymentOrder | undefined): [string[], string[]] {
+    if (order === undefined) return [[this.#prefix + key], []];
+    return [[this.#prefix + key, `${this.#prefix}order:${order.paymentId}`], [String(order.rank)]];
   }
 
   /** Whether the replicas asked for acknowledged the last write (true when none were asked for). */

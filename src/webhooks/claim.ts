@@ -8,7 +8,7 @@
  */
 import { ClaimLostError, WebhookHandlerError } from './errors.js';
 import { renewEveryMs } from './delivery-policy.js';
-import type { LedgerWarning, WebhookStore } from './stores/types.js';
+import type { LedgerWarning, PaymentOrder, WebhookStore } from './stores/types.js';
 
 /** @internal Reports a problem of a claim (the handler's and runOnce's `onError`). */
 export type ClaimReport = (error: WebhookHandlerError) => void;
@@ -140,12 +140,18 @@ export type Recorded =
  * 300 ms in all). A `false` after a failed attempt is not a lost claim: the failed attempt
  * may have recorded it already.
  */
-export async function completeWithRetries(store: WebhookStore, key: string, token: string, ttlMs: number): Promise<Recorded> {
+export async function completeWithRetries(
+  store: WebhookStore,
+  key: string,
+  token: string,
+  ttlMs: number,
+  order?: PaymentOrder,
+): Promise<Recorded> {
   let error: unknown;
   for (let attempt = 0; attempt <= COMPLETE_RETRY_DELAYS_MS.length; attempt++) {
     if (attempt > 0) await sleep(COMPLETE_RETRY_DELAYS_MS[attempt - 1] as number);
     try {
-      const answer = await store.complete(key, token, ttlMs);
+      const answer = await store.complete(key, token, ttlMs, order);
       if (answer === 'under_replicated') return { recorded: true, lost: false, warning: answer };
       return { recorded: true, lost: answer === false && attempt === 0 };
     } catch (caught) {
@@ -167,8 +173,9 @@ export async function recordDone(
   completedTtlMs: number,
   lease: Lease,
   report: ClaimReport,
+  order?: PaymentOrder,
 ): Promise<void> {
-  const result = await completeWithRetries(store, key, token, completedTtlMs);
+  const result = await completeWithRetries(store, key, token, completedTtlMs, order);
   lease.stop();
   if (!result.recorded) {
     // The work did finish: it counts as processed. This process remembers it and answers

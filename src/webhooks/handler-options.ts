@@ -28,7 +28,7 @@ import { WebhookVerifier, type WebhookVerifierOptions } from './verifier.js';
 export type WebhookIdempotency = 'payment' | 'webhook';
 
 /** How a callback ended, for logs and metrics. */
-export type WebhookOutcome = 'processed' | 'duplicate' | 'in_flight' | 'rejected' | 'failed' | 'unavailable';
+export type WebhookOutcome = 'processed' | 'duplicate' | 'superseded' | 'in_flight' | 'rejected' | 'failed' | 'unavailable';
 
 /** The small JSON body the adapters send back. */
 export interface WebhookResponseBody {
@@ -42,7 +42,7 @@ export interface WebhookResponseBody {
 
 /** The answer to give the gateway: a status code and a small JSON body. */
 export interface WebhookResponse {
-  /** 200 processed or duplicate; 400/401 rejected; 409 in flight; 500 failed; 503 store unavailable or handler timed out. */
+  /** 200 processed, duplicate or superseded (a later status of the payment was handled); 400/401 rejected; 409 in flight; 500 failed; 503 store unavailable or handler timed out. */
   readonly status: number;
   /** The JSON body to send. */
   readonly body: WebhookResponseBody;

@@ -14,7 +14,9 @@ import {
   type WebhookIdempotency,
   type WebhookResponse,
 } from './handler-options.js';
+import { lifecycleRank } from './lifecycle.js';
 import type { WebhookRequest } from './request-parts.js';
+import type { PaymentOrder } from './stores/types.js';
 import { paymentKey } from './run-once.js';
 import { traced } from './tracing.js';
 
@@ -40,6 +42,11 @@ export function idempotencyKey(event: WebhookEvent, mode: WebhookIdempotency): s
   return mode === 'webhook' ? `webhook:${s.webhook_id}` : paymentKey(s.payment_id, s.status);
 }
 
+/** Where the event stands in its payment's life, for the store's per-payment high-water mark. */
+function paymentOrder(event: WebhookEvent): PaymentOrder {
+  return { paymentId: event.signed.payment_id, rank: lifecycleRank(event.signed.status) };
+}
+
 /** Builds a {@link WebhookHandler} from a handler or its options (adapters take either). */
 export function toWebhookHandler(handlerOrOptions: WebhookHandler | WebhookHandlerOptions): WebhookHandler {
   return isHandler(handlerOrOptions) ? handlerOrOptions : createWebhookHandler(handlerOrOptions);
@@ -55,6 +62,8 @@ function isHandler(value: WebhookHandler | WebhookHandlerOptions): value is Webh
  * 1. verify (signature first); failure: 401 (signature) or 400 (malformed, stale, …);
  * 2. claim the idempotency key atomically in the store;
  *    already done: 200 without running; in flight elsewhere: 409 so the gateway retries;
+ *    older than a status already handled for the payment (SUCCESS after REFUNDED): 200
+ *    `superseded`, without running;
  * 3. run `onEvent`; if it throws: release the claim, 500 (the retry runs it again);
  * 4. mark the key done, 200.
  *
@@ -86,13 +95,14 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
 
   /** The handler settled: record it (done, or released for a retry) and say what to answer. */
   async function finish(event: WebhookEvent, key: string, token: string, result: Settled, lease: Lease): Promise<WebhookResponse> {
+    const order = paymentOrder(event);
     const toOnError = (error: WebhookHandlerError) => report(error, event);
     if (!result.ok) {
       report(new WebhookHandlerError('handler', 'the webhook handler threw; the claim was released for a retry', result.error), event);
       await releaseClaim(store, key, token, lease, toOnError);
       return { status: 500, body: { ok: false, outcome: 'failed' }, headers: JSON_HEADERS, event };
     }
-    await recordDone(store, key, token, completedTtlMs, lease, toOnError);
+    await recordDone(store, key, token, completedTtlMs, lease, toOnError, order);
     return { status: 200, body: { ok: true, outcome: 'processed' }, headers: JSON_HEADERS, event };
   }
 
@@ -118,12 +128,16 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     }
     let claim;
     try {
-      claim = await store.claim(key, inFlightTtlMs);
+      claim = await store.claim(key, inFlightTtlMs, paymentOrder(event));
     } catch (error) {
       report(new WebhookHandlerError('store', 'the idempotency store failed to claim the callback', error), event);
       return { status: 503, body: { ok: false, outcome: 'unavailable' }, headers: RETRY_HEADERS, event };
     }
     if (!claim.acquired) {
+      if (claim.state === 'superseded') {
+        report(new WebhookHandlerError('store', 'a callback older than a status already handled for its payment was acknowledged, not run (superseded)', undefined), event);
+        return { status: 200, body: { ok: true, outcome: 'superseded' }, headers: JSON_HEADERS, event };
+      }
       return claim.state === 'done'
         ? { status: 200, body: { ok: true, outcome: 'duplicate' }, headers: JSON_HEADERS, event }
         : { status: 409, body: { ok: false, outcome: 'in_flight' }, headers: RETRY_HEADERS, event };

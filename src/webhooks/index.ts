@@ -50,7 +50,7 @@ export type {
   WebhookResponse,
   WebhookResponseBody,
 } from './handler-options.js';
-export type { LedgerWarning, WebhookClaim, WebhookStore } from './stores/types.js';
+export type { LedgerWarning, PaymentOrder, WebhookClaim, WebhookStore } from './stores/types.js';
 export { MemoryWebhookStore, type MemoryWebhookStoreOptions } from './stores/memory.js';
 export {
   createExpressMiddleware,
@@ -73,3 +73,4 @@ export {
 } from './adapters/index.js';
 export { paymentKey, runOnce, type RunOnceOptions, type RunOnceResult } from './run-once.js';
 export { DEFAULT_IN_FLIGHT_TTL_MS, GATEWAY_RETRY_DELAYS_MS, deliveryAfterCrash } from './delivery-policy.js';
+export { isSuperseded, lifecycleRank } from './lifecycle.js';

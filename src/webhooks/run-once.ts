@@ -90,7 +90,8 @@ export async function runOnce<T>(store: WebhookStore, key: string, fn: () => T |
   } catch (error) {
     throw new WebhookHandlerError('store', 'the idempotency store failed to claim the key', error);
   }
-  if (!claim.acquired) return { outcome: claim.state === 'done' ? 'duplicate' : 'in_flight' };
+  // No PaymentOrder is passed here, so `superseded` does not occur; were it to, nothing runs.
+  if (!claim.acquired) return { outcome: claim.state === 'in_flight' ? 'in_flight' : 'duplicate' };
 
   // The same claim life as a callback's: renewed while `fn` runs, the result recorded with retries.
   reportWarning(claim.warning, report);

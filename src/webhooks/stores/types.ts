@@ -33,6 +33,19 @@
  */
 export type LedgerWarning = 'foreign_value' | 'under_replicated';
 
+/**
+ * Where a callback stands in its payment's life, passed to `claim` and `complete` so a store
+ * can keep a per-payment high-water mark: the highest `rank` completed for `paymentId`
+ * (written with `complete`, atomically). A claim whose `rank` is below it answers
+ * `superseded`. Optional for custom stores: one that ignores it never answers `superseded`.
+ */
+export interface PaymentOrder {
+  /** The signed `payment_id`. */
+  readonly paymentId: string;
+  /** The status's place in the payment's life (`lifecycleRank`). */
+  readonly rank: number;
+}
+
 /** The answer to {@link WebhookStore.claim}. */
 export type WebhookClaim =
   /** The caller holds the key until it completes or releases it, or `ttlMs` passes. */
@@ -48,8 +61,11 @@ export type WebhookClaim =
   | {
       /** The key is not yours. */
       readonly acquired: false;
-      /** `in_flight`: being handled elsewhere (answer 409); `done`: handled (answer 200). */
-      readonly state: 'in_flight' | 'done';
+      /**
+       * `in_flight`: being handled elsewhere (answer 409); `done`: handled (answer 200);
+       * `superseded`: a later status of the same payment was handled (answer 200, not run).
+       */
+      readonly state: 'in_flight' | 'done' | 'superseded';
     };
 
 /**
@@ -74,9 +90,10 @@ export type WebhookClaim =
 export interface WebhookStore {
   /**
    * Atomically takes `key` for `ttlMs` milliseconds if nobody holds it and it is not
-   * done (or its record expired).
+   * done (or its record expired), and (given `order`) no later status of the payment was
+   * completed.
    */
-  claim(key: string, ttlMs: number): Promise<WebhookClaim>;
+  claim(key: string, ttlMs: number, order?: PaymentOrder): Promise<WebhookClaim>;
   /**
    * Marks `key` done for `ttlMs` milliseconds, if `token` still holds it or nobody does.
    * A key held by another token (or already done) is left alone. Answers `true` when
@@ -89,7 +106,7 @@ export interface WebhookStore {
    * if ((await store.complete(key, token, 86_400_000)) === false) alert('claim lost: the handler may have run twice');
    * ```
    */
-  complete(key: string, token: string, ttlMs: number): Promise<boolean | 'under_replicated' | void>;
+  complete(key: string, token: string, ttlMs: number, order?: PaymentOrder): Promise<boolean | 'under_replicated' | void>;
   /**
    * Frees `key` if `token` still holds it, so the next delivery can take it. Answers
    * `false` when `token` no longer held it (the claim was lost while the handler ran).
