@@ -5,6 +5,7 @@
  * @module
  */
 import { ConfigurationError } from '../core/errors/base.js';
+import type { Logger } from '../core/observe/log.js';
 import { isTracer, type TracerLike } from '../core/observe/trace.js';
 import type { WebhookHandlerError, WebhookVerificationError, WebhookVerificationReason } from './errors.js';
 import { DEFAULT_IN_FLIGHT_TTL_MS } from './delivery-policy.js';
@@ -151,6 +152,22 @@ export interface WebhookHandlerOptions {
    * ```
    */
   tracer?: TracerLike | undefined;
+  /**
+   * Where refused and failed callbacks are logged, one line each: `console`, a pino or
+   * winston logger, or any object with `debug`/`info`/`warn`/`error` (the client's
+   * `logger` shape). `warn` for a refused callback (400/401), a superseded one and ledger
+   * warnings; `error` for a failed one (500, 503) and a lost claim (`CLAIM_LOST`). Each line
+   * has the error's code and fixed message and the signed `webhook_id`, `payment_id` and
+   * status; never the body, the signature, a key, or the text of what `onEvent` threw (its
+   * name only: `onError` gets the error itself). Without it nothing is logged.
+   *
+   * @example
+   * ```ts
+   * createWebhookHandler({ verifier, onEvent, logger: console });
+   * createExpressMiddleware({ verifier, onEvent, logger: pino() });
+   * ```
+   */
+  logger?: Logger | undefined;
 }
 
 /** The exactly-once handler: verify, claim, run, complete or release. */
@@ -168,6 +185,8 @@ export interface WebhookHandler {
   readonly verifier: WebhookVerifier;
   /** The idempotency store it claims keys in. */
   readonly store: WebhookStore;
+  /** The logger it writes refused and failed callbacks to (the adapters write theirs there too). */
+  readonly logger?: Logger | undefined;
 }
 
 /** The options after defaults and range checks. */
@@ -182,6 +201,7 @@ export interface ResolvedHandlerOptions {
   readonly onEvent: WebhookHandlerOptions['onEvent'];
   readonly onError: WebhookHandlerOptions['onError'];
   readonly tracer: TracerLike | undefined;
+  readonly logger: Logger | undefined;
 }
 
 function positive(value: number, name: string): number {
@@ -189,6 +209,15 @@ function positive(value: number, name: string): number {
     throw new ConfigurationError(`${name} must be a positive number of milliseconds`, name);
   }
   return value;
+}
+
+function loggerOption(logger: Logger | undefined): Logger | undefined {
+  if (logger === undefined) return undefined;
+  const methods = logger as Partial<Record<'warn' | 'error', unknown>> | null;
+  if (typeof methods?.warn !== 'function' || typeof methods.error !== 'function') {
+    throw new ConfigurationError('logger must have warn and error methods (console, pino, winston)', 'logger');
+  }
+  return logger;
 }
 
 /** Applies the defaults and refuses, with a {@link ConfigurationError}, what cannot work. */
@@ -221,5 +250,6 @@ export function resolveHandlerOptions(options: WebhookHandlerOptions): ResolvedH
     onEvent: options.onEvent,
     onError: options.onError,
     tracer: options.tracer,
+    logger: loggerOption(options.logger),
   };
 }

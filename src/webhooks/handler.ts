@@ -15,6 +15,7 @@ import {
   type WebhookResponse,
 } from './handler-options.js';
 import { lifecycleRank } from './lifecycle.js';
+import { webhookLog, type WebhookLogLevel } from './log.js';
 import type { WebhookRequest } from './request-parts.js';
 import type { PaymentOrder } from './stores/types.js';
 import { paymentKey } from './run-once.js';
@@ -80,10 +81,13 @@ function isHandler(value: WebhookHandler | WebhookHandlerOptions): value is Webh
  * ```
  */
 export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
-  const { verifier, store, mode, inFlightTtlMs, completedTtlMs, handlerTimeoutMs, maxRenewalMs, onEvent, onError, tracer } =
+  const { verifier, store, mode, inFlightTtlMs, completedTtlMs, handlerTimeoutMs, maxRenewalMs, onEvent, onError, tracer, logger } =
     resolveHandlerOptions(options);
 
-  function report(error: WebhookVerificationError | WebhookHandlerError, event?: WebhookEvent): void {
+  const log = webhookLog(logger);
+  /** Tells `onError` and the logger (one line) about a refused or failed callback, or a ledger problem. */
+  function report(error: WebhookVerificationError | WebhookHandlerError, event?: WebhookEvent, level: WebhookLogLevel = 'error'): void {
+    log(level, error, event);
     if (!onError) return;
     try {
       // An async logger's rejection is swallowed too (never an unhandled rejection).
@@ -113,7 +117,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     } catch (error) {
       const failure =
         error instanceof WebhookVerificationError ? error : new WebhookVerificationError('malformed', 'the callback could not be read');
-      report(failure);
+      report(failure, undefined, failure.reason === 'internal' ? 'error' : 'warn');
       return {
         status: statusFor(failure.reason),
         body: { ok: false, outcome: 'rejected', reason: failure.reason },
@@ -135,7 +139,11 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     }
     if (!claim.acquired) {
       if (claim.state === 'superseded') {
-        report(new WebhookHandlerError('store', 'a callback older than a status already handled for its payment was acknowledged, not run (superseded)', undefined), event);
+        report(
+          new WebhookHandlerError('store', 'a callback older than a status already handled for its payment was acknowledged, not run (superseded)', undefined),
+          event,
+          'warn',
+        );
         return { status: 200, body: { ok: true, outcome: 'superseded' }, headers: JSON_HEADERS, event };
       }
       return claim.state === 'done'
@@ -144,7 +152,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     }
 
     const { token } = claim;
-    reportWarning(claim.warning, (error) => report(error, event));
+    reportWarning(claim.warning, (error) => report(error, event, 'warn'));
     const lease = keepClaim(store, key, token, inFlightTtlMs, maxRenewalMs, (error) => report(error, event));
     const settled = settle(() => onEvent(event, { key }));
     const result = await settleWithin(settled, handlerTimeoutMs);
@@ -165,5 +173,6 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     ),
     verifier,
     store,
+    logger,
   };
 }
