@@ -4,52 +4,67 @@
  *
  * @module
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, createHmac, hkdfSync, randomUUID } from 'node:crypto';
 import { ConfigurationError } from '../core/errors/base.js';
 import type { PaymentOrder, WebhookClaim, WebhookStore } from '../webhooks/stores/types.js';
 import { adaptClient, COMPARE_AND_DELETE, COMPARE_AND_PEXPIRE, script, type RedisCommands, type RedisStoreOptions } from './client.js';
 
-// Values: `inflight:<token>` while a handler runs, `done` after it finished, always with a TTL.
-// Anything else under a webhook key was not written by this store (shared state is input): a
-// value of another type or shape, or one of ours without a TTL, is replaced by the claim (2), so
-// it can neither suppress nor block fulfilment. A claim holding longer than this caller's TTL is
-// cut to it (3): no in-flight value blocks a key longer than one claim.
-// With KEYS[2] (the payment's high-water mark) and ARGV[3] (this status's rank): a free key
-// of a status older than one completed answers 'superseded'.
+// Values: `inflight:<token>` while a handler runs, `done` (or, with `authenticateWith`,
+// `done:<mac>`) after it finished, always with a TTL. Anything else under a webhook key was not
+// written by this store (shared state is input): a value of another type or shape, one of ours
+// without a TTL, or a `done` without this store's MAC, is replaced by the claim (2), so it can
+// neither suppress nor block fulfilment. A claim holding longer than this caller's TTL is cut to
+// it (3): no in-flight value blocks a key longer than one claim.
+//
+// ARGV: 1 the claim's value, 2 its TTL, 3 how many accepted `done` values follow, then those,
+// then the high-water values (KEYS[2]) of later statuses: a free key of an older status answers
+// 'superseded'.
 const CLAIM = script(`
-if KEYS[2] and redis.call('EXISTS', KEYS[1]) == 0 and redis.call('TYPE', KEYS[2]).ok == 'string' then
-  local highest = tonumber(redis.call('GET', KEYS[2]))
-  if highest and highest > tonumber(ARGV[3]) then return 'superseded' end
+local n = tonumber(ARGV[3])
+local function listed(v, from, to)
+  for i = from, to do if ARGV[i] == v then return true end end
+  return false
+end
+local function text(k)
+  if redis.call('TYPE', k).ok == 'string' then return redis.call('GET', k) end
+  return false
+end
+if KEYS[2] and redis.call('EXISTS', KEYS[1]) == 0 then
+  local highest = text(KEYS[2])
+  if highest and listed(highest, 4 + n, #ARGV) then return 'superseded' end
 end
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
-local ours = false
-local v = false
-if redis.call('TYPE', KEYS[1]).ok == 'string' then
-  v = redis.call('GET', KEYS[1])
-  ours = redis.call('PTTL', KEYS[1]) > 0 and (v == 'done' or string.sub(v, 1, 9) == 'inflight:')
-end
-if not ours then
-  redis.call('DEL', KEYS[1])
+local v = text(KEYS[1])
+local left = redis.call('PTTL', KEYS[1])
+local done = v and listed(v, 4, 3 + n)
+local inflight = v and string.sub(v, 1, 9) == 'inflight:'
+if left <= 0 or not (done or inflight) then
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
   return 2
 end
-if v == 'done' then return 'done' end
-if redis.call('PTTL', KEYS[1]) > tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 3 end
+if done then return 'done' end
+if left > tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 3 end
 return 'inflight'`);
 // Done if this claim still holds the key (1), or nobody does (2: it expired or the store lost
 // it meanwhile, so the claim was lost); a key held by anything else is left alone (0).
-// With KEYS[2] and ARGV[3], the payment's high-water mark rises to this rank in the same step.
+// ARGV: 1 the claim's value, 2 the TTL, 3 the done value, 4 this status's high-water value, then
+// the high-water values of later statuses, which it does not lower (KEYS[2], in the same step).
 const COMPLETE = script(`
 local held = 0
-if redis.call('TYPE', KEYS[1]).ok == 'none' then held = 2
-elseif redis.call('TYPE', KEYS[1]).ok == 'string' and redis.call('GET', KEYS[1]) == ARGV[1] then held = 1
+local kind = redis.call('TYPE', KEYS[1]).ok
+if kind == 'none' then held = 2
+elseif kind == 'string' and redis.call('GET', KEYS[1]) == ARGV[1] then held = 1
 else return 0 end
-redis.call('SET', KEYS[1], 'done', 'PX', ARGV[2])
+redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[2])
 if KEYS[2] then
-  local highest = redis.call('TYPE', KEYS[2]).ok == 'string' and tonumber(redis.call('GET', KEYS[2])) or nil
-  if not highest or highest < tonumber(ARGV[3]) then redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[2]) end
+  local highest = redis.call('TYPE', KEYS[2]).ok == 'string' and redis.call('GET', KEYS[2])
+  for i = 5, #ARGV do if ARGV[i] == highest then return held end end
+  redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[2])
 end
 return held`);
+
+/** The highest lifecycle rank a payment status has (REFUNDED). */
+const MAX_RANK = 2;
 
 function ttl(ms: number): string {
   if (!Number.isFinite(ms) || ms < 1) throw new ConfigurationError('ttlMs must be a positive number of milliseconds', 'ttlMs');
@@ -73,6 +88,38 @@ export interface RedisWebhookStoreOptions extends RedisStoreOptions {
    * @default undefined (no WAIT: one round trip per claim and per completion)
    */
   waitForReplicas?: { readonly replicas: number; readonly timeoutMs: number } | undefined;
+  /**
+   * Authenticates the ledger's own values: give the api key(s) the handler's verifier has
+   * (newest first while rotating). The store derives its own key from each (HKDF-SHA256 over
+   * SHA-256 of the api key, info `myr-gateway webhook-ledger v1`: never the signing key, and
+   * no key reaches Redis) and writes `done:<mac>` and MAC'd per-payment high-water marks, so
+   * a `done` or a REFUNDED mark written by anyone else is detected: replaced by the next
+   * claim and reported (`foreign_value`) instead of suppressing fulfilment.
+   *
+   * Switch it on for the whole fleet at once: a process without it writes plain `done`,
+   * which a process with it treats as foreign (the callback would run again).
+   *
+   * @example
+   * ```ts
+   * new RedisWebhookStore({ client, authenticateWith: process.env.MYR_API_KEY! });
+   * ```
+   *
+   * @default undefined (values are checked for shape and TTL only; see docs/assumptions.md)
+   */
+  authenticateWith?: string | readonly string[] | undefined;
+}
+
+/** The MAC keys derived from the api keys given, newest first (none: plain values). */
+function ledgerKeys(options: RedisWebhookStoreOptions): Buffer[] {
+  const given = options.authenticateWith;
+  if (given === undefined) return [];
+  const apiKeys = typeof given === 'string' ? [given] : given;
+  if (!Array.isArray(apiKeys) || apiKeys.length === 0 || apiKeys.some((k) => typeof k !== 'string' || k.length === 0)) {
+    throw new ConfigurationError('authenticateWith must be an api key or a non-empty list of them', 'authenticateWith');
+  }
+  return apiKeys.map((apiKey) =>
+    Buffer.from(hkdfSync('sha256', createHash('sha256').update(apiKey).digest(), Buffer.alloc(0), 'myr-gateway webhook-ledger v1', 32)),
+  );
 }
 
 function replicaWait(options: RedisWebhookStoreOptions): [string, string, string] | undefined {
@@ -121,19 +168,23 @@ export class RedisWebhookStore implements WebhookStore {
   readonly #redis: RedisCommands;
   readonly #prefix: string;
   readonly #wait: [string, string, string] | undefined;
+  readonly #macKeys: Buffer[];
 
   constructor(options: RedisWebhookStoreOptions) {
     const { redis, prefix } = adaptClient(options, 'RedisWebhookStore');
     this.#redis = redis;
     this.#prefix = `${prefix}webhook:`;
     this.#wait = replicaWait(options);
+    this.#macKeys = ledgerKeys(options);
   }
 
   async claim(key: string, ttlMs: number, order?: PaymentOrder): Promise<WebhookClaim> {
     const token = randomUUID();
     const value = `inflight:${token}`;
-    const [keys, rank] = this.#keys(key, order);
-    const reply = await this.#redis.eval(CLAIM, keys, [value, ttl(ttlMs), ...rank]).catch((error: unknown) => {
+    const keys = this.#keys(key, order);
+    const done = this.#values(keys[0] as string, 'done');
+    const later = order ? this.#laterMarks(order) : [];
+    const reply = await this.#redis.eval(CLAIM, keys, [value, ttl(ttlMs), String(done.length), ...done, ...later]).catch((error: unknown) => {
       // A claim that timed out may still sit in the client's offline queue and run once
       // Redis is back, holding the key for a handler that never runs. Queue a release of
       // it behind the claim on the same connection, so the two run in that order.
@@ -151,8 +202,10 @@ export class RedisWebhookStore implements WebhookStore {
   }
 
   async complete(key: string, token: string, ttlMs: number, order?: PaymentOrder): Promise<boolean | 'under_replicated'> {
-    const [keys, rank] = this.#keys(key, order);
-    const reply = await this.#redis.eval(COMPLETE, keys, [`inflight:${token}`, ttl(ttlMs), ...rank]);
+    const keys = this.#keys(key, order);
+    const marks = order ? [this.#values(keys[1] as string, String(order.rank))[0] as string, ...this.#laterMarks(order)] : [];
+    const args = [`inflight:${token}`, ttl(ttlMs), this.#values(keys[0] as string, 'done')[0] as string, ...marks];
+    const reply = await this.#redis.eval(COMPLETE, keys, args);
     if (reply !== 1) return false;
     return (await this.#replicated()) ? true : 'under_replicated';
   }
@@ -174,10 +227,31 @@ export class RedisWebhookStore implements WebhookStore {
     return (await this.#redis.eval(COMPARE_AND_PEXPIRE, [this.#prefix + key], [`inflight:${token}`, ttl(ttlMs)])) === 1;
   }
 
-  /** The script's keys (the idempotency key, and the payment's high-water mark) and its rank argument. */
-  #keys(key: string, order: PaymentOrder | undefined): [string[], string[]] {
-    if (order === undefined) return [[this.#prefix + key], []];
-    return [[this.#prefix + key, `${this.#prefix}order:${order.paymentId}`], [String(order.rank)]];
+  /** The script's keys: the idempotency key, and (given an order) the payment's high-water mark. */
+  #keys(key: string, order: PaymentOrder | undefined): string[] {
+    if (order === undefined) return [this.#prefix + key];
+    return [this.#prefix + key, this.#orderKey(order)];
+  }
+
+  #orderKey(order: PaymentOrder): string {
+    return `${this.#prefix}order:${order.paymentId}`;
+  }
+
+  /**
+   * What this store writes as `plain` under `redisKey`, under each ledger key (the first is the
+   * one it writes): `plain` itself without `authenticateWith`, else `plain:<mac>`, the MAC bound
+   * to the key so a value cannot be copied from another key.
+   */
+  #values(redisKey: string, plain: string): string[] {
+    if (this.#macKeys.length === 0) return [plain];
+    return this.#macKeys.map((k) => `${plain}:${createHmac('sha256', k).update(`${redisKey}\n${plain}`).digest('base64url').slice(0, 22)}`);
+  }
+
+  /** The high-water values of statuses later than `order`'s, under every ledger key. */
+  #laterMarks(order: PaymentOrder): string[] {
+    const marks: string[] = [];
+    for (let rank = Math.max(0, Math.floor(order.rank) + 1); rank <= MAX_RANK; rank++) marks.push(...this.#values(this.#orderKey(order), String(rank)));
+    return marks;
   }
 
   /** Whether the replicas asked for acknowledged the last write (true when none were asked for). */

@@ -134,6 +134,59 @@ describe.each(CLIENT_KINDS)('RedisWebhookStore on %s', (kind) => {
     expect(Number(await rawCommand(client.client, ['PTTL', `t:${kind}:webhook:${k}`]))).toBeLessThanOrEqual(200);
   });
 
+  describe('authenticateWith: the ledger’s own values carry a MAC', () => {
+    const API_KEY = 'sk_test_ledger_mac_0001';
+    const authenticated = (apiKeys: string | string[], prefix = `t:${kind}:mac:`) =>
+      new RedisWebhookStore({ client: client.client, keyPrefix: prefix, authenticateWith: apiKeys });
+
+    it('a forged "done" with a TTL is detected: replaced by the next claim and reported', async () => {
+      const k = key();
+      await rawCommand(client.client, ['SET', `t:${kind}:mac:webhook:${k}`, 'done', 'PX', '86400000']);
+      expect(await authenticated(API_KEY).claim(k, 60_000)).toMatchObject({ acquired: true, warning: 'foreign_value' });
+    });
+
+    it('a done copied from another key is detected too', async () => {
+      const store = authenticated(API_KEY);
+      const a = key();
+      const claim = await store.claim(a, 60_000);
+      if (!claim.acquired) throw new Error('not acquired');
+      await store.complete(a, claim.token, 60_000);
+      const genuine = String(await rawCommand(client.client, ['GET', `t:${kind}:mac:webhook:${a}`]));
+      expect(genuine).toMatch(/^done:[\w-]{22}$/);
+      expect(genuine).not.toContain(API_KEY);
+      const b = key();
+      await rawCommand(client.client, ['SET', `t:${kind}:mac:webhook:${b}`, genuine, 'PX', '86400000']);
+      expect(await store.claim(b, 60_000)).toMatchObject({ acquired: true, warning: 'foreign_value' });
+    });
+
+    it('its own done is done, also for a process that rotated to a new key and keeps the old one', async () => {
+      const k = key();
+      const old = authenticated(API_KEY);
+      const claim = await old.claim(k, 60_000);
+      if (!claim.acquired) throw new Error('not acquired');
+      await old.complete(k, claim.token, 60_000);
+      expect(await old.claim(k, 60_000)).toEqual({ acquired: false, state: 'done' });
+      expect(await authenticated(['sk_test_ledger_mac_0002', API_KEY]).claim(k, 60_000)).toEqual({ acquired: false, state: 'done' });
+      expect(await authenticated('sk_test_ledger_mac_0002').claim(k, 60_000)).toMatchObject({ acquired: true, warning: 'foreign_value' });
+    });
+
+    it('a forged REFUNDED high-water mark does not supersede a SUCCESS; a genuine one does', async () => {
+      const store = authenticated(API_KEY);
+      const payment = `PAY_MARK_${++n}`;
+      await rawCommand(client.client, ['SET', `t:${kind}:mac:order:${payment}`, '2', 'PX', '86400000']);
+      const success = await store.claim(`payment:${payment}:SUCCESS`, 60_000, { paymentId: payment, rank: 1 });
+      expect(success.acquired).toBe(true);
+      const refunded = await store.claim(`payment:${payment}:REFUNDED`, 60_000, { paymentId: payment, rank: 2 });
+      if (!refunded.acquired) throw new Error('not acquired');
+      await store.complete(`payment:${payment}:REFUNDED`, refunded.token, 60_000, { paymentId: payment, rank: 2 });
+      expect(await store.claim(`payment:${payment}:FAILED`, 60_000, { paymentId: payment, rank: 1 })).toEqual({ acquired: false, state: 'superseded' });
+    });
+
+    it('refuses an empty key list', () => {
+      expect(() => authenticated([])).toThrow(/authenticateWith/);
+    });
+  });
+
   it('reloads its scripts after SCRIPT FLUSH (a restarted Redis)', async () => {
     await store.claim(key(), 60_000);
     await rawCommand(client.client, ['SCRIPT', 'FLUSH']);
