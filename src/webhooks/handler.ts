@@ -14,7 +14,7 @@ import {
   type WebhookIdempotency,
   type WebhookResponse,
 } from './handler-options.js';
-import { lifecycleRank } from './lifecycle.js';
+import { canSupersede, lifecycleRank } from './lifecycle.js';
 import { webhookLog, type WebhookLogLevel } from './log.js';
 import type { WebhookRequest } from './request-parts.js';
 import type { PaymentOrder } from './stores/types.js';
@@ -99,7 +99,8 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
 
   /** The handler settled: record it (done, or released for a retry) and say what to answer. */
   async function finish(event: WebhookEvent, key: string, token: string, result: Settled, lease: Lease): Promise<WebhookResponse> {
-    const order = paymentOrder(event);
+    // Only a status that can supersede a callback (REFUNDED) raises the payment's mark.
+    const order = canSupersede(event.signed.status) ? paymentOrder(event) : undefined;
     const toOnError = (error: WebhookHandlerError) => report(error, event);
     if (!result.ok) {
       report(new WebhookHandlerError('handler', 'the webhook handler threw; the claim was released for a retry', result.error), event);

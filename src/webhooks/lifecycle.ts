@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { TERMINAL_STATUSES } from '../schemas/statuses.js';
 
 /**
  * A status's place in a payment's life: PENDING and PROCESSING (0) come before the outcomes
@@ -26,6 +27,23 @@ export function lifecycleRank(status: string): number {
     default:
       return 1;
   }
+}
+
+const LOWEST_CALLBACK_RANK = Math.min(...TERMINAL_STATUSES.map(lifecycleRank));
+
+/**
+ * Whether a completed `status` can supersede any callback, so its payment's high-water mark
+ * is worth keeping: only a status ranked above the lowest callback status (today REFUNDED).
+ * The mark costs Redis memory per payment; SUCCESS and the other outcomes write none.
+ *
+ * @example
+ * ```ts
+ * canSupersede('REFUNDED'); // true
+ * canSupersede('SUCCESS'); // false: no callback is older than an outcome
+ * ```
+ */
+export function canSupersede(status: string): boolean {
+  return lifecycleRank(status) > LOWEST_CALLBACK_RANK;
 }
 
 /**

@@ -187,6 +187,19 @@ describe.each(CLIENT_KINDS)('RedisWebhookStore on %s', (kind) => {
     });
   });
 
+  it('memory: a handled callback keeps one key of about 120 bytes; a refund adds a high-water mark of about 90 (docs/fleet.md)', async () => {
+    const payment = `PAY_${1e11 + ++n}`;
+    const usage = async (k: string) => Number(await rawCommand(client.client, ['MEMORY', 'USAGE', `t:${kind}:webhook:${k}`]));
+    const success = await store.claim(`payment:${payment}:SUCCESS`, 4000, { paymentId: payment, rank: 1 });
+    if (!success.acquired) throw new Error('not acquired');
+    await store.complete(`payment:${payment}:SUCCESS`, success.token, 86_400_000);
+    expect(await usage(`payment:${payment}:SUCCESS`)).toBeLessThanOrEqual(136);
+    const refund = await store.claim(`payment:${payment}:REFUNDED`, 4000, { paymentId: payment, rank: 2 });
+    if (!refund.acquired) throw new Error('not acquired');
+    await store.complete(`payment:${payment}:REFUNDED`, refund.token, 86_400_000, { paymentId: payment, rank: 2 });
+    expect(await usage(`order:${payment}`)).toBeLessThanOrEqual(104);
+  });
+
   it('reloads its scripts after SCRIPT FLUSH (a restarted Redis)', async () => {
     await store.claim(key(), 60_000);
     await rawCommand(client.client, ['SCRIPT', 'FLUSH']);

@@ -1,6 +1,6 @@
 /** The lifecycle order that decides whether a late callback is superseded. */
 import { describe, expect, it } from 'vitest';
-import { isSuperseded, lifecycleRank } from '../../../src/webhooks/lifecycle.js';
+import { canSupersede, isSuperseded, lifecycleRank } from '../../../src/webhooks/lifecycle.js';
 
 describe('lifecycleRank', () => {
   it.each([
@@ -30,4 +30,15 @@ describe('isSuperseded(completed, incoming)', () => {
   ])('completed %s, incoming %s → %s', (completed, incoming, superseded) => {
     expect(isSuperseded(completed, incoming)).toBe(superseded);
   });
+});
+
+describe('canSupersede: which completed statuses keep a per-payment high-water mark', () => {
+  it.each([
+    ['REFUNDED', true],
+    ['SUCCESS', false],
+    ['FAILED', false],
+    ['EXPIRED', false],
+    ['CANCELLED', false],
+    ['PENDING', false],
+  ])('%s → %s', (status, keeps) => expect(canSupersede(status)).toBe(keeps));
 });
