@@ -134,8 +134,10 @@ export interface WebhookHandlerOptions {
   completedTtlMs?: number | undefined;
   /**
    * Called with every failure worth a log line: verification failures
-   * ({@link WebhookVerificationError}) and handler or store failures
-   * ({@link WebhookHandlerError}, original error in `cause`). May be async; whatever it
+   * ({@link WebhookVerificationError}), handler or store failures
+   * ({@link WebhookHandlerError}, original error in `cause`), a lost claim (`ClaimLostError`,
+   * code `CLAIM_LOST`: the handler may have run twice), a superseded callback and store
+   * warnings (`foreign_value`, `under_replicated`). May be async; whatever it
    * throws or rejects with is swallowed, so a failing logger never changes the answer or
    * crashes the process.
    */
