@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStoreError, RedisWebhookStore } from '../../src/redis/index.js';
 import { MyrGatewayError } from '../../src/core/errors/base.js';
-import { CLIENT_KINDS, connect, rawCommand, RedisServer, whileRedisDown } from '../helpers/redis.js';
+import { spawn } from 'node:child_process';
+import { CLIENT_KINDS, connect, freePort, rawCommand, RedisServer, whileRedisDown } from '../helpers/redis.js';
 
 let server: RedisServer;
 beforeAll(async () => {
@@ -242,6 +243,12 @@ describe('RedisWebhookStore when Redis does not answer', () => {
     }
   });
 
+  it('refuses a client it cannot drive, before any command', () => {
+    expect(() => new RedisWebhookStore({ client: {} as never })).toThrow(/ioredis client or a node-redis/);
+  });
+});
+
+describe('RedisWebhookStore waitForReplicas', () => {
   it.each(CLIENT_KINDS)('%s: waitForReplicas reports a claim and a completion fewer replicas acknowledged', async (kind) => {
     const conn = await connect(kind, server.url);
     try {
@@ -257,13 +264,32 @@ describe('RedisWebhookStore when Redis does not answer', () => {
     }
   });
 
+  it.each(CLIENT_KINDS)('%s: waitForReplicas with a live replica: claim and completion acknowledged, no warning', async (kind) => {
+    const primary = await RedisServer.start();
+    const port = await freePort();
+    const replica = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--replicaof', '127.0.0.1', String(primary.port)], { stdio: 'ignore' });
+    const conn = await connect(kind, primary.url);
+    try {
+      // Bounded wait until the replica finished its first sync (WAIT counts only online replicas).
+      for (let i = 0; i < 200 && !/slave0:.*state=online/.test(String(await rawCommand(conn.client, ['INFO', 'replication']))); i++) {
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      const waiting = new RedisWebhookStore({ client: conn.client, timeoutMs: 2000, waitForReplicas: { replicas: 1, timeoutMs: 1000 } });
+      const k = key();
+      const claim = await waiting.claim(k, 60_000);
+      expect(claim).toEqual({ acquired: true, token: expect.any(String) });
+      if (!claim.acquired) throw new Error('not acquired');
+      expect(await waiting.complete(k, claim.token, 60_000)).toBe(true);
+    } finally {
+      await conn.close();
+      replica.kill('SIGKILL');
+      await primary.stop();
+    }
+  });
+
   it('refuses a replica wait it cannot do within the store timeout', () => {
     const client = { call: () => Promise.resolve(null) };
     expect(() => new RedisWebhookStore({ client, timeoutMs: 100, waitForReplicas: { replicas: 1, timeoutMs: 100 } })).toThrow(/below the store timeoutMs/);
     expect(() => new RedisWebhookStore({ client, waitForReplicas: { replicas: 0, timeoutMs: 10 } })).toThrow(/at least 1/);
-  });
-
-  it('refuses a client it cannot drive, before any command', () => {
-    expect(() => new RedisWebhookStore({ client: {} as never })).toThrow(/ioredis client or a node-redis/);
   });
 });
