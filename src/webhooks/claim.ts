@@ -10,8 +10,11 @@ import { ClaimLostError, WebhookHandlerError } from './errors.js';
 import { renewEveryMs } from './delivery-policy.js';
 import type { LedgerWarning, PaymentOrder, WebhookStore } from './stores/types.js';
 
-/** @internal Reports a problem of a claim (the handler's and runOnce's `onError`). */
-export type ClaimReport = (error: WebhookHandlerError) => void;
+/**
+ * @internal Reports a problem of a claim (the handler's and runOnce's `onError`); `warn` for
+ * what did not change the outcome (a store warning), else an error.
+ */
+export type ClaimReport = (error: WebhookHandlerError, level?: 'warn' | 'error') => void;
 
 const WARNINGS: Readonly<Record<LedgerWarning, string>> = {
   foreign_value: 'the idempotency store held a value it did not write under this key; the claim replaced it',
@@ -20,7 +23,7 @@ const WARNINGS: Readonly<Record<LedgerWarning, string>> = {
 
 /** @internal Reports what a store noticed about its ledger (see {@link LedgerWarning}). */
 export function reportWarning(warning: LedgerWarning | undefined, report: ClaimReport): void {
-  if (warning !== undefined) report(new WebhookHandlerError('store', WARNINGS[warning], undefined));
+  if (warning !== undefined) report(new WebhookHandlerError('store', WARNINGS[warning], undefined), 'warn');
 }
 
 /** @internal The result of the merchant's handler. */

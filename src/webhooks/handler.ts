@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { TIMED_OUT, keepClaim, recordDone, releaseClaim, reportWarning, settle, settleWithin, unrecorded, type Lease, type Settled } from './claim.js';
+import { TIMED_OUT, keepClaim, recordDone, releaseClaim, reportWarning, settle, settleWithin, unrecorded, type ClaimReport, type Lease, type Settled } from './claim.js';
 import { WebhookHandlerError, WebhookVerificationError, type WebhookVerificationReason } from './errors.js';
 import type { WebhookEvent } from './events.js';
 import {
@@ -101,7 +101,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
   async function finish(event: WebhookEvent, key: string, token: string, result: Settled, lease: Lease): Promise<WebhookResponse> {
     // Only a status that can supersede a callback (REFUNDED) raises the payment's mark.
     const order = canSupersede(event.signed.status) ? paymentOrder(event) : undefined;
-    const toOnError = (error: WebhookHandlerError) => report(error, event);
+    const toOnError: ClaimReport = (error, level) => report(error, event, level);
     if (!result.ok) {
       report(new WebhookHandlerError('handler', 'the webhook handler threw; the claim was released for a retry', result.error), event);
       await releaseClaim(store, key, token, lease, toOnError);
@@ -153,7 +153,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     }
 
     const { token } = claim;
-    reportWarning(claim.warning, (error) => report(error, event, 'warn'));
+    reportWarning(claim.warning, (error, level) => report(error, event, level));
     const lease = keepClaim(store, key, token, inFlightTtlMs, maxRenewalMs, (error) => report(error, event));
     const settled = settle(() => onEvent(event, { key }));
     const result = await settleWithin(settled, handlerTimeoutMs);

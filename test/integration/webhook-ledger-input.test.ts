@@ -35,7 +35,10 @@ describe.each(CLIENT_KINDS)('%s', (kind) => {
     await rawCommand(conn.client, ['SET', `${prefix}webhook:payment:${payment}:SUCCESS`, ...value]);
     const runs: string[] = [];
     const errors: string[] = [];
+    const levels: string[] = [];
+    const at = (level: string) => () => void levels.push(level);
     const handler = createWebhookHandler({
+      logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') },
       verifier: { apiKey: API_KEY },
       store: new RedisWebhookStore({ client: conn.client, keyPrefix: prefix, ...extra }),
       onEvent: (event) => void runs.push(event.signed.payment_id),
@@ -46,6 +49,7 @@ describe.each(CLIENT_KINDS)('%s', (kind) => {
     expect(answer.body.outcome).toBe('processed');
     expect(runs).toEqual([payment]);
     expect(errors).toEqual([expect.stringContaining('did not write')]);
+    expect(levels).toEqual(['warn']); // reported, but the callback was handled
     expect((await handler.handle({ body: rawBody, headers })).body.outcome).toBe('duplicate');
   });
 });
