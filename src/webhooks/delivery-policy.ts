@@ -15,7 +15,14 @@
  * @module
  */
 
-/** Delays of the gateway's retries after the first, immediate delivery (spec: about 1 s, about 5 s). */
+/**
+ * Delays of the gateway's retries after the first, immediate delivery (spec: about 1 s, about 5 s).
+ *
+ * @example
+ * ```ts
+ * deliveryAfterCrash(inFlightTtlMs, GATEWAY_RETRY_DELAYS_MS);
+ * ```
+ */
 export const GATEWAY_RETRY_DELAYS_MS: readonly number[] = [1000, 5000];
 
 /** How early an "about" delay may come: a retry is assumed to arrive after at least 80% of it. */
@@ -25,6 +32,11 @@ export const RETRY_DELAY_SLACK = 0.2;
  * The handler's default `inFlightTtlMs`: the claim of a crashed handler ends before the
  * gateway's third delivery (about 6 s after the crash, 4.8 s at the earliest), and a live
  * handler renews it every 1.33 s.
+ *
+ * @example
+ * ```ts
+ * runOnce(store, key, fulfil, { inFlightTtlMs: DEFAULT_IN_FLIGHT_TTL_MS });
+ * ```
  */
 export const DEFAULT_IN_FLIGHT_TTL_MS = 4000;
 

@@ -187,7 +187,14 @@ export interface WebhookHandler {
   readonly verifier: WebhookVerifier;
   /** The idempotency store it claims keys in. */
   readonly store: WebhookStore;
-  /** The logger it writes refused and failed callbacks to (the adapters write theirs there too). */
+  /**
+   * The logger it writes refused and failed callbacks to (the adapters write theirs there too).
+   *
+   * @example
+   * ```ts
+   * createExpressMiddleware(createWebhookHandler({ verifier, onEvent, logger: console })); // the 413s log there too
+   * ```
+   */
   readonly logger?: Logger | undefined;
 }
 

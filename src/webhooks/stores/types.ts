@@ -38,6 +38,11 @@ export type LedgerWarning = 'foreign_value' | 'under_replicated';
  * can keep a per-payment high-water mark: the highest `rank` completed for `paymentId`
  * (written with `complete`, atomically). A claim whose `rank` is below it answers
  * `superseded`. Optional for custom stores: one that ignores it never answers `superseded`.
+ *
+ * @example
+ * ```ts
+ * await store.claim('payment:PAY_1:SUCCESS', 4_000, { paymentId: 'PAY_1', rank: lifecycleRank('SUCCESS') });
+ * ```
  */
 export interface PaymentOrder {
   /** The signed `payment_id`. */
