@@ -61,6 +61,7 @@ export { type WithdrawalRecovery, Withdrawals } from './resources/withdrawals.js
 export {
   PROVIDER_CHANNELS_GROUP_A,
   PROVIDER_CHANNELS_GROUP_B,
+  WITHDRAWAL_EWALLET_CODES,
   isProviderChannelId,
   type ProviderChannelId,
 } from './schemas/bank-codes.js';

@@ -4,18 +4,7 @@
  *
  * @module
  */
-export {
-  SIGNED_FIELDS,
-  SIGNING_KEY_INFO,
-  SignedStringError,
-  buildSignedString,
-  deriveSigningKey,
-  signCallbackFields,
-  type SignedCallbackFields,
-  type NodeSigningKey,
-  type SigningKey,
-  type WebSigningKey,
-} from './signature.js';
+export { SignedStringError, type SignedStringProblem } from './signature.js';
 export type { SpanAttributes, SpanAttributeValue, SpanLike, TracerLike } from '../core/observe/trace.js';
 export { ClaimLostError, WebhookHandlerError, WebhookVerificationError, type ClaimLostOperation, type WebhookVerificationReason } from './errors.js';
 export { callbackHeaders, signCallback, type CallbackBody, type SignCallbackInput, type SignedCallback } from './sign.js';

@@ -3,10 +3,11 @@
  * makes that many concurrent payment creations and reports how they ended.
  */
 import { RedisRateLimiter, RedisTokenStore } from '../../src/redis/index.js';
-import { connect, type ClientKind } from '../helpers/redis.js';
+import type { ClientKind } from '../helpers/redis.js';
+import { connectTarget, targetFromEnv } from '../helpers/redis-topologies.js';
 import { burstPayment, serveRequests, settle, workerEnv, workerGateway } from './pool.js';
 
-const { client } = await connect(workerEnv('CLIENT_KIND') as ClientKind, workerEnv('REDIS_URL'));
+const { client } = await connectTarget(workerEnv('CLIENT_KIND') as ClientKind, targetFromEnv());
 const gateway = workerGateway({
   tokenStore: new RedisTokenStore({ client, pollIntervalMs: 10 }),
   // A loaded CI machine can take longer than the default 1 s per command; falling back to

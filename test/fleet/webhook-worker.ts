@@ -1,24 +1,28 @@
 /**
  * One instance behind the load balancer: a webhook handler on a RedisWebhookStore.
  * `{ type: 'deliver', body, headers, fail }` hands it one delivery; the answer says
- * what the handler answered and whether `onEvent` ran here.
+ * what the handler answered and whether `onEvent` ran here; `{ type: 'ran' }` lists the payment
+ * ids whose handler ran in this process.
  */
 import { RedisWebhookStore } from '../../src/redis/index.js';
 import { createWebhookHandler } from '../../src/webhooks/index.js';
-import { connect, type ClientKind } from '../helpers/redis.js';
+import type { ClientKind } from '../helpers/redis.js';
+import { connectTarget, targetFromEnv } from '../helpers/redis-topologies.js';
 import { serveRequests, workerEnv } from './pool.js';
 
-const { client } = await connect(workerEnv('CLIENT_KIND') as ClientKind, workerEnv('REDIS_URL'));
+const { client } = await connectTarget(workerEnv('CLIENT_KIND') as ClientKind, targetFromEnv());
 const store = new RedisWebhookStore({ client, timeoutMs: 300 });
 let failing = false;
 let holdMs = 0;
 let runs = 0;
 let started: (() => void) | undefined;
+const ran: string[] = []; // payment ids whose handler ran here, in order
 const handler = createWebhookHandler({
   verifier: { apiKey: workerEnv('API_KEY') },
   store,
-  onEvent: async () => {
+  onEvent: async (event) => {
     runs += 1;
+    ran.push(event.signed.payment_id);
     started?.();
     // Fulfilment takes a moment (the others arrive meanwhile), or `holdMs` for a slow one.
     await new Promise((r) => setTimeout(r, holdMs || 20));
@@ -27,6 +31,7 @@ const handler = createWebhookHandler({
 });
 
 serveRequests(async (message) => {
+  if (message.type === 'ran') return ran;
   if (message.type === 'redis-ready') {
     // After an outage: wait until this process's client is back (bounded).
     for (let i = 0; i < 200; i++) {

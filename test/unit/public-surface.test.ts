@@ -30,18 +30,18 @@ describe('public entries', () => {
     },
   );
 
-  it('myr-gateway/webhooks exports the verifier, the handler, every adapter and the signing helpers', () => {
+  it('myr-gateway/webhooks exports the verifier, the handler, every adapter and signCallback, but not the signing primitives', () => {
     expect(Object.keys(webhooks).sort()).toEqual(
       [
+        'ClaimLostError',
+        'DEFAULT_IN_FLIGHT_TTL_MS',
+        'GATEWAY_RETRY_DELAYS_MS',
         'MemoryWebhookStore',
-        'SIGNED_FIELDS',
-        'SIGNING_KEY_INFO',
         'SignedStringError',
         'TERMINAL_STATUSES',
         'WebhookHandlerError',
         'WebhookVerificationError',
         'WebhookVerifier',
-        'buildSignedString',
         'callbackHeaders',
         'confirmDeposit',
         'createExpressMiddleware',
@@ -51,14 +51,21 @@ describe('public entries', () => {
         'createNodeHandler',
         'createWebHandler',
         'createWebhookHandler',
-        'deriveSigningKey',
+        'deliveryAfterCrash',
         'fastifyWebhookPlugin',
+        'isSuperseded',
+        'lifecycleRank',
         'paymentKey',
         'runOnce',
         'signCallback',
-        'signCallbackFields',
       ].sort(),
     );
+  });
+
+  it('every error class myr-gateway/webhooks exports is a MyrGatewayError', () => {
+    const errors = Object.entries(webhooks).filter(([name]) => name.endsWith('Error'));
+    expect(errors.length).toBeGreaterThan(0);
+    for (const [, value] of errors) expect((value as { prototype: unknown }).prototype).toBeInstanceOf(root.MyrGatewayError);
   });
 
   it('myr-gateway exports every class of the error tree, each a MyrGatewayError', () => {

@@ -45,6 +45,9 @@ export type ClientErrorCode =
   | 'INVALID_CONFIGURATION'
   | 'WEBHOOK_VERIFICATION_FAILED'
   | 'WEBHOOK_HANDLER_FAILED'
+  | 'INVALID_SIGNED_FIELD'
+  | 'STORE_UNAVAILABLE'
+  | 'REDIS_VERSION_UNSUPPORTED'
   | 'CLAIM_LOST';
 
 /** Every code a {@link MyrGatewayError} can carry. Unknown service codes pass through as strings. */
