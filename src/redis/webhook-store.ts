@@ -7,6 +7,7 @@
 import { createHash, createHmac, hkdfSync, randomUUID } from 'node:crypto';
 import { ConfigurationError } from '../core/errors/base.js';
 import type { PaymentOrder, WebhookClaim, WebhookStore } from '../webhooks/stores/types.js';
+import { driveClient } from './topology.js';
 import { adaptClient, COMPARE_AND_DELETE, COMPARE_AND_PEXPIRE, script, type RedisCommands, type RedisStoreOptions } from './client.js';
 
 // Values: `inflight:<token>` while a handler runs, `done` (or, with `authenticateWith`,
@@ -62,6 +63,16 @@ if KEYS[2] then
   redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[2])
 end
 return held`);
+
+// On a Redis Cluster the high-water mark is in another slot than the callback's key (whose name
+// predates it and carries no hash tag), so there it is read before the claim and raised after
+// the completion, each on its own key: not atomic with them, which only widens a race that the
+// lifecycle order cannot close anyway (a SUCCESS claimed while its REFUNDED still runs runs too).
+const RAISE_MARK = script(`
+local highest = redis.call('TYPE', KEYS[1]).ok == 'string' and redis.call('GET', KEYS[1])
+for i = 3, #ARGV do if ARGV[i] == highest then return 0 end end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1`);
 
 /** The highest lifecycle rank a payment status has (REFUNDED). */
 const MAX_RANK = 2;
@@ -169,6 +180,8 @@ export class RedisWebhookStore implements WebhookStore {
   readonly #prefix: string;
   readonly #wait: [string, string, string] | undefined;
   readonly #macKeys: Buffer[];
+  /** Whether the client is a Cluster client: then no script touches two keys. */
+  readonly #cluster: boolean;
 
   constructor(options: RedisWebhookStoreOptions) {
     const { redis, prefix } = adaptClient(options, 'RedisWebhookStore');
@@ -176,6 +189,7 @@ export class RedisWebhookStore implements WebhookStore {
     this.#prefix = `${prefix}webhook:`;
     this.#wait = replicaWait(options);
     this.#macKeys = ledgerKeys(options);
+    this.#cluster = /cluster/i.test(driveClient(options.client, 'RedisWebhookStore').kind);
   }
 
   async claim(key: string, ttlMs: number, order?: PaymentOrder): Promise<WebhookClaim> {
@@ -184,6 +198,10 @@ export class RedisWebhookStore implements WebhookStore {
     const keys = this.#keys(key, order);
     const done = this.#values(keys[0] as string, 'done');
     const later = order ? this.#laterMarks(order) : [];
+    if (this.#cluster && order && later.length > 0 && later.includes(String(await this.#redis.send(['GET', this.#orderKey(order)])))) {
+      // A missing callback key is what makes it superseded rather than done: ask, as the script would.
+      if (Number(await this.#redis.send(['EXISTS', keys[0] as string])) === 0) return { acquired: false, state: 'superseded' };
+    }
     const reply = await this.#redis.eval(CLAIM, keys, [value, ttl(ttlMs), String(done.length), ...done, ...later]).catch((error: unknown) => {
       // A claim that timed out may still sit in the client's offline queue and run once
       // Redis is back, holding the key for a handler that never runs. Queue a release of
@@ -203,9 +221,10 @@ export class RedisWebhookStore implements WebhookStore {
 
   async complete(key: string, token: string, ttlMs: number, order?: PaymentOrder): Promise<boolean | 'under_replicated'> {
     const keys = this.#keys(key, order);
-    const marks = order ? [this.#values(keys[1] as string, String(order.rank))[0] as string, ...this.#laterMarks(order)] : [];
+    const marks = order ? [this.#values(this.#orderKey(order), String(order.rank))[0] as string, ...this.#laterMarks(order)] : [];
     const args = [`inflight:${token}`, ttl(ttlMs), this.#values(keys[0] as string, 'done')[0] as string, ...marks];
     const reply = await this.#redis.eval(COMPLETE, keys, args);
+    if (this.#cluster && order && reply !== 0) await this.#redis.eval(RAISE_MARK, [this.#orderKey(order)], [marks[0] as string, ttl(ttlMs), ...marks.slice(1)]);
     if (reply !== 1) return false;
     return (await this.#replicated()) ? true : 'under_replicated';
   }
@@ -227,9 +246,9 @@ export class RedisWebhookStore implements WebhookStore {
     return (await this.#redis.eval(COMPARE_AND_PEXPIRE, [this.#prefix + key], [`inflight:${token}`, ttl(ttlMs)])) === 1;
   }
 
-  /** The script's keys: the idempotency key, and (given an order) the payment's high-water mark. */
+  /** The script's keys: the idempotency key, and (given an order, off a Cluster) the payment's high-water mark. */
   #keys(key: string, order: PaymentOrder | undefined): string[] {
-    if (order === undefined) return [this.#prefix + key];
+    if (order === undefined || this.#cluster) return [this.#prefix + key];
     return [this.#prefix + key, this.#orderKey(order)];
   }
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStoreError, RedisWebhookStore } from '../../src/redis/index.js';
 import { MyrGatewayError } from '../../src/core/errors/base.js';
 import { spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { CLIENT_KINDS, connect, freePort, rawCommand, RedisServer, whileRedisDown } from '../helpers/redis.js';
 
 let server: RedisServer;
@@ -267,7 +268,11 @@ describe('RedisWebhookStore waitForReplicas', () => {
   it.each(CLIENT_KINDS)('%s: waitForReplicas with a live replica: claim and completion acknowledged, no warning', async (kind) => {
     const primary = await RedisServer.start();
     const port = await freePort();
-    const replica = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--replicaof', '127.0.0.1', String(primary.port)], { stdio: 'ignore' });
+    const replica = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--dir', tmpdir(), '--dbfilename', `myr-replica-${port}.rdb`, '--save', '', '--appendonly', 'no', '--replicaof', '127.0.0.1', String(primary.port)],
+      { stdio: 'ignore' },
+    );
     const conn = await connect(kind, primary.url);
     try {
       // Bounded wait until the replica finished its first sync (WAIT counts only online replicas).

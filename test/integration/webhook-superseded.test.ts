@@ -8,16 +8,18 @@ import { RedisWebhookStore } from '../../src/redis/index.js';
 import { signCallback } from '../../src/testing/index.js';
 import { createWebhookHandler, MemoryWebhookStore, type WebhookStore } from '../../src/webhooks/index.js';
 import { CLIENT_KINDS, connect, RedisServer } from '../helpers/redis.js';
+import { connectTarget, RedisClusterServers } from '../helpers/redis-topologies.js';
 
 const API_KEY = 'sk_test_superseded_0001';
 let server: RedisServer;
+let cluster: RedisClusterServers;
 const closers: (() => Promise<void>)[] = [];
 beforeAll(async () => {
-  server = await RedisServer.start();
-});
+  [server, cluster] = await Promise.all([RedisServer.start(), RedisClusterServers.start()]);
+}, 60_000);
 afterAll(async () => {
   for (const close of closers) await close();
-  await server.stop();
+  await Promise.all([server?.stop(), cluster?.stop()]);
 });
 
 const stores: [string, () => Promise<WebhookStore>][] = [
@@ -28,6 +30,15 @@ const stores: [string, () => Promise<WebhookStore>][] = [
       const conn = await connect(kind, server.url);
       closers.push(conn.close);
       return new RedisWebhookStore({ client: conn.client, keyPrefix: `sup:${kind}:` });
+    },
+  ]),
+  // On a Cluster the payment's high-water mark lives in another slot than the callback's key.
+  ...CLIENT_KINDS.map((kind): [string, () => Promise<WebhookStore>] => [
+    `Redis Cluster on ${kind}`,
+    async () => {
+      const conn = await connectTarget(kind, cluster.target);
+      closers.push(conn.close);
+      return new RedisWebhookStore({ client: conn.client, keyPrefix: `supc:${kind}:` });
     },
   ]),
 ];
