@@ -17,8 +17,8 @@ import type { LedgerWarning, PaymentOrder, WebhookStore } from './stores/types.j
 export type ClaimReport = (error: WebhookHandlerError, level?: 'warn' | 'error') => void;
 
 const WARNINGS: Readonly<Record<LedgerWarning, string>> = {
-  foreign_value: 'the idempotency store held a value it did not write under this key; the claim replaced it',
-  under_replicated: 'fewer replicas than asked acknowledged the ledger write in time: a failover now could lose it',
+  foreign_value: 'the ledger held a value the store did not write; the claim replaced it',
+  under_replicated: 'too few replicas acknowledged the ledger write in time',
 };
 
 /** @internal Reports what a store noticed about its ledger (see {@link LedgerWarning}). */

@@ -118,7 +118,7 @@ export class ClaimLostError extends WebhookHandlerError {
   constructor(operation: ClaimLostOperation, key: string) {
     super(
       'store',
-      `the claim of a running handler was no longer its own at ${operation} (expired, or lost by the store): another delivery may have run it too`,
+      `claim lost at ${operation} (expired, or lost by the store): the handler may have run twice`,
       undefined,
       'CLAIM_LOST',
     );

@@ -141,7 +141,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     if (!claim.acquired) {
       if (claim.state === 'superseded') {
         report(
-          new WebhookHandlerError('store', 'a callback older than a status already handled for its payment was acknowledged, not run (superseded)', undefined),
+          new WebhookHandlerError('store', 'superseded: a later status of the payment was handled; acknowledged, not run', undefined),
           event,
           'warn',
         );

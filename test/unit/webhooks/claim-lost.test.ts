@@ -40,7 +40,7 @@ describe('CLAIM_LOST in memory', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]).toBeInstanceOf(ClaimLostError);
     expect(errors[0]).toMatchObject({ code: 'CLAIM_LOST', operation: 'complete', key: 'payment:PAY_UNIT_LOST:SUCCESS', retryable: false });
-    expect(lines).toEqual([[expect.stringContaining('no longer its own'), expect.objectContaining({ code: 'CLAIM_LOST', payment_id: 'PAY_UNIT_LOST' })]]);
+    expect(lines).toEqual([[expect.stringContaining('claim lost at complete'), expect.objectContaining({ code: 'CLAIM_LOST', payment_id: 'PAY_UNIT_LOST' })]]);
   });
 
   it('runOnce: a failing fn whose claim was taken meanwhile reports CLAIM_LOST at release', async () => {
