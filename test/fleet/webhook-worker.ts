@@ -13,7 +13,9 @@ import { serveRequests, workerEnv } from './pool.js';
 const { client } = await connectTarget(workerEnv('CLIENT_KIND') as ClientKind, targetFromEnv());
 const store = new RedisWebhookStore({ client, timeoutMs: 300 });
 let failing = false;
+let holdMs = 0;
 let runs = 0;
+let started: (() => void) | undefined;
 const ran: string[] = []; // payment ids whose handler ran here, in order
 const handler = createWebhookHandler({
   verifier: { apiKey: workerEnv('API_KEY') },
@@ -21,7 +23,9 @@ const handler = createWebhookHandler({
   onEvent: async (event) => {
     runs += 1;
     ran.push(event.signed.payment_id);
-    await new Promise((r) => setTimeout(r, 20)); // fulfilment takes a moment: the others arrive meanwhile
+    started?.();
+    // Fulfilment takes a moment (the others arrive meanwhile), or `holdMs` for a slow one.
+    await new Promise((r) => setTimeout(r, holdMs || 20));
     if (failing) throw new Error('fulfilment failed');
   },
 });
@@ -37,6 +41,14 @@ serveRequests(async (message) => {
     throw new Error('Redis did not come back');
   }
   failing = message.fail === true;
+  holdMs = typeof message.holdMs === 'number' ? message.holdMs : 0;
+  if (message.type === 'start') {
+    // Starts the handler and answers once onEvent runs, without waiting for it (to crash it).
+    const running = new Promise<void>((resolve) => (started = resolve));
+    void handler.handle({ body: message.body as string, headers: message.headers as Record<string, string> });
+    await running;
+    return { started: true };
+  }
   const before = runs;
   const response = await handler.handle({ body: message.body as string, headers: message.headers as Record<string, string> });
   return { status: response.status, outcome: response.body.outcome, ran: runs - before };

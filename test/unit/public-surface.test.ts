@@ -33,6 +33,9 @@ describe('public entries', () => {
   it('myr-gateway/webhooks exports the verifier, the handler, every adapter and signCallback, but not the signing primitives', () => {
     expect(Object.keys(webhooks).sort()).toEqual(
       [
+        'ClaimLostError',
+        'DEFAULT_IN_FLIGHT_TTL_MS',
+        'GATEWAY_RETRY_DELAYS_MS',
         'MemoryWebhookStore',
         'SignedStringError',
         'TERMINAL_STATUSES',
@@ -48,7 +51,10 @@ describe('public entries', () => {
         'createNodeHandler',
         'createWebHandler',
         'createWebhookHandler',
+        'deliveryAfterCrash',
         'fastifyWebhookPlugin',
+        'isSuperseded',
+        'lifecycleRank',
         'paymentKey',
         'runOnce',
         'signCallback',

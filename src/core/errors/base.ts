@@ -47,7 +47,8 @@ export type ClientErrorCode =
   | 'WEBHOOK_HANDLER_FAILED'
   | 'INVALID_SIGNED_FIELD'
   | 'STORE_UNAVAILABLE'
-  | 'REDIS_VERSION_UNSUPPORTED';
+  | 'REDIS_VERSION_UNSUPPORTED'
+  | 'CLAIM_LOST';
 
 /** Every code a {@link MyrGatewayError} can carry. Unknown service codes pass through as strings. */
 export type ErrorCode = ApiErrorCode | ClientErrorCode | (string & {});
