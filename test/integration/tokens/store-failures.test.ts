@@ -11,9 +11,9 @@ import {
   type StoredToken,
   TimeoutError,
   type TokenStore,
-} from '../../src/index.js';
-import { caught, clientFor, paymentParams } from '../helpers/client.js';
-import { clockedMock } from '../helpers/clocked-mock.js';
+} from '../../../src/index.js';
+import { caught, clientFor, paymentParams } from '../../helpers/client.js';
+import { clockedMock } from '../../helpers/clocked-mock.js';
 
 const { mock, now, time } = clockedMock();
 
