@@ -5,7 +5,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import { isProviderChannelId } from '../../../src/schemas/bank-codes.js';
 import { customerRedirectUrl, paymentCreateParamsSchema } from '../../../src/schemas/payments.js';
 
 const base = { amount: '120.50', reference_id: 'ORDER1001', customer_name: 'Aisyah Rahman', customer_phone: '60123456789' };
@@ -25,13 +24,6 @@ describe('paymentCreateParamsSchema', () => {
       const params = { ...base, payment_method };
       expect(z.safeParse(paymentCreateParamsSchema(params), params).success).toBe(true);
     }
-  });
-
-  it('isProviderChannelId knows the spec codes and nothing else', () => {
-    expect(isProviderChannelId('MB2U0227')).toBe(true);
-    expect(isProviderChannelId('mb2u0227')).toBe(false);
-    expect(isProviderChannelId('toString')).toBe(false);
-    expect(isProviderChannelId(undefined)).toBe(false);
   });
 });
 
