@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryTokenStore, MyrGateway } from '../../src/index.js';
 import { createMockGateway } from '../../src/testing/index.js';
 import { extractSnippets } from '../docs/snippets.js';
-import { call, getToken, withdrawal } from './mock-helpers.js';
+import { call, getToken, withdrawal } from '../helpers/mock-http.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const mock = createMockGateway();

@@ -157,7 +157,12 @@ export class TokenVault {
       if (!isThenable(result)) return result;
       const left = budget();
       // The call already spent its time on the store (and was warned about): not waited on again.
-      if (!left.usable) return FAILED;
+      // Nobody awaits that answer now, so a late failure must not become an unhandled rejection,
+      // which ends a Node process.
+      if (!left.usable) {
+        Promise.resolve(result).catch(() => undefined);
+        return FAILED;
+      }
       return await left.spend(Promise.resolve(result), signalOf(signal));
     } catch (error) {
       const caller = signalOf(signal);

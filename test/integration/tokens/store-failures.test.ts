@@ -11,9 +11,9 @@ import {
   type StoredToken,
   TimeoutError,
   type TokenStore,
-} from '../../src/index.js';
-import { caught, clientFor, paymentParams } from '../helpers/client.js';
-import { clockedMock } from '../helpers/clocked-mock.js';
+} from '../../../src/index.js';
+import { caught, clientFor, paymentParams } from '../../helpers/client.js';
+import { clockedMock } from '../../helpers/clocked-mock.js';
 
 const { mock, now, time } = clockedMock();
 
@@ -192,4 +192,32 @@ describe('TokenStore.refresh (one refresh per fleet)', () => {
     // (The file creates enough clients for the once-per-process "many clients" note; not a token store warning.)
     expect(read().filter((m) => /token store/.test(m))).toHaveLength(1);
   });
+});
+
+// Last in the file: its clients would otherwise move the once-per-process "many clients" note
+// into the warnings an earlier test counts.
+describe('a store answering after the call stopped waiting', () => {
+  it('a store that fails after the call stopped waiting leaves no unhandled rejection (which would end a Node process)', async () => {
+    warnings();
+    const unhandled: unknown[] = [];
+    const listener = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', listener);
+    try {
+      let late = false;
+      const inner = new MemoryTokenStore();
+      // Like a Redis store whose own timeoutMs is longer than the client's tokenStoreTimeout.
+      const lateFailure = () => new Promise<never>((_, reject) => setTimeout(() => reject(new Error('Redis did not answer')), 50));
+      const store = storeWith({ get: (key) => (late ? lateFailure() : inner.get(key)), set: (key, token) => inner.set(key, token) });
+      const { gateway } = clientFor(mock, { now, tokenStore: store, tokenStoreTimeout: 20 });
+      await gateway.payments.create(paymentParams());
+      late = true;
+      mock.expireTokens(); // the renewal reads the store again after the call's store time is spent
+      const payment = await gateway.payments.create(paymentParams());
+      expect(payment.payment_id).toMatch(/^PAY_/);
+      await new Promise((resolve) => setTimeout(resolve, 200)); // every late answer has failed by now
+    } finally {
+      process.off('unhandledRejection', listener);
+    }
+    expect(unhandled).toEqual([]);
+  }, 5000);
 });

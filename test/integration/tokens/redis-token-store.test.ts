@@ -4,10 +4,10 @@
  * rejected token, a dead lock holder, bounded waits, and no secret in key names.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StoredToken } from '../../src/core/tokens/store.js';
-import { MyrGatewayError } from '../../src/core/errors/base.js';
-import { RedisStoreError, RedisTokenStore } from '../../src/redis/index.js';
-import { CLIENT_KINDS, connect, rawCommand, RedisServer, whileRedisDown } from '../helpers/redis.js';
+import type { StoredToken } from '../../../src/core/tokens/store.js';
+import { MyrGatewayError } from '../../../src/core/errors/base.js';
+import { RedisStoreError, RedisTokenStore } from '../../../src/redis/index.js';
+import { CLIENT_KINDS, connect, rawCommand, RedisServer, whileRedisDown } from '../../helpers/redis.js';
 
 let server: RedisServer;
 beforeAll(async () => {

@@ -6,10 +6,10 @@
  * waits on a Redis that does not answer for `tokenStoreTimeout` once, not once per operation.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { RedisTokenStore } from '../../src/redis/index.js';
-import { createMockGateway } from '../../src/testing/index.js';
-import { clientFor, paymentParams } from '../helpers/client.js';
-import { CLIENT_KINDS, connect, rawCommand, RedisServer } from '../helpers/redis.js';
+import { RedisTokenStore } from '../../../src/redis/index.js';
+import { createMockGateway } from '../../../src/testing/index.js';
+import { clientFor, paymentParams } from '../../helpers/client.js';
+import { CLIENT_KINDS, connect, rawCommand, RedisServer } from '../../helpers/redis.js';
 
 const LIFETIME_S = 4;
 /** The command rules docs/fleet.md recommends for the SDK's Redis user. */

@@ -11,9 +11,9 @@ import {
   type MyrGatewayOptions,
   RateLimitError,
   type TokenStore,
-} from '../../src/index.js';
-import { caught, clientFor, paymentParams, recordingSleep, withdrawalParams } from '../helpers/client.js';
-import { clockedMock } from '../helpers/clocked-mock.js';
+} from '../../../src/index.js';
+import { caught, clientFor, paymentParams, recordingSleep, withdrawalParams } from '../../helpers/client.js';
+import { clockedMock } from '../../helpers/clocked-mock.js';
 
 const merchants = ['WARN', 'CROWD', 'A', 'B', 'SEEN', 'RENEW'].map((id) => ({ merchantId: `M_${id}`, apiKey: `sk_test_${id.toLowerCase()}_secret` }));
 // The service counts token requests per IP; this one allows more than 5 a minute, so a
