@@ -6,7 +6,11 @@
  */
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { SignedCallback } from '../../src/webhooks/index.js';
+import type { Express } from 'express';
+import type { FastifyInstance } from 'fastify';
+import type { Hono } from 'hono';
+import type Koa from 'koa';
+import type { SignedCallback, WebhookHandler } from '../../src/webhooks/index.js';
 
 /** What the receiver answered. */
 export interface Answer {
@@ -16,13 +20,30 @@ export interface Answer {
 
 const PATH = '/webhooks/myr';
 
-type Fn = (...args: never[]) => unknown;
-const isObjectOrFunction = (value: unknown): value is Record<string, unknown> =>
-  (typeof value === 'object' && value !== null) || typeof value === 'function';
-const has = (value: unknown, ...methods: string[]): value is Record<string, Fn> =>
-  isObjectOrFunction(value) && methods.every((method) => typeof value[method] === 'function');
+const hasMethods = (value: unknown, ...methods: string[]): boolean =>
+  ((typeof value === 'object' && value !== null) || typeof value === 'function') &&
+  methods.every((method) => typeof (value as Record<string, unknown>)[method] === 'function');
 
-/** Serves `listener` on 127.0.0.1 for one request. */
+// Told apart by the methods only each has (an Express app is a function with listen and post).
+const isFastify = (value: unknown): value is FastifyInstance => hasMethods(value, 'inject', 'register', 'ready');
+const isHono = (value: unknown): value is Hono => hasMethods(value, 'request', 'fetch', 'post');
+const isKoa = (value: unknown): value is Koa => hasMethods(value, 'callback', 'use') && !hasMethods(value, 'post');
+const isExpress = (value: unknown): value is Express => typeof value === 'function' && hasMethods(value, 'listen', 'post', 'handle');
+const isWebhookHandler = (value: unknown): value is WebhookHandler => hasMethods(value, 'handle');
+const isRoute = (value: unknown): value is (request: Request) => Promise<Response> => typeof value === 'function' && value.name === 'POST';
+
+/** The kind of receiver `value` is, or undefined when it is none. */
+export function receiverKind(value: unknown): 'fastify' | 'hono' | 'koa' | 'express' | 'handler' | 'route' | undefined {
+  if (isFastify(value)) return 'fastify';
+  if (isHono(value)) return 'hono';
+  if (isKoa(value)) return 'koa';
+  if (isExpress(value)) return 'express';
+  if (isWebhookHandler(value)) return 'handler';
+  if (isRoute(value)) return 'route';
+  return undefined;
+}
+
+/** Serves `listener` on 127.0.0.1 for one POST. */
 async function overHttp(listener: RequestListener, path: string, init: RequestInit): Promise<Answer & { location: string | null }> {
   const server = createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -36,49 +57,33 @@ async function overHttp(listener: RequestListener, path: string, init: RequestIn
   }
 }
 
-/** The kind of receiver `value` is, or undefined when it is none. */
-export function receiverKind(value: unknown): 'fastify' | 'hono' | 'koa' | 'express' | 'handler' | 'route' | undefined {
-  if (has(value, 'inject', 'register')) return 'fastify';
-  if (has(value, 'request', 'fetch', 'post')) return 'hono';
-  if (has(value, 'callback', 'use')) return 'koa';
-  if (typeof value === 'function' && has(value, 'listen', 'post')) return 'express';
-  if (has(value, 'handle')) return 'handler';
-  if (typeof value === 'function' && value.name === 'POST') return 'route';
-  return undefined;
-}
-
 /** POSTs `callback` to `receiver` at /webhooks/myr (or `path`) and returns its answer. */
 export async function deliver(receiver: unknown, callback: SignedCallback, path = PATH): Promise<Answer> {
-  const kind = receiverKind(receiver);
-  if (kind === 'fastify' && has(receiver, 'inject', 'ready')) {
-    const app = receiver as unknown as { inject(o: object): Promise<{ statusCode: number; body: string }>; ready(): Promise<unknown> };
-    await app.ready();
-    const answer = await app.inject({ method: 'POST', url: path, headers: callback.headers, payload: callback.rawBody });
+  const { headers, rawBody } = callback;
+  if (isFastify(receiver)) {
+    await receiver.ready();
+    const answer = await receiver.inject({ method: 'POST', url: path, headers, payload: rawBody });
     return { status: answer.statusCode, body: answer.body };
   }
-  if (kind === 'hono') {
-    const app = receiver as unknown as { request(path: string, init: RequestInit): Promise<Response> };
-    const response = await app.request(path, { method: 'POST', headers: callback.headers, body: callback.rawBody });
+  if (isHono(receiver)) {
+    const response = await receiver.request(path, { method: 'POST', headers, body: rawBody });
     return { status: response.status, body: await response.text() };
   }
-  const init = { headers: callback.headers, body: callback.rawBody };
-  if (kind === 'koa') return overHttp((receiver as unknown as { callback(): RequestListener }).callback(), path, init);
-  if (kind === 'express') return overHttp(receiver as unknown as RequestListener, path, init);
-  if (kind === 'route') {
-    const POST = receiver as unknown as (request: Request) => Promise<Response>;
-    const response = await POST(new Request(`https://shop.example${path}`, { method: 'POST', headers: callback.headers, body: callback.rawBody }));
-    return { status: response.status, body: await response.text() };
-  }
-  if (kind === 'handler') {
-    const handler = receiver as unknown as { handle(r: { body: string; headers: Record<string, string> }): Promise<{ status: number; body: unknown }> };
-    const answer = await handler.handle({ body: callback.rawBody, headers: callback.headers });
+  if (isKoa(receiver)) return overHttp(receiver.callback(), path, { headers, body: rawBody });
+  if (isExpress(receiver)) return overHttp(receiver, path, { headers, body: rawBody });
+  if (isWebhookHandler(receiver)) {
+    const answer = await receiver.handle({ body: rawBody, headers });
     return { status: answer.status, body: JSON.stringify(answer.body) };
+  }
+  if (isRoute(receiver)) {
+    const response = await receiver(new Request(`https://shop.example${path}`, { method: 'POST', headers, body: rawBody }));
+    return { status: response.status, body: await response.text() };
   }
   throw new Error('not a webhook receiver this runner knows');
 }
 
 /** POSTs `json` to an Express app at `path` (not a callback: a shop's own route). */
 export function request(app: unknown, path: string, json: unknown): Promise<Answer & { location: string | null }> {
-  if (receiverKind(app) !== 'express') throw new Error('request() serves Express apps only');
-  return overHttp(app as RequestListener, path, { headers: { 'content-type': 'application/json' }, body: JSON.stringify(json) });
+  if (!isExpress(app)) throw new Error('request() serves Express apps only');
+  return overHttp(app, path, { headers: { 'content-type': 'application/json' }, body: JSON.stringify(json) });
 }

@@ -122,6 +122,16 @@ describe('doc snippets run', () => {
     expect(runnable.length).toBeGreaterThan(40);
   });
 
+  it('reads why a block is not run from its fence, or from a `// nocheck:` first line', () => {
+    const blocks = extractSnippets('docs/x.md', [
+      '```ts run=false', 'a();', '```',
+      '```ts run=false: takes port 3000', 'a();', '```',
+      '```ts nocheck', '// nocheck: Bun and Deno globals', 'a();', '```',
+      '```ts', 'a();', '```',
+    ].join('\n'));
+    expect(blocks.map((block) => block.notRun)).toEqual(['', 'takes port 3000', 'Bun and Deno globals', undefined]);
+  });
+
   it('each promise names exactly one block that runs', () => {
     for (const promise of PROMISES) {
       const blocks = snippets.filter((snippet) => snippet.doc === promise.doc && snippet.code.includes(promise.match));
