@@ -50,10 +50,28 @@ async function closeLeftovers(exports: Record<string, unknown>): Promise<void> {
   }
 }
 
+/**
+ * fetch for the run of a block: loopback passes, and so do the reserved `.example` / `.test`
+ * names the mocks answer for (msw intercepts below fetch; if it did not, such names resolve
+ * nowhere). Anything else is refused and recorded: a block must not reach the network.
+ */
+function offlineFetch(refused: string[]): typeof fetch {
+  const realFetch = globalThis.fetch;
+  return (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const local = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) || /\.(example|test)$/.test(url.hostname);
+    if (local) return realFetch(input, init);
+    refused.push(url.origin);
+    return Promise.reject(new TypeError(`fetch failed: doc snippets reach no network beyond loopback (${url.origin})`));
+  };
+}
+
 /** Runs one block in its scene and checks what it promises; errors name the block's file and line. */
 async function runSnippet(snippet: Snippet): Promise<void> {
   const promise = promiseFor(snippet);
   const shape = shapeOf(snippet.code);
+  const offLoopback: string[] = [];
+  vi.stubGlobal('fetch', offlineFetch(offLoopback));
   // A test-file block starts its own msw server; two at once would fight over fetch.
   const ownsMsw = /\bcreateMockGateway\(/.test(snippet.code) && /\.listen\(/.test(snippet.code);
   const scene = await Scene.open({ msw: !ownsMsw });
@@ -90,6 +108,7 @@ async function runSnippet(snippet: Snippet): Promise<void> {
     }
     await promise?.check?.({ scene, exports, inputs, console: captured, logs: pinoLines, deliveries });
     if (!promise?.warns) expect({ warn: captured.warn, error: captured.error }).toEqual({ warn: [], error: [] });
+    expect(offLoopback, 'requests that would have left the machine').toEqual([]);
   } catch (error) {
     if (!(error instanceof Error)) throw new Error(`${where(snippet)}: ${String(error)}`, { cause: error });
     error.message = `${where(snippet)}: ${error.message}`; // kept: the assertion's diff and stack stay
@@ -100,6 +119,7 @@ async function runSnippet(snippet: Snippet): Promise<void> {
     vi.restoreAllMocks();
     vi.unstubAllEnvs();
     await scene.close();
+    vi.unstubAllGlobals();
   }
 }
 
@@ -145,6 +165,11 @@ describe('doc snippets run', () => {
   it('fails a block that throws, naming its file and line', async () => {
     const [broken] = extractSnippets('docs/broken.md', '# x\n\n```ts\nthrow new TypeError("no such order");\n```\n');
     await expect(runSnippet(broken as Snippet)).rejects.toThrow(/^docs\/broken\.md:4: no such order/);
+  });
+
+  it('fails a block that reaches beyond loopback', async () => {
+    const [online] = extractSnippets('docs/broken.md', "```ts\nawait fetch('https://example.com/');\n```\n");
+    await expect(runSnippet(online as Snippet)).rejects.toThrow(/doc snippets reach no network beyond loopback \(https:\/\/example\.com\)/);
   });
 
   it('fails a block whose declared input no fixture gives', async () => {
