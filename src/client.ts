@@ -158,6 +158,7 @@ export class MyrGateway {
     this.payments = new Payments(transport, options.allowInsecureLoopback === true, {
       sleep: options.sleep ?? defaultSleep,
       random: options.random ?? Math.random,
+      now,
     });
     this.withdrawals = new Withdrawals(transport);
   }

@@ -12,6 +12,7 @@ import { type ResponseInfo, withResponse, type WithResponse } from '../core/obse
 import { outcomeUnknownAdvice } from '../core/policy.js';
 import type { RequestOptions } from '../core/transport.js';
 import { type AnswerCheck, checkCustomerUrl, checkEcho } from '../core/validate.js';
+import { type NotOurs, ownership } from './ownership.js';
 import { customerRedirectUrl, type PaymentCreated, type PaymentMethod, type PaymentStatus } from '../schemas/payments.js';
 
 /** The request fields the result is completed from. */
@@ -52,10 +53,13 @@ function unknown(final: MyrGatewayError, referenceId: string, why: string): Outc
   );
 }
 
-/** A record the status endpoint holds for a withdrawal (A6, A19), not a deposit. */
-function isWithdrawal(record: PaymentStatus): boolean {
-  return record.transaction_type === 'WITHDRAWAL' || record.payment_id.startsWith('WD_');
-}
+const NOT_OURS: Record<NotOurs, (record: PaymentStatus, body: SentPayment) => string> = {
+  withdrawal: (r) => `withdrawal ${r.payment_id}`,
+  amount: (r, body) => `payment ${r.payment_id} of amount ${r.amount}, NOT the requested ${body.amount}`,
+  status: (r) => `payment ${r.payment_id}, already ${r.status}, which this call cannot have made (its customer never had the URL)`,
+  created_before_call: (r) => `payment ${r.payment_id}, created at ${String(r.created_at)}, before this call started`,
+  created_at_unknown: (r) => `payment ${r.payment_id}, whose creation time the service did not give, so it cannot be shown to be this call's`,
+};
 
 /**
  * Looks the payment up within what is left of the call's total timeout and decides the answer.
@@ -68,6 +72,8 @@ export async function reconcile(
   options: RequestOptions | undefined,
   remainingMs: number,
   check: AnswerCheck,
+  /** Epoch ms when the create call started: a record created before it is not this call's. */
+  callStartedAt: number,
 ): Promise<WithResponse<PaymentCreated>> {
   const referenceId = body.reference_id;
   if (remainingMs < 1) throw unknown(final, referenceId, 'no time was left to look it up');
@@ -84,11 +90,11 @@ export async function reconcile(
         : `looking it up failed (${String(code)})`,
     );
   }
-  if (isWithdrawal(existing) || existing.amount !== body.amount) {
-    const holder = isWithdrawal(existing) ? `withdrawal ${existing.payment_id}` : `payment ${existing.payment_id} of amount ${existing.amount}, NOT the requested ${body.amount}`;
+  const verdict = ownership(existing, body.amount, callStartedAt);
+  if (!verdict.ours) {
     const error = new DuplicateReferenceError(
-      `DUPLICATE_REFERENCE: reference_id ${referenceId} already belongs to ${holder}; it is not this payment. ` +
-        'Use a reference_id unique across your deposits and withdrawals.',
+      `DUPLICATE_REFERENCE: reference_id ${referenceId} already belongs to ${NOT_OURS[verdict.why](existing, body)}; it is not ` +
+        'this payment, and this call created none. Use a reference_id unique across your deposits and withdrawals.',
       { code: 'DUPLICATE_REFERENCE', status: final.status, correlationId: final.correlationId, referenceId, cause: final },
     );
     error.existingPayment = existing;
@@ -107,7 +113,7 @@ export async function reconcile(
   throw new PaymentUrlUnavailableError(
     `PAYMENT_URL_UNAVAILABLE: payment ${existing.payment_id} for reference_id ${referenceId} was created (an earlier attempt's ` +
       `answer was lost; the call ended with ${final.code}), but the status record has no payment_url, so its customer URL ` +
-      `cannot be retrieved. Create a new payment under a new reference_id for the customer; the old one is never paid.${expires}`,
+      `cannot be retrieved. Create a new payment under a new reference_id for the customer; the customer never received this one's URL, so it expires unpaid.${expires}`,
     { referenceId, existingPayment: existing, status: final.status, correlationId: final.correlationId, cause: final },
   );
 }

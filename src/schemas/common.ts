@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { DECIMAL_STRING, TWO_DECIMALS } from './amount.js';
 
 /** The only currency the service handles. */
 export const CURRENCY = 'MYR' as const;
@@ -20,8 +21,6 @@ export const WITHDRAWAL_AMOUNT = {
 /** Longest `reference_id` the service accepts. */
 const REFERENCE_ID_MAX_LENGTH = 100;
 
-const TWO_DECIMALS = /^\d+(?:\.\d{1,2})?$/;
-const DECIMAL_STRING = /^\d+(?:\.\d+)?$/;
 
 /**
  * Whether `amount` has at most two decimal places, judged on the number's own

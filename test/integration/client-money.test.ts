@@ -42,7 +42,7 @@ describe('payment create: an answer lost after the payment was made', () => {
     const { gateway } = clientFor(mock);
     const params = paymentParams('QR_PAYMENT', 300);
     mock.fault({ endpoint: 'payment.create', when: 'after', response: { type: 'networkError' } });
-    const data = { payment_id: 'PAY_WITHURL1', reference_id: params.reference_id, amount: 300, currency: 'MYR', status: 'PROCESSING', created_at: '2026-01-01T00:00:00Z', payment_url: 'https://pay.example/PAY_WITHURL1' };
+    const data = { payment_id: 'PAY_WITHURL1', reference_id: params.reference_id, amount: 300, currency: 'MYR', status: 'PROCESSING', created_at: new Date().toISOString(), payment_url: 'https://pay.example/PAY_WITHURL1' };
     mock.fault({ endpoint: 'payment.status', response: { type: 'body', body: { status: 'success', data } } });
     const payment = await gateway.payments.create(params);
     expect(payment.payment_id).toBe('PAY_WITHURL1');
@@ -53,7 +53,7 @@ describe('payment create: an answer lost after the payment was made', () => {
     const { gateway } = clientFor(mock);
     const params = paymentParams('QR_PAYMENT', 300);
     mock.fault({ endpoint: 'payment.create', when: 'after', response: { type: 'networkError' } });
-    const data = { payment_id: 'PAY_JS1', reference_id: params.reference_id, amount: 300, currency: 'MYR', status: 'PROCESSING', created_at: '2026-01-01T00:00:00Z', payment_url: 'javascript:alert(1)' };
+    const data = { payment_id: 'PAY_JS1', reference_id: params.reference_id, amount: 300, currency: 'MYR', status: 'PROCESSING', created_at: new Date().toISOString(), payment_url: 'javascript:alert(1)' };
     mock.fault({ endpoint: 'payment.status', response: { type: 'body', body: { status: 'success', data } } });
     const error = await caught(gateway.payments.create(params));
     expect(error).toBeInstanceOf(InvalidResponseError);
