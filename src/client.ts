@@ -28,6 +28,10 @@ function checkBaseUrl(baseUrl: unknown, allowInsecureLoopback: boolean): string 
     throw new ConfigurationError('baseUrl must be an absolute URL such as https://host/api/v1', 'baseUrl');
   }
   if (url.username || url.password) throw new ConfigurationError('baseUrl must not contain credentials', 'baseUrl');
+  // Paths are appended to it: a query or fragment would end up before them (`/api/v1?x/auth/token`).
+  if (/[?#]/.test(baseUrl)) {
+    throw new ConfigurationError('baseUrl must not contain a query (?…) or a fragment (#…): it is the API prefix, such as https://host/api/v1', 'baseUrl');
+  }
   if (url.protocol === 'http:') {
     if (!LOOPBACK_HOST.test(url.hostname)) {
       throw new ConfigurationError(

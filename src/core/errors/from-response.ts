@@ -14,7 +14,7 @@ import {
   RateLimitError,
   ServiceUnavailableError,
 } from './service.js';
-import { InvalidRequestError, type MyrGatewayError, type MyrGatewayErrorInit } from './base.js';
+import { ConfigurationError, InvalidRequestError, type MyrGatewayError, type MyrGatewayErrorInit } from './base.js';
 
 /** What the transport knows about a failed response. */
 export interface FailedResponse {
@@ -24,6 +24,8 @@ export interface FailedResponse {
   text: string;
   /** Milliseconds the service asked to wait, from `Retry-After`. */
   retryAfterMs: number | undefined;
+  /** The URL that answered (`Response.url`; empty when a custom fetch did not set it). */
+  url?: string | undefined;
 }
 
 /** The parts of an error body we understand, from either of the spec's error shapes. */
@@ -79,11 +81,47 @@ function isRetryable(status: number, code: string): boolean {
 }
 
 /**
+ * A 404 that only a wrong `baseUrl` explains: one from `/auth/token` (which always exists), or
+ * one without the service's error envelope (a web server or proxy answered, not the service).
+ * Read as "payment not found", it would send a merchant hunting for a payment.
+ */
+function wrongBaseUrl(response: FailedResponse, parsed: ParsedErrorBody): ConfigurationError | undefined {
+  if (response.status !== 404) return undefined;
+  const url = safeUrl(response.url);
+  const fromToken = url?.pathname.endsWith('/auth/token') === true;
+  if (!fromToken && parsed.code !== undefined) return undefined;
+  const where = url === undefined ? 'the service' : url.href;
+  return new ConfigurationError(
+    `${where} answered 404 ${fromToken ? 'to the token request' : 'without the service\'s error body'}, so ` +
+      'baseUrl does not point at the service: check baseUrl, which must include the API prefix (https://<host>/api/v1)',
+    'baseUrl',
+    { status: 404, correlationId: parsed.correlationId ?? correlationIdFrom(response.headers) },
+  );
+}
+
+/** The answering URL without query or fragment (which may carry identifiers), or undefined. */
+function safeUrl(value: string | undefined): URL | undefined {
+  if (!value) return undefined;
+  try {
+    const url = new URL(value);
+    url.search = '';
+    url.hash = '';
+    url.username = '';
+    url.password = '';
+    return url;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Builds the error for a non-2xx response. `redact` strips secrets from any text the
  * service echoed back.
  */
 export function errorFromResponse(response: FailedResponse, redact: (text: string) => string): MyrGatewayError {
   const parsed = parseErrorBody(response.text);
+  const wrongAddress = wrongBaseUrl(response, parsed);
+  if (wrongAddress) return wrongAddress;
   const code = parsed.code ?? defaultCode(response.status);
   const retryAfter = response.retryAfterMs === undefined ? undefined : Math.ceil(response.retryAfterMs / 1000);
   const detail =
