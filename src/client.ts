@@ -14,13 +14,16 @@ import { sha256Hex } from './core/hash.js';
 import { noteClient } from './core/observe/client-census.js';
 import { DEFAULTS, millisecondsSetting } from './core/settings.js';
 import { Transport } from './core/transport.js';
-import { LOOPBACK_HOST } from './core/urls.js';
+import { hasUnsafeUrlCharacter, LOOPBACK_HOST } from './core/urls.js';
 import { Payments } from './resources/payments.js';
 import { Withdrawals } from './resources/withdrawals.js';
 import { VERSION } from './version.js';
 
 function checkBaseUrl(baseUrl: unknown, allowInsecureLoopback: boolean): string {
   if (typeof baseUrl !== 'string' || baseUrl === '') throw new ConfigurationError('baseUrl is required', 'baseUrl');
+  if (hasUnsafeUrlCharacter(baseUrl)) {
+    throw new ConfigurationError('baseUrl must not contain spaces, tabs, line breaks or other control characters', 'baseUrl');
+  }
   let url: URL;
   try {
     url = new URL(baseUrl);

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { hasUnsafeUrlCharacter, normalisedUrl } from '../core/urls.js';
 import { DECIMAL_STRING, TWO_DECIMALS } from './amount.js';
 
 /** The only currency the service handles. */
@@ -107,9 +108,17 @@ export function amountSchema(range: { min: number; max: number }, kind: string) 
 export const nonBlank = (field: string) =>
   z.string({ error: `${field} must be a string` }).check(rule((s: string) => s.trim().length > 0, `${field} must not be empty`));
 
-/** `https://` URL. Loopback http is not accepted here: the service rejects it in production. */
+/**
+ * `https://` URL, without whitespace or control characters, output normalised
+ * (`new URL(value).href`). Loopback http is not accepted here: the service rejects it in production.
+ */
 export const httpsUrlSchema = (field: string) =>
-  z.string({ error: `${field} must be a string` }).check(rule(isHttpsUrl, `${field} must be an absolute https:// URL`));
+  z.string({ error: `${field} must be a string` }).check(
+    rule((s: string) => !hasUnsafeUrlCharacter(s), `${field} must not contain spaces, tabs, line breaks or other control characters`),
+    rule(isHttpsUrl, `${field} must be an absolute https:// URL`),
+    // What is sent is what was checked: the parsed URL, not the raw text.
+    z.overwrite(normalisedUrl),
+  );
 
 function isHttpsUrl(value: string): boolean {
   try {
