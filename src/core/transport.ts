@@ -21,6 +21,7 @@ import type { RateLimitInfo } from './pacing/rate-limit-headers.js';
 import type { ResolvedRetryOptions } from './retry.js';
 import type { CallTrace, Observer } from './observe/observer.js';
 import type { ResponseInfo } from './observe/events.js';
+import { bothRedact, type Redact } from './redact.js';
 
 /** Options every API method accepts as its last argument. */
 export interface RequestOptions {
@@ -61,6 +62,8 @@ export interface CallSpec {
   operation: Operation;
   /** For error messages of money-moving calls. */
   referenceId?: string;
+  /** Masks what else of the request must not come back in a message (a withdrawal's account number). */
+  redact?: Redact;
 }
 
 /** Mutable facts about a call that the resource reads after it failed. */
@@ -165,7 +168,7 @@ export class Transport {
       const attempt = await sendAttempt(this.#ky, spec, body, token, attemptTimeout, limits);
       report?.(attemptReport(attempt, cfg.now()));
       paced?.(attempt.kind === 'response' ? attempt.response : undefined);
-      const outcome = judgeAttempt(attempt, attemptTimeout, token, cfg, (info) => (this.#rateLimit = info));
+      const outcome = judgeAttempt(attempt, attemptTimeout, token, { now: cfg.now, redact: bothRedact(cfg.redact, spec.redact) }, (info) => (this.#rateLimit = info));
       trace.response(attempt.kind === 'response' ? attempt.response : undefined, outcome.ok ? undefined : outcome.error);
       if (outcome.ok) return outcome.data;
 

@@ -4,8 +4,8 @@ import type { CallState, RequestOptions, Transport } from '../core/transport.js'
 import { type AnswerCheck, checkEcho, parseSuccess, validateRequest } from '../core/validate.js';
 import { referenceOf, tagReference } from '../core/errors/reference.js';
 import { CURRENCY } from '../schemas/common.js';
+import { accountNumberRedactor, maskAccountNumbers } from '../core/redact.js';
 import {
-  maskAccountNumber,
   type Withdrawal,
   type WithdrawalCreateParams,
   withdrawalCreateParamsSchema,
@@ -117,8 +117,10 @@ export class Withdrawals {
     const body = { ...validated, currency: validated.currency ?? CURRENCY, method: validated.method ?? 'BANK' };
     const referenceId = body.reference_id;
     const state: CallState = { maybeProcessed: false };
+    // The account number never comes back in clear: not in a message the service wrote, not in any field of the result.
+    const redact = accountNumberRedactor(body.account_number);
     const raw = await this.#transport.call(
-      { method: 'POST', path: 'payment/withdraw', body, authenticated: true, operation, referenceId },
+      { method: 'POST', path: 'payment/withdraw', body, authenticated: true, operation, referenceId, redact },
       options,
       state,
     );
@@ -129,11 +131,10 @@ export class Withdrawals {
         'wait for the callback or call withdrawals.recover with the same params',
       allowInsecureLoopback: false,
     };
-    const withdrawal = parseSuccess(withdrawalSchema, raw, check.what, check.followUp);
+    const withdrawal = parseSuccess(withdrawalSchema, maskAccountNumbers(raw, redact), check.what, check.followUp);
     checkEcho(check, 'reference_id', referenceId, withdrawal.reference_id);
     checkEcho(check, 'amount', body.amount, withdrawal.amount);
     const result: Withdrawal = { ...withdrawal, reference_id: referenceId };
-    if (typeof result.account_number === 'string') result.account_number = maskAccountNumber(result.account_number);
     return withResponse(result, state.response);
   }
 }

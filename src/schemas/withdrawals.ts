@@ -78,9 +78,7 @@ export const withdrawalSchema = z.looseObject({
 
 /**
  * Asterisks and the last 4 characters, as the service masks it in callbacks. Applied to
- * results too, so a full account number never sits in an object the SDK returns.
+ * results too (every `account_number`, at any depth), so a full account number never sits in
+ * an object the SDK returns.
  */
-export function maskAccountNumber(accountNumber: string): string {
-  if (/^\*+.{0,4}$/.test(accountNumber)) return accountNumber;
-  return `****${accountNumber.slice(-4)}`;
-}
+export { maskAccountNumber } from '../core/redact.js';

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DuplicateReferenceError, InvalidResponseError, OutcomeUnknownError, PaymentUrlUnavailableError } from '../../src/index.js';
 import { createMockGateway } from '../../src/testing/index.js';
@@ -220,6 +221,43 @@ describe('withdrawals are sent at most once once they may have reached the servi
     });
     const withdrawal = await gateway.withdrawals.create(params);
     expect(withdrawal.account_number).toBe('****6789');
+  });
+
+  it('masks the account number in every nested field and string of the result', async () => {
+    const { gateway } = clientFor(mock);
+    const params = withdrawalParams();
+    const full = params.account_number;
+    const data = {
+      reference_id: params.reference_id,
+      status: 'PROCESSING',
+      beneficiary: { account_number: full, account_name: 'Tan Wei Ming', bank: { account_number: `MY-${full}` } },
+      legs: [{ account_number: full }, { note: `credit to ${full} today` }],
+      account_number: '****6789',
+    };
+    mock.fault({ endpoint: 'withdraw', response: { type: 'body', body: { status: 'success', data } } });
+    const withdrawal = await gateway.withdrawals.create(params);
+    expect(JSON.stringify(withdrawal)).not.toContain(full);
+    expect(withdrawal.beneficiary).toEqual({ account_number: '****6789', account_name: 'Tan Wei Ming', bank: { account_number: '****6789' } });
+    expect(withdrawal.legs).toEqual([{ account_number: '****6789' }, { note: 'credit to ****6789 today' }]);
+    expect(withdrawal.account_number).toBe('****6789');
+  });
+
+  it.each([
+    ['a refusal', { type: 'status', status: 400, code: 'INVALID_BANK_CODE' } as const, 'create'],
+    ['an answer that leaves the outcome unknown', { type: 'status', status: 502, code: 'GATEWAY_ERROR' } as const, 'create'],
+    ['a refusal of recover', { type: 'status', status: 400, code: 'INVALID_BANK_CODE' } as const, 'recover'],
+  ])('masks the account number the service puts in the message of %s', async (_label, response, method) => {
+    const { gateway } = clientFor(mock);
+    const params = withdrawalParams();
+    const full = params.account_number;
+    mock.fault({ endpoint: 'withdraw', response: { ...response, message: `account_number ${full} (Tan Wei Ming) rejected by bank; digits ${full.replace(/(\d{4})/g, '$1 ').trim()}` } });
+    const error = await caught(method === 'create' ? gateway.withdrawals.create(params) : gateway.withdrawals.recover(params));
+    expect(error.message).toContain('account_number ****6789 (Tan Wei Ming) rejected by bank');
+    const seen = [error.message, JSON.stringify(error), inspect(error), String((error.cause as Error | undefined)?.message)];
+    for (const text of seen) {
+      expect(text).not.toContain(full);
+      expect(text).not.toContain('5140 1234 5678 9');
+    }
   });
 
   it('the withdrawal INVALID_BANK_CODE and INVALID_AMOUNT answers are final', async () => {
