@@ -14,50 +14,30 @@ import { sha256Hex } from './core/hash.js';
 import { noteClient } from './core/observe/client-census.js';
 import { DEFAULTS, millisecondsSetting } from './core/settings.js';
 import { Transport } from './core/transport.js';
-import { hasUnsafeUrlCharacter, LOOPBACK_HOST } from './core/urls.js';
+import { requiredSettings } from './client-config.js';
 import { Payments } from './resources/payments.js';
 import { Withdrawals } from './resources/withdrawals.js';
 import { VERSION } from './version.js';
 
-function checkBaseUrl(baseUrl: unknown, allowInsecureLoopback: boolean): string {
-  if (typeof baseUrl !== 'string' || baseUrl === '') throw new ConfigurationError('baseUrl is required', 'baseUrl');
-  if (hasUnsafeUrlCharacter(baseUrl)) {
-    throw new ConfigurationError('baseUrl must not contain spaces, tabs, line breaks or other control characters', 'baseUrl');
+/**
+ * The transport of a client whose settings are missing: every call fails with the
+ * {@link ConfigurationError} that names them, before anything is sent.
+ */
+class UnconfiguredTransport extends Transport {
+  readonly #missing: ConfigurationError;
+
+  constructor(config: ConstructorParameters<typeof Transport>[0], missing: ConfigurationError) {
+    super(config);
+    this.#missing = missing;
   }
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new ConfigurationError('baseUrl must be an absolute URL such as https://host/api/v1', 'baseUrl');
+
+  override call(): Promise<unknown> {
+    return Promise.reject(new ConfigurationError(this.#missing.message, this.#missing.field));
   }
-  if (url.username || url.password) throw new ConfigurationError('baseUrl must not contain credentials', 'baseUrl');
-  // Paths are appended to it: a query or fragment would end up before them (`/api/v1?x/auth/token`).
-  if (/[?#]/.test(baseUrl)) {
-    throw new ConfigurationError('baseUrl must not contain a query (?…) or a fragment (#…): it is the API prefix, such as https://host/api/v1', 'baseUrl');
-  }
-  if (url.protocol === 'http:') {
-    if (!LOOPBACK_HOST.test(url.hostname)) {
-      throw new ConfigurationError(
-        'baseUrl must use https:// (the service rejects plain HTTP and the api_key must not travel unencrypted)',
-        'baseUrl',
-      );
-    }
-    if (!allowInsecureLoopback) {
-      throw new ConfigurationError(
-        'baseUrl uses http:// on a loopback host; pass allowInsecureLoopback: true to allow it for a local mock',
-        'baseUrl',
-      );
-    }
-  } else if (url.protocol !== 'https:') {
-    throw new ConfigurationError('baseUrl must use https://', 'baseUrl');
-  }
-  return url.href.endsWith('/') ? url.href : `${url.href}/`;
 }
 
-function requireString(value: unknown, field: string): string {
-  if (typeof value !== 'string' || value.trim() === '') throw new ConfigurationError(`${field} is required`, field);
-  return value;
-}
+/** Stands in for a missing base URL: the client that holds it never sends anything. */
+const UNSET_BASE_URL = 'https://base-url-not-configured.invalid/';
 
 function observeOptions(options: MyrGatewayOptions, now: () => number) {
   const { logger, logLevel, onRequest, onResponse, onRetry, tracer } = options;
@@ -85,11 +65,9 @@ function observeOptions(options: MyrGatewayOptions, now: () => number) {
  * ```ts
  * import { MyrGateway } from 'myr-gateway';
  *
- * const gateway = new MyrGateway({
- *   baseUrl: 'https://api.gateway.example/api/v1',
- *   merchantId: process.env.MYR_MERCHANT_ID!,
- *   apiKey: process.env.MYR_API_KEY!,
- * });
+ * // Reads MYR_GATEWAY_BASE_URL, MYR_GATEWAY_MERCHANT_ID and MYR_GATEWAY_API_KEY; a missing one
+ * // fails the first call with a ConfigurationError, never the construction (safe at module scope).
+ * const gateway = new MyrGateway();
  * const payment = await gateway.payments.create({ ... });
  * ```
  */
@@ -99,29 +77,31 @@ export class MyrGateway {
   /** Withdrawals (payouts). */
   readonly withdrawals: Withdrawals;
   readonly #transport: Transport;
-  readonly #merchantId: string;
-  readonly #baseUrl: string;
+  readonly #merchantId: string | undefined;
+  readonly #baseUrl: string | undefined;
 
-  constructor(options: MyrGatewayOptions) {
-    if (options === null || typeof options !== 'object') throw new ConfigurationError('options are required');
-    const baseUrl = checkBaseUrl(options.baseUrl, options.allowInsecureLoopback === true);
-    const merchantId = requireString(options.merchantId, 'merchantId');
-    const apiKey = requireString(options.apiKey, 'apiKey');
+  constructor(options: MyrGatewayOptions = {}) {
+    if (options === null || typeof options !== 'object') throw new ConfigurationError('options must be an object (or left out)');
+    const settings = requiredSettings(options, options.allowInsecureLoopback === true);
+    const { missing } = settings;
+    const baseUrl = settings.baseUrl ?? UNSET_BASE_URL;
+    const merchantId = settings.merchantId ?? '';
+    const apiKey = settings.apiKey ?? '';
     const now = options.now ?? Date.now;
-    this.#merchantId = merchantId;
-    this.#baseUrl = baseUrl;
+    this.#merchantId = settings.merchantId;
+    this.#baseUrl = settings.baseUrl;
     const timeout = millisecondsSetting(options.timeout, DEFAULTS.timeout, 'timeout', 'client');
     const storeTimeout = millisecondsSetting(options.tokenStoreTimeout, DEFAULTS.tokenStoreTimeout, 'tokenStoreTimeout', 'client');
     const observer = new Observer(observeOptions(options, now), VERSION);
     const warn = (message: string) => observer.log.write('warn', message);
-    noteClient(baseUrl, merchantId, warn);
+    if (!missing) noteClient(baseUrl, merchantId, warn);
 
-    const redact = redactSecret(apiKey);
+    const redact = apiKey === '' ? (text: string) => text : redactSecret(apiKey);
     const limiter = options.rateLimiter === undefined ? defaultRateLimiter(now) : options.rateLimiter;
     if (limiter !== false && (typeof limiter?.acquire !== 'function' || typeof limiter.observe !== 'function')) {
       throw new ConfigurationError('rateLimiter must be a RateLimiter (acquire and observe) or false', 'rateLimiter');
     }
-    const transport = new Transport({
+    const transportConfig = {
       baseUrl,
       fetch: options.fetch,
       timeout,
@@ -134,7 +114,8 @@ export class MyrGateway {
       redact,
       observer,
       pacer: limiter === false ? undefined : new Pacer(limiter, () => sha256Hex(['myr-gateway pacing v1', baseUrl, merchantId]), now),
-    });
+    };
+    const transport = missing ? new UnconfiguredTransport(transportConfig, missing) : new Transport(transportConfig);
     let key: Promise<string> | undefined;
     const tokens = new TokenManager({
       store: options.tokenStore ?? defaultTokenStore(),
@@ -190,6 +171,6 @@ export class MyrGateway {
 
   /** @internal */
   [Symbol.for('nodejs.util.inspect.custom')](): string {
-    return `MyrGateway { baseUrl: '${this.#baseUrl}', merchantId: '${this.#merchantId}' }`;
+    return `MyrGateway { baseUrl: ${JSON.stringify(this.#baseUrl)}, merchantId: ${JSON.stringify(this.#merchantId)} }`;
   }
 }
