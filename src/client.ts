@@ -14,30 +14,50 @@ import { sha256Hex } from './core/hash.js';
 import { noteClient } from './core/observe/client-census.js';
 import { DEFAULTS, millisecondsSetting } from './core/settings.js';
 import { Transport } from './core/transport.js';
-import { requiredSettings } from './client-config.js';
+import { type RequiredSettings, requiredSettings } from './client-config.js';
 import { Payments } from './resources/payments.js';
 import { Withdrawals } from './resources/withdrawals.js';
 import { VERSION } from './version.js';
 
 /**
- * The transport of a client whose settings are missing: every call fails with the
- * {@link ConfigurationError} that names them, before anything is sent.
+ * The transport of a client whose settings were missing at construction: each call reads them
+ * again (a `.env` loaded after the module that built the client, a platform that sets
+ * variables at run time, not at build time), connects once they are all there, and until then
+ * fails with the {@link ConfigurationError} that names them, before anything is sent.
  */
-class UnconfiguredTransport extends Transport {
-  readonly #missing: ConfigurationError;
+class DeferredTransport {
+  readonly #connect: () => Transport;
+  #transport: Transport | undefined;
 
-  constructor(config: ConstructorParameters<typeof Transport>[0], missing: ConfigurationError) {
-    super(config);
-    this.#missing = missing;
+  constructor(connect: () => Transport) {
+    this.#connect = connect;
   }
 
-  override call(): Promise<unknown> {
-    return Promise.reject(new ConfigurationError(this.#missing.message, this.#missing.field));
+  call(...args: Parameters<Transport['call']>): Promise<unknown> {
+    try {
+      this.#transport ??= this.#connect();
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    return this.#transport.call(...args);
+  }
+
+  get rateLimit(): RateLimitInfo | undefined {
+    return this.#transport?.rateLimit;
   }
 }
 
-/** Stands in for a missing base URL: the client that holds it never sends anything. */
-const UNSET_BASE_URL = 'https://base-url-not-configured.invalid/';
+/** The three settings, all present. */
+interface Connection {
+  baseUrl: string;
+  merchantId: string;
+  apiKey: string;
+}
+
+/** The settings when all three are there. */
+function complete({ baseUrl, merchantId, apiKey }: RequiredSettings): Connection | undefined {
+  return baseUrl !== undefined && merchantId !== undefined && apiKey !== undefined ? { baseUrl, merchantId, apiKey } : undefined;
+}
 
 function observeOptions(options: MyrGatewayOptions, now: () => number) {
   const { logger, logLevel, onRequest, onResponse, onRetry, tracer } = options;
@@ -76,79 +96,85 @@ export class MyrGateway {
   readonly payments: Payments;
   /** Withdrawals (payouts). */
   readonly withdrawals: Withdrawals;
-  readonly #transport: Transport;
-  readonly #merchantId: string | undefined;
-  readonly #baseUrl: string | undefined;
+  readonly #transport: Pick<Transport, 'call' | 'rateLimit'>;
+  #settings: RequiredSettings;
 
   constructor(options: MyrGatewayOptions = {}) {
     if (options === null || typeof options !== 'object') throw new ConfigurationError('options must be an object (or left out)');
-    const settings = requiredSettings(options, options.allowInsecureLoopback === true);
-    const { missing } = settings;
-    const baseUrl = settings.baseUrl ?? UNSET_BASE_URL;
-    const merchantId = settings.merchantId ?? '';
-    const apiKey = settings.apiKey ?? '';
+    const allowInsecureLoopback = options.allowInsecureLoopback === true;
+    const settings = requiredSettings(options, allowInsecureLoopback);
+    this.#settings = settings;
     const now = options.now ?? Date.now;
-    this.#merchantId = settings.merchantId;
-    this.#baseUrl = settings.baseUrl;
     const timeout = millisecondsSetting(options.timeout, DEFAULTS.timeout, 'timeout', 'client');
     const storeTimeout = millisecondsSetting(options.tokenStoreTimeout, DEFAULTS.tokenStoreTimeout, 'tokenStoreTimeout', 'client');
+    const totalTimeout = millisecondsSetting(options.totalTimeout, DEFAULTS.totalTimeout, 'totalTimeout', 'client');
+    const refreshMarginMs = millisecondsSetting(options.tokenRefreshMarginMs, DEFAULTS.tokenRefreshMarginMs, 'tokenRefreshMarginMs', 'client', 0);
+    const retry = resolveRetryOptions({ ...options.retry, ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }) });
     const observer = new Observer(observeOptions(options, now), VERSION);
     const warn = (message: string) => observer.log.write('warn', message);
-    if (!missing) noteClient(baseUrl, merchantId, warn);
-
-    const redact = apiKey === '' ? (text: string) => text : redactSecret(apiKey);
     const limiter = options.rateLimiter === undefined ? defaultRateLimiter(now) : options.rateLimiter;
     if (limiter !== false && (typeof limiter?.acquire !== 'function' || typeof limiter.observe !== 'function')) {
       throw new ConfigurationError('rateLimiter must be a RateLimiter (acquire and observe) or false', 'rateLimiter');
     }
-    const transportConfig = {
-      baseUrl,
-      fetch: options.fetch,
-      timeout,
-      totalTimeout: millisecondsSetting(options.totalTimeout, DEFAULTS.totalTimeout, 'totalTimeout', 'client'),
-      retry: resolveRetryOptions({ ...options.retry, ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }) }),
-      userAgent: `myr-gateway/${VERSION}`,
-      now,
-      random: options.random ?? Math.random,
-      sleep: options.sleep ?? defaultSleep,
-      redact,
-      observer,
-      pacer: limiter === false ? undefined : new Pacer(limiter, () => sha256Hex(['myr-gateway pacing v1', baseUrl, merchantId]), now),
+    const sleep = options.sleep ?? defaultSleep;
+    const random = options.random ?? Math.random;
+
+    const connect = ({ baseUrl, merchantId, apiKey }: Connection): Transport => {
+      noteClient(baseUrl, merchantId, warn);
+      const transport = new Transport({
+        baseUrl,
+        fetch: options.fetch,
+        timeout,
+        totalTimeout,
+        retry,
+        userAgent: `myr-gateway/${VERSION}`,
+        now,
+        random,
+        sleep,
+        redact: redactSecret(apiKey),
+        observer,
+        pacer: limiter === false ? undefined : new Pacer(limiter, () => sha256Hex(['myr-gateway pacing v1', baseUrl, merchantId]), now),
+      });
+      let key: Promise<string> | undefined;
+      const tokens = new TokenManager({
+        store: options.tokenStore ?? defaultTokenStore(),
+        key: () => (key ??= tokenKey(baseUrl, merchantId, apiKey)),
+        now,
+        refreshMarginMs,
+        storeTimeoutMs: storeTimeout,
+        storeRefreshTimeoutMs: storeTimeout + timeout,
+        warn,
+        fetchToken: async (signal, beforeAttempt) => {
+          const body = await transport.call(
+            {
+              method: 'POST',
+              path: 'auth/token',
+              body: { merchant_id: merchantId, api_key: apiKey },
+              authenticated: false,
+              operation: 'token',
+            },
+            { signal },
+            undefined,
+            beforeAttempt,
+          );
+          return readToken(body, now());
+        },
+      });
+      transport.useTokens(tokens);
+      return transport;
     };
-    const transport = missing ? new UnconfiguredTransport(transportConfig, missing) : new Transport(transportConfig);
-    let key: Promise<string> | undefined;
-    const tokens = new TokenManager({
-      store: options.tokenStore ?? defaultTokenStore(),
-      key: () => (key ??= tokenKey(baseUrl, merchantId, apiKey)),
-      now,
-      refreshMarginMs: millisecondsSetting(options.tokenRefreshMarginMs, DEFAULTS.tokenRefreshMarginMs, 'tokenRefreshMarginMs', 'client', 0),
-      storeTimeoutMs: storeTimeout,
-      storeRefreshTimeoutMs: storeTimeout + timeout,
-      warn,
-      fetchToken: async (signal, beforeAttempt) => {
-        const body = await transport.call(
-          {
-            method: 'POST',
-            path: 'auth/token',
-            body: { merchant_id: merchantId, api_key: apiKey },
-            authenticated: false,
-            operation: 'token',
-          },
-          { signal },
-          undefined,
-          beforeAttempt,
-        );
-        return readToken(body, now());
-      },
-    });
-    transport.useTokens(tokens);
-    this.#transport = transport;
-    this.payments = new Payments(transport, options.allowInsecureLoopback === true, {
-      sleep: options.sleep ?? defaultSleep,
-      random: options.random ?? Math.random,
-      now,
-    });
-    this.withdrawals = new Withdrawals(transport);
+    const ready = complete(settings);
+    this.#transport = ready
+      ? connect(ready)
+      : new DeferredTransport(() => {
+          const later = requiredSettings(options, allowInsecureLoopback);
+          const connection = complete(later);
+          if (!connection) throw new ConfigurationError(later.missing?.message ?? 'MyrGateway is not configured', later.missing?.field);
+          this.#settings = later;
+          return connect(connection);
+        });
+    this.payments = new Payments(this.#transport, allowInsecureLoopback, { sleep, random, now });
+    this.withdrawals = new Withdrawals(this.#transport);
   }
 
   /**
@@ -166,11 +192,11 @@ export class MyrGateway {
 
   /** A secret-free description for logs. */
   toJSON(): Record<string, unknown> {
-    return { baseUrl: this.#baseUrl, merchantId: this.#merchantId };
+    return { baseUrl: this.#settings.baseUrl, merchantId: this.#settings.merchantId };
   }
 
   /** @internal */
   [Symbol.for('nodejs.util.inspect.custom')](): string {
-    return `MyrGateway { baseUrl: ${JSON.stringify(this.#baseUrl)}, merchantId: ${JSON.stringify(this.#merchantId)} }`;
+    return `MyrGateway { baseUrl: ${JSON.stringify(this.#settings.baseUrl)}, merchantId: ${JSON.stringify(this.#settings.merchantId)} }`;
   }
 }

@@ -32,12 +32,12 @@ const IDENTIFIER = /^[A-Za-z0-9_]{1,128}$/;
  * Reached as `gateway.payments`.
  */
 export class Payments {
-  readonly #transport: Transport;
+  readonly #transport: Pick<Transport, 'call'>;
   readonly #allowInsecureLoopback: boolean;
   readonly #timing: PaymentsTiming;
 
   /** @internal */
-  constructor(transport: Transport, allowInsecureLoopback = false, timing: PaymentsTiming = { sleep: defaultSleep, random: Math.random, now: Date.now }) {
+  constructor(transport: Pick<Transport, 'call'>, allowInsecureLoopback = false, timing: PaymentsTiming = { sleep: defaultSleep, random: Math.random, now: Date.now }) {
     this.#transport = transport;
     this.#allowInsecureLoopback = allowInsecureLoopback;
     this.#timing = timing;

@@ -43,10 +43,10 @@ export type WithdrawalRecovery =
  * {@link Withdrawals.recover} and the callback instead.
  */
 export class Withdrawals {
-  readonly #transport: Transport;
+  readonly #transport: Pick<Transport, 'call'>;
 
   /** @internal */
-  constructor(transport: Transport) {
+  constructor(transport: Pick<Transport, 'call'>) {
     this.#transport = transport;
   }
 

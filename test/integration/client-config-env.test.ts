@@ -62,6 +62,16 @@ describe('configuration from the environment', () => {
     expect(mock.count()).toBe(0);
   });
 
+  it('settings that arrive after the construction (a .env loaded after the import) are read at the next call', async () => {
+    unsetAll();
+    const gateway = new MyrGateway(isolated);
+    expect(await caught(gateway.payments.retrieve('ORDER1001'))).toBeInstanceOf(ConfigurationError);
+    setAll();
+    const payment = await gateway.payments.create(paymentParams());
+    expect(payment.payment_id).toMatch(/^PAY_/);
+    expect(gateway.toJSON()).toEqual({ baseUrl: `${mock.baseUrl}/`, merchantId: mock.merchant.merchantId });
+  });
+
   it('one missing setting is named alone, with its variable', async () => {
     setAll();
     vi.stubEnv('MYR_GATEWAY_API_KEY', '');
