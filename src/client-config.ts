@@ -9,15 +9,13 @@
 import { ConfigurationError } from './core/errors/base.js';
 import { hasUnsafeUrlCharacter, LOOPBACK_HOST } from './core/urls.js';
 
-/** The environment variable read for each setting the options leave out. */
-export const ENVIRONMENT_VARIABLES = {
-  baseUrl: 'MYR_GATEWAY_BASE_URL',
-  merchantId: 'MYR_GATEWAY_MERCHANT_ID',
-  apiKey: 'MYR_GATEWAY_API_KEY',
-} as const;
-
-type Setting = keyof typeof ENVIRONMENT_VARIABLES;
+type Setting = 'baseUrl' | 'merchantId' | 'apiKey';
 const SETTINGS: readonly Setting[] = ['baseUrl', 'merchantId', 'apiKey'];
+
+/** The environment variable read for a setting the options leave out: `apiKey` → `MYR_GATEWAY_API_KEY`. */
+export function environmentVariable(setting: Setting): string {
+  return `MYR_GATEWAY_${setting.replace(/[A-Z]/g, '_$&').toUpperCase()}`;
+}
 
 /** What the holder of `process` looks like where there is one (Node, Bun, Deno's compat layer). */
 interface ProcessHolder {
@@ -39,14 +37,21 @@ function readEnvironment(name: string): string | undefined {
   }
 }
 
-/** The settings as resolved: the values found, and the error every call gets when some are missing. */
-export interface RequiredSettings {
-  baseUrl: string | undefined;
-  merchantId: string | undefined;
-  apiKey: string | undefined;
-  /** Set when a setting is neither given nor in the environment. */
-  missing: ConfigurationError | undefined;
+/** The three settings, all present. */
+export interface Connection {
+  baseUrl: string;
+  merchantId: string;
+  apiKey: string;
 }
+
+/**
+ * The settings as resolved: all three (`connection`), or the error every call gets while some
+ * are missing. `baseUrl` and `merchantId` (never the key) for the client's log description.
+ */
+export type RequiredSettings = { baseUrl: string | undefined; merchantId: string | undefined } & (
+  | { connection: Connection; missing?: undefined }
+  | { connection?: undefined; missing: ConfigurationError }
+);
 
 function checkBaseUrl(baseUrl: string, allowInsecureLoopback: boolean, where: string): string {
   const refuse = (problem: string) => new ConfigurationError(`baseUrl${where} ${problem}`, 'baseUrl');
@@ -57,16 +62,16 @@ function checkBaseUrl(baseUrl: string, allowInsecureLoopback: boolean, where: st
     throw refuse('must be an absolute URL such as https://host/api/v1');
   }
   // Checked on the raw text: the parsed URL has already dropped tabs and line breaks.
-  if (hasUnsafeUrlCharacter(baseUrl)) throw refuse('must not contain spaces, tabs, line breaks or other control characters');
+  if (hasUnsafeUrlCharacter(baseUrl)) throw refuse('must not contain spaces or control characters');
   if (url.username || url.password) throw refuse('must not contain credentials');
   // Paths are appended to it: a query or fragment would end up before them (`/api/v1?x/auth/token`).
-  if (/[?#]/.test(baseUrl)) throw refuse('must not contain a query (?…) or a fragment (#…): it is the API prefix, such as https://host/api/v1');
+  if (/[?#]/.test(baseUrl)) throw refuse('must not contain a query or a fragment: it is the API prefix, such as https://host/api/v1');
   if (url.protocol === 'http:') {
     if (!LOOPBACK_HOST.test(url.hostname)) {
-      throw refuse('must use https:// (the service rejects plain HTTP and the api_key must not travel unencrypted)');
+      throw refuse('must use https:// (the api_key must not travel unencrypted)');
     }
     if (!allowInsecureLoopback) {
-      throw refuse('uses http:// on a loopback host; pass allowInsecureLoopback: true to allow it for a local mock');
+      throw refuse('uses http:// on a loopback host: pass allowInsecureLoopback: true for a local mock');
     }
   } else if (url.protocol !== 'https:') {
     throw refuse('must use https://');
@@ -88,7 +93,7 @@ export function requiredSettings(
   for (const setting of SETTINGS) {
     const given = options[setting];
     if (given !== undefined && typeof given !== 'string') throw new ConfigurationError(`${setting} must be a string`, setting);
-    const variable = ENVIRONMENT_VARIABLES[setting];
+    const variable = environmentVariable(setting);
     const value = given ?? readEnvironment(variable);
     if (value === undefined || value.trim() === '') {
       absent.push(setting);
@@ -97,13 +102,11 @@ export function requiredSettings(
     const where = given === undefined ? ` (from ${variable})` : '';
     found[setting] = setting === 'baseUrl' ? checkBaseUrl(value, allowInsecureLoopback, where) : value;
   }
-  const missing =
-    absent.length === 0
-      ? undefined
-      : new ConfigurationError(
-          `MyrGateway is not configured: ${absent.map((s) => `${s} is missing (pass { ${s} } or set ${ENVIRONMENT_VARIABLES[s]})`).join('; ')}. ` +
-            'Nothing was sent.',
-          absent[0],
-        );
-  return { baseUrl: found.baseUrl, merchantId: found.merchantId, apiKey: found.apiKey, missing };
+  const { baseUrl, merchantId, apiKey } = found;
+  if (baseUrl !== undefined && merchantId !== undefined && apiKey !== undefined) return { baseUrl, merchantId, connection: { baseUrl, merchantId, apiKey } };
+  const missing = new ConfigurationError(
+    `MyrGateway is not configured: ${absent.map((s) => `${s} is missing (pass { ${s} } or set ${environmentVariable(s)})`).join('; ')}. Nothing was sent.`,
+    absent[0],
+  );
+  return { baseUrl, merchantId, missing };
 }

@@ -14,7 +14,7 @@ import { sha256Hex } from './core/hash.js';
 import { noteClient } from './core/observe/client-census.js';
 import { DEFAULTS, millisecondsSetting } from './core/settings.js';
 import { Transport } from './core/transport.js';
-import { type RequiredSettings, requiredSettings } from './client-config.js';
+import { type Connection, type RequiredSettings, requiredSettings } from './client-config.js';
 import { Payments } from './resources/payments.js';
 import { Withdrawals } from './resources/withdrawals.js';
 import { VERSION } from './version.js';
@@ -25,45 +25,25 @@ import { VERSION } from './version.js';
  * variables at run time, not at build time), connects once they are all there, and until then
  * fails with the {@link ConfigurationError} that names them, before anything is sent.
  */
-class DeferredTransport {
-  readonly #connect: () => Transport;
-  #transport: Transport | undefined;
-
-  constructor(connect: () => Transport) {
-    this.#connect = connect;
-  }
-
-  call(...args: Parameters<Transport['call']>): Promise<unknown> {
-    try {
-      this.#transport ??= this.#connect();
-    } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
-    return this.#transport.call(...args);
-  }
-
-  get rateLimit(): RateLimitInfo | undefined {
-    return this.#transport?.rateLimit;
-  }
-}
-
-/** The three settings, all present. */
-interface Connection {
-  baseUrl: string;
-  merchantId: string;
-  apiKey: string;
-}
-
-/** The settings when all three are there. */
-function complete({ baseUrl, merchantId, apiKey }: RequiredSettings): Connection | undefined {
-  return baseUrl !== undefined && merchantId !== undefined && apiKey !== undefined ? { baseUrl, merchantId, apiKey } : undefined;
+function deferredTransport(connect: () => Transport): Pick<Transport, 'call' | 'rateLimit'> {
+  let transport: Transport | undefined;
+  return {
+    // async: a throw of `connect` (settings still missing) becomes the call's rejection.
+    async call(...args) {
+      transport ??= connect();
+      return transport.call(...args);
+    },
+    get rateLimit() {
+      return transport?.rateLimit;
+    },
+  };
 }
 
 function observeOptions(options: MyrGatewayOptions, now: () => number) {
   const { logger, logLevel, onRequest, onResponse, onRetry, tracer } = options;
   for (const level of ['debug', 'info', 'warn', 'error'] as const) {
     if (logger !== undefined && typeof logger?.[level] !== 'function') {
-      throw new ConfigurationError(`logger must have debug, info, warn and error methods (such as console, pino or winston); ${level} is missing`, 'logger');
+      throw new ConfigurationError(`logger must have debug, info, warn and error methods (console, pino, winston…); ${level} is missing`, 'logger');
     }
   }
   if (logLevel !== undefined && !['debug', 'info', 'warn', 'error', 'off'].includes(logLevel)) {
@@ -100,7 +80,7 @@ export class MyrGateway {
   #settings: RequiredSettings;
 
   constructor(options: MyrGatewayOptions = {}) {
-    if (options === null || typeof options !== 'object') throw new ConfigurationError('options must be an object (or left out)');
+    if (options === null || typeof options !== 'object') throw new ConfigurationError('options must be an object');
     const allowInsecureLoopback = options.allowInsecureLoopback === true;
     const settings = requiredSettings(options, allowInsecureLoopback);
     this.#settings = settings;
@@ -163,15 +143,13 @@ export class MyrGateway {
       transport.useTokens(tokens);
       return transport;
     };
-    const ready = complete(settings);
-    this.#transport = ready
-      ? connect(ready)
-      : new DeferredTransport(() => {
+    this.#transport = settings.connection
+      ? connect(settings.connection)
+      : deferredTransport(() => {
           const later = requiredSettings(options, allowInsecureLoopback);
-          const connection = complete(later);
-          if (!connection) throw new ConfigurationError(later.missing?.message ?? 'MyrGateway is not configured', later.missing?.field);
+          if (!later.connection) throw later.missing;
           this.#settings = later;
-          return connect(connection);
+          return connect(later.connection);
         });
     this.payments = new Payments(this.#transport, allowInsecureLoopback, { sleep, random, now });
     this.withdrawals = new Withdrawals(this.#transport);
@@ -197,6 +175,6 @@ export class MyrGateway {
 
   /** @internal */
   [Symbol.for('nodejs.util.inspect.custom')](): string {
-    return `MyrGateway { baseUrl: ${JSON.stringify(this.#settings.baseUrl)}, merchantId: ${JSON.stringify(this.#settings.merchantId)} }`;
+    return `MyrGateway ${JSON.stringify(this.toJSON())}`;
   }
 }

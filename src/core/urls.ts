@@ -12,12 +12,7 @@
  * holds whitespace or a control character anywhere.
  */
 export function hasUnsafeUrlCharacter(value: string): boolean {
-  if (/\s/.test(value)) return true;
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i);
-    if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return true; // C0, DEL, C1
-  }
-  return false;
+  return /[\s\p{Cc}]/u.test(value); // whitespace, C0, DEL, C1
 }
 
 /** `value` as the URL the SDK sends (`new URL(value).href`), or `value` itself when it is no URL. */

@@ -6,7 +6,7 @@
  *
  * A record is this call's only when all of these hold:
  * 1. it is a deposit, not a withdrawal (A7: references are unique across both);
- * 2. its amount is the requested amount, exactly (decimal comparison, no float);
+ * 2. its amount is the requested amount, exactly;
  * 3. its status is `PENDING` or `PROCESSING`: the customer never received this call's payment
  *    URL, so the payment cannot have been paid, failed or refunded yet (an unknown status is
  *    not trusted);
@@ -18,7 +18,6 @@
  *
  * @module
  */
-import { sameAmount } from '../schemas/amount.js';
 
 /**
  * How far the service's clock may lag ours when `created_at` is compared with the call's
@@ -38,21 +37,19 @@ export interface FoundRecord {
 /** Why a found record is not this call's payment. */
 export type NotOurs = 'withdrawal' | 'amount' | 'status' | 'created_before_call' | 'created_at_unknown';
 
-/** The verdict: this call's payment, or someone else's and why. */
-export type Ownership = { ours: true } | { ours: false; why: NotOurs };
 
-/** A withdrawal held by the status endpoint (A6, A19), not a deposit. */
-export function isWithdrawalRecord(record: FoundRecord): boolean {
-  return record.transaction_type === 'WITHDRAWAL' || record.payment_id.startsWith('WD_');
-}
-
-/** Whether `record` can be the payment a create started at `callStartedAt` (epoch ms) made. */
-export function ownership(record: FoundRecord, requestedAmount: number | string, callStartedAt: number): Ownership {
-  if (isWithdrawalRecord(record)) return { ours: false, why: 'withdrawal' };
-  if (!sameAmount(record.amount, requestedAmount)) return { ours: false, why: 'amount' };
-  if (record.status !== 'PENDING' && record.status !== 'PROCESSING') return { ours: false, why: 'status' };
+/**
+ * Why `record` cannot be the payment a create started at `callStartedAt` (epoch ms) made, or
+ * undefined when it can be.
+ */
+export function notOurs(record: FoundRecord, requestedAmount: number, callStartedAt: number): NotOurs | undefined {
+  // A withdrawal held by the status endpoint (A6, A19), not a deposit.
+  if (record.transaction_type === 'WITHDRAWAL' || record.payment_id.startsWith('WD_')) return 'withdrawal';
+  // Both are JSON numbers read from decimal text with at most 2 decimals: equal decimals are equal doubles.
+  if (record.amount !== requestedAmount) return 'amount';
+  if (record.status !== 'PENDING' && record.status !== 'PROCESSING') return 'status';
   const created = typeof record.created_at === 'string' ? Date.parse(record.created_at) : Number.NaN;
-  if (Number.isNaN(created)) return { ours: false, why: 'created_at_unknown' };
-  if (created < callStartedAt - CLOCK_TOLERANCE_MS) return { ours: false, why: 'created_before_call' };
-  return { ours: true };
+  if (Number.isNaN(created)) return 'created_at_unknown';
+  if (created < callStartedAt - CLOCK_TOLERANCE_MS) return 'created_before_call';
+  return undefined;
 }

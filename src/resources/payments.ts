@@ -1,4 +1,3 @@
-import { sleep as defaultSleep } from '../core/retry.js';
 import { AbortError, InvalidResponseError } from '../core/errors/service.js';
 import { InvalidRequestError, MyrGatewayError } from '../core/errors/base.js';
 import { withResponse, type WithResponse } from '../core/observe/events.js';
@@ -37,7 +36,7 @@ export class Payments {
   readonly #timing: PaymentsTiming;
 
   /** @internal */
-  constructor(transport: Pick<Transport, 'call'>, allowInsecureLoopback = false, timing: PaymentsTiming = { sleep: defaultSleep, random: Math.random, now: Date.now }) {
+  constructor(transport: Pick<Transport, 'call'>, allowInsecureLoopback: boolean, timing: PaymentsTiming) {
     this.#transport = transport;
     this.#allowInsecureLoopback = allowInsecureLoopback;
     this.#timing = timing;
@@ -123,7 +122,7 @@ export class Payments {
       what: 'payment create',
       followUp:
         `. The payment for reference_id ${referenceId} may have been created: call payments.create again with the same ` +
-        'reference_id (a duplicate is reconciled, never paid twice) instead of creating it under a new one',
+        'reference_id (never paid twice), not a new one',
       allowInsecureLoopback: this.#allowInsecureLoopback,
     };
   }
@@ -155,7 +154,7 @@ export class Payments {
     const status = parseSuccess(paymentStatusSchema, raw, 'payment status');
     if (status.payment_id !== identifier && status.reference_id !== identifier) {
       throw new InvalidResponseError(
-        `INVALID_RESPONSE: the payment status answer is for another payment (asked for ${identifier}); it is not shown as this one`,
+        `INVALID_RESPONSE: the payment status answer is for another payment (asked for ${identifier})`,
         { code: 'INVALID_RESPONSE', field: 'reference_id' },
       );
     }

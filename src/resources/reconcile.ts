@@ -12,7 +12,7 @@ import { type ResponseInfo, withResponse, type WithResponse } from '../core/obse
 import { outcomeUnknownAdvice } from '../core/policy.js';
 import type { RequestOptions } from '../core/transport.js';
 import { type AnswerCheck, checkCustomerUrl, checkEcho } from '../core/validate.js';
-import { type NotOurs, ownership } from './ownership.js';
+import { notOurs } from './ownership.js';
 import { customerRedirectUrl, type PaymentCreated, type PaymentMethod, type PaymentStatus } from '../schemas/payments.js';
 
 /** The request fields the result is completed from. */
@@ -53,14 +53,6 @@ function unknown(final: MyrGatewayError, referenceId: string, why: string): Outc
   );
 }
 
-const NOT_OURS: Record<NotOurs, (record: PaymentStatus, body: SentPayment) => string> = {
-  withdrawal: (r) => `withdrawal ${r.payment_id}`,
-  amount: (r, body) => `payment ${r.payment_id} of amount ${r.amount}, NOT the requested ${body.amount}`,
-  status: (r) => `payment ${r.payment_id}, already ${r.status}, which this call cannot have made (its customer never had the URL)`,
-  created_before_call: (r) => `payment ${r.payment_id}, created at ${String(r.created_at)}, before this call started`,
-  created_at_unknown: (r) => `payment ${r.payment_id}, whose creation time the service did not give, so it cannot be shown to be this call's`,
-};
-
 /**
  * Looks the payment up within what is left of the call's total timeout and decides the answer.
  * Throws the error the merchant gets, or returns the payment when the record carries its URL.
@@ -86,15 +78,16 @@ export async function reconcile(
       final,
       referenceId,
       code === 'NOT_FOUND'
-        ? 'a lookup right after found nothing, which does not prove it was not created (the service may still be processing it)'
+        ? 'a lookup right after found nothing, which does not prove it was not created'
         : `looking it up failed (${String(code)})`,
     );
   }
-  const verdict = ownership(existing, body.amount, callStartedAt);
-  if (!verdict.ours) {
+  // The message shows what rules the record out (its kind, status, amount, creation time).
+  if (notOurs(existing, body.amount, callStartedAt)) {
     const error = new DuplicateReferenceError(
-      `DUPLICATE_REFERENCE: reference_id ${referenceId} already belongs to ${NOT_OURS[verdict.why](existing, body)}; it is not ` +
-        'this payment, and this call created none. Use a reference_id unique across your deposits and withdrawals.',
+      `DUPLICATE_REFERENCE: reference_id ${referenceId} already belongs to ${existing.payment_id} (${existing.status}, amount ` +
+        `${existing.amount}, created ${String(existing.created_at)}), not this call's; this call created no payment. ` +
+        'Use a reference_id unique across your deposits and withdrawals.',
       { code: 'DUPLICATE_REFERENCE', status: final.status, correlationId: final.correlationId, referenceId, cause: final },
     );
     error.existingPayment = existing;
@@ -111,9 +104,9 @@ export async function reconcile(
   }
   const expires = typeof existing.expires_at === 'string' ? ` It expires at ${existing.expires_at}.` : '';
   throw new PaymentUrlUnavailableError(
-    `PAYMENT_URL_UNAVAILABLE: payment ${existing.payment_id} for reference_id ${referenceId} was created (an earlier attempt's ` +
-      `answer was lost; the call ended with ${final.code}), but the status record has no payment_url, so its customer URL ` +
-      `cannot be retrieved. Create a new payment under a new reference_id for the customer; the customer never received this one's URL, so it expires unpaid.${expires}`,
+    `PAYMENT_URL_UNAVAILABLE: payment ${existing.payment_id} for reference_id ${referenceId} was created (an earlier ` +
+      `answer was lost; the call ended with ${final.code}), but its status record has no payment_url. Create a new payment ` +
+      `under a new reference_id; nobody has this one's URL, so it expires unpaid.${expires}`,
     { referenceId, existingPayment: existing, status: final.status, correlationId: final.correlationId, cause: final },
   );
 }

@@ -47,11 +47,11 @@ function amountProblem(value: number | string, range: { min: number; max: number
   let text: string;
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) return `amount must be a finite number, not ${String(value)}`;
+    // Exponent forms (`1e21`, `1e-7`) are out of range, and said so below.
     text = String(value);
-    if (/e/i.test(text)) return `${kind} amount must be between ${range.min} and ${range.max} MYR inclusive (got ${text})`;
   } else {
     if (!DECIMAL_STRING.test(value)) {
-      return 'amount as a string must be a plain decimal such as "120.50": digits, an optional "." and decimals (no sign, exponent, spaces or separators)';
+      return 'amount as a string must be a plain decimal such as "120.50" (no sign, exponent, spaces or separators)';
     }
     text = value;
   }
@@ -114,7 +114,7 @@ export const nonBlank = (field: string) =>
  */
 export const httpsUrlSchema = (field: string) =>
   z.string({ error: `${field} must be a string` }).check(
-    rule((s: string) => !hasUnsafeUrlCharacter(s), `${field} must not contain spaces, tabs, line breaks or other control characters`),
+    rule((s: string) => !hasUnsafeUrlCharacter(s), `${field} must not contain spaces or control characters`),
     rule(isHttpsUrl, `${field} must be an absolute https:// URL`),
     // What is sent is what was checked: the parsed URL, not the raw text.
     z.overwrite(normalisedUrl),

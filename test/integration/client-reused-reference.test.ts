@@ -28,7 +28,7 @@ describe('payment create after a lost answer, when the reference_id was used bef
     expect(duplicate.existingPayment?.status).toBe('SUCCESS');
     expect(duplicate.earlierAttemptMayHaveSucceeded).toBe(false);
     expect(duplicate.referenceId).toBe(params.reference_id);
-    expect(error.message).toContain('already SUCCESS');
+    expect(error.message).toContain('(SUCCESS, amount 300');
     expect(error.message).not.toContain('never paid');
   });
 
@@ -41,7 +41,7 @@ describe('payment create after a lost answer, when the reference_id was used bef
     const error = await caught(gateway.payments.create({ ...params }));
     expect(error).toBeInstanceOf(DuplicateReferenceError);
     expect((error as unknown as DuplicateReferenceError).existingPayment?.payment_id).toBe(old.payment_id);
-    expect(error.message).toContain('before this call started');
+    expect(error.message).toContain(`created ${mock.getPayment(params.reference_id)?.created_at}), not this call's`);
   });
 
   it('the payment this call made (same amount, open, created during the call) is still reported as this call\'s', async () => {

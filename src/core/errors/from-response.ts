@@ -43,7 +43,7 @@ export function parseErrorBody(text: string): ParsedErrorBody {
   try {
     body = JSON.parse(text);
   } catch {
-    return { code: undefined, message: undefined, correlationId: undefined };
+    body = null;
   }
   if (body === null || typeof body !== 'object') return { code: undefined, message: undefined, correlationId: undefined };
   const record = body as Record<string, unknown>;
@@ -61,10 +61,6 @@ export function parseErrorBody(text: string): ParsedErrorBody {
 /** Correlation id from the response headers, when the service sends one. */
 export function correlationIdFrom(headers: Headers): string | undefined {
   return headers.get('x-correlation-id') ?? headers.get('x-request-id') ?? undefined;
-}
-
-function status3xx(status: number): boolean {
-  return status >= 300 && status < 400;
 }
 
 function defaultCode(status: number): string {
@@ -87,31 +83,16 @@ function isRetryable(status: number, code: string): boolean {
  */
 function wrongBaseUrl(response: FailedResponse, parsed: ParsedErrorBody): ConfigurationError | undefined {
   if (response.status !== 404) return undefined;
-  const url = safeUrl(response.url);
-  const fromToken = url?.pathname.endsWith('/auth/token') === true;
+  // Without query or fragment, which may carry identifiers.
+  const url = response.url?.replace(/[?#].*$/s, '');
+  const fromToken = url?.endsWith('/auth/token') === true;
   if (!fromToken && parsed.code !== undefined) return undefined;
-  const where = url === undefined ? 'the service' : url.href;
   return new ConfigurationError(
-    `${where} answered 404 ${fromToken ? 'to the token request' : 'without the service\'s error body'}, so ` +
-      'baseUrl does not point at the service: check baseUrl, which must include the API prefix (https://<host>/api/v1)',
+    `${url || 'the service'} answered 404 ${fromToken ? 'to the token request' : 'without an error body'}: check baseUrl, ` +
+      'which must end with the API prefix, such as https://<host>/api/v1',
     'baseUrl',
     { status: 404, correlationId: parsed.correlationId ?? correlationIdFrom(response.headers) },
   );
-}
-
-/** The answering URL without query or fragment (which may carry identifiers), or undefined. */
-function safeUrl(value: string | undefined): URL | undefined {
-  if (!value) return undefined;
-  try {
-    const url = new URL(value);
-    url.search = '';
-    url.hash = '';
-    url.username = '';
-    url.password = '';
-    return url;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -125,8 +106,8 @@ export function errorFromResponse(response: FailedResponse, redact: (text: strin
   const code = parsed.code ?? defaultCode(response.status);
   const retryAfter = response.retryAfterMs === undefined ? undefined : Math.ceil(response.retryAfterMs / 1000);
   const detail =
-    status3xx(response.status)
-      ? 'the service answered with a redirect, which the SDK does not follow (it would re-send credentials to another address); check baseUrl'
+    response.status >= 300 && response.status < 400
+      ? 'a redirect, which the SDK does not follow (it would re-send credentials); check baseUrl'
       : parsed.message
         ? redact(parsed.message)
         : response.text.trimStart().startsWith('<')
