@@ -48,15 +48,12 @@ export function apiKey(): string {
 let client: MyrGateway | undefined;
 
 /**
- * One client for the whole process, built on first use: importing this file needs no
- * secrets (a build step can load it), and a missing setting fails the first call loudly.
+ * One client for the whole process. `new MyrGateway()` reads the MYR_GATEWAY_* variables and
+ * never throws for a missing one (the first call does, loudly), so importing this file needs no
+ * secrets (a build step can load it).
  */
 export function gateway(): MyrGateway {
-  client ??= new MyrGateway({
-    baseUrl: setting('MYR_GATEWAY_BASE_URL'),
-    merchantId: setting('MYR_GATEWAY_MERCHANT_ID'),
-    apiKey: apiKey(),
-  });
+  client ??= new MyrGateway(); // MYR_GATEWAY_BASE_URL, MYR_GATEWAY_MERCHANT_ID, MYR_GATEWAY_API_KEY
   return client;
 }
 

@@ -11,20 +11,36 @@ import type { RetryOptions } from './core/retry.js';
 import type { TokenStore } from './core/tokens/store.js';
 import type { TracerLike } from './core/observe/trace.js';
 
-/** Options of {@link MyrGateway}. */
+/**
+ * Options of {@link MyrGateway}. All optional: `new MyrGateway()` reads `MYR_GATEWAY_BASE_URL`,
+ * `MYR_GATEWAY_MERCHANT_ID` and `MYR_GATEWAY_API_KEY` from the environment.
+ */
 export interface MyrGatewayOptions {
   /**
-   * The service base address, including `/api/v1`. Must be `https://`.
+   * The service base address, including `/api/v1`. Must be `https://`, without a query or a
+   * fragment. When left out, `MYR_GATEWAY_BASE_URL` is read; when that is unset too, every call
+   * fails with a `ConfigurationError` (construction does not, so a module-scope client
+   * never breaks a build). A value that is present and wrong fails the construction.
+   * @default process.env.MYR_GATEWAY_BASE_URL
    * @example 'https://api.gateway.example/api/v1'
    */
-  baseUrl: string;
-  /** Your `merchant_id`, issued out of band. */
-  merchantId: string;
+  baseUrl?: string | undefined;
+  /**
+   * Your `merchant_id`, issued out of band. When left out, `MYR_GATEWAY_MERCHANT_ID` is read;
+   * missing in both, every call fails with a `ConfigurationError`.
+   * @default process.env.MYR_GATEWAY_MERCHANT_ID
+   * @example 'M_ACME_01'
+   */
+  merchantId?: string | undefined;
   /**
    * Your `api_key`, issued out of band. Secret: keep it on the backend. The SDK never
-   * puts it in errors, logs, `util.inspect` or `JSON.stringify` output.
+   * puts it in errors, logs, `util.inspect` or `JSON.stringify` output. When left out,
+   * `MYR_GATEWAY_API_KEY` is read; missing in both, every call fails with a
+   * `ConfigurationError`.
+   * @default process.env.MYR_GATEWAY_API_KEY
+   * @example process.env.MY_SECRET_MANAGER_KEY
    */
-  apiKey: string;
+  apiKey?: string | undefined;
   /**
    * Accept `http://` URLs whose host is a loopback address (127.0.0.0/8, ::1, localhost), for
    * local development against `myr-gateway/testing` or `npx myr-gateway sandbox`: the base URL,

@@ -15,49 +15,36 @@ import { sha256Hex } from './core/hash.js';
 import { noteClient } from './core/observe/client-census.js';
 import { DEFAULTS, millisecondsSetting } from './core/settings.js';
 import { Transport } from './core/transport.js';
-import { LOOPBACK_HOST } from './core/urls.js';
+import { type Connection, type RequiredSettings, requiredSettings } from './client-config.js';
 import { Payments } from './resources/payments.js';
 import { Withdrawals } from './resources/withdrawals.js';
 import { VERSION } from './version.js';
 
-function checkBaseUrl(baseUrl: unknown, allowInsecureLoopback: boolean): string {
-  if (typeof baseUrl !== 'string' || baseUrl === '') throw new ConfigurationError('baseUrl is required', 'baseUrl');
-  let url: URL;
-  try {
-    url = new URL(baseUrl);
-  } catch {
-    throw new ConfigurationError('baseUrl must be an absolute URL such as https://host/api/v1', 'baseUrl');
-  }
-  if (url.username || url.password) throw new ConfigurationError('baseUrl must not contain credentials', 'baseUrl');
-  if (url.protocol === 'http:') {
-    if (!LOOPBACK_HOST.test(url.hostname)) {
-      throw new ConfigurationError(
-        'baseUrl must use https:// (the service rejects plain HTTP and the api_key must not travel unencrypted)',
-        'baseUrl',
-      );
-    }
-    if (!allowInsecureLoopback) {
-      throw new ConfigurationError(
-        'baseUrl uses http:// on a loopback host; pass allowInsecureLoopback: true to allow it for a local mock',
-        'baseUrl',
-      );
-    }
-  } else if (url.protocol !== 'https:') {
-    throw new ConfigurationError('baseUrl must use https://', 'baseUrl');
-  }
-  return url.href.endsWith('/') ? url.href : `${url.href}/`;
-}
-
-function requireString(value: unknown, field: string): string {
-  if (typeof value !== 'string' || value.trim() === '') throw new ConfigurationError(`${field} is required`, field);
-  return value;
+/**
+ * The transport of a client whose settings were missing at construction: each call reads them
+ * again (a `.env` loaded after the module that built the client, a platform that sets
+ * variables at run time, not at build time), connects once they are all there, and until then
+ * fails with the {@link ConfigurationError} that names them, before anything is sent.
+ */
+function deferredTransport(connect: () => Transport): Pick<Transport, 'call' | 'rateLimit'> {
+  let transport: Transport | undefined;
+  return {
+    // async: a throw of `connect` (settings still missing) becomes the call's rejection.
+    async call(...args) {
+      transport ??= connect();
+      return transport.call(...args);
+    },
+    get rateLimit() {
+      return transport?.rateLimit;
+    },
+  };
 }
 
 function observeOptions(options: MyrGatewayOptions, now: () => number) {
   const { logger, logLevel, onRequest, onResponse, onRetry, tracer } = options;
   for (const level of ['debug', 'info', 'warn', 'error'] as const) {
     if (logger !== undefined && typeof logger?.[level] !== 'function') {
-      throw new ConfigurationError(`logger must have debug, info, warn and error methods (such as console, pino or winston); ${level} is missing`, 'logger');
+      throw new ConfigurationError(`logger must have debug, info, warn and error methods (console, pino, winston…); ${level} is missing`, 'logger');
     }
   }
   if (logLevel !== undefined && !['debug', 'info', 'warn', 'error', 'off'].includes(logLevel)) {
@@ -79,11 +66,9 @@ function observeOptions(options: MyrGatewayOptions, now: () => number) {
  * ```ts
  * import { MyrGateway } from 'myr-gateway';
  *
- * const gateway = new MyrGateway({
- *   baseUrl: 'https://api.gateway.example/api/v1',
- *   merchantId: process.env.MYR_MERCHANT_ID!,
- *   apiKey: process.env.MYR_API_KEY!,
- * });
+ * // Reads MYR_GATEWAY_BASE_URL, MYR_GATEWAY_MERCHANT_ID and MYR_GATEWAY_API_KEY; a missing one
+ * // fails the first call with a ConfigurationError, never the construction (safe at module scope).
+ * const gateway = new MyrGateway();
  * const payment = await gateway.payments.create({ ... });
  * ```
  */
@@ -92,76 +77,84 @@ export class MyrGateway {
   readonly payments: Payments;
   /** Withdrawals (payouts). */
   readonly withdrawals: Withdrawals;
-  readonly #transport: Transport;
-  readonly #merchantId: string;
-  readonly #baseUrl: string;
+  readonly #transport: Pick<Transport, 'call' | 'rateLimit'>;
+  #settings: RequiredSettings;
 
-  constructor(options: MyrGatewayOptions) {
-    if (options === null || typeof options !== 'object') throw new ConfigurationError('options are required');
-    const baseUrl = checkBaseUrl(options.baseUrl, options.allowInsecureLoopback === true);
-    const merchantId = requireString(options.merchantId, 'merchantId');
-    const apiKey = requireString(options.apiKey, 'apiKey');
+  constructor(options: MyrGatewayOptions = {}) {
+    if (options === null || typeof options !== 'object') throw new ConfigurationError('options must be an object');
+    const allowInsecureLoopback = options.allowInsecureLoopback === true;
+    const settings = requiredSettings(options, allowInsecureLoopback);
+    this.#settings = settings;
     const now = options.now ?? Date.now;
-    this.#merchantId = merchantId;
-    this.#baseUrl = baseUrl;
     const timeout = millisecondsSetting(options.timeout, DEFAULTS.timeout, 'timeout', 'client');
     const storeTimeout = millisecondsSetting(options.tokenStoreTimeout, DEFAULTS.tokenStoreTimeout, 'tokenStoreTimeout', 'client');
+    const totalTimeout = millisecondsSetting(options.totalTimeout, DEFAULTS.totalTimeout, 'totalTimeout', 'client');
+    const refreshMarginMs = millisecondsSetting(options.tokenRefreshMarginMs, DEFAULTS.tokenRefreshMarginMs, 'tokenRefreshMarginMs', 'client', 0);
+    const retry = resolveRetryOptions({ ...options.retry, ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }) });
     const observer = new Observer(observeOptions(options, now), VERSION);
     const warn = (message: string) => observer.log.write('warn', message);
-    noteClient(baseUrl, merchantId, warn);
-
-    const redact = redactSecret(apiKey);
     const limiter = options.rateLimiter === undefined ? defaultRateLimiter(now) : options.rateLimiter;
     if (limiter !== false && (typeof limiter?.acquire !== 'function' || typeof limiter.observe !== 'function')) {
       throw new ConfigurationError('rateLimiter must be a RateLimiter (acquire and observe) or false', 'rateLimiter');
     }
-    const transport = new Transport({
-      baseUrl,
-      fetch: options.fetch,
-      timeout,
-      totalTimeout: millisecondsSetting(options.totalTimeout, DEFAULTS.totalTimeout, 'totalTimeout', 'client'),
-      retry: resolveRetryOptions({ ...options.retry, ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }) }),
-      userAgent: `myr-gateway/${VERSION}`,
-      now,
-      random: options.random ?? Math.random,
-      sleep: options.sleep ?? defaultSleep,
-      redact,
-      observer,
-      pacer: limiter === false ? undefined : new Pacer(limiter, () => sha256Hex(['myr-gateway pacing v1', baseUrl, merchantId]), now),
-    });
-    let key: Promise<string> | undefined;
-    const tokens = new TokenManager({
-      store: options.tokenStore ?? defaultTokenStore(),
-      key: () => (key ??= tokenKey(baseUrl, merchantId, apiKey)),
-      seal: () => tokenSeal(apiKey),
-      now,
-      refreshMarginMs: millisecondsSetting(options.tokenRefreshMarginMs, DEFAULTS.tokenRefreshMarginMs, 'tokenRefreshMarginMs', 'client', 0),
-      storeTimeoutMs: storeTimeout,
-      storeRefreshTimeoutMs: storeTimeout + timeout,
-      warn,
-      fetchToken: async (signal, beforeAttempt) => {
-        const body = await transport.call(
-          {
-            method: 'POST',
-            path: 'auth/token',
-            body: { merchant_id: merchantId, api_key: apiKey },
-            authenticated: false,
-            operation: 'token',
-          },
-          { signal },
-          undefined,
-          beforeAttempt,
-        );
-        return readToken(body, now());
-      },
-    });
-    transport.useTokens(tokens);
-    this.#transport = transport;
-    this.payments = new Payments(transport, options.allowInsecureLoopback === true, {
-      sleep: options.sleep ?? defaultSleep,
-      random: options.random ?? Math.random,
-    });
-    this.withdrawals = new Withdrawals(transport);
+    const sleep = options.sleep ?? defaultSleep;
+    const random = options.random ?? Math.random;
+
+    const connect = ({ baseUrl, merchantId, apiKey }: Connection): Transport => {
+      noteClient(baseUrl, merchantId, warn);
+      const transport = new Transport({
+        baseUrl,
+        fetch: options.fetch,
+        timeout,
+        totalTimeout,
+        retry,
+        userAgent: `myr-gateway/${VERSION}`,
+        now,
+        random,
+        sleep,
+        redact: redactSecret(apiKey),
+        observer,
+        pacer: limiter === false ? undefined : new Pacer(limiter, () => sha256Hex(['myr-gateway pacing v1', baseUrl, merchantId]), now),
+      });
+      let key: Promise<string> | undefined;
+      const tokens = new TokenManager({
+        store: options.tokenStore ?? defaultTokenStore(),
+        key: () => (key ??= tokenKey(baseUrl, merchantId, apiKey)),
+        seal: () => tokenSeal(apiKey),
+        now,
+        refreshMarginMs,
+        storeTimeoutMs: storeTimeout,
+        storeRefreshTimeoutMs: storeTimeout + timeout,
+        warn,
+        fetchToken: async (signal, beforeAttempt) => {
+          const body = await transport.call(
+            {
+              method: 'POST',
+              path: 'auth/token',
+              body: { merchant_id: merchantId, api_key: apiKey },
+              authenticated: false,
+              operation: 'token',
+            },
+            { signal },
+            undefined,
+            beforeAttempt,
+          );
+          return readToken(body, now());
+        },
+      });
+      transport.useTokens(tokens);
+      return transport;
+    };
+    this.#transport = settings.connection
+      ? connect(settings.connection)
+      : deferredTransport(() => {
+          const later = requiredSettings(options, allowInsecureLoopback);
+          if (!later.connection) throw later.missing;
+          this.#settings = later;
+          return connect(later.connection);
+        });
+    this.payments = new Payments(this.#transport, allowInsecureLoopback, { sleep, random, now });
+    this.withdrawals = new Withdrawals(this.#transport);
   }
 
   /**
@@ -179,11 +172,11 @@ export class MyrGateway {
 
   /** A secret-free description for logs. */
   toJSON(): Record<string, unknown> {
-    return { baseUrl: this.#baseUrl, merchantId: this.#merchantId };
+    return { baseUrl: this.#settings.baseUrl, merchantId: this.#settings.merchantId };
   }
 
   /** @internal */
   [Symbol.for('nodejs.util.inspect.custom')](): string {
-    return `MyrGateway { baseUrl: '${this.#baseUrl}', merchantId: '${this.#merchantId}' }`;
+    return `MyrGateway ${JSON.stringify(this.toJSON())}`;
   }
 }

@@ -2,9 +2,10 @@
  * Next.js App Router route handler: app/api/webhooks/myr/route.ts
  * (the same Web-standard handler serves Bun.serve, Deno.serve and Cloudflare Workers' fetch).
  *
- * The client and the handler are built on the first request, not when the module loads:
- * `next build` imports route modules with no secrets in the environment, and a missing
- * variable must fail a request (loudly, with a ConfigurationError), never the build.
+ * The client is created at module scope: `next build` imports route modules with no secrets in
+ * the environment, and `new MyrGateway()` never throws for a missing MYR_GATEWAY_* variable (it
+ * fails the first call, loudly, with a ConfigurationError). The webhook handler is built on the
+ * first request, because a verifier without its key refuses to be built.
  *
  * Configure a shared WebhookStore (for example Redis) in production: serverless instances do
  * not share memory, so the default in-memory store cannot deduplicate across them.
@@ -13,20 +14,13 @@ import { MyrGateway } from 'myr-gateway';
 import { confirmDeposit, createWebHandler } from 'myr-gateway/webhooks';
 
 declare const orders: {
-  get(referenceId: string): Promise<{ id: string; total: number }>;
+  get(referenceId: string): Promise<{ id: string; total: string }>;
   markPaid(id: string): Promise<void>;
   markPayout(referenceId: string, status: string): Promise<void>;
 };
 
-let gateway: MyrGateway | undefined;
-function getGateway(): MyrGateway {
-  gateway ??= new MyrGateway({
-    baseUrl: process.env.MYR_GATEWAY_BASE_URL ?? '',
-    merchantId: process.env.MYR_GATEWAY_MERCHANT_ID ?? '',
-    apiKey: process.env.MYR_GATEWAY_API_KEY ?? '',
-  });
-  return gateway;
-}
+// Reads MYR_GATEWAY_BASE_URL, MYR_GATEWAY_MERCHANT_ID and MYR_GATEWAY_API_KEY.
+const gateway = new MyrGateway();
 
 let handle: ((request: Request) => Promise<Response>) | undefined;
 
@@ -38,7 +32,7 @@ export async function POST(request: Request): Promise<Response> {
         case 'DEPOSIT': {
           if (event.signed.status !== 'SUCCESS') return;
           const order = await orders.get(event.signed.reference_id);
-          const check = await confirmDeposit(event, getGateway(), { amount: order.total });
+          const check = await confirmDeposit(event, gateway, { amount: order.total });
           if (!check.confirmed) throw new Error(`deposit not confirmed: ${check.mismatches.join(', ')}`);
           await orders.markPaid(order.id);
           return;

@@ -139,6 +139,7 @@ export function judgeAttempt(
       headers: response.headers,
       text,
       retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), cfg.now()),
+      url: response.url,
     },
     alsoRedact(cfg.redact, token),
   );

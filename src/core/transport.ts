@@ -21,6 +21,7 @@ import type { RateLimitInfo } from './pacing/rate-limit-headers.js';
 import type { ResolvedRetryOptions } from './retry.js';
 import { CallTrace, type Observer } from './observe/observer.js';
 import type { ResponseInfo } from './observe/events.js';
+import { bothRedact, type Redact } from './redact.js';
 
 /** Options every API method accepts as its last argument. */
 export interface RequestOptions {
@@ -61,6 +62,8 @@ export interface CallSpec {
   operation: Operation;
   /** For error messages of money-moving calls. */
   referenceId?: string;
+  /** Masks what else of the request must not come back in a message (a withdrawal's account number). */
+  redact?: Redact;
 }
 
 /** Mutable facts about a call that the resource reads after it failed. */
@@ -163,6 +166,8 @@ export class Transport {
     const limits = new CallLimits(options.signal, millisecondsSetting(options.totalTimeout, cfg.totalTimeout, 'totalTimeout', 'call'));
     const attemptTimeout = millisecondsSetting(options.timeout, cfg.timeout, 'timeout', 'call');
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    // A call that knows more secrets (a withdrawal's account number) redacts them too; others reuse the client's.
+    const judge = spec.redact === undefined ? cfg : { now: cfg.now, redact: bothRedact(cfg.redact, spec.redact) };
     state.remainingMs = () => limits.remaining();
     let retries = 0;
     let renewedToken = false;
@@ -187,7 +192,7 @@ export class Transport {
       const attempt = await sendAttempt(this.#ky, spec, body, token, attemptTimeout, limits);
       report?.(attemptReport(attempt, cfg.now()));
       paced?.(attempt.kind === 'response' ? attempt.response : undefined);
-      const outcome = judgeAttempt(attempt, attemptTimeout, token, cfg);
+      const outcome = judgeAttempt(attempt, attemptTimeout, token, judge);
       if (outcome.rateLimit) this.#rateLimit = outcome.rateLimit;
       trace.response(attempt.kind === 'response' ? attempt.response : undefined, outcome.ok ? undefined : outcome.error, outcome.rateLimit);
       if (outcome.ok) return outcome.data;

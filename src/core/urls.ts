@@ -5,12 +5,31 @@
  * @module
  */
 
+/**
+ * Whitespace (Unicode included) and control characters. `new URL()` silently drops tabs and line
+ * breaks and trims spaces, so a URL is checked on its raw text for these before it is parsed:
+ * otherwise `…/return\r\nSet-Cookie: …` passes the check on the parsed URL. True when `value`
+ * holds whitespace or a control character anywhere.
+ */
+export function hasUnsafeUrlCharacter(value: string): boolean {
+  return /[\s\p{Cc}]/u.test(value); // whitespace, C0, DEL, C1
+}
+
+/** `value` as the URL the SDK sends (`new URL(value).href`), or `value` itself when it is no URL. */
+export function normalisedUrl(value: string): string {
+  try {
+    return new URL(value).href;
+  } catch {
+    return value;
+  }
+}
+
 /** Hosts where `allowInsecureLoopback` permits plain http (local mocks). */
 export const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
 /** `value` as an absolute URL without credentials in it, or undefined. */
 export function credentialFreeUrl(value: unknown): URL | undefined {
-  if (typeof value !== 'string') return undefined;
+  if (typeof value !== 'string' || hasUnsafeUrlCharacter(value)) return undefined;
   try {
     const url = new URL(value);
     return url.username || url.password ? undefined : url;
@@ -27,7 +46,8 @@ export function isLoopbackHttp(url: URL): boolean {
 /**
  * With `allowInsecureLoopback`, the `http://` loopback `callback_url` and `redirect_url` a local
  * sandbox or webhook server needs: taken out of `params` so the https rule checks the rest, and
- * put back into the body after validation. Any other http URL is still refused.
+ * put back into the body, normalised, after validation. Any other http URL is still refused, and
+ * one with whitespace or a control character is left for the schema to refuse.
  */
 export function splitLoopbackUrls(params: unknown): { rest: unknown; urls: { callback_url?: string; redirect_url?: string } } {
   if (params === null || typeof params !== 'object') return { rest: params, urls: {} };
@@ -36,7 +56,7 @@ export function splitLoopbackUrls(params: unknown): { rest: unknown; urls: { cal
   for (const field of ['callback_url', 'redirect_url'] as const) {
     const url = credentialFreeUrl(rest[field]);
     if (url && isLoopbackHttp(url)) {
-      urls[field] = rest[field] as string;
+      urls[field] = url.href;
       delete rest[field];
     }
   }

@@ -1,4 +1,3 @@
-import { sleep as defaultSleep } from '../core/retry.js';
 import { AbortError, InvalidResponseError } from '../core/errors/service.js';
 import { InvalidRequestError, MyrGatewayError } from '../core/errors/base.js';
 import { withResponse, type WithResponse } from '../core/observe/events.js';
@@ -21,6 +20,8 @@ import { waitForCompletion, type WaitForCompletionOptions } from './wait.js';
 export interface PaymentsTiming {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   random(): number;
+  /** The client's clock: when a create started, against the found record's `created_at`. */
+  now(): number;
 }
 
 const IDENTIFIER = /^[A-Za-z0-9_]{1,128}$/;
@@ -30,12 +31,12 @@ const IDENTIFIER = /^[A-Za-z0-9_]{1,128}$/;
  * Reached as `gateway.payments`.
  */
 export class Payments {
-  readonly #transport: Transport;
+  readonly #transport: Pick<Transport, 'call'>;
   readonly #allowInsecureLoopback: boolean;
   readonly #timing: PaymentsTiming;
 
   /** @internal */
-  constructor(transport: Transport, allowInsecureLoopback = false, timing: PaymentsTiming = { sleep: defaultSleep, random: Math.random }) {
+  constructor(transport: Pick<Transport, 'call'>, allowInsecureLoopback: boolean, timing: PaymentsTiming) {
     this.#transport = transport;
     this.#allowInsecureLoopback = allowInsecureLoopback;
     this.#timing = timing;
@@ -49,10 +50,14 @@ export class Payments {
    * BANK_TRANSFER). Retried on 429, 5xx and network failures, always with the same
    * `reference_id`. If an attempt may have created the payment and the call still fails (a
    * retry met DUPLICATE_REFERENCE, or the retries ran out), the SDK looks the payment up:
-   * - found, with a `payment_url`: it is returned as if the first answer had arrived;
-   * - found, without one: {@link PaymentUrlUnavailableError} (the payment exists but its
-   *   customer URL cannot be retrieved: create a new reference; the old one expires);
-   * - found with another amount, or held by a withdrawal: {@link DuplicateReferenceError};
+   * - found, and this call can have made it (same amount, still PENDING or PROCESSING, created
+   *   no earlier than the call started, within a 5-minute clock tolerance), with a
+   *   `payment_url`: it is returned as if the first answer had arrived;
+   * - the same, without one: {@link PaymentUrlUnavailableError} (the payment exists but its
+   *   customer URL cannot be retrieved: create a new reference; the old one expires unpaid);
+   * - found, but not this call's (another amount, already paid or closed, created before the
+   *   call: a reused `reference_id`), or held by a withdrawal: {@link DuplicateReferenceError}
+   *   with the record in `existingPayment`;
    * - not found, or the lookup failed: {@link OutcomeUnknownError}: "not found" right after
    *   an ambiguous failure does not prove the payment was not created. Call `create` again
    *   with the same `reference_id` later.
@@ -84,6 +89,7 @@ export class Payments {
   }
 
   async #create(params: PaymentCreateParams, options: RequestOptions | undefined): Promise<WithResponse<PaymentCreated>> {
+    const startedAt = this.#timing.now();
     const { rest, urls } = this.#allowInsecureLoopback ? splitLoopbackUrls(params) : { rest: params, urls: {} };
     const validated = validateRequest(paymentCreateParamsSchema(rest), rest, 'payment create');
     // The schema already wrote `amount` as the JSON number to send; its type still admits the string it came as.
@@ -99,7 +105,7 @@ export class Payments {
     } catch (error) {
       // The caller stopped the call: do not start a lookup it did not ask for (the error says what to do).
       if (!state.maybeProcessed || error instanceof AbortError || !(error instanceof MyrGatewayError)) throw error;
-      return await reconcile(this, error, body, options, state.remainingMs?.() ?? 0, this.#check(body.reference_id));
+      return await reconcile(this, error, body, options, state.remainingMs?.() ?? 0, this.#check(body.reference_id), startedAt);
     }
     const check = this.#check(body.reference_id);
     const data = parseSuccess(paymentCreatedSchema, raw, check.what, check.followUp);
@@ -116,7 +122,7 @@ export class Payments {
       what: 'payment create',
       followUp:
         `. The payment for reference_id ${referenceId} may have been created: call payments.create again with the same ` +
-        'reference_id (a duplicate is reconciled, never paid twice) instead of creating it under a new one',
+        'reference_id (never paid twice), not a new one',
       allowInsecureLoopback: this.#allowInsecureLoopback,
     };
   }
@@ -148,7 +154,7 @@ export class Payments {
     const status = parseSuccess(paymentStatusSchema, raw, 'payment status');
     if (status.payment_id !== identifier && status.reference_id !== identifier) {
       throw new InvalidResponseError(
-        `INVALID_RESPONSE: the payment status answer is for another payment (asked for ${identifier}); it is not shown as this one`,
+        `INVALID_RESPONSE: the payment status answer is for another payment (asked for ${identifier})`,
         { code: 'INVALID_RESPONSE', field: 'reference_id' },
       );
     }

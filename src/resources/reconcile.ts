@@ -12,6 +12,7 @@ import { type ResponseInfo, withResponse, type WithResponse } from '../core/obse
 import { outcomeUnknownAdvice } from '../core/policy.js';
 import type { RequestOptions } from '../core/transport.js';
 import { type AnswerCheck, checkCustomerUrl, checkEcho } from '../core/validate.js';
+import { notOurs } from './ownership.js';
 import { customerRedirectUrl, type PaymentCreated, type PaymentMethod, type PaymentStatus } from '../schemas/payments.js';
 
 /** The request fields the result is completed from. */
@@ -52,11 +53,6 @@ function unknown(final: MyrGatewayError, referenceId: string, why: string): Outc
   );
 }
 
-/** A record the status endpoint holds for a withdrawal (A6, A19), not a deposit. */
-function isWithdrawal(record: PaymentStatus): boolean {
-  return record.transaction_type === 'WITHDRAWAL' || record.payment_id.startsWith('WD_');
-}
-
 /**
  * Looks the payment up within what is left of the call's total timeout and decides the answer.
  * Throws the error the merchant gets, or returns the payment when the record carries its URL.
@@ -68,6 +64,8 @@ export async function reconcile(
   options: RequestOptions | undefined,
   remainingMs: number,
   check: AnswerCheck,
+  /** Epoch ms when the create call started: a record created before it is not this call's. */
+  callStartedAt: number,
 ): Promise<WithResponse<PaymentCreated>> {
   const referenceId = body.reference_id;
   if (remainingMs < 1) throw unknown(final, referenceId, 'no time was left to look it up');
@@ -80,14 +78,15 @@ export async function reconcile(
       final,
       referenceId,
       code === 'NOT_FOUND'
-        ? 'a lookup right after found nothing, which does not prove it was not created (the service may still be processing it)'
+        ? 'a lookup right after found nothing, which does not prove it was not created'
         : `looking it up failed (${String(code)})`,
     );
   }
-  if (isWithdrawal(existing) || existing.amount !== body.amount) {
-    const holder = isWithdrawal(existing) ? `withdrawal ${existing.payment_id}` : `payment ${existing.payment_id} of amount ${existing.amount}, NOT the requested ${body.amount}`;
+  // The message shows what rules the record out (its kind, status, amount, creation time).
+  if (notOurs(existing, body.amount, callStartedAt)) {
     const error = new DuplicateReferenceError(
-      `DUPLICATE_REFERENCE: reference_id ${referenceId} already belongs to ${holder}; it is not this payment. ` +
+      `DUPLICATE_REFERENCE: reference_id ${referenceId} already belongs to ${existing.payment_id} (${existing.status}, amount ` +
+        `${existing.amount}, created ${String(existing.created_at)}), not this call's; this call created no payment. ` +
         'Use a reference_id unique across your deposits and withdrawals.',
       { code: 'DUPLICATE_REFERENCE', status: final.status, correlationId: final.correlationId, referenceId, cause: final },
     );
@@ -105,9 +104,9 @@ export async function reconcile(
   }
   const expires = typeof existing.expires_at === 'string' ? ` It expires at ${existing.expires_at}.` : '';
   throw new PaymentUrlUnavailableError(
-    `PAYMENT_URL_UNAVAILABLE: payment ${existing.payment_id} for reference_id ${referenceId} was created (an earlier attempt's ` +
-      `answer was lost; the call ended with ${final.code}), but the status record has no payment_url, so its customer URL ` +
-      `cannot be retrieved. Create a new payment under a new reference_id for the customer; the old one is never paid.${expires}`,
+    `PAYMENT_URL_UNAVAILABLE: payment ${existing.payment_id} for reference_id ${referenceId} was created (an earlier ` +
+      `answer was lost; the call ended with ${final.code}), but its status record has no payment_url. Create a new payment ` +
+      `under a new reference_id; nobody has this one's URL, so it expires unpaid.${expires}`,
     { referenceId, existingPayment: existing, status: final.status, correlationId: final.correlationId, cause: final },
   );
 }

@@ -69,7 +69,7 @@ export async function waitForCompletion(deps: PollDeps, identifier: string, opti
       throw new PaymentPendingError(
         `PAYMENT_PENDING: payment ${identifier} did not reach a terminal status within ${timeoutMs} ms` +
           (lastStatus ? ` (last status ${lastStatus.status})` : ' (no lookup answered)') +
-          '; the callback is still the way its outcome arrives. Wait for it, or poll again later.',
+          '; its callback will still bring the outcome: wait for it, or poll later.',
         { identifier, lastStatus, cause: lastError },
       );
     }

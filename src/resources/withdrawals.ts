@@ -4,8 +4,8 @@ import type { CallState, RequestOptions, Transport } from '../core/transport.js'
 import { type AnswerCheck, checkEcho, parseSuccess, validateRequest } from '../core/validate.js';
 import { referenceOf, tagReference } from '../core/errors/reference.js';
 import { CURRENCY } from '../schemas/common.js';
+import { accountNumberRedactor, maskAccountNumber, maskAccountNumbers } from '../core/redact.js';
 import {
-  maskAccountNumber,
   type Withdrawal,
   type WithdrawalCreateParams,
   withdrawalCreateParamsSchema,
@@ -35,6 +35,9 @@ export type WithdrawalRecovery =
       referenceId: string;
     };
 
+/** `value` when the service sent a string, else what the request said. */
+const text = (value: unknown, fallback: string): string => (typeof value === 'string' ? value : fallback);
+
 /**
  * Withdrawals (payouts) to Malaysian bank accounts: `POST /payment/withdraw`.
  * Reached as `gateway.withdrawals`. The SDK offers no withdrawal status lookup: the status
@@ -43,10 +46,10 @@ export type WithdrawalRecovery =
  * {@link Withdrawals.recover} and the callback instead.
  */
 export class Withdrawals {
-  readonly #transport: Transport;
+  readonly #transport: Pick<Transport, 'call'>;
 
   /** @internal */
-  constructor(transport: Transport) {
+  constructor(transport: Pick<Transport, 'call'>) {
     this.#transport = transport;
   }
 
@@ -114,11 +117,14 @@ export class Withdrawals {
 
   async #send(params: WithdrawalCreateParams, options: RequestOptions | undefined, operation: Operation): Promise<WithResponse<Withdrawal>> {
     const validated = validateRequest(withdrawalCreateParamsSchema, params, 'withdrawal create');
-    const body = { ...validated, currency: validated.currency ?? CURRENCY, method: validated.method ?? 'BANK' };
+    // The schema already wrote `amount` as the JSON number to send; its type still admits the string it came as.
+    const body = { ...validated, amount: Number(validated.amount), currency: validated.currency ?? CURRENCY, method: validated.method ?? 'BANK' };
     const referenceId = body.reference_id;
     const state: CallState = { maybeProcessed: false };
+    // The account number never comes back in clear: not in a message the service wrote, not in any field of the result.
+    const redact = accountNumberRedactor(body.account_number);
     const raw = await this.#transport.call(
-      { method: 'POST', path: 'payment/withdraw', body, authenticated: true, operation, referenceId },
+      { method: 'POST', path: 'payment/withdraw', body, authenticated: true, operation, referenceId, redact },
       options,
       state,
     );
@@ -129,11 +135,18 @@ export class Withdrawals {
         'wait for the callback or call withdrawals.recover with the same params',
       allowInsecureLoopback: false,
     };
-    const withdrawal = parseSuccess(withdrawalSchema, raw, check.what, check.followUp);
+    const withdrawal = parseSuccess(withdrawalSchema, maskAccountNumbers(raw, redact), check.what, check.followUp);
     checkEcho(check, 'reference_id', referenceId, withdrawal.reference_id);
     checkEcho(check, 'amount', body.amount, withdrawal.amount);
-    const result: Withdrawal = { ...withdrawal, reference_id: referenceId };
-    if (typeof result.account_number === 'string') result.account_number = maskAccountNumber(result.account_number);
+    // What the SDK vouches for is filled from the request when the service left it out (the amount echo was checked above).
+    const result: Withdrawal = {
+      ...withdrawal,
+      reference_id: referenceId,
+      amount: withdrawal.amount ?? body.amount,
+      currency: text(withdrawal.currency, body.currency),
+      bank_code: text(withdrawal.bank_code, body.bank_code),
+      account_number: text(withdrawal.account_number, maskAccountNumber(body.account_number)),
+    };
     return withResponse(result, state.response);
   }
 }

@@ -1,4 +1,6 @@
 import * as z from 'zod/mini';
+import { hasUnsafeUrlCharacter, normalisedUrl } from '../core/urls.js';
+import { DECIMAL_STRING, TWO_DECIMALS } from './amount.js';
 
 /** The only currency the service handles. */
 export const CURRENCY = 'MYR' as const;
@@ -20,8 +22,6 @@ export const WITHDRAWAL_AMOUNT = {
 /** Longest `reference_id` the service accepts. */
 const REFERENCE_ID_MAX_LENGTH = 100;
 
-const TWO_DECIMALS = /^\d+(?:\.\d{1,2})?$/;
-const DECIMAL_STRING = /^\d+(?:\.\d+)?$/;
 
 /**
  * Whether `amount` has at most two decimal places, judged on the number's own
@@ -47,11 +47,11 @@ function amountProblem(value: number | string, range: { min: number; max: number
   let text: string;
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) return `amount must be a finite number, not ${String(value)}`;
+    // Exponent forms (`1e21`, `1e-7`) are out of range, and said so below.
     text = String(value);
-    if (/e/i.test(text)) return `${kind} amount must be between ${range.min} and ${range.max} MYR inclusive (got ${text})`;
   } else {
     if (!DECIMAL_STRING.test(value)) {
-      return 'amount as a string must be a plain decimal such as "120.50": digits, an optional "." and decimals (no sign, exponent, spaces or separators)';
+      return 'amount as a string must be a plain decimal such as "120.50" (no sign, exponent, spaces or separators)';
     }
     text = value;
   }
@@ -108,9 +108,17 @@ export function amountSchema(range: { min: number; max: number }, kind: string) 
 export const nonBlank = (field: string) =>
   z.string({ error: `${field} must be a string` }).check(rule((s: string) => s.trim().length > 0, `${field} must not be empty`));
 
-/** `https://` URL. Loopback http is not accepted here: the service rejects it in production. */
+/**
+ * `https://` URL, without whitespace or control characters, output normalised
+ * (`new URL(value).href`). Loopback http is not accepted here: the service rejects it in production.
+ */
 export const httpsUrlSchema = (field: string) =>
-  z.string({ error: `${field} must be a string` }).check(rule(isHttpsUrl, `${field} must be an absolute https:// URL`));
+  z.string({ error: `${field} must be a string` }).check(
+    rule((s: string) => !hasUnsafeUrlCharacter(s), `${field} must not contain spaces or control characters`),
+    rule(isHttpsUrl, `${field} must be an absolute https:// URL`),
+    // What is sent is what was checked: the parsed URL, not the raw text.
+    z.overwrite(normalisedUrl),
+  );
 
 function isHttpsUrl(value: string): boolean {
   try {

@@ -1,31 +1,78 @@
 import * as z from 'zod/mini';
 import { amountFromWire, amountSchema, CURRENCY, nonBlank, referenceIdSchema, rule, WITHDRAWAL_AMOUNT } from './common.js';
+import type { PaymentStatusValue } from './statuses.js';
+
+const withdrawalAmount = amountSchema(WITHDRAWAL_AMOUNT, 'withdrawal');
+const currency = z.optional(z.literal(CURRENCY, { error: 'currency must be "MYR"' }));
+const bankCode = z
+  .string({ error: 'bank_code must be a string' })
+  .check(rule((s: string) => /^[A-Za-z0-9_]{2,32}$/.test(s), 'bank_code must be a bank or e-wallet code (letters and digits)'));
+const accountNumber = z
+  .string({ error: 'account_number must be a string' })
+  .check(rule((s: string) => /^[0-9A-Za-z-]{4,64}$/.test(s), 'account_number must be 4 to 64 digits or letters (no spaces)'));
+const accountName = nonBlank('account_name');
+const method = z.optional(z.literal('BANK', { error: 'method must be "BANK" for MYR withdrawals' }));
+
+/** The fields of a withdrawal request, each with the spec's rule (checked before sending). */
+type WithdrawalCreateShape = {
+  /**
+   * Amount in MYR: 50.00 to 50,000.00 inclusive, at most 2 decimal places. A number or a plain
+   * decimal string (keep money as strings); judged on its decimal digits, never rounded, and
+   * sent as a JSON number.
+   * @example '250.00'
+   */
+  amount: typeof withdrawalAmount;
+  /**
+   * `MYR`, the only currency; filled in when omitted.
+   * @example 'MYR'
+   */
+  currency: typeof currency;
+  /**
+   * Your payout reference: 1 to 100 characters of a-z, A-Z, 0-9. Unique across your deposits
+   * and withdrawals (use a prefix such as `PAYOUT`): `withdrawals.recover` relies on it.
+   * @example 'PAYOUT7781'
+   */
+  reference_id: typeof referenceIdSchema;
+  /**
+   * Code of a supported bank or e-wallet (2 to 32 letters, digits or `_`); the service answers
+   * `INVALID_BANK_CODE` for one it does not support.
+   * @example 'PBBEMYKL'
+   */
+  bank_code: typeof bankCode;
+  /**
+   * Beneficiary account number: 4 to 64 digits, letters or hyphens, no spaces. Never shown by
+   * the SDK in clear: errors, logs and results carry it masked (`****6789`).
+   * @example '5140123456789'
+   */
+  account_number: typeof accountNumber;
+  /**
+   * The account holder's name, as the bank has it (the payout fails otherwise); not blank.
+   * @example 'Tan Wei Ming'
+   */
+  account_name: typeof accountName;
+  /**
+   * `BANK`, the only method for MYR; filled in when omitted.
+   * @example 'BANK'
+   */
+  method: typeof method;
+};
 
 /** Client-side rules for `POST /payment/withdraw`; the {@link WithdrawalCreateParams} type is derived from it. */
-export const withdrawalCreateParamsSchema = z.object({
-  /** Amount in MYR: 50.00 to 50,000.00 inclusive, at most 2 decimal places; a number or a decimal string such as `'250.00'`. */
-  amount: amountSchema(WITHDRAWAL_AMOUNT, 'withdrawal'),
-  /** Always `MYR`; filled in when omitted. */
-  currency: z.optional(z.literal(CURRENCY, { error: 'currency must be "MYR"' })),
-  /** Your unique payout reference: 1 to 100 characters of a-z, A-Z, 0-9. */
+export const withdrawalCreateParamsSchema: z.ZodMiniObject<WithdrawalCreateShape, z.core.$strip> = z.object({
+  amount: withdrawalAmount,
+  currency,
   reference_id: referenceIdSchema,
-  /** Code of a supported bank or e-wallet; the service answers INVALID_BANK_CODE otherwise. */
-  bank_code: z
-    .string({ error: 'bank_code must be a string' })
-    .check(rule((s: string) => /^[A-Za-z0-9_]{2,32}$/.test(s), 'bank_code must be a bank or e-wallet code (letters and digits)')),
-  /** Beneficiary account number. Never echoed by the SDK in errors, logs or results (masked). */
-  account_number: z
-    .string({ error: 'account_number must be a string' })
-    .check(rule((s: string) => /^[0-9A-Za-z-]{4,64}$/.test(s), 'account_number must be 4 to 64 digits or letters (no spaces)')),
-  /** Must match the bank account holder's name. */
-  account_name: nonBlank('account_name'),
-  /** Always `BANK` for MYR; filled in when omitted (by the resource: zod's `_default` would cost bundle size). */
-  method: z.optional(z.literal('BANK', { error: 'method must be "BANK" for MYR withdrawals' })),
+  bank_code: bankCode,
+  account_number: accountNumber,
+  account_name: accountName,
+  // Filled in by the resource when omitted: zod's `_default` would cost bundle size.
+  method,
 });
 
 /**
  * Body of `POST /payment/withdraw`. `currency` and `method` are filled in by the SDK
- * when omitted (`MYR`, `BANK`).
+ * when omitted (`MYR`, `BANK`). Every field's rule shows on hover; all are checked before
+ * anything is sent (`InvalidRequestError` naming the field).
  *
  * @example
  * ```ts
@@ -41,28 +88,37 @@ export const withdrawalCreateParamsSchema = z.object({
 export type WithdrawalCreateParams = z.input<typeof withdrawalCreateParamsSchema>;
 
 /**
- * The withdrawal as the service returns it. The spec does not show this body, so every
- * field is optional and unknown fields are kept; `reference_id` is always set (from the
- * request when the service omits it).
+ * A withdrawal as `withdrawals.create` returns it. The spec does not show the service's answer,
+ * so only what the SDK can vouch for is always present: `reference_id`, `amount`, `currency`,
+ * `bank_code` and the masked `account_number` (the service's values when it sends them and
+ * they agree, else the request's); the rest when the service sends it. Unknown fields are
+ * kept, every `account_number` among them masked. The outcome arrives by callback.
  */
 export interface Withdrawal {
   /** The service's id for the withdrawal, when it returns one (callbacks call it `payment_id`). */
   payment_id?: string | undefined;
   /** Alternative id name some deployments use. */
   withdrawal_id?: string | undefined;
-  /** Your reference. */
+  /** Your reference, the one you sent. Always present. */
   reference_id: string;
-  /** Status, `PROCESSING` at first. */
-  status?: string | undefined;
-  /** Amount in MYR. */
-  amount?: number | undefined;
-  /** `MYR`. */
-  currency?: string | undefined;
-  /** Beneficiary bank or e-wallet code. */
-  bank_code?: string | undefined;
-  /** Masked by the service (asterisks and the last 4 digits). */
-  account_number?: string | undefined;
-  /** ISO 8601 creation time. */
+  /**
+   * The status the service reported, when it reported one (`PROCESSING` at first; the final
+   * one comes by callback). A status the spec does not list passes through as a string.
+   * @example 'PROCESSING'
+   */
+  status?: PaymentStatusValue | (string & {}) | undefined;
+  /** Amount in MYR, as a number (`250`); the amount you sent. Always present. */
+  amount: number;
+  /** `MYR`. Always present. */
+  currency: string;
+  /** Beneficiary bank or e-wallet code. Always present. */
+  bank_code: string;
+  /**
+   * The beneficiary account, masked: asterisks and the last 4 characters. Always present.
+   * @example '****6789'
+   */
+  account_number: string;
+  /** ISO 8601 creation time, when the service sends it. */
   created_at?: string | undefined;
   [extra: string]: unknown;
 }
@@ -78,9 +134,7 @@ export const withdrawalSchema = z.looseObject({
 
 /**
  * Asterisks and the last 4 characters, as the service masks it in callbacks. Applied to
- * results too, so a full account number never sits in an object the SDK returns.
+ * results too (every `account_number`, at any depth), so a full account number never sits in
+ * an object the SDK returns.
  */
-export function maskAccountNumber(accountNumber: string): string {
-  if (/^\*+.{0,4}$/.test(accountNumber)) return accountNumber;
-  return `****${accountNumber.slice(-4)}`;
-}
+export { maskAccountNumber } from '../core/redact.js';

@@ -3,6 +3,8 @@
  *
  * @module
  */
+import { InvalidRequestError } from '../core/errors/base.js';
+import { amountText, sameAmount } from '../schemas/amount.js';
 import type { WebhookEvent } from './events.js';
 
 /** The status record fields {@link confirmDeposit} compares. */
@@ -31,8 +33,14 @@ export interface PaymentStatusSource {
 
 /** What the merchant expects the payment to be, from its own order records. */
 export interface ExpectedDeposit {
-  /** The order's amount in MYR. */
-  amount?: number | undefined;
+  /**
+   * The order's amount in MYR, as a number or a decimal string (keep money as strings,
+   * docs/amounts.md). Compared exactly, digit by digit, as `payments.create` judges amounts:
+   * `'149.90'` and `149.9` match a signed 149.9; `'149.904'` does not. A value that is not a
+   * plain decimal (`'1e2'`, `'149,90'`, `NaN`) is refused with {@link InvalidRequestError}.
+   * @example '149.90'
+   */
+  amount?: number | string | undefined;
   /** The order's reference. */
   reference_id?: string | undefined;
 }
@@ -67,7 +75,8 @@ export type DepositConfirmation =
       readonly payment: PaymentStatusRecordLike | undefined;
     };
 
-const sameAmount = (a: number, b: number) => Math.round(a * 100) === Math.round(b * 100);
+/** The service's record against the signed callback: two JSON numbers, to the sen. */
+const sameSen = (a: number, b: number) => Math.round(a * 100) === Math.round(b * 100);
 
 /**
  * Confirms a deposit callback through the status API before fulfilling: looks the
@@ -95,13 +104,19 @@ export async function confirmDeposit(
   gateway: PaymentStatusSource,
   expected: ExpectedDeposit = {},
 ): Promise<DepositConfirmation> {
+  if (expected.amount !== undefined && amountText(expected.amount) === undefined) {
+    throw new InvalidRequestError(
+      'VALIDATION_ERROR: confirmDeposit expected amount must be a finite number or a plain decimal string such as "149.90"',
+      { code: 'VALIDATION_ERROR', field: 'amount' },
+    );
+  }
   if (event.transaction_type !== 'DEPOSIT') return { confirmed: false, mismatches: ['not_a_deposit'], payment: undefined };
   const signed = event.signed;
   const payment = await gateway.payments.retrieve(signed.payment_id);
   const mismatches: DepositMismatch[] = [];
   if (payment.payment_id !== signed.payment_id) mismatches.push('payment_id');
   if (payment.reference_id !== signed.reference_id) mismatches.push('reference_id');
-  if (typeof payment.amount !== 'number' || !sameAmount(payment.amount, signed.amount)) mismatches.push('amount');
+  if (typeof payment.amount !== 'number' || !sameSen(payment.amount, signed.amount)) mismatches.push('amount');
   if (payment.status !== signed.status) mismatches.push('status');
   if (expected.amount !== undefined && !sameAmount(expected.amount, signed.amount)) mismatches.push('expected_amount');
   if (expected.reference_id !== undefined && expected.reference_id !== signed.reference_id) {

@@ -156,8 +156,17 @@ describe('base URL safety', () => {
     );
   });
 
-  it.each([['merchantId'], ['apiKey']])('requires %s', (field) => {
-    const options = { baseUrl: 'https://api.gateway.example/api/v1', merchantId: 'M', apiKey: 'k', [field]: '' };
-    expect(() => new MyrGateway(options)).toThrow(field);
+  // A blank setting is a missing one (`process.env.X ?? ''`): it fails the first call, not the
+  // construction, so a module-scope client cannot break a build (client-config-env.test.ts).
+  it.each([['merchantId'], ['apiKey']])('requires %s: a blank one fails the first call, naming it', async (field) => {
+    const options = { baseUrl: 'https://api.gateway.example/api/v1', merchantId: 'M', apiKey: 'k', [field]: ' ' };
+    const error = await new MyrGateway(options).payments.retrieve('ORDER1').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect(error).toMatchObject({ field });
+  });
+
+  it.each([['merchantId'], ['apiKey']])('refuses a %s that is not a string at construction', (field) => {
+    const options = { baseUrl: 'https://api.gateway.example/api/v1', merchantId: 'M', apiKey: 'k', [field]: 42 };
+    expect(() => new MyrGateway(options as never)).toThrow(field);
   });
 });

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DuplicateReferenceError, InvalidResponseError, OutcomeUnknownError, PaymentUrlUnavailableError } from '../../src/index.js';
 import { createMockGateway } from '../../src/testing/index.js';
@@ -46,7 +47,7 @@ describe('payment create: an answer lost after the payment was made', () => {
     const { gateway } = clientFor(mock);
     const params = paymentParams('QR_PAYMENT', 300);
     mock.fault({ endpoint: 'payment.create', when: 'after', response: { type: 'networkError' } });
-    const data = { payment_id: 'PAY_WITHURL1', reference_id: params.reference_id, amount: 300, currency: 'MYR', status: 'PROCESSING', created_at: '2026-01-01T00:00:00Z', payment_url: 'https://pay.example/PAY_WITHURL1' };
+    const data = { payment_id: 'PAY_WITHURL1', reference_id: params.reference_id, amount: 300, currency: 'MYR', status: 'PROCESSING', created_at: new Date().toISOString(), payment_url: 'https://pay.example/PAY_WITHURL1' };
     mock.fault({ endpoint: 'payment.status', response: { type: 'body', body: { status: 'success', data } } });
     const payment = await gateway.payments.create(params);
     expect(payment.payment_id).toBe('PAY_WITHURL1');
@@ -57,7 +58,7 @@ describe('payment create: an answer lost after the payment was made', () => {
     const { gateway } = clientFor(mock);
     const params = paymentParams('QR_PAYMENT', 300);
     mock.fault({ endpoint: 'payment.create', when: 'after', response: { type: 'networkError' } });
-    const data = { payment_id: 'PAY_JS1', reference_id: params.reference_id, amount: 300, currency: 'MYR', status: 'PROCESSING', created_at: '2026-01-01T00:00:00Z', payment_url: 'javascript:alert(1)' };
+    const data = { payment_id: 'PAY_JS1', reference_id: params.reference_id, amount: 300, currency: 'MYR', status: 'PROCESSING', created_at: new Date().toISOString(), payment_url: 'javascript:alert(1)' };
     mock.fault({ endpoint: 'payment.status', response: { type: 'body', body: { status: 'success', data } } });
     const error = await caught(gateway.payments.create(params));
     expect(error).toBeInstanceOf(InvalidResponseError);
@@ -224,6 +225,56 @@ describe('withdrawals are sent at most once once they may have reached the servi
     });
     const withdrawal = await gateway.withdrawals.create(params);
     expect(withdrawal.account_number).toBe('****6789');
+  });
+
+  it('a withdrawal answer without echo fields still gives what the SDK vouches for: reference, amount, currency, bank, masked account', async () => {
+    const { gateway } = clientFor(mock);
+    const params = { ...withdrawalParams(), amount: '250.50' };
+    mock.fault({ endpoint: 'withdraw', response: { type: 'body', body: { status: 'success', data: { status: 'PROCESSING' } } } });
+    const withdrawal = await gateway.withdrawals.create(params);
+    expect({ ...withdrawal }).toEqual({
+      status: 'PROCESSING',
+      reference_id: params.reference_id,
+      amount: 250.5,
+      currency: 'MYR',
+      bank_code: params.bank_code,
+      account_number: '****6789',
+    });
+  });
+
+  it('masks the account number in every nested field and string of the result', async () => {
+    const { gateway } = clientFor(mock);
+    const params = withdrawalParams();
+    const full = params.account_number;
+    const data = {
+      reference_id: params.reference_id,
+      status: 'PROCESSING',
+      beneficiary: { account_number: full, account_name: 'Tan Wei Ming', bank: { account_number: `MY-${full}` } },
+      legs: [{ account_number: full }, { note: `credit to ${full} today` }],
+      account_number: '****6789',
+    };
+    mock.fault({ endpoint: 'withdraw', response: { type: 'body', body: { status: 'success', data } } });
+    const withdrawal = await gateway.withdrawals.create(params);
+    expect(JSON.stringify(withdrawal)).not.toContain(full);
+    expect(withdrawal.beneficiary).toEqual({ account_number: '****6789', account_name: 'Tan Wei Ming', bank: { account_number: '****6789' } });
+    expect(withdrawal.legs).toEqual([{ account_number: '****6789' }, { note: 'credit to ****6789 today' }]);
+    expect(withdrawal.account_number).toBe('****6789');
+  });
+
+  it.each([
+    ['a refusal', { type: 'status', status: 400, code: 'INVALID_BANK_CODE' } as const, 'create'],
+    ['an answer that leaves the outcome unknown', { type: 'status', status: 502, code: 'GATEWAY_ERROR' } as const, 'create'],
+    ['a refusal of recover', { type: 'status', status: 400, code: 'INVALID_BANK_CODE' } as const, 'recover'],
+  ])('masks the account number the service puts in the message of %s', async (_label, response, method) => {
+    const { gateway } = clientFor(mock);
+    const params = withdrawalParams();
+    const full = params.account_number;
+    mock.fault({ endpoint: 'withdraw', response: { ...response, message: `account_number ${full} (Tan Wei Ming) rejected by bank; retry ${full} later` } });
+    const error = await caught(method === 'create' ? gateway.withdrawals.create(params) : gateway.withdrawals.recover(params));
+    expect(error.message).toContain('account_number ****6789 (Tan Wei Ming) rejected by bank');
+    const seen = [error.message, JSON.stringify(error), inspect(error), String((error.cause as Error | undefined)?.message)];
+    for (const text of seen) expect(text).not.toContain(full);
+    expect(error.message).toContain('retry ****6789 later');
   });
 
   it('the withdrawal INVALID_BANK_CODE and INVALID_AMOUNT answers are final', async () => {

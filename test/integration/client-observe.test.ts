@@ -94,7 +94,7 @@ describe('lastResponse', () => {
     const { gateway } = clientFor(mock, { maxRetries: 0 });
     const params = paymentParams();
     mock.fault({ endpoint: 'payment.create', when: 'after', response: { type: 'status', status: 504, code: 'GATEWAY_TIMEOUT' } });
-    const record = { payment_id: 'PAY_X1', payment_url: 'https://pay.example/PAY_X1', status: 'PROCESSING', amount: params.amount, currency: 'MYR', reference_id: params.reference_id };
+    const record = { payment_id: 'PAY_X1', payment_url: 'https://pay.example/PAY_X1', status: 'PROCESSING', amount: params.amount, currency: 'MYR', reference_id: params.reference_id, created_at: new Date().toISOString() };
     mock.fault({ endpoint: 'payment.status', response: { type: 'body', body: { status: 'success', data: record }, headers: { 'X-Correlation-ID': 'c-lookup' } } });
     const payment = await gateway.payments.create(params);
     expect(payment.payment_id).toBe('PAY_X1');

@@ -152,6 +152,32 @@ describe('payment create: validation before the network', () => {
     await expectRejected(create({ [field]: 'merchant.example/cb' }), 'VALIDATION_ERROR', field);
   });
 
+  // `new URL()` silently drops tabs and line breaks and trims spaces, so a check on the parsed
+  // URL passed while the raw string (a header injection, a tab in the host) was sent verbatim.
+  it.each([
+    ['a CR LF header injection', 'https://shop.example/return\r\nSet-Cookie: session=evil'],
+    ['a line feed', 'https://shop.example/re\nturn'],
+    ['a tab inside the host', 'https://shop.exa\tmple/return'],
+    ['a space in the path', 'https://shop.example/re turn'],
+    ['a leading space', ' https://shop.example/return'],
+    ['a trailing space', 'https://shop.example/return '],
+    ['a NUL', 'https://shop.example/return\u0000'],
+    ['a DEL', 'https://shop.example/return\u007f'],
+    ['a no-break space', 'https://shop.example/return\u00a0'],
+  ])('refuses a URL field with %s before sending', async (_label, url) => {
+    for (const field of ['callback_url', 'redirect_url']) {
+      await expectRejected(create({ [field]: url }), 'VALIDATION_ERROR', field);
+    }
+  });
+
+  it('sends the normalised URL, not the raw string', async () => {
+    const params = { ...paymentParams('QR_PAYMENT'), callback_url: 'HTTPS://Shop.Example:443/a/../webhooks/myr', redirect_url: 'https://shop.example' };
+    await gateway.payments.create(params);
+    const sent = mock.requests.find((r) => r.endpoint === 'payment.create')?.body as Record<string, unknown> | undefined;
+    expect(sent?.callback_url).toBe('https://shop.example/webhooks/myr');
+    expect(sent?.redirect_url).toBe('https://shop.example/');
+  });
+
   it('requires metadata.provider_channel_id for BANK_TRANSFER', async () => {
     await expectRejected(
       create({ payment_method: 'BANK_TRANSFER', metadata: undefined }),

@@ -119,7 +119,7 @@ describe('webhook receivers (examples/webhooks)', () => {
     const calls: string[] = [];
     Object.assign(globalThis, {
       orders: {
-        get: async (referenceId: string) => ({ id: referenceId, total: 42.5 }),
+        get: async (referenceId: string) => ({ id: referenceId, total: '42.50' }),
         markPaid: async (id: string) => void calls.push(`paid ${id}`),
         markPayout: async (referenceId: string, status: string) => void calls.push(`payout ${referenceId} ${status}`),
       },

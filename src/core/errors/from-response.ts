@@ -14,7 +14,7 @@ import {
   RateLimitError,
   ServiceUnavailableError,
 } from './service.js';
-import { InvalidRequestError, type MyrGatewayError, type MyrGatewayErrorInit } from './base.js';
+import { ConfigurationError, InvalidRequestError, type MyrGatewayError, type MyrGatewayErrorInit } from './base.js';
 
 /** What the transport knows about a failed response. */
 export interface FailedResponse {
@@ -24,6 +24,8 @@ export interface FailedResponse {
   text: string;
   /** Milliseconds the service asked to wait, from `Retry-After`. */
   retryAfterMs: number | undefined;
+  /** The URL that answered (`Response.url`; empty when a custom fetch did not set it). */
+  url?: string | undefined;
 }
 
 /** The parts of an error body we understand, from either of the spec's error shapes. */
@@ -41,7 +43,7 @@ export function parseErrorBody(text: string): ParsedErrorBody {
   try {
     body = JSON.parse(text);
   } catch {
-    return { code: undefined, message: undefined, correlationId: undefined };
+    body = null;
   }
   if (body === null || typeof body !== 'object') return { code: undefined, message: undefined, correlationId: undefined };
   const record = body as Record<string, unknown>;
@@ -61,10 +63,6 @@ export function correlationIdFrom(headers: Headers): string | undefined {
   return headers.get('x-correlation-id') ?? headers.get('x-request-id') ?? undefined;
 }
 
-function status3xx(status: number): boolean {
-  return status >= 300 && status < 400;
-}
-
 function defaultCode(status: number): string {
   if (status === 429) return 'RATE_LIMITED';
   if (status === 404) return 'NOT_FOUND';
@@ -79,16 +77,37 @@ function isRetryable(status: number, code: string): boolean {
 }
 
 /**
+ * A 404 that only a wrong `baseUrl` explains: one from `/auth/token` (which always exists), or
+ * one without the service's error envelope (a web server or proxy answered, not the service).
+ * Read as "payment not found", it would send a merchant hunting for a payment.
+ */
+function wrongBaseUrl(response: FailedResponse, parsed: ParsedErrorBody): ConfigurationError | undefined {
+  if (response.status !== 404) return undefined;
+  // Without query or fragment, which may carry identifiers.
+  const url = response.url?.replace(/[?#].*$/s, '');
+  const fromToken = url?.endsWith('/auth/token') === true;
+  if (!fromToken && parsed.code !== undefined) return undefined;
+  return new ConfigurationError(
+    `${url || 'the service'} answered 404 ${fromToken ? 'to the token request' : 'without an error body'}: check baseUrl, ` +
+      'which must end with the API prefix, such as https://<host>/api/v1',
+    'baseUrl',
+    { status: 404, correlationId: parsed.correlationId ?? correlationIdFrom(response.headers) },
+  );
+}
+
+/**
  * Builds the error for a non-2xx response. `redact` strips secrets from any text the
  * service echoed back.
  */
 export function errorFromResponse(response: FailedResponse, redact: (text: string) => string): MyrGatewayError {
   const parsed = parseErrorBody(response.text);
+  const wrongAddress = wrongBaseUrl(response, parsed);
+  if (wrongAddress) return wrongAddress;
   const code = parsed.code ?? defaultCode(response.status);
   const retryAfter = response.retryAfterMs === undefined ? undefined : Math.ceil(response.retryAfterMs / 1000);
   const detail =
-    status3xx(response.status)
-      ? 'the service answered with a redirect, which the SDK does not follow (it would re-send credentials to another address); check baseUrl'
+    response.status >= 300 && response.status < 400
+      ? 'a redirect, which the SDK does not follow (it would re-send credentials); check baseUrl'
       : parsed.message
         ? redact(parsed.message)
         : response.text.trimStart().startsWith('<')

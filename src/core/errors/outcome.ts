@@ -38,11 +38,12 @@ export class OutcomeUnknownError extends MyrGatewayError {
 
 /**
  * A payment create whose answer was lost: a resend with the same `reference_id` met
- * `DUPLICATE_REFERENCE`, and the status lookup shows this very payment (same amount), but
+ * `DUPLICATE_REFERENCE`, and the status lookup shows this very payment (same amount, not yet
+ * paid, created during this call), but
  * the status record carries no `payment_url`, so the customer cannot be sent to it.
  *
  * Not a mistake of yours: the payment exists. Create a new payment under a **new**
- * `reference_id` for the customer; the old one is never paid and expires at `expiresAt`.
+ * `reference_id` for the customer; its customer never had its URL, so it expires unpaid at `expiresAt`.
  *
  * @example
  * ```ts

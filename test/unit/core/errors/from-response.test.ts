@@ -13,7 +13,7 @@ import {
   RateLimitError,
   ServiceUnavailableError,
 } from '../../../../src/core/errors/service.js';
-import { InvalidRequestError, MyrGatewayError } from '../../../../src/core/errors/base.js';
+import { ConfigurationError, InvalidRequestError, MyrGatewayError } from '../../../../src/core/errors/base.js';
 import { connectionError, errorFromResponse, parseErrorBody } from '../../../../src/core/errors/from-response.js';
 
 const noRedact = (text: string) => text;
@@ -64,7 +64,6 @@ describe('errorFromResponse: body shapes', () => {
   });
 
   it.each([
-    [404, '<html><body>Not Found</body></html>', NotFoundError, 'NOT_FOUND', 'non-JSON (HTML) error page'],
     [502, '<!doctype html><h1>Bad gateway</h1>', ServiceUnavailableError, 'HTTP_ERROR', 'non-JSON (HTML) error page'],
     [401, '', AuthenticationError, 'UNAUTHORIZED', 'no error message'],
     [429, 'null', RateLimitError, 'RATE_LIMITED', 'no error message'],
@@ -73,6 +72,24 @@ describe('errorFromResponse: body shapes', () => {
     expect(error).toBeInstanceOf(Class);
     expect(error.code).toBe(code);
     expect(error.message).toBe(`${code} (HTTP ${status}): ${detail}`);
+  });
+
+  it.each([
+    ['an HTML page', 'https://api.gateway.example/payment/request', '<html><body>Not Found</body></html>'],
+    ['an empty body', 'https://api.gateway.example/payment/status/ORDER1', ''],
+    ['the NOT_FOUND envelope on the token path', 'https://api.gateway.example/auth/token', JSON.stringify(envelope('NOT_FOUND', 'No such endpoint'))],
+  ])('a 404 with %s is a ConfigurationError naming baseUrl and the URL (query dropped)', (_label, url, text) => {
+    const error = errorFromResponse({ ...failed(404, text), url: `${url}?token=abc` }, noRedact);
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect(error).toMatchObject({ code: 'INVALID_CONFIGURATION', field: 'baseUrl', status: 404, retryable: false });
+    expect(error.message).toContain(`${url} answered 404`);
+    expect(error.message).toContain('/api/v1');
+    expect(error.message).not.toContain('token=abc');
+  });
+
+  it("the service's NOT_FOUND envelope elsewhere stays a NotFoundError", () => {
+    const error = errorFromResponse({ ...failed(404, envelope('NOT_FOUND', 'No payment')), url: 'https://h/api/v1/payment/status/X' }, noRedact);
+    expect(error).toBeInstanceOf(NotFoundError);
   });
 
   it('a lowercase or overlong "error" is not taken as a code', () => {
