@@ -110,7 +110,7 @@ export class MyrGateway {
     noteClient(baseUrl, merchantId, warn);
 
     const redact = redactSecret(apiKey);
-    const limiter = options.rateLimiter === undefined ? defaultRateLimiter(now) : options.rateLimiter;
+    const limiter = options.rateLimiter === undefined ? defaultRateLimiter() : options.rateLimiter;
     if (limiter !== false && (typeof limiter?.acquire !== 'function' || typeof limiter.observe !== 'function')) {
       throw new ConfigurationError('rateLimiter must be a RateLimiter (acquire and observe) or false', 'rateLimiter');
     }
