@@ -126,7 +126,7 @@ export class MyrGateway {
       sleep: options.sleep ?? defaultSleep,
       redact,
       observer,
-      pacer: limiter === false ? undefined : new Pacer(limiter, () => sha256Hex(['myr-gateway pacing v1', baseUrl, merchantId]), now),
+      pacer: limiter === false ? undefined : new Pacer(limiter, () => sha256Hex(['myr-gateway pacing v1', baseUrl, merchantId]), now, warn),
     });
     let key: Promise<string> | undefined;
     const tokens = new TokenManager({

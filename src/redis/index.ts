@@ -9,4 +9,4 @@
 export { RedisStoreError, type RedisClientLike, type RedisStoreOptions } from './client.js';
 export { RedisTokenStore, type RedisTokenStoreOptions } from './token-store.js';
 export { RedisWebhookStore } from './webhook-store.js';
-export { RedisRateLimiter } from './rate-limiter.js';
+export { RedisRateLimiter, type RedisRateLimiterOptions } from './rate-limiter.js';

@@ -173,18 +173,51 @@ describe.each(CLIENT_KINDS)('RedisRateLimiter on %s', (kind) => {
     }
   }, 20_000);
 
-  it('Redis down: acquires go ahead on the in-process budget within timeoutMs, with one warning', async () => {
-    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+  // Shared state is input: anyone with access to Redis (or a bug) can write the hash.
+  it.each([
+    ['limit 0', { limit: '0' }],
+    ['limit -5', { limit: '-5' }],
+    ['limit "abc"', { limit: 'abc' }],
+    ['a window of a day (outside 1 s – 1 h)', { window: '86400000' }],
+  ])('a rate-cfg edited to %s is ignored: acquires still go ahead on what the process knows', async (_what, fields) => {
+    await twoProcesses(kind, async (writer, limiter, raw, keyPrefix) => {
+      writer.observe('merchant', 'other', { status: 200, limit: 2, remaining: 1, resetInMs: 1500, resetAt: Date.now() + 1500, elapsedMs: 10 });
+      limiter.observe('merchant', 'other', { status: 200, limit: 2, remaining: 1, resetInMs: 1500, resetAt: Date.now() + 1500, elapsedMs: 10 });
+      await sleep(100); // the learned limit and window are written in the background
+      const [cfg] = (await rawCommand(raw, ['KEYS', `${keyPrefix}rate-cfg:*`])) as string[];
+      await rawCommand(raw, ['HSET', cfg as string, ...Object.entries(fields).flat()]);
+      const started = performance.now();
+      const granted: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        const slot = await limiter.acquire('merchant', 'other', { maxWaitMs: 5000 });
+        granted.push(performance.now() - started);
+        limiter.observe('merchant', 'other', { status: 200, elapsedMs: 5 }, slot as string);
+      }
+      // 4 at 2 per 1.5 s window: the second pair a window after the first (neither stalled nor a burst).
+      expect(granted[2]).toBeGreaterThan(1000);
+      expect(granted[3]).toBeLessThan(4000);
+    });
+  }, 10_000);
+
+  it("Redis down: acquires go ahead on the in-process budget within timeoutMs, with one warning through the limiter's logger", async () => {
+    const onConsole = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const warnings: string[] = [];
+    const logger = { debug: () => undefined, info: () => undefined, warn: (m: string) => void warnings.push(m), error: () => undefined };
     try {
       await whileRedisDown(kind, async (client) => {
-        const limiter = new RedisRateLimiter({ client, timeoutMs: 100 });
+        const limiter = new RedisRateLimiter({ client, timeoutMs: 100, logger });
         const started = performance.now();
-        for (let i = 0; i < 5; i++) await limiter.acquire('merchant', 'other', { maxWaitMs: 5000 });
+        for (let i = 0; i < 5; i++) {
+          const slot = await limiter.acquire('merchant', 'other', { maxWaitMs: 5000 });
+          // The answers the client reports (the in-process fallback starts slow too: one probe first).
+          limiter.observe('merchant', 'other', { status: 200, limit: 100, remaining: 99 - i, resetInMs: 60_000, elapsedMs: 5 }, slot ?? undefined);
+        }
         expect(performance.now() - started).toBeLessThan(1000);
-        expect(warn.mock.calls.filter(([m]) => String(m).includes('RedisRateLimiter'))).toHaveLength(1);
+        expect(warnings.filter((m) => m.includes('RedisRateLimiter'))).toHaveLength(1);
+        expect(onConsole).not.toHaveBeenCalled();
       });
     } finally {
-      warn.mockRestore();
+      onConsole.mockRestore();
     }
   });
 });
