@@ -12,8 +12,10 @@ export interface RateLimitedService {
   baseUrl: string;
   /** Statuses of the payment creations, in the order they arrived, with their arrival time (ms). */
   readonly creates: { status: number; at: number }[];
-  /** Payment ids created. */
+  /** The reference_ids created. */
   readonly created: Set<string>;
+  /** Forgets the window and what was created (a fresh service, on the same address). */
+  reset(): void;
   close(): Promise<void>;
 }
 
@@ -47,5 +49,10 @@ export async function startRateLimitedService(limit: number, windowMs: number): 
     created.add(params.reference_id);
     return json(res, 200, service.payment(id, params.reference_id, params.amount), headers);
   });
-  return { baseUrl: `${url}/api/v1`, creates, created, close };
+  const reset = () => {
+    arrivals.length = 0;
+    creates.length = 0;
+    created.clear();
+  };
+  return { baseUrl: `${url}/api/v1`, creates, created, reset, close };
 }
