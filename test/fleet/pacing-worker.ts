@@ -1,7 +1,8 @@
 /**
  * One merchant process pacing through a RedisRateLimiter. On `{ type: 'burst', calls }` it
  * makes that many concurrent payment creations and reports how they ended; `merchantId` (the
- * bench) picks another merchant, a budget of its own and cold in Redis.
+ * bench) picks another merchant, a budget of its own and cold in Redis; `{ type: 'token' }`
+ * fetches that merchant's token.
  */
 import type { MyrGateway } from '../../src/index.js';
 import { RedisRateLimiter, RedisTokenStore } from '../../src/redis/index.js';
@@ -28,5 +29,7 @@ let n = 0;
 
 serveRequests((message) => {
   const gateway = gatewayOf(typeof message.merchantId === 'string' ? message.merchantId : workerEnv('MERCHANT_ID'));
+  // `{ type: 'token' }`: fetch a token (through a status query, whatever its answer) so that a burst measured next starts with one.
+  if (message.type === 'token') return gateway.payments.retrieve('PAYWARMUP').then(() => true, () => true);
   return settle(Array.from({ length: message.calls as number }, () => gateway.payments.create(burstPayment(`P${workerEnv('WORKER')}N${++n}`))));
 });
