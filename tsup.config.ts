@@ -1,5 +1,5 @@
 import { rmSync, writeFileSync } from 'node:fs';
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
 
 const entry = {
   index: 'src/index.ts',
@@ -11,6 +11,30 @@ const entry = {
 // msw, the web frameworks and the Redis clients are peers of the subpaths that use them, never
 // bundled (myr-gateway/redis only uses the client object it is given and imports neither).
 const external = ['msw', 'msw/node', 'express', 'fastify', 'hono', 'koa', 'ioredis', 'redis'];
+
+/**
+ * The `myr-gateway` bin (`npx myr-gateway sandbox`): one ESM file, no declarations, no wrapper.
+ * Its import graph has no msw, so it runs where msw is not installed. The sandbox's browser test
+ * builds the bin with these same options.
+ *
+ * qrcode (the payment page's QR code) is bundled in, so it is a devDependency and a merchant's
+ * install brings only ky and zod; no other entry imports it (check-package.mjs checks both).
+ * Its `browser` entry is the one bundled: the same SVG renderer as its Node entry, without the
+ * PNG and terminal renderers, whose CommonJS require('fs') and require('zlib') cannot run from
+ * an ESM bundle (nor their pngjs).
+ */
+export const sandboxCli = {
+  entry: { 'sandbox/cli': 'src/sandbox/cli.ts' },
+  format: ['esm'],
+  sourcemap: true,
+  target: 'node22',
+  banner: { js: '#!/usr/bin/env node' },
+  external,
+  noExternal: ['qrcode'],
+  esbuildOptions(options) {
+    options.alias = { qrcode: 'qrcode/lib/browser.js' };
+  },
+} satisfies Options;
 
 // One copy of every class: the code ships as ESM only. `require('myr-gateway')` loads a
 // one-line CommonJS wrapper that requires the same ESM file (require(esm), Node >= 22.12),
@@ -28,16 +52,7 @@ export default defineConfig((flags) => {
   const outDir = flags.outDir ?? 'dist';
   rmSync(outDir, { recursive: true, force: true });
   return [
-    {
-      // The `myr-gateway` bin (`npx myr-gateway sandbox`): one ESM file, no declarations, no
-      // wrapper. Its import graph has no msw, so it runs where msw is not installed.
-      entry: { 'sandbox/cli': 'src/sandbox/cli.ts' },
-      format: ['esm'],
-      sourcemap: true,
-      target: 'node22',
-      banner: { js: '#!/usr/bin/env node' },
-      external,
-    },
+    sandboxCli,
     {
       entry,
       format: ['esm'],

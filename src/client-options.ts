@@ -79,8 +79,9 @@ export interface MyrGatewayOptions {
    */
   tokenRefreshMarginMs?: number;
   /**
-   * Milliseconds one `tokenStore` get, set or delete may take. A slower or failing store is
-   * bypassed for the token held in this process, with one warning; it never fails a call.
+   * Milliseconds one call may wait on the `tokenStore` in all (its get, refresh lock, set and
+   * delete share them). A slower or failing store is bypassed for the token held in this
+   * process, with one warning; it never fails a call.
    * @default 1000
    * @example 250
    */

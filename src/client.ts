@@ -10,6 +10,7 @@ import { defaultRateLimiter } from './core/pacing/memory-limiter.js';
 import { Pacer } from './core/pacing/pacer.js';
 import { redactSecret } from './core/redact.js';
 import { tokenKey } from './core/tokens/shared.js';
+import { tokenSeal } from './core/tokens/seal.js';
 import { sha256Hex } from './core/hash.js';
 import { noteClient } from './core/observe/client-census.js';
 import { DEFAULTS, millisecondsSetting } from './core/settings.js';
@@ -132,6 +133,7 @@ export class MyrGateway {
     const tokens = new TokenManager({
       store: options.tokenStore ?? defaultTokenStore(),
       key: () => (key ??= tokenKey(baseUrl, merchantId, apiKey)),
+      seal: () => tokenSeal(apiKey),
       now,
       refreshMarginMs: millisecondsSetting(options.tokenRefreshMarginMs, DEFAULTS.tokenRefreshMarginMs, 'tokenRefreshMarginMs', 'client', 0),
       storeTimeoutMs: storeTimeout,

@@ -34,7 +34,7 @@ export {
 } from './core/errors/base.js';
 export { OutcomeUnknownError, PaymentPendingError, PaymentUrlUnavailableError } from './core/errors/outcome.js';
 export { MemoryTokenStore } from './core/tokens/manager.js';
-export type { StoredToken, TokenStore } from './core/tokens/store.js';
+export type { StoredToken, TokenRefreshOptions, TokenStore } from './core/tokens/store.js';
 export type { Logger, LogLevel } from './core/observe/log.js';
 export type {
   RequestEvent,
@@ -61,6 +61,7 @@ export { type WithdrawalRecovery, Withdrawals } from './resources/withdrawals.js
 export {
   PROVIDER_CHANNELS_GROUP_A,
   PROVIDER_CHANNELS_GROUP_B,
+  WITHDRAWAL_EWALLET_CODES,
   isProviderChannelId,
   type ProviderChannelId,
 } from './schemas/bank-codes.js';

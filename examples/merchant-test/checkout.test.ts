@@ -35,8 +35,8 @@ beforeAll(async () => {
   mock.listen();
 });
 beforeEach(() => {
-  // A client with a token cache of its own per test: mock.reset() forgets every token, and
-  // the request counts below stay exact. Short retry waits keep the test fast.
+  // A client with a token cache of its own per test, so each test's requests (its token
+  // request included) are its own. Short retry waits keep the test fast.
   gateway = new MyrGateway({ baseUrl: mock.baseUrl, ...mock.merchant, tokenStore: new MemoryTokenStore(), retry: { baseDelayMs: 1, jitterMs: 0 } });
 });
 afterEach(() => {

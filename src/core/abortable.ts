@@ -1,6 +1,7 @@
 /**
  * Waiting on something slow (a shared store) without outliving the call: settles with the
- * value, the call's abort, or a timeout marker the caller degrades on.
+ * value, the call's abort, or a timeout marker the caller degrades on. One call's store
+ * operations share one {@link StoreBudget}, so their timeouts never add up.
  *
  * @module
  */
@@ -12,32 +13,98 @@ const STORE_TIMEOUT = Symbol('store timeout');
  * or with a timeout marker after `ms` (the store is too slow; the caller degrades).
  */
 export function bounded<T>(value: Promise<T>, signal: AbortSignal | undefined, ms: number): Promise<T> {
+  return watched(() => value, signal, ms, ms);
+}
+
+/** What a store operation under {@link watched} reports while it runs. */
+export interface Watch {
+  /** The operation is still getting somewhere (another process holds the refresh lock): the timeout starts again. */
+  alive(): void;
+  /** No timeout while `work` runs (this process's own token request, bounded by its call). */
+  hold<T>(work: Promise<T>): Promise<T>;
+}
+
+/**
+ * Like {@link bounded}, for an operation that may legitimately last long as long as it shows
+ * progress: it gets `firstMs` to show it (`alive` or `hold`), then `nextMs` between signs.
+ */
+export function watched<T>(start: (watch: Watch) => Promise<T>, signal: AbortSignal | undefined, firstMs: number, nextMs: number): Promise<T> {
   if (signal?.aborted) return Promise.reject(signal.reason as Error);
   return new Promise<T>((resolve, reject) => {
-    const done = () => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let holding = 0;
+    let settled = false;
+    const arm = (ms: number) => {
+      clearTimeout(timer);
+      timer = holding > 0 || settled ? undefined : setTimeout(() => finish(() => reject(STORE_TIMEOUT)), Math.max(0, ms));
+    };
+    const onAbort = () => finish(() => reject(signal?.reason as Error));
+    const finish = (settle: () => void) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
+      settle();
     };
-    const onAbort = () => {
-      done();
-      reject(signal?.reason as Error);
+    const watch: Watch = {
+      alive: () => arm(nextMs),
+      hold: (work) => {
+        holding += 1;
+        arm(0);
+        const release = () => {
+          holding -= 1;
+          arm(nextMs);
+        };
+        work.then(release, release);
+        return work;
+      },
     };
-    const timer = setTimeout(() => {
-      done();
-      reject(STORE_TIMEOUT);
-    }, ms);
+    arm(firstMs);
     signal?.addEventListener('abort', onAbort, { once: true });
+    let value: Promise<T>;
+    try {
+      value = start(watch);
+    } catch (error) {
+      value = Promise.reject(error as Error);
+    }
     value.then(
-      (result) => {
-        done();
-        resolve(result);
-      },
-      (error: unknown) => {
-        done();
-        reject(error as Error);
-      },
+      (result) => finish(() => resolve(result)),
+      (error: unknown) => finish(() => reject(error as Error)),
     );
   });
+}
+
+/**
+ * The time one call may spend waiting on the token store, across all its operations (read,
+ * refresh lock, write, delete): each one gets what the earlier ones left, so a store that does
+ * not answer costs the call `tokenStoreTimeout` once, not once per operation.
+ */
+export class StoreBudget {
+  #leftMs: number;
+
+  constructor(ms: number) {
+    this.#leftMs = ms;
+  }
+
+  /** Milliseconds left for store operations. */
+  get leftMs(): number {
+    return this.#leftMs;
+  }
+
+  /** Whether the store may still be asked in this call. */
+  get usable(): boolean {
+    return this.#leftMs > 0;
+  }
+
+  /** Runs `op` bounded by `signal` and what is left, and spends the time it took. */
+  async spend<T>(op: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    const started = performance.now();
+    try {
+      return await bounded(op, signal, this.#leftMs);
+    } finally {
+      this.#leftMs -= performance.now() - started;
+    }
+  }
 }
 
 /** Words for a store failure in a warning (never the error's text: a store may echo a secret). */

@@ -29,8 +29,14 @@ export interface JudgeSettings {
   redact: Redact;
 }
 
-/** A judged attempt: the body of a 2xx answer, or the error and the outcome for the retry policy. */
-export type Judgement = { ok: true; data: unknown } | { ok: false; error: MyrGatewayError; outcome: Outcome };
+/**
+ * A judged attempt: the body of a 2xx answer, or the error and the outcome for the retry
+ * policy; with the answer's `X-RateLimit-*` headers when it carried them (read once here,
+ * for the client's `rateLimit` and the call's trace).
+ */
+export type Judgement = ({ ok: true; data: unknown } | { ok: false; error: MyrGatewayError; outcome: Outcome }) & {
+  rateLimit?: RateLimitInfo | undefined;
+};
 
 /** How one attempt ended. */
 export type Attempt =
@@ -99,7 +105,6 @@ export function judgeAttempt(
   attemptTimeout: number,
   token: string | undefined,
   cfg: JudgeSettings,
-  rememberRateLimit: (info: RateLimitInfo) => void,
 ): Judgement {
   if (attempt.kind === 'timeout') {
     return {
@@ -120,13 +125,12 @@ export function judgeAttempt(
   }
   const { response, text } = attempt;
   const rateLimit = readRateLimit(response.headers, cfg.now());
-  if (rateLimit) rememberRateLimit(rateLimit);
   if (response.ok) {
     try {
-      return { ok: true, data: JSON.parse(text) };
+      return { ok: true, data: JSON.parse(text), rateLimit };
     } catch {
       // Not JSON: hand the text on; the resource's envelope check reports it.
-      return { ok: true, data: text };
+      return { ok: true, data: text, rateLimit };
     }
   }
   const error = errorFromResponse(
@@ -140,5 +144,5 @@ export function judgeAttempt(
   );
   const retryAfterMs = error.retryAfter === undefined ? undefined : error.retryAfter * 1000;
   const resetInMs = rateLimit?.reset === undefined ? undefined : rateLimit.reset * 1000 - cfg.now();
-  return { ok: false, error, outcome: { kind: 'http', status: response.status, code: String(error.code), retryAfterMs, resetInMs } };
+  return { ok: false, error, outcome: { kind: 'http', status: response.status, code: String(error.code), retryAfterMs, resetInMs }, rateLimit };
 }

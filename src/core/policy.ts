@@ -1,7 +1,7 @@
 /**
  * The one decision after a failed attempt: retry (and wait how long), renew the token,
  * stop, or report the outcome unknown. A pure function of the operation, the attempt and
- * its outcome; the transport only carries it out. test/unit/policy.test.ts lists every row.
+ * its outcome; the transport only carries it out. test/unit/core/policy.test.ts lists every row.
  *
  * Money-safety rules, in order:
  * 1. An outcome **may have been processed** when the request may have reached the service and no

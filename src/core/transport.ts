@@ -15,11 +15,11 @@ import { MyrGatewayError } from './errors/base.js';
 import { OutcomeUnknownError } from './errors/outcome.js';
 import { CallLimits } from './call-limits.js';
 import { millisecondsSetting, retriesSetting } from './settings.js';
-import type { Pacer } from './pacing/pacer.js';
+import type { Pacer, PaceReport } from './pacing/pacer.js';
 import { decide, type Operation, outcomeUnknownAdvice } from './policy.js';
 import type { RateLimitInfo } from './pacing/rate-limit-headers.js';
 import type { ResolvedRetryOptions } from './retry.js';
-import type { CallTrace, Observer } from './observe/observer.js';
+import { CallTrace, type Observer } from './observe/observer.js';
 import type { ResponseInfo } from './observe/events.js';
 
 /** Options every API method accepts as its last argument. */
@@ -137,7 +137,24 @@ export class Transport {
     state: CallState = { maybeProcessed: false },
     beforeAttempt?: TokenAttemptHook,
   ): Promise<unknown> {
-    return this.#config.observer.run(spec, (trace) => this.#call(spec, options, state, beforeAttempt, trace), (info) => (state.response = info));
+    const observer = this.#config.observer;
+    if (observer.traced()) {
+      return observer.run(spec, (trace) => this.#call(spec, options, state, beforeAttempt, trace), (info) => (state.response = info));
+    }
+    // No span to run in: observe the call here, without the closures a span needs.
+    return this.#observed(new CallTrace(observer, spec, undefined), spec, options, state, beforeAttempt);
+  }
+
+  async #observed(trace: CallTrace, spec: CallSpec, options: RequestOptions, state: CallState, beforeAttempt: TokenAttemptHook | undefined): Promise<unknown> {
+    let data: unknown;
+    try {
+      data = await this.#call(spec, options, state, beforeAttempt, trace);
+    } catch (error) {
+      trace.end(error);
+      throw error;
+    }
+    state.response = trace.end(undefined);
+    return data;
   }
 
   async #call(spec: CallSpec, options: RequestOptions, state: CallState, beforeAttempt: TokenAttemptHook | undefined, trace: CallTrace): Promise<unknown> {
@@ -157,16 +174,22 @@ export class Transport {
         token = await this.#token(limits, spec, state);
       }
       // Waiting for a slot happens before anything is sent: it is not a retry.
-      const paced = await cfg.pacer?.acquire(spec.operation, limits.user, limits.remaining()).catch((e: unknown) => {
-        throw this.#stopped(e, limits, spec, state);
-      });
+      let paced: PaceReport | undefined;
+      if (cfg.pacer) {
+        try {
+          paced = await cfg.pacer.acquire(spec.operation, limits.user, limits.remaining());
+        } catch (e) {
+          throw this.#stopped(e, limits, spec, state);
+        }
+      }
       const report = beforeAttempt?.();
       trace.request();
       const attempt = await sendAttempt(this.#ky, spec, body, token, attemptTimeout, limits);
       report?.(attemptReport(attempt, cfg.now()));
       paced?.(attempt.kind === 'response' ? attempt.response : undefined);
-      const outcome = judgeAttempt(attempt, attemptTimeout, token, cfg, (info) => (this.#rateLimit = info));
-      trace.response(attempt.kind === 'response' ? attempt.response : undefined, outcome.ok ? undefined : outcome.error);
+      const outcome = judgeAttempt(attempt, attemptTimeout, token, cfg);
+      if (outcome.rateLimit) this.#rateLimit = outcome.rateLimit;
+      trace.response(attempt.kind === 'response' ? attempt.response : undefined, outcome.ok ? undefined : outcome.error, outcome.rateLimit);
       if (outcome.ok) return outcome.data;
 
       const { error } = outcome;

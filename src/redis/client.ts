@@ -1,30 +1,49 @@
 /**
- * One small command interface over the two Redis clients merchants already run:
- * ioredis (`client.call(...)`) and node-redis v4+ (`client.sendCommand([...])`). The stores
- * only ever send raw commands through it, so this subpath never imports either package.
+ * One small command interface over the Redis clients merchants already run: ioredis
+ * (`Redis`, Sentinel-managed `Redis`, `Cluster`) and node-redis v4+ (`createClient`,
+ * `createCluster`, `createSentinel`). The stores only ever send raw commands through it, so
+ * this subpath never imports either package. Which client it is, and where a command goes,
+ * is `topology.ts`; what is checked of the server at first use is `server-check.ts`.
  *
  * @module
  */
 import { createHash } from 'node:crypto';
 import { ConfigurationError, MyrGatewayError } from '../core/errors/base.js';
+import { Log, type Logger } from '../core/observe/log.js';
+import { RedisStoreError } from './errors.js';
+import { checkServerOnce } from './server-check.js';
+import { driveClient } from './topology.js';
+
+export { RedisStoreError } from './errors.js';
 
 /**
- * An ioredis client (`new Redis()`) or a connected node-redis client (`createClient()`,
- * v4 or later). Typed structurally so neither package is needed to compile against this one.
+ * A Redis client the stores can drive, typed structurally so neither package is needed to
+ * compile against this one: an ioredis `Redis` (one server, or `{ sentinels, name }`) or
+ * `Cluster`, or a connected node-redis client from `createClient()`, `createCluster()` or
+ * `createSentinel()` (v4 or later). Anything else is refused when the store is built.
  */
 export type RedisClientLike =
   | {
-      /** ioredis: sends one raw command. */
+      /** ioredis (`Redis`, `Cluster`): sends one raw command. */
       call(command: string, ...args: (string | number)[]): Promise<unknown>;
     }
   | {
-      /** node-redis: sends one raw command. */
-      sendCommand(args: string[]): Promise<unknown>;
+      /** node-redis `createClient()`: `sendCommand(args)`; cluster and sentinel take routing arguments first. */
+      sendCommand(...args: never[]): Promise<unknown>;
     };
 
 /** Options shared by the Redis stores. */
 export interface RedisStoreOptions {
-  /** An ioredis or node-redis (v4+) client, already configured and (for node-redis) connected. */
+  /**
+   * The Redis client, already configured and (for node-redis) connected: ioredis `Redis`
+   * (one server or Sentinel-managed) or `Cluster`; node-redis `createClient()`,
+   * `createCluster()` or `createSentinel()`. Redis 5.0+ or Valkey 7.2+, checked at first use.
+   *
+   * @example
+   * ```ts
+   * new RedisWebhookStore({ client: new Cluster([{ host: 'redis-0', port: 6379 }]) });
+   * ```
+   */
   client: RedisClientLike;
   /**
    * Prefix of every key the store writes. Give two applications sharing one Redis
@@ -40,28 +59,18 @@ export interface RedisStoreOptions {
    * @default 1000
    */
   timeoutMs?: number | undefined;
-}
-
-/**
- * Redis did not answer in time, refused the connection, or answered with an error.
- * The webhook handler turns it into a 503 (the gateway retries later); the client
- * falls back to a token of its own process.
- *
- * `cause` is only a short code (`timeout`, `ECONNREFUSED`, …): a Redis client's own
- * error can carry the command's arguments, and a token is one of them.
- *
- * @example
- * ```ts
- * try { await store.claim(key, 60_000); }
- * catch (error) { if (error instanceof RedisStoreError) answer503(); }
- * ```
- */
-export class RedisStoreError extends MyrGatewayError {
-  /** `'RedisStoreError'`, so logs show which error it is. */
-  override name = 'RedisStoreError';
-  constructor(message: string, cause: string) {
-    super(message, { code: 'STORE_UNAVAILABLE', retryable: true, cause });
-  }
+  /**
+   * Where the store's one-time warnings go: a server that may lose keys (`maxmemory-policy`
+   * other than `noeviction`, or neither AOF nor RDB), or whose version could not be read.
+   * Same shape as the client's `logger` (console, pino, winston).
+   *
+   * @default console.warn, prefixed `myr-gateway:`
+   * @example
+   * ```ts
+   * new RedisTokenStore({ client: redis, logger: pino() });
+   * ```
+   */
+  logger?: Logger | undefined;
 }
 
 /** A Lua script with its SHA1, for EVALSHA. */
@@ -103,41 +112,45 @@ function shortCode(error: unknown): string {
   return typeof name === 'string' && /^\w{1,40}$/.test(name) ? name : 'error';
 }
 
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
+}
+
 function isNoScript(error: unknown): boolean {
   const message = (error as { message?: unknown } | null)?.message;
   return typeof message === 'string' && message.startsWith('NOSCRIPT');
 }
 
-/** Checks the options shared by the stores and adapts the client. */
+/**
+ * Checks the options shared by the stores and adapts the client: every command is routed to
+ * the node owning its key, bounded by `timeoutMs`, and preceded, once per client, by the
+ * server check (version, and the warning when Redis may lose keys).
+ */
 export function adaptClient(options: RedisStoreOptions, what: string): { redis: RedisCommands; prefix: string } {
   if (options === null || typeof options !== 'object') throw new ConfigurationError(`${what} needs { client }`, 'client');
-  const { client } = options;
+  const { client, logger } = options;
   const prefix = options.keyPrefix ?? 'myr-gateway:';
   if (typeof prefix !== 'string' || prefix.length > 200) throw new ConfigurationError('keyPrefix must be a string of at most 200 characters', 'keyPrefix');
   const timeoutMs = options.timeoutMs ?? 1000;
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 60_000) {
     throw new ConfigurationError('timeoutMs must be a whole number of milliseconds from 1 to 60000', 'timeoutMs');
   }
-  let raw: (args: string[]) => Promise<unknown>;
-  const c = client as { call?: unknown; sendCommand?: unknown } | null;
-  if (c && typeof c.call === 'function') {
-    const call = c.call as (command: string, ...args: string[]) => Promise<unknown>;
-    raw = (args) => call.apply(client, args as [string, ...string[]]);
-  } else if (c && typeof c.sendCommand === 'function') {
-    const send = c.sendCommand as (args: string[]) => Promise<unknown>;
-    raw = (args) => send.call(client, args);
-  } else {
-    throw new ConfigurationError(`${what}: client must be an ioredis client or a node-redis (v4+) client`, 'client');
+  if (logger !== undefined && (logger === null || typeof logger.warn !== 'function' || typeof logger.error !== 'function')) {
+    throw new ConfigurationError(`${what}: logger must have warn and error methods (console, pino, winston)`, 'logger');
   }
+  const { send: raw } = driveClient(client, what);
+  const log = new Log(logger, 'warn');
 
-  const send = (args: string[]): Promise<unknown> =>
+  const timed = (args: string[]): Promise<unknown> =>
     new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         reject(new RedisStoreError(`Redis did not answer ${args[0] ?? ''} within ${timeoutMs} ms`, 'timeout'));
       }, timeoutMs);
       let pending: Promise<unknown>;
       try {
-        pending = Promise.resolve(raw(args));
+        const reply = raw(args);
+        // A client that answers through callbacks returns no promise: its answer would be lost.
+        pending = isThenable(reply) ? Promise.resolve(reply) : Promise.reject(new RedisStoreError(`the client returned no promise for ${args[0] ?? ''}`, 'no_promise'));
       } catch (error) {
         pending = Promise.reject(error as Error);
       }
@@ -153,8 +166,18 @@ export function adaptClient(options: RedisStoreOptions, what: string): { redis: 
       );
     });
 
+  // The server check runs before the first command of this client, once for all its stores.
+  let checked = false;
+  const send = async (args: string[]): Promise<unknown> => {
+    if (!checked) {
+      await checkServerOnce(client, timed, log);
+      checked = true;
+    }
+    return timed(args);
+  };
+
   const fail = (error: unknown, command: string): never => {
-    if (error instanceof RedisStoreError) throw error;
+    if (error instanceof MyrGatewayError) throw error; // RedisStoreError, or RedisVersionError from the check
     throw new RedisStoreError(`Redis failed ${command} (${shortCode(error)})`, shortCode(error));
   };
 

@@ -18,7 +18,8 @@ import {
 import { MemoryRateLimiter } from '../core/pacing/memory-limiter.js';
 import { probeOutcome } from '../core/pacing/slow-start.js';
 import { consoleWarn, Log, type Logger, type WarnSink } from '../core/observe/log.js';
-import { adaptClient, type RedisCommands, RedisStoreError, type RedisStoreOptions } from './client.js';
+import { adaptClient, type RedisCommands, type RedisStoreOptions } from './client.js';
+import { RedisStoreError, RedisVersionError } from './errors.js';
 import { ACQUIRE, ANSWERED, LEARN, MAX_IN_FLIGHT_MS, PROBE_HOLD_MS, readAcquire } from './rate-scripts.js';
 
 /** While Redis fails, this process paces alone for this long before trying Redis again. */
@@ -267,11 +268,13 @@ export class RedisRateLimiter implements RateLimiter {
 
   #redisFailed(error: unknown): void {
     this.#redisAfter = monotonicNow() + RETRY_REDIS_MS;
+    // A server too old for the stores: the client's server check has logged why, once, as an error.
+    if (error instanceof RedisVersionError) return;
     if (error instanceof RedisStoreError && error.cause !== 'timeout') {
       this.#warnOnce(
         'script',
-        `RedisRateLimiter: Redis refused the pacing script (${error.message}). It needs Redis 3.2 or later and keys of ` +
-          "its own under the prefix; pacing in this process only, trying Redis again every 5 s (the service still enforces its limits).",
+        `RedisRateLimiter: Redis refused the pacing script (${error.message}): another type of key under its prefix, or a ` +
+          'server that runs no Lua; pacing in this process only, trying Redis again every 5 s (the service still enforces its limits).',
       );
       return;
     }

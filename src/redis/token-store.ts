@@ -5,7 +5,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { StoredToken, TokenStore } from '../core/tokens/store.js';
+import type { StoredToken, TokenRefreshOptions, TokenStore } from '../core/tokens/store.js';
 import { ConfigurationError } from '../core/errors/base.js';
 import { TimeoutError } from '../core/errors/service.js';
 import { adaptClient, COMPARE_AND_DELETE, COMPARE_AND_PEXPIRE, script, type RedisCommands, type RedisStoreOptions } from './client.js';
@@ -32,13 +32,21 @@ export interface RedisTokenStoreOptions extends RedisStoreOptions {
    */
   waitTimeoutMs?: number | undefined;
   /**
-   * A token found in Redis that expires sooner than this is not taken as a fresh result
-   * of somebody else's refresh. Keep it equal to the client's `tokenRefreshMarginMs`.
+   * A token found in Redis that expires sooner than this (or than half its lifetime, if
+   * shorter) is not taken as a fresh result of somebody else's refresh. Keep it equal to the
+   * client's `tokenRefreshMarginMs`.
    *
    * @default 60_000
    */
   refreshMarginMs?: number | undefined;
 }
+
+// The value and the time it has left, in one step: freshness is judged on Redis's clock, so a
+// process whose clock is off cannot make the others think a token fresher or staler than it is.
+const GET_WITH_TTL = script(`
+local value = redis.call('GET', KEYS[1])
+if not value then return false end
+return {value, redis.call('PTTL', KEYS[1])}`);
 
 // Store the new token and free the lock in one step, whoever holds the lock now.
 const SET_AND_UNLOCK = script(`
@@ -54,17 +62,32 @@ function whole(value: number | undefined, fallback: number, field: string, min: 
   return value;
 }
 
-function parse(raw: unknown): StoredToken | undefined {
-  if (typeof raw !== 'string') return undefined;
+/** What Redis keeps: the (sealed) token and its lifetime, never its expiry on some process's clock. */
+function serialize(token: StoredToken, lifetimeMs: number): string {
+  return JSON.stringify({ accessToken: token.accessToken, lifetimeMs });
+}
+
+/** How long to keep `token`: the time it has left as the client counted it (no clock shared), else until its expiry on this clock. */
+function lifetimeOf(token: StoredToken): number {
+  return Math.ceil(token.issuedAt === undefined ? token.expiresAt - Date.now() : token.expiresAt - token.issuedAt);
+}
+
+/** The token in a `GET_WITH_TTL` answer, its expiry `PTTL` from now on this process's clock. */
+function parse(reply: unknown): StoredToken | undefined {
+  if (!Array.isArray(reply) || typeof reply[0] !== 'string') return undefined;
+  const ttl = Number(reply[1]);
+  if (!(ttl > 0)) return undefined; // no expiry (not written by this store) or gone
   try {
-    const value = JSON.parse(raw) as Partial<StoredToken>;
-    if (typeof value.accessToken === 'string' && typeof value.expiresAt === 'number') {
-      return { accessToken: value.accessToken, expiresAt: value.expiresAt };
-    }
+    const value = JSON.parse(reply[0]) as { accessToken?: unknown; lifetimeMs?: unknown };
+    if (typeof value.accessToken !== 'string') return undefined;
+    const expiresAt = Date.now() + ttl;
+    const lifetime = value.lifetimeMs;
+    const issued = typeof lifetime === 'number' && lifetime >= ttl ? { issuedAt: expiresAt - lifetime } : {};
+    return { accessToken: value.accessToken, expiresAt, ...issued };
   } catch {
     // A value we cannot read is treated as no token: the next refresh overwrites it.
+    return undefined;
   }
-  return undefined;
 }
 
 /**
@@ -74,11 +97,12 @@ function parse(raw: unknown): StoredToken | undefined {
  * while the others wait for its result. A token the service rejected with
  * `TOKEN_EXPIRED` is replaced once for the whole fleet.
  *
- * **The token is a secret stored in Redis** (the value under `<keyPrefix>token:{…}`,
- * as JSON with its expiry). Anyone who can read that Redis can call the service as you
- * until the token expires: restrict access to Redis as you would to the api key. The
- * key name is a hash of the client's cache key, so neither the api key nor the token
- * appears in key names, and the api key is never stored.
+ * The value under `<keyPrefix>token:{…}` is JSON `{ accessToken, lifetimeMs }` where
+ * `accessToken` is what the client hands the store: sealed (AES-256-GCM under a key derived
+ * from the api key), so reading Redis does not give a usable token. Its expiry is Redis's
+ * `PTTL`, so processes with different clocks agree on it. Key names are a hash of the
+ * client's cache key: neither the api key nor the token appears in them, and the api key is
+ * never stored. Restrict who can write there all the same (see docs/fleet.md, ACLs).
  *
  * Redis down or slower than `timeoutMs`: operations reject with a
  * {@link RedisStoreError} instead of hanging.
@@ -123,13 +147,13 @@ export class RedisTokenStore implements TokenStore {
 
   /** The fleet's token under `key`, or undefined. */
   async get(key: string): Promise<StoredToken | undefined> {
-    return parse(await this.#redis.send(['GET', this.#keys(key).token]));
+    return parse(await this.#redis.eval(GET_WITH_TTL, [this.#keys(key).token], []));
   }
 
-  /** Stores the token until it expires. */
+  /** Stores the token for `expiresAt - issuedAt` from now (the client sets `issuedAt` to the write's time), or until `expiresAt` without one. */
   async set(key: string, token: StoredToken): Promise<void> {
-    const ttl = Math.ceil(token.expiresAt - Date.now());
-    if (ttl > 0) await this.#redis.send(['SET', this.#keys(key).token, JSON.stringify(token), 'PX', String(ttl)]);
+    const ttl = lifetimeOf(token);
+    if (ttl > 0) await this.#redis.send(['SET', this.#keys(key).token, serialize(token, ttl), 'PX', String(ttl)]);
   }
 
   /** Forgets the token (the service refused it). */
@@ -140,9 +164,10 @@ export class RedisTokenStore implements TokenStore {
   /**
    * Replaces the token once for the fleet: takes the lock and calls `fetchToken`, or
    * waits (polling every `pollIntervalMs`, bounded by `signal` or `waitTimeoutMs`) for
-   * the process that holds it. A token in Redis other than `staleToken` that appeared
-   * after this call started, or is fresh by `refreshMarginMs`, is returned without
-   * fetching.
+   * the process that holds it, calling `progress` each time the lock is seen held. A
+   * holder that dies frees the lock within `lockTtlMs`; a waiter then takes it. A token in
+   * Redis other than `staleToken` that appeared after this call started, or is fresh by
+   * `refreshMarginMs` (at most half its lifetime), is returned without fetching.
    *
    * @example
    * ```ts
@@ -152,16 +177,17 @@ export class RedisTokenStore implements TokenStore {
   async refresh(
     key: string,
     fetchToken: () => Promise<StoredToken>,
-    options: { signal?: AbortSignal; staleToken?: string } = {},
+    options: TokenRefreshOptions = {},
   ): Promise<StoredToken> {
     const keys = this.#keys(key);
     const signal = options.signal ?? AbortSignal.timeout(this.#waitMs);
     const before = await this.get(key);
+    const margin = (t: StoredToken) => (t.issuedAt === undefined ? this.#marginMs : Math.min(this.#marginMs, (t.expiresAt - t.issuedAt) / 2));
     const usable = (t: StoredToken | undefined): t is StoredToken =>
       t !== undefined &&
       t.accessToken !== options.staleToken &&
       t.expiresAt > Date.now() &&
-      (t.accessToken !== before?.accessToken || t.expiresAt - this.#marginMs > Date.now());
+      (t.accessToken !== before?.accessToken || t.expiresAt - margin(t) > Date.now());
     if (usable(before)) return before;
 
     for (;;) {
@@ -182,6 +208,7 @@ export class RedisTokenStore implements TokenStore {
         }
         return this.#fetchUnderLock(keys, fence, fetchToken);
       }
+      options.progress?.(); // the holder is alive: its lock would have expired otherwise
       try {
         await delay(this.#pollMs, undefined, { signal });
       } catch {
@@ -209,12 +236,12 @@ export class RedisTokenStore implements TokenStore {
       throw error;
     }
     clearInterval(extend);
-    const ttl = Math.ceil(token.expiresAt - Date.now());
+    const ttl = lifetimeOf(token);
     // The token is good whether or not Redis takes it: a failed write only means the other
     // processes refresh again once the lock expires.
     const stored =
       ttl > 0
-        ? this.#redis.eval(SET_AND_UNLOCK, [keys.token, keys.lock], [JSON.stringify(token), String(ttl), fence])
+        ? this.#redis.eval(SET_AND_UNLOCK, [keys.token, keys.lock], [serialize(token, ttl), String(ttl), fence])
         : this.#unlock(keys.lock, fence);
     await stored.catch(() => undefined);
     return token;

@@ -4,39 +4,163 @@
  *
  * @module
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, createHmac, hkdfSync, randomUUID } from 'node:crypto';
 import { ConfigurationError } from '../core/errors/base.js';
-import type { WebhookClaim, WebhookStore } from '../webhooks/stores/types.js';
-import { adaptClient, COMPARE_AND_DELETE, COMPARE_AND_PEXPIRE, RedisStoreError, script, type RedisCommands, type RedisStoreOptions } from './client.js';
+import type { PaymentOrder, WebhookClaim, WebhookStore } from '../webhooks/stores/types.js';
+import { driveClient } from './topology.js';
+import { adaptClient, COMPARE_AND_DELETE, COMPARE_AND_PEXPIRE, script, type RedisCommands, type RedisStoreOptions } from './client.js';
 
-// Values: `inflight:<token>` while a handler runs, `done` after it finished.
-// Claim in one round trip: take the key, or say what holds it.
+// Values: `inflight:<token>` while a handler runs, `done` (or, with `authenticateWith`,
+// `done:<mac>`) after it finished, always with a TTL. Anything else under a webhook key was not
+// written by this store (shared state is input): a value of another type or shape, one of ours
+// without a TTL, or a `done` without this store's MAC, is replaced by the claim (2), so it can
+// neither suppress nor block fulfilment. A claim holding longer than this caller's TTL is cut to
+// it (3): no in-flight value blocks a key longer than one claim.
+//
+// ARGV: 1 the claim's value, 2 its TTL, 3 how many accepted `done` values follow, then those,
+// then the high-water values (KEYS[2]) of later statuses: a free key of an older status answers
+// 'superseded'.
 const CLAIM = script(`
+local n = tonumber(ARGV[3])
+local function listed(v, from, to)
+  for i = from, to do if ARGV[i] == v then return true end end
+  return false
+end
+local function text(k)
+  if redis.call('TYPE', k).ok == 'string' then return redis.call('GET', k) end
+  return false
+end
+if KEYS[2] and redis.call('EXISTS', KEYS[1]) == 0 then
+  local highest = text(KEYS[2])
+  if highest and listed(highest, 4 + n, #ARGV) then return 'superseded' end
+end
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
-return redis.call('GET', KEYS[1])`);
-// Done if this claim still holds the key, or nobody does (it expired meanwhile).
+local v = text(KEYS[1])
+local left = redis.call('PTTL', KEYS[1])
+local done = v and listed(v, 4, 3 + n)
+local inflight = v and string.sub(v, 1, 9) == 'inflight:'
+if left <= 0 or not (done or inflight) then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 2
+end
+if done then return 'done' end
+if left > tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 3 end
+return 'inflight'`);
+// Done if this claim still holds the key (1), or nobody does (2: it expired or the store lost
+// it meanwhile, so the claim was lost); a key held by anything else is left alone (0).
+// ARGV: 1 the claim's value, 2 the TTL, 3 the done value, 4 this status's high-water value, then
+// the high-water values of later statuses, which it does not lower (KEYS[2], in the same step).
 const COMPLETE = script(`
-local v = redis.call('GET', KEYS[1])
-if v == false or v == ARGV[1] then redis.call('SET', KEYS[1], 'done', 'PX', ARGV[2]) return 1 end
-return 0`);
+local held = 0
+local kind = redis.call('TYPE', KEYS[1]).ok
+if kind == 'none' then held = 2
+elseif kind == 'string' and redis.call('GET', KEYS[1]) == ARGV[1] then held = 1
+else return 0 end
+redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[2])
+if KEYS[2] then
+  local highest = redis.call('TYPE', KEYS[2]).ok == 'string' and redis.call('GET', KEYS[2])
+  for i = 5, #ARGV do if ARGV[i] == highest then return held end end
+  redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[2])
+end
+return held`);
+
+// On a Redis Cluster the high-water mark is in another slot than the callback's key (whose name
+// predates it and carries no hash tag), so there it is read before the claim and raised after
+// the completion, each on its own key: not atomic with them, which only widens a race that the
+// lifecycle order cannot close anyway (a SUCCESS claimed while its REFUNDED still runs runs too).
+const RAISE_MARK = script(`
+local highest = redis.call('TYPE', KEYS[1]).ok == 'string' and redis.call('GET', KEYS[1])
+for i = 3, #ARGV do if ARGV[i] == highest then return 0 end end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1`);
+
+/** The highest lifecycle rank a payment status has (REFUNDED). */
+const MAX_RANK = 2;
 
 function ttl(ms: number): string {
   if (!Number.isFinite(ms) || ms < 1) throw new ConfigurationError('ttlMs must be a positive number of milliseconds', 'ttlMs');
   return String(Math.ceil(ms));
 }
 
+/** Options of {@link RedisWebhookStore}. */
+export interface RedisWebhookStoreOptions extends RedisStoreOptions {
+  /**
+   * After a claim and after a completion, wait (Redis `WAIT`) until `replicas` replicas
+   * acknowledged the write, at most `timeoutMs` (below the store's `timeoutMs`). Fewer in
+   * time is reported as `under_replicated` (the handler's `onError`), not refused: the
+   * write stands on the primary, and a failover before the replicas catch up can lose it
+   * (see docs/fleet.md, "When Redis loses data").
+   *
+   * @example
+   * ```ts
+   * new RedisWebhookStore({ client, timeoutMs: 1000, waitForReplicas: { replicas: 1, timeoutMs: 200 } });
+   * ```
+   *
+   * @default undefined (no WAIT: one round trip per claim and per completion)
+   */
+  waitForReplicas?: { readonly replicas: number; readonly timeoutMs: number } | undefined;
+  /**
+   * Authenticates the ledger's own values: give the api key(s) the handler's verifier has
+   * (newest first while rotating). The store derives its own key from each (HKDF-SHA256 over
+   * SHA-256 of the api key, info `myr-gateway webhook-ledger v1`: never the signing key, and
+   * no key reaches Redis) and writes `done:<mac>` and MAC'd per-payment high-water marks, so
+   * a `done` or a REFUNDED mark written by anyone else is detected: replaced by the next
+   * claim and reported (`foreign_value`) instead of suppressing fulfilment.
+   *
+   * Switch it on for the whole fleet at once: a process without it writes plain `done`,
+   * which a process with it treats as foreign (the callback would run again).
+   *
+   * @example
+   * ```ts
+   * new RedisWebhookStore({ client, authenticateWith: process.env.MYR_API_KEY! });
+   * ```
+   *
+   * @default undefined (values are checked for shape and TTL only; see docs/assumptions.md)
+   */
+  authenticateWith?: string | readonly string[] | undefined;
+}
+
+/** The MAC keys derived from the api keys given, newest first (none: plain values). */
+function ledgerKeys(options: RedisWebhookStoreOptions): Buffer[] {
+  const given = options.authenticateWith;
+  if (given === undefined) return [];
+  const apiKeys = typeof given === 'string' ? [given] : given;
+  if (!Array.isArray(apiKeys) || apiKeys.length === 0 || apiKeys.some((k) => typeof k !== 'string' || k.length === 0)) {
+    throw new ConfigurationError('authenticateWith must be an api key or a non-empty list of them', 'authenticateWith');
+  }
+  return apiKeys.map((apiKey) =>
+    Buffer.from(hkdfSync('sha256', createHash('sha256').update(apiKey).digest(), Buffer.alloc(0), 'myr-gateway webhook-ledger v1', 32)),
+  );
+}
+
+function replicaWait(options: RedisWebhookStoreOptions): [string, string, string] | undefined {
+  const wait = options.waitForReplicas;
+  if (wait === undefined) return undefined;
+  const storeTimeout = options.timeoutMs ?? 1000;
+  if (!Number.isInteger(wait.replicas) || wait.replicas < 1) {
+    throw new ConfigurationError('waitForReplicas.replicas must be a whole number of at least 1', 'waitForReplicas');
+  }
+  if (!Number.isInteger(wait.timeoutMs) || wait.timeoutMs < 1 || wait.timeoutMs >= storeTimeout) {
+    throw new ConfigurationError('waitForReplicas.timeoutMs must be a whole number of ms below the store timeoutMs', 'waitForReplicas');
+  }
+  return ['WAIT', String(wait.replicas), String(wait.timeoutMs)];
+}
+
 /**
  * A {@link WebhookStore} on Redis, for webhook handlers running in more than one
  * process: the gateway's retries of one callback, landing on different instances, run
  * the handler once. Claim and complete are one round trip each (a Lua script); complete,
- * release and renew only touch a key the caller's claim still holds.
+ * release and renew only touch a key the caller's claim still holds, and answer `false`
+ * when it no longer did (the handler then reports `CLAIM_LOST`).
  *
  * Fails closed: when Redis is down or slower than `timeoutMs`, every operation rejects
  * with a {@link RedisStoreError}, so the handler answers 503 and the gateway retries
  * later. Nothing is handled without a claim.
  *
  * Keys are `<keyPrefix>webhook:<idempotency key>` (a payment id and status, or a
- * webhook id); values are `inflight:<random token>` or `done`. No secret is stored.
+ * webhook id); values are `inflight:<random token>` or `done`, always with a TTL. No
+ * secret is stored. A value of any other shape (written by something else) is replaced
+ * by the next claim and reported as `foreign_value`.
  *
  * @example
  * ```ts
@@ -54,37 +178,59 @@ function ttl(ms: number): string {
 export class RedisWebhookStore implements WebhookStore {
   readonly #redis: RedisCommands;
   readonly #prefix: string;
+  readonly #wait: [string, string, string] | undefined;
+  readonly #macKeys: Buffer[];
+  /** Whether the client is a Cluster client: then no script touches two keys. */
+  readonly #cluster: boolean;
 
-  constructor(options: RedisStoreOptions) {
+  constructor(options: RedisWebhookStoreOptions) {
     const { redis, prefix } = adaptClient(options, 'RedisWebhookStore');
     this.#redis = redis;
     this.#prefix = `${prefix}webhook:`;
+    this.#wait = replicaWait(options);
+    this.#macKeys = ledgerKeys(options);
+    this.#cluster = /cluster/i.test(driveClient(options.client, 'RedisWebhookStore').kind);
   }
 
-  async claim(key: string, ttlMs: number): Promise<WebhookClaim> {
+  async claim(key: string, ttlMs: number, order?: PaymentOrder): Promise<WebhookClaim> {
     const token = randomUUID();
     const value = `inflight:${token}`;
-    const reply = await this.#redis.eval(CLAIM, [this.#prefix + key], [value, ttl(ttlMs)]).catch((error: unknown) => {
+    const keys = this.#keys(key, order);
+    const done = this.#values(keys[0] as string, 'done');
+    const later = order ? this.#laterMarks(order) : [];
+    if (this.#cluster && order && later.length > 0 && later.includes(String(await this.#redis.send(['GET', this.#orderKey(order)])))) {
+      // A missing callback key is what makes it superseded rather than done: ask, as the script would.
+      if (Number(await this.#redis.send(['EXISTS', keys[0] as string])) === 0) return { acquired: false, state: 'superseded' };
+    }
+    const reply = await this.#redis.eval(CLAIM, keys, [value, ttl(ttlMs), String(done.length), ...done, ...later]).catch((error: unknown) => {
       // A claim that timed out may still sit in the client's offline queue and run once
       // Redis is back, holding the key for a handler that never runs. Queue a release of
       // it behind the claim on the same connection, so the two run in that order.
       this.#redis.compensate(COMPARE_AND_DELETE, [this.#prefix + key], [value]);
       throw error;
     });
-    if (reply === 1) return { acquired: true, token };
+    if (reply === 1 || reply === 2) {
+      const replicated = await this.#replicated();
+      const warning = reply === 2 ? 'foreign_value' : replicated ? undefined : 'under_replicated';
+      return warning === undefined ? { acquired: true, token } : { acquired: true, token, warning };
+    }
     if (reply === 'done') return { acquired: false, state: 'done' };
-    if (typeof reply === 'string' && reply.startsWith('inflight:')) return { acquired: false, state: 'in_flight' };
-    // The key vanished between SET NX and GET cannot happen inside one script; anything
-    // else is not ours: refuse rather than guess.
-    throw new RedisStoreError('Redis holds a value this store did not write under a webhook key', 'unexpected_value');
+    if (reply === 'superseded') return { acquired: false, state: 'superseded' };
+    return { acquired: false, state: 'in_flight' };
   }
 
-  async complete(key: string, token: string, ttlMs: number): Promise<void> {
-    await this.#redis.eval(COMPLETE, [this.#prefix + key], [`inflight:${token}`, ttl(ttlMs)]);
+  async complete(key: string, token: string, ttlMs: number, order?: PaymentOrder): Promise<boolean | 'under_replicated'> {
+    const keys = this.#keys(key, order);
+    const marks = order ? [this.#values(this.#orderKey(order), String(order.rank))[0] as string, ...this.#laterMarks(order)] : [];
+    const args = [`inflight:${token}`, ttl(ttlMs), this.#values(keys[0] as string, 'done')[0] as string, ...marks];
+    const reply = await this.#redis.eval(COMPLETE, keys, args);
+    if (this.#cluster && order && reply !== 0) await this.#redis.eval(RAISE_MARK, [this.#orderKey(order)], [marks[0] as string, ttl(ttlMs), ...marks.slice(1)]);
+    if (reply !== 1) return false;
+    return (await this.#replicated()) ? true : 'under_replicated';
   }
 
-  async release(key: string, token: string): Promise<void> {
-    await this.#redis.eval(COMPARE_AND_DELETE, [this.#prefix + key], [`inflight:${token}`]);
+  async release(key: string, token: string): Promise<boolean> {
+    return (await this.#redis.eval(COMPARE_AND_DELETE, [this.#prefix + key], [`inflight:${token}`])) === 1;
   }
 
   /**
@@ -93,11 +239,46 @@ export class RedisWebhookStore implements WebhookStore {
    *
    * @example
    * ```ts
-   * const held = await store.renew(key, token, 60_000);
+   * const held = await store.renew(key, token, 4_000);
    * ```
    */
   async renew(key: string, token: string, ttlMs: number): Promise<boolean> {
     return (await this.#redis.eval(COMPARE_AND_PEXPIRE, [this.#prefix + key], [`inflight:${token}`, ttl(ttlMs)])) === 1;
+  }
+
+  /** The script's keys: the idempotency key, and (given an order, off a Cluster) the payment's high-water mark. */
+  #keys(key: string, order: PaymentOrder | undefined): string[] {
+    if (order === undefined || this.#cluster) return [this.#prefix + key];
+    return [this.#prefix + key, this.#orderKey(order)];
+  }
+
+  #orderKey(order: PaymentOrder): string {
+    return `${this.#prefix}order:${order.paymentId}`;
+  }
+
+  /**
+   * What this store writes as `plain` under `redisKey`, under each ledger key (the first is the
+   * one it writes): `plain` itself without `authenticateWith`, else `plain:<mac>`, the MAC bound
+   * to the key so a value cannot be copied from another key.
+   */
+  #values(redisKey: string, plain: string): string[] {
+    if (this.#macKeys.length === 0) return [plain];
+    return this.#macKeys.map((k) => `${plain}:${createHmac('sha256', k).update(`${redisKey}\n${plain}`).digest('base64url').slice(0, 22)}`);
+  }
+
+  /** The high-water values of statuses later than `order`'s, under every ledger key. */
+  #laterMarks(order: PaymentOrder): string[] {
+    const marks: string[] = [];
+    for (let rank = Math.max(0, Math.floor(order.rank) + 1); rank <= MAX_RANK; rank++) marks.push(...this.#values(this.#orderKey(order), String(rank)));
+    return marks;
+  }
+
+  /** Whether the replicas asked for acknowledged the last write (true when none were asked for). */
+  async #replicated(): Promise<boolean> {
+    const wait = this.#wait;
+    if (wait === undefined) return true;
+    const acknowledged = await this.#redis.send(wait).catch(() => 0);
+    return typeof acknowledged === 'number' && acknowledged >= Number(wait[1]);
   }
 
   /** A secret-free view for logs (no tokens, no keys). */

@@ -5,9 +5,13 @@
  * @module
  */
 import { parseArgs } from 'node:util';
-import { createSandbox, SANDBOX_MERCHANT, type Sandbox, type SandboxOptions } from './server.js';
+import { apiKeyProblem, createSandbox, SANDBOX_KEY_PREFIXES, SANDBOX_MERCHANT, type Sandbox, type SandboxOptions } from './server.js';
+
+/** Environment variable the api key may come from instead of `--api-key`. */
+export const API_KEY_ENV = 'MYR_SANDBOX_API_KEY';
 
 const USAGE = `Usage: myr-gateway sandbox [options]
+       myr-gateway doctor [--help]   check the gateway configured in MYR_GATEWAY_* (moves no money)
 
 Starts a local sandbox of the MYR Payment Gateway Service on 127.0.0.1, with hosted payment
 pages, a live dashboard and signed callbacks to your server. Local development only.
@@ -16,7 +20,10 @@ Options:
   --port N             port on 127.0.0.1 (default: a free port)
   --merchant-id ID     merchant id (default: ${SANDBOX_MERCHANT.merchantId})
   --api-key KEY        api key; callbacks are signed with the key derived from it
-                       (default: ${SANDBOX_MERCHANT.apiKey})
+                       (default: ${SANDBOX_MERCHANT.apiKey}). Prefer the environment
+                       variable ${API_KEY_ENV}, which other users cannot see in \`ps\`.
+                       It must start with ${SANDBOX_KEY_PREFIXES.join(' or ')}.
+  --allow-any-key      take an api key that does not start with those prefixes
   --callback-url URL   the merchant's default callback URL (http:// allowed)
   --data FILE          keep payments, withdrawals and deliveries in FILE across restarts
   --latency MS         wait MS milliseconds before every API answer
@@ -34,8 +41,11 @@ function number(name: string, value: string | undefined, check: (n: number) => b
   return n;
 }
 
-/** Turns the command line into sandbox options; `help` when usage was asked for. */
-export function parseCommand(argv: string[]): { help: true } | { help: false; options: SandboxOptions } {
+/** Turns the command line (and {@link API_KEY_ENV}) into sandbox options; `help` when usage was asked for. */
+export function parseCommand(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): { help: true } | { help: false; options: SandboxOptions } {
   let parsed;
   try {
     parsed = parseArgs({
@@ -45,6 +55,7 @@ export function parseCommand(argv: string[]): { help: true } | { help: false; op
         port: { type: 'string' },
         'merchant-id': { type: 'string' },
         'api-key': { type: 'string' },
+        'allow-any-key': { type: 'boolean' },
         'callback-url': { type: 'string' },
         data: { type: 'string' },
         latency: { type: 'string' },
@@ -58,7 +69,7 @@ export function parseCommand(argv: string[]): { help: true } | { help: false; op
   const { values, positionals } = parsed;
   if (values.help) return { help: true };
   if (positionals.length !== 1 || positionals[0] !== 'sandbox') {
-    throw new UsageError(positionals.length === 0 ? 'missing command: sandbox' : `unknown command: ${positionals.join(' ')}`);
+    throw new UsageError(positionals.length === 0 ? 'missing command: sandbox or doctor' : `unknown command: ${positionals.join(' ')}`);
   }
   const nonEmpty = (name: string, value: string | undefined) => {
     if (value !== undefined && value.trim() === '') throw new UsageError(`--${name} must not be empty`);
@@ -69,7 +80,11 @@ export function parseCommand(argv: string[]): { help: true } | { help: false; op
   const latency = number('latency', values.latency, (n) => Number.isInteger(n) && n >= 0 && n <= 600_000, 'whole milliseconds from 0 to 600000');
   const failRate = number('fail-rate', values['fail-rate'], (n) => n >= 0 && n <= 1, 'a number from 0 to 1');
   const merchantId = nonEmpty('merchant-id', values['merchant-id']);
-  const apiKey = nonEmpty('api-key', values['api-key']);
+  const fromEnv = env[API_KEY_ENV];
+  if (values['api-key'] === undefined && fromEnv !== undefined && fromEnv.trim() === '') throw new UsageError(`${API_KEY_ENV} must not be empty`);
+  const apiKey = nonEmpty('api-key', values['api-key']) ?? fromEnv;
+  const keyProblem = apiKey === undefined ? undefined : apiKeyProblem(apiKey, values['allow-any-key']);
+  if (keyProblem) throw new UsageError(keyProblem);
   const callbackUrl = values['callback-url'];
   if (callbackUrl !== undefined && !/^https?:\/\//i.test(callbackUrl)) {
     throw new UsageError('--callback-url must be an absolute http:// or https:// URL');
@@ -79,13 +94,25 @@ export function parseCommand(argv: string[]): { help: true } | { help: false; op
   if (failRate !== undefined) options.failRate = failRate;
   if (merchantId !== undefined) options.merchantId = merchantId;
   if (apiKey !== undefined) options.apiKey = apiKey;
+  if (values['allow-any-key']) options.allowAnyKey = true;
   if (callbackUrl !== undefined) options.callbackUrl = callbackUrl;
   if (values.data !== undefined) options.dataFile = nonEmpty('data', values.data) as string;
   return { help: false, options };
 }
 
-/** What the sandbox prints when it is ready. */
+/** A key the user supplied, as the banner shows it: its test prefix and last four characters. */
+function maskKey(apiKey: string): string {
+  const prefix = SANDBOX_KEY_PREFIXES.find((p) => apiKey.startsWith(p)) ?? '';
+  return apiKey.length - prefix.length >= 8 ? `${prefix}…${apiKey.slice(-4)}` : `${prefix}…`;
+}
+
+/**
+ * What the sandbox prints when it is ready. A key the user supplied may be a real merchant's
+ * test key: terminals are logged and shared, so neither it nor the signing key derived from
+ * it is printed. The sandbox's own well-known key is printed in full, with its signing key.
+ */
 export function banner(sandbox: Sandbox, options: SandboxOptions): string {
+  const supplied = options.apiKey !== undefined;
   const faults = [
     options.latencyMs ? `${options.latencyMs} ms latency` : '',
     options.failRate ? `${options.failRate * 100}% of API requests fail with 502` : '',
@@ -96,13 +123,16 @@ export function banner(sandbox: Sandbox, options: SandboxOptions): string {
     `  Dashboard     ${sandbox.origin}/`,
     `  Base URL      ${sandbox.baseUrl}`,
     `  Merchant id   ${sandbox.merchant.merchantId}`,
-    `  API key       ${sandbox.merchant.apiKey}`,
-    `  Signing key   ${sandbox.signingKeyHex}`,
+    ...(supplied
+      ? [`  API key       ${maskKey(sandbox.merchant.apiKey)} (yours, not printed; callbacks are signed with the key derived from it)`]
+      : [`  API key       ${sandbox.merchant.apiKey}`, `  Signing key   ${sandbox.signingKeyHex}`]),
     `  Callbacks to  ${sandbox.callbackUrl ?? '(none by default: pass --callback-url or send callback_url)'}`,
     ...(options.dataFile ? [`  Data file     ${options.dataFile}`] : []),
     ...(faults.length ? [`  Faults        ${faults.join(', ')}`] : []),
     '',
-    'These are sandbox credentials: they work only here, never against a real gateway.',
+    supplied
+      ? 'The sandbox keeps your key to itself: it signs callbacks with it and talks to no gateway.'
+      : 'These are sandbox credentials: they work only here, never against a real gateway.',
     `  new MyrGateway({ baseUrl: '${sandbox.baseUrl}', merchantId: '${sandbox.merchant.merchantId}', apiKey: '…', allowInsecureLoopback: true })`,
     '',
     'Press Ctrl-C to stop.',
@@ -111,10 +141,10 @@ export function banner(sandbox: Sandbox, options: SandboxOptions): string {
 }
 
 /** Runs the command; resolves with the exit code once the sandbox has stopped. */
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let command;
   try {
-    command = parseCommand(argv);
+    command = parseCommand(argv, env);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     process.stderr.write(`myr-gateway: ${error.message}\n\n${USAGE}`);

@@ -6,9 +6,10 @@
  * @module
  */
 import type { MockPaymentRecord, MockWithdrawalRecord } from '../testing/types/records.js';
-import { maskAccountNumber } from '../testing/validation.js';
+import { maskAccountNumber } from '../schemas/withdrawals.js';
 import type { DeliveryEntry } from './deliveries.js';
-import { formatAmount, html, raw, type SafeHtml } from './html.js';
+import { formatAmount, html, malaysiaTime, type SafeHtml } from './html.js';
+import { DASHBOARD_SCRIPT, DASHBOARD_STYLE } from './pages/dashboard-assets.js';
 import { layout } from './pages/layout.js';
 
 /** What the dashboard shows. */
@@ -25,47 +26,90 @@ const TERMINAL = new Set(['SUCCESS', 'FAILED', 'EXPIRED', 'CANCELLED', 'REFUNDED
 
 const status = (value: string) => html`<span class="status s-${value}">${value}</span>`;
 
+/**
+ * One table cell. `label` names the column: the header on a wide window, and the line's label
+ * on a phone, where each row is drawn as a small card. `optional` cells are left out there.
+ */
+function cell(label: string, content: unknown, kind: '' | 'optional' | 'row-actions' | 'money' = ''): SafeHtml {
+  return html`<td data-label="${label}" class="${kind}"><div>${content}</div></td>`;
+}
+
+/** An id with the merchant's reference (and what else identifies it) under it. */
+const identity = (id: string, below: string) => html`<span class="mono id">${id}</span><div class="muted small">${below}</div>`;
+
 function action(path: string, id: string, label: string, extra: SafeHtml = html``): SafeHtml {
   return html`<form class="inline" method="post" action="${path}"><input type="hidden" name="id" value="${id}">${extra}<button type="submit" class="small" data-action="${path}" data-id="${id}">${label}</button></form>`;
 }
 
 function paymentRow(p: MockPaymentRecord): SafeHtml {
   const page = p.payment_method === 'QR_PAYMENT' ? p.payment_url : p.gateway_redirect_url;
-  return html`<tr data-payment="${p.payment_id}"><td class="mono">${p.payment_id}</td><td class="mono">${p.reference_id}</td>
-<td>${p.payment_method}</td><td>${formatAmount(p.amount)}</td><td>${status(p.status)}</td><td>${p.customer_name}</td>
-<td class="small">${p.created_at}</td><td>${p.status === 'PROCESSING' ? html`<a href="${page}">open page</a> ` : ''}
-${p.status === 'SUCCESS' ? action('/actions/refund', p.payment_id, 'Refund') : ''}
-${TERMINAL.has(p.status) ? action('/actions/resend', p.payment_id, 'Resend callback') : ''}</td></tr>`;
+  const actions = [
+    p.status === 'PROCESSING' ? html`<a href="${page}">open page</a>` : '',
+    p.status === 'SUCCESS' ? action('/actions/refund', p.payment_id, 'Refund') : '',
+    TERMINAL.has(p.status) ? action('/actions/resend', p.payment_id, 'Resend callback') : '',
+  ];
+  return html`<tr data-payment="${p.payment_id}">${[
+    cell('Payment', identity(p.payment_id, p.reference_id)),
+    cell('Method', p.payment_method, 'optional'),
+    cell('Amount', formatAmount(p.amount), 'money'),
+    cell('Status', status(p.status)),
+    cell('Customer', p.customer_name, 'optional'),
+    cell('Created', malaysiaTime(p.created_at)),
+    cell('', actions, 'row-actions'),
+  ]}</tr>`;
 }
 
 function withdrawalRow(w: MockWithdrawalRecord): SafeHtml {
   const outcome = (value: string) => html`<input type="hidden" name="status" value="${value}">`;
-  return html`<tr data-withdrawal="${w.payment_id}"><td class="mono">${w.payment_id}</td><td class="mono">${w.reference_id}</td>
-<td>${formatAmount(w.amount)}</td><td class="mono">${w.bank_code}</td><td class="mono">${maskAccountNumber(w.account_number)}</td>
-<td>${w.account_name}</td><td>${status(w.status)}</td><td class="small">${w.created_at}</td><td>
-${w.status === 'PROCESSING' ? [action('/actions/withdrawal', w.payment_id, 'Complete', outcome('SUCCESS')), ' ', action('/actions/withdrawal', w.payment_id, 'Fail', outcome('FAILED'))] : ''}
-${TERMINAL.has(w.status) ? action('/actions/resend', w.payment_id, 'Resend callback') : ''}</td></tr>`;
+  const actions = w.status === 'PROCESSING'
+    ? [action('/actions/withdrawal', w.payment_id, 'Complete', outcome('SUCCESS')), action('/actions/withdrawal', w.payment_id, 'Fail', outcome('FAILED'))]
+    : TERMINAL.has(w.status) ? action('/actions/resend', w.payment_id, 'Resend callback') : '';
+  return html`<tr data-withdrawal="${w.payment_id}">${[
+    cell('Withdrawal', identity(w.payment_id, w.reference_id)),
+    cell('Amount', formatAmount(w.amount), 'money'),
+    cell('Bank', html`<span class="mono">${w.bank_code}</span>`, 'optional'),
+    cell('Account', html`<span class="mono">${maskAccountNumber(w.account_number)}</span>`),
+    cell('Name', w.account_name, 'optional'),
+    cell('Status', status(w.status)),
+    cell('Created', malaysiaTime(w.created_at)),
+    cell('', actions, 'row-actions'),
+  ]}</tr>`;
 }
 
+/** Longest part of the merchant's answer body shown in the row; all of it is on hover. */
+const REPLY_SHOWN = 160;
+
+/** Each attempt: when, the merchant's HTTP status (or the network error), how long, what it answered. */
 function attempts(entry: DeliveryEntry): SafeHtml[] {
+  if (entry.url === null) return [html`<span class="muted">no callback URL</span>`];
   return entry.attempts.map((a, i) => {
     const answer = a.status !== undefined ? `HTTP ${a.status}` : (a.error ?? 'no answer');
     const timing = a.durationMs !== undefined ? ` in ${a.durationMs} ms` : '';
-    const reply = a.responseBody ? html` <span class="muted small" title="${a.responseBody}">${a.responseBody.slice(0, 60)}</span>` : '';
-    return html`<div class="attempt small">#${i + 1}${a.duplicate ? ' (duplicate)' : ''} ${new Date(a.at).toISOString().slice(11, 23)}: <strong>${answer}</strong>${timing}${reply}</div>`;
+    const body = a.responseBody ?? '';
+    const reply = body ? html`<div class="reply mono" title="${body}">${body.length > REPLY_SHOWN ? `${body.slice(0, REPLY_SHOWN)}…` : body}</div>` : '';
+    return html`<div class="attempt">#${i + 1}${a.duplicate ? ' (duplicate)' : ''} ${malaysiaTime(a.at, true)} <strong>${answer}</strong>${timing}${reply}</div>`;
   });
 }
 
-function deliveryRow(d: DeliveryEntry): SafeHtml {
-  return html`<tr data-webhook="${d.webhook_id}" data-payment-id="${d.payment_id}" data-state="${d.state}"><td class="small">${new Date(d.started_at).toISOString().slice(11, 19)}</td>
-<td class="mono">${d.payment_id}<br><span class="muted">${d.reference_id}</span></td><td>${d.transaction_type}</td><td>${status(d.status)}</td>
-<td>${status(d.state)}</td><td class="mono small">${d.url ?? 'no callback URL'}</td><td>${attempts(d)}</td>
-<td><details><summary class="small">body</summary><pre class="mono small">${JSON.stringify(d.body, null, 2)}</pre><div class="mono small muted">webhook_id ${d.webhook_id}</div></details></td></tr>`;
+/** Columns of the deliveries table; the body row spans them all. */
+const DELIVERY_HEADERS = ['Started (MYT)', 'Payment', 'Status', "Merchant's answer", ''];
+
+function deliveryRows(d: DeliveryEntry): SafeHtml {
+  return html`<tr data-webhook="${d.webhook_id}" data-payment-id="${d.payment_id}" data-state="${d.state}">${[
+    cell('Started', malaysiaTime(d.started_at)),
+    cell('Payment', identity(d.payment_id, `${d.reference_id} · ${d.transaction_type}`)),
+    cell('Status', html`${status(d.status)} ${status(d.state)}`),
+    cell("Merchant's answer", attempts(d)),
+    cell('', html`<button type="button" class="small body-toggle" aria-expanded="false" data-body="${d.webhook_id}">body</button>`, 'row-actions'),
+  ]}</tr>
+<tr class="delivery-body" data-body-of="${d.webhook_id}" hidden><td colspan="${DELIVERY_HEADERS.length}">
+<div class="small muted">Sent to <span class="mono">${d.url ?? 'nowhere (no callback URL)'}</span> · webhook_id <span class="mono">${d.webhook_id}</span></div>
+<pre class="mono small">${JSON.stringify(d.body, null, 2)}</pre></td></tr>`;
 }
 
-function table(headers: string[], rows: SafeHtml[], empty: string): SafeHtml {
+function table(headers: string[], rows: SafeHtml[], empty: string, optional: ReadonlySet<number> = new Set()): SafeHtml {
   if (rows.length === 0) return html`<p class="muted">${empty}</p>`;
-  return html`<table><thead><tr>${headers.map((h) => html`<th>${h}</th>`)}</tr></thead><tbody>${rows}</tbody></table>`;
+  return html`<table class="rows"><thead><tr>${headers.map((h, i) => html`<th class="${optional.has(i) ? 'optional' : ''}">${h}</th>`)}</tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /** The part of the dashboard that live updates replace. */
@@ -73,35 +117,12 @@ export function dashboardLive(view: DashboardView): SafeHtml {
   const payments = [...view.payments].reverse();
   const withdrawals = [...view.withdrawals].reverse();
   return html`<section class="card" id="payments"><h2>Payments (${payments.length})</h2>
-${table(['Payment', 'Reference', 'Method', 'Amount', 'Status', 'Customer', 'Created', ''], payments.map(paymentRow), 'No payment yet: create one with the client.')}</section>
+${table(['Payment', 'Method', 'Amount', 'Status', 'Customer', 'Created (MYT)', ''], payments.map(paymentRow), 'No payment yet: create one with the client.', new Set([1, 4]))}</section>
 <section class="card" id="withdrawals"><h2>Withdrawals (${withdrawals.length})</h2>
-${table(['Withdrawal', 'Reference', 'Amount', 'Bank', 'Account', 'Name', 'Status', 'Created', ''], withdrawals.map(withdrawalRow), 'No withdrawal yet.')}</section>
+${table(['Withdrawal', 'Amount', 'Bank', 'Account', 'Name', 'Status', 'Created (MYT)', ''], withdrawals.map(withdrawalRow), 'No withdrawal yet.', new Set([2, 4]))}</section>
 <section class="card" id="deliveries"><h2>Callback deliveries (${view.deliveries.length})</h2>
-${table(['Started', 'Payment', 'Type', 'Status', 'Delivery', 'URL', 'Attempts (merchant answer, time)', ''], view.deliveries.map(deliveryRow), 'No callback sent yet.')}</section>`;
+${table(DELIVERY_HEADERS, view.deliveries.map(deliveryRows), 'No callback sent yet.')}</section>`;
 }
-
-// Re-reads /live on every server-sent event; keeps open <details> open across updates.
-const SCRIPT = raw(`<script>
-(() => {
-  const live = document.getElementById('live');
-  let pending = false;
-  async function refresh() {
-    if (pending) return; pending = true;
-    try {
-      const open = [...live.querySelectorAll('tr[data-webhook] details[open]')].map((d) => d.closest('tr').dataset.webhook);
-      const res = await fetch('/live', { cache: 'no-store' });
-      if (res.ok) {
-        live.innerHTML = await res.text();
-        for (const id of open) live.querySelector('tr[data-webhook="' + CSS.escape(id) + '"] details')?.setAttribute('open', '');
-        document.body.dataset.updated = String(Date.now());
-      }
-    } finally { pending = false; }
-  }
-  const events = new EventSource('/events');
-  events.addEventListener('change', refresh);
-  events.addEventListener('open', () => { document.body.dataset.live = 'connected'; });
-})();
-</script>`);
 
 /** The whole dashboard page. */
 export function dashboardPage(view: DashboardView): SafeHtml {
@@ -110,7 +131,8 @@ export function dashboardPage(view: DashboardView): SafeHtml {
     html`<div class="card"><h1>MYR Gateway sandbox</h1><dl>
 <dt>Base URL</dt><dd class="mono">${view.baseUrl}</dd><dt>Merchant id</dt><dd class="mono">${view.merchantId}</dd>
 <dt>Default callback URL</dt><dd class="mono">${view.defaultCallbackUrl ?? 'none (set --callback-url or send callback_url)'}</dd></dl>
-<p class="muted small">The API key and signing key are printed in the terminal that started the sandbox. Updates arrive live.</p></div>
-<div id="live">${dashboardLive(view)}</div>${SCRIPT}`,
+<p class="muted small">The API key and signing key are printed in the terminal that started the sandbox. Updates arrive live. Times are Malaysia time (MYT, UTC+8); hover one for its ISO 8601 value.</p></div>
+<div id="live">${dashboardLive(view)}</div>${DASHBOARD_SCRIPT}`,
+    DASHBOARD_STYLE,
   );
 }

@@ -45,7 +45,27 @@ export function raw(markup: string): SafeHtml {
   return new SafeHtml(markup);
 }
 
-/** Ringgit with two decimals and thousands separators: `MYR 1,234.50`. */
+/** Ringgit as Malaysians write it, two decimals and thousands separators: `RM 1,234.50`. */
 export function formatAmount(amount: number): string {
-  return `MYR ${amount.toLocaleString('en-MY', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  return `RM ${amount.toLocaleString('en-MY', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+}
+
+// The developer reads the dashboard in Malaysia's clock, whatever the machine's zone is.
+const MALAYSIA_ZONE = 'Asia/Kuala_Lumpur';
+const DAY_AND_TIME = new Intl.DateTimeFormat('en-GB', {
+  timeZone: MALAYSIA_ZONE, day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23',
+});
+const TIME_WITH_MILLIS = new Intl.DateTimeFormat('en-GB', {
+  timeZone: MALAYSIA_ZONE, hour: '2-digit', minute: '2-digit', second: '2-digit', fractionalSecondDigits: 3, hourCycle: 'h23',
+});
+
+/**
+ * A moment in Malaysia time (`24 Nov, 11:03:03`, or `11:03:03.941` with `precise`), with its
+ * ISO 8601 value in `datetime` and on hover. Text that is not a time is shown as it is.
+ */
+export function malaysiaTime(moment: string | number, precise = false): SafeHtml {
+  const date = new Date(moment);
+  if (Number.isNaN(date.getTime())) return html`<span>${moment}</span>`;
+  const iso = typeof moment === 'string' ? moment : date.toISOString();
+  return html`<time datetime="${iso}" title="${iso}">${(precise ? TIME_WITH_MILLIS : DAY_AND_TIME).format(date)}</time>`;
 }

@@ -57,10 +57,49 @@ export function hostAllowed(req: IncomingMessage, port: number): boolean {
   return host === `127.0.0.1:${port}` || host === `localhost:${port}`;
 }
 
-/** A state-changing request comes from the sandbox's own pages, not from another site. */
+/**
+ * A request comes from the sandbox's own pages or from a program, not from another site. A
+ * browser names the page's origin in `Origin` (on every cross-origin fetch and every POST) and
+ * its relation in `Sec-Fetch-Site`; programs such as the SDK client send neither.
+ */
 export function sameOrigin(req: IncomingMessage, port: number): boolean {
   const site = req.headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return false;
   const origin = req.headers.origin;
   return origin === undefined || origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`;
+}
+
+/** Why an API request is refused before the service sees it: status, the error code, the message. */
+export interface ApiRefusal {
+  status: 403 | 415;
+  code: 'CROSS_SITE_REQUEST' | 'UNSUPPORTED_MEDIA_TYPE';
+  message: string;
+}
+
+const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
+
+/**
+ * The checks that keep a web page the developer visits from driving the sandbox's API: no
+ * other origin, and a JSON content type on every body, which a page can only send after a
+ * CORS preflight (that this server refuses), never as a blind `text/plain` form post.
+ */
+export function apiRefusal(req: IncomingMessage, port: number): ApiRefusal | undefined {
+  if (!sameOrigin(req, port)) {
+    return { status: 403, code: 'CROSS_SITE_REQUEST', message: 'Refused: this sandbox answers its own pages and programs, never another site' };
+  }
+  const bodyless = req.method === 'GET' || req.method === 'HEAD';
+  if (!bodyless && !JSON_MEDIA_TYPE.test(req.headers['content-type'] ?? '')) {
+    return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Request bodies must be JSON, sent with Content-Type: application/json' };
+  }
+  return undefined;
+}
+
+/** Sends an answer in the service's error envelope (`{ status: 'error', error, message }`). */
+export function sendApiError(res: ServerResponse, refusal: ApiRefusal): void {
+  res.writeHead(refusal.status, {
+    'Content-Type': 'application/json',
+    'Cache-Control': 'no-store',
+    'X-Correlation-ID': globalThis.crypto.randomUUID(),
+  });
+  res.end(JSON.stringify({ status: 'error', error: refusal.code, message: refusal.message }));
 }

@@ -1,12 +1,16 @@
 /**
  * `--data FILE`: the sandbox's payments, withdrawals, tokens and delivery log kept across
  * restarts. Written atomically (a temporary file renamed over the old one), so a crash
- * mid-write leaves the previous state, never half a file.
+ * mid-write leaves the previous state, never half a file. The temporary file has a random
+ * name and is created exclusively, so a file or symlink planted beside the target is never
+ * written through. A file that fails {@link dataFileProblem} is refused and never written.
  *
  * @module
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import type { StateSnapshot } from '../testing/state.js';
+import { dataFileProblem } from './data-shape.js';
 import type { DeliveryEntry } from './deliveries.js';
 
 /** What the file holds. */
@@ -20,10 +24,6 @@ export class SandboxDataError extends Error {
   override name = 'SandboxDataError';
 }
 
-function isArray(value: unknown): value is unknown[] {
-  return Array.isArray(value);
-}
-
 /** Reads the file; `undefined` when it does not exist yet. Throws SandboxDataError when it is not ours. */
 export function loadData(file: string): SandboxData | undefined {
   if (!existsSync(file)) return undefined;
@@ -33,18 +33,30 @@ export function loadData(file: string): SandboxData | undefined {
   } catch (error) {
     throw new SandboxDataError(`--data ${file} is not valid JSON (${(error as Error).message}); move it away or pass another file`);
   }
-  const data = parsed as Partial<SandboxData> | null;
-  if (!data || data.version !== 1 || !isArray(data.records) || !isArray(data.tokens) || !isArray(data.deliveries)) {
-    throw new SandboxDataError(`--data ${file} is not a sandbox data file (version 1 with records, tokens, deliveries); pass another file`);
-  }
-  return data as SandboxData;
+  const problem = dataFileProblem(parsed);
+  if (problem) throw new SandboxDataError(`--data ${file}: ${problem}. The file was left as it is: fix it, move it away or pass another file`);
+  return parsed as SandboxData;
 }
 
-/** Writes the file atomically: a temporary file in the same folder, then a rename. */
+/**
+ * Writes the file atomically: a new temporary file beside it (random name, created with `wx`,
+ * so it fails rather than open anything already there), then a rename over the target, which
+ * replaces a symlink at the target rather than writing through it.
+ */
 export function saveData(file: string, data: SandboxData): void {
-  const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(data, null, 2)}\n`, { mode: 0o600 });
-  renameSync(temporary, file);
+  const temporary = `${file}.${randomBytes(8).toString('hex')}.tmp`;
+  const fd = openSync(temporary, 'wx', 0o600);
+  try {
+    try {
+      writeFileSync(fd, `${JSON.stringify(data, null, 2)}\n`); // on an fd: writes it all, looping over short writes
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, file);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
 }
 
 /** Coalesces saves: at most one write per `delayMs`, and a synchronous `flush()` on shutdown. */

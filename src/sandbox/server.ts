@@ -15,19 +15,34 @@ import type { CallbackDelivery, CallbackOptions } from '../testing/types/callbac
 import { deriveSigningKeyBytesWeb } from '../webhooks/signature.js';
 import { broadcast, handleApp, type AppContext } from './app.js';
 import { DeliveryLog } from './deliveries.js';
-import { hostAllowed, sendText } from './http.js';
+import { apiRefusal, hostAllowed, sendApiError, sendText } from './http.js';
 import { createSaver, loadData, type SandboxData } from './persistence.js';
 import { qrPayload } from './qr.js';
 
 /** The sandbox's default merchant: well-known sandbox credentials, never secrets. */
 export const SANDBOX_MERCHANT = Object.freeze({ merchantId: 'MERCHANT_SANDBOX', apiKey: 'sk_sandbox_local_key_0001' });
 
+/** Prefixes of the keys the sandbox takes without `allowAnyKey`: keys that are test keys by their name. */
+export const SANDBOX_KEY_PREFIXES = ['sk_sandbox_', 'sk_test_'] as const;
+
+/**
+ * Why `apiKey` may not be used, or undefined when it may. Anything else may be a live key
+ * pasted by mistake: the sandbox would sign callbacks with it and keep it in `--data`.
+ */
+export function apiKeyProblem(apiKey: string, allowAnyKey = false): string | undefined {
+  if (allowAnyKey || SANDBOX_KEY_PREFIXES.some((prefix) => apiKey.startsWith(prefix))) return undefined;
+  return `the api key must start with ${SANDBOX_KEY_PREFIXES.join(' or ')} (a sandbox or test key); pass --allow-any-key to use another key`;
+}
+
 /** Options of {@link createSandbox} (the CLI's flags). */
 export interface SandboxOptions {
   /** Port on 127.0.0.1; 0 (default) picks a free one. */
   port?: number;
   merchantId?: string;
+  /** Must start with `sk_sandbox_` or `sk_test_` unless `allowAnyKey`. */
   apiKey?: string;
+  /** Takes an `apiKey` of any form. */
+  allowAnyKey?: boolean;
   /** The merchant's default callback URL (http allowed: the sandbox is a test environment). */
   callbackUrl?: string;
   /** JSON file that keeps payments, withdrawals, tokens and deliveries across restarts. */
@@ -59,10 +74,15 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
+/** The page of each method, in a Map: the method comes from the `--data` file, never an inherited key. */
+const PAGE_OF_METHOD = new Map(Object.entries(GATEWAY_PAGES));
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const API_PATH = '/api/v1';
 
 function checkOptions(options: SandboxOptions): void {
+  const keyProblem = options.apiKey === undefined ? undefined : apiKeyProblem(options.apiKey, options.allowAnyKey);
+  if (keyProblem) throw new RangeError(keyProblem);
   if (options.failRate !== undefined && !(options.failRate >= 0 && options.failRate <= 1)) {
     throw new RangeError('failRate must be a number from 0 to 1');
   }
@@ -110,9 +130,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     if (!ctx) return sendText(res, 503, 'starting');
     if (!hostAllowed(req, ctx.port)) return sendText(res, 421, 'this sandbox answers only to 127.0.0.1 and localhost');
     const url = new URL(req.url ?? '/', ctx.baseUrl);
-    const work = url.pathname === API_PATH || url.pathname.startsWith(`${API_PATH}/`)
-      ? answerThroughDispatch(api, new URL(ctx.baseUrl).origin, req, res).finally(changed)
-      : handleApp(ctx, req, res, url);
+    const isApi = url.pathname === API_PATH || url.pathname.startsWith(`${API_PATH}/`);
+    const refusal = isApi ? apiRefusal(req, ctx.port) : undefined;
+    if (refusal) {
+      req.resume();
+      return sendApiError(res, refusal);
+    }
+    const work = isApi ? answerThroughDispatch(api, new URL(ctx.baseUrl).origin, req, res).finally(changed) : handleApp(ctx, req, res, url);
     work.catch((error: unknown) => {
       console.error(`sandbox: ${req.method} ${url.pathname} failed: ${(error as Error).message}`);
       if (!res.headersSent) sendText(res, 500, 'sandbox failure (see its terminal)');
@@ -141,7 +165,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     for (const record of saved.records) {
       if (record.kind !== 'DEPOSIT') continue;
       record.payment_url = `${origin}/pay/${encodeURIComponent(record.payment_id)}`;
-      record.gateway_redirect_url = `${origin}/${GATEWAY_PAGES[record.payment_method]}/${encodeURIComponent(record.payment_id)}`;
+      record.gateway_redirect_url = `${origin}/${PAGE_OF_METHOD.get(record.payment_method) ?? 'pay'}/${encodeURIComponent(record.payment_id)}`;
     }
     service.restore(saved);
     deliveries.restore(saved.deliveries);

@@ -34,3 +34,15 @@ const ALL: ReadonlySet<string> = new Set<string>([...PROVIDER_CHANNELS_GROUP_A, 
 export function isProviderChannelId(code: unknown): code is ProviderChannelId {
   return typeof code === 'string' && ALL.has(code);
 }
+
+/**
+ * E-wallet codes a withdrawal's `bank_code` may name, beside the banks of both lists above
+ * (assumption A5: the spec says 31 banks and e-wallets exist but does not list them). A payout
+ * form offers these next to the banks.
+ *
+ * @example
+ * ```ts
+ * const options = [...PROVIDER_CHANNELS_GROUP_A, ...WITHDRAWAL_EWALLET_CODES];
+ * ```
+ */
+export const WITHDRAWAL_EWALLET_CODES = ['TNGDMYNB', 'GRABMYNB', 'BOOSTMYNB', 'SHOPEEMYNB'] as const;

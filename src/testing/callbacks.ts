@@ -7,7 +7,7 @@
 import { callbackHeaders, signCallback } from '../webhooks/sign.js';
 import type { CallbackAttempt, CallbackDelivery, CallbackOptions, MockCallbackBody } from './types/callbacks.js';
 import type { MockRecord } from './state.js';
-import { maskAccountNumber } from './validation.js';
+import { maskAccountNumber } from '../schemas/withdrawals.js';
 
 /**
  * The fetch to deliver callbacks with when none is configured: the global one as it is when the

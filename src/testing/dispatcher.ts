@@ -32,6 +32,16 @@ interface Route {
   wrongMethod?: boolean;
 }
 
+/** The service's answer, and whether the request got past rate limiting and authentication. */
+interface Processed {
+  response: Response;
+  authenticated: boolean;
+}
+
+function refused(response: Response): Processed {
+  return { response, authenticated: false };
+}
+
 /** Which endpoint a method and a path relative to the base URL address. */
 export function route(method: string, path: string): Route {
   const m = method.toUpperCase();
@@ -105,24 +115,24 @@ export function createDispatcher(ctx: DispatchContext): (request: Request) => Pr
     const context = (): AnswerContext => ({ correlationId: globalThis.crypto.randomUUID(), path: fullPath, now: options.now() });
     const limitOf = (): number | undefined => (options.rateLimits ? options.rateLimits[bucketOf(target.endpoint)] : undefined);
 
-    let fault: TakenFault | undefined = faults.take(target.endpoint);
-    while (fault && fault.when === 'before' && fault.response.type === 'delay') {
+    // A 'before' fault answers whatever arrives; an 'after' fault stands for "the service did
+    // it, the answer was lost", so only a request the service would have processed takes it.
+    const before = (f: TakenFault) => f.when === 'before';
+    let fault = faults.take(target.endpoint, before);
+    while (fault?.response.type === 'delay') {
       await sleep(fault.response.ms);
-      fault = faults.take(target.endpoint);
+      fault = faults.take(target.endpoint, before);
     }
-    if (fault && fault.when === 'before' && fault.response.type !== 'delay') {
-      return answer(faultAnswer(fault.response, context(), limitOf()));
-    }
+    if (fault) return answer(faultAnswer(fault.response, context(), limitOf()));
 
-    const response = await process(target, body, request.headers.get('authorization'), context());
-    if (fault && fault.when === 'after') {
-      if (fault.response.type === 'delay') {
-        await sleep(fault.response.ms);
-        return answer(response);
-      }
-      return answer(faultAnswer(fault.response, context(), limitOf()));
+    const processed = await process(target, body, request.headers.get('authorization'), context());
+    const after = processed.authenticated ? faults.take(target.endpoint, (f) => f.when === 'after') : undefined;
+    if (after?.response.type === 'delay') {
+      await sleep(after.response.ms);
+      return answer(processed.response);
     }
-    return answer(response);
+    if (after) return answer(faultAnswer(after.response, context(), limitOf()));
+    return answer(processed.response);
   };
 
   function rate(key: string, endpoint: Endpoint | 'unknown', now: number): RateDecision | undefined {
@@ -131,42 +141,56 @@ export function createDispatcher(ctx: DispatchContext): (request: Request) => Pr
     return state.rateCheck(`${bucket}:${key}`, options.rateLimits[bucket], now, options.rateLimitWindowMs);
   }
 
-  async function process(target: Route, body: unknown, authorization: string | null, ac: AnswerContext): Promise<Response> {
+  async function process(target: Route, body: unknown, authorization: string | null, ac: AnswerContext): Promise<Processed> {
     const now = ac.now;
     if (target.endpoint === 'auth') {
       const merchantId = isRecord(body) && typeof body.merchant_id === 'string' ? body.merchant_id : undefined;
       const decision = rate(merchantId ?? 'anonymous', 'auth', now);
       const h = baseHeaders(ac, decision);
-      if (decision && !decision.allowed) return tooMany(ac, h, decision);
-      return authenticate(body, h);
+      if (decision && !decision.allowed) return refused(tooMany(ac, h, decision));
+      const response = authenticate(body, h);
+      return { response, authenticated: response.status === 200 };
     }
 
     const token = parseBearer(authorization);
     const tokenState = token === undefined ? undefined : state.tokens.get(token);
     const decision = rate(tokenState?.merchantId ?? 'anonymous', target.endpoint, now);
     const h = baseHeaders(ac, decision);
-    if (decision && !decision.allowed) return tooMany(ac, h, decision);
+    if (decision && !decision.allowed) return refused(tooMany(ac, h, decision));
 
     if (target.endpoint === 'unknown') {
-      return target.wrongMethod
-        ? json(405, errorBody('METHOD_NOT_ALLOWED', 'Method not allowed on this path'), h)
-        : json(404, errorBody('NOT_FOUND', 'No such endpoint'), h);
+      return refused(
+        target.wrongMethod
+          ? json(405, errorBody('METHOD_NOT_ALLOWED', 'Method not allowed on this path'), h)
+          : json(404, errorBody('NOT_FOUND', 'No such endpoint'), h),
+      );
     }
-    if (!tokenState) return json(401, errorBody('UNAUTHORIZED', 'Missing or invalid access token'), h);
+    if (!tokenState) return refused(json(401, errorBody('UNAUTHORIZED', 'Missing or invalid access token'), h));
     if (tokenState.revoked || now >= tokenState.expiresAt) {
-      return json(401, errorBody('TOKEN_EXPIRED', 'Access token expired'), h);
+      return refused(json(401, errorBody('TOKEN_EXPIRED', 'Access token expired'), h));
     }
     const merchant = state.merchants.get(tokenState.merchantId);
-    if (!merchant) return json(401, errorBody('UNAUTHORIZED', 'Missing or invalid access token'), h);
+    if (!merchant) return refused(json(401, errorBody('UNAUTHORIZED', 'Missing or invalid access token'), h));
     const blocked = merchantBlocked(merchant);
-    if (blocked) return json(blocked.status, errorBody(blocked.code, blocked.message), h);
+    if (blocked) return refused(json(blocked.status, errorBody(blocked.code, blocked.message), h));
 
+    return { response: answerAuthenticated(target, merchant, body, h, now), authenticated: true };
+  }
+
+  /** The three endpoints behind authentication; `process` has routed auth and unknown paths away. */
+  function answerAuthenticated(
+    target: Route,
+    merchant: MerchantState,
+    body: unknown,
+    h: Record<string, string>,
+    now: number,
+  ): Response {
     switch (target.endpoint) {
       case 'payment.create':
         return createPayment(merchant, body, h, now);
       case 'withdraw':
         return createWithdrawal(merchant, body, h, now);
-      case 'payment.status': {
+      default: {
         const record = state.applyExpiry(state.lookup(merchant.merchantId, target.identifier ?? ''), now);
         if (!record) return json(404, errorBody('NOT_FOUND', 'No payment matches this identifier'), h);
         return json(200, { status: 'success', data: statusView(record) }, h);

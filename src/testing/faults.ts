@@ -38,11 +38,16 @@ export class FaultQueue {
     });
   }
 
-  /** Takes one use of the first fault matching `endpoint`, or undefined. */
-  take(endpoint: Endpoint | 'unknown'): TakenFault | undefined {
+  /**
+   * Takes one use of the first fault matching `endpoint`, or undefined. When `accept` refuses
+   * that fault (a `when: 'after'` fault and a request that failed authentication), nothing is
+   * taken and it stays first in line: faults keep their FIFO order.
+   */
+  take(endpoint: Endpoint | 'unknown', accept: (fault: TakenFault) => boolean = () => true): TakenFault | undefined {
     const index = this.queue.findIndex((f) => f.endpoint === '*' || f.endpoint === endpoint);
     if (index < 0) return undefined;
     const fault = this.queue[index] as QueuedFault;
+    if (!accept(fault)) return undefined;
     fault.remaining -= 1;
     if (fault.remaining <= 0) this.queue.splice(index, 1);
     return { when: fault.when, response: fault.response };

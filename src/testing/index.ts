@@ -12,7 +12,6 @@
 export { createMockGateway, DEFAULT_BASE_URL, DEFAULT_MERCHANT } from './mock-gateway.js';
 export type { MockGateway } from './types/gateway.js';
 export { signCallback, callbackHeaders, type SignCallbackInput, type SignedCallback } from '../webhooks/sign.js';
-export { WITHDRAWAL_EWALLET_CODES, maskAccountNumber } from './validation.js';
 export type { MockHttpServer, ServeOptions } from './server.js';
 export type {
   CallbackAttempt,

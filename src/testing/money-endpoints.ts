@@ -10,7 +10,8 @@ import type { DispatchContext } from './dispatch-context.js';
 import { errorBody, json } from './responses.js';
 import { randomHex, type MerchantState, type MockRecord } from './state.js';
 import type { MockPaymentRecord, MockRecordCommon, MockWithdrawalRecord } from './types/records.js';
-import { maskAccountNumber, validateDeposit, validateWithdrawal, type Rejection } from './validation.js';
+import { maskAccountNumber } from '../schemas/withdrawals.js';
+import { validateDeposit, validateWithdrawal, type Rejection } from './validation.js';
 
 /** Page host for payment and gateway URLs. */
 export const DEFAULT_PAGE_ORIGIN = 'https://pay.myr-gateway.test';

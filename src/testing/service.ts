@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { TERMINAL_STATUSES } from '../schemas/statuses.js';
 import { defaultCallbackFetch, deliverCallback } from './callbacks.js';
 import { FaultQueue } from './faults.js';
 import type { ResolvedOptions } from './dispatch-context.js';
@@ -26,7 +27,7 @@ export const DEFAULT_MERCHANT: Readonly<Required<Pick<MockMerchant, 'merchantId'
   apiKey: 'sk_test_mock_api_key_0001',
 });
 
-const TERMINAL: ReadonlySet<string> = new Set(['SUCCESS', 'FAILED', 'EXPIRED', 'CANCELLED', 'REFUNDED']);
+const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
 
 /** Options of the transport-free service: the mock's options plus what only the sandbox sets. */
 export interface MockServiceOptions extends MockGatewayOptions {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { PROVIDER_CHANNELS_GROUP_A, PROVIDER_CHANNELS_GROUP_B } from '../schemas/bank-codes.js';
+import { PROVIDER_CHANNELS_GROUP_A, PROVIDER_CHANNELS_GROUP_B, WITHDRAWAL_EWALLET_CODES } from '../schemas/bank-codes.js';
 
 /** A rejection: HTTP status, error code and a message naming the field. */
 export interface Rejection {
@@ -13,9 +13,6 @@ export interface Rejection {
   code: string;
   message: string;
 }
-
-/** E-wallet codes accepted for withdrawals on top of both bank lists (assumption A5). */
-export const WITHDRAWAL_EWALLET_CODES = ['TNGDMYNB', 'GRABMYNB', 'BOOSTMYNB', 'SHOPEEMYNB'] as const;
 
 const PROVIDER_CHANNELS: ReadonlySet<string> = new Set([...PROVIDER_CHANNELS_GROUP_A, ...PROVIDER_CHANNELS_GROUP_B]);
 const WITHDRAWAL_BANK_CODES: ReadonlySet<string> = new Set([...PROVIDER_CHANNELS, ...WITHDRAWAL_EWALLET_CODES]);
@@ -176,4 +173,3 @@ export function validateWithdrawal(body: unknown): Checked<WithdrawalRequest> {
   };
 }
 
-export { maskAccountNumber } from '../schemas/withdrawals.js';

@@ -6,10 +6,25 @@
  *
  * @module
  */
-import type { WebhookStore } from './stores/types.js';
+import { ClaimLostError, WebhookHandlerError } from './errors.js';
+import { renewEveryMs } from './delivery-policy.js';
+import type { LedgerWarning, PaymentOrder, WebhookStore } from './stores/types.js';
 
-/** @internal Reports a problem of a claim (wrapped into a WebhookHandlerError by the handler). */
-export type ClaimReport = (stage: 'handler' | 'store', message: string, cause?: unknown) => void;
+/**
+ * @internal Reports a problem of a claim (the handler's and runOnce's `onError`); `warn` for
+ * what did not change the outcome (a store warning), else an error.
+ */
+export type ClaimReport = (error: WebhookHandlerError, level?: 'warn' | 'error') => void;
+
+const WARNINGS: Readonly<Record<LedgerWarning, string>> = {
+  foreign_value: 'the ledger held a value the store did not write; the claim replaced it',
+  under_replicated: 'too few replicas acknowledged the ledger write in time',
+};
+
+/** @internal Reports what a store noticed about its ledger (see {@link LedgerWarning}). */
+export function reportWarning(warning: LedgerWarning | undefined, report: ClaimReport): void {
+  if (warning !== undefined) report(new WebhookHandlerError('store', WARNINGS[warning], undefined), 'warn');
+}
 
 /** @internal The result of the merchant's handler. */
 export type Settled = { readonly ok: true } | { readonly ok: false; readonly error: unknown };
@@ -51,6 +66,8 @@ export function settleWithin(settled: Promise<Settled>, ms: number): Promise<Set
 /** @internal A running renewal; `stop()` is idempotent. */
 export interface Lease {
   stop(): void;
+  /** True once a renewal found the claim gone (and reported it). */
+  readonly lost: boolean;
 }
 
 /**
@@ -69,6 +86,7 @@ export function keepClaim(
 ): Lease {
   const started = Date.now();
   let stopped = false;
+  let lost = false;
   let busy = false;
   const stop = () => {
     stopped = true;
@@ -79,13 +97,13 @@ export function keepClaim(
     const elapsed = Date.now() - started;
     if (elapsed >= maxMs) {
       stop();
-      report('handler', 'the webhook handler is still running after maxRenewalMs; its claim is no longer renewed and expires after inFlightTtlMs');
+      report(new WebhookHandlerError('handler', 'the webhook handler is still running after maxRenewalMs; its claim is no longer renewed and expires after inFlightTtlMs', undefined));
       return;
     }
     if (typeof store.renew !== 'function') {
       if (elapsed < ttlMs) return;
       stop();
-      report('store', 'the webhook handler outlived inFlightTtlMs and the store has no renew(): a retry may now run it a second time');
+      report(new WebhookHandlerError('store', 'the webhook handler outlived inFlightTtlMs and the store has no renew(): a retry may now run it a second time', undefined));
       return;
     }
     busy = true;
@@ -93,42 +111,94 @@ export function keepClaim(
       const held = await store.renew(key, token, ttlMs);
       if (!held && !stopped) {
         stop();
-        report('store', 'the claim of a running webhook handler was lost (expired or taken): a retry may run it a second time');
+        lost = true;
+        report(new ClaimLostError('renew', key));
       }
     } catch (error) {
-      report('store', 'the idempotency store failed to renew the claim of a running handler', error);
+      report(new WebhookHandlerError('store', 'the idempotency store failed to renew the claim of a running handler', error));
     } finally {
       busy = false;
     }
   };
-  const timer = unref(setInterval(() => void tick(), Math.max(1, Math.floor(ttlMs / 3))));
-  return { stop };
+  const timer = unref(setInterval(() => void tick(), renewEveryMs(ttlMs)));
+  return {
+    stop,
+    get lost() {
+      return lost;
+    },
+  };
 }
 
 /** Waits before the second and third attempt at recording a finished callback. */
 const COMPLETE_RETRY_DELAYS_MS = [50, 250];
 
+/** @internal What recording a finished callback came to. */
+export type Recorded =
+  | { readonly recorded: false; readonly error: unknown }
+  /** `lost`: the claim was no longer this token's; `warning`: what the store noticed. */
+  | { readonly recorded: true; readonly lost: boolean; readonly warning?: LedgerWarning | undefined };
+
 /**
  * @internal Records a finished callback, retrying a failing store twice (bounded: about
- * 300 ms in all). Resolves to the last error when every attempt failed, else undefined.
+ * 300 ms in all). A `false` after a failed attempt is not a lost claim: the failed attempt
+ * may have recorded it already.
  */
 export async function completeWithRetries(
   store: WebhookStore,
   key: string,
   token: string,
   ttlMs: number,
-): Promise<{ error: unknown } | undefined> {
+  order?: PaymentOrder,
+): Promise<Recorded> {
   let error: unknown;
   for (let attempt = 0; attempt <= COMPLETE_RETRY_DELAYS_MS.length; attempt++) {
     if (attempt > 0) await sleep(COMPLETE_RETRY_DELAYS_MS[attempt - 1] as number);
     try {
-      await store.complete(key, token, ttlMs);
-      return undefined;
+      const answer = await store.complete(key, token, ttlMs, order);
+      if (answer === 'under_replicated') return { recorded: true, lost: false, warning: answer };
+      return { recorded: true, lost: answer === false && attempt === 0 };
     } catch (caught) {
       error = caught;
     }
   }
-  return { error };
+  return { recorded: false, error };
+}
+
+/**
+ * @internal Records a finished run and reports what went wrong: a lost claim (once per run,
+ * not again when a renewal already said so), a store warning, or a store that failed three
+ * times (then this process remembers the key, see {@link unrecorded}).
+ */
+export async function recordDone(
+  store: WebhookStore,
+  key: string,
+  token: string,
+  completedTtlMs: number,
+  lease: Lease,
+  report: ClaimReport,
+  order?: PaymentOrder,
+): Promise<void> {
+  const result = await completeWithRetries(store, key, token, completedTtlMs, order);
+  lease.stop();
+  if (!result.recorded) {
+    // The work did finish: it counts as processed. This process remembers it and answers
+    // duplicate; another process may run it again once the claim expires (docs/webhooks.md).
+    unrecorded.add(store, key, token);
+    report(new WebhookHandlerError('store', 'the idempotency store failed, three times, to record a finished run', result.error));
+    return;
+  }
+  if (result.lost && !lease.lost) report(new ClaimLostError('complete', key));
+  reportWarning(result.warning, report);
+}
+
+/** @internal Gives a failed run's claim back for a retry, reporting a store failure or a lost claim. */
+export async function releaseClaim(store: WebhookStore, key: string, token: string, lease: Lease, report: ClaimReport): Promise<void> {
+  lease.stop();
+  try {
+    if ((await store.release(key, token)) === false && !lease.lost) report(new ClaimLostError('release', key));
+  } catch (error) {
+    report(new WebhookHandlerError('store', 'the idempotency store failed to release the claim', error));
+  }
 }
 
 /** Most keys remembered per store as finished-but-unrecorded (the store failed to complete them). */
@@ -158,7 +228,7 @@ export const unrecorded = {
   async settle(store: WebhookStore, key: string, completedTtlMs: number): Promise<boolean> {
     const token = UNRECORDED.get(store)?.get(key);
     if (token === undefined) return false;
-    if (!(await completeWithRetries(store, key, token, completedTtlMs))) UNRECORDED.get(store)?.delete(key);
+    if ((await completeWithRetries(store, key, token, completedTtlMs)).recorded) UNRECORDED.get(store)?.delete(key);
     return true;
   },
 };

@@ -74,12 +74,59 @@ export class WebhookHandlerError extends MyrGatewayError {
   /** Which stage failed: the merchant's handler, or the idempotency store. */
   readonly stage: 'handler' | 'store';
 
-  constructor(stage: 'handler' | 'store', message: string, cause: unknown) {
-    super(message, { code: 'WEBHOOK_HANDLER_FAILED', retryable: true, cause });
+  constructor(stage: 'handler' | 'store', message: string, cause: unknown, code: 'WEBHOOK_HANDLER_FAILED' | 'CLAIM_LOST' = 'WEBHOOK_HANDLER_FAILED') {
+    super(message, { code, retryable: code !== 'CLAIM_LOST', cause });
     this.stage = stage;
   }
 
   override toJSON(): Record<string, unknown> {
     return { ...super.toJSON(), stage: this.stage };
+  }
+}
+
+/** Which store operation found that the claim was no longer the caller's. */
+export type ClaimLostOperation = 'complete' | 'release' | 'renew';
+
+/**
+ * The claim of a running handler (or `runOnce` job) was no longer its own when it renewed,
+ * completed or released it: the key expired, or the store lost it (Redis restarted without
+ * persistence, a replica that had not received the claim was promoted) and another delivery
+ * may have claimed it and run the handler a second time, possibly at the same moment.
+ *
+ * Nothing can undo that second run; this error makes it visible. Fulfilment that is also
+ * idempotent on the merchant's own order state (as `confirmDeposit` does) absorbs it.
+ * Code `CLAIM_LOST`, stage `'store'`, not retryable.
+ *
+ * @example
+ * ```ts
+ * createWebhookHandler({
+ *   verifier, onEvent,
+ *   onError(error) {
+ *     if (error instanceof ClaimLostError) alert(`webhook ledger lost ${error.key} during ${error.operation}`);
+ *   },
+ * });
+ * ```
+ */
+export class ClaimLostError extends WebhookHandlerError {
+  /** `'ClaimLostError'`, so logs show which error it is. */
+  override name = 'ClaimLostError';
+  /** The operation that found the claim gone. */
+  readonly operation: ClaimLostOperation;
+  /** The idempotency key (`payment:<id>:<status>` or `webhook:<id>`); no secret. */
+  readonly key: string;
+
+  constructor(operation: ClaimLostOperation, key: string) {
+    super(
+      'store',
+      `claim lost at ${operation} (expired, or lost by the store): the handler may have run twice`,
+      undefined,
+      'CLAIM_LOST',
+    );
+    this.operation = operation;
+    this.key = key;
+  }
+
+  override toJSON(): Record<string, unknown> {
+    return { ...super.toJSON(), operation: this.operation, key: this.key };
   }
 }

@@ -5,8 +5,10 @@
  * @module
  */
 import { ConfigurationError } from '../core/errors/base.js';
+import type { Logger } from '../core/observe/log.js';
 import { isTracer, type TracerLike } from '../core/observe/trace.js';
 import type { WebhookHandlerError, WebhookVerificationError, WebhookVerificationReason } from './errors.js';
+import { DEFAULT_IN_FLIGHT_TTL_MS } from './delivery-policy.js';
 import type { WebhookEvent } from './events.js';
 import type { WebhookRequest } from './request-parts.js';
 import { MemoryWebhookStore } from './stores/memory.js';
@@ -27,7 +29,7 @@ import { WebhookVerifier, type WebhookVerifierOptions } from './verifier.js';
 export type WebhookIdempotency = 'payment' | 'webhook';
 
 /** How a callback ended, for logs and metrics. */
-export type WebhookOutcome = 'processed' | 'duplicate' | 'in_flight' | 'rejected' | 'failed' | 'unavailable';
+export type WebhookOutcome = 'processed' | 'duplicate' | 'superseded' | 'in_flight' | 'rejected' | 'failed' | 'unavailable';
 
 /** The small JSON body the adapters send back. */
 export interface WebhookResponseBody {
@@ -41,7 +43,7 @@ export interface WebhookResponseBody {
 
 /** The answer to give the gateway: a status code and a small JSON body. */
 export interface WebhookResponse {
-  /** 200 processed or duplicate; 400/401 rejected; 409 in flight; 500 failed; 503 store unavailable or handler timed out. */
+  /** 200 processed, duplicate or superseded (a later status of the payment was handled); 400/401 rejected; 409 in flight; 500 failed; 503 store unavailable or handler timed out. */
   readonly status: number;
   /** The JSON body to send. */
   readonly body: WebhookResponseBody;
@@ -79,14 +81,20 @@ export interface WebhookHandlerOptions {
    */
   idempotency?: WebhookIdempotency | undefined;
   /**
-   * How long a claim lasts while the handler runs, in ms. If the process dies
-   * mid-handler, a retry can take the key again after this long. Keep it above your
-   * handler's worst-case duration.
+   * How long a claim lasts without renewal, in ms. While the handler runs, the claim is
+   * renewed every third of this (if the store has `renew`), so a slow handler keeps it; the
+   * TTL only matters when the process dies mid-handler: a retry can take the key this long
+   * after the crash. The default ends a crashed claim before the gateway's third delivery
+   * (about 6 s after the first), so that retry runs the handler on another process
+   * (`deliveryAfterCrash` says which delivery a TTL lets through). Longer: every retry may
+   * meet the dead claim (409) and the gateway gives up.
    *
-   * While the handler runs, the claim is renewed every third of this (if the store has
-   * `renew`), so a slow handler keeps it; the TTL only matters when the process dies.
+   * @example
+   * ```ts
+   * createWebhookHandler({ verifier, onEvent, inFlightTtlMs: 4_000 });
+   * ```
    *
-   * @default 60_000
+   * @default 4_000
    */
   inFlightTtlMs?: number | undefined;
   /**
@@ -126,8 +134,10 @@ export interface WebhookHandlerOptions {
   completedTtlMs?: number | undefined;
   /**
    * Called with every failure worth a log line: verification failures
-   * ({@link WebhookVerificationError}) and handler or store failures
-   * ({@link WebhookHandlerError}, original error in `cause`). May be async; whatever it
+   * ({@link WebhookVerificationError}), handler or store failures
+   * ({@link WebhookHandlerError}, original error in `cause`), a lost claim (`ClaimLostError`,
+   * code `CLAIM_LOST`: the handler may have run twice), a superseded callback and store
+   * warnings (`foreign_value`, `under_replicated`). May be async; whatever it
    * throws or rejects with is swallowed, so a failing logger never changes the answer or
    * crashes the process.
    */
@@ -144,6 +154,22 @@ export interface WebhookHandlerOptions {
    * ```
    */
   tracer?: TracerLike | undefined;
+  /**
+   * Where refused and failed callbacks are logged, one line each: `console`, a pino or
+   * winston logger, or any object with `debug`/`info`/`warn`/`error` (the client's
+   * `logger` shape). `warn` for a refused callback (400/401), a superseded one and ledger
+   * warnings; `error` for a failed one (500, 503) and a lost claim (`CLAIM_LOST`). Each line
+   * has the error's code and fixed message and the signed `webhook_id`, `payment_id` and
+   * status; never the body, the signature, a key, or the text of what `onEvent` threw (its
+   * name only: `onError` gets the error itself). Without it nothing is logged.
+   *
+   * @example
+   * ```ts
+   * createWebhookHandler({ verifier, onEvent, logger: console });
+   * createExpressMiddleware({ verifier, onEvent, logger: pino() });
+   * ```
+   */
+  logger?: Logger | undefined;
 }
 
 /** The exactly-once handler: verify, claim, run, complete or release. */
@@ -161,6 +187,15 @@ export interface WebhookHandler {
   readonly verifier: WebhookVerifier;
   /** The idempotency store it claims keys in. */
   readonly store: WebhookStore;
+  /**
+   * The logger it writes refused and failed callbacks to (the adapters write theirs there too).
+   *
+   * @example
+   * ```ts
+   * createExpressMiddleware(createWebhookHandler({ verifier, onEvent, logger: console })); // the 413s log there too
+   * ```
+   */
+  readonly logger?: Logger | undefined;
 }
 
 /** The options after defaults and range checks. */
@@ -175,6 +210,7 @@ export interface ResolvedHandlerOptions {
   readonly onEvent: WebhookHandlerOptions['onEvent'];
   readonly onError: WebhookHandlerOptions['onError'];
   readonly tracer: TracerLike | undefined;
+  readonly logger: Logger | undefined;
 }
 
 function positive(value: number, name: string): number {
@@ -182,6 +218,15 @@ function positive(value: number, name: string): number {
     throw new ConfigurationError(`${name} must be a positive number of milliseconds`, name);
   }
   return value;
+}
+
+function loggerOption(logger: Logger | undefined): Logger | undefined {
+  if (logger === undefined) return undefined;
+  const methods = logger as Partial<Record<'warn' | 'error', unknown>> | null;
+  if (typeof methods?.warn !== 'function' || typeof methods.error !== 'function') {
+    throw new ConfigurationError('logger must have warn and error methods (console, pino, winston)', 'logger');
+  }
+  return logger;
 }
 
 /** Applies the defaults and refuses, with a {@link ConfigurationError}, what cannot work. */
@@ -207,12 +252,13 @@ export function resolveHandlerOptions(options: WebhookHandlerOptions): ResolvedH
     verifier,
     store: options.store ?? new MemoryWebhookStore(),
     mode,
-    inFlightTtlMs: positive(options.inFlightTtlMs ?? 60_000, 'inFlightTtlMs'),
+    inFlightTtlMs: positive(options.inFlightTtlMs ?? DEFAULT_IN_FLIGHT_TTL_MS, 'inFlightTtlMs'),
     completedTtlMs,
     handlerTimeoutMs: positive(options.handlerTimeoutMs ?? 25_000, 'handlerTimeoutMs'),
     maxRenewalMs: positive(options.maxRenewalMs ?? 600_000, 'maxRenewalMs'),
     onEvent: options.onEvent,
     onError: options.onError,
     tracer: options.tracer,
+    logger: loggerOption(options.logger),
   };
 }

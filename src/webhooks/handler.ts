@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { TIMED_OUT, completeWithRetries, keepClaim, settle, settleWithin, unrecorded, type Settled } from './claim.js';
+import { TIMED_OUT, keepClaim, recordDone, releaseClaim, reportWarning, settle, settleWithin, unrecorded, type ClaimReport, type Lease, type Settled } from './claim.js';
 import { WebhookHandlerError, WebhookVerificationError, type WebhookVerificationReason } from './errors.js';
 import type { WebhookEvent } from './events.js';
 import {
@@ -14,7 +14,10 @@ import {
   type WebhookIdempotency,
   type WebhookResponse,
 } from './handler-options.js';
+import { canSupersede, lifecycleRank } from './lifecycle.js';
+import { webhookLog, type WebhookLogLevel } from './log.js';
 import type { WebhookRequest } from './request-parts.js';
+import type { PaymentOrder } from './stores/types.js';
 import { paymentKey } from './run-once.js';
 import { traced } from './tracing.js';
 
@@ -40,6 +43,11 @@ export function idempotencyKey(event: WebhookEvent, mode: WebhookIdempotency): s
   return mode === 'webhook' ? `webhook:${s.webhook_id}` : paymentKey(s.payment_id, s.status);
 }
 
+/** Where the event stands in its payment's life, for the store's per-payment high-water mark. */
+function paymentOrder(event: WebhookEvent): PaymentOrder {
+  return { paymentId: event.signed.payment_id, rank: lifecycleRank(event.signed.status) };
+}
+
 /** Builds a {@link WebhookHandler} from a handler or its options (adapters take either). */
 export function toWebhookHandler(handlerOrOptions: WebhookHandler | WebhookHandlerOptions): WebhookHandler {
   return isHandler(handlerOrOptions) ? handlerOrOptions : createWebhookHandler(handlerOrOptions);
@@ -55,6 +63,8 @@ function isHandler(value: WebhookHandler | WebhookHandlerOptions): value is Webh
  * 1. verify (signature first); failure: 401 (signature) or 400 (malformed, stale, …);
  * 2. claim the idempotency key atomically in the store;
  *    already done: 200 without running; in flight elsewhere: 409 so the gateway retries;
+ *    older than a status already handled for the payment (SUCCESS after REFUNDED): 200
+ *    `superseded`, without running;
  * 3. run `onEvent`; if it throws: release the claim, 500 (the retry runs it again);
  * 4. mark the key done, 200.
  *
@@ -71,10 +81,13 @@ function isHandler(value: WebhookHandler | WebhookHandlerOptions): value is Webh
  * ```
  */
 export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
-  const { verifier, store, mode, inFlightTtlMs, completedTtlMs, handlerTimeoutMs, maxRenewalMs, onEvent, onError, tracer } =
+  const { verifier, store, mode, inFlightTtlMs, completedTtlMs, handlerTimeoutMs, maxRenewalMs, onEvent, onError, tracer, logger } =
     resolveHandlerOptions(options);
 
-  function report(error: WebhookVerificationError | WebhookHandlerError, event?: WebhookEvent): void {
+  const log = webhookLog(logger);
+  /** Tells `onError` and the logger (one line) about a refused or failed callback, or a ledger problem. */
+  function report(error: WebhookVerificationError | WebhookHandlerError, event?: WebhookEvent, level: WebhookLogLevel = 'error'): void {
+    log(level, error, event);
     if (!onError) return;
     try {
       // An async logger's rejection is swallowed too (never an unhandled rejection).
@@ -85,28 +98,16 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
   }
 
   /** The handler settled: record it (done, or released for a retry) and say what to answer. */
-  async function finish(event: WebhookEvent, key: string, token: string, result: Settled, stopRenewal: () => void): Promise<WebhookResponse> {
+  async function finish(event: WebhookEvent, key: string, token: string, result: Settled, lease: Lease): Promise<WebhookResponse> {
+    // Only a status that can supersede a callback (REFUNDED) raises the payment's mark.
+    const order = canSupersede(event.signed.status) ? paymentOrder(event) : undefined;
+    const toOnError: ClaimReport = (error, level) => report(error, event, level);
     if (!result.ok) {
-      stopRenewal();
       report(new WebhookHandlerError('handler', 'the webhook handler threw; the claim was released for a retry', result.error), event);
-      try {
-        await store.release(key, token);
-      } catch (releaseError) {
-        report(new WebhookHandlerError('store', 'the idempotency store failed to release the claim', releaseError), event);
-      }
+      await releaseClaim(store, key, token, lease, toOnError);
       return { status: 500, body: { ok: false, outcome: 'failed' }, headers: JSON_HEADERS, event };
     }
-    const failed = await completeWithRetries(store, key, token, completedTtlMs);
-    stopRenewal();
-    if (failed) {
-      // The handler did finish: acknowledging is right. This process remembers it and answers
-      // duplicate; another process may run it again once the claim expires (docs/webhooks.md).
-      unrecorded.add(store, key, token);
-      report(
-        new WebhookHandlerError('store', 'the idempotency store failed, three times, to record a finished callback', failed.error),
-        event,
-      );
-    }
+    await recordDone(store, key, token, completedTtlMs, lease, toOnError, order);
     return { status: 200, body: { ok: true, outcome: 'processed' }, headers: JSON_HEADERS, event };
   }
 
@@ -117,7 +118,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     } catch (error) {
       const failure =
         error instanceof WebhookVerificationError ? error : new WebhookVerificationError('malformed', 'the callback could not be read');
-      report(failure);
+      report(failure, undefined, failure.reason === 'internal' ? 'error' : 'warn');
       return {
         status: statusFor(failure.reason),
         body: { ok: false, outcome: 'rejected', reason: failure.reason },
@@ -132,21 +133,28 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     }
     let claim;
     try {
-      claim = await store.claim(key, inFlightTtlMs);
+      claim = await store.claim(key, inFlightTtlMs, paymentOrder(event));
     } catch (error) {
       report(new WebhookHandlerError('store', 'the idempotency store failed to claim the callback', error), event);
       return { status: 503, body: { ok: false, outcome: 'unavailable' }, headers: RETRY_HEADERS, event };
     }
     if (!claim.acquired) {
+      if (claim.state === 'superseded') {
+        report(
+          new WebhookHandlerError('store', 'superseded: a later status of the payment was handled; acknowledged, not run', undefined),
+          event,
+          'warn',
+        );
+        return { status: 200, body: { ok: true, outcome: 'superseded' }, headers: JSON_HEADERS, event };
+      }
       return claim.state === 'done'
         ? { status: 200, body: { ok: true, outcome: 'duplicate' }, headers: JSON_HEADERS, event }
         : { status: 409, body: { ok: false, outcome: 'in_flight' }, headers: RETRY_HEADERS, event };
     }
 
     const { token } = claim;
-    const lease = keepClaim(store, key, token, inFlightTtlMs, maxRenewalMs, (stage, message, cause) =>
-      report(new WebhookHandlerError(stage, message, cause), event),
-    );
+    reportWarning(claim.warning, (error, level) => report(error, event, level));
+    const lease = keepClaim(store, key, token, inFlightTtlMs, maxRenewalMs, (error) => report(error, event));
     const settled = settle(() => onEvent(event, { key }));
     const result = await settleWithin(settled, handlerTimeoutMs);
     if (result === TIMED_OUT) {
@@ -154,10 +162,10 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
         new WebhookHandlerError('handler', 'the webhook handler did not settle within handlerTimeoutMs: answered 503, the claim is kept until it settles', undefined),
         event,
       );
-      void settled.then((late) => finish(event, key, token, late, lease.stop)).catch(() => {});
+      void settled.then((late) => finish(event, key, token, late, lease)).catch(() => {});
       return { status: 503, body: { ok: false, outcome: 'in_flight' }, headers: RETRY_HEADERS, event };
     }
-    return finish(event, key, token, result, lease.stop);
+    return finish(event, key, token, result, lease);
   }
 
   return {
@@ -166,5 +174,6 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     ),
     verifier,
     store,
+    logger,
   };
 }

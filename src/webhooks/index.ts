@@ -4,20 +4,9 @@
  *
  * @module
  */
-export {
-  SIGNED_FIELDS,
-  SIGNING_KEY_INFO,
-  SignedStringError,
-  buildSignedString,
-  deriveSigningKey,
-  signCallbackFields,
-  type SignedCallbackFields,
-  type NodeSigningKey,
-  type SigningKey,
-  type WebSigningKey,
-} from './signature.js';
+export { SignedStringError, type SignedStringProblem } from './signature.js';
 export type { SpanAttributes, SpanAttributeValue, SpanLike, TracerLike } from '../core/observe/trace.js';
-export { WebhookHandlerError, WebhookVerificationError, type WebhookVerificationReason } from './errors.js';
+export { ClaimLostError, WebhookHandlerError, WebhookVerificationError, type ClaimLostOperation, type WebhookVerificationReason } from './errors.js';
 export { callbackHeaders, signCallback, type CallbackBody, type SignCallbackInput, type SignedCallback } from './sign.js';
 export {
   TERMINAL_STATUSES,
@@ -50,7 +39,7 @@ export type {
   WebhookResponse,
   WebhookResponseBody,
 } from './handler-options.js';
-export type { WebhookClaim, WebhookStore } from './stores/types.js';
+export type { LedgerWarning, PaymentOrder, WebhookClaim, WebhookStore } from './stores/types.js';
 export { MemoryWebhookStore, type MemoryWebhookStoreOptions } from './stores/memory.js';
 export {
   createExpressMiddleware,
@@ -72,3 +61,5 @@ export {
   type WebhookAdapterOptions,
 } from './adapters/index.js';
 export { paymentKey, runOnce, type RunOnceOptions, type RunOnceResult } from './run-once.js';
+export { DEFAULT_IN_FLIGHT_TTL_MS, GATEWAY_RETRY_DELAYS_MS, deliveryAfterCrash } from './delivery-policy.js';
+export { isSuperseded, lifecycleRank } from './lifecycle.js';

@@ -7,7 +7,7 @@
  * @module
  */
 import { WebhookVerificationError, type WebhookVerificationReason } from './errors.js';
-import { isWellFormed, type SignedCallbackFields } from './signature.js';
+import { buildSignedString, SignedStringError, type SignedCallbackFields } from './signature.js';
 
 /**
  * The callback body: the raw bytes or text as received, or the object a JSON body
@@ -108,17 +108,13 @@ export function readSignedParts(request: WebhookRequest): SignedParts {
   if (typeof amount !== 'number' || !Number.isFinite(amount)) {
     throw fail('malformed', 'amount is missing or is not a finite number');
   }
-  const message = `${webhook_id}|${payment_id}|${reference_id}|${amount}|${currency}|${status}|${timestamp}|${completed_at ?? ''}`;
-  // Exactly the seven separators: a "|" inside a field would shift the field boundaries.
-  let at = -1;
-  for (let n = 0; n < 8; n++) {
-    at = message.indexOf('|', at + 1);
-    if (at < 0) break;
-  }
-  if (at >= 0) throw fail('malformed', 'a signed field contains "|"');
-  // Lone surrogates would all encode to U+FFFD, so two different fields could share a signature.
-  if (!isWellFormed(message)) {
-    throw fail('malformed', 'a signed field is not well-formed Unicode');
+  const fields: SignedCallbackFields = { webhook_id, payment_id, reference_id, amount, currency, status, timestamp, completed_at };
+  let message: string;
+  try {
+    message = buildSignedString(fields);
+  } catch (error) {
+    if (!(error instanceof SignedStringError)) throw error;
+    throw fail('malformed', error.problem === 'separator' ? 'a signed field contains "|"' : 'a signed field is not well-formed Unicode');
   }
   return {
     body,

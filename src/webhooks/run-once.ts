@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { completeWithRetries, keepClaim, unrecorded } from './claim.js';
+import { keepClaim, recordDone, releaseClaim, reportWarning, unrecorded } from './claim.js';
+import { DEFAULT_IN_FLIGHT_TTL_MS } from './delivery-policy.js';
 import { WebhookHandlerError } from './errors.js';
 import type { WebhookStore } from './stores/types.js';
 
@@ -24,13 +25,16 @@ export function paymentKey(paymentId: string, status: string): string {
 
 /** Options of {@link runOnce}; the defaults are the webhook handler's. */
 export interface RunOnceOptions {
-  /** How long the claim lasts while `fn` runs, in ms. @default 60_000 */
+  /** How long the claim lasts while `fn` runs, in ms (renewed every third of it while `fn` runs). @default 4_000 */
   inFlightTtlMs?: number | undefined;
   /** How long a finished key is remembered, in ms. @default 86_400_000 */
   completedTtlMs?: number | undefined;
   /** For how long, at most, the claim of a running `fn` is renewed, in ms. @default 600_000 */
   maxRenewalMs?: number | undefined;
-  /** Told about store failures after `fn` ran (release or complete failed). Must not throw. */
+  /**
+   * Told about store failures after `fn` ran (release or complete failed) and about a claim
+   * lost while it ran (a `ClaimLostError`, code `CLAIM_LOST`: `fn` may have run elsewhere too).
+   */
   onError?: ((error: WebhookHandlerError) => void) | undefined;
 }
 
@@ -69,7 +73,7 @@ export type RunOnceResult<T> =
  * ```
  */
 export async function runOnce<T>(store: WebhookStore, key: string, fn: () => T | Promise<T>, options: RunOnceOptions = {}): Promise<RunOnceResult<T>> {
-  const { inFlightTtlMs = 60_000, completedTtlMs = 86_400_000, maxRenewalMs = 600_000, onError } = options;
+  const { inFlightTtlMs = DEFAULT_IN_FLIGHT_TTL_MS, completedTtlMs = 86_400_000, maxRenewalMs = 600_000, onError } = options;
   const report = (error: WebhookHandlerError) => {
     try {
       // An async onError that rejects must not become an unhandled rejection either.
@@ -86,31 +90,19 @@ export async function runOnce<T>(store: WebhookStore, key: string, fn: () => T |
   } catch (error) {
     throw new WebhookHandlerError('store', 'the idempotency store failed to claim the key', error);
   }
-  if (!claim.acquired) return { outcome: claim.state === 'done' ? 'duplicate' : 'in_flight' };
+  // No PaymentOrder is passed here, so `superseded` does not occur; were it to, nothing runs.
+  if (!claim.acquired) return { outcome: claim.state === 'in_flight' ? 'in_flight' : 'duplicate' };
 
   // The same claim life as a callback's: renewed while `fn` runs, the result recorded with retries.
-  const lease = keepClaim(store, key, claim.token, inFlightTtlMs, maxRenewalMs, (stage, message, cause) =>
-    report(new WebhookHandlerError(stage, message, cause)),
-  );
+  reportWarning(claim.warning, report);
+  const lease = keepClaim(store, key, claim.token, inFlightTtlMs, maxRenewalMs, report);
   let value: T;
   try {
     value = await fn();
   } catch (error) {
-    lease.stop();
-    try {
-      await store.release(key, claim.token);
-    } catch (releaseError) {
-      report(new WebhookHandlerError('store', 'the idempotency store failed to release the claim', releaseError));
-    }
+    await releaseClaim(store, key, claim.token, lease, report);
     throw new WebhookHandlerError('handler', 'the handler threw; the claim was released for a retry', error);
   }
-  const failed = await completeWithRetries(store, key, claim.token, completedTtlMs);
-  lease.stop();
-  if (failed) {
-    // The work did finish: it counts as processed. This process remembers it (so does the webhook
-    // handler, through the same record); another process may run it once the claim expires.
-    unrecorded.add(store, key, claim.token);
-    report(new WebhookHandlerError('store', 'the idempotency store failed, three times, to record a finished run', failed.error));
-  }
+  await recordDone(store, key, claim.token, completedTtlMs, lease, report);
   return { outcome: 'processed', value };
 }

@@ -1,6 +1,6 @@
 /**
- * The callback signature scheme of the spec, in one place. The verifier and the
- * mock's callback sender both use this module, and its output is pinned by test
+ * The callback signature scheme of the spec, in one place. The verifier, the request parser,
+ * `signCallback` and the mock's callback sender all use this module, and its output is pinned by test
  * vectors computed with the openssl CLI (test/fixtures/webhook-vectors.json).
  *
  * - signing key = HKDF-SHA256(ikm = SHA-256(api_key), salt = empty, info = "webhook-signature", 32 bytes)
@@ -13,6 +13,8 @@
  *
  * @module
  */
+
+import { MyrGatewayError } from '../core/errors/base.js';
 
 /** HKDF `info` of the spec's key derivation. */
 export const SIGNING_KEY_INFO = 'webhook-signature';
@@ -49,16 +51,34 @@ export interface SignedCallbackFields {
   completed_at: string | null;
 }
 
-/** Thrown by {@link buildSignedString} when a field would make the signed string ambiguous. */
-export class SignedStringError extends Error {
+/** What makes a signed field unusable: a `|` would shift the field boundaries; a lone surrogate encodes like any other. */
+export type SignedStringProblem = 'separator' | 'unicode';
+
+/**
+ * Thrown by {@link signCallback} (and the mock's sender) when a callback field would make the
+ * signed string ambiguous: a field containing `|`, or one that is not well-formed Unicode. The
+ * verifier refuses the same fields, so nothing signed is refused there.
+ *
+ * @example
+ * ```ts
+ * try { await signCallback(apiKey, { ...body, reference_id: 'A|B' }); }
+ * catch (error) { if (error instanceof SignedStringError) console.error(error.fieldName); }
+ * ```
+ */
+export class SignedStringError extends MyrGatewayError {
   /** `'SignedStringError'`, so logs show which error it is. */
   override name = 'SignedStringError';
-  constructor(
-    /** The signed field that cannot be used. */
-    readonly fieldName: string,
-    problem = 'must not contain "|"',
-  ) {
-    super(`callback field ${fieldName} ${problem}`);
+  /** The signed field that cannot be used. */
+  readonly fieldName: string;
+  /** Why it cannot be used. */
+  readonly problem: SignedStringProblem;
+  constructor(fieldName: string, problem: SignedStringProblem) {
+    super(`callback field ${fieldName} ${problem === 'separator' ? 'must not contain "|"' : 'must be well-formed Unicode'}`, {
+      code: 'INVALID_SIGNED_FIELD',
+      field: fieldName,
+    });
+    this.fieldName = fieldName;
+    this.problem = problem;
   }
 }
 
@@ -69,7 +89,7 @@ const nativeWellFormed = (String.prototype as { isWellFormed?: () => boolean }).
  * `String.prototype.isWellFormed`, with a regex fallback for runtimes that lack it. Lone
  * surrogates all encode to U+FFFD, so two different fields could share a signature.
  */
-export function isWellFormed(text: string): boolean {
+function isWellFormed(text: string): boolean {
   return nativeWellFormed ? nativeWellFormed.call(text) : !LONE_SURROGATE.test(text);
 }
 
@@ -96,11 +116,11 @@ export function buildSignedString(fields: SignedCallbackFields): string {
     fields.timestamp,
     fields.completed_at ?? '',
   ];
-  // The same refusals as the verifier's, so nothing signed here is refused there.
+  // The verifier builds its string here too, so what one refuses the other refuses.
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i] as string;
-    if (part.includes('|')) throw new SignedStringError(SIGNED_FIELDS[i] as string);
-    if (!isWellFormed(part)) throw new SignedStringError(SIGNED_FIELDS[i] as string, 'must be well-formed Unicode');
+    if (part.includes('|')) throw new SignedStringError(SIGNED_FIELDS[i] as string, 'separator');
+    if (!isWellFormed(part)) throw new SignedStringError(SIGNED_FIELDS[i] as string, 'unicode');
   }
   return parts.join('|');
 }

@@ -12,6 +12,7 @@ import express from 'express';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { build } from 'tsup';
 import { createExpressMiddleware, type WebhookEvent } from '../../src/webhooks/index.js';
+import { sandboxCli } from '../../tsup.config.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -22,13 +23,11 @@ export const ROOT = resolve(import.meta.dirname, '../..');
 export async function buildCli(): Promise<string> {
   const outDir = join(ROOT, '.tmp', 'sandbox-bin');
   await build({
+    ...sandboxCli,
     config: false,
     entry: { 'sandbox/cli': join(ROOT, 'src/sandbox/cli.ts') },
-    format: ['esm'],
-    target: 'node22',
+    sourcemap: false,
     outDir,
-    banner: { js: '#!/usr/bin/env node' },
-    external: ['msw', 'msw/node', 'express', 'fastify', 'hono', 'koa'],
     silent: true,
   });
   return join(outDir, 'sandbox', 'cli.js');
@@ -42,14 +41,22 @@ export interface CliSandbox {
   baseUrl: string;
   merchantId: string;
   apiKey: string;
-  signingKey: string;
+  /** Printed only for the sandbox's own api key. */
+  signingKey: string | undefined;
   /** Resolves with the exit code. */
   exited: Promise<number | null>;
 }
 
+/** This process's environment without an api key of the developer's own, plus `extra`. */
+function cliEnv(extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.MYR_SANDBOX_API_KEY;
+  return { ...env, ...extra };
+}
+
 /** Starts `node cli.js sandbox …args` and waits for its ready banner. */
-export async function startCli(cli: string, args: string[]): Promise<CliSandbox> {
-  const child = spawn(process.execPath, [cli, 'sandbox', ...args], { cwd: ROOT, env: { ...process.env } });
+export async function startCli(cli: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliSandbox> {
+  const child = spawn(process.execPath, [cli, 'sandbox', ...args], { cwd: ROOT, env: cliEnv(env) });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -74,7 +81,7 @@ export async function startCli(cli: string, args: string[]): Promise<CliSandbox>
     baseUrl,
     merchantId: field('Merchant id'),
     apiKey: field('API key'),
-    signingKey: field('Signing key'),
+    signingKey: /^ {2}Signing key/m.test(out) ? field('Signing key') : undefined,
     exited,
   };
 }
@@ -134,4 +141,20 @@ export async function until(predicate: () => boolean, what: string, ms = 10_000)
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** Runs `node cli.js sandbox …args` that is expected to refuse and exit; its code and output (stopped after 10 s). */
+export function runCliToExit(cli: string, args: string[]): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [cli, 'sandbox', ...args], { cwd: ROOT, env: cliEnv({}) });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  // A bin that did not refuse would run forever: stop it, so a failing test leaves no process behind.
+  const timer = setTimeout(() => child.kill('SIGTERM'), 10_000);
+  return new Promise((done) =>
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      done({ code, output });
+    }),
+  );
 }

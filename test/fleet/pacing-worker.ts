@@ -6,10 +6,11 @@
  */
 import type { MyrGateway } from '../../src/index.js';
 import { RedisRateLimiter, RedisTokenStore } from '../../src/redis/index.js';
-import { connect, type ClientKind } from '../helpers/redis.js';
+import type { ClientKind } from '../helpers/redis.js';
+import { connectTarget, targetFromEnv } from '../helpers/redis-topologies.js';
 import { burstPayment, serveRequests, settle, workerEnv, workerGateway } from './pool.js';
 
-const { client } = await connect(workerEnv('CLIENT_KIND') as ClientKind, workerEnv('REDIS_URL'));
+const { client } = await connectTarget(workerEnv('CLIENT_KIND') as ClientKind, targetFromEnv());
 const gateways = new Map<string, MyrGateway>();
 function gatewayOf(merchantId: string): MyrGateway {
   let gateway = gateways.get(merchantId);

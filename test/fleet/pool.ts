@@ -61,6 +61,16 @@ export class WorkerPool {
     return Promise.all(this.workers.map((w) => w.request<T>(message)));
   }
 
+  /** Kills worker `index` with SIGKILL (a crash: no cleanup runs) and waits until it is gone. */
+  kill(index: number): Promise<void> {
+    const child = this.#children[index];
+    if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+    return new Promise((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGKILL');
+    });
+  }
+
   async stop(): Promise<void> {
     await Promise.all(
       this.#children.map(

@@ -1,28 +1,37 @@
 /**
  * One instance behind the load balancer: a webhook handler on a RedisWebhookStore.
  * `{ type: 'deliver', body, headers, fail }` hands it one delivery; the answer says
- * what the handler answered and whether `onEvent` ran here.
+ * what the handler answered and whether `onEvent` ran here; `{ type: 'ran' }` lists the payment
+ * ids whose handler ran in this process.
  */
 import { RedisWebhookStore } from '../../src/redis/index.js';
 import { createWebhookHandler } from '../../src/webhooks/index.js';
-import { connect, type ClientKind } from '../helpers/redis.js';
+import type { ClientKind } from '../helpers/redis.js';
+import { connectTarget, targetFromEnv } from '../helpers/redis-topologies.js';
 import { serveRequests, workerEnv } from './pool.js';
 
-const { client } = await connect(workerEnv('CLIENT_KIND') as ClientKind, workerEnv('REDIS_URL'));
+const { client } = await connectTarget(workerEnv('CLIENT_KIND') as ClientKind, targetFromEnv());
 const store = new RedisWebhookStore({ client, timeoutMs: 300 });
 let failing = false;
+let holdMs = 0;
 let runs = 0;
+let started: (() => void) | undefined;
+const ran: string[] = []; // payment ids whose handler ran here, in order
 const handler = createWebhookHandler({
   verifier: { apiKey: workerEnv('API_KEY') },
   store,
-  onEvent: async () => {
+  onEvent: async (event) => {
     runs += 1;
-    await new Promise((r) => setTimeout(r, 20)); // fulfilment takes a moment: the others arrive meanwhile
+    ran.push(event.signed.payment_id);
+    started?.();
+    // Fulfilment takes a moment (the others arrive meanwhile), or `holdMs` for a slow one.
+    await new Promise((r) => setTimeout(r, holdMs || 20));
     if (failing) throw new Error('fulfilment failed');
   },
 });
 
 serveRequests(async (message) => {
+  if (message.type === 'ran') return ran;
   if (message.type === 'redis-ready') {
     // After an outage: wait until this process's client is back (bounded).
     for (let i = 0; i < 200; i++) {
@@ -32,6 +41,14 @@ serveRequests(async (message) => {
     throw new Error('Redis did not come back');
   }
   failing = message.fail === true;
+  holdMs = typeof message.holdMs === 'number' ? message.holdMs : 0;
+  if (message.type === 'start') {
+    // Starts the handler and answers once onEvent runs, without waiting for it (to crash it).
+    const running = new Promise<void>((resolve) => (started = resolve));
+    void handler.handle({ body: message.body as string, headers: message.headers as Record<string, string> });
+    await running;
+    return { started: true };
+  }
   const before = runs;
   const response = await handler.handle({ body: message.body as string, headers: message.headers as Record<string, string> });
   return { status: response.status, outcome: response.body.outcome, ran: runs - before };

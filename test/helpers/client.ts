@@ -14,8 +14,8 @@ export function recordingSleep() {
 
 /**
  * A client wired to the mock, with instant recorded backoff and no jitter unless asked. Each
- * gets a token cache and a rate budget of its own (the mock forgets tokens and rate windows on
- * reset); the process-wide defaults are tested in client-tokens-shared.test.ts and
+ * gets a token cache and a rate budget of its own, so a test's requests (token included) are
+ * its own; the process-wide defaults are tested in tokens/shared-in-process.test.ts and
  * client-pacing.test.ts.
  */
 export function clientFor(mock: MockGateway, overrides: Partial<MyrGatewayOptions> = {}) {

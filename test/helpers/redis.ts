@@ -1,12 +1,15 @@
 /**
  * A real redis-server for tests: started on a free port, stopped after. Both clients
- * the Redis stores accept (ioredis and node-redis) can be built against it.
+ * the Redis stores accept (ioredis and node-redis) can be built against it. A Cluster and a
+ * Sentinel set are in `redis-topologies.ts`.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import type { RedisClientLike } from '../../src/redis/index.js';
+import { driveClient } from '../../src/redis/topology.js';
 
 /** Whether `redis-server` is on the PATH (.ci/run installs it). */
 export function hasRedisServer(): boolean {
@@ -27,11 +30,19 @@ export function freePort(): Promise<number> {
 /** One redis-server process; `stop()` and `start()` again keep the same port (a Redis outage). */
 export class RedisServer {
   #child: ChildProcess | undefined;
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    readonly durable: boolean,
+  ) {}
 
-  static async start(): Promise<RedisServer> {
+  /**
+   * `durable` (the default) configures RDB snapshots (never taken within a test: the first is due
+   * after an hour, and a stop is a SIGKILL), so the stores see persistence and do not warn;
+   * `durable: false` turns it off, as the warning's own test needs.
+   */
+  static async start({ durable = true }: { durable?: boolean } = {}): Promise<RedisServer> {
     if (!hasRedisServer()) throw new Error('redis-server is not installed: apt-get install -y redis-server (.ci/run does it)');
-    const server = new RedisServer(await freePort());
+    const server = new RedisServer(await freePort(), durable);
     await server.start();
     return server;
   }
@@ -41,7 +52,7 @@ export class RedisServer {
   }
 
   async start(): Promise<void> {
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', tmpdir(), '--dbfilename', `myr-redis-test-${this.port}.rdb`, '--save', this.durable ? '3600 1' : '', '--appendonly', 'no'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.#child = child;
@@ -88,10 +99,9 @@ export async function connect(kind: ClientKind, url: string): Promise<{ client: 
   return { client, close: async () => void client.destroy() };
 }
 
-/** Sends one raw command through either client (for test set-up and inspection). */
+/** Sends one raw command through any supported client, routed by its key (for test set-up and inspection). */
 export function rawCommand(client: RedisClientLike, args: string[]): Promise<unknown> {
-  const c = client as { call?: (...a: string[]) => Promise<unknown>; sendCommand?: (a: string[]) => Promise<unknown> };
-  return c.call ? c.call(...args) : c.sendCommand!(args);
+  return Promise.resolve(driveClient(client, 'rawCommand').send(args));
 }
 
 /** Runs `body` with a `kind` client that was connected to a Redis which has since stopped. */

@@ -99,7 +99,9 @@ describe('access tokens', () => {
   it('on UNAUTHORIZED for a cached token (service forgot it) re-authenticates once and retries once', async () => {
     const { gateway } = clientFor(mock, { now });
     await gateway.payments.create(paymentParams());
-    mock.reset(); // the service no longer knows the cached token
+    mock.reset();
+    // the service no longer knows the cached token (reset() keeps tokens, so say it with a 401)
+    mock.fault({ endpoint: 'payment.create', response: { type: 'status', status: 401, code: 'UNAUTHORIZED' } });
     const payment = await gateway.payments.create(paymentParams());
     expect(payment.payment_id).toMatch(/^PAY_/);
     expect(mock.requests.map((r) => `${r.endpoint}:${r.status}`)).toEqual(['payment.create:401', 'auth:200', 'payment.create:200']);

@@ -15,11 +15,15 @@ import {
 } from '../../src/index.js';
 import { createMockGateway } from '../../src/testing/index.js';
 import { caught, clientFor, paymentParams } from '../helpers/client.js';
+import { captureConsoleWarn, MANY_CLIENTS_WARNING } from '../helpers/warnings.js';
 
 const mock = createMockGateway();
 beforeAll(() => mock.listen());
 afterEach(() => mock.reset());
 afterAll(() => mock.close());
+// Each test builds a client of its own (a fresh token cache): past the 20th, the process warns
+// once that clients should be reused. Expected here: captured, and checked by the last test.
+const consoleWarnings = captureConsoleWarn();
 
 // Every row of the spec's error table, as the service answers it, mapped to a class.
 const table = [
@@ -185,4 +189,8 @@ describe('secrets never leak', () => {
     expectNoSecrets(error, [token]);
     expect(error.message).toContain('Bearer [redacted]');
   });
+});
+
+it('printed no warning but the one about the 20+ clients these tests create', () => {
+  expect(consoleWarnings.lines).toEqual([expect.stringMatching(MANY_CLIENTS_WARNING)]);
 });

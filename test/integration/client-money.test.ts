@@ -2,11 +2,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DuplicateReferenceError, InvalidResponseError, OutcomeUnknownError, PaymentUrlUnavailableError } from '../../src/index.js';
 import { createMockGateway } from '../../src/testing/index.js';
 import { caught, clientFor, paymentParams, withdrawalParams } from '../helpers/client.js';
+import { captureConsoleWarn, MANY_CLIENTS_WARNING } from '../helpers/warnings.js';
 
 const mock = createMockGateway();
 beforeAll(() => mock.listen());
 afterEach(() => mock.reset());
 afterAll(() => mock.close());
+// Each test builds a client of its own (a fresh token cache): past the 20th, the process warns
+// once that clients should be reused. Expected here: captured, and checked by the last test.
+const consoleWarnings = captureConsoleWarn();
 
 describe('payment create: an answer lost after the payment was made', () => {
   // These used to throw DuplicateReferenceError, which reads as the merchant's mistake; the
@@ -229,4 +233,8 @@ describe('withdrawals are sent at most once once they may have reached the servi
     expect(bad.status).toBe(400);
     expect(mock.count('withdraw')).toBe(1);
   });
+});
+
+it('printed no warning but the one about the 20+ clients these tests create', () => {
+  expect(consoleWarnings.lines).toEqual([expect.stringMatching(MANY_CLIENTS_WARNING)]);
 });

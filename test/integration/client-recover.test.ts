@@ -6,11 +6,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidResponseError, MyrGatewayError, NotFoundError, OutcomeUnknownError } from '../../src/index.js';
 import { createMockGateway } from '../../src/testing/index.js';
 import { caught, clientFor, paymentParams, withdrawalParams } from '../helpers/client.js';
+import { captureConsoleWarn, MANY_CLIENTS_WARNING } from '../helpers/warnings.js';
 
 const mock = createMockGateway();
 beforeAll(() => mock.listen());
 afterEach(() => mock.reset());
 afterAll(() => mock.close());
+// Each test builds a client of its own (a fresh token cache): past the 20th, the process warns
+// once that clients should be reused. Expected here: captured, and checked by the last test.
+const consoleWarnings = captureConsoleWarn();
 
 describe('withdrawals.recover', () => {
   it('after a lost answer, recover finds the first request arrived and sends no second payout', async () => {
@@ -156,4 +160,8 @@ describe('every error of a money-moving call carries its reference id', () => {
     expect(error).toBeInstanceOf(NotFoundError);
     expect(error.referenceId).toBeUndefined();
   });
+});
+
+it('printed no warning but the one about the 20+ clients these tests create', () => {
+  expect(consoleWarnings.lines).toEqual([expect.stringMatching(MANY_CLIENTS_WARNING)]);
 });

@@ -3,11 +3,15 @@ import { AbortError, RateLimitError, ServiceUnavailableError, TimeoutError } fro
 import { sleep as realSleep } from '../../src/core/retry.js';
 import { createMockGateway } from '../../src/testing/index.js';
 import { caught, clientFor, paymentParams } from '../helpers/client.js';
+import { captureConsoleWarn, MANY_CLIENTS_WARNING } from '../helpers/warnings.js';
 
 const mock = createMockGateway();
 beforeAll(() => mock.listen());
 afterEach(() => mock.reset());
 afterAll(() => mock.close());
+// Each test builds a client of its own (a fresh token cache): past the 20th, the process warns
+// once that clients should be reused. Expected here: captured, and checked by the last test.
+const consoleWarnings = captureConsoleWarn();
 
 describe('retries with backoff', () => {
   it('retries 5xx with delays of 1 s, 2 s, 4 s plus jitter, 3 retries by default', async () => {
@@ -184,4 +188,8 @@ describe('retries with backoff', () => {
     expect(error.code).toBe('TIMEOUT');
     expect(performance.now() - started).toBeLessThan(3_000);
   });
+});
+
+it('printed no warning but the one about the 20+ clients these tests create', () => {
+  expect(consoleWarnings.lines).toEqual([expect.stringMatching(MANY_CLIENTS_WARNING)]);
 });

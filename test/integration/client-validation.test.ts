@@ -2,11 +2,15 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { InvalidRequestError, MemoryTokenStore, MyrGateway, MyrGatewayError, PROVIDER_CHANNELS_GROUP_A, PROVIDER_CHANNELS_GROUP_B } from '../../src/index.js';
 import { createMockGateway } from '../../src/testing/index.js';
 import { caught, clientFor, paymentParams, withdrawalParams } from '../helpers/client.js';
+import { captureConsoleWarn, MANY_CLIENTS_WARNING } from '../helpers/warnings.js';
 
 const mock = createMockGateway();
 beforeAll(() => mock.listen());
 afterEach(() => mock.reset());
 afterAll(() => mock.close());
+// Each test builds a client of its own (a fresh token cache): past the 20th, the process warns
+// once that clients should be reused. Expected here: captured, and checked by the last test.
+const consoleWarnings = captureConsoleWarn();
 
 /** Every rejected request must fail with the right code and field, and send nothing at all. */
 async function expectRejected(promise: Promise<unknown>, code: string, field: string) {
@@ -248,4 +252,8 @@ describe('status lookup: identifier checked before the network', () => {
     expect(error.field).toBe('identifier');
     expect(mock.count()).toBe(0);
   });
+});
+
+it('printed no warning but the one about the 20+ clients these tests create', () => {
+  expect(consoleWarnings.lines).toEqual([expect.stringMatching(MANY_CLIENTS_WARNING)]);
 });

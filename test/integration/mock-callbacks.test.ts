@@ -5,7 +5,7 @@ import type { RequestHandler } from 'msw';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMockGateway } from '../../src/testing/index.js';
 import { buildSignedString } from '../../src/webhooks/signature.js';
-import { call, deposit, getToken, withdrawal } from './mock-helpers.js';
+import { call, deposit, getToken, withdrawal } from '../helpers/mock-http.js';
 
 const API_KEY = 'sk_test_callbacks_key_42';
 const START = Date.parse('2026-03-01T08:00:00.000Z');

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMockGateway } from '../../src/testing/index.js';
-import { call, deposit, getToken, withdrawal } from './mock-helpers.js';
+import { call, deposit, getToken, withdrawal } from '../helpers/mock-http.js';
 
 const mock = createMockGateway();
 let token: string;

@@ -1,7 +1,7 @@
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMockGateway } from '../../src/testing/index.js';
-import { call, deposit, getToken, withdrawal } from './mock-helpers.js';
+import { call, deposit, getToken, withdrawal } from '../helpers/mock-http.js';
 
 const START = Date.parse('2026-03-01T08:00:00.000Z');
 let clock = START;

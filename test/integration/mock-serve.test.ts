@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMockGateway, type MockHttpServer } from '../../src/testing/index.js';
-import { call, deposit, getToken, withdrawal } from './mock-helpers.js';
+import { call, deposit, getToken, withdrawal } from '../helpers/mock-http.js';
 
 // No msw here: the mock is reached over a real socket on 127.0.0.1.
 const mock = createMockGateway();

@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PROVIDER_CHANNELS_GROUP_A, PROVIDER_CHANNELS_GROUP_B } from '../../src/schemas/bank-codes.js';
-import { createMockGateway, WITHDRAWAL_EWALLET_CODES } from '../../src/testing/index.js';
-import { call, getToken, withdrawal } from './mock-helpers.js';
+import { WITHDRAWAL_EWALLET_CODES } from '../../src/index.js';
+import { createMockGateway } from '../../src/testing/index.js';
+import { call, getToken, withdrawal } from '../helpers/mock-http.js';
 
 const START = Date.parse('2026-03-01T08:00:00.000Z');
 const mock = createMockGateway({ now: () => START });

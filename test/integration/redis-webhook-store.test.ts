@@ -5,7 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStoreError, RedisWebhookStore } from '../../src/redis/index.js';
 import { MyrGatewayError } from '../../src/core/errors/base.js';
-import { CLIENT_KINDS, connect, rawCommand, RedisServer, whileRedisDown } from '../helpers/redis.js';
+import { spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { CLIENT_KINDS, connect, freePort, rawCommand, RedisServer, whileRedisDown } from '../helpers/redis.js';
 
 let server: RedisServer;
 beforeAll(async () => {
@@ -93,6 +95,113 @@ describe.each(CLIENT_KINDS)('RedisWebhookStore on %s', (kind) => {
     expect(sent).toEqual(['EVALSHA', 'EVALSHA']);
   });
 
+  it('complete, release and renew say whether the claim was still the caller’s', async () => {
+    const k = key();
+    const first = await store.claim(k, 60_000);
+    if (!first.acquired) throw new Error('not acquired');
+    expect(await store.complete(k, 'someone-else', 60_000)).toBe(false);
+    expect(await store.release(k, 'someone-else')).toBe(false);
+    expect(await store.complete(k, first.token, 60_000)).toBe(true);
+    expect(await store.complete(k, first.token, 60_000)).toBe(false); // done: no longer a claim
+    expect(await store.release(k, first.token)).toBe(false);
+
+    const lost = key();
+    const held = await store.claim(lost, 60_000);
+    if (!held.acquired) throw new Error('not acquired');
+    await rawCommand(client.client, ['DEL', `t:${kind}:webhook:${lost}`]); // the store lost it
+    expect(await store.renew(lost, held.token, 60_000)).toBe(false);
+    expect(await store.release(lost, held.token)).toBe(false);
+    expect(await store.complete(lost, held.token, 60_000)).toBe(false);
+    expect(await store.claim(lost, 60_000)).toEqual({ acquired: false, state: 'done' }); // recorded all the same
+  });
+
+  it.each([
+    ['a bare "done" without TTL (suppression)', ['SET', 'done']],
+    ['another value without TTL (blocking)', ['SET', 'anything']],
+    ['another value with a long TTL', ['SET', 'x', 'PX', '86400000']],
+    ['an in-flight value without TTL', ['SET', 'inflight:forged']],
+    ['a value of another type', ['HSET', 'f', 'v']],
+  ])('a foreign value — %s — is replaced by the next claim and reported', async (_, command) => {
+    const k = key();
+    const [verb, ...rest] = command as [string, ...string[]];
+    await rawCommand(client.client, [verb, `t:${kind}:webhook:${k}`, ...rest]);
+    const claim = await store.claim(k, 60_000);
+    expect(claim).toMatchObject({ acquired: true, warning: 'foreign_value' });
+  });
+
+  it('a forged in-flight value cannot block a key longer than one claim TTL', async () => {
+    const k = key();
+    await rawCommand(client.client, ['SET', `t:${kind}:webhook:${k}`, 'inflight:forged', 'PX', '86400000']);
+    expect(await store.claim(k, 200)).toEqual({ acquired: false, state: 'in_flight' });
+    expect(Number(await rawCommand(client.client, ['PTTL', `t:${kind}:webhook:${k}`]))).toBeLessThanOrEqual(200);
+  });
+
+  describe('authenticateWith: the ledger’s own values carry a MAC', () => {
+    const API_KEY = 'sk_test_ledger_mac_0001';
+    const authenticated = (apiKeys: string | string[], prefix = `t:${kind}:mac:`) =>
+      new RedisWebhookStore({ client: client.client, keyPrefix: prefix, authenticateWith: apiKeys });
+
+    it('a forged "done" with a TTL is detected: replaced by the next claim and reported', async () => {
+      const k = key();
+      await rawCommand(client.client, ['SET', `t:${kind}:mac:webhook:${k}`, 'done', 'PX', '86400000']);
+      expect(await authenticated(API_KEY).claim(k, 60_000)).toMatchObject({ acquired: true, warning: 'foreign_value' });
+    });
+
+    it('a done copied from another key is detected too', async () => {
+      const store = authenticated(API_KEY);
+      const a = key();
+      const claim = await store.claim(a, 60_000);
+      if (!claim.acquired) throw new Error('not acquired');
+      await store.complete(a, claim.token, 60_000);
+      const genuine = String(await rawCommand(client.client, ['GET', `t:${kind}:mac:webhook:${a}`]));
+      expect(genuine).toMatch(/^done:[\w-]{22}$/);
+      expect(genuine).not.toContain(API_KEY);
+      const b = key();
+      await rawCommand(client.client, ['SET', `t:${kind}:mac:webhook:${b}`, genuine, 'PX', '86400000']);
+      expect(await store.claim(b, 60_000)).toMatchObject({ acquired: true, warning: 'foreign_value' });
+    });
+
+    it('its own done is done, also for a process that rotated to a new key and keeps the old one', async () => {
+      const k = key();
+      const old = authenticated(API_KEY);
+      const claim = await old.claim(k, 60_000);
+      if (!claim.acquired) throw new Error('not acquired');
+      await old.complete(k, claim.token, 60_000);
+      expect(await old.claim(k, 60_000)).toEqual({ acquired: false, state: 'done' });
+      expect(await authenticated(['sk_test_ledger_mac_0002', API_KEY]).claim(k, 60_000)).toEqual({ acquired: false, state: 'done' });
+      expect(await authenticated('sk_test_ledger_mac_0002').claim(k, 60_000)).toMatchObject({ acquired: true, warning: 'foreign_value' });
+    });
+
+    it('a forged REFUNDED high-water mark does not supersede a SUCCESS; a genuine one does', async () => {
+      const store = authenticated(API_KEY);
+      const payment = `PAY_MARK_${++n}`;
+      await rawCommand(client.client, ['SET', `t:${kind}:mac:order:${payment}`, '2', 'PX', '86400000']);
+      const success = await store.claim(`payment:${payment}:SUCCESS`, 60_000, { paymentId: payment, rank: 1 });
+      expect(success.acquired).toBe(true);
+      const refunded = await store.claim(`payment:${payment}:REFUNDED`, 60_000, { paymentId: payment, rank: 2 });
+      if (!refunded.acquired) throw new Error('not acquired');
+      await store.complete(`payment:${payment}:REFUNDED`, refunded.token, 60_000, { paymentId: payment, rank: 2 });
+      expect(await store.claim(`payment:${payment}:FAILED`, 60_000, { paymentId: payment, rank: 1 })).toEqual({ acquired: false, state: 'superseded' });
+    });
+
+    it('refuses an empty key list', () => {
+      expect(() => authenticated([])).toThrow(/authenticateWith/);
+    });
+  });
+
+  it('memory: a handled callback keeps one key of about 120 bytes; a refund adds a high-water mark of about 90 (docs/fleet.md)', async () => {
+    const payment = `PAY_${1e11 + ++n}`;
+    const usage = async (k: string) => Number(await rawCommand(client.client, ['MEMORY', 'USAGE', `t:${kind}:webhook:${k}`]));
+    const success = await store.claim(`payment:${payment}:SUCCESS`, 4000, { paymentId: payment, rank: 1 });
+    if (!success.acquired) throw new Error('not acquired');
+    await store.complete(`payment:${payment}:SUCCESS`, success.token, 86_400_000);
+    expect(await usage(`payment:${payment}:SUCCESS`)).toBeLessThanOrEqual(136);
+    const refund = await store.claim(`payment:${payment}:REFUNDED`, 4000, { paymentId: payment, rank: 2 });
+    if (!refund.acquired) throw new Error('not acquired');
+    await store.complete(`payment:${payment}:REFUNDED`, refund.token, 86_400_000, { paymentId: payment, rank: 2 });
+    expect(await usage(`order:${payment}`)).toBeLessThanOrEqual(104);
+  });
+
   it('reloads its scripts after SCRIPT FLUSH (a restarted Redis)', async () => {
     await store.claim(key(), 60_000);
     await rawCommand(client.client, ['SCRIPT', 'FLUSH']);
@@ -137,5 +246,55 @@ describe('RedisWebhookStore when Redis does not answer', () => {
 
   it('refuses a client it cannot drive, before any command', () => {
     expect(() => new RedisWebhookStore({ client: {} as never })).toThrow(/ioredis client or a node-redis/);
+  });
+});
+
+describe('RedisWebhookStore waitForReplicas', () => {
+  it.each(CLIENT_KINDS)('%s: waitForReplicas reports a claim and a completion fewer replicas acknowledged', async (kind) => {
+    const conn = await connect(kind, server.url);
+    try {
+      const waiting = new RedisWebhookStore({ client: conn.client, timeoutMs: 1000, waitForReplicas: { replicas: 1, timeoutMs: 50 } });
+      const k = key();
+      const claim = await waiting.claim(k, 60_000); // this server has no replica
+      expect(claim).toMatchObject({ acquired: true, warning: 'under_replicated' });
+      if (!claim.acquired) throw new Error('not acquired');
+      expect(await waiting.complete(k, claim.token, 60_000)).toBe('under_replicated');
+      expect(await waiting.claim(k, 60_000)).toEqual({ acquired: false, state: 'done' });
+    } finally {
+      await conn.close();
+    }
+  });
+
+  it.each(CLIENT_KINDS)('%s: waitForReplicas with a live replica: claim and completion acknowledged, no warning', async (kind) => {
+    const primary = await RedisServer.start();
+    const port = await freePort();
+    const replica = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--dir', tmpdir(), '--dbfilename', `myr-replica-${port}.rdb`, '--save', '', '--appendonly', 'no', '--replicaof', '127.0.0.1', String(primary.port)],
+      { stdio: 'ignore' },
+    );
+    const conn = await connect(kind, primary.url);
+    try {
+      // Bounded wait until the replica finished its first sync (WAIT counts only online replicas).
+      for (let i = 0; i < 200 && !/slave0:.*state=online/.test(String(await rawCommand(conn.client, ['INFO', 'replication']))); i++) {
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      const waiting = new RedisWebhookStore({ client: conn.client, timeoutMs: 2000, waitForReplicas: { replicas: 1, timeoutMs: 1000 } });
+      const k = key();
+      const claim = await waiting.claim(k, 60_000);
+      expect(claim).toEqual({ acquired: true, token: expect.any(String) });
+      if (!claim.acquired) throw new Error('not acquired');
+      expect(await waiting.complete(k, claim.token, 60_000)).toBe(true);
+    } finally {
+      await conn.close();
+      replica.kill('SIGKILL');
+      await primary.stop();
+    }
+  });
+
+  it('refuses a replica wait it cannot do within the store timeout', () => {
+    const client = { call: () => Promise.resolve(null) };
+    expect(() => new RedisWebhookStore({ client, timeoutMs: 100, waitForReplicas: { replicas: 1, timeoutMs: 100 } })).toThrow(/below the store timeoutMs/);
+    expect(() => new RedisWebhookStore({ client, waitForReplicas: { replicas: 0, timeoutMs: 10 } })).toThrow(/at least 1/);
   });
 });

@@ -1,38 +1,19 @@
 /**
- * The sandbox in-process (no browser): `--data` persistence across restarts, fault options,
+ * The sandbox in-process (no browser): fault options,
  * the refusals that keep other sites away from it, failed deliveries on the real schedule
- * (shortened), and the command line's flag checks.
+ * (shortened), the command line's flag checks and api key rules. `--data` is in sandbox-data.test.ts.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { banner, main, parseCommand } from '../../src/sandbox/command.js';
 import { MyrGateway } from '../../src/index.js';
-import { parseCommand } from '../../src/sandbox/command.js';
-import { createSandbox, type Sandbox } from '../../src/sandbox/server.js';
+import { createSandbox } from '../../src/sandbox/server.js';
+import { closeSandboxesAfterEach, deposit, sandboxClient, startSandbox } from '../helpers/sandbox.js';
 
-const open: Array<{ close(): Promise<void> }> = [];
-afterEach(async () => {
-  for (const item of open.splice(0)) await item.close();
-});
-
-async function start(options: Parameters<typeof createSandbox>[0] = {}): Promise<Sandbox> {
-  const sandbox = await createSandbox(options);
-  open.push(sandbox);
-  return sandbox;
-}
-
-const client = (sandbox: Sandbox) => new MyrGateway({ baseUrl: sandbox.baseUrl, ...sandbox.merchant, allowInsecureLoopback: true });
-
-const deposit = (reference: string) => ({
-  amount: 42.1,
-  reference_id: reference,
-  customer_name: 'Aisyah',
-  customer_phone: '60123456789',
-  payment_method: 'QR_PAYMENT' as const,
-});
+closeSandboxesAfterEach();
+const start = startSandbox;
+const client = sandboxClient;
 
 /** A raw request, to set Host and Origin headers fetch would not let us set. */
 function raw(port: number, path: string, headers: Record<string, string>, method = 'GET', body = ''): Promise<number> {
@@ -45,49 +26,6 @@ function raw(port: number, path: string, headers: Record<string, string>, method
     req.end(body);
   });
 }
-
-describe('--data', () => {
-  it('keeps payments, their QR payload and deliveries across a restart, with pages moved to the new port', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'myr-sandbox-data-'));
-    const file = join(dir, 'sandbox.json');
-    try {
-      const first = await createSandbox({ dataFile: file });
-      const created = await client(first).payments.create(deposit('KEEP1'));
-      const delivery = await first.service.completePayment(created.payment_id, 'FAILED'); // no callback URL: logged, nothing sent
-      expect(delivery.url).toBeNull();
-      await first.close();
-
-      const second = await createSandbox({ dataFile: file });
-      const kept = second.service.getPayment('KEEP1');
-      expect(kept?.status).toBe('FAILED');
-      expect(kept?.qr_data_string).toBe(created.gateway.qr_data_string);
-      expect(kept?.payment_url).toBe(`${second.origin}/pay/${created.payment_id}`);
-      const status = await client(second).payments.retrieve('KEEP1');
-      expect(status.status).toBe('FAILED');
-      const dashboard = await (await fetch(`${second.origin}/`)).text();
-      expect(dashboard).toContain(created.payment_id);
-      expect(dashboard).toContain('no callback URL');
-      await second.close();
-      expect(readdirSync(dir)).toEqual(['sandbox.json']); // the temporary file was renamed, not left behind
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
-  it('refuses a file that is not its own and leaves it untouched', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'myr-sandbox-data-'));
-    const file = join(dir, 'orders.json');
-    try {
-      writeFileSync(file, '{"orders":[1,2,3]}');
-      await expect(createSandbox({ dataFile: file })).rejects.toThrow(/not a sandbox data file/);
-      writeFileSync(file, '{"version":1,');
-      await expect(createSandbox({ dataFile: file })).rejects.toThrow(/not valid JSON/);
-      expect(readFileSync(file, 'utf8')).toBe('{"version":1,');
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-});
 
 describe('fault options', () => {
   it('--fail-rate answers 502 GATEWAY_ERROR before processing: the client cannot know that, so it reports the outcome unknown, and nothing was created', async () => {
@@ -119,6 +57,63 @@ describe('only its own pages drive it', () => {
     const text = await page.text();
     expect(text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(text).not.toContain('<script>alert(1)');
+  });
+});
+
+describe('its API answers only its own pages and programs', () => {
+  /** A raw API request: status, content type and parsed body. */
+  function api(port: number, path: string, headers: Record<string, string>, body = ''): Promise<{ status: number; type: string; body: unknown }> {
+    return new Promise((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path: `/api/v1${path}`, method: body ? 'POST' : 'GET', headers: { Host: `127.0.0.1:${port}`, ...headers } }, (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body: JSON.parse(text) as unknown }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+  const credentials = JSON.stringify({ merchant_id: 'MERCHANT_SANDBOX', api_key: 'sk_sandbox_local_key_0001' });
+  const json = { 'Content-Type': 'application/json' };
+
+  it('refuses a request from another site with 403 in the error envelope, before the service sees it', async () => {
+    const sandbox = await start();
+    for (const headers of [
+      { ...json, Origin: 'http://evil.example' },
+      { ...json, Origin: 'http://localhost:3000' }, // the developer's own app on another port is another origin
+      { ...json, Origin: 'null' },
+      { ...json, 'Sec-Fetch-Site': 'cross-site' },
+    ]) {
+      const answer = await api(sandbox.port, '/auth/token', headers, credentials);
+      expect(answer).toMatchObject({ status: 403, body: { status: 'error', error: 'CROSS_SITE_REQUEST' } });
+      expect(answer.type).toMatch(/^application\/json/);
+      expect((answer.body as { message: string }).message).toMatch(/other site/);
+    }
+    expect((await api(sandbox.port, '/payment/status/PAY_1', { Origin: 'http://evil.example' })).status).toBe(403);
+    expect(sandbox.service.count('auth')).toBe(0);
+  });
+
+  it('refuses a body that is not application/json with 415, so a page cannot post text/plain blind', async () => {
+    const sandbox = await start();
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonp']) {
+      const answer = await api(sandbox.port, '/auth/token', { 'Content-Type': type }, credentials);
+      expect(answer).toMatchObject({ status: 415, body: { status: 'error', error: 'UNSUPPORTED_MEDIA_TYPE' } });
+    }
+    expect((await api(sandbox.port, '/auth/token', {}, credentials)).status).toBe(415);
+    expect(sandbox.service.count('auth')).toBe(0);
+  });
+
+  it('still answers its own origin, a program that sends no Origin, and JSON with a charset', async () => {
+    const sandbox = await start();
+    for (const headers of [
+      { ...json, Origin: sandbox.origin },
+      { ...json, Origin: `http://localhost:${sandbox.port}`, 'Sec-Fetch-Site': 'same-origin' },
+      { 'Content-Type': 'application/json; charset=utf-8' },
+    ]) {
+      expect((await api(sandbox.port, '/auth/token', headers, credentials)).status).toBe(200);
+    }
+    await client(sandbox).payments.create(deposit('OWNAPI1'));
+    expect(sandbox.service.getPayment('OWNAPI1')?.status).toBe('PROCESSING');
   });
 });
 
@@ -155,10 +150,10 @@ describe('callbacks', () => {
 describe('command line', () => {
   it('reads every flag, and refuses bad values with a message naming the flag', () => {
     expect(
-      parseCommand(['sandbox', '--port', '4010', '--merchant-id', 'SHOP1', '--api-key', 'k', '--callback-url', 'http://127.0.0.1:3000/cb', '--data', 'x.json', '--latency', '250', '--fail-rate', '0.1']),
+      parseCommand(['sandbox', '--port', '4010', '--merchant-id', 'SHOP1', '--api-key', 'sk_test_k', '--callback-url', 'http://127.0.0.1:3000/cb', '--data', 'x.json', '--latency', '250', '--fail-rate', '0.1'], {}),
     ).toEqual({
       help: false,
-      options: { port: 4010, merchantId: 'SHOP1', apiKey: 'k', callbackUrl: 'http://127.0.0.1:3000/cb', dataFile: 'x.json', latencyMs: 250, failRate: 0.1 },
+      options: { port: 4010, merchantId: 'SHOP1', apiKey: 'sk_test_k', callbackUrl: 'http://127.0.0.1:3000/cb', dataFile: 'x.json', latencyMs: 250, failRate: 0.1 },
     });
     expect(parseCommand(['--help'])).toEqual({ help: true });
     expect(() => parseCommand(['sandbox', '--fail-rate', '2'])).toThrow(/--fail-rate must be a number from 0 to 1/);
@@ -166,5 +161,51 @@ describe('command line', () => {
     expect(() => parseCommand(['sandbox', '--callback-url', 'javascript:alert(1)'])).toThrow(/--callback-url/);
     expect(() => parseCommand(['serve'])).toThrow(/unknown command: serve/);
     expect(() => parseCommand(['sandbox', '--nope'])).toThrow(/nope/);
+  });
+});
+
+describe('api keys', () => {
+  /** Runs the command with stderr captured; only for runs that refuse before starting. */
+  async function refused(argv: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stderr: string }> {
+    let stderr = '';
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      stderr += String(chunk);
+      return true;
+    });
+    try {
+      return { code: await main(argv, env), stderr };
+    } finally {
+      write.mockRestore();
+    }
+  }
+
+  it('refuses a key that is not a sandbox or test key, naming the prefixes and the way out', async () => {
+    for (const argv of [['sandbox', '--api-key', 'sk_live_9f8e7d'], ['sandbox']]) {
+      const env = argv.length === 1 ? { MYR_SANDBOX_API_KEY: 'live_key_from_env' } : {};
+      const { code, stderr } = await refused(argv, env);
+      expect(code).toBe(2);
+      expect(stderr).toMatch(/must start with sk_sandbox_ or sk_test_/);
+      expect(stderr).toContain('--allow-any-key');
+    }
+    expect(() => parseCommand(['sandbox', '--api-key', 'pk_whatever'])).toThrow(/sk_sandbox_ or sk_test_/);
+    expect(parseCommand(['sandbox', '--api-key', 'pk_whatever', '--allow-any-key'])).toMatchObject({ options: { apiKey: 'pk_whatever' } });
+    expect(parseCommand(['sandbox', '--api-key', 'sk_test_abc'])).toMatchObject({ options: { apiKey: 'sk_test_abc' } });
+  });
+
+  it('reads the key from MYR_SANDBOX_API_KEY, so it is not on the command line; --api-key wins', () => {
+    expect(parseCommand(['sandbox'], { MYR_SANDBOX_API_KEY: 'sk_test_from_env' })).toMatchObject({ options: { apiKey: 'sk_test_from_env' } });
+    expect(parseCommand(['sandbox', '--api-key', 'sk_test_flag'], { MYR_SANDBOX_API_KEY: 'sk_test_env' })).toMatchObject({ options: { apiKey: 'sk_test_flag' } });
+    expect(parseCommand(['sandbox'], {})).toEqual({ help: false, options: {} });
+  });
+
+  it('prints the derived signing key only for the sandbox\'s own key, never for a key the user supplied', async () => {
+    const own = await start();
+    expect(banner(own, {})).toContain(own.signingKeyHex);
+    const options = { apiKey: 'sk_test_merchant_secret_4821' };
+    const supplied = await start(options);
+    const printed = banner(supplied, options);
+    expect(printed).not.toContain(supplied.signingKeyHex);
+    expect(printed).not.toContain('sk_test_merchant_secret_4821');
+    expect(printed).toMatch(/API key\s+sk_test_…4821/);
   });
 });

@@ -19,7 +19,7 @@ import {
   type WebhookEvent,
   type WebhookHandler,
 } from '../../src/webhooks/index.js';
-import { call, deposit, getToken, withdrawal } from './mock-helpers.js';
+import { call, deposit, getToken, withdrawal } from '../helpers/mock-http.js';
 
 const API_KEY = 'sk_test_webhook_e2e_key_7';
 const START = Date.parse('2026-03-01T08:00:00.000Z');

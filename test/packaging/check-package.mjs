@@ -1,10 +1,12 @@
 // Checks the package the way a merchant meets it: packed, checked by publint and
-// @arethetypeswrong/cli, installed into an empty project, then used from every kind of
-// consumer project: ESM, CJS, both in one process (one copy of every class), TypeScript under
-// each module resolution, an esbuild bundle, and a Next.js App Router app built with no MYR_*
-// variable set. Run with `npm run check:package` after `npm run build`.
+// @arethetypeswrong/cli, installed alone with `npm install --omit=dev` (exactly myr-gateway, ky
+// and zod arrive, and `npx myr-gateway sandbox` serves a QR payment page), then installed into
+// an empty project and used from every kind of consumer project: ESM, CJS, both in one process
+// (one copy of every class), TypeScript under each module resolution, an esbuild bundle, and a
+// Next.js App Router app built with no MYR_* variable set. Run with `npm run check:package`
+// after `npm run build`.
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { checkBudgets } from './budgets.mjs';
@@ -19,6 +21,9 @@ const write = (file, text) => {
   writeFileSync(file, text);
 };
 const step = (name) => console.log(`-- ${name}`);
+/** The packages a merchant's production install brings: myr-gateway, ky and zod, nothing else. */
+const RUNTIME_PACKAGES = ['ky', 'myr-gateway', 'zod'];
+
 
 const work = mkdtempSync(join(tmpdir(), 'myr-gateway-pack-'));
 try {
@@ -34,6 +39,12 @@ try {
   console.log(run(bin('publint'), ['run', tarball, '--strict'], root));
   console.log(run(bin('attw'), [tarball, '--format', 'table-flipped'], root));
 
+  const production = join(work, 'production');
+  write(join(production, 'package.json'), JSON.stringify({ name: 'merchant-production', private: true, version: '1.0.0' }));
+  run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--ignore-scripts', tarball], production);
+  runtimeDependencies(production);
+  sandboxBin(production);
+
   const app = join(work, 'app');
   write(join(app, 'package.json'), JSON.stringify({ name: 'merchant-app', private: true, version: '1.0.0' }));
   run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', tarball, 'msw@^3', 'next@16', 'react@19', 'react-dom@19', '@types/react@19', '@types/node@24', 'typescript@6.0'], app);
@@ -43,7 +54,6 @@ try {
   for (const row of rows) console.log(row);
   if (violations.length > 0) throw new Error(`over budget:\n${violations.join('\n')}`);
 
-  sandboxBin(app);
   runtimeConsumers(app);
   typescriptConsumers(app);
   bundledConsumer(app);
@@ -52,6 +62,41 @@ try {
   console.log(`installed myr-gateway@${installed.version} into an empty project: every consumer works`);
 } finally {
   rmSync(work, { recursive: true, force: true });
+}
+
+function runtimeDependencies(project) {
+  step(`npm install --omit=dev brings exactly ${RUNTIME_PACKAGES.join(', ')}`);
+  const names = new Set();
+  const walk = (dependencies = {}) => {
+    // An optional peer that is not installed (msw, ioredis, redis, @opentelemetry/api) is listed
+    // with no version.
+    for (const [name, info] of Object.entries(dependencies)) {
+      if (info.version === undefined) continue;
+      names.add(name);
+      walk(info.dependencies);
+    }
+  };
+  walk(JSON.parse(run('npm', ['ls', '--all', '--omit=dev', '--json'], project)).dependencies);
+  // The folders too: a package npm ls would not name (an extraneous one) is still installed.
+  const modules = join(project, 'node_modules');
+  for (const entry of readdirSync(modules)) {
+    if (entry.startsWith('.')) continue;
+    if (entry.startsWith('@')) for (const scoped of readdirSync(join(modules, entry))) names.add(`${entry}/${scoped}`);
+    else names.add(entry);
+  }
+  const found = [...names].sort();
+  if (found.join() !== RUNTIME_PACKAGES.join()) {
+    throw new Error(`npm install --omit=dev installed ${found.length} packages (${found.join(', ')}), expected ${RUNTIME_PACKAGES.join(', ')}`);
+  }
+  // qrcode is bundled into the bin and nowhere else: the sourcemaps name every bundled module.
+  const dist = join(modules, 'myr-gateway', 'dist');
+  const maps = readdirSync(dist, { recursive: true }).filter((file) => String(file).endsWith('.js.map'));
+  for (const map of maps) {
+    const bundlesQr = JSON.parse(readFileSync(join(dist, map), 'utf8')).sources.some((source) => source.includes('node_modules/qrcode/'));
+    const isBin = String(map).replaceAll('\\', '/') === 'sandbox/cli.js.map';
+    if (bundlesQr !== isBin) throw new Error(isBin ? 'the sandbox bin does not bundle qrcode' : `dist/${map} bundles qrcode`);
+  }
+  console.log(`${found.length} packages: ${found.join(', ')}; qrcode bundled into dist/sandbox/cli.js only`);
 }
 
 function runtimeConsumers(app) {
@@ -121,7 +166,7 @@ const cjsHooks = require('myr-gateway/webhooks');
 }
 
 function sandboxBin(app) {
-  step('bin: npx myr-gateway --help, and the sandbox serves without msw on its import path');
+  step('bin: npx myr-gateway --help, and the sandbox serves a QR payment page without msw on its import path');
   const help = run('npx', ['--no-install', 'myr-gateway', '--help'], app);
   if (!help.includes('myr-gateway sandbox')) throw new Error(`unexpected --help output: ${help}`);
   // Module hooks that fail any import of msw: the sandbox must not need it.
@@ -150,10 +195,18 @@ child.stdout.on('data', async (d) => {
   asked = true;
   const res = await fetch(match[1] + '/auth/token', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ merchant_id: 'MERCHANT_SANDBOX', api_key: 'sk_sandbox_local_key_0001' }) });
   const body = await res.json();
+  // A QR payment, then its hosted page: the QR code is drawn by the qrcode bundled into the bin.
+  const created = await fetch(match[1] + '/payment/request', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: 'Bearer ' + body.data?.access_token },
+    body: JSON.stringify({ amount: 10, currency: 'MYR', reference_id: 'PACKQR1', customer_name: 'A', customer_phone: '60123', payment_method: 'QR_PAYMENT' }),
+  }).then((r) => r.json());
+  const page = created.data?.payment_url ? await fetch(created.data.payment_url).then((r) => r.text()) : '';
   child.on('exit', (code) => {
     clearTimeout(timer);
     if (res.status !== 200 || body.status !== 'success' || code !== 0) { console.error(out, res.status, body, code); process.exit(1); }
-    console.log('sandbox ok: a token over real HTTP, no msw imported, stopped cleanly on SIGTERM');
+    if (!page.includes('<svg') || !page.includes('<path')) { console.error(out, created, page.slice(0, 2000)); process.exit(1); }
+    console.log('sandbox ok: a token and a QR payment page over real HTTP, no msw imported, stopped cleanly on SIGTERM');
   });
   child.kill('SIGTERM');
 });

@@ -44,7 +44,11 @@ export type ClientErrorCode =
   | 'INVALID_RESPONSE'
   | 'INVALID_CONFIGURATION'
   | 'WEBHOOK_VERIFICATION_FAILED'
-  | 'WEBHOOK_HANDLER_FAILED';
+  | 'WEBHOOK_HANDLER_FAILED'
+  | 'INVALID_SIGNED_FIELD'
+  | 'STORE_UNAVAILABLE'
+  | 'REDIS_VERSION_UNSUPPORTED'
+  | 'CLAIM_LOST';
 
 /** Every code a {@link MyrGatewayError} can carry. Unknown service codes pass through as strings. */
 export type ErrorCode = ApiErrorCode | ClientErrorCode | (string & {});

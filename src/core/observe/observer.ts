@@ -12,7 +12,7 @@ import { correlationIdFrom } from '../errors/from-response.js';
 import { MyrGatewayError } from '../errors/base.js';
 import type { RequestEvent, ResponseEvent, ResponseInfo, RetryEvent } from './events.js';
 import { Log, type Logger, type LogLevel } from './log.js';
-import { readRateLimit } from '../pacing/rate-limit-headers.js';
+import type { RateLimitInfo } from '../pacing/rate-limit-headers.js';
 import { runTraced, setAttributes, SPAN_KIND_CLIENT, SPAN_STATUS_ERROR, type SpanLike, type TracerLike } from './trace.js';
 
 /** Observability settings of a client (resolved by the client from its options). */
@@ -60,21 +60,53 @@ function registeredTracer(version: string): TracerLike | undefined {
   return globalTracer.tracer;
 }
 
-/** What one call is observed by: hooks, log lines and its span. */
+/**
+ * What one call is observed by: hooks, log lines and its span. The facts of the last attempt
+ * are kept as fields; an event object or a log line is built only when a hook or a log
+ * level will receive it, so a client with neither pays for none.
+ */
 export class CallTrace {
   attempts = 0;
   #sentAt = 0;
-  #last: ResponseEvent | undefined;
+  /** Whether an attempt ended; the fields below describe the last one. */
+  #answered = false;
+  #status: number | undefined;
+  #durationMs = 0;
+  #correlationId: string | undefined;
+  #rateLimit: RateLimitInfo | undefined;
+  #errorCode: string | undefined;
   readonly #observer: Observer;
-  readonly #event: Pick<RequestEvent, 'method' | 'path' | 'referenceId'>;
+  readonly #method: string;
+  readonly #path: string;
+  readonly #referenceId: string | undefined;
   readonly #span: SpanLike | undefined;
   readonly #start: number;
 
   constructor(observer: Observer, spec: CallShape, span: SpanLike | undefined) {
     this.#observer = observer;
-    this.#event = { method: spec.method, path: `/${spec.path}`, referenceId: spec.referenceId };
+    this.#method = spec.method;
+    this.#path = `/${spec.path}`;
+    this.#referenceId = spec.referenceId;
     this.#span = span;
     this.#start = observer.now();
+  }
+
+  #requestEvent(): RequestEvent {
+    return { method: this.#method, path: this.#path, referenceId: this.#referenceId, attempt: this.attempts };
+  }
+
+  #responseEvent(): ResponseEvent {
+    return {
+      method: this.#method,
+      path: this.#path,
+      referenceId: this.#referenceId,
+      attempt: this.attempts,
+      status: this.#status,
+      durationMs: this.#durationMs,
+      correlationId: this.#correlationId,
+      rateLimit: this.#rateLimit,
+      errorCode: this.#errorCode,
+    };
   }
 
   /** Before each attempt is sent. */
@@ -82,27 +114,32 @@ export class CallTrace {
     this.attempts += 1;
     const obs = this.#observer;
     this.#sentAt = obs.now();
-    const event: RequestEvent = { ...this.#event, attempt: this.attempts };
-    callHook(obs.options.onRequest, event, obs.log, 'onRequest');
-    if (obs.log.enabled('debug')) obs.log.write('debug', `${event.method} ${event.path} attempt ${event.attempt}`, event);
+    const hook = obs.options.onRequest;
+    const debug = obs.log.enabled('debug');
+    if (!hook && !debug) return;
+    const event = this.#requestEvent();
+    callHook(hook, event, obs.log, 'onRequest');
+    if (debug) obs.log.write('debug', `${event.method} ${event.path} attempt ${event.attempt}`, event);
   }
 
-  /** After each attempt: `response` when an answer came, `error` when the attempt failed. */
-  response(response: Response | undefined, error: MyrGatewayError | undefined): void {
+  /**
+   * After each attempt: `response` when an answer came, `error` when the attempt failed.
+   * `rateLimit`: the answer's `X-RateLimit-*` headers, as the attempt already read them.
+   */
+  response(response: Response | undefined, error: MyrGatewayError | undefined, rateLimit: RateLimitInfo | undefined): void {
     const obs = this.#observer;
-    const now = obs.now();
-    const event: ResponseEvent = {
-      ...this.#event,
-      attempt: this.attempts,
-      status: response?.status,
-      durationMs: now - this.#sentAt,
-      correlationId: error?.correlationId ?? (response ? correlationIdFrom(response.headers) : undefined),
-      rateLimit: response ? readRateLimit(response.headers, now) : undefined,
-      errorCode: error === undefined ? undefined : String(error.code),
-    };
-    this.#last = event;
-    callHook(obs.options.onResponse, event, obs.log, 'onResponse');
-    if (obs.log.enabled('debug')) {
+    this.#answered = true;
+    this.#status = response?.status;
+    this.#durationMs = obs.now() - this.#sentAt;
+    this.#correlationId = error?.correlationId ?? (response ? correlationIdFrom(response.headers) : undefined);
+    this.#rateLimit = response ? rateLimit : undefined;
+    this.#errorCode = error === undefined ? undefined : String(error.code);
+    const hook = obs.options.onResponse;
+    const debug = obs.log.enabled('debug');
+    if (!hook && !debug) return;
+    const event = this.#responseEvent();
+    callHook(hook, event, obs.log, 'onResponse');
+    if (debug) {
       obs.log.write('debug', `${event.method} ${event.path} attempt ${event.attempt}: ${event.status ?? event.errorCode} in ${event.durationMs} ms`, event);
     }
   }
@@ -110,9 +147,8 @@ export class CallTrace {
   /** Before the wait that precedes the next attempt. */
   retry(delayMs: number): void {
     const obs = this.#observer;
-    const last = this.#last;
-    if (!last) return;
-    const event: RetryEvent = { ...last, delayMs };
+    if (!this.#answered) return;
+    const event: RetryEvent = { ...this.#responseEvent(), delayMs };
     callHook(obs.options.onRetry, event, obs.log, 'onRetry');
     obs.log.write('info', `${event.method} ${event.path} attempt ${event.attempt} failed with ${event.errorCode}; retrying in ${delayMs} ms`, event);
     this.#span?.addEvent('myr.retry', {
@@ -126,36 +162,43 @@ export class CallTrace {
   /** Ends the call: sets the span's outcome and logs one line. Returns the response metadata. */
   end(error: unknown): ResponseInfo | undefined {
     const obs = this.#observer;
-    const last = this.#last;
     const durationMs = obs.now() - this.#start;
-    const code = error === undefined ? undefined : error instanceof MyrGatewayError ? String(error.code) : 'UNKNOWN';
-    const fields = {
-      ...this.#event,
-      attempts: this.attempts,
-      status: error instanceof MyrGatewayError ? error.status : last?.status,
-      durationMs,
-      correlationId: error instanceof MyrGatewayError ? error.correlationId : last?.correlationId,
-      rateLimit: last?.rateLimit,
-      errorCode: code,
-    };
+    const failure = error instanceof MyrGatewayError ? error : undefined;
+    const code = error === undefined ? undefined : failure ? String(failure.code) : 'UNKNOWN';
+    const status = failure ? failure.status : this.#status;
+    const correlationId = failure ? failure.correlationId : this.#correlationId;
+    const rateLimit = this.#rateLimit;
     const span = this.#span;
     if (span) {
       setAttributes(span, {
-        'myr.attempts': fields.attempts,
-        'http.response.status_code': fields.status,
-        'myr.correlation_id': fields.correlationId,
-        'myr.rate_limit.limit': fields.rateLimit?.limit,
-        'myr.rate_limit.remaining': fields.rateLimit?.remaining,
-        'myr.rate_limit.reset': fields.rateLimit?.reset,
+        'myr.attempts': this.attempts,
+        'http.response.status_code': status,
+        'myr.correlation_id': correlationId,
+        'myr.rate_limit.limit': rateLimit?.limit,
+        'myr.rate_limit.remaining': rateLimit?.remaining,
+        'myr.rate_limit.reset': rateLimit?.reset,
         'error.type': code,
       });
       if (code !== undefined) span.setStatus({ code: SPAN_STATUS_ERROR, message: code });
       span.end();
     }
-    const outcome = code === undefined ? `${fields.status}` : `failed with ${code}`;
-    obs.log.write('info', `${fields.method} ${fields.path} ${outcome} in ${durationMs} ms (${fields.attempts} attempt${fields.attempts === 1 ? '' : 's'})`, fields);
-    if (error !== undefined || last?.status === undefined) return undefined;
-    return { status: last.status, correlationId: last.correlationId, rateLimit: last.rateLimit, attempts: this.attempts, durationMs };
+    if (obs.log.enabled('info')) {
+      const fields = {
+        method: this.#method,
+        path: this.#path,
+        referenceId: this.#referenceId,
+        attempts: this.attempts,
+        status,
+        durationMs,
+        correlationId,
+        rateLimit,
+        errorCode: code,
+      };
+      const outcome = code === undefined ? `${status}` : `failed with ${code}`;
+      obs.log.write('info', `${fields.method} ${fields.path} ${outcome} in ${durationMs} ms (${fields.attempts} attempt${fields.attempts === 1 ? '' : 's'})`, fields);
+    }
+    if (error !== undefined || this.#status === undefined) return undefined;
+    return { status: this.#status, correlationId: this.#correlationId, rateLimit, attempts: this.attempts, durationMs };
   }
 }
 
@@ -181,10 +224,20 @@ export class Observer {
     this.#version = version;
   }
 
+  /** The tracer a call's span comes from: the configured one, else the registered one, if any. */
+  #tracer(): TracerLike | undefined {
+    const configured = this.options.tracer;
+    return configured === false ? undefined : (configured ?? registeredTracer(this.#version));
+  }
+
+  /** Whether calls run in a span now (a tracer is configured, or one is registered globally). */
+  traced(): boolean {
+    return this.#tracer() !== undefined;
+  }
+
   /** Runs `call` inside a span when a tracer is configured or registered; `done` receives the response metadata. */
   run<T>(spec: CallShape, call: (trace: CallTrace) => Promise<T>, done: (info: ResponseInfo | undefined) => void): Promise<T> {
-    const configured = this.options.tracer;
-    const tracer = configured === false ? undefined : (configured ?? registeredTracer(this.#version));
+    const tracer = this.#tracer();
     const go = async (span: SpanLike | undefined): Promise<T> => {
       const trace = new CallTrace(this, spec, span);
       let result: T;

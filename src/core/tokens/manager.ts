@@ -3,15 +3,18 @@
  * single-flight. Clients on the same store and key (by default: the same base URL, merchant
  * id and api key in one process) share the cache, the refresh and the local limiter of
  * `POST /auth/token`, so any number of clients and calls on a cold cache cause one request.
- * A failing or slow store never fails or hangs a call: the in-process token takes over.
+ * A failing or slow store never fails or hangs a call: the in-process token takes over. Stores
+ * only ever see tokens sealed with a key derived from the api key (`seal.ts`).
  *
  * @module
  */
 import { MyrGatewayError } from '../errors/base.js';
-import { bounded, describeStoreFailure } from '../abortable.js';
+import { describeStoreFailure, watched } from '../abortable.js';
 import type { WarnSink } from '../observe/log.js';
+import type { TokenSeal } from './seal.js';
 import { type SharedTokens, sharedTokens, type TokenAttemptReport } from './shared.js';
-import { isStoredToken, type StoredToken, type TokenStore } from './store.js';
+import type { StoredToken, TokenStore } from './store.js';
+import { type BudgetSource, CallBudgets, type SignalSource, signalOf, TokenVault } from './vault.js';
 
 export { TOKEN_REQUESTS_PER_MINUTE } from './shared.js';
 
@@ -54,28 +57,31 @@ export interface TokenManagerOptions {
   store: TokenStore;
   /** The (hashed) cache key, computed on first use. */
   key: () => Promise<string>;
+  /** The seal of this merchant's tokens (derived from the api key), computed on first use. */
+  seal: () => Promise<TokenSeal>;
   /** Performs `POST /auth/token` under `signal`, calling `beforeAttempt` before each attempt. */
   fetchToken: (signal: AbortSignal, beforeAttempt: TokenAttemptHook) => Promise<StoredToken>;
   now: () => number;
   /** Refresh this long before expiry (at most half the token's lifetime). */
   refreshMarginMs: number;
-  /** How long one store get/set/delete may take before the in-process token takes over. */
+  /** How long one call may wait on the store in all (get, refresh lock, set, delete) before the in-process token takes over. */
   storeTimeoutMs: number;
-  /** How long a store's `refresh` may take before this process fetches its own token. */
+  /** How long a store's `refresh` may go without a sign of progress, once it showed one, before this process fetches its own token. */
   storeRefreshTimeoutMs: number;
   /** Where store warnings go (the client's logger); console.warn when absent. */
   warn?: WarnSink | undefined;
 }
 
-type SignalSource = AbortSignal | undefined | (() => AbortSignal);
-
 export class TokenManager {
   readonly #options: TokenManagerOptions;
+  readonly #budgets: CallBudgets;
   #shared: SharedTokens | undefined;
+  #vault!: TokenVault;
   #key = '';
 
   constructor(options: TokenManagerOptions) {
     this.#options = options;
+    this.#budgets = new CallBudgets(options.storeTimeoutMs);
   }
 
   /**
@@ -84,10 +90,11 @@ export class TokenManager {
    */
   async get(signal?: SignalSource): Promise<string> {
     const shared = this.#shared ?? (await this.#resolve());
-    const cached = await this.#read(shared, signal);
+    const budget = this.#budgets.of(signal);
+    const cached = await this.#vault.read(shared, signal, budget);
     if (cached && this.#fresh(cached, shared)) return cached.accessToken;
     try {
-      return (await shared.join((s) => this.#run(shared, s, undefined), signalOf(signal))).accessToken;
+      return (await shared.join((s) => this.#run(shared, s, undefined, budget), signalOf(signal))).accessToken;
     } catch (error) {
       // An early refresh that failed (limit, outage) does not fail a call the current token can still serve.
       if (cached && cached.expiresAt > this.#options.now() && error instanceof MyrGatewayError) return cached.accessToken;
@@ -102,26 +109,29 @@ export class TokenManager {
    */
   async renew(staleToken: string, signal?: AbortSignal): Promise<string> {
     const shared = this.#shared ?? (await this.#resolve());
-    if (shared.local?.accessToken === staleToken) shared.local = undefined;
-    const cached = await this.#read(shared, signal);
-    if (cached && cached.accessToken !== staleToken && cached.expiresAt > this.#options.now()) return cached.accessToken;
+    const budget = this.#budgets.of(signal);
+    shared.refuse(staleToken);
+    const { token: cached, refusedInStore } = await this.#vault.lookup(shared, signal, budget);
+    if (cached && cached.expiresAt > this.#options.now()) return cached.accessToken;
     // A store with `refresh` replaces the stale token itself, once for the fleet.
-    if (cached?.accessToken === staleToken && !this.#options.store.refresh) await this.#storeOp(shared, 'delete', () => this.#options.store.delete(this.#key), signal);
-    return (await shared.join((s) => this.#run(shared, s, staleToken), signal)).accessToken;
+    if (refusedInStore && !this.#options.store.refresh) await this.#vault.remove(shared, signal, budget);
+    return (await shared.join((s) => this.#run(shared, s, staleToken, budget), signal)).accessToken;
   }
 
   /** Forget the cached token (after a fresh one was refused too). Never throws for the store. */
   async forget(token: string): Promise<void> {
     const shared = this.#shared ?? (await this.#resolve());
-    const cached = await this.#read(shared, undefined);
-    // After the read: it copies the store's token into the process, which may be this one.
-    if (shared.local?.accessToken === token) shared.local = undefined;
-    if (cached?.accessToken === token) await this.#storeOp(shared, 'delete', () => this.#options.store.delete(this.#key), undefined);
+    const budget = this.#budgets.of(undefined);
+    shared.refuse(token);
+    // Only the store's copy of this very token is deleted, never a replacement another process wrote.
+    if ((await this.#vault.lookup(shared, undefined, budget)).refusedInStore) await this.#vault.remove(shared, undefined, budget);
   }
 
   async #resolve(): Promise<SharedTokens> {
-    this.#key = await this.#options.key();
-    return (this.#shared = sharedTokens(this.#options.store, this.#key));
+    const [key, seal] = await Promise.all([this.#options.key(), this.#options.seal()]);
+    this.#key = key;
+    this.#vault = new TokenVault(this.#options.store, key, seal, this.#options.warn, this.#options.now);
+    return (this.#shared = sharedTokens(this.#options.store, key));
   }
 
   #fresh(token: StoredToken, shared: SharedTokens): boolean {
@@ -130,68 +140,86 @@ export class TokenManager {
     return token.expiresAt - margin > this.#options.now();
   }
 
-  /** The store's token, or the in-process one when the store has none, fails or is slow. */
-  async #read(shared: SharedTokens, signal: SignalSource): Promise<StoredToken | undefined> {
-    const got = await this.#storeOp(shared, 'get', () => this.#options.store.get(this.#key), signal);
-    if (got === undefined || got === FAILED) return shared.local;
-    if (!isStoredToken(got)) {
-      shared.warn('garbage', 'the token store returned something that is not a token; ignoring it.', this.#options.warn);
-      return shared.local;
-    }
-    shared.local = got;
-    return got;
-  }
-
-  /**
-   * Runs a store operation: synchronous results pass straight through (the hot path of the
-   * in-memory store); promises are bounded by the call's signal and the store timeout.
-   */
-  async #storeOp<T>(shared: SharedTokens, name: string, op: () => Promise<T> | T, signal: SignalSource): Promise<T | typeof FAILED> {
-    try {
-      const result = op();
-      if (!isThenable(result)) return result;
-      return await bounded(Promise.resolve(result), signalOf(signal), this.#options.storeTimeoutMs);
-    } catch (error) {
-      const caller = signalOf(signal);
-      if (caller?.aborted) throw caller.reason;
-      shared.warn(`store-${name}`, `the token store's ${name} ${describeStoreFailure(error)}; using the token held in this process.`, this.#options.warn);
-      return FAILED;
-    }
-  }
-
-  /** The body of one single-flight refresh. */
-  async #run(shared: SharedTokens, signal: AbortSignal, staleToken: string | undefined): Promise<StoredToken> {
+  /** The body of one single-flight refresh; `budget` is what the starting call has left for the store. */
+  async #run(shared: SharedTokens, signal: AbortSignal, staleToken: string | undefined, budget: BudgetSource): Promise<StoredToken> {
     const store = this.#options.store;
-    let fetched: StoredToken | undefined;
+    let fetching: Promise<StoredToken> | undefined;
     let fetchFailure: { error: unknown } | undefined;
-    const fetchLocal = async (): Promise<StoredToken> => {
-      try {
-        fetched = await this.#options.fetchToken(signal, this.#limiterHook(shared, staleToken !== undefined));
-      } catch (error) {
-        fetchFailure = { error };
-        throw error;
-      }
-      shared.lifetimeMs = fetched.issuedAt === undefined ? undefined : fetched.expiresAt - fetched.issuedAt;
-      shared.local = fetched;
-      return fetched;
+    // The service counts the lifetime from when it issued the token, which is before a slow
+    // answer arrives: count it from the start of the attempt that got it, never later.
+    let askedAt: number | undefined;
+    const limiterHook = this.#limiterHook(shared, staleToken !== undefined);
+    const beforeAttempt: TokenAttemptHook = () => {
+      const report = limiterHook();
+      askedAt = this.#options.now();
+      return report;
     };
-    if (store.refresh) {
+    // At most one token request per flight, whatever the store does with `fetchToken`.
+    const fetchLocal = (): Promise<StoredToken> =>
+      (fetching ??= this.#options.fetchToken(signal, beforeAttempt).then(
+        (answer) => {
+          const fetched = countedFrom(answer, askedAt);
+          shared.lifetimeMs = fetched.issuedAt === undefined ? undefined : fetched.expiresAt - fetched.issuedAt;
+          shared.local = fetched;
+          return fetched;
+        },
+        (error: unknown) => {
+          fetchFailure = { error };
+          throw error;
+        },
+      ));
+    if (store.refresh && budget().usable) {
       try {
-        const options = staleToken === undefined ? { signal } : { signal, staleToken };
-        const token = await bounded(Promise.resolve(store.refresh(this.#key, fetchLocal, options)), signal, this.#options.storeRefreshTimeoutMs);
-        if (!isStoredToken(token)) throw new TypeError('not a token');
+        const token = await this.#refreshThroughStore(shared, signal, staleToken, budget, fetchLocal);
         shared.local = token;
         return token;
       } catch (error) {
         if (signal.aborted) throw signal.reason;
         if (fetchFailure) throw fetchFailure.error; // the service's answer, not the store's failure
         shared.warn('store-refresh', `the token store's refresh ${describeStoreFailure(error)}; fetching a token in this process.`, this.#options.warn);
-        return fetched ?? (await fetchLocal());
+        return await fetchLocal();
       }
     }
     const token = await fetchLocal();
-    await this.#storeOp(shared, 'set', () => store.set(this.#key, token), signal);
+    await this.#vault.write(shared, token, signal, budget);
     return token;
+  }
+
+  /**
+   * The store's `refresh`: it has what is left of the call's store budget to show progress
+   * (this process's token request starts, or another process is seen holding the lock), then
+   * `storeRefreshTimeoutMs` between signs of progress; this process's own request is bounded
+   * by its call, not by the store. A waiter thus waits as long as the holder is alive.
+   */
+  async #refreshThroughStore(
+    shared: SharedTokens,
+    signal: AbortSignal,
+    staleToken: string | undefined,
+    budget: BudgetSource,
+    fetchLocal: () => Promise<StoredToken>,
+  ): Promise<StoredToken> {
+    const refresh = this.#options.store.refresh!.bind(this.#options.store);
+    const sealedStale = staleToken === undefined ? undefined : this.#vault.sealedForm(shared, staleToken);
+    // Once this process stops waiting (an answer, a stall), the store stops polling for it too.
+    const done = new AbortController();
+    const storeSignal = AbortSignal.any([signal, done.signal]);
+    try {
+      const answer = await watched(
+        (watch) => {
+          const options = { signal: storeSignal, progress: watch.alive, ...(sealedStale === undefined ? {} : { staleToken: sealedStale }) };
+          return Promise.resolve(refresh(this.#key, () => watch.hold(fetchLocal().then((token) => this.#vault.seal(shared, token))), options));
+        },
+        signal,
+        budget().leftMs,
+        this.#options.storeRefreshTimeoutMs,
+      );
+      const token = await this.#vault.open(shared, answer, true); // the refresh warning says it
+      // A store that could not tell which token was refused may hand it back: not a replacement.
+      if (!token || shared.refused.includes(token.accessToken)) throw new TypeError('not a usable token');
+      return token;
+    } finally {
+      done.abort();
+    }
   }
 
   #limiterHook(shared: SharedTokens, renewal: boolean): TokenAttemptHook {
@@ -205,12 +233,8 @@ export class TokenManager {
   }
 }
 
-const FAILED = Symbol('store failed');
-
-function isThenable<T>(value: Promise<T> | T): value is Promise<T> {
-  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
-}
-
-function signalOf(source: SignalSource): AbortSignal | undefined {
-  return typeof source === 'function' ? source() : source;
+/** `token` with its lifetime counted from `askedAt` when that is earlier than its `issuedAt`. */
+function countedFrom(token: StoredToken, askedAt: number | undefined): StoredToken {
+  if (token.issuedAt === undefined || askedAt === undefined || askedAt >= token.issuedAt) return token;
+  return { ...token, issuedAt: askedAt, expiresAt: token.expiresAt - (token.issuedAt - askedAt) };
 }

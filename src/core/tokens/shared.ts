@@ -10,10 +10,11 @@ import { RateLimitError } from '../errors/service.js';
 import type { StoredToken, TokenStore } from './store.js';
 import { consoleWarn, type WarnSink } from '../observe/log.js';
 import { sha256Hex } from '../hash.js';
+import { PUBLISHED_LIMITS, PUBLISHED_WINDOW_MS } from '../pacing/limiter.js';
 
-/** Token endpoint limit from the spec: 5 requests in any 60 s. */
-export const TOKEN_REQUESTS_PER_MINUTE = 5;
-const WINDOW_MS = 60_000;
+/** Token endpoint limit from the spec: 5 requests in any 60 s (the pacing table's `token` bucket). */
+export const TOKEN_REQUESTS_PER_MINUTE = PUBLISHED_LIMITS.token;
+const WINDOW_MS = PUBLISHED_WINDOW_MS;
 
 /** What the transport saw of one token request attempt. */
 export interface TokenAttemptReport {
@@ -81,6 +82,10 @@ export class SharedTokens {
   local: StoredToken | undefined;
   /** Lifetime of the last token this process fetched, for the refresh margin. */
   lifetimeMs: number | undefined;
+  /** The last tokens the service refused (TOKEN_EXPIRED/UNAUTHORIZED): never taken from the store again. */
+  readonly refused: string[] = [];
+  /** The last token sealed for or opened from the store, in both forms (opening it again costs nothing). */
+  opened: { stored: StoredToken; token: StoredToken } | undefined;
   #flight: Flight | undefined;
   readonly #warned = new Set<string>();
 
@@ -127,6 +132,14 @@ export class SharedTokens {
         },
       );
     });
+  }
+
+  /** Notes that the service refused `accessToken`, and drops it from the process. */
+  refuse(accessToken: string): void {
+    if (this.local?.accessToken === accessToken) this.local = undefined;
+    if (this.refused.includes(accessToken)) return;
+    this.refused.push(accessToken);
+    if (this.refused.length > 4) this.refused.shift();
   }
 
   /** One warning per kind for this merchant and store, to the client's logger (console.warn by default); never carries a secret. */

@@ -6,7 +6,7 @@
  * @module
  */
 import type { MockPaymentRecord } from '../../testing/types/records.js';
-import { formatAmount, html, raw, type SafeHtml } from '../html.js';
+import { formatAmount, html, malaysiaTime, raw, type SafeHtml } from '../html.js';
 import { layout } from './layout.js';
 
 /** The outcomes a customer can choose on a hosted page, and the status each one sets. */
@@ -41,14 +41,15 @@ const METHOD_LOOK: Record<MockPaymentRecord['payment_method'], { color: string; 
 export function bankName(payment: MockPaymentRecord): string {
   const channel = payment.metadata?.provider_channel_id;
   if (typeof channel !== 'string') return 'your bank';
-  return BANK_NAMES[channel] ?? `Bank ${channel}`;
+  // The channel may come from a --data file: an own key only, never `constructor` or the like.
+  return Object.hasOwn(BANK_NAMES, channel) ? (BANK_NAMES[channel] as string) : `Bank ${channel}`;
 }
 
 function summary(payment: MockPaymentRecord, merchantId: string): SafeHtml {
   return html`<div class="amount">${formatAmount(payment.amount)}</div>
 <dl><dt>Merchant</dt><dd>${merchantId}</dd><dt>Reference</dt><dd class="mono">${payment.reference_id}</dd>
 <dt>Payment</dt><dd class="mono">${payment.payment_id}</dd><dt>Customer</dt><dd>${payment.customer_name}</dd>
-<dt>Expires</dt><dd>${payment.expires_at}</dd></dl>`;
+<dt>Expires</dt><dd>${malaysiaTime(payment.expires_at)} (Malaysia time)</dd></dl>`;
 }
 
 function outcomeButtons(payment: MockPaymentRecord, payLabel: string): SafeHtml {

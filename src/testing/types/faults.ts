@@ -100,7 +100,10 @@ export interface Fault {
   /**
    * `'before'`: answer the fault instead of processing the request. `'after'`: process the
    * request normally (state changes, rate window counted), then answer the fault instead
-   * of the real answer: "the server did it but the answer was lost".
+   * of the real answer: "the server did it but the answer was lost". An `'after'` fault is
+   * taken only by a request that passed rate limiting and authentication (a token request
+   * with valid credentials, or a call with a valid token); a request refused with 401, 403 or
+   * 429 gets that answer and leaves the fault queued for the next one.
    * @default 'before'
    * @example { when: 'after', response: { type: 'status', status: 504 } }
    */

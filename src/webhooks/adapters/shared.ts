@@ -6,7 +6,9 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { ConfigurationError } from '../../core/errors/base.js';
+import { WebhookVerificationError } from '../errors.js';
 import { toWebhookHandler } from '../handler.js';
+import { webhookLog } from '../log.js';
 import type { WebhookHandler, WebhookHandlerOptions, WebhookResponse } from '../handler-options.js';
 import { BodyTimeoutError, BodyTooLargeError, checkParsedBody, readNodeStream, type BodyLimits } from './body.js';
 
@@ -110,13 +112,20 @@ export function bodyFailure(error: unknown): WebhookResponse {
   return UNREADABLE;
 }
 
+/** @internal Logs, through the handler's logger, a callback refused before the handler saw it. */
+export function logRefusedBody(handler: WebhookHandler, response: WebhookResponse): WebhookResponse {
+  const why = response.status === 413 ? 'larger than maxBodyBytes' : response.status === 408 ? 'slower than bodyTimeoutMs' : 'unreadable';
+  webhookLog(handler.logger)('warn', new WebhookVerificationError('malformed', `a callback body was refused (${response.status}): ${why}`));
+  return response;
+}
+
 /** @internal Runs the handler on a body that may still be being read. */
 export async function handleBody(handler: WebhookHandler, body: Promise<unknown>, headers: unknown): Promise<WebhookResponse> {
   let value: unknown;
   try {
     value = await body;
   } catch (error) {
-    return bodyFailure(error);
+    return logRefusedBody(handler, bodyFailure(error));
   }
   return handler.handle({ body: value, headers: headers as never });
 }

@@ -6,7 +6,7 @@
  */
 import type { WebhookHandler, WebhookResponse } from '../handler-options.js';
 import { declaredTooLarge, readWebStream, type BodyLimits } from './body.js';
-import { TOO_LARGE, bodyFailure, resolveAdapter, responseText, type WebhookAdapterInput, type WebhookAdapterOptions } from './shared.js';
+import { TOO_LARGE, bodyFailure, logRefusedBody, resolveAdapter, responseText, type WebhookAdapterInput, type WebhookAdapterOptions } from './shared.js';
 
 /** A Web `Response` for an answer. */
 function toWebResponse(response: WebhookResponse): Response {
@@ -26,12 +26,12 @@ export async function answerWebRequest(
   limits: BodyLimits,
   read: () => Promise<Uint8Array> = () => readWebStream(request.body, limits),
 ): Promise<Response> {
-  if (declaredTooLarge(request.headers.get('content-length'), limits.maxBodyBytes)) return toWebResponse(TOO_LARGE);
+  if (declaredTooLarge(request.headers.get('content-length'), limits.maxBodyBytes)) return toWebResponse(logRefusedBody(handler, TOO_LARGE));
   let body: Uint8Array;
   try {
     body = await read();
   } catch (error) {
-    return toWebResponse(bodyFailure(error));
+    return toWebResponse(logRefusedBody(handler, bodyFailure(error)));
   }
   return toWebResponse(await handler.handle({ body, headers: request.headers }));
 }

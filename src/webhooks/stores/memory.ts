@@ -4,7 +4,7 @@
  * @module
  */
 import { ConfigurationError } from '../../core/errors/base.js';
-import type { WebhookClaim, WebhookStore } from './types.js';
+import type { PaymentOrder, WebhookClaim, WebhookStore } from './types.js';
 
 /** Options of {@link MemoryWebhookStore}. */
 export interface MemoryWebhookStoreOptions {
@@ -36,6 +36,11 @@ interface Entry {
 }
 
 const INSPECT = Symbol.for('nodejs.util.inspect.custom');
+
+/** The high-water mark of a payment, beside its idempotency keys (`payment:` and `webhook:`). */
+function orderKey(order: PaymentOrder): string {
+  return `order:${order.paymentId}`;
+}
 
 /**
  * A bounded in-memory {@link WebhookStore}.
@@ -79,33 +84,45 @@ export class MemoryWebhookStore implements WebhookStore {
     return this.#current.size + this.#previous.size;
   }
 
-  claim(key: string, ttlMs: number): Promise<WebhookClaim> {
+  claim(key: string, ttlMs: number, order?: PaymentOrder): Promise<WebhookClaim> {
     const now = this.#clock();
     const existing = this.#get(key);
     if (existing !== undefined && existing.expiresAt > now) {
       return Promise.resolve({ acquired: false, state: existing.state === DONE ? 'done' : 'in_flight' });
+    }
+    const highest = order && this.#get(orderKey(order));
+    if (order && highest !== undefined && highest.expiresAt > now && Number(highest.token) > order.rank) {
+      return Promise.resolve({ acquired: false, state: 'superseded' });
     }
     const token = String(++this.#seq);
     this.#set(key, { state: IN_FLIGHT, token, expiresAt: now + ttlMs });
     return Promise.resolve({ acquired: true, token });
   }
 
-  complete(key: string, token: string, ttlMs: number): Promise<void> {
+  complete(key: string, token: string, ttlMs: number, order?: PaymentOrder): Promise<boolean> {
     const now = this.#clock();
     const existing = this.#get(key);
-    if (existing === undefined || existing.token === token || existing.expiresAt <= now) {
+    const live = existing !== undefined && existing.expiresAt > now;
+    const held = live && existing.state === IN_FLIGHT && existing.token === token;
+    // Record it when nobody else holds the key, even if this claim had lapsed meanwhile.
+    if (!live || held) {
       this.#set(key, { state: DONE, token, expiresAt: now + ttlMs });
+      const highest = order && this.#get(orderKey(order));
+      if (order && (highest === undefined || highest.expiresAt <= now || Number(highest.token) < order.rank)) {
+        this.#set(orderKey(order), { state: DONE, token: String(order.rank), expiresAt: now + ttlMs });
+      }
     }
-    return Promise.resolve();
+    return Promise.resolve(held);
   }
 
-  release(key: string, token: string): Promise<void> {
+  release(key: string, token: string): Promise<boolean> {
     const existing = this.#get(key);
-    if (existing !== undefined && existing.token === token && existing.state === IN_FLIGHT) {
+    const held = existing !== undefined && existing.token === token && existing.state === IN_FLIGHT && existing.expiresAt > this.#clock();
+    if (held) {
       this.#current.delete(key);
       this.#previous.delete(key);
     }
-    return Promise.resolve();
+    return Promise.resolve(held);
   }
 
   renew(key: string, token: string, ttlMs: number): Promise<boolean> {

@@ -7,15 +7,49 @@
  * | operation | Redis | meaning |
  * |---|---|---|
  * | `claim(key, ttlMs)` | `SET key "inflight:<token>" NX PX ttlMs`, then `GET key` when it failed | take the key if nobody holds it |
- * | `complete(key, token, ttlMs)` | Lua: if `GET key` is ours (or gone), `SET key "done" PX ttlMs` | the handler finished: remember it |
- * | `release(key, token)` | Lua: if `GET key` is ours, `DEL key` | the handler failed: let a retry take it |
+ * | `complete(key, token, ttlMs)` | Lua: if `GET key` is ours (or gone), `SET key "done" PX ttlMs`; answer whether it was ours | the handler finished: remember it |
+ * | `release(key, token)` | Lua: if `GET key` is ours, `DEL key`; answer whether it was | the handler failed: let a retry take it |
  * | `renew(key, token, ttlMs)` (optional) | Lua: if `GET key` is ours, `PEXPIRE key ttlMs`, answer 1, else 0 | the handler still runs: keep the claim |
  *
  * The token makes `complete` and `release` safe when a claim outlived its TTL and a
- * second worker took the key: the first worker can then no longer touch it.
+ * second worker took the key: the first worker can then no longer touch it. `complete`,
+ * `release` and `renew` answer `false` when the key was no longer the caller's (expired,
+ * taken by another token, or lost by the store), and the handler reports a
+ * `ClaimLostError` (`CLAIM_LOST`): the handler may have run twice. A store whose
+ * `complete` or `release` resolves to nothing (`void`) is still accepted; it only loses
+ * that report.
  *
  * @module
  */
+
+/**
+ * Something a store noticed about its own ledger that the handler reports (through `onError`
+ * and its logger) without changing its answer:
+ *
+ * - `foreign_value`: the key held a value this store never writes (or one without a TTL);
+ *   it was replaced by this claim rather than left to suppress or block the callback.
+ * - `under_replicated`: fewer replicas than asked acknowledged the write in time (Redis
+ *   `WAIT`), so a failover now could lose it.
+ */
+export type LedgerWarning = 'foreign_value' | 'under_replicated';
+
+/**
+ * Where a callback stands in its payment's life, passed to `claim` and `complete` so a store
+ * can keep a per-payment high-water mark: the highest `rank` completed for `paymentId`
+ * (written with `complete`, atomically). A claim whose `rank` is below it answers
+ * `superseded`. Optional for custom stores: one that ignores it never answers `superseded`.
+ *
+ * @example
+ * ```ts
+ * await store.claim('payment:PAY_1:SUCCESS', 4_000, { paymentId: 'PAY_1', rank: lifecycleRank('SUCCESS') });
+ * ```
+ */
+export interface PaymentOrder {
+  /** The signed `payment_id`. */
+  readonly paymentId: string;
+  /** The status's place in the payment's life (`lifecycleRank`). */
+  readonly rank: number;
+}
 
 /** The answer to {@link WebhookStore.claim}. */
 export type WebhookClaim =
@@ -25,13 +59,18 @@ export type WebhookClaim =
       readonly acquired: true;
       /** Proof of the claim, for `complete` and `release`. */
       readonly token: string;
+      /** What the store noticed while claiming, for the handler to report. */
+      readonly warning?: LedgerWarning | undefined;
     }
   /** Somebody else holds the key (`in_flight`), or it was already handled (`done`). */
   | {
       /** The key is not yours. */
       readonly acquired: false;
-      /** `in_flight`: being handled elsewhere (answer 409); `done`: handled (answer 200). */
-      readonly state: 'in_flight' | 'done';
+      /**
+       * `in_flight`: being handled elsewhere (answer 409); `done`: handled (answer 200);
+       * `superseded`: a later status of the same payment was handled (answer 200, not run).
+       */
+      readonly state: 'in_flight' | 'done' | 'superseded';
     };
 
 /**
@@ -56,16 +95,33 @@ export type WebhookClaim =
 export interface WebhookStore {
   /**
    * Atomically takes `key` for `ttlMs` milliseconds if nobody holds it and it is not
-   * done (or its record expired).
+   * done (or its record expired), and (given `order`) no later status of the payment was
+   * completed.
    */
-  claim(key: string, ttlMs: number): Promise<WebhookClaim>;
+  claim(key: string, ttlMs: number, order?: PaymentOrder): Promise<WebhookClaim>;
   /**
    * Marks `key` done for `ttlMs` milliseconds, if `token` still holds it or nobody does.
-   * A key held by another token is left alone.
+   * A key held by another token (or already done) is left alone. Answers `true` when
+   * `token` still held the key, `false` when it did not (even if the key was free and is
+   * now recorded done): the claim was lost while the handler ran. `'under_replicated'`:
+   * held and recorded, but fewer replicas than asked acknowledged it.
+   *
+   * @example
+   * ```ts
+   * if ((await store.complete(key, token, 86_400_000)) === false) alert('claim lost: the handler may have run twice');
+   * ```
    */
-  complete(key: string, token: string, ttlMs: number): Promise<void>;
-  /** Frees `key` if `token` still holds it, so the next delivery can take it. */
-  release(key: string, token: string): Promise<void>;
+  complete(key: string, token: string, ttlMs: number, order?: PaymentOrder): Promise<boolean | 'under_replicated' | void>;
+  /**
+   * Frees `key` if `token` still holds it, so the next delivery can take it. Answers
+   * `false` when `token` no longer held it (the claim was lost while the handler ran).
+   *
+   * @example
+   * ```ts
+   * await store.release(key, token);
+   * ```
+   */
+  release(key: string, token: string): Promise<boolean | void>;
   /**
    * Extends the claim of `token` on `key` to `ttlMs` milliseconds from now, while the
    * handler still runs. Answers false when `token` no longer holds the key (it expired,

@@ -7,12 +7,15 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   WebhookVerifier,
   SignedStringError,
+} from '../../../src/webhooks/index.js';
+import {
   buildSignedString,
   deriveSigningKey,
+  deriveSigningKeyBytesWeb,
+  deriveSigningKeyWeb,
   signCallbackFields,
   type SignedCallbackFields,
-} from '../../../src/webhooks/index.js';
-import { deriveSigningKeyBytesWeb, deriveSigningKeyWeb } from '../../../src/webhooks/signature.js';
+} from '../../../src/webhooks/signature.js';
 import { parseTimestamp } from '../../../src/webhooks/timestamp.js';
 import { hideNodeCrypto } from '../../fixtures/no-node-crypto.js';
 import { vectorRawBody, vectors } from '../../fixtures/webhook-vectors-helpers.js';

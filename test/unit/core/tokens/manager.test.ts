@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryTokenStore, TokenManager, type TokenAttemptHook } from '../../../../src/core/tokens/manager.js';
 import type { StoredToken, TokenStore } from '../../../../src/core/tokens/store.js';
+import { tokenSeal } from '../../../../src/core/tokens/seal.js';
 import { RateLimitError, ServiceUnavailableError } from '../../../../src/core/errors/service.js';
 
 const MINUTE = 60_000;
@@ -14,7 +15,7 @@ const MINUTE = 60_000;
 afterEach(() => vi.restoreAllMocks());
 
 /** A manager over a store of its own, a settable clock and a fake token endpoint. */
-function setup(options: { lifetimeMs?: number; marginMs?: number; store?: TokenStore } = {}) {
+function setup(options: { lifetimeMs?: number; marginMs?: number; store?: TokenStore; storeTimeoutMs?: number; storeRefreshTimeoutMs?: number } = {}) {
   let now = 1_000_000;
   let issued = 0;
   const fetches: AbortSignal[] = [];
@@ -33,11 +34,12 @@ function setup(options: { lifetimeMs?: number; marginMs?: number; store?: TokenS
   const manager = new TokenManager({
     store: options.store ?? new MemoryTokenStore(),
     key: async () => 'myr-gateway:token:unit',
+    seal: () => tokenSeal('sk_unit'),
     fetchToken,
     now: () => now,
     refreshMarginMs: options.marginMs ?? MINUTE,
-    storeTimeoutMs: 1_000,
-    storeRefreshTimeoutMs: 1_000,
+    storeTimeoutMs: options.storeTimeoutMs ?? 1_000,
+    storeRefreshTimeoutMs: options.storeRefreshTimeoutMs ?? 1_000,
   });
   return {
     manager,
@@ -142,5 +144,33 @@ describe('TokenManager', () => {
     expect(await t.manager.get()).toBe('tok_1');
     expect(t.fetches).toHaveLength(1);
     expect(warn.mock.calls.filter(([message]) => String(message).includes("token store's get"))).toHaveLength(1);
+  });
+
+  it('a process waiting on another one\'s refresh keeps waiting while the store reports progress', async () => {
+    // Two processes over one shared store: the first holds the lock, the second polls it.
+    const fleet: { token?: StoredToken; holder?: Promise<StoredToken> } = {};
+    const process = (): TokenStore => ({
+      get: () => fleet.token,
+      set: (_key, token) => void (fleet.token = token),
+      delete: () => void delete fleet.token,
+      async refresh(_key, fetchToken, { progress }) {
+        if (!fleet.holder) return (fleet.holder = fetchToken().then((token) => (fleet.token = token)));
+        while (!fleet.token) {
+          progress?.();
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+        return fleet.token;
+      },
+    });
+    const bounds = { storeTimeoutMs: 20, storeRefreshTimeoutMs: 50 };
+    const holder = setup({ store: process(), ...bounds });
+    const waiter = setup({ store: process(), ...bounds });
+    const release = holder.hold();
+    const first = holder.manager.get();
+    const second = waiter.manager.get();
+    await new Promise((resolve) => setTimeout(resolve, 200)); // four times the refresh bound
+    release();
+    expect(await Promise.all([first, second])).toEqual(['tok_1', 'tok_1']);
+    expect(waiter.fetches).toHaveLength(0);
   });
 });

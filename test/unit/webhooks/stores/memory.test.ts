@@ -58,6 +58,21 @@ describe('MemoryWebhookStore', () => {
     expect(await store.claim('k', 1000)).toEqual({ acquired: false, state: 'done' });
   });
 
+  it('complete and release answer whether the claim was still the caller’s', async () => {
+    const clock = fakeClock();
+    const store = new MemoryWebhookStore({ clock: clock.now });
+    const t = token(await store.claim('k', 1000));
+    expect(await store.complete('k', 'other', 60_000)).toBe(false);
+    expect(await store.release('k', 'other')).toBe(false);
+    expect(await store.complete('k', t, 60_000)).toBe(true);
+    expect(await store.release('k', t)).toBe(false);
+    const lapsed = token(await store.claim('j', 10));
+    clock.advance(100);
+    expect(await store.release('j', lapsed)).toBe(false);
+    expect(await store.complete('j', lapsed, 60_000)).toBe(false);
+    expect(await store.claim('j', 1000)).toEqual({ acquired: false, state: 'done' });
+  });
+
   it('records done even when the own claim expired and nobody took the key', async () => {
     const clock = fakeClock();
     const store = new MemoryWebhookStore({ clock: clock.now });

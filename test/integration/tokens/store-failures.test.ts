@@ -11,9 +11,9 @@ import {
   type StoredToken,
   TimeoutError,
   type TokenStore,
-} from '../../src/index.js';
-import { caught, clientFor, paymentParams } from '../helpers/client.js';
-import { clockedMock } from '../helpers/clocked-mock.js';
+} from '../../../src/index.js';
+import { caught, clientFor, paymentParams } from '../../helpers/client.js';
+import { clockedMock } from '../../helpers/clocked-mock.js';
 
 const { mock, now, time } = clockedMock();
 
@@ -63,6 +63,21 @@ describe('a failing or slow token store', () => {
     expect(payment.payment_id).toMatch(/^PAY_/);
     expect(mock.count('auth')).toBe(2);
     expect(read()).toHaveLength(1);
+  });
+
+  it('a refused token left in a store whose delete and write fail is not served again', async () => {
+    const read = warnings();
+    let broken = false;
+    const inner = new MemoryTokenStore();
+    const store = storeWith({ get: (key) => inner.get(key), set: (key, token) => (broken ? fail() : inner.set(key, token)), delete: fail });
+    const { gateway } = clientFor(mock, { now, tokenStore: store });
+    await gateway.payments.create(paymentParams());
+    broken = true;
+    mock.expireTokens();
+    for (let i = 0; i < 3; i++) await gateway.payments.create(paymentParams());
+    expect(mock.count('auth')).toBe(2);
+    expect(mock.requests.filter((r) => r.endpoint === 'payment.create' && r.status === 401)).toHaveLength(1);
+    expect(read().filter((m) => /token store's (delete|set)/.test(m))).toHaveLength(2);
   });
 
   it('a hanging get is bounded by the call signal and by totalTimeout', async () => {
@@ -137,11 +152,15 @@ describe('TokenStore.refresh (one refresh per fleet)', () => {
     expect(calls[0]?.signal).toBeInstanceOf(AbortSignal);
     expect(calls[0]?.staleToken).toBeUndefined();
     const stale = mock.requests.find((r) => r.endpoint === 'payment.create')?.headers.authorization?.slice(7);
+    // The store holds, and is told about, the sealed form only.
+    const staleSealed = shared.get(calls[0]!.key)?.accessToken;
+    expect(staleSealed).toMatch(/^v1\./);
+    expect(staleSealed).not.toContain(stale);
 
     mock.expireTokens();
     await Promise.all([a.payments.create(paymentParams()), b.payments.create(paymentParams())]);
     expect(calls.length).toBeGreaterThan(1);
-    expect(calls.slice(1).every((c) => c.staleToken === stale)).toBe(true);
+    expect(calls.slice(1).every((c) => c.staleToken === staleSealed)).toBe(true);
     expect(mock.count('auth')).toBe(2); // one replacement for the fleet
   });
 
@@ -170,6 +189,35 @@ describe('TokenStore.refresh (one refresh per fleet)', () => {
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(error.code).toBe('INVALID_CREDENTIALS');
     expect(mock.count('auth')).toBe(2);
-    expect(read()).toHaveLength(1);
+    // (The file creates enough clients for the once-per-process "many clients" note; not a token store warning.)
+    expect(read().filter((m) => /token store/.test(m))).toHaveLength(1);
   });
+});
+
+// Last in the file: its clients would otherwise move the once-per-process "many clients" note
+// into the warnings an earlier test counts.
+describe('a store answering after the call stopped waiting', () => {
+  it('a store that fails after the call stopped waiting leaves no unhandled rejection (which would end a Node process)', async () => {
+    warnings();
+    const unhandled: unknown[] = [];
+    const listener = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', listener);
+    try {
+      let late = false;
+      const inner = new MemoryTokenStore();
+      // Like a Redis store whose own timeoutMs is longer than the client's tokenStoreTimeout.
+      const lateFailure = () => new Promise<never>((_, reject) => setTimeout(() => reject(new Error('Redis did not answer')), 50));
+      const store = storeWith({ get: (key) => (late ? lateFailure() : inner.get(key)), set: (key, token) => inner.set(key, token) });
+      const { gateway } = clientFor(mock, { now, tokenStore: store, tokenStoreTimeout: 20 });
+      await gateway.payments.create(paymentParams());
+      late = true;
+      mock.expireTokens(); // the renewal reads the store again after the call's store time is spent
+      const payment = await gateway.payments.create(paymentParams());
+      expect(payment.payment_id).toMatch(/^PAY_/);
+      await new Promise((resolve) => setTimeout(resolve, 200)); // every late answer has failed by now
+    } finally {
+      process.off('unhandledRejection', listener);
+    }
+    expect(unhandled).toEqual([]);
+  }, 5000);
 });

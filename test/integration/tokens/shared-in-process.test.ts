@@ -11,9 +11,9 @@ import {
   type MyrGatewayOptions,
   RateLimitError,
   type TokenStore,
-} from '../../src/index.js';
-import { caught, clientFor, paymentParams, recordingSleep, withdrawalParams } from '../helpers/client.js';
-import { clockedMock } from '../helpers/clocked-mock.js';
+} from '../../../src/index.js';
+import { caught, clientFor, paymentParams, recordingSleep, withdrawalParams } from '../../helpers/client.js';
+import { clockedMock } from '../../helpers/clocked-mock.js';
 
 const merchants = ['WARN', 'CROWD', 'A', 'B', 'SEEN', 'RENEW'].map((id) => ({ merchantId: `M_${id}`, apiKey: `sk_test_${id.toLowerCase()}_secret` }));
 // The service counts token requests per IP; this one allows more than 5 a minute, so a
@@ -169,6 +169,24 @@ describe('token lifetimes', () => {
     const payment = await gateway.payments.create(paymentParams());
     expect(payment.payment_id).toMatch(/^PAY_/);
     expect(mock.requests.map((r) => `${r.endpoint}:${r.status}`)).toEqual(['auth:200', 'payment.create:200', 'auth:503', 'payment.create:200']);
+  });
+
+  it('counts a lifetime from when the token was asked for, not from a slow answer', async () => {
+    // The token endpoint answers 30 s after issuing; with a 10 s margin, counting from the answer
+    // would use the token 20 s past its real expiry.
+    const slowAnswer: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (String(input instanceof Request ? input.url : input).endsWith('/auth/token')) time.clock += 30_000;
+      return response;
+    };
+    const { gateway } = clientFor(mock, { now, fetch: slowAnswer, tokenRefreshMarginMs: 10_000 });
+    await gateway.payments.create(paymentParams());
+    time.clock += 3_600_000 - 30_000 - 5_000; // 5 s before the real expiry: inside the margin
+    await gateway.payments.create(paymentParams());
+    time.clock += 10_000; // 5 s after it
+    await gateway.payments.create(paymentParams());
+    expect(mock.requests.filter((r) => r.status === 401)).toEqual([]);
+    expect(mock.count('auth')).toBe(2);
   });
 
   it('caps an absurd lifetime at a day', async () => {
