@@ -93,7 +93,7 @@ export class MyrGateway {
     const retry = resolveRetryOptions({ ...options.retry, ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }) });
     const observer = new Observer(observeOptions(options, now), VERSION);
     const warn = (message: string) => observer.log.write('warn', message);
-    const limiter = options.rateLimiter === undefined ? defaultRateLimiter(now) : options.rateLimiter;
+    const limiter = options.rateLimiter === undefined ? defaultRateLimiter() : options.rateLimiter;
     if (limiter !== false && (typeof limiter?.acquire !== 'function' || typeof limiter.observe !== 'function')) {
       throw new ConfigurationError('rateLimiter must be a RateLimiter (acquire and observe) or false', 'rateLimiter');
     }
@@ -114,7 +114,7 @@ export class MyrGateway {
         sleep,
         redact: redactSecret(apiKey),
         observer,
-        pacer: limiter === false ? undefined : new Pacer(limiter, () => sha256Hex(['myr-gateway pacing v1', baseUrl, merchantId]), now),
+        pacer: limiter === false ? undefined : new Pacer(limiter, () => sha256Hex(['myr-gateway pacing v1', baseUrl, merchantId]), now, warn),
       });
       let key: Promise<string> | undefined;
       const tokens = new TokenManager({

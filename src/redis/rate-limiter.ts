@@ -7,52 +7,20 @@ import { createHash, randomUUID } from 'node:crypto';
 import {
   type AcquireOptions,
   BucketModel,
+  CLIENT_WARN,
   monotonicNow,
   pacingError,
-  PUBLISHED_LIMITS,
   type RateBucket,
   type RateLimiter,
   type RateLimitObservation,
   WaitQueue,
 } from '../core/pacing/limiter.js';
 import { MemoryRateLimiter } from '../core/pacing/memory-limiter.js';
-import { adaptClient, type RedisCommands, type RedisStoreOptions, script } from './client.js';
-
-// Takes up to ARGV[3] slots in one step, on Redis's clock (processes' clocks may differ).
-// The limit and window learned by any process (KEYS[2]) win over this process's defaults, and
-// apply to slots already taken. A slot is scored with the time it stops counting toward the
-// window's start: while its request is in flight, the latest time the request can still reach
-// the service (now + ARGV[5], the call's time left); once answered, the answer's time (ANSWERED).
-// The service counts a request when it arrives, before its answer, so a slot held for the window
-// after its answer can never overlap the service's next window, however loaded the sender.
-// Returns { slots taken, ms until the next slot frees (0 when all were taken) }.
-const ACQUIRE = script(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local cfg = redis.call('HMGET', KEYS[2], 'limit', 'window')
-local limit = tonumber(cfg[1]) or tonumber(ARGV[1])
-local window = tonumber(cfg[2]) or tonumber(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-local used = redis.call('ZCARD', KEYS[1])
-local want = tonumber(ARGV[3])
-local granted = math.max(0, math.min(want, limit - used))
-local score = now + tonumber(ARGV[5])
-for i = 1, granted do redis.call('ZADD', KEYS[1], score, ARGV[4] .. ':' .. i) end
--- The TTL only collects an idle merchant's set (pruning is by score): longer than any hold.
-if granted > 0 then redis.call('PEXPIRE', KEYS[1], 7200000) end
-if granted == want then return { granted, 0 } end
-local idx = used + granted - limit
-local e = redis.call('ZRANGE', KEYS[1], idx, idx, 'WITHSCORES')
-if e[2] == nil then return { granted, window } end
-return { granted, math.max(1, tonumber(e[2]) + window - now) }`);
-
-// The requests of these slots (ARGV) were answered: each counts from now, on Redis's clock.
-// XX: a slot already pruned is not brought back.
-const ANSWERED = script(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-for i = 1, #ARGV do redis.call('ZADD', KEYS[1], 'XX', now, ARGV[i]) end
-return #ARGV`);
+import { probeOutcome } from '../core/pacing/slow-start.js';
+import { consoleWarn, Log, type Logger, type WarnSink } from '../core/observe/log.js';
+import { adaptClient, type RedisCommands, type RedisStoreOptions } from './client.js';
+import { RedisStoreError, RedisVersionError } from './errors.js';
+import { ACQUIRE, ANSWERED, LEARN, MAX_IN_FLIGHT_MS, PROBE_HOLD_MS, readAcquire } from './rate-scripts.js';
 
 /** While Redis fails, this process paces alone for this long before trying Redis again. */
 const RETRY_REDIS_MS = 5000;
@@ -61,8 +29,23 @@ const MAX_POLL_MS = 1000;
 
 /** Marks the slot names this limiter hands out (the client hands them back to `observe`). */
 const SLOT_PREFIX = 'myr-redis-slot:';
-/** The longest a slot is held while its request is in flight, from the time it was taken. */
-const MAX_IN_FLIGHT_MS = 3_600_000;
+/** A process that keeps paying attention re-sends what it knows this often, so the shared hash (1 h TTL) stays. */
+const RELEARN_MS = 600_000;
+
+/** Options of {@link RedisRateLimiter}. */
+export interface RedisRateLimiterOptions extends RedisStoreOptions {
+  /**
+   * Where the limiter's warnings go (Redis unreachable, nonsense found in Redis): `console`, a
+   * pino or winston logger, or any object with `debug`, `info`, `warn` and `error`. Without it,
+   * the logger of the first client that uses this limiter, else `console.warn`.
+   *
+   * @example
+   * ```ts
+   * new RedisRateLimiter({ client: redis, logger: pino() });
+   * ```
+   */
+  logger?: Logger | undefined;
+}
 
 class SharedBucket extends BucketModel {
   readonly queue = new WaitQueue();
@@ -70,10 +53,17 @@ class SharedBucket extends BucketModel {
   answered: string[] = [];
   draining = false;
   wake: (() => void) | undefined;
-  written = '';
+  /** This process has seen the service's limits (its own answers): it never waits for the fleet's probe. */
+  limitsSeen = false;
+  /** The fleet's probe slots this process holds, until their answers. */
+  readonly probes = new Set<string>();
+  /** The limit last sent to Redis, and when (monotonic ms). */
+  sharedLimit: number | undefined;
+  sharedAt = 0;
   constructor(
     bucket: RateBucket,
-    readonly keys: [string, string],
+    /** The slot set, the learned hash, the probe lock. */
+    readonly keys: [string, string, string],
   ) {
     super(bucket);
   }
@@ -82,18 +72,25 @@ class SharedBucket extends BucketModel {
 /**
  * A {@link RateLimiter} on Redis: every process of a merchant takes its request slots from one
  * sliding window (a sorted set, one Lua script per acquire on Redis's clock), so a fleet stays
- * inside the service's limits together. The limit and window one process learns from the
- * service's headers are shared with the others. Calls waiting in one process ask Redis in one
- * batch: one round trip serves many of them. A slot counts for the window after its request's
- * answer (the service counted the request before answering it), reported in one more round trip
- * per tick that no call waits for.
+ * inside the service's limits together. Calls waiting in one process ask Redis in one batch: one
+ * round trip serves many of them. A slot counts for the window after its request's answer (the
+ * service counted the request before answering it), reported in one more round trip per tick
+ * that no call waits for.
  *
- * Redis down or slower than `timeoutMs`: pacing falls back to this process alone (one warning)
- * and tries Redis again every 5 s. That fails open on purpose: the service still enforces its
- * limits, so the worst case is the 429s (retried, spread) that pacing was there to avoid.
+ * Until some process has seen the service's limits, the fleet sends one request (the probe) and
+ * holds the rest until its answer (slow start). The limit and window are learned from the
+ * service's headers by whichever process sees them and measured on Redis's clock, so a process
+ * whose clock is wrong cannot set the window for the others. Values found in Redis out of range
+ * (a limit below 1, a window outside 1 s – 1 h) are deleted and ignored, with one warning.
  *
- * Keys: `<keyPrefix>rate:{<hash>}` (a sorted set of slots, expiring 2 h after the last one) and
- * `<keyPrefix>rate-cfg:{<hash>}` (the learned limit and window, 1 h). No secret is stored.
+ * Redis down or slower than `timeoutMs`, or refusing the scripts: pacing falls back to this
+ * process alone (one warning) and tries Redis again every 5 s. That fails open on purpose: the
+ * service still enforces its limits, so the worst case is the 429s (retried, spread) that pacing
+ * was there to avoid.
+ *
+ * Keys: `<keyPrefix>rate:{<hash>}` (a sorted set of slots, expiring 2 h after the last one),
+ * `<keyPrefix>rate-cfg:{<hash>}` (the learned limit and window, 1 h) and
+ * `<keyPrefix>rate-probe:{<hash>}` (the slow-start probe, at most 10 s). No secret is stored.
  *
  * @example
  * ```ts
@@ -103,7 +100,7 @@ class SharedBucket extends BucketModel {
  *
  * const gateway = new MyrGateway({
  *   baseUrl, merchantId, apiKey,
- *   rateLimiter: new RedisRateLimiter({ client: new Redis(process.env.REDIS_URL!) }),
+ *   rateLimiter: new RedisRateLimiter({ client: new Redis(process.env.REDIS_URL!), logger }),
  * });
  * ```
  */
@@ -112,19 +109,36 @@ export class RedisRateLimiter implements RateLimiter {
   readonly #prefix: string;
   readonly #buckets = new Map<string, SharedBucket>();
   readonly #local = new MemoryRateLimiter();
+  readonly #ownWarn: WarnSink | undefined;
+  #clientWarn: WarnSink | undefined;
+  readonly #warned = new Set<string>();
   #redisAfter = 0;
-  #warned = false;
+  /** Redis's clock minus this process's (ms), from the last acquire's reply. */
+  #offset: number | undefined;
 
-  constructor(options: RedisStoreOptions) {
+  constructor(options: RedisRateLimiterOptions) {
     const { redis, prefix } = adaptClient(options, 'RedisRateLimiter');
     this.#redis = redis;
     this.#prefix = prefix;
+    const logger = options.logger;
+    if (logger !== undefined) {
+      const log = new Log(logger, 'warn');
+      this.#ownWarn = (message) => log.write('warn', message);
+    }
+  }
+
+  /** @internal A client hands its warnings here; the first one is kept, and only without a `logger` option. */
+  [CLIENT_WARN](warn: WarnSink): void {
+    this.#clientWarn ??= warn;
   }
 
   #bucket(key: string, bucket: RateBucket): SharedBucket {
     const id = createHash('sha256').update(`${key}\n${bucket}`).digest('hex').slice(0, 32);
     let b = this.#buckets.get(id);
-    if (!b) this.#buckets.set(id, (b = new SharedBucket(bucket, [`${this.#prefix}rate:{${id}}`, `${this.#prefix}rate-cfg:{${id}}`])));
+    if (!b) {
+      const keys: [string, string, string] = [`${this.#prefix}rate:{${id}}`, `${this.#prefix}rate-cfg:{${id}}`, `${this.#prefix}rate-probe:{${id}}`];
+      this.#buckets.set(id, (b = new SharedBucket(bucket, keys)));
+    }
     return b;
   }
 
@@ -138,25 +152,40 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   observe(key: string, bucket: RateBucket, observation: RateLimitObservation, slot?: string): void {
-    this.#local.observe(key, bucket, observation);
+    const o = this.#onRedisClock(observation);
+    this.#local.observe(key, bucket, o);
     const b = this.#bucket(key, bucket);
-    b.learn(observation, monotonicNow(), 0);
-    // The window only when this process measured it: the published 60 s it otherwise assumes
-    // must not overwrite a window another process measured.
-    const learned = b.windowKnown ? `${b.limit}:${b.windowMs}` : `${b.limit}:`;
-    if (learned !== b.written && learned !== `${PUBLISHED_LIMITS[bucket]}:`) {
-      b.written = learned;
-      const [, cfg] = b.keys;
-      const fields = ['limit', String(b.limit), ...(b.windowKnown ? ['window', String(b.windowMs)] : [])];
-      this.#redis
-        .send(['HSET', cfg, ...fields])
-        .then(() => this.#redis.send(['PEXPIRE', cfg, '3600000']))
-        .catch(() => (b.written = ''));
-      b.wake?.(); // waiting calls ask again under the new limit or window
+    b.learn(o, monotonicNow(), 0);
+    if (probeOutcome(o) === 'limits-seen') b.limitsSeen = true;
+    // A slot of the in-process fallback has no name: Redis never held it.
+    const name = slot !== undefined && slot.startsWith(SLOT_PREFIX) ? slot.slice(SLOT_PREFIX.length) : undefined;
+    const probe = name !== undefined && b.probes.delete(name);
+    if (probe || this.#teaches(b, o)) {
+      b.sharedLimit = o.limit;
+      b.sharedAt = monotonicNow();
+      const args = [o.limit, o.remaining, o.resetAt, o.elapsedMs, o.status].map((v) => (v === undefined || !Number.isFinite(v) ? '' : String(v)));
+      this.#redis.eval(LEARN, [b.keys[1], b.keys[2]], [...args, probe ? name : '']).catch(() => (b.sharedLimit = undefined));
+      b.wake?.(); // waiting calls ask again (the same connection runs LEARN first)
     }
-    // The slot Redis granted for this request now counts from its answer. A slot of the
-    // in-process fallback has no name: Redis never held it.
-    if (slot !== undefined && slot.startsWith(SLOT_PREFIX)) this.#answered(b, slot.slice(SLOT_PREFIX.length));
+    // The slot Redis granted for this request now counts from its answer.
+    if (name !== undefined) this.#answered(b, name);
+  }
+
+  /** Whether an answer tells the fleet something: a limit it may not know, a window to measure, a 429. */
+  #teaches(b: SharedBucket, o: RateLimitObservation): boolean {
+    if (o.status === 429) return true;
+    if (o.limit === undefined) return o.status !== undefined && !b.limitsSeen;
+    if (o.limit !== b.sharedLimit || monotonicNow() - b.sharedAt > RELEARN_MS) return true;
+    return o.remaining === o.limit - 1 && o.resetAt !== undefined;
+  }
+
+  /**
+   * The observation with its reset measured on Redis's clock (as far as this process knows it),
+   * not the client's: a process whose clock runs ahead would otherwise measure a short window.
+   */
+  #onRedisClock(o: RateLimitObservation): RateLimitObservation {
+    if (o.resetAt === undefined || this.#offset === undefined) return o;
+    return { ...o, resetInMs: o.resetAt - (Date.now() + this.#offset) };
   }
 
   /** Reports answered slots to Redis, one round trip for all answers of the same tick. */
@@ -190,28 +219,35 @@ export class RedisRateLimiter implements RateLimiter {
         }
         let reply: unknown;
         const id = randomUUID();
-        const want = String(Math.min(b.queue.length, b.limit));
+        const want = Math.min(b.queue.length, b.limit);
+        // How long a request granted now may be in flight: the longest time left of a waiting call.
+        const inFlightMs = Math.min(MAX_IN_FLIGHT_MS, Math.max(0, Math.ceil(b.queue.latestDeadline() - now)));
         try {
-          // ARGV[5]: how long a request granted now may be in flight: the longest time left of a waiting call.
-          const inFlightMs = Math.min(MAX_IN_FLIGHT_MS, Math.max(0, Math.ceil(b.queue.latestDeadline() - now)));
-          reply = await this.#redis.eval(ACQUIRE, b.keys, [String(b.limit), String(b.windowMs), want, id, String(inFlightMs)]);
-        } catch {
+          const args = [String(b.limit), String(b.windowMs), String(want), id, String(inFlightMs), b.limitsSeen ? '1' : '', String(Math.max(1, Math.min(inFlightMs, PROBE_HOLD_MS)))];
+          reply = await this.#redis.eval(ACQUIRE, b.keys, args);
+        } catch (error) {
           // The script may still run late (a client's offline queue, a stalled Redis): its slots
           // would then be held for the calls' time left with no answer ever reported. Remove them;
           // the same connection runs this after the script.
-          const names = Array.from({ length: Number(want) }, (_, i) => `${id}:${i + 1}`);
+          const names = Array.from({ length: want }, (_, i) => `${id}:${i + 1}`);
           this.#redis.send(['ZREM', b.keys[0], ...names]).catch(() => undefined);
-          this.#redisFailed();
+          this.#redisFailed(error);
           continue;
         }
-        const [granted, waitMs] = Array.isArray(reply) ? reply.map(Number) : [0, MAX_POLL_MS];
-        for (let i = 1; i <= (granted ?? 0); i++) {
+        const r = readAcquire(reply, want, MAX_POLL_MS);
+        if (r.redisNow !== undefined) this.#offset = r.redisNow - Date.now();
+        if (r.discarded) this.#warnOnce('discarded', 'RedisRateLimiter found a limit or window in Redis out of range (a limit below 1, a window outside 1 s to 1 h) and ignored it; pacing on what this process knows until the service says again.');
+        if (r.probe) b.probes.add(`${id}:1`);
+        for (let i = 1; i <= r.granted; i++) {
           const waiter = b.queue.first();
           // A slot whose caller left meanwhile: nothing will be sent, it counts from now.
           if (waiter) waiter.grant(`${SLOT_PREFIX}${id}:${i}`);
-          else this.#answered(b, `${id}:${i}`);
+          else {
+            if (r.probe) this.observe(key, b.bucket, { elapsedMs: 0 }, `${SLOT_PREFIX}${id}:${i}`);
+            else this.#answered(b, `${id}:${i}`);
+          }
         }
-        if (b.queue.length > 0 && (granted ?? 0) === 0) await this.#pause(b, Math.min(MAX_POLL_MS, Math.max(1, waitMs ?? MAX_POLL_MS)));
+        if (b.queue.length > 0 && r.waitMs > 0) await this.#pause(b, r.waitMs);
       }
     } finally {
       b.draining = false;
@@ -230,14 +266,30 @@ export class RedisRateLimiter implements RateLimiter {
     });
   }
 
-  #redisFailed(): void {
+  #redisFailed(error: unknown): void {
     this.#redisAfter = monotonicNow() + RETRY_REDIS_MS;
-    if (this.#warned) return;
-    this.#warned = true;
-    console.warn(
-      'myr-gateway: RedisRateLimiter could not reach Redis in time; pacing in this process only until it answers again ' +
+    // A server too old for the stores: the client's server check has logged why, once, as an error.
+    if (error instanceof RedisVersionError) return;
+    if (error instanceof RedisStoreError && error.cause !== 'timeout') {
+      this.#warnOnce(
+        'script',
+        `RedisRateLimiter: Redis refused the pacing script (${error.message}): another type of key under its prefix, or a ` +
+          'server that runs no Lua; pacing in this process only, trying Redis again every 5 s (the service still enforces its limits).',
+      );
+      return;
+    }
+    this.#warnOnce(
+      'unreachable',
+      'RedisRateLimiter could not reach Redis in time; pacing in this process only until it answers again ' +
         '(the service still enforces its limits).',
     );
+  }
+
+  /** One warning per topic and limiter, through the limiter's logger, else its client's, else the console. */
+  #warnOnce(topic: string, message: string): void {
+    if (this.#warned.has(topic)) return;
+    this.#warned.add(topic);
+    (this.#ownWarn ?? this.#clientWarn ?? consoleWarn)(message);
   }
 
   /** A secret-free view for logs: the class name and key prefix only. */

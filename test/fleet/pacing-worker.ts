@@ -1,21 +1,36 @@
 /**
  * One merchant process pacing through a RedisRateLimiter. On `{ type: 'burst', calls }` it
- * makes that many concurrent payment creations and reports how they ended.
+ * makes that many concurrent payment creations and reports how they ended; `merchantId` (the
+ * bench) picks another merchant, a budget of its own and cold in Redis; `{ type: 'token' }`
+ * fetches that merchant's token.
  */
+import type { MyrGateway } from '../../src/index.js';
 import { RedisRateLimiter, RedisTokenStore } from '../../src/redis/index.js';
 import type { ClientKind } from '../helpers/redis.js';
 import { connectTarget, targetFromEnv } from '../helpers/redis-topologies.js';
 import { burstPayment, serveRequests, settle, workerEnv, workerGateway } from './pool.js';
 
 const { client } = await connectTarget(workerEnv('CLIENT_KIND') as ClientKind, targetFromEnv());
-const gateway = workerGateway({
-  tokenStore: new RedisTokenStore({ client, pollIntervalMs: 10 }),
-  // A loaded CI machine can take longer than the default 1 s per command; falling back to
-  // in-process pacing (the fail-open path, tested in redis-rate-limiter.test.ts) is not what this tests.
-  rateLimiter: new RedisRateLimiter({ client, timeoutMs: 10_000 }),
-});
+const gateways = new Map<string, MyrGateway>();
+function gatewayOf(merchantId: string): MyrGateway {
+  let gateway = gateways.get(merchantId);
+  if (!gateway) {
+    gateway = workerGateway({
+      merchantId,
+      tokenStore: new RedisTokenStore({ client, pollIntervalMs: 10 }),
+      // A loaded CI machine can take longer than the default 1 s per command; falling back to
+      // in-process pacing (the fail-open path, tested in redis-rate-limiter.test.ts) is not what this tests.
+      rateLimiter: new RedisRateLimiter({ client, timeoutMs: 10_000 }),
+    });
+    gateways.set(merchantId, gateway);
+  }
+  return gateway;
+}
 let n = 0;
 
-serveRequests((message) =>
-  settle(Array.from({ length: message.calls as number }, () => gateway.payments.create(burstPayment(`P${workerEnv('WORKER')}N${++n}`)))),
-);
+serveRequests((message) => {
+  const gateway = gatewayOf(typeof message.merchantId === 'string' ? message.merchantId : workerEnv('MERCHANT_ID'));
+  // `{ type: 'token' }`: fetch a token (through a status query, whatever its answer) so that a burst measured next starts with one.
+  if (message.type === 'token') return gateway.payments.retrieve('PAYWARMUP').then(() => true, () => true);
+  return settle(Array.from({ length: message.calls as number }, () => gateway.payments.create(burstPayment(`P${workerEnv('WORKER')}N${++n}`))));
+});

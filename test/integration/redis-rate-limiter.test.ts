@@ -4,7 +4,7 @@
  * one warning, bounded by timeoutMs.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { RateLimitError } from '../../src/index.js';
+import { type Logger, RateLimitError } from '../../src/index.js';
 import { type RedisClientLike, RedisRateLimiter } from '../../src/redis/index.js';
 import { CLIENT_KINDS, type ClientKind, connect, rawCommand, RedisServer, whileRedisDown } from '../helpers/redis.js';
 
@@ -21,7 +21,7 @@ afterAll(() => redis?.stop());
 async function twoProcesses(
   kind: ClientKind,
   body: (first: RedisRateLimiter, second: RedisRateLimiter, raw: RedisClientLike, keyPrefix: string) => Promise<void>,
-  first: { wrap?: (client: RedisClientLike) => RedisClientLike; timeoutMs?: number } = {},
+  first: { wrap?: (client: RedisClientLike) => RedisClientLike; timeoutMs?: number; logger?: Logger } = {},
 ): Promise<void> {
   const a = await connect(kind, redis.url);
   const b = await connect(kind, redis.url);
@@ -29,8 +29,8 @@ async function twoProcesses(
     const keyPrefix = `t${Date.now()}${Math.random().toString(36).slice(2)}${kind}:`;
     const client = first.wrap ? first.wrap(a.client) : a.client;
     await body(
-      new RedisRateLimiter({ client, keyPrefix, timeoutMs: first.timeoutMs }),
-      new RedisRateLimiter({ client: b.client, keyPrefix }),
+      new RedisRateLimiter({ client, keyPrefix, timeoutMs: first.timeoutMs, logger: first.logger }),
+      new RedisRateLimiter({ client: b.client, keyPrefix, logger: first.logger }),
       a.client,
       keyPrefix,
     );
@@ -97,10 +97,10 @@ describe.each(CLIENT_KINDS)('RedisRateLimiter on %s', (kind) => {
     await twoProcesses(kind, async (measured, unmeasured) => {
       // One process measures limit 1 and a 1 s window; the other only hears the limit (no
       // X-RateLimit-Remaining or Reset), so it still assumes the published 60 s window.
-      measured.observe('merchant', 'other', { status: 200, limit: 1, remaining: 0, resetInMs: 990, elapsedMs: 10 });
+      measured.observe('merchant', 'other', { status: 200, limit: 1, remaining: 0, resetInMs: 1090, resetAt: Date.now() + 1090, elapsedMs: 10 });
       await sleep(50); // the learned window is written in the background
       unmeasured.observe('merchant', 'other', { status: 200, limit: 1, elapsedMs: 10 });
-      await sleep(1050); // the measured window has reset
+      await sleep(1200); // the measured window has reset
       const slot = await unmeasured.acquire('merchant', 'other', { maxWaitMs: 1000 });
       unmeasured.observe('merchant', 'other', { status: 200, elapsedMs: 5 }, slot as string);
       const started = performance.now();
@@ -173,18 +173,54 @@ describe.each(CLIENT_KINDS)('RedisRateLimiter on %s', (kind) => {
     }
   }, 20_000);
 
-  it('Redis down: acquires go ahead on the in-process budget within timeoutMs, with one warning', async () => {
-    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+  // Shared state is input: anyone with access to Redis (or a bug) can write the hash.
+  it.each([
+    ['limit 0', { limit: '0' }],
+    ['limit -5', { limit: '-5' }],
+    ['limit "abc"', { limit: 'abc' }],
+    ['a window of a day (outside 1 s – 1 h)', { window: '86400000' }],
+  ])('a rate-cfg edited to %s is ignored, with a warning: acquires still go ahead on what the process knows', async (_what, fields) => {
+    const warnings: string[] = [];
+    const logger = { debug: () => undefined, info: () => undefined, warn: (m: string) => void warnings.push(m), error: () => undefined };
+    await twoProcesses(kind, async (writer, limiter, raw, keyPrefix) => {
+      writer.observe('merchant', 'other', { status: 200, limit: 2, remaining: 1, resetInMs: 1500, resetAt: Date.now() + 1500, elapsedMs: 10 });
+      limiter.observe('merchant', 'other', { status: 200, limit: 2, remaining: 1, resetInMs: 1500, resetAt: Date.now() + 1500, elapsedMs: 10 });
+      await sleep(100); // the learned limit and window are written in the background
+      const [cfg] = (await rawCommand(raw, ['KEYS', `${keyPrefix}rate-cfg:*`])) as string[];
+      await rawCommand(raw, ['HSET', cfg as string, ...Object.entries(fields).flat()]);
+      const started = performance.now();
+      const granted: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        const slot = await limiter.acquire('merchant', 'other', { maxWaitMs: 5000 });
+        granted.push(performance.now() - started);
+        limiter.observe('merchant', 'other', { status: 200, elapsedMs: 5 }, slot as string);
+      }
+      // 4 at 2 per 1.5 s window: the second pair a window after the first (neither stalled nor a burst).
+      expect(granted[2]).toBeGreaterThan(1000);
+      expect(granted[3]).toBeLessThan(4000);
+    }, { logger });
+    expect(warnings).toEqual([expect.stringContaining('found a limit or window in Redis out of range')]);
+  }, 10_000);
+
+  it("Redis down: acquires go ahead on the in-process budget within timeoutMs, with one warning through the limiter's logger", async () => {
+    const onConsole = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const warnings: string[] = [];
+    const logger = { debug: () => undefined, info: () => undefined, warn: (m: string) => void warnings.push(m), error: () => undefined };
     try {
       await whileRedisDown(kind, async (client) => {
-        const limiter = new RedisRateLimiter({ client, timeoutMs: 100 });
+        const limiter = new RedisRateLimiter({ client, timeoutMs: 100, logger });
         const started = performance.now();
-        for (let i = 0; i < 5; i++) await limiter.acquire('merchant', 'other', { maxWaitMs: 5000 });
+        for (let i = 0; i < 5; i++) {
+          const slot = await limiter.acquire('merchant', 'other', { maxWaitMs: 5000 });
+          // The answers the client reports (the in-process fallback starts slow too: one probe first).
+          limiter.observe('merchant', 'other', { status: 200, limit: 100, remaining: 99 - i, resetInMs: 60_000, elapsedMs: 5 }, slot ?? undefined);
+        }
         expect(performance.now() - started).toBeLessThan(1000);
-        expect(warn.mock.calls.filter(([m]) => String(m).includes('RedisRateLimiter'))).toHaveLength(1);
+        expect(warnings.filter((m) => m.includes('RedisRateLimiter'))).toHaveLength(1);
+        expect(onConsole).not.toHaveBeenCalled();
       });
     } finally {
-      warn.mockRestore();
+      onConsole.mockRestore();
     }
   });
 });

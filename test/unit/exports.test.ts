@@ -219,6 +219,7 @@ const ENTRIES = {
     ],
     types: [
       'RedisClientLike',
+      'RedisRateLimiterOptions',
       'RedisStoreOptions',
       'RedisTokenStoreOptions',
       'RedisWebhookStoreOptions',

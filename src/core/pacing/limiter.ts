@@ -38,6 +38,12 @@ export interface RateLimitObservation {
   remaining?: number | undefined;
   /** Milliseconds from the answer until `X-RateLimit-Reset` (on the service's clock). */
   resetInMs?: number | undefined;
+  /**
+   * `X-RateLimit-Reset` itself, in Unix milliseconds (the service's clock). A limiter with a
+   * clock of its own to trust (Redis's `TIME`) measures against this rather than `resetInMs`,
+   * which depends on the sending process's clock.
+   */
+  resetAt?: number | undefined;
   /** `Retry-After` of a 429, in milliseconds. */
   retryAfterMs?: number | undefined;
   /** Milliseconds between taking the slot and the answer. */
@@ -91,6 +97,10 @@ export function pacingError(bucket: RateBucket, limit: number, windowMs: number,
 }
 
 const HOUR_MS = 3_600_000;
+/** The shortest window believed: anything shorter is a measurement gone wrong (or a wrong header). */
+export const MIN_WINDOW_MS = 1000;
+/** The longest window believed. */
+export const MAX_WINDOW_MS = HOUR_MS;
 
 /** What a limiter knows of one bucket: its limit and window, and a wait the service imposed. */
 export class BucketModel {
@@ -133,7 +143,7 @@ export class BucketModel {
     // short: the shortest one seen is the closest.
     if (o.remaining === this.limit - 1) {
       const window = Math.ceil(resetInMs + o.elapsedMs);
-      if (window >= 500 && window <= HOUR_MS && (!this.#windowKnown || window < this.windowMs)) this.windowMs = window;
+      if (window >= MIN_WINDOW_MS && window <= HOUR_MS && (!this.#windowKnown || window < this.windowMs)) this.windowMs = window;
       this.#windowKnown = true;
     }
     const free = o.remaining - inFlight;
@@ -209,6 +219,18 @@ export class WaitQueue {
   drain(): Waiter[] {
     return this.#waiters.splice(0);
   }
+}
+
+/**
+ * The hook a client uses to hand its logger's warnings to a limiter that was given no logger of
+ * its own (`RedisRateLimiter`). Not part of {@link RateLimiter}: a limiter without it gets nothing.
+ */
+export const CLIENT_WARN = Symbol.for('myr-gateway.rate-limiter.client-warn');
+
+/** Hands `warn` to `limiter` if it takes one (see {@link CLIENT_WARN}). */
+export function handClientWarn(limiter: RateLimiter, warn: (message: string) => void): void {
+  const take: unknown = Reflect.get(limiter, CLIENT_WARN);
+  if (typeof take === 'function') Reflect.apply(take, limiter, [warn]);
 }
 
 /** A process-wide clock that never goes back (wall-clock jumps do not move windows). */

@@ -13,6 +13,7 @@ import {
   type RateLimitObservation,
   WaitQueue,
 } from './limiter.js';
+import { admission, afterAnswer, type SlowStartState } from './slow-start.js';
 
 /**
  * The latency margin assumed before any answer was timed. A burst granted at once reaches the
@@ -21,7 +22,10 @@ import {
  */
 const UNMEASURED_LATENCY_MS = 1000;
 
-class LocalBucket extends BucketModel {
+class LocalBucket extends BucketModel implements SlowStartState {
+  limitsSeen = false;
+  probeOut = false;
+  headerlessAnswers = 0;
   /** When each request of the current window took its slot, oldest first. */
   readonly log: number[] = [];
   /**
@@ -60,7 +64,15 @@ class LocalBucket extends BucketModel {
     if (Number.isFinite(elapsedMs) && elapsedMs >= 0) this.latencyMs = Math.max(elapsedMs, (this.latencyMs ?? 0) * 0.98);
   }
 
+  /** Whether a slot can be taken now: slow start allows it and the window has room. */
+  open(now: number): boolean {
+    if (this.unpaced) return true;
+    return admission(this) !== 'hold' && this.freeAt(now) <= now;
+  }
+
   take(now: number): void {
+    // Until the service's limits are seen, the one request admitted is the probe (slow-start.ts).
+    if (admission(this) === 'probe') this.probeOut = true;
     if (!this.unpaced) this.log.push(now);
     this.inFlight += 1;
   }
@@ -68,7 +80,9 @@ class LocalBucket extends BucketModel {
 
 /**
  * A {@link RateLimiter} in this process: a sliding window per merchant and bucket, first come
- * first served. Starts from the published limits (5 token, 100 payment, 50 withdraw, 100 other
+ * first served. From cold, a bucket sends one request and holds the others until its answer's
+ * `X-RateLimit-*` headers say what the limits are (slow start, see `slow-start.ts`); before any
+ * answer it assumes the published limits (5 token, 100 payment, 50 withdraw, 100 other
  * requests a minute) and follows the service's `X-RateLimit-*` headers: their limit, the window
  * length they reveal, a window the service reports full (wait for its reset) or freer than
  * counted here. Clients given no `rateLimiter` share one instance.
@@ -98,7 +112,7 @@ export class MemoryRateLimiter implements RateLimiter {
   acquire(key: string, bucket: RateBucket, options: AcquireOptions): Promise<void> {
     const b = this.#bucket(key, bucket);
     const now = this.#now();
-    if (b.queue.length === 0 && (b.unpaced || b.freeAt(now) <= now)) {
+    if (b.queue.length === 0 && b.open(now)) {
       b.take(now);
       return Promise.resolve();
     }
@@ -115,6 +129,7 @@ export class MemoryRateLimiter implements RateLimiter {
     const now = this.#now();
     b.inFlight = Math.max(0, b.inFlight - 1);
     b.timed(observation.elapsedMs);
+    afterAnswer(b, observation);
     const free = b.learn(observation, now, b.inFlight);
     // The service counts fewer of our requests than the log does (a shorter window, a reset
     // server): forget the oldest entries it no longer counts.
@@ -130,11 +145,12 @@ export class MemoryRateLimiter implements RateLimiter {
     clearTimeout(b.timer);
     b.timer = undefined;
     const now = this.#now();
-    for (let waiter = b.queue.first(); waiter && (b.unpaced || b.freeAt(now) <= now); waiter = b.queue.first()) {
+    for (let waiter = b.queue.first(); waiter && b.open(now); waiter = b.queue.first()) {
       b.take(now);
       waiter.grant();
     }
-    if (b.queue.length === 0) return;
+    // Held for a probe: its answer (observe) pumps again; no timer could know when.
+    if (b.queue.length === 0 || admission(b) === 'hold') return;
     const at = b.freeAt(now);
     if (!Number.isFinite(at)) return;
     b.timer = setTimeout(() => this.#pump(b), Math.max(1, Math.ceil(at - now)));
@@ -150,15 +166,12 @@ export class MemoryRateLimiter implements RateLimiter {
 }
 
 let shared: MemoryRateLimiter | undefined;
-const byClock = new WeakMap<() => number, MemoryRateLimiter>();
 /**
- * The process-wide limiter of clients given no `rateLimiter`. Clients given a clock of their
- * own (`now`, tests) pace on that clock, sharing a limiter with the clients given the same one.
+ * The process-wide limiter of clients given no `rateLimiter`: one budget per merchant (and base
+ * URL) in this process, whatever clock each client was given. Its clock is the process's
+ * monotonic one: a client's `now` is wall-clock time for tokens and headers, and a budget keyed
+ * by it would split one merchant's budget between clients given equal but distinct functions.
  */
-export function defaultRateLimiter(now: () => number = Date.now): MemoryRateLimiter {
-  if (now === Date.now) return (shared ??= new MemoryRateLimiter());
-  let limiter = byClock.get(now);
-  if (!limiter) byClock.set(now, (limiter = new MemoryRateLimiter({ now })));
-  return limiter;
+export function defaultRateLimiter(): MemoryRateLimiter {
+  return (shared ??= new MemoryRateLimiter());
 }
-

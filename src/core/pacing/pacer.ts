@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { bucketOf, type RateLimiter, type RateLimitObservation } from './limiter.js';
+import { bucketOf, handClientWarn, type RateLimiter, type RateLimitObservation } from './limiter.js';
 import type { Operation } from '../policy.js';
 import { readRateLimit } from './rate-limit-headers.js';
 import { parseRetryAfter } from '../retry.js';
@@ -20,11 +20,15 @@ export class Pacer {
   readonly #now: () => number;
   #key: string | undefined;
 
-  /** `now`: the client's clock, the one the service's `X-RateLimit-Reset` is compared with. */
-  constructor(limiter: RateLimiter, key: () => Promise<string>, now: () => number) {
+  /**
+   * `now`: the client's clock, the one the service's `X-RateLimit-Reset` is compared with.
+   * `warn`: the client's warnings, handed to a limiter that has no logger of its own.
+   */
+  constructor(limiter: RateLimiter, key: () => Promise<string>, now: () => number, warn?: (message: string) => void) {
     this.#limiter = limiter;
     this.#keyOf = key;
     this.#now = now;
+    if (warn) handClientWarn(limiter, warn);
   }
 
   /**
@@ -46,6 +50,7 @@ export class Pacer {
         observation.limit = info?.limit;
         observation.remaining = info?.remaining;
         observation.resetInMs = info?.reset === undefined ? undefined : info.reset * 1000 - now;
+        observation.resetAt = info?.reset === undefined ? undefined : info.reset * 1000;
         observation.retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now);
       }
       try {

@@ -17,14 +17,42 @@ function grants(l: MemoryRateLimiter, n: number, bucket: 'withdraw' | 'other' = 
 }
 
 describe('MemoryRateLimiter', () => {
-  it('starts from the published limit (50 withdrawals a minute) and serves the 51st a second after the first leaves the window', async () => {
+  it('from cold sends one probe and holds the rest until its answer says the limits, then paces to them', async () => {
     const l = limiter();
+    const times = grants(l, 4, 'other');
+    await vi.advanceTimersByTimeAsync(5000);
+    // The answer, 5 s later: 2 a window, this request alone in a 6 s window.
+    l.observe(K, 'other', { status: 200, limit: 2, remaining: 1, resetInMs: 1000, elapsedMs: 5000 });
+    await vi.advanceTimersByTimeAsync(20_000);
+    // The probe at 0, one more slot at once, the next two as those leave the window (plus at
+    // most half a window for answers as slow as this one).
+    expect(await Promise.all(times)).toEqual([0, 5000, 9000, 14_000]);
+  });
+
+  it('a probe that got no answer lets the next one go; after 3 answers without headers it paces to the published limit', async () => {
+    const l = limiter();
+    const times = grants(l, 5);
+    await vi.advanceTimersByTimeAsync(100);
+    l.observe(K, 'withdraw', { elapsedMs: 100 }); // timeout: no answer, the next probe goes
+    await vi.advanceTimersByTimeAsync(100);
+    for (let i = 0; i < 3; i++) {
+      l.observe(K, 'withdraw', { status: 502, elapsedMs: 100 }); // answers without rate-limit headers
+      await vi.advanceTimersByTimeAsync(100);
+    }
+    expect(await Promise.all(times)).toEqual([0, 100, 200, 300, 400]);
+    // Nothing to learn from this service: the published 50 a minute, at once.
+    expect(await Promise.all(grants(l, 3))).toEqual([0, 0, 0]);
+  });
+
+  it('paces to the published limit the service confirmed (50 withdrawals a minute): the 51st a second after the first leaves the window', async () => {
+    const l = limiter();
+    l.observe(K, 'withdraw', { status: 200, limit: 50, elapsedMs: 0 });
     const times = grants(l, 51);
     await vi.advanceTimersByTimeAsync(61_000);
     const all = await Promise.all(times);
     expect(all.slice(0, 50).every((t) => t === 0)).toBe(true);
-    // No answer has been timed yet: the first burst may reach the service up to a second late.
-    expect(all[50]).toBe(61_000);
+    // Answers come at once here: a slot is held for the window alone.
+    expect(all[50]).toBe(60_000);
   });
 
   it('learns the limit and, from an answer alone in its window, the window length', async () => {

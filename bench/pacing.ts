@@ -1,0 +1,142 @@
+/**
+ * Pacing bench (issue 14): how long a burst of payment creations takes to drain against a real
+ * HTTP service on 127.0.0.1 enforcing a limit lower than the published one (30 per 6 s), next to
+ * the ideal that limit allows ((⌈n / limit⌉ − 1) windows), cold (no answer seen yet: slow start)
+ * and warm (limits learned, service window empty), each burst starting with a token, in one process (MemoryRateLimiter) and
+ * across 3 processes sharing a RedisRateLimiter (ioredis and node-redis). It also counts the 429s.
+ *
+ * The fleet rows need `redis-server` on the PATH; without it they are skipped with a note.
+ * Processes are forked with tsx (an npm dependency), nothing else is needed.
+ *
+ * Run: `npx tsx bench/pacing.ts` (or `npm run bench`). Tune: BENCH_PACING_CALLS (90),
+ * BENCH_PACING_ROUNDS (3).
+ *
+ * @module
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { setTimeout as delay } from 'node:timers/promises';
+import { MemoryRateLimiter, MemoryTokenStore, MyrGateway } from '../src/index.js';
+import { WorkerPool } from '../test/fleet/pool.js';
+import { type RateLimitedService, startRateLimitedService } from '../test/helpers/rate-limited-server.js';
+import { hasRedisServer, RedisServer } from '../test/helpers/redis.js';
+import { envInt, machineInfo, median, table } from './harness.js';
+
+const RESULTS_FILE = fileURLToPath(new URL('./results/pacing.json', import.meta.url));
+const LIMIT = 30;
+const WINDOW_MS = 6000;
+const WORKERS = 3;
+
+/** One scenario's runs. */
+export interface PacingBenchRow {
+  scenario: string;
+  /** Median time from the burst's start until its last creation answered, ms. */
+  drainMs: number;
+  idealMs: number;
+  /** drainMs ÷ idealMs. */
+  ratio: number;
+  /** Median 429s the service answered per burst. */
+  rejected: number;
+  runs: { drainMs: number; rejected: number }[];
+}
+
+let seq = 0;
+const params = () => ({ amount: 10, reference_id: `PACEBENCH${Date.now()}N${++seq}`, customer_name: 'Aisyah Rahman', customer_phone: '60123456789', payment_method: 'QR_PAYMENT' }) as const;
+
+/**
+ * Times one burst; `send` makes the calls. `warmToken` runs first, untimed: the burst starts with
+ * a token (as a fleet restarted with its token in Redis does), so nothing but pacing spaces it out.
+ */
+async function burst(service: RateLimitedService, send: () => Promise<void>, warmToken: () => Promise<unknown>): Promise<{ drainMs: number; rejected: number }> {
+  await warmToken();
+  service.reset();
+  const started = performance.now();
+  await send();
+  return { drainMs: performance.now() - started, rejected: service.creates.filter((c) => c.status === 429).length };
+}
+
+function row(scenario: string, runs: { drainMs: number; rejected: number }[], calls: number): PacingBenchRow {
+  const idealMs = (Math.ceil(calls / LIMIT) - 1) * WINDOW_MS;
+  const drainMs = median(runs.map((r) => r.drainMs));
+  return { scenario, drainMs, idealMs, ratio: drainMs / idealMs, rejected: median(runs.map((r) => r.rejected)), runs };
+}
+
+/** Cold then warm, `rounds` times: each round a merchant of its own (cold), then the same again once the service's window is empty. */
+async function coldAndWarm(rounds: number, run: (merchantId: string) => Promise<{ drainMs: number; rejected: number }>) {
+  const cold = [];
+  const warm = [];
+  for (let r = 0; r < rounds; r++) {
+    const merchantId = `MERCHANT_BENCH_${Date.now()}_${r}`;
+    cold.push(await run(merchantId));
+    await delay(WINDOW_MS + 1000);
+    warm.push(await run(merchantId));
+    await delay(WINDOW_MS + 1000);
+  }
+  return { cold, warm };
+}
+
+export async function runPacingBench(): Promise<void> {
+  const calls = envInt('BENCH_PACING_CALLS', 90);
+  const rounds = envInt('BENCH_PACING_ROUNDS', 3);
+  const service = await startRateLimitedService(LIMIT, WINDOW_MS);
+  const rows: PacingBenchRow[] = [];
+  try {
+    const limiters = new Map<string, MemoryRateLimiter>();
+    const tokens = new MemoryTokenStore();
+    const one = await coldAndWarm(rounds, (merchantId) => {
+      let limiter = limiters.get(merchantId);
+      if (!limiter) limiters.set(merchantId, (limiter = new MemoryRateLimiter()));
+      const gateway = new MyrGateway({ baseUrl: service.baseUrl, merchantId, apiKey: 'sk_test_bench', allowInsecureLoopback: true, tokenStore: tokens, rateLimiter: limiter });
+      return burst(service, async () => void (await Promise.all(Array.from({ length: calls }, () => gateway.payments.create(params())))), () =>
+        gateway.payments.retrieve('PAYWARMUP').then(() => undefined, () => undefined),
+      );
+    });
+    rows.push(row('1 process, cold', one.cold, calls), row('1 process, warm', one.warm, calls));
+
+    if (!hasRedisServer()) {
+      console.log('redis-server is not installed: fleet rows skipped (apt-get install redis-server to run them)');
+    } else {
+      const redis = await RedisServer.start();
+      const pool = await WorkerPool.start('./pacing-worker.ts', WORKERS, (i) => ({
+        WORKER: String(i),
+        CLIENT_KIND: i % 2 ? 'node-redis' : 'ioredis',
+        REDIS_URL: redis.url,
+        BASE_URL: service.baseUrl,
+        MERCHANT_ID: 'MERCHANT_BENCH',
+        API_KEY: 'sk_test_bench',
+      }));
+      try {
+        const fleet = await coldAndWarm(rounds, (merchantId) =>
+          burst(
+            service,
+            async () => {
+              const results = await pool.all<{ ok: number; errors: string[] }>({ type: 'burst', calls: Math.ceil(calls / WORKERS), merchantId });
+              const errors = results.flatMap((r) => r.errors);
+              if (errors.length > 0) throw new Error(`fleet burst failed: ${errors.join('; ')}`);
+            },
+            () => pool.all({ type: 'token', merchantId }),
+          ),
+        );
+        const fleetCalls = Math.ceil(calls / WORKERS) * WORKERS;
+        rows.push(row(`${WORKERS} processes (Redis), cold`, fleet.cold, fleetCalls), row(`${WORKERS} processes (Redis), warm`, fleet.warm, fleetCalls));
+      } finally {
+        await pool.stop();
+        await redis.stop();
+      }
+    }
+  } finally {
+    await service.close();
+  }
+
+  console.log(`${calls} concurrent payment creations against a service enforcing ${LIMIT} per ${WINDOW_MS / 1000} s (medians of ${rounds} bursts)`);
+  console.log(
+    table(
+      ['scenario', 'drain ms', 'ideal ms', 'ratio', '429s'],
+      rows.map((r) => [r.scenario, r.drainMs.toFixed(0), String(r.idealMs), `${r.ratio.toFixed(2)}×`, String(r.rejected)]),
+    ),
+  );
+  await mkdir(new URL('./results/', import.meta.url), { recursive: true });
+  await writeFile(RESULTS_FILE, `${JSON.stringify({ date: new Date().toISOString(), machine: machineInfo(), config: { calls, rounds, limit: LIMIT, windowMs: WINDOW_MS }, rows }, null, 2)}\n`);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await runPacingBench();

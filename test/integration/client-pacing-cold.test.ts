@@ -1,0 +1,63 @@
+/**
+ * Issue 14: pacing from cold, through the public client against a real HTTP service on
+ * 127.0.0.1 that enforces a limit lower than the published one, and the process-wide default
+ * budget shared by every client of a merchant however its clock is given.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { MemoryTokenStore, MyrGateway, type MyrGatewayOptions, RateLimitError } from '../../src/index.js';
+import { createMockGateway, type MockGateway } from '../../src/testing/index.js';
+import { caught, paymentParams, withdrawalParams } from '../helpers/client.js';
+import { type RateLimitedService, startRateLimitedService } from '../helpers/rate-limited-server.js';
+
+const LIMIT = 30;
+const WINDOW_MS = 6000;
+/** The shortest time 90 creations at 30 per window can take: the third 30 start two windows after the first. */
+const IDEAL_MS = (Math.ceil(90 / LIMIT) - 1) * WINDOW_MS;
+
+let service: RateLimitedService | undefined;
+let mock: MockGateway | undefined;
+afterEach(async () => {
+  await service?.close();
+  mock?.close();
+  service = mock = undefined;
+});
+
+describe('a cold burst against a limit lower than the published one', () => {
+  // Real time on purpose: pacing is temporal. The client is told nothing of the 30 per 6 s: it
+  // assumes the published 100 a minute until the first answer's X-RateLimit-* headers arrive.
+  it('90 concurrent creations from a fresh process at 30 per 6 s: at most one 429, all created within 1.3× the ideal', async () => {
+    service = await startRateLimitedService(LIMIT, WINDOW_MS);
+    const gateway = new MyrGateway({
+      baseUrl: service.baseUrl,
+      merchantId: 'MERCHANT_COLD_1',
+      apiKey: 'sk_test_cold_burst',
+      allowInsecureLoopback: true,
+      tokenStore: new MemoryTokenStore(),
+    });
+    const started = performance.now();
+    const results = await Promise.allSettled(Array.from({ length: 90 }, () => gateway.payments.create(paymentParams())));
+    const elapsed = performance.now() - started;
+
+    expect(results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+    expect(service.created.size).toBe(90);
+    expect(service.creates.filter((c) => c.status === 429).length).toBeLessThanOrEqual(1);
+    expect(elapsed).toBeLessThan(1.3 * IDEAL_MS);
+  }, 60_000);
+});
+
+describe('the default budget', () => {
+  it('two clients of one merchant with clocks of their own share it (no rateLimiter given)', async () => {
+    mock = createMockGateway({ rateLimits: { withdraw: 2 }, baseUrl: 'https://pacing-clock.test/api/v1' });
+    mock.listen();
+    const client = (now: () => number, extra: Partial<MyrGatewayOptions> = {}) =>
+      new MyrGateway({ baseUrl: mock!.baseUrl, merchantId: mock!.merchant.merchantId, apiKey: mock!.merchant.apiKey, tokenStore: new MemoryTokenStore(), now, ...extra });
+    const [a, b] = [client(() => Date.now()), client(() => Date.now(), { maxRetries: 0 })];
+    await a.withdrawals.create(withdrawalParams());
+    await a.withdrawals.create(withdrawalParams());
+    // b has sent nothing yet: only a budget shared with a knows the window is full.
+    const error = await caught(b.withdrawals.create(withdrawalParams(), { totalTimeout: 2000 }));
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect(error.message).toContain("client's own pacing");
+    expect(mock.requests.filter((r) => r.endpoint === 'withdraw').map((r) => r.status)).toEqual([200, 200]);
+  });
+});

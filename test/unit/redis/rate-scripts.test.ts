@@ -1,0 +1,32 @@
+/**
+ * The checks on what RedisRateLimiter's acquire script answers (src/redis/rate-scripts.ts): a
+ * reply is input, and a malformed one must never grant more slots than asked or spin. The
+ * scripts themselves run against a real redis-server in test/integration/redis-rate-limiter.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { type AcquireReply, readAcquire } from '../../../src/redis/rate-scripts.js';
+
+const NOW = 1_764_000_000_000;
+// reply, slots wanted → what the limiter acts on
+const ROWS: [string, unknown, number, AcquireReply][] = [
+  ['all taken', [3, 0, 0, NOW, 0], 3, { granted: 3, waitMs: 0, probe: false, redisNow: NOW, discarded: false }],
+  ['some taken, next frees in 250 ms', [1, 250, 0, NOW, 0], 3, { granted: 1, waitMs: 250, probe: false, redisNow: NOW, discarded: false }],
+  ['none, next frees in 40 s: asks again within the poll', [0, 40_000, 0, NOW, 0], 3, { granted: 0, waitMs: 1000, probe: false, redisNow: NOW, discarded: false }],
+  ['the fleet probe', [1, 100, 1, NOW, 0], 5, { granted: 1, waitMs: 100, probe: true, redisNow: NOW, discarded: false }],
+  ['an invalid value was discarded', [2, 0, 0, NOW, 1], 2, { granted: 2, waitMs: 0, probe: false, redisNow: NOW, discarded: true }],
+  ['more granted than wanted', [9, 0, 0, NOW, 0], 3, { granted: 0, waitMs: 1, probe: false, redisNow: NOW, discarded: false }],
+  ['negative granted', [-1, 0, 0, NOW, 0], 3, { granted: 0, waitMs: 1, probe: false, redisNow: NOW, discarded: false }],
+  ['fractional granted', [1.5, 10, 0, NOW, 0], 3, { granted: 0, waitMs: 10, probe: false, redisNow: NOW, discarded: false }],
+  ['a wait of NaN', [0, 'x', 0, NOW, 0], 3, { granted: 0, waitMs: 1000, probe: false, redisNow: NOW, discarded: false }],
+  ['a wait of 0 with nothing granted: no hot loop', [0, 0, 0, NOW, 0], 3, { granted: 0, waitMs: 1, probe: false, redisNow: NOW, discarded: false }],
+  ['probe flag on a grant of 2', [2, 0, 1, NOW, 0], 2, { granted: 2, waitMs: 0, probe: false, redisNow: NOW, discarded: false }],
+  ['no time', [1, 0, 0], 1, { granted: 1, waitMs: 0, probe: false, redisNow: undefined, discarded: false }],
+  ['not an array', 'OK', 3, { granted: 0, waitMs: 1000, probe: false, redisNow: undefined, discarded: false }],
+  ['null', null, 3, { granted: 0, waitMs: 1000, probe: false, redisNow: undefined, discarded: false }],
+];
+
+describe('readAcquire', () => {
+  it.each(ROWS)('%s', (_what, reply, want, expected) => {
+    expect(readAcquire(reply, want, 1000)).toEqual(expected);
+  });
+});
