@@ -26,13 +26,17 @@ import { VERSION } from './version.js';
  * variables at run time, not at build time), connects once they are all there, and until then
  * fails with the {@link ConfigurationError} that names them, before anything is sent.
  */
-function deferredTransport(connect: () => Transport): Pick<Transport, 'call' | 'rateLimit'> {
+function deferredTransport(connect: () => Transport): Pick<Transport, 'call' | 'settle' | 'rateLimit'> {
   let transport: Transport | undefined;
   return {
     // async: a throw of `connect` (settings still missing) becomes the call's rejection.
     async call(...args) {
       transport ??= connect();
       return transport.call(...args);
+    },
+    async settle(...args) {
+      transport ??= connect();
+      return transport.settle(...args);
     },
     get rateLimit() {
       return transport?.rateLimit;
@@ -77,7 +81,7 @@ export class MyrGateway {
   readonly payments: Payments;
   /** Withdrawals (payouts). */
   readonly withdrawals: Withdrawals;
-  readonly #transport: Pick<Transport, 'call' | 'rateLimit'>;
+  readonly #transport: Pick<Transport, 'call' | 'settle' | 'rateLimit'>;
   #settings: RequiredSettings;
 
   constructor(options: MyrGatewayOptions = {}) {
@@ -127,7 +131,7 @@ export class MyrGateway {
         storeRefreshTimeoutMs: storeTimeout + timeout,
         warn,
         fetchToken: async (signal, beforeAttempt) => {
-          const body = await transport.call(
+          const { data } = await transport.call(
             {
               method: 'POST',
               path: 'auth/token',
@@ -136,10 +140,9 @@ export class MyrGateway {
               operation: 'token',
             },
             { signal },
-            undefined,
             beforeAttempt,
           );
-          return readToken(body, now());
+          return readToken(data, now());
         },
       });
       transport.useTokens(tokens);

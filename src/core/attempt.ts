@@ -34,7 +34,7 @@ export interface JudgeSettings {
  * policy; with the answer's `X-RateLimit-*` headers when it carried them (read once here,
  * for the client's `rateLimit` and the call's trace).
  */
-export type Judgement = ({ ok: true; data: unknown } | { ok: false; error: MyrGatewayError; outcome: Outcome }) & {
+export type Judgement = ({ ok: true; data: unknown; status: number } | { ok: false; error: MyrGatewayError; outcome: Outcome }) & {
   rateLimit?: RateLimitInfo | undefined;
 };
 
@@ -127,10 +127,10 @@ export function judgeAttempt(
   const rateLimit = readRateLimit(response.headers, cfg.now());
   if (response.ok) {
     try {
-      return { ok: true, data: JSON.parse(text), rateLimit };
+      return { ok: true, data: JSON.parse(text), status: response.status, rateLimit };
     } catch {
       // Not JSON: hand the text on; the resource's envelope check reports it.
-      return { ok: true, data: text, rateLimit };
+      return { ok: true, data: text, status: response.status, rateLimit };
     }
   }
   const error = errorFromResponse(

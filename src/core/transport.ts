@@ -66,14 +66,32 @@ export interface CallSpec {
   redact?: Redact;
 }
 
-/** Mutable facts about a call that the resource reads after it failed. */
-export interface CallState {
-  /** An earlier attempt may have been processed by the service. */
+/** A call that succeeded: the parsed JSON body, and what the SDK saw of the answer (`result.lastResponse`). */
+export interface CallAnswer {
+  data: unknown;
+  response: ResponseInfo;
+}
+
+/**
+ * How a call ended, for a resource that follows up on a failure: a payment create whose attempt
+ * may have been processed looks the payment up with the time the call has left.
+ */
+export type CallOutcome =
+  | ({ ok: true } & CallAnswer)
+  | {
+      ok: false;
+      /** What the call failed with (a MyrGatewayError, or whatever a merchant's hook threw). */
+      error: unknown;
+      /** An attempt may have been processed by the service. */
+      maybeProcessed: boolean;
+      /** Milliseconds left of the call's total timeout, for a follow-up lookup. */
+      remainingMs: number;
+    };
+
+/** What one call has learned so far, kept by the transport for the outcome of a failed call. */
+interface CallProgress {
   maybeProcessed: boolean;
-  /** Set by the transport: milliseconds left of the call's total timeout, for follow-up lookups. */
-  remainingMs?: () => number;
-  /** Set by the transport when the call succeeded: what the answer carried (`result.lastResponse`). */
-  response?: ResponseInfo | undefined;
+  limits: CallLimits | undefined;
 }
 
 /** The settings the transport runs with (resolved by the client). */
@@ -129,38 +147,55 @@ export class Transport {
 
   /**
    * Runs a call to completion: attempts, retries, token refresh on TOKEN_EXPIRED.
-   * Resolves with the parsed JSON body of a 2xx response; throws a MyrGatewayError.
+   * Resolves with the parsed JSON body of a 2xx response and its metadata; throws a MyrGatewayError.
    *
    * @param beforeAttempt runs before every attempt (the token endpoint's local limiter) and
    *   returns what to tell about the attempt once it is over.
    */
-  async call(
-    spec: CallSpec,
-    options: RequestOptions = {},
-    state: CallState = { maybeProcessed: false },
-    beforeAttempt?: TokenAttemptHook,
-  ): Promise<unknown> {
-    const observer = this.#config.observer;
-    if (observer.traced()) {
-      return observer.run(spec, (trace) => this.#call(spec, options, state, beforeAttempt, trace), (info) => (state.response = info));
-    }
-    // No span to run in: observe the call here, without the closures a span needs.
-    return this.#observed(new CallTrace(observer, spec, undefined), spec, options, state, beforeAttempt);
+  async call(spec: CallSpec, options: RequestOptions = {}, beforeAttempt?: TokenAttemptHook): Promise<CallAnswer> {
+    const outcome = await this.settle(spec, options, beforeAttempt);
+    if (!outcome.ok) throw outcome.error;
+    return outcome;
   }
 
-  async #observed(trace: CallTrace, spec: CallSpec, options: RequestOptions, state: CallState, beforeAttempt: TokenAttemptHook | undefined): Promise<unknown> {
-    let data: unknown;
+  /** Like {@link call}, but a failure is returned with what a follow-up needs, not thrown. */
+  async settle(spec: CallSpec, options: RequestOptions = {}, beforeAttempt?: TokenAttemptHook): Promise<CallOutcome> {
+    const progress: CallProgress = { maybeProcessed: false, limits: undefined };
+    const observer = this.#config.observer;
+    const observed = (trace: CallTrace) => this.#observed(trace, spec, options, progress, beforeAttempt);
     try {
-      data = await this.#call(spec, options, state, beforeAttempt, trace);
+      // No span to run in: observe the call here, without the closures a span needs.
+      const answer = observer.traced() ? await observer.run(spec, observed) : await observed(new CallTrace(observer, spec, undefined));
+      return { ok: true, data: answer.data, response: answer.response };
+    } catch (error) {
+      return { ok: false, error, maybeProcessed: progress.maybeProcessed, remainingMs: progress.limits?.remaining() ?? 0 };
+    }
+  }
+
+  async #observed(
+    trace: CallTrace,
+    spec: CallSpec,
+    options: RequestOptions,
+    progress: CallProgress,
+    beforeAttempt: TokenAttemptHook | undefined,
+  ): Promise<CallAnswer> {
+    let answer: { data: unknown; status: number };
+    try {
+      answer = await this.#call(spec, options, progress, beforeAttempt, trace);
     } catch (error) {
       trace.end(error);
       throw error;
     }
-    state.response = trace.end(undefined);
-    return data;
+    return { data: answer.data, response: trace.succeeded(answer.status) };
   }
 
-  async #call(spec: CallSpec, options: RequestOptions, state: CallState, beforeAttempt: TokenAttemptHook | undefined, trace: CallTrace): Promise<unknown> {
+  async #call(
+    spec: CallSpec,
+    options: RequestOptions,
+    progress: CallProgress,
+    beforeAttempt: TokenAttemptHook | undefined,
+    trace: CallTrace,
+  ): Promise<{ data: unknown; status: number }> {
     const cfg = this.#config;
     const maxRetries = retriesSetting(options.maxRetries, cfg.retry.maxRetries, 'maxRetries', 'call');
     const limits = new CallLimits(options.signal, millisecondsSetting(options.totalTimeout, cfg.totalTimeout, 'totalTimeout', 'call'));
@@ -168,15 +203,15 @@ export class Transport {
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     // A call that knows more secrets (a withdrawal's account number) redacts them too; others reuse the client's.
     const judge = spec.redact === undefined ? cfg : { now: cfg.now, redact: bothRedact(cfg.redact, spec.redact) };
-    state.remainingMs = () => limits.remaining();
+    progress.limits = limits;
     let retries = 0;
     let renewedToken = false;
 
     for (;;) {
-      this.#throwIfStopped(limits, spec, state);
+      this.#throwIfStopped(limits, spec, progress);
       let token: string | undefined;
       if (spec.authenticated) {
-        token = await this.#token(limits, spec, state);
+        token = await this.#token(limits, spec, progress);
       }
       // Waiting for a slot happens before anything is sent: it is not a retry.
       let paced: PaceReport | undefined;
@@ -184,7 +219,7 @@ export class Transport {
         try {
           paced = await cfg.pacer.acquire(spec.operation, limits.user, limits.remaining());
         } catch (e) {
-          throw this.#stopped(e, limits, spec, state);
+          throw this.#stopped(e, limits, spec, progress);
         }
       }
       const report = beforeAttempt?.();
@@ -195,7 +230,7 @@ export class Transport {
       const outcome = judgeAttempt(attempt, attemptTimeout, token, judge);
       if (outcome.rateLimit) this.#rateLimit = outcome.rateLimit;
       trace.response(attempt.kind === 'response' ? attempt.response : undefined, outcome.ok ? undefined : outcome.error, outcome.rateLimit);
-      if (outcome.ok) return outcome.data;
+      if (outcome.ok) return { data: outcome.data, status: outcome.status };
 
       const { error } = outcome;
       const decision = decide({
@@ -209,15 +244,15 @@ export class Transport {
         tokenRenewed: renewedToken,
       });
       if (decision.action === 'outcome-unknown') {
-        state.maybeProcessed = true;
+        progress.maybeProcessed = true;
         throw this.#outcomeUnknown(spec, error);
       }
-      if ('maybeProcessed' in decision && decision.maybeProcessed) state.maybeProcessed = true;
-      this.#throwIfStopped(limits, spec, state);
+      if ('maybeProcessed' in decision && decision.maybeProcessed) progress.maybeProcessed = true;
+      this.#throwIfStopped(limits, spec, progress);
       if (decision.action === 'renew-token' && token !== undefined && this.#tokens) {
         renewedToken = true;
         await this.#tokens.renew(token, limits.signal).catch((e: unknown) => {
-          throw this.#stopped(e, limits, spec, state);
+          throw this.#stopped(e, limits, spec, progress);
         });
         continue;
       }
@@ -232,30 +267,30 @@ export class Transport {
       try {
         await cfg.sleep(decision.delayMs, limits.signal);
       } catch (e) {
-        throw this.#stopped(e, limits, spec, state);
+        throw this.#stopped(e, limits, spec, progress);
       }
     }
   }
 
-  async #token(limits: CallLimits, spec: CallSpec, state: CallState): Promise<string> {
+  async #token(limits: CallLimits, spec: CallSpec, progress: CallProgress): Promise<string> {
     const tokens = this.#tokens;
     if (!tokens) throw new AuthenticationError('No token manager configured', { code: 'UNAUTHORIZED' });
     try {
       // A cached token needs no signal; the getter builds one only for a refresh.
       return await tokens.get(() => limits.signal);
     } catch (e) {
-      throw this.#stopped(e, limits, spec, state);
+      throw this.#stopped(e, limits, spec, progress);
     }
   }
 
-  #throwIfStopped(limits: CallLimits, spec: CallSpec, state: CallState): void {
-    if (limits.stopped) throw this.#stopped(undefined, limits, spec, state);
+  #throwIfStopped(limits: CallLimits, spec: CallSpec, progress: CallProgress): void {
+    if (limits.stopped) throw this.#stopped(undefined, limits, spec, progress);
   }
 
   /** The error for a call stopped by the caller's signal or the overall timeout. */
-  #stopped(cause: unknown, limits: CallLimits, spec: CallSpec, state: CallState): MyrGatewayError {
+  #stopped(cause: unknown, limits: CallLimits, spec: CallSpec, progress: CallProgress): MyrGatewayError {
     if (cause instanceof MyrGatewayError) return cause;
-    const maybe = state.maybeProcessed && spec.operation === 'payment.create'
+    const maybe = progress.maybeProcessed && spec.operation === 'payment.create'
       ? `; an attempt may have reached the service: ${outcomeUnknownAdvice(spec.operation, spec.referenceId ?? '')}`
       : '';
     const referenceId = spec.referenceId;
@@ -268,7 +303,7 @@ export class Transport {
             referenceId,
           })
         : new MyrGatewayError('The call stopped unexpectedly', { code: 'HTTP_ERROR', referenceId });
-    if (state.maybeProcessed && (spec.operation === 'withdraw' || spec.operation === 'withdraw.recover')) {
+    if (progress.maybeProcessed && (spec.operation === 'withdraw' || spec.operation === 'withdraw.recover')) {
       return this.#outcomeUnknown(spec, error);
     }
     return error;

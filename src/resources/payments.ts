@@ -1,7 +1,7 @@
 import { AbortError, InvalidResponseError } from '../core/errors/service.js';
 import { InvalidRequestError, MyrGatewayError } from '../core/errors/base.js';
 import { withResponse, type WithResponse } from '../core/observe/events.js';
-import type { CallState, RequestOptions, Transport } from '../core/transport.js';
+import type { RequestOptions, Transport } from '../core/transport.js';
 import { type AnswerCheck, checkCustomerUrl, checkEcho, parseSuccess, validateRequest } from '../core/validate.js';
 import { referenceOf, tagReference } from '../core/errors/reference.js';
 import { splitLoopbackUrls } from '../core/urls.js';
@@ -31,12 +31,12 @@ const IDENTIFIER = /^[A-Za-z0-9_]{1,128}$/;
  * Reached as `gateway.payments`.
  */
 export class Payments {
-  readonly #transport: Pick<Transport, 'call'>;
+  readonly #transport: Pick<Transport, 'call' | 'settle'>;
   readonly #allowInsecureLoopback: boolean;
   readonly #timing: PaymentsTiming;
 
   /** @internal */
-  constructor(transport: Pick<Transport, 'call'>, allowInsecureLoopback: boolean, timing: PaymentsTiming) {
+  constructor(transport: Pick<Transport, 'call' | 'settle'>, allowInsecureLoopback: boolean, timing: PaymentsTiming) {
     this.#transport = transport;
     this.#allowInsecureLoopback = allowInsecureLoopback;
     this.#timing = timing;
@@ -94,26 +94,23 @@ export class Payments {
     const validated = validateRequest(paymentCreateParamsSchema(rest), rest, 'payment create');
     // The schema already wrote `amount` as the JSON number to send; its type still admits the string it came as.
     const body = { ...validated, ...urls, amount: Number(validated.amount) };
-    const state: CallState = { maybeProcessed: false };
-    let raw: unknown;
-    try {
-      raw = await this.#transport.call(
-        { method: 'POST', path: 'payment/request', body, authenticated: true, operation: 'payment.create', referenceId: body.reference_id },
-        options,
-        state,
-      );
-    } catch (error) {
+    const outcome = await this.#transport.settle(
+      { method: 'POST', path: 'payment/request', body, authenticated: true, operation: 'payment.create', referenceId: body.reference_id },
+      options,
+    );
+    if (!outcome.ok) {
+      const { error } = outcome;
       // The caller stopped the call: do not start a lookup it did not ask for (the error says what to do).
-      if (!state.maybeProcessed || error instanceof AbortError || !(error instanceof MyrGatewayError)) throw error;
-      return await reconcile(this, error, body, options, state.remainingMs?.() ?? 0, this.#check(body.reference_id), startedAt);
+      if (!outcome.maybeProcessed || error instanceof AbortError || !(error instanceof MyrGatewayError)) throw error;
+      return await reconcile(this, error, body, options, outcome.remainingMs, this.#check(body.reference_id), startedAt);
     }
     const check = this.#check(body.reference_id);
-    const data = parseSuccess(paymentCreatedSchema, raw, check.what, check.followUp);
+    const data = parseSuccess(paymentCreatedSchema, outcome.data, check.what, check.followUp);
     checkEcho(check, 'reference_id', body.reference_id, data.reference_id);
     checkEcho(check, 'amount', body.amount, data.amount);
     checkCustomerUrl(check, 'payment_url', data.payment_url);
     checkCustomerUrl(check, 'gateway.redirect_url', data.gateway?.redirect_url);
-    return withResponse(createdPayment(data, body), state.response);
+    return withResponse(createdPayment(data, body), outcome.response);
   }
 
   /** @internal How a 2xx answer about `referenceId` is checked, and what to say when it is wrong. */
@@ -145,20 +142,18 @@ export class Payments {
         { code: 'VALIDATION_ERROR', field: 'identifier' },
       );
     }
-    const state: CallState = { maybeProcessed: false };
-    const raw = await this.#transport.call(
+    const { data, response } = await this.#transport.call(
       { method: 'GET', path: `payment/status/${identifier}`, authenticated: true, operation: 'status' },
       options,
-      state,
     );
-    const status = parseSuccess(paymentStatusSchema, raw, 'payment status');
+    const status = parseSuccess(paymentStatusSchema, data, 'payment status');
     if (status.payment_id !== identifier && status.reference_id !== identifier) {
       throw new InvalidResponseError(
         `INVALID_RESPONSE: the payment status answer is for another payment (asked for ${identifier})`,
         { code: 'INVALID_RESPONSE', field: 'reference_id' },
       );
     }
-    return withResponse(status, state.response);
+    return withResponse(status, response);
   }
 
   /**

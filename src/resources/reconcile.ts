@@ -8,7 +8,7 @@
 import { DuplicateReferenceError } from '../core/errors/service.js';
 import { type MyrGatewayError } from '../core/errors/base.js';
 import { OutcomeUnknownError, PaymentUrlUnavailableError } from '../core/errors/outcome.js';
-import { type ResponseInfo, withResponse, type WithResponse } from '../core/observe/events.js';
+import { withResponse, type WithResponse } from '../core/observe/events.js';
 import { outcomeUnknownAdvice } from '../core/policy.js';
 import type { RequestOptions } from '../core/transport.js';
 import { type AnswerCheck, checkCustomerUrl, checkEcho } from '../core/validate.js';
@@ -58,7 +58,7 @@ function unknown(final: MyrGatewayError, referenceId: string, why: string): Outc
  * Throws the error the merchant gets, or returns the payment when the record carries its URL.
  */
 export async function reconcile(
-  payments: { retrieve(identifier: string, options?: RequestOptions): Promise<PaymentStatus> },
+  payments: { retrieve(identifier: string, options?: RequestOptions): Promise<WithResponse<PaymentStatus>> },
   final: MyrGatewayError,
   body: SentPayment,
   options: RequestOptions | undefined,
@@ -69,7 +69,7 @@ export async function reconcile(
 ): Promise<WithResponse<PaymentCreated>> {
   const referenceId = body.reference_id;
   if (remainingMs < 1) throw unknown(final, referenceId, 'no time was left to look it up');
-  let existing: PaymentStatus;
+  let existing: WithResponse<PaymentStatus>;
   try {
     existing = await payments.retrieve(referenceId, { ...options, totalTimeout: Math.floor(remainingMs) });
   } catch (lookupError) {
@@ -100,7 +100,7 @@ export async function reconcile(
     checkEcho(check, 'reference_id', referenceId, existing.reference_id);
     const created = createdPayment({ ...existing, payment_url: existing.payment_url, gateway: gateway as { redirect_url?: string } | undefined }, body);
     // The lookup's answer is the one the result came from.
-    return withResponse(created, (existing as { lastResponse?: ResponseInfo }).lastResponse);
+    return withResponse(created, existing.lastResponse);
   }
   const expires = typeof existing.expires_at === 'string' ? ` It expires at ${existing.expires_at}.` : '';
   throw new PaymentUrlUnavailableError(

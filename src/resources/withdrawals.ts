@@ -1,6 +1,6 @@
 import type { Operation } from '../core/policy.js';
 import { withResponse, type WithResponse } from '../core/observe/events.js';
-import type { CallState, RequestOptions, Transport } from '../core/transport.js';
+import type { RequestOptions, Transport } from '../core/transport.js';
 import { type AnswerCheck, checkEcho, parseSuccess, validateRequest } from '../core/validate.js';
 import { referenceOf, tagReference } from '../core/errors/reference.js';
 import { CURRENCY } from '../schemas/common.js';
@@ -120,13 +120,11 @@ export class Withdrawals {
     // The schema already wrote `amount` as the JSON number to send; its type still admits the string it came as.
     const body = { ...validated, amount: Number(validated.amount), currency: validated.currency ?? CURRENCY, method: validated.method ?? 'BANK' };
     const referenceId = body.reference_id;
-    const state: CallState = { maybeProcessed: false };
     // The account number never comes back in clear: not in a message the service wrote, not in any field of the result.
     const redact = accountNumberRedactor(body.account_number);
-    const raw = await this.#transport.call(
+    const { data, response } = await this.#transport.call(
       { method: 'POST', path: 'payment/withdraw', body, authenticated: true, operation, referenceId, redact },
       options,
-      state,
     );
     const check: AnswerCheck = {
       what: 'withdrawal create',
@@ -135,7 +133,7 @@ export class Withdrawals {
         'wait for the callback or call withdrawals.recover with the same params',
       allowInsecureLoopback: false,
     };
-    const withdrawal = parseSuccess(withdrawalSchema, maskAccountNumbers(raw, redact), check.what, check.followUp);
+    const withdrawal = parseSuccess(withdrawalSchema, maskAccountNumbers(data, redact), check.what, check.followUp);
     checkEcho(check, 'reference_id', referenceId, withdrawal.reference_id);
     checkEcho(check, 'amount', body.amount, withdrawal.amount);
     // What the SDK vouches for is filled from the request when the service left it out (the amount echo was checked above).
@@ -147,6 +145,6 @@ export class Withdrawals {
       bank_code: text(withdrawal.bank_code, body.bank_code),
       account_number: text(withdrawal.account_number, maskAccountNumber(body.account_number)),
     };
-    return withResponse(result, state.response);
+    return withResponse(result, response);
   }
 }

@@ -63,7 +63,8 @@ export type WithResponse<T> = T & {
 };
 
 /** Puts `info` on `result` as the non-enumerable `lastResponse` (see {@link WithResponse}). */
-export function withResponse<T extends object>(result: T, info: ResponseInfo | undefined): WithResponse<T> {
-  if (info) Object.defineProperty(result, 'lastResponse', { value: Object.freeze(info), enumerable: false, configurable: true });
+export function withResponse<T extends object>(result: T, info: ResponseInfo): WithResponse<T> {
+  Object.defineProperty(result, 'lastResponse', { value: Object.freeze(info), enumerable: false, configurable: true });
+  // defineProperty cannot tell the compiler what it added; the property is set on the line above.
   return result as WithResponse<T>;
 }

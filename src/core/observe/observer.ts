@@ -160,12 +160,24 @@ export class CallTrace {
   }
 
   /** Ends the call: sets the span's outcome and logs one line. Returns the response metadata. */
-  end(error: unknown): ResponseInfo | undefined {
+  /** Ends a call that failed with `error`: the span's outcome and one log line. */
+  end(error: unknown): void {
+    this.#finish(error, this.#status);
+  }
+
+  /** Ends a call whose answer (HTTP `status`) was a success; returns what the result carries as `lastResponse`. */
+  succeeded(status: number): ResponseInfo {
+    const durationMs = this.#finish(undefined, status);
+    return { status, correlationId: this.#correlationId, rateLimit: this.#rateLimit, attempts: this.attempts, durationMs };
+  }
+
+  /** Sets the span's outcome and logs one line; returns the call's duration. */
+  #finish(error: unknown, answered: number | undefined): number {
     const obs = this.#observer;
     const durationMs = obs.now() - this.#start;
     const failure = error instanceof MyrGatewayError ? error : undefined;
     const code = error === undefined ? undefined : failure ? String(failure.code) : 'UNKNOWN';
-    const status = failure ? failure.status : this.#status;
+    const status = failure ? failure.status : answered;
     const correlationId = failure ? failure.correlationId : this.#correlationId;
     const rateLimit = this.#rateLimit;
     const span = this.#span;
@@ -197,8 +209,7 @@ export class CallTrace {
       const outcome = code === undefined ? `${status}` : `failed with ${code}`;
       obs.log.write('info', `${fields.method} ${fields.path} ${outcome} in ${durationMs} ms (${fields.attempts} attempt${fields.attempts === 1 ? '' : 's'})`, fields);
     }
-    if (error !== undefined || this.#status === undefined) return undefined;
-    return { status: this.#status, correlationId: this.#correlationId, rateLimit, attempts: this.attempts, durationMs };
+    return durationMs;
   }
 }
 
@@ -235,21 +246,10 @@ export class Observer {
     return this.#tracer() !== undefined;
   }
 
-  /** Runs `call` inside a span when a tracer is configured or registered; `done` receives the response metadata. */
-  run<T>(spec: CallShape, call: (trace: CallTrace) => Promise<T>, done: (info: ResponseInfo | undefined) => void): Promise<T> {
+  /** Runs `call` inside a span when a tracer is configured or registered; `call` ends its trace. */
+  run<T>(spec: CallShape, call: (trace: CallTrace) => Promise<T>): Promise<T> {
     const tracer = this.#tracer();
-    const go = async (span: SpanLike | undefined): Promise<T> => {
-      const trace = new CallTrace(this, spec, span);
-      let result: T;
-      try {
-        result = await call(trace);
-      } catch (error) {
-        trace.end(error);
-        throw error;
-      }
-      done(trace.end(undefined));
-      return result;
-    };
+    const go = (span: SpanLike | undefined): Promise<T> => call(new CallTrace(this, spec, span));
     if (!tracer) return go(undefined);
     const route = template(spec.path);
     return runTraced(
