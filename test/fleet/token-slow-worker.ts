@@ -4,10 +4,11 @@
  * concurrent payment creations on a cold cache, reporting how they ended and the client's warnings.
  */
 import { RedisTokenStore } from '../../src/redis/index.js';
-import { connect, type ClientKind } from '../helpers/redis.js';
+import type { ClientKind } from '../helpers/redis.js';
+import { connectTarget, targetFromEnv } from '../helpers/redis-topologies.js';
 import { burstPayment, serveRequests, settle, workerEnv, workerGateway } from './pool.js';
 
-const { client } = await connect(workerEnv('CLIENT_KIND') as ClientKind, workerEnv('REDIS_URL'));
+const { client } = await connectTarget(workerEnv('CLIENT_KIND') as ClientKind, targetFromEnv());
 let n = 0;
 
 serveRequests(async (message) => {
