@@ -21,7 +21,6 @@ export {
   RateLimitError,
   ServiceUnavailableError,
   TimeoutError,
-  type PaymentStatusLike,
 } from './core/errors/service.js';
 export {
   ConfigurationError,
@@ -55,9 +54,9 @@ export {
 export { MemoryRateLimiter } from './core/pacing/memory-limiter.js';
 export type { RetryOptions } from './core/retry.js';
 export type { RequestOptions } from './core/transport.js';
-export { Payments } from './resources/payments.js';
+export type { Payments } from './resources/payments.js';
 export type { WaitForCompletionOptions } from './resources/wait.js';
-export { type WithdrawalRecovery, Withdrawals } from './resources/withdrawals.js';
+export type { WithdrawalRecovery, Withdrawals } from './resources/withdrawals.js';
 export {
   PROVIDER_CHANNELS_GROUP_A,
   PROVIDER_CHANNELS_GROUP_B,

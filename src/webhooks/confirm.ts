@@ -6,18 +6,7 @@
 import { InvalidRequestError } from '../core/errors/base.js';
 import { amountText, sameAmount } from '../schemas/amount.js';
 import type { WebhookEvent } from './events.js';
-
-/** The status record fields {@link confirmDeposit} compares. */
-export interface PaymentStatusRecordLike {
-  /** The payment id. */
-  payment_id: string;
-  /** The merchant's reference. */
-  reference_id: string;
-  /** Amount in MYR. */
-  amount: number;
-  /** Current status. */
-  status: string;
-}
+import type { PaymentStatus } from '../schemas/statuses.js';
 
 /**
  * Anything that can look a payment up, such as a `MyrGateway` client. Structural, so
@@ -27,7 +16,7 @@ export interface PaymentStatusSource {
   /** The payments resource. */
   payments: {
     /** Looks a payment up by payment_id or reference_id. */
-    retrieve(identifier: string): Promise<PaymentStatusRecordLike>;
+    retrieve(identifier: string): Promise<PaymentStatus>;
   };
 }
 
@@ -64,7 +53,7 @@ export type DepositConfirmation =
        * `strictNullChecks` (where `!check.confirmed` does not narrow) can still read it. */
       readonly mismatches: readonly [];
       /** The status record that confirmed it. */
-      readonly payment: PaymentStatusRecordLike;
+      readonly payment: PaymentStatus;
     }
   | {
       /** Something disagreed: do not fulfil. */
@@ -72,7 +61,7 @@ export type DepositConfirmation =
       /** Every field that disagreed. */
       readonly mismatches: readonly DepositMismatch[];
       /** The status record, when it was looked up. */
-      readonly payment: PaymentStatusRecordLike | undefined;
+      readonly payment: PaymentStatus | undefined;
     };
 
 /** The service's record against the signed callback: two JSON numbers, to the sen. */

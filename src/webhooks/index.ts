@@ -26,9 +26,9 @@ export {
   type DepositConfirmation,
   type DepositMismatch,
   type ExpectedDeposit,
-  type PaymentStatusRecordLike,
   type PaymentStatusSource,
 } from './confirm.js';
+export type { PaymentStatus } from '../schemas/statuses.js';
 export { createWebhookHandler } from './handler.js';
 export type {
   WebhookEventContext,

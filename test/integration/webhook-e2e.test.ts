@@ -15,6 +15,7 @@ import {
   createExpressMiddleware,
   createFastifyHandler,
   createWebhookHandler,
+  type PaymentStatus,
   type PaymentStatusSource,
   type WebhookEvent,
   type WebhookHandler,
@@ -103,7 +104,7 @@ function statusApi(token: string): PaymentStatusSource {
     payments: {
       async retrieve(id) {
         const answer = await call(mock, 'GET', `/payment/status/${id}`, { token });
-        return answer.body.data as { payment_id: string; reference_id: string; amount: number; status: string };
+        return answer.body.data as PaymentStatus;
       },
     },
   };

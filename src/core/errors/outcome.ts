@@ -5,7 +5,7 @@
  * @module
  */
 import { MyrGatewayError, type MyrGatewayErrorInit } from './base.js';
-import type { PaymentStatusLike } from './service.js';
+import type { PaymentStatus } from '../../schemas/statuses.js';
 
 /**
  * A money-moving request may have reached the service, but no answer came back
@@ -65,10 +65,10 @@ export class PaymentUrlUnavailableError extends MyrGatewayError {
   override name = 'PaymentUrlUnavailableError';
   declare readonly referenceId: string;
   /** The status record of the payment that exists under `referenceId`. */
-  readonly existingPayment: PaymentStatusLike;
+  readonly existingPayment: PaymentStatus;
   /** When the existing payment expires (ISO 8601), when the service said so. */
   readonly expiresAt: string | undefined;
-  constructor(message: string, init: Omit<MyrGatewayErrorInit, 'code'> & { referenceId: string; existingPayment: PaymentStatusLike }) {
+  constructor(message: string, init: Omit<MyrGatewayErrorInit, 'code'> & { referenceId: string; existingPayment: PaymentStatus }) {
     super(message, { ...init, code: 'PAYMENT_URL_UNAVAILABLE', retryable: false });
     this.existingPayment = init.existingPayment;
     const expires = init.existingPayment.expires_at;
@@ -100,8 +100,8 @@ export class PaymentPendingError extends MyrGatewayError {
   /** The payment_id or reference_id that was polled. */
   readonly identifier: string;
   /** The last status record seen, if any lookup answered. */
-  readonly lastStatus: PaymentStatusLike | undefined;
-  constructor(message: string, init: { identifier: string; lastStatus: PaymentStatusLike | undefined; cause?: unknown }) {
+  readonly lastStatus: PaymentStatus | undefined;
+  constructor(message: string, init: { identifier: string; lastStatus: PaymentStatus | undefined; cause?: unknown }) {
     super(message, {
       code: 'PAYMENT_PENDING',
       retryable: true,

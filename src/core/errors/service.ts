@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { PaymentStatus } from '../../schemas/statuses.js';
 import { MyrGatewayError } from './base.js';
 
 /** 401: missing, invalid or expired token, or wrong merchant credentials. */
@@ -33,7 +34,7 @@ export class DuplicateReferenceError extends MyrGatewayError {
   /** `'DuplicateReferenceError'`, so logs show which error it is. */
   override name = 'DuplicateReferenceError';
   /** The payment already stored under this `reference_id`, when the SDK looked it up. */
-  existingPayment: PaymentStatusLike | undefined;
+  existingPayment: PaymentStatus | undefined;
   /**
    * True when an earlier attempt of the same call may have reached the service, so the
    * existing payment is most likely the caller's own.
@@ -46,19 +47,6 @@ export class DuplicateReferenceError extends MyrGatewayError {
     if (this.earlierAttemptMayHaveSucceeded) out.earlierAttemptMayHaveSucceeded = true;
     return out;
   }
-}
-
-/** The status record carried by {@link DuplicateReferenceError.existingPayment}. */
-export interface PaymentStatusLike {
-  /** The payment id. */
-  payment_id: string;
-  /** Your reference. */
-  reference_id: string;
-  /** Its status. */
-  status: string;
-  /** Its amount in MYR. */
-  amount: number;
-  [extra: string]: unknown;
 }
 
 /** 429: too many requests. `retryAfter` says how long to wait. */

@@ -10,7 +10,7 @@ import { API_KEY, NOW, callback } from '../../fixtures/webhook-vectors-helpers.j
 
 const verifier = new WebhookVerifier({ apiKey: API_KEY, clock: () => NOW });
 const gateway: PaymentStatusSource = {
-  payments: { retrieve: async (id) => ({ payment_id: id, reference_id: 'ORDER1001', amount: 149.9, status: 'SUCCESS' }) },
+  payments: { retrieve: async (id) => ({ payment_id: id, reference_id: 'ORDER1001', amount: 149.9, currency: 'MYR', status: 'SUCCESS' }) },
 };
 const paid = async () => verifier.verify({ body: (await callback({ amount: 149.9 })).raw });
 

@@ -287,7 +287,7 @@ describe('createWebhookHandler: configuration', () => {
 
 describe('confirmDeposit', () => {
   function gateway(record: Partial<{ payment_id: string; reference_id: string; amount: number; status: string }>) {
-    const retrieve = vi.fn(async (id: string) => ({ payment_id: id, reference_id: 'ORDER1001', amount: 120.5, status: 'SUCCESS', ...record }));
+    const retrieve = vi.fn(async (id: string) => ({ payment_id: id, reference_id: 'ORDER1001', amount: 120.5, currency: 'MYR', status: 'SUCCESS', ...record }));
     return { gateway: { payments: { retrieve } } satisfies PaymentStatusSource, retrieve };
   }
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { OutcomeUnknownError, PaymentPendingError, PaymentUrlUnavailableError } from '../../../../src/core/errors/outcome.js';
 
-const existing = { payment_id: 'pay_1', reference_id: 'ORDER1', status: 'PENDING', amount: 120.5, expires_at: '2026-01-01T12:30:00Z' };
+const existing = { payment_id: 'pay_1', reference_id: 'ORDER1', status: 'PENDING', amount: 120.5, currency: 'MYR', expires_at: '2026-01-01T12:30:00Z' };
 
 describe('money outcome errors', () => {
   it('OutcomeUnknownError is OUTCOME_UNKNOWN and never retryable, whatever it is given', () => {

@@ -14,7 +14,7 @@ describe('DuplicateReferenceError', () => {
     expect(error.toJSON()).not.toHaveProperty('existingPayment');
     expect(error.toJSON()).not.toHaveProperty('earlierAttemptMayHaveSucceeded');
 
-    error.existingPayment = { payment_id: 'pay_1', reference_id: 'ORDER1', status: 'SUCCESS', amount: 50 };
+    error.existingPayment = { payment_id: 'pay_1', reference_id: 'ORDER1', status: 'SUCCESS', amount: 50, currency: 'MYR' };
     error.earlierAttemptMayHaveSucceeded = true;
     expect(JSON.parse(JSON.stringify(error))).toMatchObject({
       name: 'DuplicateReferenceError',
