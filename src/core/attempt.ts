@@ -5,7 +5,6 @@
  *
  * @module
  */
-import type { KyInstance } from 'ky';
 import type { CallLimits } from './call-limits.js';
 import { connectionError, errorFromResponse, systemCodeOf } from './errors/from-response.js';
 import { alsoRedact, type Redact } from './redact.js';
@@ -21,6 +20,16 @@ export interface AttemptRequest {
   method: 'GET' | 'POST';
   /** Path below the base URL, without a leading slash. */
   path: string;
+}
+
+/** Where attempts are sent, and with which fetch: fixed per client (built by the transport). */
+export interface Endpoint {
+  /** The base URL without trailing slashes; a call's path follows it after one `/`. */
+  readonly base: string;
+  /** The `User-Agent` header of every request. */
+  readonly userAgent: string;
+  /** The merchant's fetch; undefined: `globalThis.fetch`, looked up per request (msw and instrumentation patch it late). */
+  readonly fetch: typeof globalThis.fetch | undefined;
 }
 
 /** The transport settings judging an attempt needs. */
@@ -52,9 +61,14 @@ export function attemptReport(attempt: Attempt, now: number): TokenAttemptReport
   return { sent: true, status, retryAfterMs: status === 429 ? parseRetryAfter(headers.get('retry-after'), now) : undefined };
 }
 
-/** Sends one attempt, bounded by the attempt timeout and what is left of the call. */
+/**
+ * Sends one attempt, bounded by the attempt timeout and what is left of the call. Straight to
+ * fetch: retries, timeouts, redirects and error statuses are all decided here and in the
+ * transport, so a general-purpose wrapper (ky) only added per-request work (option merging,
+ * a second signal, a failed cancel of the sent body that builds an error every request).
+ */
 export async function sendAttempt(
-  ky: KyInstance,
+  endpoint: Endpoint,
   spec: AttemptRequest,
   body: string | undefined,
   token: string | undefined,
@@ -77,16 +91,15 @@ export async function sendAttempt(
   const onAbort = () => controller.abort(user?.reason);
   if (user?.aborted) onAbort();
   else user?.addEventListener('abort', onAbort, { once: true });
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': endpoint.userAgent };
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
   try {
-    const response = await ky(spec.path, {
-      method: spec.method,
-      headers,
-      ...(body === undefined ? {} : { body }),
-      signal,
-    });
+    // A Request, as a merchant's fetch has always been handed. Redirects are not followed: one
+    // would re-send the body (the api_key on /auth/token) and the bearer token to whatever host
+    // the Location names, http:// included; a 3xx answer is an error instead.
+    const request = new Request(`${endpoint.base}/${spec.path}`, { method: spec.method, headers, body: body ?? null, signal, redirect: 'manual' });
+    const response = await (endpoint.fetch ?? globalThis.fetch)(request, {});
     const text = await response.text();
     return { kind: 'response', response, text };
   } catch (error) {

@@ -1,5 +1,5 @@
 /**
- * The transport: one ky instance, the bearer token, the retry loop around attempts, token
+ * The transport: the bearer token, the retry loop around attempts, token
  * renewal, pacing, and the errors for a stopped call. Sending and judging one attempt
  * (per-attempt timeout, rate-limit headers, error mapping) is in `attempt.ts`.
  * Resources describe a call ({@link CallSpec}); this module decides whether an attempt
@@ -7,9 +7,8 @@
  *
  * @module
  */
-import ky, { type KyInstance } from 'ky';
 import type { TokenAttemptHook, TokenManager } from './tokens/manager.js';
-import { attemptReport, judgeAttempt, sendAttempt } from './attempt.js';
+import { attemptReport, type Endpoint, judgeAttempt, sendAttempt } from './attempt.js';
 import { AbortError, AuthenticationError, TimeoutError } from './errors/service.js';
 import { MyrGatewayError } from './errors/base.js';
 import { OutcomeUnknownError } from './errors/outcome.js';
@@ -114,25 +113,13 @@ export interface TransportConfig {
 
 export class Transport {
   readonly #config: TransportConfig;
-  readonly #ky: KyInstance;
+  readonly #endpoint: Endpoint;
   #tokens: TokenManager | undefined;
   #rateLimit: RateLimitInfo | undefined;
 
   constructor(config: TransportConfig) {
     this.#config = config;
-    const customFetch = config.fetch;
-    this.#ky = ky.create({
-      prefix: config.baseUrl,
-      retry: 0,
-      timeout: false,
-      throwHttpErrors: false,
-      // A redirect would re-send the body (the api_key on /auth/token) and the bearer token to
-      // whatever host the Location names, http:// included. 3xx answers are errors instead.
-      redirect: 'manual',
-      // Looked up per request, so a fetch patched after construction (msw, instrumentation) is used.
-      fetch: (input, init) => (customFetch ?? globalThis.fetch)(input, init),
-      headers: { accept: 'application/json', 'user-agent': config.userAgent },
-    });
+    this.#endpoint = { base: config.baseUrl.replace(/\/+$/, ''), userAgent: config.userAgent, fetch: config.fetch };
   }
 
   /** Wires the token manager (it needs this transport for its own requests). */
@@ -224,7 +211,7 @@ export class Transport {
       }
       const report = beforeAttempt?.();
       trace.request();
-      const attempt = await sendAttempt(this.#ky, spec, body, token, attemptTimeout, limits);
+      const attempt = await sendAttempt(this.#endpoint, spec, body, token, attemptTimeout, limits);
       report?.(attemptReport(attempt, cfg.now()));
       paced?.(attempt.kind === 'response' ? attempt.response : undefined);
       const outcome = judgeAttempt(attempt, attemptTimeout, token, judge);
