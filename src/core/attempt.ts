@@ -95,11 +95,13 @@ export async function sendAttempt(
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
   try {
-    // A Request, as a merchant's fetch has always been handed. Redirects are not followed: one
-    // would re-send the body (the api_key on /auth/token) and the bearer token to whatever host
-    // the Location names, http:// included; a 3xx answer is an error instead.
-    const request = new Request(`${endpoint.base}/${spec.path}`, { method: spec.method, headers, body: body ?? null, signal, redirect: 'manual' });
-    const response = await (endpoint.fetch ?? globalThis.fetch)(request, {});
+    // The URL and an init, not a Request: fetch builds its own Request from either, and one built
+    // from a Request with a body re-streams that body (an identity transform), a cost every POST
+    // paid over a real socket. Redirects are not followed: one would re-send the body (the api_key
+    // on /auth/token) and the bearer token to whatever host the Location names, http://
+    // included; a 3xx answer is an error instead.
+    const url = `${endpoint.base}/${spec.path}`;
+    const response = await (endpoint.fetch ?? globalThis.fetch)(url, { method: spec.method, headers, body: body ?? null, signal, redirect: 'manual' });
     const text = await response.text();
     return { kind: 'response', response, text };
   } catch (error) {
