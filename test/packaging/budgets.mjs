@@ -10,11 +10,11 @@ export const BUDGETS = [
   {
     name: "myr-gateway (MyrGateway)",
     source: "import { MyrGateway } from 'myr-gateway'; globalThis.keep = MyrGateway;",
-    // Issue 9's target is 20 kB. ky (8.7 kB) and the zod/mini core (4.3 kB, 5.6 kB with the
-    // schema kinds the client uses) leave about 6 kB for the client, which does not fit what
-    // issues 7, 8 and 10 put in it (shared tokens, pacing, observability, reconciliation, and
-    // error messages that say what to fix): 29.2 kB in all. CI holds the line at a ceiling (no
-    // growth past it) and prints the distance to the target; see docs/benchmarks.md.
+    // Issue 9's target is 20 kB. The zod/mini core (5.6 kB with the schema kinds the client
+    // uses) leaves about 14 kB for the client, which does not fit what the issues put in it
+    // (shared and sealed tokens, pacing with slow start, observability, reconciliation, and
+    // error messages that say what to fix): 24.3 kB in all, sent with fetch (ky, 8.9 kB, went:
+    // docs/benchmarks.md). CI holds the line at a ceiling and prints the distance to the target.
     maxGzipBytes: 20 * 1024,
     ceilingGzipBytes: 30 * 1024,
     forbidden: [],
@@ -29,10 +29,10 @@ export const BUDGETS = [
   },
 ];
 
-/** The floor the root budget is judged against: ky and zod/mini alone. */
+/** The floor the root budget is judged against: zod/mini alone, the one runtime dependency. */
 export const BASELINE = {
-  name: 'ky + zod/mini (baseline)',
-  source: "import ky from 'ky'; import * as z from 'zod/mini'; globalThis.keep = [ky, z.object({ a: z.string() })];",
+  name: 'zod/mini (baseline)',
+  source: "import * as z from 'zod/mini'; globalThis.keep = [z.object({ a: z.string() })];",
 };
 
 /**
