@@ -65,5 +65,5 @@ export type WithResponse<T> = T & {
 /** Puts `info` on `result` as the non-enumerable `lastResponse` (see {@link WithResponse}). */
 export function withResponse<T extends object>(result: T, info: ResponseInfo | undefined): WithResponse<T> {
   if (info) Object.defineProperty(result, 'lastResponse', { value: Object.freeze(info), enumerable: false, configurable: true });
-  return result as WithResponse<T>;
+  return result as WithResponse<T>; // lastResponse was just defined on it (or the caller takes it as optional)
 }
