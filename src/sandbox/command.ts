@@ -71,7 +71,7 @@ export function parseCommand(
   if (positionals.length !== 1 || positionals[0] !== 'sandbox') {
     throw new UsageError(positionals.length === 0 ? 'missing command: sandbox or doctor' : `unknown command: ${positionals.join(' ')}`);
   }
-  const nonEmpty = (name: string, value: string | undefined) => {
+  const nonEmpty = <V extends string | undefined>(name: string, value: V): V => {
     if (value !== undefined && value.trim() === '') throw new UsageError(`--${name} must not be empty`);
     return value;
   };
@@ -96,7 +96,7 @@ export function parseCommand(
   if (apiKey !== undefined) options.apiKey = apiKey;
   if (values['allow-any-key']) options.allowAnyKey = true;
   if (callbackUrl !== undefined) options.callbackUrl = callbackUrl;
-  if (values.data !== undefined) options.dataFile = nonEmpty('data', values.data) as string; // nonEmpty throws unless it is a non-empty string
+  if (values.data !== undefined) options.dataFile = nonEmpty('data', values.data);
   return { help: false, options };
 }
 

@@ -65,5 +65,8 @@ export type WithResponse<T> = T & {
 /** Puts `info` on `result` as the non-enumerable `lastResponse` (see {@link WithResponse}). */
 export function withResponse<T extends object>(result: T, info: ResponseInfo | undefined): WithResponse<T> {
   if (info) Object.defineProperty(result, 'lastResponse', { value: Object.freeze(info), enumerable: false, configurable: true });
-  return result as WithResponse<T>; // lastResponse was just defined on it (or the caller takes it as optional)
+  // The transport records `info` on every successful call, so lastResponse is defined above.
+  // A caller passing undefined (reconcile, re-reading a result) gets a result without it: the
+  // type overstates that case.
+  return result as WithResponse<T>;
 }
