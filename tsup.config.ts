@@ -1,4 +1,5 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { defineConfig, type Options } from 'tsup';
 
 const entry = {
@@ -42,7 +43,7 @@ export const sandboxCli = {
 function writeCjsWrappers(outDir: string): () => Promise<void> {
   return async () => {
     for (const name of Object.keys(entry)) {
-      writeFileSync(`${outDir}/${name}.cjs`, `'use strict';\nmodule.exports = require('./${name.split('/').pop()}.js');\n`);
+      await writeFile(`${outDir}/${name}.cjs`, `'use strict';\nmodule.exports = require('./${name.split('/').pop()}.js');\n`);
     }
   };
 }

@@ -6,7 +6,16 @@
  * @module
  */
 
-const STORE_TIMEOUT = Symbol('store timeout');
+/**
+ * The timeout marker. It never leaves the SDK: the token manager and vault catch it, warn
+ * with {@link describeStoreFailure} and degrade, so it is not in the `MyrGatewayError` tree.
+ */
+class StoreTimeout extends Error {
+  constructor() {
+    super('the store did not answer in time');
+    this.name = 'StoreTimeout';
+  }
+}
 
 /**
  * Settles like `value`, or rejects: with `signal`'s reason when it aborts (the call is over),
@@ -19,9 +28,9 @@ export function bounded<T>(value: Promise<T>, signal: AbortSignal | undefined, m
 /** What a store operation under {@link watched} reports while it runs. */
 export interface Watch {
   /** The operation is still getting somewhere (another process holds the refresh lock): the timeout starts again. */
-  alive(): void;
+  alive: () => void;
   /** No timeout while `work` runs (this process's own token request, bounded by its call). */
-  hold<T>(work: Promise<T>): Promise<T>;
+  hold: <T>(work: Promise<T>) => Promise<T>;
 }
 
 /**
@@ -29,16 +38,16 @@ export interface Watch {
  * progress: it gets `firstMs` to show it (`alive` or `hold`), then `nextMs` between signs.
  */
 export function watched<T>(start: (watch: Watch) => Promise<T>, signal: AbortSignal | undefined, firstMs: number, nextMs: number): Promise<T> {
-  if (signal?.aborted) return Promise.reject(signal.reason as Error);
+  if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let holding = 0;
     let settled = false;
     const arm = (ms: number) => {
       clearTimeout(timer);
-      timer = holding > 0 || settled ? undefined : setTimeout(() => finish(() => reject(STORE_TIMEOUT)), Math.max(0, ms));
+      timer = holding > 0 || settled ? undefined : setTimeout(() => finish(() => reject(new StoreTimeout())), Math.max(0, ms));
     };
-    const onAbort = () => finish(() => reject(signal?.reason as Error));
+    const onAbort = () => finish(() => reject(signal?.reason));
     const finish = (settle: () => void) => {
       if (settled) return;
       settled = true;
@@ -65,11 +74,11 @@ export function watched<T>(start: (watch: Watch) => Promise<T>, signal: AbortSig
     try {
       value = start(watch);
     } catch (error) {
-      value = Promise.reject(error as Error);
+      value = Promise.reject(error);
     }
     value.then(
       (result) => finish(() => resolve(result)),
-      (error: unknown) => finish(() => reject(error as Error)),
+      (error: unknown) => finish(() => reject(error)),
     );
   });
 }
@@ -113,5 +122,5 @@ export class StoreBudget {
 
 /** Words for a store failure in a warning (never the error's text: a store may echo a secret). */
 export function describeStoreFailure(error: unknown): string {
-  return error === STORE_TIMEOUT ? 'did not answer in time' : 'failed';
+  return error instanceof StoreTimeout ? 'did not answer in time' : 'failed';
 }

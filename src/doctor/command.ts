@@ -59,7 +59,7 @@ export async function doctorMain(argv: string[], io: DoctorIo): Promise<number> 
   try {
     ({ values: { help } } = parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' } } }));
   } catch (error) {
-    io.writeError(`myr-gateway doctor: ${(error as Error).message}\n\n${USAGE}`);
+    io.writeError(`myr-gateway doctor: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
     return 2;
   }
   if (help) {

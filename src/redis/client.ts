@@ -106,18 +106,19 @@ export interface RedisCommands {
 }
 
 function shortCode(error: unknown): string {
+  // Fields of a client's error, each checked before use.
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && /^[A-Z_]{2,32}$/.test(code)) return code;
-  const name = (error as { name?: unknown } | null)?.name;
+  const name = (error as { name?: unknown } | null)?.name; // checked on the next line
   return typeof name === 'string' && /^\w{1,40}$/.test(name) ? name : 'error';
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
+  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function'; // a guard: only reads the property it checks
 }
 
 function isNoScript(error: unknown): boolean {
-  const message = (error as { message?: unknown } | null)?.message;
+  const message = (error as { message?: unknown } | null)?.message; // a client's error; the field is checked before use
   return typeof message === 'string' && message.startsWith('NOSCRIPT');
 }
 
@@ -152,7 +153,7 @@ export function adaptClient(options: RedisStoreOptions, what: string): { redis: 
         // A client that answers through callbacks returns no promise: its answer would be lost.
         pending = isThenable(reply) ? Promise.resolve(reply) : Promise.reject(new RedisStoreError(`the client returned no promise for ${args[0] ?? ''}`, 'no_promise'));
       } catch (error) {
-        pending = Promise.reject(error as Error);
+        pending = Promise.reject(error);
       }
       pending.then(
         (value) => {

@@ -83,7 +83,7 @@ export function readInfo(reply: unknown): ServerFacts {
 /** An error Redis answered (ERR, NOPERM, …), as opposed to no answer at all. */
 function isReply(error: unknown): boolean {
   if (error instanceof RedisStoreError) return false;
-  const { name, message } = (error ?? {}) as { name?: unknown; message?: unknown };
+  const { name, message } = (error ?? {}) as { name?: unknown; message?: unknown }; // a client's error; the fields are checked before use
   return name === 'ReplyError' || name === 'ErrorReply' || (typeof message === 'string' && /^[A-Z]{2,} /.test(message));
 }
 
@@ -92,7 +92,7 @@ async function rdbOff(send: Send): Promise<boolean> {
   try {
     const reply = await send(['CONFIG', 'GET', 'save']);
     // ['save', '900 1 …'] over RESP2, { save: '…' } over RESP3 / node-redis.
-    const value = Array.isArray(reply) ? reply[1] : reply !== null && typeof reply === 'object' ? (reply as Record<string, unknown>)['save'] : undefined;
+    const value: unknown = Array.isArray(reply) ? reply[1] : reply !== null && typeof reply === 'object' ? (reply as Record<string, unknown>)['save'] : undefined;
     const text = value instanceof Uint8Array ? Buffer.from(value).toString() : value;
     return text === '';
   } catch {

@@ -78,7 +78,7 @@ function parse(reply: unknown): StoredToken | undefined {
   const ttl = Number(reply[1]);
   if (!(ttl > 0)) return undefined; // no expiry (not written by this store) or gone
   try {
-    const value = JSON.parse(reply[0]) as { accessToken?: unknown; lifetimeMs?: unknown };
+    const value = JSON.parse(reply[0]) as { accessToken?: unknown; lifetimeMs?: unknown }; // this store's own JSON; each field is checked below
     if (typeof value.accessToken !== 'string') return undefined;
     const expiresAt = Date.now() + ttl;
     const lifetime = value.lifetimeMs;

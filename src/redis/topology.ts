@@ -40,14 +40,15 @@ export function routingKey(args: readonly string[]): string | undefined {
 }
 
 function method(client: object, name: string): ((...args: never[]) => unknown) | undefined {
+  // A property of a client of unknown kind; only a function is returned.
   const value = (client as Record<string, unknown>)[name];
-  return typeof value === 'function' ? (value as (...args: never[]) => unknown) : undefined;
+  return typeof value === 'function' ? (value as (...args: never[]) => unknown) : undefined; // never[]: callable only after a cast to its documented signature
 }
 
 /** node-redis v4's `v4` getter throws outside legacyMode; later versions have none. */
 function inLegacyMode(client: object): boolean {
   try {
-    return (client as { v4?: unknown }).v4 !== undefined;
+    return (client as { v4?: unknown }).v4 !== undefined; // a property read, checked for presence only
   } catch {
     return false;
   }
@@ -73,8 +74,9 @@ export function driveClient(client: unknown, what: string): { kind: RedisClientK
   // Cluster routes by the key positions it knows for every command, EVAL included.
   const call = method(client, 'call');
   if (call) {
+    // ioredis: call(command, ...args), its documented signature; isCluster is true on a Cluster only.
     const send = call as (...args: string[]) => unknown;
-    const kind = (client as { isCluster?: unknown }).isCluster === true ? 'ioredis Cluster' : 'ioredis';
+    const kind = (client as { isCluster?: unknown }).isCluster === true ? 'ioredis Cluster' : 'ioredis'; // see above
     return { kind, send: (args) => send.apply(client, args) };
   }
 
@@ -83,7 +85,7 @@ export function driveClient(client: unknown, what: string): { kind: RedisClientK
   // node-redis cluster: sendCommand(firstKey, isReadonly, args); the slot is the first key's.
   // isReadonly false: reads go to the master too, a replica may lag behind a token just written.
   if (method(client, 'getSlotMaster') || method(client, 'nodeClient')) {
-    const send = sendCommand as (firstKey: string | undefined, isReadonly: boolean, args: string[]) => unknown;
+    const send = sendCommand as (firstKey: string | undefined, isReadonly: boolean, args: string[]) => unknown; // node-redis cluster: sendCommand(firstKey, isReadonly, args)
     return { kind: 'node-redis cluster', send: (args) => send.call(client, routingKey(args), false, args) };
   }
   // A lease from sentinel.acquire() is exclusive and ends at release(): the stores would keep
@@ -91,11 +93,11 @@ export function driveClient(client: unknown, what: string): { kind: RedisClientK
   if (method(client, 'release') && method(client, '_execute')) return refuse('is a lease from createSentinel().acquire()');
   // node-redis sentinel: sendCommand(isReadonly, args), sent to the current master.
   if (method(client, 'getSentinelNode') || method(client, 'getMasterNode')) {
-    const send = sendCommand as (isReadonly: boolean, args: string[]) => unknown;
+    const send = sendCommand as (isReadonly: boolean, args: string[]) => unknown; // node-redis sentinel: sendCommand(isReadonly, args)
     return { kind: 'node-redis sentinel', send: (args) => send.call(client, false, args) };
   }
   // A node-redis v4 client in legacyMode answers through callbacks: its promise API is `.v4`.
   if (inLegacyMode(client)) return refuse('is a node-redis client in legacyMode (pass client.v4)');
-  const send = sendCommand as (args: string[]) => unknown;
+  const send = sendCommand as (args: string[]) => unknown; // node-redis client: sendCommand(args)
   return { kind: 'node-redis', send: (args) => send.call(client, args) };
 }

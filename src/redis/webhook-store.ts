@@ -124,13 +124,18 @@ export interface RedisWebhookStoreOptions extends RedisStoreOptions {
 function ledgerKeys(options: RedisWebhookStoreOptions): Buffer[] {
   const given = options.authenticateWith;
   if (given === undefined) return [];
-  const apiKeys = typeof given === 'string' ? [given] : given;
-  if (!Array.isArray(apiKeys) || apiKeys.length === 0 || apiKeys.some((k) => typeof k !== 'string' || k.length === 0)) {
+  // unknown: a JavaScript caller may pass anything; the check below establishes string[].
+  const apiKeys: unknown = typeof given === 'string' ? [given] : given;
+  if (!isApiKeyList(apiKeys)) {
     throw new ConfigurationError('authenticateWith must be an api key or a non-empty list of them', 'authenticateWith');
   }
   return apiKeys.map((apiKey) =>
     Buffer.from(hkdfSync('sha256', createHash('sha256').update(apiKey).digest(), Buffer.alloc(0), 'myr-gateway webhook-ledger v1', 32)),
   );
+}
+
+function isApiKeyList(value: unknown): value is readonly string[] {
+  return Array.isArray(value) && value.length > 0 && value.every((key) => typeof key === 'string' && key.length > 0);
 }
 
 function replicaWait(options: RedisWebhookStoreOptions): [string, string, string] | undefined {
@@ -196,7 +201,7 @@ export class RedisWebhookStore implements WebhookStore {
     const token = randomUUID();
     const value = `inflight:${token}`;
     const keys = this.#keys(key, order);
-    const done = this.#values(keys[0] as string, 'done');
+    const done = this.#values(keys[0] as string, 'done'); // #keys always returns the ledger key first
     const later = order ? this.#laterMarks(order) : [];
     if (this.#cluster && order && later.length > 0 && later.includes(String(await this.#redis.send(['GET', this.#orderKey(order)])))) {
       // A missing callback key is what makes it superseded rather than done: ask, as the script would.
@@ -221,10 +226,11 @@ export class RedisWebhookStore implements WebhookStore {
 
   async complete(key: string, token: string, ttlMs: number, order?: PaymentOrder): Promise<boolean | 'under_replicated'> {
     const keys = this.#keys(key, order);
+    // #keys returns the ledger key first; #values returns one value per key given.
     const marks = order ? [this.#values(this.#orderKey(order), String(order.rank))[0] as string, ...this.#laterMarks(order)] : [];
-    const args = [`inflight:${token}`, ttl(ttlMs), this.#values(keys[0] as string, 'done')[0] as string, ...marks];
+    const args = [`inflight:${token}`, ttl(ttlMs), this.#values(keys[0] as string, 'done')[0] as string, ...marks]; // see above
     const reply = await this.#redis.eval(COMPLETE, keys, args);
-    if (this.#cluster && order && reply !== 0) await this.#redis.eval(RAISE_MARK, [this.#orderKey(order)], [marks[0] as string, ttl(ttlMs), ...marks.slice(1)]);
+    if (this.#cluster && order && reply !== 0) await this.#redis.eval(RAISE_MARK, [this.#orderKey(order)], [marks[0] as string, ttl(ttlMs), ...marks.slice(1)]); // non-empty: order is set
     if (reply !== 1) return false;
     return (await this.#replicated()) ? true : 'under_replicated';
   }

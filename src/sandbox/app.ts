@@ -7,7 +7,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MockService } from '../testing/service.js';
 import type { CallbackDelivery, CallbackOptions } from '../testing/types/callbacks.js';
-import type { MockTerminalStatus } from '../testing/types/options.js';
 import { dashboardLive, dashboardPage, type DashboardView } from './dashboard.js';
 import type { DeliveryLog } from './deliveries.js';
 import { sendHtml, readForm, redirect, sameOrigin, sendText } from './http.js';
@@ -89,7 +88,7 @@ async function outcome(ctx: AppContext, req: IncomingMessage, res: ServerRespons
   if (!payment || payment.payment_id !== id) return sendHtml(res, 404, messagePage('Payment not found', `No payment ${id}.`));
   if (!choice || !Object.hasOwn(OUTCOMES, choice)) return sendHtml(res, 400, messagePage('Unknown outcome', 'Choose pay, decline, cancel or expire.'));
   if (payment.status !== 'PROCESSING') return redirect(res, `/pay/${encodeURIComponent(id)}`);
-  ctx.track(ctx.service.completePayment(id, OUTCOMES[choice as Outcome], ctx.callbackOptions));
+  ctx.track(ctx.service.completePayment(id, OUTCOMES[choice as Outcome], ctx.callbackOptions)); // Object.hasOwn(OUTCOMES, choice) checked just above
   redirect(res, followable(payment.redirect_url) ? payment.redirect_url : `/pay/${encodeURIComponent(id)}`);
 }
 
@@ -105,7 +104,7 @@ async function dashboardAction(ctx: AppContext, req: IncomingMessage, res: Serve
   } else if (path === '/actions/withdrawal' && record.kind === 'WITHDRAWAL' && record.status === 'PROCESSING') {
     const status = form?.get('status');
     if (status !== 'SUCCESS' && status !== 'FAILED') return sendHtml(res, 400, messagePage('Unknown status', 'Complete with SUCCESS or FAILED.'));
-    ctx.track(ctx.service.completeWithdrawal(id, status as MockTerminalStatus, ctx.callbackOptions));
+    ctx.track(ctx.service.completeWithdrawal(id, status, ctx.callbackOptions));
   } else {
     return sendHtml(res, 409, messagePage('Not possible now', `${id} is ${record.status}; the dashboard has changed since it was drawn.`));
   }
@@ -128,13 +127,13 @@ export async function handleApp(ctx: AppContext, req: IncomingMessage, res: Serv
     if (path === '/live') return sendHtml(res, 200, dashboardLive(view(ctx)));
     if (path === '/events') return events(ctx, req, res);
     const match = PAGE.exec(path);
-    if (match) return page(ctx, res, match[1] as string, decode(match[2] as string));
+    if (match) return page(ctx, res, match[1] as string, decode(match[2] as string)); // both groups of PAGE always take part in a match
     return sendHtml(res, 404, messagePage('Not found', `Nothing at ${path}.`));
   }
   if (method !== 'POST') return sendText(res, 405, 'method not allowed');
   if (!sameOrigin(req, ctx.port)) return sendText(res, 403, 'refused: this action must come from the sandbox\'s own pages');
   const match = OUTCOME.exec(path);
-  if (match) return outcome(ctx, req, res, decode(match[1] as string));
+  if (match) return outcome(ctx, req, res, decode(match[1] as string)); // the group of OUTCOME always takes part in a match
   if (path === '/actions/resend' || path === '/actions/refund' || path === '/actions/withdrawal') return dashboardAction(ctx, req, res, path);
   return sendText(res, 404, 'not found');
 }

@@ -24,7 +24,7 @@ run.then(
     process.exit(code);
   },
   (error: unknown) => {
-    process.stderr.write(`myr-gateway: ${(error as Error).stack ?? String(error)}\n`);
+    process.stderr.write(`myr-gateway: ${(error instanceof Error ? error.stack : undefined) ?? String(error)}\n`);
     process.exit(1);
   },
 );

@@ -64,14 +64,14 @@ export function parseCommand(
       },
     });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   const { values, positionals } = parsed;
   if (values.help) return { help: true };
   if (positionals.length !== 1 || positionals[0] !== 'sandbox') {
     throw new UsageError(positionals.length === 0 ? 'missing command: sandbox or doctor' : `unknown command: ${positionals.join(' ')}`);
   }
-  const nonEmpty = (name: string, value: string | undefined) => {
+  const nonEmpty = <V extends string | undefined>(name: string, value: V): V => {
     if (value !== undefined && value.trim() === '') throw new UsageError(`--${name} must not be empty`);
     return value;
   };
@@ -96,7 +96,7 @@ export function parseCommand(
   if (apiKey !== undefined) options.apiKey = apiKey;
   if (values['allow-any-key']) options.allowAnyKey = true;
   if (callbackUrl !== undefined) options.callbackUrl = callbackUrl;
-  if (values.data !== undefined) options.dataFile = nonEmpty('data', values.data) as string;
+  if (values.data !== undefined) options.dataFile = nonEmpty('data', values.data);
   return { help: false, options };
 }
 
@@ -158,7 +158,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   try {
     sandbox = await createSandbox(command.options);
   } catch (error) {
-    process.stderr.write(`myr-gateway: could not start the sandbox: ${(error as Error).message}\n`);
+    process.stderr.write(`myr-gateway: could not start the sandbox: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
   process.stdout.write(banner(sandbox, command.options));
@@ -166,7 +166,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     const stop = (signal: string) => {
       process.stdout.write(`\n${signal}: stopping the sandbox\n`);
       sandbox.close().then(resolve, (error: unknown) => {
-        process.stderr.write(`myr-gateway: error while stopping: ${(error as Error).message}\n`);
+        process.stderr.write(`myr-gateway: error while stopping: ${error instanceof Error ? error.message : String(error)}\n`);
         resolve();
       });
     };

@@ -21,10 +21,10 @@ const must = (ok: (value: unknown) => boolean, what: string): Check => (value, a
 const text = must((v) => typeof v === 'string', 'a string');
 const id = must((v) => typeof v === 'string' && v.length > 0 && v.length <= 200, 'an id (1 to 200 characters)');
 const time = must((v) => typeof v === 'string' && !Number.isNaN(Date.parse(v)), 'an ISO 8601 time');
-const millis = must((v) => Number.isSafeInteger(v) && (v as number) >= 0, 'a time in milliseconds');
+const millis = must((v) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0, 'a time in milliseconds');
 const amount = must((v) => typeof v === 'number' && Number.isFinite(v) && v > 0, 'a positive amount in MYR');
 const flag = must((v) => typeof v === 'boolean', 'true or false');
-const oneOf = (values: readonly string[]): Check => must((v) => values.includes(v as string), `one of ${values.join(', ')}`);
+const oneOf = (values: readonly string[]): Check => must((v) => typeof v === 'string' && values.includes(v), `one of ${values.join(', ')}`);
 const orNull = (check: Check): Check => (value, at) => (value === null ? undefined : check(value, at));
 const optional = (check: Check): Check => (value, at) => (value === undefined ? undefined : check(value, at));
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -33,7 +33,7 @@ const object = must(isObject, 'an object');
 
 /** `fields` in a null-prototype object: a field name is looked up as own data, never inherited. */
 type Fields = Readonly<Record<string, Check>>;
-const fields = (spec: Record<string, Check>): Fields => Object.freeze(Object.assign(Object.create(null) as Record<string, Check>, spec));
+const fields = (spec: Record<string, Check>): Fields => Object.freeze(Object.assign(Object.create(null) as Record<string, Check>, spec)); // a null-prototype object, filled with spec at once
 
 /** Exactly `spec`'s fields, each passing its check. */
 function shape(spec: Fields, what: string): Check {
@@ -102,7 +102,7 @@ const record: Check = (value, at) => {
 
 const token = shape(fields({ token: id, merchantId: id, expiresAt: millis, revoked: flag }), 'an access token');
 const attempt = shape(fields({
-  status: optional(must((v) => Number.isInteger(v) && (v as number) >= 100 && (v as number) <= 599, 'an HTTP status')),
+  status: optional(must((v) => typeof v === 'number' && Number.isInteger(v) && v >= 100 && v <= 599, 'an HTTP status')),
   error: optional(text),
   at: millis,
   duplicate: optional(flag),
@@ -145,7 +145,7 @@ function protoKey(value: unknown, at: string): string | undefined {
 function duplicate(entries: unknown[], key: string, at: string): string | undefined {
   const seen = new Set<unknown>();
   for (const [i, entry] of entries.entries()) {
-    const value = (entry as Record<string, unknown>)[key];
+    const value = (entry as Record<string, unknown>)[key]; // sandboxFile checked that every entry is an object
     if (seen.has(value)) return `${at}[${i}].${key} ${quoted(value)} appears twice`;
     seen.add(value);
   }
@@ -160,6 +160,6 @@ export function dataFileProblem(parsed: unknown): string | undefined {
   if (!isObject(parsed) || parsed.version !== 1) return 'it is not a sandbox data file (version 1 with records, tokens, deliveries)';
   const problem = sandboxFile(parsed, 'file') ?? protoKey(parsed, 'file');
   if (problem) return problem.replace(/^file\./, '');
-  const file = parsed as { records: unknown[]; tokens: unknown[]; deliveries: unknown[] };
+  const file = parsed as { records: unknown[]; tokens: unknown[]; deliveries: unknown[] }; // sandboxFile checked the shape just above
   return duplicate(file.records, 'payment_id', 'records') ?? duplicate(file.tokens, 'token', 'tokens') ?? duplicate(file.deliveries, 'webhook_id', 'deliveries');
 }

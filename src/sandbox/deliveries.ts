@@ -57,7 +57,8 @@ export class DeliveryLog {
         payment_id: record.payment_id,
         reference_id: record.reference_id,
         transaction_type: record.kind,
-        status: String(delivery.body.status ?? record.status),
+        // A `tamper` may have put anything there; the dashboard shows a status, not an object.
+        status: typeof delivery.body.status === 'string' ? delivery.body.status : record.status,
         url: delivery.url,
         started_at: now,
         attempts: [],
@@ -65,7 +66,7 @@ export class DeliveryLog {
         body: delivery.body,
       };
       this.entries.set(entry.webhook_id, entry);
-      while (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
+      while (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string); // size > MAX_ENTRIES > 0: there is a first key
     }
     entry.attempts = delivery.attempts.map((a) => ({ ...a }));
     if (delivery.delivered) entry.state = 'delivered';

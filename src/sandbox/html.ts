@@ -18,7 +18,7 @@ const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
 
 /** Escapes text for an HTML text node or a quoted attribute value. */
 export function escapeHtml(value: unknown): string {
-  return String(value).replace(/[&<>"']/g, (c) => ESCAPES[c] as string);
+  return String(value).replace(/[&<>"']/g, (c) => ESCAPES[c] as string); // the pattern matches only keys of ESCAPES
 }
 
 function render(value: unknown): string {
@@ -35,8 +35,9 @@ function render(value: unknown): string {
  * @example html`<td>${payment.reference_id}</td>`
  */
 export function html(strings: TemplateStringsArray, ...values: unknown[]): SafeHtml {
+  // A template has one more string than values: [0] and [i + 1] exist.
   let out = strings[0] as string;
-  for (let i = 0; i < values.length; i++) out += render(values[i]) + (strings[i + 1] as string);
+  for (let i = 0; i < values.length; i++) out += render(values[i]) + (strings[i + 1] as string); // see above
   return new SafeHtml(out);
 }
 

@@ -44,9 +44,10 @@ export async function readForm(req: IncomingMessage): Promise<URLSearchParams | 
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
+    // No encoding is set on the request: chunks are Buffers.
     size += (chunk as Buffer).length;
     if (size > FORM_LIMIT) return undefined;
-    chunks.push(chunk as Buffer);
+    chunks.push(chunk as Buffer); // see above
   }
   return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
 }

@@ -138,7 +138,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     }
     const work = isApi ? answerThroughDispatch(api, new URL(ctx.baseUrl).origin, req, res).finally(changed) : handleApp(ctx, req, res, url);
     work.catch((error: unknown) => {
-      console.error(`sandbox: ${req.method} ${url.pathname} failed: ${(error as Error).message}`);
+      console.error(`sandbox: ${req.method} ${url.pathname} failed: ${error instanceof Error ? error.message : String(error)}`);
       if (!res.headersSent) sendText(res, 500, 'sandbox failure (see its terminal)');
       else res.end();
     });
@@ -147,7 +147,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
-  const { port } = server.address() as AddressInfo;
+  const { port } = server.address() as AddressInfo; // listening on a TCP port: an AddressInfo, not a pipe name
   const origin = `http://127.0.0.1:${port}`;
 
   const deliveries = new DeliveryLog(changed);
@@ -189,7 +189,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     changed();
     delivery.then(
       (done) => deliveries.finish(done),
-      (error: unknown) => console.error(`sandbox: callback failed to start: ${(error as Error).message}`),
+      (error: unknown) => console.error(`sandbox: callback failed to start: ${error instanceof Error ? error.message : String(error)}`),
     );
   };
   live.ctx = {

@@ -90,7 +90,7 @@ async function attempt(
 
 function describe(error: unknown): string {
   if (error instanceof Error) {
-    const cause = (error as { cause?: { code?: unknown } }).cause;
+    const cause = (error as { cause?: { code?: unknown } }).cause; // undici's fetch failure: cause carries the system code; checked before use
     const code = typeof cause?.code === 'string' ? ` (${cause.code})` : '';
     return `${error.name}: ${error.message}${code}`;
   }

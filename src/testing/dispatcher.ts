@@ -53,7 +53,7 @@ export function route(method: string, path: string): Route {
   const status = /^\/payment\/status\/([^/]+)$/.exec(path);
   if (status) {
     if (m !== 'GET') return { endpoint: 'unknown', wrongMethod: true };
-    let identifier = status[1] as string;
+    let identifier = status[1] as string; // the group of the status pattern always takes part in a match
     try {
       identifier = decodeURIComponent(identifier);
     } catch {
@@ -76,7 +76,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 function parseBody(text: string): unknown {
   if (text.length === 0) return undefined;
   try {
-    return JSON.parse(text) as unknown;
+    const parsed: unknown = JSON.parse(text);
+    return parsed;
   } catch {
     return text;
   }
@@ -125,7 +126,7 @@ export function createDispatcher(ctx: DispatchContext): (request: Request) => Pr
     }
     if (fault) return answer(faultAnswer(fault.response, context(), limitOf()));
 
-    const processed = await process(target, body, request.headers.get('authorization'), context());
+    const processed = process(target, body, request.headers.get('authorization'), context());
     const after = processed.authenticated ? faults.take(target.endpoint, (f) => f.when === 'after') : undefined;
     if (after?.response.type === 'delay') {
       await sleep(after.response.ms);
@@ -141,7 +142,7 @@ export function createDispatcher(ctx: DispatchContext): (request: Request) => Pr
     return state.rateCheck(`${bucket}:${key}`, options.rateLimits[bucket], now, options.rateLimitWindowMs);
   }
 
-  async function process(target: Route, body: unknown, authorization: string | null, ac: AnswerContext): Promise<Processed> {
+  function process(target: Route, body: unknown, authorization: string | null, ac: AnswerContext): Processed {
     const now = ac.now;
     if (target.endpoint === 'auth') {
       const merchantId = isRecord(body) && typeof body.merchant_id === 'string' ? body.merchant_id : undefined;

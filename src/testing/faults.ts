@@ -46,7 +46,7 @@ export class FaultQueue {
   take(endpoint: Endpoint | 'unknown', accept: (fault: TakenFault) => boolean = () => true): TakenFault | undefined {
     const index = this.queue.findIndex((f) => f.endpoint === '*' || f.endpoint === endpoint);
     if (index < 0) return undefined;
-    const fault = this.queue[index] as QueuedFault;
+    const fault = this.queue[index] as QueuedFault; // findIndex found it
     if (!accept(fault)) return undefined;
     fault.remaining -= 1;
     if (fault.remaining <= 0) this.queue.splice(index, 1);

@@ -42,6 +42,7 @@ export function createMockGateway(options: MockGatewayOptions = {}): MockGateway
   const { dispatch } = service;
   // The mock shows only its public members (getters kept live); the sandbox's extras stay out.
   const { dispatch: _d, resend: _r, snapshot: _s, restore: _t, ...members } = Object.getOwnPropertyDescriptors(service);
+  // It has the descriptors of every member of the service but the extras taken out above.
   const mock = Object.defineProperties({}, members) as Omit<MockGateway, 'handlers' | 'listen' | 'close'>;
   const handlers: RequestHandler[] = [http.all(`${mock.baseUrl}/*`, ({ request }) => dispatch(request))];
   let server: SetupServer | undefined;

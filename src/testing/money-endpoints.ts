@@ -41,9 +41,9 @@ export function statusView(record: MockRecord) {
 /** The payment and withdrawal creation endpoints, bound to the mock's options and state. */
 export interface MoneyEndpoints {
   /** `POST /payments` for an authenticated, active merchant. */
-  createPayment(merchant: MerchantState, body: unknown, h: Record<string, string>, now: number): Response;
+  createPayment: (merchant: MerchantState, body: unknown, h: Record<string, string>, now: number) => Response;
   /** `POST /withdrawals` for an authenticated, active merchant. */
-  createWithdrawal(merchant: MerchantState, body: unknown, h: Record<string, string>, now: number): Response;
+  createWithdrawal: (merchant: MerchantState, body: unknown, h: Record<string, string>, now: number) => Response;
 }
 
 /** Binds the creation endpoints to a dispatch context. */

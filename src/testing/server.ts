@@ -59,7 +59,7 @@ export interface MockHttpServer {
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
+  for await (const chunk of req) chunks.push(chunk as Buffer); // no encoding is set on the request: chunks are Buffers
   return Buffer.concat(chunks);
 }
 
@@ -115,7 +115,7 @@ export function serveOverHttp(
       : createServer(listener);
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
+      const { port } = server.address() as AddressInfo; // listening on a TCP port: an AddressInfo, not a pipe name
       origin = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
       resolve({
         origin,

@@ -82,7 +82,7 @@ function resolveOptions(options: MockServiceOptions): ResolvedOptions {
 export function createMockService(options: MockServiceOptions = {}): MockService {
   const resolved = resolveOptions(options);
   const merchants = options.merchants && options.merchants.length > 0 ? options.merchants : [DEFAULT_MERCHANT];
-  const first = merchants[0] as MockMerchant;
+  const first = merchants[0] as MockMerchant; // non-empty: checked on the line above
   const state = new MockState(merchants);
   const faults = new FaultQueue();
   const requests: RecordedRequest[] = [];
@@ -130,7 +130,7 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     try {
       record = find(kind, idOrReference);
     } catch (error) {
-      return Promise.reject(error as Error);
+      return Promise.reject(error);
     }
     const previous = record.completed_at;
     record.status = status;

@@ -118,7 +118,7 @@ export class MockState {
       hits = [];
       this.windows.set(key, hits);
     }
-    while (hits.length > 0 && (hits[0] as number) <= since) hits.shift();
+    while (hits.length > 0 && (hits[0] as number) <= since) hits.shift(); // length > 0
     const allowed = hits.length < limit;
     if (allowed) hits.push(now);
     const oldest = hits[0] ?? now;

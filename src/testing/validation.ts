@@ -100,7 +100,7 @@ export function validateDeposit(body: unknown, production: boolean): Checked<Dep
   }
   if (phone.startsWith('+')) return fail(invalid('customer_phone must not start with "+"'));
   const method = body.payment_method;
-  if (typeof method !== 'string' || !(DEPOSIT_METHODS as readonly string[]).includes(method)) {
+  if (typeof method !== 'string' || !(DEPOSIT_METHODS as readonly string[]).includes(method)) { // widened to search it with any string
     return fail(invalid(`payment_method must be one of ${DEPOSIT_METHODS.join(', ')}`));
   }
   const urlError =
@@ -122,11 +122,12 @@ export function validateDeposit(body: unknown, production: boolean): Checked<Dep
   return {
     ok: true,
     value: {
+      // The field checks above returned early unless these are a number and a string.
       amount: body.amount as number,
-      reference_id: body.reference_id as string,
+      reference_id: body.reference_id as string, // see above
       customer_name: body.customer_name,
       customer_phone: phone,
-      payment_method: method as DepositRequest['payment_method'],
+      payment_method: method as DepositRequest['payment_method'], // one of DEPOSIT_METHODS, checked above
       callback_url: typeof body.callback_url === 'string' ? body.callback_url : null,
       redirect_url: typeof body.redirect_url === 'string' ? body.redirect_url : null,
       metadata: isObject(metadata) ? metadata : null,
@@ -164,8 +165,9 @@ export function validateWithdrawal(body: unknown): Checked<WithdrawalRequest> {
   return {
     ok: true,
     value: {
+      // The field checks above returned early unless these are a number and a string.
       amount: body.amount as number,
-      reference_id: body.reference_id as string,
+      reference_id: body.reference_id as string, // see above
       bank_code: body.bank_code,
       account_number: body.account_number,
       account_name: body.account_name,

@@ -34,7 +34,7 @@ export const TIMED_OUT = Symbol('timed out');
 
 /** A timer that does not keep the process alive (where the runtime's timers have `unref`). */
 function unref<T>(timer: T): T {
-  (timer as { unref?: () => void }).unref?.();
+  (timer as { unref?: () => void }).unref?.(); // Node's and Bun's timers have unref, a browser's id does not
   return timer;
 }
 
@@ -152,7 +152,7 @@ export async function completeWithRetries(
 ): Promise<Recorded> {
   let error: unknown;
   for (let attempt = 0; attempt <= COMPLETE_RETRY_DELAYS_MS.length; attempt++) {
-    if (attempt > 0) await sleep(COMPLETE_RETRY_DELAYS_MS[attempt - 1] as number);
+    if (attempt > 0) await sleep(COMPLETE_RETRY_DELAYS_MS[attempt - 1] as number); // attempt - 1 < length
     try {
       const answer = await store.complete(key, token, ttlMs, order);
       if (answer === 'under_replicated') return { recorded: true, lost: false, warning: answer };
@@ -216,7 +216,7 @@ export const unrecorded = {
   },
   add(store: WebhookStore, key: string, token: string): void {
     let keys = UNRECORDED.get(store);
-    if (!keys) UNRECORDED.set(store, (keys = new Map()));
+    if (!keys) UNRECORDED.set(store, (keys = new Map<string, string>()));
     const oldest = keys.keys().next();
     if (keys.size >= MAX_UNRECORDED && !oldest.done) keys.delete(oldest.value);
     keys.set(key, token);

@@ -222,7 +222,7 @@ function positive(value: number, name: string): number {
 
 function loggerOption(logger: Logger | undefined): Logger | undefined {
   if (logger === undefined) return undefined;
-  const methods = logger as Partial<Record<'warn' | 'error', unknown>> | null;
+  const methods = logger as Partial<Record<'warn' | 'error', unknown>> | null; // a JavaScript caller may pass anything; each method is checked below
   if (typeof methods?.warn !== 'function' || typeof methods.error !== 'function') {
     throw new ConfigurationError('logger must have warn and error methods (console, pino, winston)', 'logger');
   }

@@ -54,7 +54,7 @@ export function toWebhookHandler(handlerOrOptions: WebhookHandler | WebhookHandl
 }
 
 function isHandler(value: WebhookHandler | WebhookHandlerOptions): value is WebhookHandler {
-  return typeof (value as Partial<WebhookHandler>).handle === 'function';
+  return typeof (value as Partial<WebhookHandler>).handle === 'function'; // a guard: only reads the property it checks
 }
 
 /**

@@ -38,7 +38,7 @@ export function webhookLog(logger: Logger | undefined): WebhookLog {
     }
     const text = `myr-gateway webhook: ${error.message}`;
     try {
-      const method = logger[level] as (...args: unknown[]) => unknown;
+      const method = logger[level] as (...args: unknown[]) => unknown; // a logger method; called with this logger's own argument order below
       if (pino) method.call(logger, fields, text);
       else method.call(logger, text, fields);
     } catch {

@@ -32,8 +32,11 @@ export type WebhookHeaders =
 
 /** What {@link WebhookVerifier.verify} takes. */
 export interface WebhookRequest {
-  /** Raw body (string, Buffer, Uint8Array, ArrayBuffer) or the already parsed JSON object. */
-  body: WebhookBody | unknown;
+  /**
+   * Raw body (string, Buffer, Uint8Array, ArrayBuffer) or the already parsed JSON object: a
+   * {@link WebhookBody}. Typed `unknown` because whatever a framework hands over is checked here.
+   */
+  body: unknown;
   /** The request headers. Optional: the body carries `signature` too. */
   headers?: WebhookHeaders | undefined;
 }
@@ -150,7 +153,7 @@ function readBody(raw: unknown): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw fail('malformed', 'the body is not a JSON object (pass the raw body or the parsed JSON object)');
   }
-  return value as Record<string, unknown>;
+  return value as Record<string, unknown>; // checked just above: a non-null, non-array object
 }
 
 function decodeUtf8(bytes: Uint8Array): string {
@@ -173,10 +176,11 @@ function parseJson(text: string): unknown {
 /** One header, case-insensitively; undefined when absent. */
 function getHeader(headers: unknown, name: string): string | undefined {
   if (headers === undefined || headers === null) return undefined;
+  // Framework headers: a Headers-like object with get(), or a plain record; values are checked.
   const record = headers as Record<string, unknown> & { get?: unknown };
   let value: unknown;
   if (typeof record.get === 'function') {
-    value = (record as { get(name: string): unknown }).get(name);
+    value = (record as { get(name: string): unknown }).get(name); // get is a function, checked above
   } else {
     value = record[name];
     if (value === undefined) {

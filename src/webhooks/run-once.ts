@@ -34,8 +34,9 @@ export interface RunOnceOptions {
   /**
    * Told about store failures after `fn` ran (release or complete failed) and about a claim
    * lost while it ran (a `ClaimLostError`, code `CLAIM_LOST`: `fn` may have run elsewhere too).
+   * It may be async; its own failure, thrown or rejected, is ignored.
    */
-  onError?: ((error: WebhookHandlerError) => void) | undefined;
+  onError?: ((error: WebhookHandlerError) => unknown) | undefined;
 }
 
 /** How {@link runOnce} ended. */

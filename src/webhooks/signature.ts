@@ -83,7 +83,7 @@ export class SignedStringError extends MyrGatewayError {
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const nativeWellFormed = (String.prototype as { isWellFormed?: () => boolean }).isWellFormed;
+const nativeWellFormed = (String.prototype as { isWellFormed?: () => boolean }).isWellFormed; // absent before ES2024; checked before use
 
 /**
  * `String.prototype.isWellFormed`, with a regex fallback for runtimes that lack it. Lone
@@ -118,9 +118,10 @@ export function buildSignedString(fields: SignedCallbackFields): string {
   ];
   // The verifier builds its string here too, so what one refuses the other refuses.
   for (let i = 0; i < parts.length; i++) {
+    // i < parts.length, and SIGNED_FIELDS names the parts in the same order (one name per part).
     const part = parts[i] as string;
-    if (part.includes('|')) throw new SignedStringError(SIGNED_FIELDS[i] as string, 'separator');
-    if (!isWellFormed(part)) throw new SignedStringError(SIGNED_FIELDS[i] as string, 'unicode');
+    if (part.includes('|')) throw new SignedStringError(SIGNED_FIELDS[i] as string, 'separator'); // see above
+    if (!isWellFormed(part)) throw new SignedStringError(SIGNED_FIELDS[i] as string, 'unicode'); // see above
   }
   return parts.join('|');
 }
@@ -135,9 +136,11 @@ type NodeCrypto = typeof NodeCryptoModule;
  * holds state a test would have to reset.
  */
 export function nodeCrypto(): NodeCrypto | null {
+  // `process` is absent outside Node, Bun and Deno; getBuiltinModule is checked before use,
+  // and what it returns for node:crypto is node:crypto.
   const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
   try {
-    return (proc?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined) ?? null;
+    return (proc?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined) ?? null; // see above
   } catch {
     return null;
   }
@@ -214,7 +217,7 @@ const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padSt
 
 function toHex(bytes: Uint8Array): string {
   let out = '';
-  for (let i = 0; i < bytes.length; i++) out += HEX[bytes[i] as number];
+  for (let i = 0; i < bytes.length; i++) out += HEX[bytes[i] as number]; // i < length
   return out;
 }
 

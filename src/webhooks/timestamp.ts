@@ -94,6 +94,6 @@ export function parseTimestamp(text: string): number {
   // Days since 1970-01-01 (proleptic Gregorian).
   const y = year - 1;
   const daysBeforeYear = 365 * (year - 1970) + (Math.floor(y / 4) - Math.floor(y / 100) + Math.floor(y / 400)) - 477;
-  const days = daysBeforeYear + (CUMULATIVE_DAYS[month - 1] as number) + (leap && month > 2 ? 1 : 0) + day - 1;
+  const days = daysBeforeYear + (CUMULATIVE_DAYS[month - 1] as number) + (leap && month > 2 ? 1 : 0) + day - 1; // month is 1 to 12, checked above
   return days * 86_400_000 + hour * 3_600_000 + minute * 60_000 + second * 1000 + ms + offset;
 }

@@ -98,17 +98,17 @@ export class WebhookVerifier {
     if (options === null || typeof options !== 'object') {
       throw new ConfigurationError('WebhookVerifier needs an options object with apiKey or apiKeys');
     }
-    const keys = options.apiKeys ?? (options.apiKey === undefined ? undefined : [options.apiKey]);
+    // unknown: a JavaScript caller may pass anything; the checks below establish string[].
+    const given: unknown = options.apiKeys ?? (options.apiKey === undefined ? undefined : [options.apiKey]);
     if (options.apiKeys !== undefined && options.apiKey !== undefined) {
       throw new ConfigurationError('give either apiKey or apiKeys, not both', 'apiKeys');
     }
-    if (!Array.isArray(keys) || keys.length === 0) {
+    if (!Array.isArray(given) || given.length === 0) {
       throw new ConfigurationError('WebhookVerifier needs apiKey or a non-empty apiKeys', 'apiKey');
     }
-    for (const key of keys) {
-      if (typeof key !== 'string' || key.length === 0) {
-        throw new ConfigurationError('every api key must be a non-empty string', 'apiKeys');
-      }
+    const keys: unknown[] = given;
+    if (!keys.every(isNonEmptyString)) {
+      throw new ConfigurationError('every api key must be a non-empty string', 'apiKeys');
     }
     const tolerance = options.toleranceSeconds ?? 300;
     if (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance <= 0) {
@@ -231,7 +231,7 @@ export class WebhookVerifier {
     const { crypto, keys } = node;
     for (let i = 0; i < keys.length; i++) {
       const mac = crypto
-        .createHmac('sha256', keys[i] as NodeCryptoModule.KeyObject)
+        .createHmac('sha256', keys[i] as NodeCryptoModule.KeyObject) // i < keys.length
         .update(prepared.message, 'utf8')
         .digest();
       if (crypto.timingSafeEqual(mac, expected)) return i;
@@ -283,3 +283,6 @@ function asVerificationError(error: unknown): WebhookVerificationError {
   return fail('malformed', 'the callback could not be read');
 }
 
+function isNonEmptyString(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0;
+}

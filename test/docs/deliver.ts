@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Hono } from 'hono';
 import type Koa from 'koa';
 import type { SignedCallback, WebhookHandler } from '../../src/webhooks/index.js';
+import { asListener } from '../helpers/real-server.js';
 
 /** What the receiver answered. */
 export interface Answer {
@@ -69,7 +70,7 @@ export async function deliver(receiver: unknown, callback: SignedCallback, path 
     const response = await receiver.request(path, { method: 'POST', headers, body: rawBody });
     return { status: response.status, body: await response.text() };
   }
-  if (isKoa(receiver)) return overHttp(receiver.callback(), path, { headers, body: rawBody });
+  if (isKoa(receiver)) return overHttp(asListener(receiver.callback()), path, { headers, body: rawBody });
   if (isExpress(receiver)) return overHttp(receiver, path, { headers, body: rawBody });
   if (isWebhookHandler(receiver)) {
     const answer = await receiver.handle({ body: rawBody, headers });

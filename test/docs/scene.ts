@@ -12,6 +12,7 @@ import { setupServer, type SetupServer } from 'msw/node';
 import { MyrGateway } from '../../src/index.js';
 import { createMockGateway, type MockGateway } from '../../src/testing/index.js';
 import { createNodeHandler, createWebHandler, signCallback, type SignedCallback, type WebhookEvent } from '../../src/webhooks/index.js';
+import { asListener } from '../helpers/real-server.js';
 
 /** The API key of every scene's merchant (the docs' receivers say sk_test_shop1): it signs the callbacks and is MYR_GATEWAY_API_KEY. */
 export const SHOP = Object.freeze({ apiKey: 'sk_test_shop1' });
@@ -54,6 +55,7 @@ export class Scene {
     const fulfilled: string[] = [];
     const failOnce = new Set<string>();
     const receiver = createServer(
+      asListener(
       createNodeHandler({
         verifier: { apiKey: SHOP.apiKey },
         onEvent: (event) => {
@@ -61,7 +63,7 @@ export class Scene {
           if (failOnce.delete(reference)) throw new Error(`the merchant's handler fails once for ${reference}`);
           fulfilled.push(reference);
         },
-      }),
+      }),),
     );
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const webhookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks/myr`;

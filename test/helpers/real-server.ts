@@ -2,6 +2,15 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/**
+ * An async request handler (the SDK's node handler, Koa's `app.callback()`) as a node:http
+ * listener. Node has no use for a listener's promise, so it is let go; a rejection stays
+ * unhandled, which fails the vitest run rather than passing silently.
+ */
+export function asListener(handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>): RequestListener {
+  return (req, res) => void handle(req, res);
+}
+
 export function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {
     let data = '';

@@ -303,7 +303,7 @@ describe('delivery transport', () => {
       baseUrl: 'https://custom.myr-gateway.test/api/v1',
       merchants: [{ merchantId: 'M', apiKey: 'k', defaultCallbackUrl: 'https://merchant.test/cb' }],
       callbackFetch: async (input, init) => {
-        seen.push({ url: String(input), body: String(init?.body) });
+        seen.push({ url: input instanceof Request ? input.url : String(input), body: typeof init?.body === 'string' ? init.body : '' });
         return new Response(null, { status: seen.length === 1 ? 503 : 200 });
       },
     });

@@ -60,7 +60,7 @@ describe.each((['cluster', 'sentinel'] as const).flatMap((topology) => CLIENT_KI
     const claims = await Promise.all([first.claim('payment:P1:SUCCESS', 60_000), second.claim('payment:P1:SUCCESS', 60_000)]);
     const won = claims.filter((c) => c.acquired);
     expect(won).toHaveLength(1);
-    const winner = claims[0]!.acquired ? first : second;
+    const winner = claims[0].acquired ? first : second;
     await winner.complete('payment:P1:SUCCESS', (won[0] as { token: string }).token, HOUR);
     expect(await second.claim('payment:P1:SUCCESS', 60_000)).toEqual({ acquired: false, state: 'done' });
   });

@@ -16,6 +16,7 @@ import {
 } from '../../src/webhooks/index.js';
 import { API_KEY, NOW, callback, type Callback } from '../fixtures/webhook-vectors-helpers.js';
 import { PATH, apps, listen, type Running, type Start } from './webhook-apps.js';
+import { asListener } from '../helpers/real-server.js';
 
 const running: Running[] = [];
 afterAll(async () => {
@@ -140,7 +141,7 @@ describe('adapter details', () => {
     app.use((ctx) => {
       ctx.body = 'next';
     });
-    const { url, close } = await listen(createServer(app.callback()));
+    const { url, close } = await listen(createServer(asListener(app.callback())));
     running.push({ url, close });
     const response = await fetch(url.replace(PATH, '/elsewhere'));
     expect(await response.text()).toBe('next');

@@ -20,6 +20,7 @@ import {
   fastifyWebhookPlugin,
   type WebhookHandler,
 } from '../../src/webhooks/index.js';
+import { asListener } from '../helpers/real-server.js';
 
 export const PATH = '/webhooks/myr';
 
@@ -113,7 +114,7 @@ export const apps: Record<string, Start> = {
   'koa, no body parser': (h) => {
     const app = new Koa();
     app.use(createKoaMiddleware(h, { path: PATH }));
-    return listen(createServer(app.callback()));
+    return listen(createServer(asListener(app.callback())));
   },
   'koa, parsed body (bodyparser-style, no rawBody)': (h) => {
     const app = new Koa();
@@ -127,7 +128,7 @@ export const apps: Record<string, Start> = {
       await next();
     });
     app.use(createKoaMiddleware(h, { path: PATH }));
-    return listen(createServer(app.callback()));
+    return listen(createServer(asListener(app.callback())));
   },
   'koa, rawBody kept by the parser': (h) => {
     const app = new Koa();
@@ -137,10 +138,10 @@ export const apps: Record<string, Start> = {
       await next();
     });
     app.use(createKoaMiddleware(h, { path: PATH }));
-    return listen(createServer(app.callback()));
+    return listen(createServer(asListener(app.callback())));
   },
   'web handler on @hono/node-server': (h) => serveFetch(createWebHandler(h)),
-  'node:http handler': (h) => listen(createServer(createNodeHandler(h))),
+  'node:http handler': (h) => listen(createServer(asListener(createNodeHandler(h)))),
 };
 
 export function serveFetch(fetch: (request: Request) => Response | Promise<Response>): Promise<Running> {

@@ -20,6 +20,7 @@ import {
   type WebhookStore,
 } from '../../src/webhooks/index.js';
 import { API_KEY, NOW, callback, headersFor, sign, baseBody, type Callback } from '../fixtures/webhook-vectors-helpers.js';
+import { asListener } from '../helpers/real-server.js';
 
 const verifier = new WebhookVerifier({ apiKey: API_KEY, clock: () => NOW });
 
@@ -291,7 +292,7 @@ describe('hostile bodies', () => {
 describe('slow and oversized bodies', () => {
   it('a body that never finishes gets 408 after bodyTimeoutMs (node:http and Web handler)', async () => {
     const onEvent = vi.fn();
-    const server = createServer(createNodeHandler({ verifier, onEvent, bodyTimeoutMs: 50 }));
+    const server = createServer(asListener(createNodeHandler({ verifier, onEvent, bodyTimeoutMs: 50 })));
     servers.push(server);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const status = await new Promise<number | undefined>((resolve) => {

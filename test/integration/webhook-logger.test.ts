@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signCallback } from '../../src/testing/index.js';
 import { createNodeHandler, createWebHandler, createWebhookHandler, type WebhookHandlerOptions } from '../../src/webhooks/index.js';
+import { asListener } from '../helpers/real-server.js';
 
 const API_KEY = 'sk_test_logger_secret_0001';
 const THROWN = 'db password hunter2 in the merchant error';
@@ -100,10 +101,12 @@ describe('the adapters', () => {
     let url: string;
     beforeAll(async () => {
       server = createServer(
-        createNodeHandler(
-          options(logger, () => {
-            throw new Error(THROWN);
-          }),
+        asListener(
+          createNodeHandler(
+            options(logger, () => {
+              throw new Error(THROWN);
+            }),
+          ),
         ),
       );
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

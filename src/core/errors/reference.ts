@@ -10,8 +10,9 @@ import { MyrGatewayError } from './base.js';
 
 /** A reference_id that can be reported on an error: the request's, when it has the allowed form. */
 export function referenceOf(params: unknown): string | undefined {
-  const value = (params as { reference_id?: unknown } | null)?.reference_id;
-  return z.safeParse(referenceIdSchema, value).success ? (value as string) : undefined;
+  if (typeof params !== 'object' || params === null || !('reference_id' in params)) return undefined;
+  const parsed = z.safeParse(referenceIdSchema, params.reference_id);
+  return parsed.success ? parsed.data : undefined;
 }
 
 /**
@@ -20,6 +21,7 @@ export function referenceOf(params: unknown): string | undefined {
  */
 export function tagReference(error: unknown, referenceId: string | undefined): unknown {
   if (referenceId === undefined || !(error instanceof MyrGatewayError) || error.referenceId !== undefined) return error;
+  // The copy gets the error's own prototype: a MyrGatewayError subclass, as checked above.
   const copy = Object.create(Object.getPrototypeOf(error) as object) as MyrGatewayError;
   Object.defineProperties(copy, Object.getOwnPropertyDescriptors(error));
   Object.defineProperty(copy, 'referenceId', { value: referenceId, enumerable: true, writable: true, configurable: true });

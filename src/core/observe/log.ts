@@ -68,7 +68,7 @@ export class Log {
       console[level](text, ...(fields === undefined ? [] : [fields]));
       return;
     }
-    const method = logger[level] as (...args: unknown[]) => unknown;
+    const method = logger[level] as (...args: unknown[]) => unknown; // a logger method; called with this logger's own argument order below
     try {
       if (fields === undefined) method.call(logger, text);
       else if (this.#pino) method.call(logger, fields, text);

@@ -38,6 +38,7 @@ function callHook<E>(hook: ((event: E) => unknown) | undefined, event: E, log: L
   const warn = () => log.write('warn', `the ${name} hook threw; ignoring it`);
   try {
     const result = hook(event);
+    // A hook may return anything; only a thenable is waited on (for its rejection).
     if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function') (result as Promise<unknown>).then(undefined, warn);
   } catch {
     warn();
@@ -53,6 +54,7 @@ let globalTracer: { provider: object; tracer: TracerLike } | undefined;
  * 1.x shares), so nothing is imported: no cost and no bundling trouble without OpenTelemetry.
  */
 function registeredTracer(version: string): TracerLike | undefined {
+  // The API's own registry entry; every field is checked before use.
   const api = (globalThis as Record<symbol, { trace?: { getTracer?: (name: string, version?: string) => TracerLike } } | undefined>)[OTEL_API];
   const provider = api?.trace;
   if (typeof provider?.getTracer !== 'function') return undefined;

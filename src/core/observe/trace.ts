@@ -52,7 +52,7 @@ export const SPAN_KIND_CLIENT = 2;
 
 /** Whether `value` can serve as a tracer (checked at construction, so a typo fails early). */
 export function isTracer(value: unknown): value is TracerLike {
-  return value !== null && typeof value === 'object' && typeof (value as TracerLike).startActiveSpan === 'function';
+  return value !== null && typeof value === 'object' && typeof (value as TracerLike).startActiveSpan === 'function'; // a guard: only reads the property it checks
 }
 
 /** Sets the attributes that have a value. */
@@ -75,7 +75,9 @@ export function runTraced<T>(
 ): Promise<T> {
   let started: Promise<T> | undefined;
   try {
-    tracer.startActiveSpan(name, options, (span: SpanLike) => (started = work(guardSpan(span, onTracerError))));
+    // What it returns is `started` (handled by our caller, below), or whatever a tracer that
+    // breaks the contract returns instead: the work is taken from inside the callback.
+    void tracer.startActiveSpan(name, options, (span: SpanLike) => (started = work(guardSpan(span, onTracerError))));
   } catch (error) {
     onTracerError(error);
   }
@@ -85,14 +87,19 @@ export function runTraced<T>(
 /** A span whose methods never throw into the SDK's code. */
 function guardSpan(span: SpanLike, onTracerError: (error: unknown) => void): SpanLike {
   const guard =
-    <A extends unknown[]>(method: (...args: A) => unknown) =>
+    <A extends unknown[]>(call: (...args: A) => unknown) =>
     (...args: A): undefined => {
       try {
-        method.apply(span, args);
+        call(...args);
       } catch (error) {
         onTracerError(error);
       }
       return undefined;
     };
-  return { setAttribute: guard(span.setAttribute), addEvent: guard(span.addEvent), setStatus: guard(span.setStatus), end: guard(span.end) };
+  return {
+    setAttribute: guard((...args: Parameters<SpanLike['setAttribute']>) => span.setAttribute(...args)),
+    addEvent: guard((...args: Parameters<SpanLike['addEvent']>) => span.addEvent(...args)),
+    setStatus: guard((...args: Parameters<SpanLike['setStatus']>) => span.setStatus(...args)),
+    end: guard(() => span.end()),
+  };
 }

@@ -35,8 +35,8 @@ function lifetimeOf(data: Record<string, unknown>, now: number): number | undefi
  * longer than a day is capped; the service's TOKEN_EXPIRED stays the final word either way.
  */
 export function readToken(body: unknown, now: number): StoredToken {
-  const outer = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  const data = (typeof outer.data === 'object' && outer.data !== null ? outer.data : outer) as Record<string, unknown>;
+  const outer: Record<string, unknown> = isRecord(body) ? body : {};
+  const data = isRecord(outer.data) ? outer.data : outer;
   const accessToken = data.access_token ?? data.accessToken ?? data.token;
   if (typeof accessToken !== 'string' || accessToken === '') throw invalid('the token answer carries no access token');
   const lifetime = Math.min(lifetimeOf(data, now) ?? DEFAULT_TOKEN_LIFETIME_MS, MAX_TOKEN_LIFETIME_MS);
@@ -44,4 +44,9 @@ export function readToken(body: unknown, now: number): StoredToken {
   // Control characters or spaces would break the Authorization header of every later request.
   if (!isStoredToken(token)) throw invalid('the access token is not a printable ASCII string of at most 8192 characters');
   return token;
+}
+
+/** A JSON object: its fields are read as unknown and checked one by one. */
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
 }

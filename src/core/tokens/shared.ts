@@ -47,9 +47,9 @@ export class TokenLimiter {
         { code: 'RATE_LIMITED', retryable: true, retryAfter: seconds },
       );
     }
-    while (this.#seen.length > 0 && (this.#seen[0] as number) <= now - WINDOW_MS) this.#seen.shift();
+    while (this.#seen.length > 0 && (this.#seen[0] as number) <= now - WINDOW_MS) this.#seen.shift(); // length > 0
     if (renewal || this.#seen.length < TOKEN_REQUESTS_PER_MINUTE) return;
-    const seconds = Math.ceil(((this.#seen[0] as number) + WINDOW_MS - now) / 1000);
+    const seconds = Math.ceil(((this.#seen[0] as number) + WINDOW_MS - now) / 1000); // length >= the limit, so [0] exists
     throw new RateLimitError(
       `RATE_LIMITED: this process already sent ${TOKEN_REQUESTS_PER_MINUTE} access-token requests for this merchant in the last minute ` +
         `(the service's limit for POST /auth/token); not sending another. Check the credentials and retry in ${seconds} s.`,
@@ -95,7 +95,7 @@ export class SharedTokens {
    * the process alive) for nobody.
    */
   join(start: (signal: AbortSignal) => Promise<StoredToken>, signal: AbortSignal | undefined): Promise<StoredToken> {
-    if (signal?.aborted) return Promise.reject(signal.reason as Error);
+    if (signal?.aborted) return Promise.reject(signal.reason);
     let flight = this.#flight;
     if (!flight) {
       const controller = new AbortController();
@@ -118,7 +118,7 @@ export class SharedTokens {
           if (this.#flight === joined) this.#flight = undefined;
           joined.controller.abort(signal?.reason);
         }
-        reject(signal?.reason as Error);
+        reject(signal?.reason);
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       joined.promise.then(
@@ -128,7 +128,7 @@ export class SharedTokens {
         },
         (error: unknown) => {
           signal?.removeEventListener('abort', onAbort);
-          reject(error as Error);
+          reject(error);
         },
       );
     });
@@ -154,7 +154,7 @@ const registry = new WeakMap<TokenStore, Map<string, SharedTokens>>();
 /** The shared state of `key` on `store` in this process. */
 export function sharedTokens(store: TokenStore, key: string): SharedTokens {
   let byKey = registry.get(store);
-  if (!byKey) registry.set(store, (byKey = new Map()));
+  if (!byKey) registry.set(store, (byKey = new Map<string, SharedTokens>()));
   let shared = byKey.get(key);
   if (!shared) byKey.set(key, (shared = new SharedTokens()));
   return shared;

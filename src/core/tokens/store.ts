@@ -79,7 +79,7 @@ export interface TokenStore {
 /** A well-formed token, usable in an Authorization header; anything else is treated as a miss. */
 export function isStoredToken(value: unknown): value is StoredToken {
   if (value === null || typeof value !== 'object') return false;
-  const { accessToken, expiresAt } = value as Partial<StoredToken>;
+  const { accessToken, expiresAt } = value as Partial<StoredToken>; // a guard: the fields are checked below
   return (
     typeof accessToken === 'string' &&
     accessToken.length <= 8192 &&

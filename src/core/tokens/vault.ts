@@ -53,13 +53,13 @@ export class CallBudgets {
 export type BudgetSource = () => StoreBudget;
 
 function isThenable<T>(value: Promise<T> | T): value is Promise<T> {
-  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
+  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function'; // a guard: only reads the property it checks
 }
 
 /** What a store hands back before it is opened: a sealed token and its expiry. */
 function isSealedShape(value: unknown): value is StoredToken {
   if (value === null || typeof value !== 'object') return false;
-  const { accessToken, expiresAt, issuedAt } = value as Partial<StoredToken>;
+  const { accessToken, expiresAt, issuedAt } = value as Partial<StoredToken>; // a guard: the fields are checked below
   return typeof accessToken === 'string' && Number.isFinite(expiresAt) && (issuedAt === undefined || Number.isFinite(issuedAt));
 }
 

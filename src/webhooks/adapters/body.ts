@@ -51,7 +51,7 @@ export function checkParsedBody(parsed: unknown, contentLength: unknown, maxBody
 }
 
 function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0] as Uint8Array;
+  if (chunks.length === 1) return chunks[0] as Uint8Array; // length === 1
   const out = new Uint8Array(size);
   let at = 0;
   for (const chunk of chunks) {
@@ -81,7 +81,7 @@ function drainThenClose(req: IncomingMessage): void {
     if (drained > DRAIN_MAX_BYTES) close();
   };
   const timer = setTimeout(close, DRAIN_MAX_MS);
-  (timer as { unref?: () => void }).unref?.();
+  (timer as { unref?: () => void }).unref?.(); // Node's and Bun's timers have unref, a browser's id does not
   req.on('data', onData);
   req.once('end', () => clearTimeout(timer));
   req.resume();

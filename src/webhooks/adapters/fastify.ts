@@ -110,6 +110,10 @@ export type FastifyWebhookPluginOptions = WebhookAdapterOptions & {
  * await app.register(fastifyWebhookPlugin, { path: '/webhooks/myr', verifier: { apiKey }, onEvent });
  * ```
  */
+// Fastify tells plugin styles apart by their shape: an async function of two parameters is
+// awaited (a `done` callback would be a third). `async` also makes a configuration error a
+// rejected plugin, which `register` reports, rather than a throw from inside Fastify's loader.
+// eslint-disable-next-line @typescript-eslint/require-await -- the promise is the plugin contract, see above
 export async function fastifyWebhookPlugin(instance: FastifyInstanceLike, options: FastifyWebhookPluginOptions): Promise<void> {
   const input = 'handler' in options ? options.handler : options;
   const { handler, limits } = resolveAdapter(input, options);

@@ -55,7 +55,7 @@ export function createKoaMiddleware(
   options?: KoaWebhookOptions,
 ): (ctx: KoaContextLike, next?: () => Promise<unknown>) => Promise<void> {
   const { handler, limits } = resolveAdapter(input, options);
-  const path = options?.path ?? (input as KoaWebhookOptions).path;
+  const path = options?.path ?? (input as KoaWebhookOptions).path; // a WebhookHandler has no path (undefined); the options form may carry one
   return async (ctx, next) => {
     if (path !== undefined && (ctx.path !== path || ctx.method !== 'POST')) {
       if (next) await next();

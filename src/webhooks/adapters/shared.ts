@@ -45,7 +45,7 @@ export interface WebhookAdapterOptions {
 export type WebhookAdapterInput = WebhookHandler | (WebhookHandlerOptions & WebhookAdapterOptions);
 
 function limit(name: keyof WebhookAdapterOptions, input: WebhookAdapterInput, options: WebhookAdapterOptions | undefined, fallback: number): number {
-  const value = options?.[name] ?? (input as WebhookAdapterOptions)[name] ?? fallback;
+  const value = options?.[name] ?? (input as WebhookAdapterOptions)[name] ?? fallback; // the options may sit on either form of input; an absent one is undefined
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
     throw new ConfigurationError(`${name} must be a positive number`, name);
   }
@@ -99,7 +99,7 @@ export function nodeRequestBody(req: NodeRequestLike, parsed: unknown, limits: B
     try {
       return Promise.resolve(checkParsedBody(parsed, req.headers['content-length'], limits.maxBodyBytes));
     } catch (error) {
-      return Promise.reject(error as Error);
+      return Promise.reject(error);
     }
   }
   return readNodeStream(req, limits);
@@ -127,7 +127,7 @@ export async function handleBody(handler: WebhookHandler, body: Promise<unknown>
   } catch (error) {
     return logRefusedBody(handler, bodyFailure(error));
   }
-  return handler.handle({ body: value, headers: headers as never });
+  return handler.handle({ body: value, headers: headers as never }); // the handler reads headers through getHeader, which checks every value
 }
 
 /** @internal The JSON text of an answer. */

@@ -45,7 +45,7 @@ describe('a failing or slow token store', () => {
     ['set rejects', { set: fail }],
   ])('%s: calls succeed on the in-process token, with one warning and one token request', async (_label, overrides) => {
     const read = warnings();
-    const { gateway } = clientFor(mock, { now, tokenStore: storeWith(overrides as Partial<TokenStore>), tokenStoreTimeout: 20 });
+    const { gateway } = clientFor(mock, { now, tokenStore: storeWith(overrides), tokenStoreTimeout: 20 });
     for (let i = 0; i < 3; i++) await gateway.payments.create(paymentParams());
     expect(mock.count('auth')).toBe(1);
     expect(mock.count('payment.create')).toBe(3);
