@@ -89,7 +89,9 @@ async function main(): Promise<void> {
     if (payment.status === 'SUCCESS') fulfilled.push(payment.reference_id);
   };
   const handler = createWebhookHandler({ verifier: { apiKey: 'sk_test_reconcile_0001' }, onEvent: (event) => fulfil(event.signed) });
-  const server = createServer(createNodeHandler(handler)).listen(0, '127.0.0.1');
+  const handle = createNodeHandler(handler);
+  // node:http ignores a listener's promise; the handler answers every request itself.
+  const server = createServer((req, res) => void handle(req, res)).listen(0, '127.0.0.1');
   await once(server, 'listening');
   const mock = createMockGateway({
     environment: 'test',

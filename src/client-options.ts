@@ -125,14 +125,15 @@ export interface MyrGatewayOptions {
    */
   logLevel?: LogLevel | 'off';
   /**
-   * Called before every attempt is sent (token requests included). Must not throw; a
-   * returned promise is not awaited.
+   * Called before every attempt is sent (token requests included). It may be async: a
+   * returned promise is not awaited, and what it throws or rejects with is logged, never
+   * changes the call.
    * @example
    * ```ts
    * new MyrGateway({ ...config, onRequest: (e) => metrics.increment('gateway.requests', { path: e.path }) });
    * ```
    */
-  onRequest?: (event: RequestEvent) => void;
+  onRequest?: (event: RequestEvent) => unknown;
   /**
    * Called after every attempt, with its status (undefined when no answer came), duration,
    * correlation id, rate-limit headers and error code.
@@ -141,7 +142,7 @@ export interface MyrGatewayOptions {
    * new MyrGateway({ ...config, onResponse: (e) => histogram.record(e.durationMs, { status: e.status }) });
    * ```
    */
-  onResponse?: (event: ResponseEvent) => void;
+  onResponse?: (event: ResponseEvent) => unknown;
   /**
    * Called when a failed attempt will be sent again, with the wait before it.
    * @example
@@ -149,7 +150,7 @@ export interface MyrGatewayOptions {
    * new MyrGateway({ ...config, onRetry: (e) => log.warn(`retry ${e.path} after ${e.errorCode} in ${e.delayMs} ms`) });
    * ```
    */
-  onRetry?: (event: RetryEvent) => void;
+  onRetry?: (event: RetryEvent) => unknown;
   /**
    * An OpenTelemetry tracer: every call becomes a client span (method, path template,
    * attempts, status, correlation id, rate-limit headers, `myr.reference_id`). By default the

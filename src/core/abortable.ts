@@ -112,7 +112,7 @@ export class StoreBudget {
       return await bounded(op, signal, this.#leftMs);
     } catch (error) {
       // A timer may fire a fraction of a millisecond before the clock says the time is up: a timeout spends it all.
-      if (error === STORE_TIMEOUT) this.#leftMs = 0;
+      if (error instanceof StoreTimeout) this.#leftMs = 0;
       throw error;
     } finally {
       this.#leftMs -= performance.now() - started;

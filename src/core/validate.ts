@@ -92,10 +92,16 @@ function invalid(check: AnswerCheck, field: string, problem: string): InvalidRes
   });
 }
 
+/** An echoed value as it reads in a message: quoted text, or its JSON (an object the service sent). */
+function shown(value: unknown): string {
+  if (typeof value === 'object' || typeof value === 'function' || typeof value === 'symbol') return JSON.stringify(value) ?? typeof value;
+  return JSON.stringify(String(value));
+}
+
 /** An echoed value, when the service sent one, must be the one we sent. */
 export function checkEcho(check: AnswerCheck, field: string, sent: string | number, echoed: unknown): void {
   if (echoed === undefined || echoed === null || echoed === sent) return;
-  throw invalid(check, field, `echoes ${field} ${JSON.stringify(String(echoed)).slice(0, 120)}, not the ${JSON.stringify(String(sent))} that was sent`);
+  throw invalid(check, field, `echoes ${field} ${shown(echoed).slice(0, 120)}, not the ${JSON.stringify(String(sent))} that was sent`);
 }
 
 /**

@@ -209,7 +209,7 @@ export class RedisRateLimiter implements RateLimiter {
         const now = monotonicNow();
         if (now < this.#redisAfter) {
           for (const w of b.queue.drain()) {
-            this.#local.acquire(key, b.bucket, { signal: w.signal, maxWaitMs: w.deadline - now }).then(() => w.grant(), w.fail);
+            this.#local.acquire(key, b.bucket, { signal: w.signal, maxWaitMs: w.deadline - now }).then(() => w.grant(), (error: unknown) => w.fail(error));
           }
           return;
         }

@@ -182,7 +182,7 @@ export class Payments {
    */
   waitForCompletion(identifier: string, options: WaitForCompletionOptions): Promise<PaymentStatus> {
     return waitForCompletion(
-      { retrieve: (id, o) => this.retrieve(id, o), sleep: this.#timing.sleep, random: this.#timing.random },
+      { retrieve: (id, o) => this.retrieve(id, o), sleep: (ms, signal) => this.#timing.sleep(ms, signal), random: () => this.#timing.random() },
       identifier,
       options,
     );

@@ -25,8 +25,11 @@ export function json(res: ServerResponse, status: number, body: unknown, headers
 }
 
 /** Starts a server on an ephemeral port of 127.0.0.1; `close` also ends kept-alive and held connections. */
-export async function listen(handler?: RequestListener): Promise<{ server: Server; url: string; close: () => Promise<void> }> {
-  const server = createServer(handler);
+export async function listen(
+  handler?: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>,
+): Promise<{ server: Server; url: string; close: () => Promise<void> }> {
+  // An async handler's promise is let go as asListener says; a rejection stays unhandled, so the run fails.
+  const server = createServer(handler && ((req, res) => void handler(req, res)));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const close = () =>

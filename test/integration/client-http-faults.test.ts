@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigurationError, ConnectionError, MyrGateway, MyrGatewayError, OutcomeUnknownError, PaymentUrlUnavailableError } from '../../src/index.js';
 import { caught, paymentParams, recordingSleep, withdrawalParams } from '../helpers/client.js';
-import { closedPortUrl, json, readBody, service } from '../helpers/real-server.js';
+import { asListener, closedPortUrl, json, readBody, service } from '../helpers/real-server.js';
 
 type Behaviour = 'ok' | 'drop-after-read' | 'duplicate';
 let behaviour: Behaviour[] = [];
@@ -16,7 +16,7 @@ let server: Server;
 let baseUrl: string;
 
 beforeAll(async () => {
-  server = createServer(async (req, res) => {
+  server = createServer(asListener(async (req, res) => {
     const body = await readBody(req);
     const path = req.url ?? '';
     received.push(`${req.method} ${path}`);
@@ -31,7 +31,7 @@ beforeAll(async () => {
     const parsed = JSON.parse(body) as { reference_id: string; amount: number };
     if (path.endsWith('/payment/withdraw')) return json(res, 200, service.withdrawal('WD_REAL1', parsed.reference_id, parsed.amount));
     return json(res, 200, service.payment('PAY_REAL1', parsed.reference_id, parsed.amount));
-  });
+  }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
 });

@@ -30,7 +30,7 @@ describe('payment create: validation before the network', () => {
     gateway = clientFor(mock).gateway;
   });
   const create = (patch: Record<string, unknown>) =>
-    gateway.payments.create({ ...paymentParams('QR_PAYMENT'), ...patch } as never);
+    gateway.payments.create({ ...paymentParams('QR_PAYMENT'), ...patch });
 
   it.each([
     [4.99, 'below the 5 MYR minimum'],
@@ -136,12 +136,12 @@ describe('payment create: validation before the network', () => {
     try {
       const local = new MyrGateway({ baseUrl: served.baseUrl, ...mock.merchant, allowInsecureLoopback: true, tokenStore: new MemoryTokenStore() });
       const url = 'http://127.0.0.1:3000/webhooks/myr';
-      await local.payments.create({ ...paymentParams('QR_PAYMENT'), [field]: url } as never).catch(() => undefined);
+      await local.payments.create({ ...paymentParams('QR_PAYMENT'), [field]: url }).catch(() => undefined);
       const sent = mock.requests.find((r) => r.endpoint === 'payment.create')?.body as Record<string, unknown> | undefined;
       expect(sent?.[field]).toBe(url);
       // Any other http URL stays refused, before sending.
       const before = mock.count('payment.create');
-      await expect(local.payments.create({ ...paymentParams('QR_PAYMENT'), [field]: 'http://merchant.example/cb' } as never)).rejects.toMatchObject({ code: 'VALIDATION_ERROR', field });
+      await expect(local.payments.create({ ...paymentParams('QR_PAYMENT'), [field]: 'http://merchant.example/cb' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR', field });
       expect(mock.count('payment.create')).toBe(before);
     } finally {
       await served.close();
@@ -228,7 +228,7 @@ describe('withdrawal create: validation before the network', () => {
     gateway = clientFor(mock).gateway;
   });
   const create = (patch: Record<string, unknown>) =>
-    gateway.withdrawals.create({ ...withdrawalParams(), ...patch } as never);
+    gateway.withdrawals.create({ ...withdrawalParams(), ...patch });
 
   it.each([49.99, 50_000.01, 100.123, 0.1 + 0.2])('rejects amount %s with INVALID_AMOUNT', async (amount) => {
     await expectRejected(create({ amount }), 'INVALID_AMOUNT', 'amount');

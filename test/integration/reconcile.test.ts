@@ -31,7 +31,7 @@ function setup(onFulfil: (p: PaymentOutcome) => Promise<void> = async () => {}, 
     merchants: [{ merchantId: 'M_RECON', apiKey, defaultCallbackUrl: 'https://merchant.test/cb' }],
     callbackFetch: async (_url, init) => {
       await holdCallback;
-      const response = await handler.handle({ body: String(init?.body), headers: init?.headers as Record<string, string> });
+      const response = await handler.handle({ body: typeof init?.body === 'string' ? init.body : '', headers: init?.headers as Record<string, string> });
       answers.push(response.status);
       return new Response(JSON.stringify(response.body), { status: response.status });
     },

@@ -49,11 +49,11 @@ beforeAll(() => {
     getCurrentDirectory: () => out,
     getCompilationSettings: () => ({ ...checkOptions, noEmit: true, declaration: false, emitDeclarationOnly: false }),
     getDefaultLibFileName: (o) => ts.getDefaultLibFilePath(o),
-    fileExists: ts.sys.fileExists,
-    readFile: ts.sys.readFile,
-    readDirectory: ts.sys.readDirectory,
-    directoryExists: ts.sys.directoryExists,
-    getDirectories: ts.sys.getDirectories,
+    fileExists: (path) => ts.sys.fileExists(path),
+    readFile: (path, encoding) => ts.sys.readFile(path, encoding),
+    readDirectory: (...args) => ts.sys.readDirectory(...args),
+    directoryExists: (path) => ts.sys.directoryExists(path),
+    getDirectories: (path) => ts.sys.getDirectories(path),
   });
 }, 60_000);
 

@@ -186,7 +186,7 @@ export class WaitQueue {
       };
       const timer = setTimeout(() => {
         done();
-        reject(onTimeout() as Error);
+        reject(onTimeout());
       }, Math.max(1, Math.ceil(options.maxWaitMs)));
       const waiter: Waiter = {
         signal,
@@ -197,7 +197,7 @@ export class WaitQueue {
         },
         fail: (error) => {
           done();
-          reject(error as Error);
+          reject(error);
         },
       };
       signal?.addEventListener('abort', onAbort, { once: true });
