@@ -94,8 +94,10 @@ function invalid(check: AnswerCheck, field: string, problem: string): InvalidRes
 
 /** An echoed value as it reads in a message: quoted text, or its JSON (an object the service sent). */
 function shown(value: unknown): string {
-  if (typeof value === 'object' || typeof value === 'function' || typeof value === 'symbol') return JSON.stringify(value) ?? typeof value;
-  return JSON.stringify(String(value));
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') {
+    return JSON.stringify(String(value));
+  }
+  return JSON.stringify(value) ?? typeof value;
 }
 
 /** An echoed value, when the service sent one, must be the one we sent. */
