@@ -10,6 +10,7 @@ import { RateLimitError } from '../errors/service.js';
 import type { StoredToken, TokenStore } from './store.js';
 import { consoleWarn, type WarnSink } from '../observe/log.js';
 import { sha256Hex } from '../hash.js';
+import { within } from '../wait.js';
 import { PUBLISHED_LIMITS, PUBLISHED_WINDOW_MS } from '../pacing/limiter.js';
 
 /** Token endpoint limit from the spec: 5 requests in any 60 s (the pacing table's `token` bucket). */
@@ -111,26 +112,17 @@ export class SharedTokens {
     }
     const joined = flight;
     joined.waiters += 1;
-    return new Promise<StoredToken>((resolve, reject) => {
-      const onAbort = () => {
+    // The caller leaves on its abort; the last one to leave stops the flight.
+    return within(joined.promise, {
+      signal,
+      done: (end) => {
+        if (end !== 'aborted') return;
         joined.waiters -= 1;
         if (joined.waiters === 0) {
           if (this.#flight === joined) this.#flight = undefined;
           joined.controller.abort(signal?.reason);
         }
-        reject(signal?.reason as Error);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      joined.promise.then(
-        (token) => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(token);
-        },
-        (error: unknown) => {
-          signal?.removeEventListener('abort', onAbort);
-          reject(error as Error);
-        },
-      );
+      },
     });
   }
 
