@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import { ConfigurationError, MyrGatewayError } from '../core/errors/base.js';
 import { Log, type Logger } from '../core/observe/log.js';
+import { within } from '../core/wait.js';
 import { RedisStoreError } from './errors.js';
 import { checkServerOnce } from './server-check.js';
 import { driveClient } from './topology.js';
@@ -141,30 +142,22 @@ export function adaptClient(options: RedisStoreOptions, what: string): { redis: 
   const { send: raw } = driveClient(client, what);
   const log = new Log(logger, 'warn');
 
-  const timed = (args: string[]): Promise<unknown> =>
-    new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        reject(new RedisStoreError(`Redis did not answer ${args[0] ?? ''} within ${timeoutMs} ms`, 'timeout'));
-      }, timeoutMs);
-      let pending: Promise<unknown>;
-      try {
-        const reply = raw(args);
-        // A client that answers through callbacks returns no promise: its answer would be lost.
-        pending = isThenable(reply) ? Promise.resolve(reply) : Promise.reject(new RedisStoreError(`the client returned no promise for ${args[0] ?? ''}`, 'no_promise'));
-      } catch (error) {
-        pending = Promise.reject(error as Error);
-      }
-      pending.then(
-        (value) => {
-          clearTimeout(timer);
-          resolve(value);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      );
+  const timed = (args: string[]): Promise<unknown> => {
+    let pending: Promise<unknown>;
+    try {
+      const reply = raw(args);
+      // A client that answers through callbacks returns no promise: its answer would be lost.
+      pending = isThenable(reply) ? Promise.resolve(reply) : Promise.reject(new RedisStoreError(`the client returned no promise for ${args[0] ?? ''}`, 'no_promise'));
+    } catch (error) {
+      pending = Promise.reject(error as Error);
+    }
+    return within(pending, {
+      ms: timeoutMs,
+      onTimeout: () => {
+        throw new RedisStoreError(`Redis did not answer ${args[0] ?? ''} within ${timeoutMs} ms`, 'timeout');
+      },
     });
+  };
 
   // The server check runs before the first command of this client, once for all its stores.
   let checked = false;

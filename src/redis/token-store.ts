@@ -4,10 +4,10 @@
  * @module
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
 import type { StoredToken, TokenRefreshOptions, TokenStore } from '../core/tokens/store.js';
 import { ConfigurationError } from '../core/errors/base.js';
 import { TimeoutError } from '../core/errors/service.js';
+import { wait } from '../core/wait.js';
 import { adaptClient, COMPARE_AND_DELETE, COMPARE_AND_PEXPIRE, script, type RedisCommands, type RedisStoreOptions } from './client.js';
 
 /** Options of {@link RedisTokenStore}. */
@@ -210,7 +210,7 @@ export class RedisTokenStore implements TokenStore {
       }
       options.progress?.(); // the holder is alive: its lock would have expired otherwise
       try {
-        await delay(this.#pollMs, undefined, { signal });
+        await wait(this.#pollMs, signal);
       } catch {
         throw new TimeoutError('Gave up waiting for another process to refresh the access token', {
           code: 'TIMEOUT',
