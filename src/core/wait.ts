@@ -47,38 +47,31 @@ export function within<T, U = never>(value: Promise<T> | Settle<T>, bounds: Wait
   return new Promise<T | U>((resolve, reject) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let ended = false;
-    const end = (how: WaitEnd, settle: () => void) => {
-      if (ended) return;
-      ended = true;
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      done?.(how);
-      settle();
-    };
-    const onAbort = () => end('aborted', () => reject(signal?.reason as Error));
-    const settled = (result: T) => end('settled', () => resolve(result));
-    const failed = (error: unknown) => end('settled', () => reject(error as Error));
+    /** Settles through `settle`, once, after clearing the timer and the listener. */
+    const end =
+      <V>(how: WaitEnd, settle: (outcome: V) => void) =>
+      (outcome: V) => {
+        if (ended) return;
+        ended = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        done?.(how);
+        settle(outcome);
+      };
+    const onAbort = () => end('aborted', reject)(signal?.reason);
     if (signal?.aborted) onAbort();
-    // Observed even after an abort: a late rejection of `value` must not go unhandled.
-    if (typeof value === 'function') {
-      try {
-        value(settled, failed);
-      } catch (error) {
-        failed(error);
-      }
-    } else value.then(settled, failed);
+    const settled = end('settled', resolve);
+    const failed = end('settled', reject);
+    // Observed even after an abort: a late rejection of `value` must not go unhandled. A Settle
+    // that throws rejects through this executor, before anything is armed.
+    if (typeof value === 'function') value(settled, failed);
+    else value.then(settled, failed);
     if (ended) return;
     signal?.addEventListener('abort', onAbort, { once: true });
     if (bounds.ms !== undefined) {
       const { onTimeout } = bounds;
-      const timedOut = () => {
-        try {
-          resolve(onTimeout());
-        } catch (error) {
-          reject(error as Error);
-        }
-      };
-      timer = setTimeout(() => end('timeout', timedOut), bounds.ms);
+      // A throw of onTimeout rejects the wait: the promise chain turns it into a rejection.
+      timer = setTimeout(() => end('timeout', resolve)(Promise.resolve().then(onTimeout)), bounds.ms);
     }
   });
 }

@@ -8,6 +8,7 @@ import { callbackHeaders, signCallback } from '../webhooks/sign.js';
 import type { CallbackAttempt, CallbackDelivery, CallbackOptions, MockCallbackBody } from './types/callbacks.js';
 import type { MockRecord } from './state.js';
 import { maskAccountNumber } from '../schemas/withdrawals.js';
+import { wait as sleep } from '../core/wait.js';
 
 /**
  * The fetch to deliver callbacks with when none is configured: the global one as it is when the
@@ -21,8 +22,6 @@ export function defaultCallbackFetch(): typeof fetch {
 
 /** The spec's retry schedule after the first, immediate attempt. */
 export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [1000, 5000];
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Everything needed to send one callback. */
 export interface CallbackJob {

@@ -7,6 +7,7 @@
  * @module
  */
 import type { IncomingMessage } from 'node:http';
+import { unref } from '../../core/wait.js';
 
 /** @internal The limits every adapter applies. */
 export interface BodyLimits {
@@ -80,8 +81,7 @@ function drainThenClose(req: IncomingMessage): void {
     drained += chunk.length;
     if (drained > DRAIN_MAX_BYTES) close();
   };
-  const timer = setTimeout(close, DRAIN_MAX_MS);
-  (timer as { unref?: () => void }).unref?.();
+  const timer = unref(setTimeout(close, DRAIN_MAX_MS));
   req.on('data', onData);
   req.once('end', () => clearTimeout(timer));
   req.resume();
