@@ -144,7 +144,7 @@ export class BucketModel {
     // short: the shortest one seen is the closest.
     if (o.remaining === this.limit - 1) {
       const window = Math.ceil(resetInMs + o.elapsedMs);
-      if (window >= MIN_WINDOW_MS && window <= HOUR_MS && (!this.#windowKnown || window < this.windowMs)) this.windowMs = window;
+      if (window >= MIN_WINDOW_MS && window <= MAX_WINDOW_MS && (!this.#windowKnown || window < this.windowMs)) this.windowMs = window;
       this.#windowKnown = true;
     }
     const free = o.remaining - inFlight;
