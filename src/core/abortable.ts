@@ -6,6 +6,8 @@
  * @module
  */
 
+import { within } from './wait.js';
+
 /**
  * The timeout marker. It never leaves the SDK: the token manager and vault catch it, warn
  * with {@link describeStoreFailure} and degrade, so it is not in the `MyrGatewayError` tree.
@@ -16,13 +18,16 @@ class StoreTimeout extends Error {
     this.name = 'StoreTimeout';
   }
 }
+const storeTimedOut = (): never => {
+  throw new StoreTimeout();
+};
 
 /**
  * Settles like `value`, or rejects: with `signal`'s reason when it aborts (the call is over),
  * or with a timeout marker after `ms` (the store is too slow; the caller degrades).
  */
 export function bounded<T>(value: Promise<T>, signal: AbortSignal | undefined, ms: number): Promise<T> {
-  return watched(() => value, signal, ms, ms);
+  return within(value, { signal, ms: Math.max(0, ms), onTimeout: storeTimedOut });
 }
 
 /** What a store operation under {@link watched} reports while it runs. */
@@ -38,48 +43,47 @@ export interface Watch {
  * progress: it gets `firstMs` to show it (`alive` or `hold`), then `nextMs` between signs.
  */
 export function watched<T>(start: (watch: Watch) => Promise<T>, signal: AbortSignal | undefined, firstMs: number, nextMs: number): Promise<T> {
-  if (signal?.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let holding = 0;
-    let settled = false;
-    const arm = (ms: number) => {
+  if (signal?.aborted) return Promise.reject(signal.reason as Error);
+  // A timeout that restarts on each sign of progress and pauses while work is held: more than
+  // the one timer of within(), so it rejects `stalled` here; within() adds the abort and the
+  // cleanup (no timer is armed once the wait is over).
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let holding = 0;
+  let over = false;
+  let stall: () => void = () => undefined;
+  const stalled = new Promise<never>((_, reject) => {
+    stall = () => reject(new StoreTimeout());
+  });
+  const arm = (ms: number) => {
+    clearTimeout(timer);
+    timer = holding > 0 || over ? undefined : setTimeout(stall, Math.max(0, ms));
+  };
+  const watch: Watch = {
+    alive: () => arm(nextMs),
+    hold: (work) => {
+      holding += 1;
+      arm(0);
+      const release = () => {
+        holding -= 1;
+        arm(nextMs);
+      };
+      work.then(release, release);
+      return work;
+    },
+  };
+  arm(firstMs);
+  let value: Promise<T>;
+  try {
+    value = start(watch);
+  } catch (error) {
+    value = Promise.reject(error);
+  }
+  return within(Promise.race([value, stalled]), {
+    signal,
+    done: () => {
+      over = true;
       clearTimeout(timer);
-      timer = holding > 0 || settled ? undefined : setTimeout(() => finish(() => reject(new StoreTimeout())), Math.max(0, ms));
-    };
-    const onAbort = () => finish(() => reject(signal?.reason));
-    const finish = (settle: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      settle();
-    };
-    const watch: Watch = {
-      alive: () => arm(nextMs),
-      hold: (work) => {
-        holding += 1;
-        arm(0);
-        const release = () => {
-          holding -= 1;
-          arm(nextMs);
-        };
-        work.then(release, release);
-        return work;
-      },
-    };
-    arm(firstMs);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    let value: Promise<T>;
-    try {
-      value = start(watch);
-    } catch (error) {
-      value = Promise.reject(error);
-    }
-    value.then(
-      (result) => finish(() => resolve(result)),
-      (error: unknown) => finish(() => reject(error)),
-    );
+    },
   });
 }
 

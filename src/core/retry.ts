@@ -1,5 +1,5 @@
 /**
- * Retry settings, `Retry-After` parsing, the not-sent system codes and the abortable sleep.
+ * Retry settings, `Retry-After` parsing, the not-sent system codes and the backoff sleep.
  * The decision itself (retry, wait, stop, outcome unknown) is in policy.ts.
  *
  * @module
@@ -97,21 +97,8 @@ export function isNotSentCode(code: string | undefined): boolean {
   return code !== undefined && NOT_SENT_CODES.has(code);
 }
 
-/** Abort-aware sleep. Rejects with the signal's reason as soon as it aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
+/**
+ * The backoff wait: resolves after `ms`, rejects with the signal's reason as soon as it aborts.
+ * The SDK's one abort-aware wait (wait.ts), under the name the client's `sleep` option mirrors.
+ */
+export { wait as sleep } from './wait.js';

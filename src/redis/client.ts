@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import { ConfigurationError, MyrGatewayError } from '../core/errors/base.js';
 import { Log, type Logger } from '../core/observe/log.js';
+import { within } from '../core/wait.js';
 import { RedisStoreError } from './errors.js';
 import { checkServerOnce } from './server-check.js';
 import { driveClient } from './topology.js';
@@ -106,19 +107,18 @@ export interface RedisCommands {
 }
 
 function shortCode(error: unknown): string {
-  // Fields of a client's error, each checked before use.
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && /^[A-Z_]{2,32}$/.test(code)) return code;
-  const name = (error as { name?: unknown } | null)?.name; // checked on the next line
+  const name = (error as { name?: unknown } | null)?.name;
   return typeof name === 'string' && /^\w{1,40}$/.test(name) ? name : 'error';
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function'; // a guard: only reads the property it checks
+  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
 }
 
 function isNoScript(error: unknown): boolean {
-  const message = (error as { message?: unknown } | null)?.message; // a client's error; the field is checked before use
+  const message = (error as { message?: unknown } | null)?.message;
   return typeof message === 'string' && message.startsWith('NOSCRIPT');
 }
 
@@ -142,30 +142,22 @@ export function adaptClient(options: RedisStoreOptions, what: string): { redis: 
   const { send: raw } = driveClient(client, what);
   const log = new Log(logger, 'warn');
 
-  const timed = (args: string[]): Promise<unknown> =>
-    new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        reject(new RedisStoreError(`Redis did not answer ${args[0] ?? ''} within ${timeoutMs} ms`, 'timeout'));
-      }, timeoutMs);
-      let pending: Promise<unknown>;
-      try {
-        const reply = raw(args);
-        // A client that answers through callbacks returns no promise: its answer would be lost.
-        pending = isThenable(reply) ? Promise.resolve(reply) : Promise.reject(new RedisStoreError(`the client returned no promise for ${args[0] ?? ''}`, 'no_promise'));
-      } catch (error) {
-        pending = Promise.reject(error);
-      }
-      pending.then(
-        (value) => {
-          clearTimeout(timer);
-          resolve(value);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      );
+  const timed = (args: string[]): Promise<unknown> => {
+    let pending: Promise<unknown>;
+    try {
+      const reply = raw(args);
+      // A client that answers through callbacks returns no promise: its answer would be lost.
+      pending = isThenable(reply) ? Promise.resolve(reply) : Promise.reject(new RedisStoreError(`the client returned no promise for ${args[0] ?? ''}`, 'no_promise'));
+    } catch (error) {
+      pending = Promise.reject(error);
+    }
+    return within(pending, {
+      ms: timeoutMs,
+      onTimeout: () => {
+        throw new RedisStoreError(`Redis did not answer ${args[0] ?? ''} within ${timeoutMs} ms`, 'timeout');
+      },
     });
+  };
 
   // The server check runs before the first command of this client, once for all its stores.
   let checked = false;

@@ -18,6 +18,7 @@ import {
 import { MemoryRateLimiter } from '../core/pacing/memory-limiter.js';
 import { probeOutcome } from '../core/pacing/slow-start.js';
 import { consoleWarn, Log, type Logger, type WarnSink } from '../core/observe/log.js';
+import { within } from '../core/wait.js';
 import { adaptClient, type RedisCommands, type RedisStoreOptions } from './client.js';
 import { RedisStoreError, RedisVersionError } from './errors.js';
 import { ACQUIRE, ANSWERED, LEARN, MAX_IN_FLIGHT_MS, PROBE_HOLD_MS, readAcquire } from './rate-scripts.js';
@@ -254,15 +255,15 @@ export class RedisRateLimiter implements RateLimiter {
     }
   }
 
-  /** Sleeps `ms`, or less when an answer taught something new. */
+  /**
+   * Sleeps `ms`, or less when an answer taught something new: a wait woken by another event, so
+   * `wake` settles it from outside (and `done` forgets it, however it ended).
+   */
   #pause(b: SharedBucket, ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => ((b.wake = undefined), resolve()), ms);
-      b.wake = () => {
-        clearTimeout(timer);
-        b.wake = undefined;
-        resolve();
-      };
+    return within<void, void>((resolve) => (b.wake = () => resolve()), {
+      ms,
+      onTimeout: () => undefined,
+      done: () => (b.wake = undefined),
     });
   }
 

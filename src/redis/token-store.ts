@@ -4,10 +4,11 @@
  * @module
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
 import type { StoredToken, TokenRefreshOptions, TokenStore } from '../core/tokens/store.js';
 import { ConfigurationError } from '../core/errors/base.js';
+import { DEFAULTS } from '../core/settings.js';
 import { TimeoutError } from '../core/errors/service.js';
+import { wait } from '../core/wait.js';
 import { adaptClient, COMPARE_AND_DELETE, COMPARE_AND_PEXPIRE, script, type RedisCommands, type RedisStoreOptions } from './client.js';
 
 /** Options of {@link RedisTokenStore}. */
@@ -136,7 +137,7 @@ export class RedisTokenStore implements TokenStore {
     this.#lockTtlMs = whole(options.lockTtlMs, 10_000, 'lockTtlMs', 100);
     this.#pollMs = whole(options.pollIntervalMs, 50, 'pollIntervalMs', 1);
     this.#waitMs = whole(options.waitTimeoutMs, 30_000, 'waitTimeoutMs', 1);
-    this.#marginMs = whole(options.refreshMarginMs, 60_000, 'refreshMarginMs', 0);
+    this.#marginMs = whole(options.refreshMarginMs, DEFAULTS.tokenRefreshMarginMs, 'refreshMarginMs', 0);
   }
 
   // The braces keep a token and its lock in one Redis Cluster slot.
@@ -210,7 +211,7 @@ export class RedisTokenStore implements TokenStore {
       }
       options.progress?.(); // the holder is alive: its lock would have expired otherwise
       try {
-        await delay(this.#pollMs, undefined, { signal });
+        await wait(this.#pollMs, signal);
       } catch {
         throw new TimeoutError('Gave up waiting for another process to refresh the access token', {
           code: 'TIMEOUT',

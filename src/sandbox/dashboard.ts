@@ -7,6 +7,7 @@
  */
 import type { MockPaymentRecord, MockWithdrawalRecord } from '../testing/types/records.js';
 import { maskAccountNumber } from '../schemas/withdrawals.js';
+import { TERMINAL_STATUSES } from '../schemas/statuses.js';
 import type { DeliveryEntry } from './deliveries.js';
 import { formatAmount, html, malaysiaTime, type SafeHtml } from './html.js';
 import { DASHBOARD_SCRIPT, DASHBOARD_STYLE } from './pages/dashboard-assets.js';
@@ -22,7 +23,7 @@ export interface DashboardView {
   deliveries: readonly DeliveryEntry[];
 }
 
-const TERMINAL = new Set(['SUCCESS', 'FAILED', 'EXPIRED', 'CANCELLED', 'REFUNDED']);
+const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
 
 const status = (value: string) => html`<span class="status s-${value}">${value}</span>`;
 

@@ -18,6 +18,7 @@ import { DeliveryLog } from './deliveries.js';
 import { apiRefusal, hostAllowed, sendApiError, sendText } from './http.js';
 import { createSaver, loadData, type SandboxData } from './persistence.js';
 import { qrPayload } from './qr.js';
+import { wait as sleep } from '../core/wait.js';
 
 /** The sandbox's default merchant: well-known sandbox credentials, never secrets. */
 export const SANDBOX_MERCHANT = Object.freeze({ merchantId: 'MERCHANT_SANDBOX', apiKey: 'sk_sandbox_local_key_0001' });
@@ -77,7 +78,6 @@ export interface Sandbox {
 /** The page of each method, in a Map: the method comes from the `--data` file, never an inherited key. */
 const PAGE_OF_METHOD = new Map(Object.entries(GATEWAY_PAGES));
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const API_PATH = '/api/v1';
 
 function checkOptions(options: SandboxOptions): void {

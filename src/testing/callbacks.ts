@@ -8,6 +8,8 @@ import { callbackHeaders, signCallback } from '../webhooks/sign.js';
 import type { CallbackAttempt, CallbackDelivery, CallbackOptions, MockCallbackBody } from './types/callbacks.js';
 import type { MockRecord } from './state.js';
 import { maskAccountNumber } from '../schemas/withdrawals.js';
+import { GATEWAY_RETRY_DELAYS_MS } from '../webhooks/delivery-policy.js';
+import { wait as sleep } from '../core/wait.js';
 
 /**
  * The fetch to deliver callbacks with when none is configured: the global one as it is when the
@@ -19,10 +21,8 @@ export function defaultCallbackFetch(): typeof fetch {
   return (input, init) => current(input, init);
 }
 
-/** The spec's retry schedule after the first, immediate attempt. */
-export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [1000, 5000];
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** The spec's retry schedule after the first, immediate attempt (the one the webhook handler plans for). */
+export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = GATEWAY_RETRY_DELAYS_MS;
 
 /** Everything needed to send one callback. */
 export interface CallbackJob {

@@ -22,6 +22,7 @@ import type { MerchantState, RateDecision } from './state.js';
 import type { Endpoint, MockRateLimits } from './types/options.js';
 import type { RecordedRequest } from './types/records.js';
 import type { Rejection } from './validation.js';
+import { wait as sleep } from '../core/wait.js';
 
 type Bucket = keyof MockRateLimits;
 
@@ -70,8 +71,6 @@ function bucketOf(endpoint: Endpoint | 'unknown'): Bucket {
   if (endpoint === 'withdraw') return 'withdraw';
   return 'other';
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function parseBody(text: string): unknown {
   if (text.length === 0) return undefined;

@@ -6,6 +6,7 @@
  * @module
  */
 import { TERMINAL_STATUSES } from '../schemas/statuses.js';
+import { DEFAULT_TOKEN_LIFETIME_MS } from '../core/tokens/answer.js';
 import { defaultCallbackFetch, deliverCallback } from './callbacks.js';
 import { FaultQueue } from './faults.js';
 import type { ResolvedOptions } from './dispatch-context.js';
@@ -66,7 +67,7 @@ function resolveOptions(options: MockServiceOptions): ResolvedOptions {
     baseUrl,
     basePath,
     production: (options.environment ?? 'production') === 'production',
-    tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
+    tokenTtlSeconds: options.tokenTtlSeconds ?? DEFAULT_TOKEN_LIFETIME_MS / 1000,
     paymentTtlSeconds: options.paymentTtlSeconds ?? 900,
     now: options.now ?? Date.now,
     rateLimits: options.rateLimits === false ? false : { ...DEFAULT_RATE_LIMITS, ...options.rateLimits },

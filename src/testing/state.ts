@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { PUBLISHED_LIMITS, PUBLISHED_WINDOW_MS } from '../core/pacing/limiter.js';
 import type {
   GatewayChannel,
   MerchantStatus,
@@ -12,11 +13,16 @@ import type {
 } from './types/options.js';
 import type { MockPaymentRecord, MockWithdrawalRecord } from './types/records.js';
 
-/** The spec's limits per sliding 60 s window. */
-export const DEFAULT_RATE_LIMITS: MockRateLimits = { auth: 5, paymentRequest: 100, withdraw: 50, other: 100 };
+/** The spec's limits per sliding window: the ones the client paces to, from the one table of them. */
+export const DEFAULT_RATE_LIMITS: MockRateLimits = {
+  auth: PUBLISHED_LIMITS.token,
+  paymentRequest: PUBLISHED_LIMITS.payment,
+  withdraw: PUBLISHED_LIMITS.withdraw,
+  other: PUBLISHED_LIMITS.other,
+};
 
 /** Length of the sliding rate window. */
-export const RATE_WINDOW_MS = 60_000;
+export const RATE_WINDOW_MS = PUBLISHED_WINDOW_MS;
 
 /** A merchant with its status resolved. */
 export interface MerchantState {

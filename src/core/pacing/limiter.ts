@@ -9,6 +9,7 @@
  */
 import { RateLimitError } from '../errors/service.js';
 import type { Operation } from '../policy.js';
+import { within } from '../wait.js';
 
 /** Endpoint groups the service limits separately. */
 export type RateBucket = 'token' | 'payment' | 'withdraw' | 'other';
@@ -143,7 +144,7 @@ export class BucketModel {
     // short: the shortest one seen is the closest.
     if (o.remaining === this.limit - 1) {
       const window = Math.ceil(resetInMs + o.elapsedMs);
-      if (window >= MIN_WINDOW_MS && window <= HOUR_MS && (!this.#windowKnown || window < this.windowMs)) this.windowMs = window;
+      if (window >= MIN_WINDOW_MS && window <= MAX_WINDOW_MS && (!this.#windowKnown || window < this.windowMs)) this.windowMs = window;
       this.#windowKnown = true;
     }
     const free = o.remaining - inFlight;
@@ -173,36 +174,28 @@ export class WaitQueue {
   add(options: AcquireOptions, now: number, onTimeout: () => unknown): Promise<string | undefined> {
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
-    return new Promise<string | undefined>((resolve, reject) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        const i = this.#waiters.indexOf(waiter);
-        if (i >= 0) this.#waiters.splice(i, 1);
-      };
-      const onAbort = () => {
-        done();
-        reject(signal?.reason as Error);
-      };
-      const timer = setTimeout(() => {
-        done();
-        reject(onTimeout());
-      }, Math.max(1, Math.ceil(options.maxWaitMs)));
-      const waiter: Waiter = {
+    // A waiter is woken by other events too (a slot freed, a limiter gave up), so it settles
+    // through a Settle: the pump that grants it sees it gone from the queue at once, and an
+    // abort right after a grant cannot take the slot back from the caller.
+    let waiter: Waiter | undefined;
+    const leave = () => {
+      const i = waiter === undefined ? -1 : this.#waiters.indexOf(waiter);
+      if (i >= 0) this.#waiters.splice(i, 1);
+    };
+    return within<string | undefined, never>(
+      (resolve, reject) => {
+        waiter = { signal, deadline: now + options.maxWaitMs, grant: resolve, fail: reject };
+        this.#waiters.push(waiter);
+      },
+      {
         signal,
-        deadline: now + options.maxWaitMs,
-        grant: (slot) => {
-          done();
-          resolve(slot);
+        ms: Math.max(1, Math.ceil(options.maxWaitMs)),
+        onTimeout: () => {
+          throw onTimeout();
         },
-        fail: (error) => {
-          done();
-          reject(error);
-        },
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.#waiters.push(waiter);
-    });
+        done: leave,
+      },
+    );
   }
 
   /** The latest deadline of the waiting calls (0 when none waits). */

@@ -14,6 +14,7 @@ import {
   WaitQueue,
 } from './limiter.js';
 import { admission, afterAnswer, type SlowStartState } from './slow-start.js';
+import { unref } from '../wait.js';
 
 /**
  * The latency margin assumed before any answer was timed. A burst granted at once reaches the
@@ -153,10 +154,10 @@ export class MemoryRateLimiter implements RateLimiter {
     if (b.queue.length === 0 || admission(b) === 'hold') return;
     const at = b.freeAt(now);
     if (!Number.isFinite(at)) return;
-    b.timer = setTimeout(() => this.#pump(b), Math.max(1, Math.ceil(at - now)));
     // Every waiter's own deadline timer keeps the process alive while it waits; the pump must
-    // not do so after the last waiter gave up (its blocked time can be an hour).
-    (b.timer as { unref?: () => void }).unref?.();
+    // not do so after the last waiter gave up (its blocked time can be an hour). A scheduled
+    // pump, not a wait: nobody awaits it, so it is no within().
+    b.timer = unref(setTimeout(() => this.#pump(b), Math.max(1, Math.ceil(at - now))));
   }
 
   /** @internal */

@@ -10,6 +10,7 @@ import { RateLimitError } from '../errors/service.js';
 import type { StoredToken, TokenStore } from './store.js';
 import { consoleWarn, type WarnSink } from '../observe/log.js';
 import { sha256Hex } from '../hash.js';
+import { within } from '../wait.js';
 import { PUBLISHED_LIMITS, PUBLISHED_WINDOW_MS } from '../pacing/limiter.js';
 
 /** Token endpoint limit from the spec: 5 requests in any 60 s (the pacing table's `token` bucket). */
@@ -47,9 +48,9 @@ export class TokenLimiter {
         { code: 'RATE_LIMITED', retryable: true, retryAfter: seconds },
       );
     }
-    while (this.#seen.length > 0 && (this.#seen[0] as number) <= now - WINDOW_MS) this.#seen.shift(); // length > 0
+    while (this.#seen.length > 0 && (this.#seen[0] as number) <= now - WINDOW_MS) this.#seen.shift();
     if (renewal || this.#seen.length < TOKEN_REQUESTS_PER_MINUTE) return;
-    const seconds = Math.ceil(((this.#seen[0] as number) + WINDOW_MS - now) / 1000); // length >= the limit, so [0] exists
+    const seconds = Math.ceil(((this.#seen[0] as number) + WINDOW_MS - now) / 1000);
     throw new RateLimitError(
       `RATE_LIMITED: this process already sent ${TOKEN_REQUESTS_PER_MINUTE} access-token requests for this merchant in the last minute ` +
         `(the service's limit for POST /auth/token); not sending another. Check the credentials and retry in ${seconds} s.`,
@@ -95,7 +96,7 @@ export class SharedTokens {
    * the process alive) for nobody.
    */
   join(start: (signal: AbortSignal) => Promise<StoredToken>, signal: AbortSignal | undefined): Promise<StoredToken> {
-    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (signal?.aborted) return Promise.reject(signal.reason as Error);
     let flight = this.#flight;
     if (!flight) {
       const controller = new AbortController();
@@ -111,26 +112,17 @@ export class SharedTokens {
     }
     const joined = flight;
     joined.waiters += 1;
-    return new Promise<StoredToken>((resolve, reject) => {
-      const onAbort = () => {
+    // The caller leaves on its abort; the last one to leave stops the flight.
+    return within(joined.promise, {
+      signal,
+      done: (end) => {
+        if (end !== 'aborted') return;
         joined.waiters -= 1;
         if (joined.waiters === 0) {
           if (this.#flight === joined) this.#flight = undefined;
           joined.controller.abort(signal?.reason);
         }
-        reject(signal?.reason);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      joined.promise.then(
-        (token) => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(token);
-        },
-        (error: unknown) => {
-          signal?.removeEventListener('abort', onAbort);
-          reject(error);
-        },
-      );
+      },
     });
   }
 

@@ -7,6 +7,7 @@
  * @module
  */
 import type { IncomingMessage } from 'node:http';
+import { unref } from '../../core/wait.js';
 
 /** @internal The limits every adapter applies. */
 export interface BodyLimits {
@@ -51,7 +52,7 @@ export function checkParsedBody(parsed: unknown, contentLength: unknown, maxBody
 }
 
 function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0] as Uint8Array; // length === 1
+  if (chunks.length === 1) return chunks[0] as Uint8Array;
   const out = new Uint8Array(size);
   let at = 0;
   for (const chunk of chunks) {
@@ -80,8 +81,7 @@ function drainThenClose(req: IncomingMessage): void {
     drained += chunk.length;
     if (drained > DRAIN_MAX_BYTES) close();
   };
-  const timer = setTimeout(close, DRAIN_MAX_MS);
-  (timer as { unref?: () => void }).unref?.(); // Node's and Bun's timers have unref, a browser's id does not
+  const timer = unref(setTimeout(close, DRAIN_MAX_MS));
   req.on('data', onData);
   req.once('end', () => clearTimeout(timer));
   req.resume();

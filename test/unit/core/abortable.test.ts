@@ -39,6 +39,20 @@ describe('bounded', () => {
     await expect(waiting).rejects.toBe(reason);
     await expect(bounded(Promise.resolve(1), call.signal, 60_000)).rejects.toBe(reason);
   });
+
+  it('a store that fails after the call was already over does not become an unhandled rejection', async () => {
+    const unhandled: unknown[] = [];
+    const note = (error: unknown) => unhandled.push(error);
+    process.on('unhandledRejection', note);
+    try {
+      const late = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('store failed late')), 1));
+      await expect(bounded(late, AbortSignal.abort(new Error('call over')), 60_000)).rejects.toThrow('call over');
+      await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      process.off('unhandledRejection', note);
+    }
+    expect(unhandled).toEqual([]);
+  });
 });
 
 describe('watched', () => {
