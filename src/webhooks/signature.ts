@@ -15,6 +15,7 @@
  */
 
 import { MyrGatewayError } from '../core/errors/base.js';
+import { nodeCrypto, type NodeCrypto } from '../core/node-crypto.js';
 
 /** HKDF `info` of the spec's key derivation. */
 export const SIGNING_KEY_INFO = 'webhook-signature';
@@ -126,25 +127,7 @@ export function buildSignedString(fields: SignedCallbackFields): string {
   return parts.join('|');
 }
 
-import type * as NodeCryptoModule from 'node:crypto';
-
-type NodeCrypto = typeof NodeCryptoModule;
-
-/**
- * node:crypto when the runtime has it (Node, Bun, Deno), else null (Workers, Edge). Asked of
- * the runtime on every call (a lookup, and only done when keys are derived), so nothing here
- * holds state a test would have to reset.
- */
-export function nodeCrypto(): NodeCrypto | null {
-  // `process` is absent outside Node, Bun and Deno; getBuiltinModule is checked before use,
-  // and what it returns for node:crypto is node:crypto.
-  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-  try {
-    return (proc?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined) ?? null; // see above
-  } catch {
-    return null;
-  }
-}
+export { nodeCrypto };
 
 const encoder = new TextEncoder();
 
@@ -153,7 +136,7 @@ export interface NodeSigningKey {
   /** node:crypto. */
   readonly kind: 'node';
   /** The derived key as a KeyObject. */
-  readonly key: NodeCryptoModule.KeyObject;
+  readonly key: ReturnType<NodeCrypto['createSecretKey']>;
 }
 
 /** A signing key as a non-extractable Web Crypto HMAC key. */

@@ -41,6 +41,7 @@ const TESTED_THROUGH_INTEGRATION: Readonly<Record<string, string>> = {
   'webhooks/errors.ts': 'being reworked now; test/unit/webhooks/verifier.test.ts, test/unit/public-surface.test.ts',
   'webhooks/events.ts': 'being reworked now; parsed callbacks: test/unit/webhooks/verifier.test.ts, test/unit/webhooks/vectors.test.ts',
   'webhooks/handler-options.ts': 'being reworked now; test/unit/webhooks/handler.test.ts',
+  'core/node-crypto.ts': 'a runtime lookup: both paths through test/unit/core/tokens/seal.test.ts and test/unit/webhooks/vectors.test.ts',
   'client-config.ts': 'settings from options and MYR_GATEWAY_*, read again at each call until there: test/integration/client-config-env.test.ts, test/integration/client-nextjs-build.test.ts',
   'schemas/payment-params.ts': 'the request schemas, through every rule and message: test/unit/core/validate.test.ts, test/integration/client-validation.test.ts, test/types/hover.test.ts',
   'webhooks/log.ts': 'one line per refused or failed callback, through every adapter: test/integration/webhook-logger.test.ts',

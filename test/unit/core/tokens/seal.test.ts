@@ -2,8 +2,9 @@
  * src/core/tokens/seal.ts: what a token store keeps opens only with the same api key and
  * store key, and anything altered, truncated or malformed opens to nothing.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { tokenSeal } from '../../../../src/core/tokens/seal.js';
+import { hideNodeCrypto } from '../../../fixtures/no-node-crypto.js';
 
 const TOKEN = 'eyJhbGciOiJIUzI1NiJ9.tok_secret_value';
 const KEY = 'myr-gateway:token:abc';
@@ -35,5 +36,40 @@ describe('tokenSeal', () => {
   ])('%s opens to nothing', async (_label, open) => {
     const sealed = await (await tokenSeal('sk_live_one')).seal(TOKEN, KEY);
     expect(await open(sealed)).toBeUndefined();
+  });
+});
+
+describe('tokenSeal on node:crypto and on Web Crypto', () => {
+  afterEach(() => vi.restoreAllMocks());
+  const webSeal = async (apiKey: string) => {
+    hideNodeCrypto();
+    const seal = await tokenSeal(apiKey);
+    vi.restoreAllMocks();
+    return seal;
+  };
+
+  it('share one format: a Node process and a Workers process on one store open each other\'s tokens', async () => {
+    const node = await tokenSeal('sk_live_one');
+    const web = await webSeal('sk_live_one');
+    expect(await web.open(await node.seal(TOKEN, KEY), KEY)).toBe(TOKEN);
+    expect(await node.open(await web.seal(TOKEN, KEY), KEY)).toBe(TOKEN);
+    expect(await node.open(await (await webSeal('sk_live_two')).seal(TOKEN, KEY), KEY)).toBeUndefined();
+  });
+
+  it('opens to nothing on either path for a value cut below its tag', async () => {
+    const sealed = await (await tokenSeal('sk_live_one')).seal(TOKEN, KEY);
+    const [v, iv] = sealed.split('.');
+    const short = `${v}.${iv}.AAAA`;
+    expect(await (await tokenSeal('sk_live_one')).open(short, KEY)).toBeUndefined();
+    expect(await (await webSeal('sk_live_one')).open(short, KEY)).toBeUndefined();
+  });
+
+  it('many foreign values, then good ones, in one process: every answer comes back (no crypto job aborts the process)', async () => {
+    const seal = await tokenSeal('sk_live_one');
+    const foreign = await (await tokenSeal('sk_live_two')).seal(TOKEN, KEY);
+    const good = await seal.seal(TOKEN, KEY);
+    const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => seal.open(i % 2 ? foreign : good, KEY)));
+    expect(answers.filter((a) => a === TOKEN)).toHaveLength(100);
+    expect(answers.filter((a) => a === undefined)).toHaveLength(100);
   });
 });
