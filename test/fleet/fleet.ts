@@ -12,6 +12,11 @@ import { WorkerPool } from './pool.js';
 /** Which Redis a fleet runs on. */
 export type Topology = 'single' | 'cluster' | 'sentinel';
 
+/** What a webhook worker answers for one delivery: the HTTP status, the handler's outcome and how often it ran. */
+export type DeliveryAnswer = { status: number; outcome: string; ran: number };
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 /** Redis of `topology`, started; `target` is what workers connect to. */
 export async function startRedis(topology: Topology): Promise<{ target: RedisTarget; stop: () => Promise<void>; single?: RedisServer; sentinel?: RedisSentinelServers }> {
   if (topology === 'cluster') {

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { signCallback } from '../../src/testing/index.js';
-import { startRedis, workerRedisEnv } from './fleet.js';
+import { type DeliveryAnswer, sleep, startRedis, workerRedisEnv } from './fleet.js';
 import { WorkerPool } from './pool.js';
 
 const API_KEY = 'sk_test_fleet_sentinel_0001';
@@ -22,8 +22,6 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-type Answer = { status: number; outcome: string; ran: number };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Each receiver's list of the payment ids whose handler it ran. */
 const handledPerReceiver = () => pool.all<string[]>({ type: 'ran' });
@@ -33,9 +31,9 @@ it('master killed mid-run: every callback handled exactly once, none lost', asyn
   const ids = Array.from({ length: CALLBACKS }, (_, i) => `PAY_SENTINEL_${i}`);
   const deadline = Date.now() + 30_000;
   // The sender, as the gateway: delivers until answered 200, to the next receiver each time, 200 ms apart.
-  const deliver = async (delivery: { body: string; headers: Record<string, string> }, i: number): Promise<Answer> => {
+  const deliver = async (delivery: { body: string; headers: Record<string, string> }, i: number): Promise<DeliveryAnswer> => {
     for (let attempt = 0; ; attempt++) {
-      const answer = await pool.workers[(i + attempt) % 4]!.request<Answer>({ type: 'deliver', ...delivery });
+      const answer = await pool.workers[(i + attempt) % 4]!.request<DeliveryAnswer>({ type: 'deliver', ...delivery });
       statuses.push(answer.status);
       if (answer.status === 200) return answer;
       if (Date.now() > deadline) throw new Error(`callback ${i} still answered ${answer.status} after 30 s`);
@@ -48,7 +46,7 @@ it('master killed mid-run: every callback handled exactly once, none lost', asyn
       return { body: rawBody, headers };
     }),
   );
-  const sent: Promise<Answer>[] = [];
+  const sent: Promise<DeliveryAnswer>[] = [];
   let failover: Promise<void> | undefined;
   for (const [i, callback] of callbacks.entries()) {
     if (i === 20) failover = redis.sentinel!.killMaster();

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signCallback } from '../../src/testing/index.js';
 import { GATEWAY_RETRY_DELAYS_MS } from '../../src/webhooks/index.js';
 import { RedisServer } from '../helpers/redis.js';
+import { type DeliveryAnswer, sleep } from './fleet.js';
 import { WorkerPool } from './pool.js';
 
 const API_KEY = 'sk_test_fleet_webhook_crash_01';
@@ -28,8 +29,6 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-type Answer = { status: number; outcome: string; ran: number };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** When the gateway's retries come after a failed delivery, at their earliest (80% of "about"). */
 const RETRY_AT_MS = GATEWAY_RETRY_DELAYS_MS.map((_, i) => 0.8 * GATEWAY_RETRY_DELAYS_MS.slice(0, i + 1).reduce((a, b) => a + b, 0));
 
@@ -41,11 +40,11 @@ async function callback() {
 }
 
 /** The gateway's retries after a failed first delivery, all to worker `to`; returns their answers. */
-async function retries(to: number, delivery: { body: string; headers: Record<string, string> }, since: number): Promise<Answer[]> {
-  const answers: Answer[] = [];
+async function retries(to: number, delivery: { body: string; headers: Record<string, string> }, since: number): Promise<DeliveryAnswer[]> {
+  const answers: DeliveryAnswer[] = [];
   for (const at of RETRY_AT_MS) {
     await sleep(Math.max(0, since + at - Date.now()));
-    const answer = await pool.workers[to]!.request<Answer>({ type: 'deliver', ...delivery });
+    const answer = await pool.workers[to]!.request<DeliveryAnswer>({ type: 'deliver', ...delivery });
     answers.push(answer);
     if (answer.status === 200) break; // acknowledged: the gateway stops delivering
   }
@@ -69,7 +68,7 @@ describe.each([
 it('a live slow handler keeps its claim through every retry: they are answered 409 and do not run it', async () => {
   const delivery = await callback();
   const slowMs = RETRY_AT_MS.at(-1)! + 2000;
-  const first = pool.workers[4]!.request<Answer>({ type: 'deliver', ...delivery, holdMs: slowMs });
+  const first = pool.workers[4]!.request<DeliveryAnswer>({ type: 'deliver', ...delivery, holdMs: slowMs });
   const answers = await retries(5, delivery, Date.now());
   expect(answers.map((a) => [a.status, a.ran])).toEqual(RETRY_AT_MS.map(() => [409, 0]));
   expect(await first).toMatchObject({ status: 200, outcome: 'processed', ran: 1 });
