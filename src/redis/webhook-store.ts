@@ -98,7 +98,14 @@ export interface RedisWebhookStoreOptions extends RedisStoreOptions {
    *
    * @default undefined (no WAIT: one round trip per claim and per completion)
    */
-  waitForReplicas?: { readonly replicas: number; readonly timeoutMs: number } | undefined;
+  waitForReplicas?:
+    | {
+        /** Replicas that must acknowledge each claim and completion (Redis `WAIT numreplicas`). @example 1 */
+        readonly replicas: number;
+        /** Milliseconds to wait for them before the write is reported as under-replicated (`WAIT timeout`). @example 200 */
+        readonly timeoutMs: number;
+      }
+    | undefined;
   /**
    * Authenticates the ledger's own values: give the api key(s) the handler's verifier has
    * (newest first while rotating). The store derives its own key from each (HKDF-SHA256 over
