@@ -3,13 +3,14 @@
 // and zod arrive, and `npx myr-gateway sandbox` serves a QR payment page), then installed into
 // an empty project and used from every kind of consumer project: ESM, CJS, both in one process
 // (one copy of every class), TypeScript under each module resolution, an esbuild bundle, and a
-// Next.js App Router app built with no MYR_* variable set. Run with `npm run check:package`
-// after `npm run build`.
+// Next.js App Router app built with no MYR_* variable set; and what each entry loads at a cold
+// start. Run with `npm run check:package` after `npm run build`.
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { checkBudgets } from './budgets.mjs';
+import { checkColdStartGraphs } from './cold-start-graph.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
 const node = process.execPath;
@@ -53,6 +54,11 @@ try {
   const { rows, violations } = await checkBudgets(app);
   for (const row of rows) console.log(row);
   if (violations.length > 0) throw new Error(`over budget:\n${violations.join('\n')}`);
+
+  step('what each entry loads at a cold start (files of the package, and packages)');
+  const graphs = checkColdStartGraphs(join(app, 'node_modules', 'myr-gateway', 'dist'));
+  for (const row of graphs.rows) console.log(row);
+  if (graphs.violations.length > 0) throw new Error(`cold-start graph:\n${graphs.violations.join('\n')}`);
 
   runtimeConsumers(app);
   typescriptConsumers(app);
