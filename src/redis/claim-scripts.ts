@@ -1,0 +1,72 @@
+/**
+ * The Lua scripts of `RedisWebhookStore`'s exactly-once ledger: the claim of a callback, its
+ * completion, and a payment's high-water mark (the latest lifecycle status it reached), each one
+ * atomic step on Redis.
+ *
+ * @module
+ */
+import { script } from './client.js';
+
+// Values: `inflight:<token>` while a handler runs, `done` (or, with `authenticateWith`,
+// `done:<mac>`) after it finished, always with a TTL. Anything else under a webhook key was not
+// written by this store (shared state is input): a value of another type or shape, one of ours
+// without a TTL, or a `done` without this store's MAC, is replaced by the claim (2), so it can
+// neither suppress nor block fulfilment. A claim holding longer than this caller's TTL is cut to
+// it (3): no in-flight value blocks a key longer than one claim.
+//
+// ARGV: 1 the claim's value, 2 its TTL, 3 how many accepted `done` values follow, then those,
+// then the high-water values (KEYS[2]) of later statuses: a free key of an older status answers
+// 'superseded'.
+export const CLAIM = script(`
+local n = tonumber(ARGV[3])
+local function listed(v, from, to)
+  for i = from, to do if ARGV[i] == v then return true end end
+  return false
+end
+local function text(k)
+  if redis.call('TYPE', k).ok == 'string' then return redis.call('GET', k) end
+  return false
+end
+if KEYS[2] and redis.call('EXISTS', KEYS[1]) == 0 then
+  local highest = text(KEYS[2])
+  if highest and listed(highest, 4 + n, #ARGV) then return 'superseded' end
+end
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+local v = text(KEYS[1])
+local left = redis.call('PTTL', KEYS[1])
+local done = v and listed(v, 4, 3 + n)
+local inflight = v and string.sub(v, 1, 9) == 'inflight:'
+if left <= 0 or not (done or inflight) then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 2
+end
+if done then return 'done' end
+if left > tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 3 end
+return 'inflight'`);
+// Done if this claim still holds the key (1), or nobody does (2: it expired or the store lost
+// it meanwhile, so the claim was lost); a key held by anything else is left alone (0).
+// ARGV: 1 the claim's value, 2 the TTL, 3 the done value, 4 this status's high-water value, then
+// the high-water values of later statuses, which it does not lower (KEYS[2], in the same step).
+export const COMPLETE = script(`
+local held = 0
+local kind = redis.call('TYPE', KEYS[1]).ok
+if kind == 'none' then held = 2
+elseif kind == 'string' and redis.call('GET', KEYS[1]) == ARGV[1] then held = 1
+else return 0 end
+redis.call('SET', KEYS[1], ARGV[3], 'PX', ARGV[2])
+if KEYS[2] then
+  local highest = redis.call('TYPE', KEYS[2]).ok == 'string' and redis.call('GET', KEYS[2])
+  for i = 5, #ARGV do if ARGV[i] == highest then return held end end
+  redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[2])
+end
+return held`);
+
+// On a Redis Cluster the high-water mark is in another slot than the callback's key (whose name
+// predates it and carries no hash tag), so there it is read before the claim and raised after
+// the completion, each on its own key: not atomic with them, which only widens a race that the
+// lifecycle order cannot close anyway (a SUCCESS claimed while its REFUNDED still runs runs too).
+export const RAISE_MARK = script(`
+local highest = redis.call('TYPE', KEYS[1]).ok == 'string' and redis.call('GET', KEYS[1])
+for i = 3, #ARGV do if ARGV[i] == highest then return 0 end end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1`);
