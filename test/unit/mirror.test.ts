@@ -23,9 +23,6 @@ const TESTED_THROUGH_INTEGRATION: Readonly<Record<string, string>> = {
   'client.ts': 'being reworked now; the client end to end: test/integration/client-payments.test.ts, test/integration/client-errors.test.ts',
   'core/transport.ts': 'being reworked now; real sockets and faults: test/integration/client-http-faults.test.ts, test/integration/fault-matrix.test.ts',
   'core/attempt.ts': 'being reworked now; one attempt per fault: test/integration/fault-matrix.test.ts, test/integration/client-retry.test.ts',
-  'core/observe/observer.ts': 'being reworked now; hooks and logs through the client: test/integration/client-observe.test.ts',
-  'core/observe/events.ts': 'being reworked now; event shapes through the client: test/integration/client-observe.test.ts',
-  'core/observe/log.ts': 'being reworked now; logger sinks through the client: test/integration/client-observe.test.ts',
   'core/pacing/limiter.ts': 'being reworked now; test/unit/core/pacing/memory-limiter.test.ts and test/integration/client-pacing.test.ts',
   'core/pacing/pacer.ts': 'being reworked now; pacing through the client: test/integration/client-pacing.test.ts',
   'core/pacing/rate-limit-headers.ts': 'being reworked now; 429 answers through the client: test/integration/client-pacing.test.ts',
@@ -49,7 +46,6 @@ const TESTED_THROUGH_INTEGRATION: Readonly<Record<string, string>> = {
   'webhooks/sign.ts': 'being reworked now; test/unit/testing/sign.test.ts, test/unit/webhooks/vectors.test.ts',
   'webhooks/signature.ts': 'being reworked now; signed vectors and both HMAC paths: test/unit/webhooks/vectors.test.ts, test/unit/webhooks/verifier.test.ts',
   'webhooks/timestamp.ts': 'being reworked now; test/unit/webhooks/properties.test.ts, test/unit/webhooks/vectors.test.ts',
-  'webhooks/tracing.ts': 'being reworked now; spans through the handler: test/integration/webhook-observe.test.ts',
 
   // Framework adapters are only worth testing against the real frameworks.
   'webhooks/adapters/express.ts': 'against real Express: test/integration/webhook-adapters.test.ts',

@@ -22,11 +22,11 @@ type LogMethod = (message: never, ...rest: never[]) => unknown;
 export interface Logger {
   /** Per-attempt detail (each request and answer). */
   debug: LogMethod;
-  /** One line per call. */
+  /** One line per call, and one per retry. */
   info: LogMethod;
-  /** Retries, and a token store that failed or hung. */
+  /** The SDK's own warnings: a hook or tracer that threw, a token store that failed or hung. */
   warn: LogMethod;
-  /** Calls that failed. */
+  /** Part of the logger shape the SDK accepts (console, pino, winston); the SDK writes nothing at this level. */
   error: LogMethod;
 }
 
@@ -34,7 +34,7 @@ export interface Logger {
 const RANK: Readonly<Record<LogLevel | 'off', number>> = { debug: 0, info: 1, warn: 2, error: 3, off: 4 };
 const PINO = Symbol.for('pino.serializers');
 
-/** Leveled logging through the merchant's logger; without one, warnings go to console.warn as before. */
+/** Leveled logging through the merchant's logger; without one, warnings go to console.warn. */
 export class Log {
   readonly #logger: Logger | undefined;
   readonly #min: number;
@@ -43,7 +43,7 @@ export class Log {
 
   constructor(logger: Logger | undefined, level: LogLevel | 'off' | undefined) {
     this.#logger = logger;
-    this.#min = RANK[level ?? 'warn'] ?? -1;
+    this.#min = RANK[level ?? 'warn'] ?? RANK.warn;
     this.#pino = logger !== undefined && PINO in logger;
   }
 

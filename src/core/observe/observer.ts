@@ -146,22 +146,24 @@ export class CallTrace {
     }
   }
 
-  /** Before the wait that precedes the next attempt. */
+  /** Before the wait that precedes the next attempt. Builds nothing when no hook, log level or span wants it. */
   retry(delayMs: number): void {
     const obs = this.#observer;
-    if (!this.#answered) return;
+    const hook = obs.options.onRetry;
+    const info = obs.log.enabled('info');
+    if (!this.#answered || (!hook && !info && !this.#span)) return;
     const event: RetryEvent = { ...this.#responseEvent(), delayMs };
-    callHook(obs.options.onRetry, event, obs.log, 'onRetry');
-    obs.log.write('info', `${event.method} ${event.path} attempt ${event.attempt} failed with ${event.errorCode}; retrying in ${delayMs} ms`, event);
+    callHook(hook, event, obs.log, 'onRetry');
+    if (info) obs.log.write('info', `${event.method} ${event.path} attempt ${event.attempt} failed with ${event.errorCode}; retrying in ${delayMs} ms`, event);
+    // Unlike setAttributes, an event keeps a key whose value is undefined: only what is known is set.
     this.#span?.addEvent('myr.retry', {
       'myr.attempt': event.attempt,
       'myr.retry.delay_ms': delayMs,
-      'error.type': event.errorCode,
-      'http.response.status_code': event.status,
+      ...(event.errorCode === undefined ? {} : { 'error.type': event.errorCode }),
+      ...(event.status === undefined ? {} : { 'http.response.status_code': event.status }),
     });
   }
 
-  /** Ends the call: sets the span's outcome and logs one line. Returns the response metadata. */
   /** Ends a call that failed with `error`: the span's outcome and one log line. */
   end(error: unknown): void {
     this.#finish(error, this.#status);
