@@ -14,6 +14,8 @@ const REDACTED = '[redacted]';
 
 /** A {@link Redact} for one secret (the client's api key). */
 export function redactSecret(secret: string): Redact {
+  // An empty secret hides nothing; split('') would put the marker between every character.
+  if (secret === '') return (text) => text;
   return (text) => text.split(secret).join(REDACTED);
 }
 
@@ -55,8 +57,11 @@ export function bothRedact(first: Redact, second: Redact | undefined): Redact {
  * records included. Applied before the answer is parsed, so the result is typed by its schema.
  */
 export function maskAccountNumbers(value: unknown, redact: Redact, key?: string): unknown {
-  if (typeof value === 'string') return key === 'account_number' ? maskAccountNumber(value) : key === 'reference_id' ? value : redact(value);
-  if (Array.isArray(value)) return value.map((entry) => maskAccountNumbers(entry, redact));
+  // An account number sent as a JSON number is masked too (the schema then refuses its type).
+  if (key === 'account_number' && (typeof value === 'string' || typeof value === 'number')) return maskAccountNumber(String(value));
+  if (typeof value === 'string') return key === 'reference_id' ? value : redact(value);
+  // The elements of an array under a key are that key's values (a list of account numbers).
+  if (Array.isArray(value)) return value.map((entry) => maskAccountNumbers(entry, redact, key));
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskAccountNumbers(v, redact, k)]));
 }

@@ -9,10 +9,13 @@
  * Whitespace (Unicode included) and control characters. `new URL()` silently drops tabs and line
  * breaks and trims spaces, so a URL is checked on its raw text for these before it is parsed:
  * otherwise `…/return\r\nSet-Cookie: …` passes the check on the parsed URL. True when `value`
- * holds whitespace or a control character anywhere.
+ * holds whitespace, a control character or an invisible format character anywhere.
  */
 export function hasUnsafeUrlCharacter(value: string): boolean {
-  return /[\s\p{Cc}]/u.test(value); // whitespace, C0, DEL, C1
+  // Whitespace, C0, DEL, C1, and invisible format characters (zero-width space, bidi overrides),
+  // which the URL parser drops from a host: `local\u200bhost` would be checked as one host and
+  // sent to another.
+  return /[\s\p{Cc}\p{Cf}]/u.test(value);
 }
 
 /** `value` as the URL the SDK sends (`new URL(value).href`), or `value` itself when it is no URL. */
@@ -50,7 +53,7 @@ export function isLoopbackHttp(url: URL): boolean {
  * one with whitespace or a control character is left for the schema to refuse.
  */
 export function splitLoopbackUrls(params: unknown): { rest: unknown; urls: { callback_url?: string; redirect_url?: string } } {
-  if (params === null || typeof params !== 'object') return { rest: params, urls: {} };
+  if (params === null || typeof params !== 'object' || Array.isArray(params)) return { rest: params, urls: {} };
   const rest: Record<string, unknown> = { ...(params as Record<string, unknown>) };
   const urls: { callback_url?: string; redirect_url?: string } = {};
   for (const field of ['callback_url', 'redirect_url'] as const) {

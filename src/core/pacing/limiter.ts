@@ -144,8 +144,11 @@ export class BucketModel {
     // short: the shortest one seen is the closest.
     if (o.remaining === this.limit - 1) {
       const window = Math.ceil(resetInMs + o.elapsedMs);
-      if (window >= MIN_WINDOW_MS && window <= MAX_WINDOW_MS && (!this.#windowKnown || window < this.windowMs)) this.windowMs = window;
-      this.#windowKnown = true;
+      // A measurement outside the believable range is dropped and leaves the window unknown.
+      if (window >= MIN_WINDOW_MS && window <= MAX_WINDOW_MS && (!this.#windowKnown || window < this.windowMs)) {
+        this.windowMs = window;
+        this.#windowKnown = true;
+      }
     }
     const free = o.remaining - inFlight;
     if (free <= 0) this.blockedUntil = Math.max(this.blockedUntil, now + resetInMs);

@@ -16,11 +16,12 @@ export interface RateLimitInfo {
   observedAt: number;
 }
 
+/** A plain decimal number; `Number()` alone would read '' as 0 and accept '0x10' or '1e3'. */
+const DECIMAL = /^-?\d+(?:\.\d+)?$/;
+
 function intHeader(headers: Headers, name: string): number | undefined {
-  const raw = headers.get(name);
-  if (raw === null) return undefined;
-  const value = Number(raw.trim());
-  return Number.isFinite(value) ? value : undefined;
+  const raw = headers.get(name)?.trim();
+  return raw !== undefined && DECIMAL.test(raw) ? Number(raw) : undefined;
 }
 
 /** Reads the headers; undefined when the response carried none of them. */
