@@ -155,7 +155,7 @@ export class Transport {
       const answer = observer.traced() ? await observer.run(spec, observed) : await observed(new CallTrace(observer, spec, undefined));
       return { ok: true, data: answer.data, response: answer.response };
     } catch (error) {
-      return { ok: false, error, maybeProcessed: progress.maybeProcessed, remainingMs: progress.limits?.remaining() ?? 0 };
+      return { ok: false, error, maybeProcessed: progress.maybeProcessed, remainingMs: Math.max(0, progress.limits?.remaining() ?? 0) };
     }
   }
 
@@ -232,7 +232,9 @@ export class Transport {
       });
       if (decision.action === 'outcome-unknown') {
         progress.maybeProcessed = true;
-        throw this.#outcomeUnknown(spec, error);
+        // An attempt cut by the caller's signal or the total timeout: the error says which of
+        // them stopped it, not the attempt timeout that never ran out.
+        throw attempt.kind === 'timeout' && limits.stopped ? this.#stopped(undefined, limits, spec, progress) : this.#outcomeUnknown(spec, error);
       }
       if ('maybeProcessed' in decision && decision.maybeProcessed) progress.maybeProcessed = true;
       this.#throwIfStopped(limits, spec, progress);

@@ -21,8 +21,6 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const TESTED_THROUGH_INTEGRATION: Readonly<Record<string, string>> = {
   // Being reworked now (issue 16 lists them): their unit tests come with the rework.
   'client.ts': 'being reworked now; the client end to end: test/integration/client-payments.test.ts, test/integration/client-errors.test.ts',
-  'core/transport.ts': 'being reworked now; real sockets and faults: test/integration/client-http-faults.test.ts, test/integration/fault-matrix.test.ts',
-  'core/attempt.ts': 'being reworked now; one attempt per fault: test/integration/fault-matrix.test.ts, test/integration/client-retry.test.ts',
   'redis/rate-limiter.ts': 'being reworked now; against a real redis-server on both clients: test/integration/redis-rate-limiter.test.ts',
   'resources/payments.ts': 'being reworked now; test/integration/client-payments.test.ts, test/integration/client-money.test.ts',
   'resources/withdrawals.ts': 'being reworked now; test/integration/client-money.test.ts, test/integration/client-recover.test.ts',
