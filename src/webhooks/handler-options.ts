@@ -129,7 +129,7 @@ export interface WebhookHandlerOptions {
    * tolerance: a callback is accepted while its timestamp is within the tolerance on
    * either side of the receiver's clock, and a replay must find the record until then.
    *
-   * @default 86_400_000 (24 h)
+   * @default 86_400_000 (24 h), or twice the tolerance when that is longer
    */
   completedTtlMs?: number | undefined;
   /**
@@ -238,7 +238,8 @@ export function resolveHandlerOptions(options: WebhookHandlerOptions): ResolvedH
   if (mode !== 'payment' && mode !== 'webhook') {
     throw new ConfigurationError("idempotency must be 'payment' or 'webhook'", 'idempotency');
   }
-  const completedTtlMs = options.completedTtlMs ?? 86_400_000;
+  // The default follows a tolerance over 12 h, so only a completedTtlMs the merchant set is refused.
+  const completedTtlMs = options.completedTtlMs ?? Math.max(86_400_000, 2e3 * verifier.toleranceSeconds);
   if (!Number.isFinite(completedTtlMs) || completedTtlMs < 2 * verifier.toleranceSeconds * 1000) {
     throw new ConfigurationError(
       'completedTtlMs must be at least twice the tolerance, or a replay could outlive its record',

@@ -21,24 +21,14 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const TESTED_THROUGH_INTEGRATION: Readonly<Record<string, string>> = {
   // Being reworked now (issue 16 lists them): their unit tests come with the rework.
   'client.ts': 'being reworked now; the client end to end: test/integration/client-payments.test.ts, test/integration/client-errors.test.ts',
-  'redis/rate-limiter.ts': 'being reworked now; against a real redis-server on both clients: test/integration/redis-rate-limiter.test.ts',
   'resources/payments.ts': 'being reworked now; test/integration/client-payments.test.ts, test/integration/client-money.test.ts',
   'resources/withdrawals.ts': 'being reworked now; test/integration/client-money.test.ts, test/integration/client-recover.test.ts',
   'resources/wait.ts': 'being reworked now; polling against the mock: test/integration/client-wait.test.ts',
   'resources/reconcile.ts': 'being reworked now; test/integration/reconcile.test.ts',
-  'webhooks/adapters/body.ts': 'being reworked now; body limits through every framework: test/integration/webhook-adapters.test.ts, test/integration/webhook-hardening.test.ts',
-  'webhooks/adapters/shared.ts': 'being reworked now; test/integration/webhook-adapters.test.ts',
-  'webhooks/errors.ts': 'being reworked now; test/unit/webhooks/verifier.test.ts, test/unit/public-surface.test.ts',
-  'webhooks/events.ts': 'being reworked now; parsed callbacks: test/unit/webhooks/verifier.test.ts, test/unit/webhooks/vectors.test.ts',
-  'webhooks/handler-options.ts': 'being reworked now; test/unit/webhooks/handler.test.ts',
   'core/node-crypto.ts': 'a runtime lookup: both paths through test/unit/core/tokens/seal.test.ts and test/unit/webhooks/vectors.test.ts',
   'client-config.ts': 'settings from options and MYR_GATEWAY_*, read again at each call until there: test/integration/client-config-env.test.ts, test/integration/client-nextjs-build.test.ts',
   'schemas/payment-params.ts': 'the request schemas, through every rule and message: test/unit/core/validate.test.ts, test/integration/client-validation.test.ts, test/types/hover.test.ts',
   'webhooks/log.ts': 'one line per refused or failed callback, through every adapter: test/integration/webhook-logger.test.ts',
-  'webhooks/request-parts.ts': 'being reworked now; every framework request shape: test/integration/webhook-adapters.test.ts',
-  'webhooks/sign.ts': 'being reworked now; test/unit/testing/sign.test.ts, test/unit/webhooks/vectors.test.ts',
-  'webhooks/signature.ts': 'being reworked now; signed vectors and both HMAC paths: test/unit/webhooks/vectors.test.ts, test/unit/webhooks/verifier.test.ts',
-  'webhooks/timestamp.ts': 'being reworked now; test/unit/webhooks/properties.test.ts, test/unit/webhooks/vectors.test.ts',
 
   // Framework adapters are only worth testing against the real frameworks.
   'webhooks/adapters/express.ts': 'against real Express: test/integration/webhook-adapters.test.ts',
@@ -49,6 +39,7 @@ const TESTED_THROUGH_INTEGRATION: Readonly<Record<string, string>> = {
   'webhooks/adapters/web.ts': 'against Request/Response in every runtime: test/integration/webhook-adapters.test.ts, test/runtimes/conformance.test.ts',
 
   // Redis stores: their logic is Lua run by the server, so a fake client would test nothing.
+  'redis/rate-limiter.ts': 'Lua on a real redis-server, both clients: test/integration/redis-rate-limiter.test.ts (the answers it checks: test/unit/redis/rate-scripts.test.ts)',
   'redis/token-store.ts': 'Lua on a real redis-server, both clients: test/integration/tokens/redis-token-store.test.ts',
   'redis/webhook-store.ts': 'Lua on a real redis-server, both clients: test/integration/redis-webhook-store.test.ts',
   'redis/server-check.ts': 'INFO answers of fake and real servers: test/integration/redis-topologies.test.ts',

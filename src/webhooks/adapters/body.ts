@@ -30,15 +30,6 @@ export function declaredTooLarge(value: unknown, maxBodyBytes: number): boolean 
   return Number(Array.isArray(value) ? value[0] : value) > maxBodyBytes;
 }
 
-function utf8Length(text: string): number {
-  let bytes = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code >= 0x80) bytes += code >= 0x800 && (code < 0xd800 || code > 0xdfff) ? 2 : 1;
-  }
-  return bytes;
-}
-
 /**
  * @internal A body a parser already read: refused when its Content-Length, or its own
  * size (bytes, text), is over the limit. A parsed object was bounded by that parser's
@@ -46,8 +37,9 @@ function utf8Length(text: string): number {
  */
 export function checkParsedBody(parsed: unknown, contentLength: unknown, maxBodyBytes: number): unknown {
   if (declaredTooLarge(contentLength, maxBodyBytes)) throw new BodyTooLargeError();
-  if (parsed instanceof Uint8Array && parsed.byteLength > maxBodyBytes) throw new BodyTooLargeError();
-  if (typeof parsed === 'string' && (parsed.length > maxBodyBytes || utf8Length(parsed) > maxBodyBytes)) throw new BodyTooLargeError();
+  if ((parsed instanceof Uint8Array || parsed instanceof ArrayBuffer) && parsed.byteLength > maxBodyBytes) throw new BodyTooLargeError();
+  // The length first bounds what is encoded; the encoding counts what is verified (a lone surrogate as its 3-byte U+FFFD).
+  if (typeof parsed === 'string' && (parsed.length > maxBodyBytes || new TextEncoder().encode(parsed).byteLength > maxBodyBytes)) throw new BodyTooLargeError();
   return parsed;
 }
 
@@ -123,6 +115,8 @@ export function readNodeStream(req: IncomingMessage, limits: BodyLimits): Promis
     req.on('end', onEnd);
     req.on('error', onError);
     req.on('close', onClose);
+    // A 'data' listener does not start a stream that something paused explicitly.
+    req.resume();
   });
 }
 
