@@ -89,6 +89,10 @@ export class MyrGateway {
     const allowInsecureLoopback = options.allowInsecureLoopback === true;
     const settings = requiredSettings(options, allowInsecureLoopback);
     this.#settings = settings;
+    for (const name of ['fetch', 'sleep', 'random', 'now'] as const) {
+      // Checked here: a proxy URL given as `fetch` would otherwise fail every call as a connection error.
+      if (options[name] !== undefined && typeof options[name] !== 'function') throw new ConfigurationError(`${name} must be a function`, name);
+    }
     const now = options.now ?? Date.now;
     const timeout = millisecondsSetting(options.timeout, DEFAULTS.timeout, 'timeout', 'client');
     const storeTimeout = millisecondsSetting(options.tokenStoreTimeout, DEFAULTS.tokenStoreTimeout, 'tokenStoreTimeout', 'client');

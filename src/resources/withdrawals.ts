@@ -136,6 +136,9 @@ export class Withdrawals {
     const withdrawal = parseSuccess(withdrawalSchema, maskAccountNumbers(data, redact), check.what, check.followUp);
     checkEcho(check, 'reference_id', referenceId, withdrawal.reference_id);
     checkEcho(check, 'amount', body.amount, withdrawal.amount);
+    // A payout in another currency or to another bank than asked is not this request's: said, never passed on.
+    checkEcho(check, 'currency', body.currency, withdrawal.currency);
+    checkEcho(check, 'bank_code', body.bank_code, withdrawal.bank_code);
     // What the SDK vouches for is filled from the request when the service left it out (the amount echo was checked above).
     const result: Withdrawal = {
       ...withdrawal,

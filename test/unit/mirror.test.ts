@@ -19,12 +19,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
  * reason names the test files that show the behaviour; those files must exist.
  */
 const TESTED_THROUGH_INTEGRATION: Readonly<Record<string, string>> = {
-  // Being reworked now (issue 16 lists them): their unit tests come with the rework.
-  'client.ts': 'being reworked now; the client end to end: test/integration/client-payments.test.ts, test/integration/client-errors.test.ts',
-  'resources/payments.ts': 'being reworked now; test/integration/client-payments.test.ts, test/integration/client-money.test.ts',
-  'resources/withdrawals.ts': 'being reworked now; test/integration/client-money.test.ts, test/integration/client-recover.test.ts',
-  'resources/wait.ts': 'being reworked now; polling against the mock: test/integration/client-wait.test.ts',
-  'resources/reconcile.ts': 'being reworked now; test/integration/reconcile.test.ts',
+  // Behaviour that only shows through the client or the handler as a whole.
   'core/node-crypto.ts': 'a runtime lookup: both paths through test/unit/core/tokens/seal.test.ts and test/unit/webhooks/vectors.test.ts',
   'client-config.ts': 'settings from options and MYR_GATEWAY_*, read again at each call until there: test/integration/client-config-env.test.ts, test/integration/client-nextjs-build.test.ts',
   'schemas/payment-params.ts': 'the request schemas, through every rule and message: test/unit/core/validate.test.ts, test/integration/client-validation.test.ts, test/types/hover.test.ts',
