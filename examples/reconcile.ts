@@ -30,7 +30,7 @@ export interface PaymentOutcome {
 export interface ReconcileReport {
   /** Fulfilled by this run. */
   fulfilled: string[];
-  /** Already handled by a callback (or an earlier run). */
+  /** Already handled by a callback (or an earlier run), or superseded by a later status that was. */
   alreadyHandled: string[];
   /** Being handled right now elsewhere, or still PROCESSING: look again next run. */
   later: string[];
@@ -71,8 +71,9 @@ export async function reconcilePayments(options: {
       amount: status.amount,
     };
     try {
-      const result = await runOnce(options.store, paymentKey(status.payment_id, status.status), () => options.fulfil(outcome));
-      (result.outcome === 'processed' ? report.fulfilled : result.outcome === 'duplicate' ? report.alreadyHandled : report.later).push(referenceId);
+      // `payment` keeps the handler's order: a SUCCESS read before a refund is not fulfilled once the REFUNDED was.
+      const result = await runOnce(options.store, paymentKey(status.payment_id, status.status), () => options.fulfil(outcome), { payment: status });
+      (result.outcome === 'processed' ? report.fulfilled : result.outcome === 'in_flight' ? report.later : report.alreadyHandled).push(referenceId);
     } catch {
       report.failed.push(referenceId); // the claim was released: the next run (or a callback) tries again
     }

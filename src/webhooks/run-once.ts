@@ -8,7 +8,8 @@
 import { keepClaim, recordDone, releaseClaim, reportWarning, unrecorded } from './claim.js';
 import { DEFAULT_IN_FLIGHT_TTL_MS } from './delivery-policy.js';
 import { WebhookHandlerError } from './errors.js';
-import type { WebhookStore } from './stores/types.js';
+import { canSupersede, lifecycleRank } from './lifecycle.js';
+import type { PaymentOrder, WebhookStore } from './stores/types.js';
 
 /**
  * The key the webhook handler claims for a payment outcome (its default `'payment'`
@@ -37,6 +38,19 @@ export interface RunOnceOptions {
    * It may be async; its own failure, thrown or rejected, is ignored.
    */
   onError?: ((error: WebhookHandlerError) => unknown) | undefined;
+  /**
+   * The payment whose outcome `fn` fulfils: with it, `runOnce` keeps the webhook handler's
+   * order of a payment's statuses. An outcome is not run once a later status of the same
+   * payment was handled (a SUCCESS after its REFUNDED: `superseded`), and a REFUNDED run here
+   * keeps a SUCCESS callback or run from fulfilling later. Give it whenever `key` is a
+   * {@link paymentKey}; a status record from `payments.retrieve` fits as it is.
+   *
+   * @example
+   * ```ts
+   * await runOnce(store, paymentKey(status.payment_id, status.status), () => fulfil(status), { payment: status });
+   * ```
+   */
+  payment?: { readonly payment_id: string; readonly status: string } | undefined;
 }
 
 /** How {@link runOnce} ended. */
@@ -52,6 +66,11 @@ export type RunOnceResult<T> =
   | {
       /** `'duplicate'`: already done, `fn` did not run. */
       readonly outcome: 'duplicate';
+    }
+  /** A later status of the payment was handled (given `payment`): `fn` did not run, and must not. */
+  | {
+      /** `'superseded'`: a later status of the same payment was handled, `fn` did not run. */
+      readonly outcome: 'superseded';
     }
   /** Somebody else is running it right now: `fn` did not run; try again later. */
   | {
@@ -74,7 +93,8 @@ export type RunOnceResult<T> =
  * ```
  */
 export async function runOnce<T>(store: WebhookStore, key: string, fn: () => T | Promise<T>, options: RunOnceOptions = {}): Promise<RunOnceResult<T>> {
-  const { inFlightTtlMs = DEFAULT_IN_FLIGHT_TTL_MS, completedTtlMs = 86_400_000, maxRenewalMs = 600_000, onError } = options;
+  const { inFlightTtlMs = DEFAULT_IN_FLIGHT_TTL_MS, completedTtlMs = 86_400_000, maxRenewalMs = 600_000, onError, payment } = options;
+  const order: PaymentOrder | undefined = payment && { paymentId: payment.payment_id, rank: lifecycleRank(payment.status) };
   const report = (error: WebhookHandlerError) => {
     try {
       // An async onError that rejects must not become an unhandled rejection either.
@@ -87,12 +107,11 @@ export async function runOnce<T>(store: WebhookStore, key: string, fn: () => T |
   if (await unrecorded.settle(store, key, completedTtlMs)) return { outcome: 'duplicate' };
   let claim;
   try {
-    claim = await store.claim(key, inFlightTtlMs);
+    claim = await store.claim(key, inFlightTtlMs, order);
   } catch (error) {
     throw new WebhookHandlerError('store', 'the idempotency store failed to claim the key', error);
   }
-  // No PaymentOrder is passed here, so `superseded` does not occur; were it to, nothing runs.
-  if (!claim.acquired) return { outcome: claim.state === 'in_flight' ? 'in_flight' : 'duplicate' };
+  if (!claim.acquired) return { outcome: claim.state === 'done' ? 'duplicate' : claim.state };
 
   // The same claim life as a callback's: renewed while `fn` runs, the result recorded with retries.
   reportWarning(claim.warning, report);
@@ -104,6 +123,7 @@ export async function runOnce<T>(store: WebhookStore, key: string, fn: () => T |
     await releaseClaim(store, key, claim.token, lease, report);
     throw new WebhookHandlerError('handler', 'the handler threw; the claim was released for a retry', error);
   }
-  await recordDone(store, key, claim.token, completedTtlMs, lease, report);
+  // As the handler does: only a status that can supersede another (REFUNDED) raises the payment's mark.
+  await recordDone(store, key, claim.token, completedTtlMs, lease, report, payment && canSupersede(payment.status) ? order : undefined);
   return { outcome: 'processed', value };
 }

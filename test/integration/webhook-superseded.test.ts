@@ -1,12 +1,13 @@
 /**
  * Out-of-order callbacks: a SUCCESS delivered after the same payment's REFUNDED must not reach
  * fulfilment. It is acknowledged (200, so the gateway stops) with outcome `superseded`, and
- * reported. In memory and on a real Redis through both clients.
+ * reported. A reconciliation job's `runOnce` given the payment keeps the same order, with the
+ * handler and on its own. In memory and on a real Redis through both clients.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisWebhookStore } from '../../src/redis/index.js';
 import { signCallback } from '../../src/testing/index.js';
-import { createWebhookHandler, MemoryWebhookStore, type WebhookStore } from '../../src/webhooks/index.js';
+import { createWebhookHandler, MemoryWebhookStore, paymentKey, runOnce, type WebhookStore } from '../../src/webhooks/index.js';
 import { CLIENT_KINDS, connect, RedisServer } from '../helpers/redis.js';
 import { connectTarget, RedisClusterServers } from '../helpers/redis-topologies.js';
 
@@ -79,5 +80,32 @@ describe.each(stores)('%s', (_, makeStore) => {
     await handler.handle(await deliver(`PAY_SUP_${n}`, 'REFUNDED'));
     await handler.handle(await deliver(`PAY_SUP_${n}B`, 'SUCCESS'));
     expect(seen).toEqual([`PAY_SUP_${n}:SUCCESS`, `PAY_SUP_${n}:REFUNDED`, `PAY_SUP_${n}B:SUCCESS`]);
+  });
+
+  it('a reconciliation run that read SUCCESS before the refund does not fulfil it after the REFUNDED callback', async () => {
+    const store = await makeStore();
+    const seen: string[] = [];
+    const handler = createWebhookHandler({ verifier: { apiKey: API_KEY }, store, onEvent: (e) => void seen.push(`callback ${e.signed.status}`) });
+    n += 1;
+    const looked = { payment_id: `PAY_SUP_${n}`, status: 'SUCCESS' }; // what payments.retrieve said a moment ago
+    await handler.handle(await deliver(looked.payment_id, 'REFUNDED'));
+    const run = await runOnce(store, paymentKey(looked.payment_id, looked.status), () => void seen.push('job SUCCESS'), { payment: looked });
+    expect(run).toEqual({ outcome: 'superseded' });
+    expect(seen).toEqual(['callback REFUNDED']);
+  });
+
+  it('a REFUNDED fulfilled by a reconciliation run keeps a late SUCCESS callback, and a SUCCESS run, from fulfilling', async () => {
+    const store = await makeStore();
+    const seen: string[] = [];
+    const handler = createWebhookHandler({ verifier: { apiKey: API_KEY }, store, onEvent: (e) => void seen.push(`callback ${e.signed.status}`) });
+    n += 1;
+    const payment = `PAY_SUP_${n}`;
+    const refunded = await runOnce(store, paymentKey(payment, 'REFUNDED'), () => void seen.push('job REFUNDED'), { payment: { payment_id: payment, status: 'REFUNDED' } });
+    expect(refunded.outcome).toBe('processed');
+    const late = await handler.handle(await deliver(payment, 'SUCCESS'));
+    expect(late.body.outcome).toBe('superseded');
+    const again = await runOnce(store, paymentKey(payment, 'SUCCESS'), () => void seen.push('job SUCCESS'), { payment: { payment_id: payment, status: 'SUCCESS' } });
+    expect(again.outcome).toBe('superseded');
+    expect(seen).toEqual(['job REFUNDED']);
   });
 });
