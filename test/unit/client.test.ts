@@ -22,29 +22,17 @@ import {
   type PaymentCreateParams,
   type WithdrawalCreateParams,
 } from '../../src/index.js';
+import { API_KEY, BASE, NOW, failure, gatewayOptions, scriptedFetch, success } from '../helpers/scripted-fetch.js';
+import { caught } from '../helpers/client.js';
 
-const BASE = 'https://gw.test';
-const API_KEY = 'sk_live_client_7Yq2xR4mWc9T';
 const ACCESS_TOKEN = 'at_client_Zp3kV8nLq6sD1f';
-const NOW = Date.parse('2026-11-24T08:00:00.000Z');
+/** The token answer of this file's scripted fetches: ACCESS_TOKEN, whichever token request it is. */
+const issued = () => success({ access_token: ACCESS_TOKEN, expires_in: 3600 });
 
 afterEach(() => {
   vi.unstubAllEnvs();
   vi.unstubAllGlobals();
 });
-
-interface Sent {
-  url: string;
-  init: RequestInit;
-  text: string | undefined;
-}
-
-type Answer = Response | ((request: Sent) => Response);
-
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
-const success = (data: unknown, headers: Record<string, string> = {}) => json(200, { status: 'success', data }, headers);
-const failure = (status: number, code: string, message = `${code} happened`) => json(status, { status: 'error', error: code, message });
 
 const record = (over: Record<string, unknown> = {}) => ({
   payment_id: 'PAY_1',
@@ -55,48 +43,6 @@ const record = (over: Record<string, unknown> = {}) => ({
   created_at: new Date(NOW).toISOString(),
   ...over,
 });
-
-/** A fetch answering any `…/auth/token` request with ACCESS_TOKEN (or `tokenAnswer`), and the rest from `answers`. */
-function scriptedFetch(answers: Answer[] = [], tokenAnswer?: () => Response) {
-  const sent: Sent[] = [];
-  const queue = [...answers];
-  const fetch = vi.fn(async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const request: Sent = { url: typeof input === 'string' ? input : input instanceof URL ? input.href : input.url, init: init ?? {}, text: typeof init?.body === 'string' ? init.body : undefined };
-    sent.push(request);
-    if (request.url.endsWith('/auth/token')) return tokenAnswer?.() ?? success({ access_token: ACCESS_TOKEN, expires_in: 3600 });
-    const next = queue.shift();
-    if (next === undefined) throw new Error(`unscripted request ${request.url}`);
-    return typeof next === 'function' ? next(request) : next;
-  });
-  return { fetch, sent };
-}
-
-let merchants = 0;
-/** Options for a client on `fetch`, with a merchant id of its own (no 20-clients warning). */
-function options(fetch: typeof globalThis.fetch | undefined, over: Partial<MyrGatewayOptions> = {}): MyrGatewayOptions {
-  merchants += 1;
-  return {
-    baseUrl: BASE,
-    merchantId: `M_CLIENT_${merchants}`,
-    apiKey: API_KEY,
-    ...(fetch ? { fetch } : {}),
-    sleep: async () => undefined,
-    random: () => 0,
-    now: () => NOW,
-    tokenStore: new MemoryTokenStore(),
-    rateLimiter: false,
-    ...over,
-  };
-}
-
-async function caught(promise: Promise<unknown>): Promise<Error & Record<string, unknown>> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error & Record<string, unknown>;
-  }
-  throw new Error('expected the call to reject');
-}
 
 const payment = {
   amount: 120.5,
@@ -149,7 +95,7 @@ describe('new MyrGateway: options are checked before any network call', () => {
     const fake = scriptedFetch();
     let error: unknown;
     try {
-      new MyrGateway({ ...options(fake.fetch), ...over });
+      new MyrGateway({ ...gatewayOptions(fake.fetch), ...over });
     } catch (e) {
       error = e;
     }
@@ -164,14 +110,14 @@ describe('new MyrGateway: options are checked before any network call', () => {
   // call fails later as a ConnectionError claiming the request "may have been sent", which is
   // false: nothing ever left.
   it('refuses a fetch option that is not a function (a proxy URL passed by mistake) at construction', () => {
-    const build = () => new MyrGateway(options('https://proxy.internal:3128' as unknown as typeof globalThis.fetch));
+    const build = () => new MyrGateway(gatewayOptions('https://proxy.internal:3128' as unknown as typeof globalThis.fetch));
     expect(build).toThrow(ConfigurationError);
     expect(build).toThrow(expect.objectContaining({ field: 'fetch' }));
   });
 
   it.each(['sleep', 'random', 'now'])('refuses a %s option that is not a function at construction, naming it', (name) => {
     const fake = scriptedFetch();
-    const build = () => new MyrGateway({ ...options(fake.fetch), [name]: 1000 });
+    const build = () => new MyrGateway({ ...gatewayOptions(fake.fetch), [name]: 1000 });
     expect(build).toThrow(ConfigurationError);
     expect(build).toThrow(expect.objectContaining({ field: name }));
     expect(fake.sent).toHaveLength(0);
@@ -191,9 +137,9 @@ describe('new MyrGateway: options are checked before any network call', () => {
   });
 
   it('accepts the edges of each range: margin 0, no retries, no backoff, a loopback http baseUrl when allowed', async () => {
-    const fake = scriptedFetch([success(record())]);
+    const fake = scriptedFetch([success(record())], issued);
     const client = new MyrGateway(
-      options(fake.fetch, {
+      gatewayOptions(fake.fetch, {
         baseUrl: 'http://localhost:4010/api/v1',
         allowInsecureLoopback: true,
         tokenRefreshMarginMs: 0,
@@ -203,7 +149,7 @@ describe('new MyrGateway: options are checked before any network call', () => {
       }),
     );
     await client.payments.retrieve('ORDER1');
-    expect(() => new MyrGateway(options(fake.fetch, { timeout: 1, tokenStoreTimeout: 1 }))).not.toThrow();
+    expect(() => new MyrGateway(gatewayOptions(fake.fetch, { timeout: 1, tokenStoreTimeout: 1 }))).not.toThrow();
     expect(fake.sent.map((r) => r.url)).toEqual(['http://localhost:4010/api/v1/auth/token', 'http://localhost:4010/api/v1/payment/status/ORDER1']);
   });
 });
@@ -218,7 +164,7 @@ describe('MyrGateway: per-call options are checked before anything is sent', () 
     ['a negative maxRetries', { maxRetries: -1 }, 'maxRetries'],
   ])('%s is an InvalidRequestError for every method, and nothing is fetched (not even a token)', async (_label, callOptions, field) => {
     const fake = scriptedFetch();
-    const client = new MyrGateway(options(fake.fetch));
+    const client = new MyrGateway(gatewayOptions(fake.fetch));
     const calls = [
       client.payments.retrieve('ORDER1', callOptions),
       client.payments.create(payment, callOptions),
@@ -264,7 +210,7 @@ describe('MyrGateway: settings missing at construction', () => {
 
   it('reads them again at the next call, and connects once they are there', async () => {
     unset();
-    const fake = scriptedFetch([success(record())]);
+    const fake = scriptedFetch([success(record())], issued);
     const client = new MyrGateway({ baseUrl: BASE, fetch: fake.fetch, tokenStore: new MemoryTokenStore(), rateLimiter: false });
     expect(await caught(client.payments.retrieve('ORDER1'))).toBeInstanceOf(ConfigurationError);
     vi.stubEnv('MYR_GATEWAY_MERCHANT_ID', 'M_FROM_ENV');
@@ -277,8 +223,8 @@ describe('MyrGateway: settings missing at construction', () => {
 
 describe('MyrGateway: what reaches the fetch', () => {
   it('calls the fetch option with the URL and an init: method, JSON headers, its User-Agent, a signal, no redirects followed', async () => {
-    const fake = scriptedFetch([success(record())]);
-    const client = new MyrGateway(options(fake.fetch));
+    const fake = scriptedFetch([success(record())], issued);
+    const client = new MyrGateway(gatewayOptions(fake.fetch));
     await client.payments.retrieve('ORDER1');
     const [token, lookup] = fake.sent;
     expect(token?.url).toBe(`${BASE}/auth/token`);
@@ -289,22 +235,22 @@ describe('MyrGateway: what reaches the fetch', () => {
   });
 
   it.each([`${BASE}/api/v1`, `${BASE}/api/v1/`])('joins the paths below the base URL %s with exactly one slash', async (baseUrl) => {
-    const fake = scriptedFetch([success(record())]);
-    await new MyrGateway(options(fake.fetch, { baseUrl })).payments.retrieve('ORDER1');
+    const fake = scriptedFetch([success(record())], issued);
+    await new MyrGateway(gatewayOptions(fake.fetch, { baseUrl })).payments.retrieve('ORDER1');
     expect(fake.sent.map((r) => r.url)).toEqual([`${BASE}/api/v1/auth/token`, `${BASE}/api/v1/payment/status/ORDER1`]);
   });
 
   it('without a fetch option, looks up globalThis.fetch per request (one patched after construction is used)', async () => {
-    const client = new MyrGateway(options(undefined));
-    const fake = scriptedFetch([success(record())]);
+    const client = new MyrGateway(gatewayOptions(undefined));
+    const fake = scriptedFetch([success(record())], issued);
     vi.stubGlobal('fetch', fake.fetch);
     await expect(client.payments.retrieve('ORDER1')).resolves.toMatchObject({ payment_id: 'PAY_1' });
     expect(fake.fetch).toHaveBeenCalledTimes(2);
   });
 
   it('does not follow a redirect: the 3xx is an error telling to check baseUrl, and its Location gets nothing', async () => {
-    const fake = scriptedFetch([new Response(null, { status: 302, headers: { location: 'http://elsewhere.test/steal' } })]);
-    const client = new MyrGateway(options(fake.fetch));
+    const fake = scriptedFetch([new Response(null, { status: 302, headers: { location: 'http://elsewhere.test/steal' } })], issued);
+    const client = new MyrGateway(gatewayOptions(fake.fetch));
     const error = await caught(client.payments.retrieve('ORDER1'));
     expect(error).toBeInstanceOf(ApiError);
     expect(error.message).toContain('a redirect, which the SDK does not follow');
@@ -313,9 +259,9 @@ describe('MyrGateway: what reaches the fetch', () => {
 
   it('backs off with its sleep, spreads with its random and stops after maxRetries, as configured', async () => {
     const delays: number[] = [];
-    const fake = scriptedFetch([failure(503, 'NO_GATEWAY_AVAILABLE'), failure(503, 'NO_GATEWAY_AVAILABLE'), failure(503, 'NO_GATEWAY_AVAILABLE')]);
+    const fake = scriptedFetch([failure(503, 'NO_GATEWAY_AVAILABLE'), failure(503, 'NO_GATEWAY_AVAILABLE'), failure(503, 'NO_GATEWAY_AVAILABLE')], issued);
     const client = new MyrGateway(
-      options(fake.fetch, {
+      gatewayOptions(fake.fetch, {
         maxRetries: 2,
         retry: { baseDelayMs: 100, jitterMs: 40 },
         random: () => 0.5,
@@ -329,8 +275,8 @@ describe('MyrGateway: what reaches the fetch', () => {
   });
 
   it('exposes the last X-RateLimit-* headers it saw, stamped with its clock; none before the first answer', async () => {
-    const fake = scriptedFetch([success(record(), { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '42', 'x-ratelimit-reset': '1795507260' })]);
-    const client = new MyrGateway(options(fake.fetch));
+    const fake = scriptedFetch([success(record(), 200, { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '42', 'x-ratelimit-reset': '1795507260' })], issued);
+    const client = new MyrGateway(gatewayOptions(fake.fetch));
     expect(client.rateLimit).toBeUndefined();
     await client.payments.retrieve('ORDER1');
     expect(client.rateLimit).toEqual({ limit: 100, remaining: 42, reset: 1_795_507_260, observedAt: NOW });
@@ -339,7 +285,7 @@ describe('MyrGateway: what reaches the fetch', () => {
 
 describe('MyrGateway: the api key never shows', () => {
   it('util.inspect and JSON.stringify show the base URL and merchant id, never the api key', () => {
-    const client = new MyrGateway(options(scriptedFetch().fetch, { merchantId: 'M_SHOWN' }));
+    const client = new MyrGateway(gatewayOptions(scriptedFetch().fetch, { merchantId: 'M_SHOWN' }));
     expect(client.toJSON()).toEqual({ baseUrl: `${BASE}/`, merchantId: 'M_SHOWN' });
     expect(inspect(client)).toBe(`MyrGateway {"baseUrl":"${BASE}/","merchantId":"M_SHOWN"}`);
     const views = [
@@ -354,8 +300,8 @@ describe('MyrGateway: the api key never shows', () => {
   });
 
   it('sends the api key only in the body of the token request: no header, no URL, no other body', async () => {
-    const fake = scriptedFetch([success(record()), success({ payment_id: 'PAY_1', payment_url: 'https://pay.gw.test/p/1' })]);
-    const client = new MyrGateway(options(fake.fetch));
+    const fake = scriptedFetch([success(record()), success({ payment_id: 'PAY_1', payment_url: 'https://pay.gw.test/p/1' })], issued);
+    const client = new MyrGateway(gatewayOptions(fake.fetch));
     await client.payments.retrieve('ORDER1');
     await client.payments.create(payment);
     const [token, ...rest] = fake.sent;
@@ -369,13 +315,11 @@ describe('MyrGateway: the api key never shows', () => {
   });
 
   it('an error whose message echoes the api key or the access token shows neither, in its message, JSON or inspect', async () => {
-    const fake = scriptedFetch(
-      [failure(400, 'VALIDATION_ERROR', `token ${ACCESS_TOKEN} may not do this`)],
-    );
-    const client = new MyrGateway(options(fake.fetch));
+    const fake = scriptedFetch([failure(400, 'VALIDATION_ERROR', `token ${ACCESS_TOKEN} may not do this`)], issued);
+    const client = new MyrGateway(gatewayOptions(fake.fetch));
     const refused = await caught(client.payments.retrieve('ORDER1'));
     const badKey = await caught(
-      new MyrGateway(options(scriptedFetch([], () => failure(401, 'INVALID_CREDENTIALS', `api_key ${API_KEY} is not valid`)).fetch)).payments.retrieve('ORDER1'),
+      new MyrGateway(gatewayOptions(scriptedFetch([], () => failure(401, 'INVALID_CREDENTIALS', `api_key ${API_KEY} is not valid`)).fetch)).payments.retrieve('ORDER1'),
     );
     expect(badKey).toBeInstanceOf(AuthenticationError);
     expect(badKey.message).toContain('api_key [redacted] is not valid');
@@ -392,9 +336,9 @@ describe('MyrGateway: the api key never shows', () => {
     const lines: string[] = [];
     const keep = (...args: unknown[]) => void lines.push(JSON.stringify(args));
     const events: string[] = [];
-    const fake = scriptedFetch([failure(502, 'GATEWAY_ERROR', `upstream saw ${API_KEY}`), success(record())]);
+    const fake = scriptedFetch([failure(502, 'GATEWAY_ERROR', `upstream saw ${API_KEY}`), success(record())], issued);
     const client = new MyrGateway(
-      options(fake.fetch, {
+      gatewayOptions(fake.fetch, {
         logger: { debug: keep, info: keep, warn: keep, error: keep },
         logLevel: 'debug',
         onRequest: (e) => void events.push(JSON.stringify(e)),

@@ -12,106 +12,30 @@ import {
   DuplicateReferenceError,
   InvalidRequestError,
   InvalidResponseError,
-  MemoryTokenStore,
-  MyrGateway,
   NotFoundError,
   OutcomeUnknownError,
   PaymentUrlUnavailableError,
   PermissionDeniedError,
   RateLimitError,
   ServiceUnavailableError,
-  type MyrGatewayOptions,
   type PaymentCreateParams,
 } from '../../../src/index.js';
+import {
+  API_KEY,
+  BASE,
+  NOW,
+  dropped,
+  failure,
+  gatewayOn,
+  json,
+  scriptedFetch,
+  success,
+  type ScriptedAnswer,
+  type SentRequest,
+} from '../../helpers/scripted-fetch.js';
+import { caught } from '../../helpers/client.js';
 
-const BASE = 'https://gw.test';
-const API_KEY = 'sk_test_payments_5f0c2a';
-const NOW = Date.parse('2026-11-24T08:00:00.000Z');
 const at = (offsetMs: number) => new Date(NOW + offsetMs).toISOString();
-
-/** A request as the fake fetch saw it. */
-interface Sent {
-  url: string;
-  method: string;
-  headers: Record<string, string>;
-  /** The raw body text, and the body parsed as JSON. */
-  text: string | undefined;
-  body: unknown;
-}
-
-type Answer = Response | Error | ((request: Sent) => Response);
-
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
-const success = (data: unknown, status = 200, headers: Record<string, string> = {}) => json(status, { status: 'success', data }, headers);
-const failure = (status: number, code: string, message = `${code} happened`, headers: Record<string, string> = {}) =>
-  json(status, { status: 'error', error: code, message, correlationId: `corr-${code}` }, headers);
-/** A connection failure as undici reports it: a TypeError whose cause carries the system code. */
-const dropped = (code: string) => Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error(code), { code }) });
-
-/**
- * A fetch answering `/auth/token` itself (tok_1, tok_2, …) and every other request from
- * `answers`, in order. Records every request.
- */
-function scriptedFetch(...answers: Answer[]) {
-  const sent: Sent[] = [];
-  const queue = [...answers];
-  let tokens = 0;
-  const fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const text = typeof init?.body === 'string' ? init.body : undefined;
-    const request: Sent = {
-      url: typeof input === 'string' ? input : input instanceof URL ? input.href : input.url,
-      method: init?.method ?? 'GET',
-      headers: { ...(init?.headers as Record<string, string>) },
-      text,
-      body: text === undefined ? undefined : JSON.parse(text),
-    };
-    sent.push(request);
-    if (request.url === `${BASE}/auth/token`) {
-      tokens += 1;
-      return success({ access_token: `tok_${tokens}`, token_type: 'Bearer', expires_in: 3600 });
-    }
-    const next = queue.shift();
-    if (next === undefined) throw new Error(`unscripted request ${request.method} ${request.url}`);
-    if (next instanceof Error) throw next;
-    return typeof next === 'function' ? next(request) : next;
-  };
-  /** The requests other than the token's. */
-  const calls = () => sent.filter((r) => r.url !== `${BASE}/auth/token`);
-  return { fetch, sent, calls };
-}
-
-let merchants = 0;
-/** A client on the scripted fetch; each has its own merchant id, token cache and no pacing. */
-function gatewayOn(fake: ReturnType<typeof scriptedFetch>, over: Partial<MyrGatewayOptions> = {}) {
-  merchants += 1;
-  const sleeps: number[] = [];
-  const client = new MyrGateway({
-    baseUrl: BASE,
-    merchantId: `M_PAY_${merchants}`,
-    apiKey: API_KEY,
-    fetch: fake.fetch,
-    sleep: async (ms, signal) => {
-      sleeps.push(ms);
-      if (signal?.aborted) throw signal.reason;
-    },
-    random: () => 0,
-    now: () => NOW,
-    tokenStore: new MemoryTokenStore(),
-    rateLimiter: false,
-    ...over,
-  });
-  return { client, sleeps };
-}
-
-async function caught(promise: Promise<unknown>): Promise<Error & Record<string, unknown>> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error & Record<string, unknown>;
-  }
-  throw new Error('expected the call to reject');
-}
 
 const REF = 'ORDER1001';
 const qr = (over: Record<string, unknown> = {}) =>
@@ -149,8 +73,8 @@ const statusRecord = (over: Record<string, unknown> = {}) => ({
 
 describe('payments.create: the request', () => {
   it('sends one POST /payment/request with the spec’s snake_case JSON body and the bearer token, after one token request', async () => {
-    const fake = scriptedFetch(success(created(), 201));
-    const { client } = gatewayOn(fake);
+    const fake = scriptedFetch([success(created(), 201)]);
+    const { client } = gatewayOn(fake, { merchantId: 'M_PAY_TOKEN' });
     await client.payments.create(
       bankTransfer({
         amount: '120.50',
@@ -161,7 +85,7 @@ describe('payments.create: the request', () => {
     );
     const [token, request] = fake.sent;
     expect(fake.sent).toHaveLength(2);
-    expect(token).toMatchObject({ url: `${BASE}/auth/token`, method: 'POST', body: { merchant_id: `M_PAY_${merchants}`, api_key: API_KEY } });
+    expect(token).toMatchObject({ url: `${BASE}/auth/token`, method: 'POST', body: { merchant_id: 'M_PAY_TOKEN', api_key: API_KEY } });
     expect(token?.headers.authorization).toBeUndefined();
     expect(request).toMatchObject({ url: `${BASE}/payment/request`, method: 'POST' });
     expect(request?.headers).toMatchObject({ authorization: 'Bearer tok_1', 'content-type': 'application/json', accept: 'application/json' });
@@ -180,7 +104,7 @@ describe('payments.create: the request', () => {
   });
 
   it('sends currency only when the merchant gave it (otherwise the merchant’s configured currency applies)', async () => {
-    const fake = scriptedFetch(success(created()), success(created({ reference_id: 'ORDER1002' })));
+    const fake = scriptedFetch([success(created()), success(created({ reference_id: 'ORDER1002' }))]);
     const { client } = gatewayOn(fake);
     await client.payments.create(qr());
     await client.payments.create(qr({ reference_id: 'ORDER1002', currency: 'MYR' }));
@@ -190,7 +114,7 @@ describe('payments.create: the request', () => {
   });
 
   it('reuses the token for the next call: one token request for two creates', async () => {
-    const fake = scriptedFetch(success(created()), success(created({ reference_id: 'ORDER1002' })));
+    const fake = scriptedFetch([success(created()), success(created({ reference_id: 'ORDER1002' }))]);
     const { client } = gatewayOn(fake);
     await client.payments.create(qr());
     await client.payments.create(qr({ reference_id: 'ORDER1002' }));
@@ -199,7 +123,7 @@ describe('payments.create: the request', () => {
   });
 
   it('sends a retried create again with the same reference_id and body, after the backoff', async () => {
-    const fake = scriptedFetch(failure(503, 'NO_GATEWAY_AVAILABLE'), success(created()));
+    const fake = scriptedFetch([failure(503, 'NO_GATEWAY_AVAILABLE'), success(created())]);
     const { client, sleeps } = gatewayOn(fake);
     const payment = await client.payments.create(qr());
     const [first, second] = fake.calls();
@@ -211,7 +135,7 @@ describe('payments.create: the request', () => {
   });
 
   it('renews an expired token once and sends the create again with the new one', async () => {
-    const fake = scriptedFetch(failure(401, 'TOKEN_EXPIRED'), success(created()));
+    const fake = scriptedFetch([failure(401, 'TOKEN_EXPIRED'), success(created())]);
     const { client } = gatewayOn(fake);
     await expect(client.payments.create(qr())).resolves.toMatchObject({ payment_id: 'PAY_1' });
     expect(fake.sent.map((r) => `${r.url.slice(BASE.length)} ${r.headers.authorization ?? '-'}`)).toEqual([
@@ -262,7 +186,7 @@ describe('payments.create: the request', () => {
   });
 
   it('with allowInsecureLoopback, sends loopback http callback and redirect URLs; any other http URL is still refused', async () => {
-    const fake = scriptedFetch(success(created()));
+    const fake = scriptedFetch([success(created())]);
     const { client } = gatewayOn(fake, { allowInsecureLoopback: true });
     await client.payments.create(qr({ callback_url: 'http://localhost:3000/cb', redirect_url: 'http://127.0.0.1:3000/shop' }));
     expect(fake.calls()[0]?.body).toMatchObject({ callback_url: 'http://localhost:3000/cb', redirect_url: 'http://127.0.0.1:3000/shop' });
@@ -275,7 +199,7 @@ describe('payments.create: the request', () => {
 describe('payments.create: the answer', () => {
   it('returns the created payment with the URL to send the customer to and, hidden, the answer it came from', async () => {
     const headers = { 'x-correlation-id': 'corr-201', 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '99', 'x-ratelimit-reset': '1795507260' };
-    const { client } = gatewayOn(scriptedFetch(success(created(), 201, headers)));
+    const { client } = gatewayOn(scriptedFetch([success(created(), 201, headers)]));
     const payment = await client.payments.create(bankTransfer());
     expect(payment).toEqual({ ...created(), customer_redirect_url: 'https://bank.gw.test/auth/1' });
     expect(payment.lastResponse).toMatchObject({
@@ -288,12 +212,12 @@ describe('payments.create: the answer', () => {
   });
 
   it('a QR payment sends the customer to its payment_url', async () => {
-    const { client } = gatewayOn(scriptedFetch(success(created())));
+    const { client } = gatewayOn(scriptedFetch([success(created())]));
     expect((await client.payments.create(qr())).customer_redirect_url).toBe('https://pay.gw.test/p/1');
   });
 
   it('fills the fields a minimal answer leaves out from the request: the payment exists once the service said 2xx', async () => {
-    const { client } = gatewayOn(scriptedFetch(success({ payment_id: 'PAY_1', payment_url: 'https://pay.gw.test/p/1' })));
+    const { client } = gatewayOn(scriptedFetch([success({ payment_id: 'PAY_1', payment_url: 'https://pay.gw.test/p/1' })]));
     const payment = await client.payments.create(qr({ amount: '75.00' }));
     expect(payment).toMatchObject({
       payment_id: 'PAY_1',
@@ -307,7 +231,7 @@ describe('payments.create: the answer', () => {
   });
 
   it('reads an amount the service sent as a decimal string as the number it is', async () => {
-    const { client } = gatewayOn(scriptedFetch(success(created({ amount: '120.50' }))));
+    const { client } = gatewayOn(scriptedFetch([success(created({ amount: '120.50' }))]));
     expect((await client.payments.create(qr())).amount).toBe(120.5);
   });
 
@@ -322,7 +246,7 @@ describe('payments.create: the answer', () => {
     ['a javascript: payment_url', success(created({ payment_url: 'javascript:alert(1)' })), 'payment_url'],
     ['an http:// gateway.redirect_url', success(created({ gateway: { redirect_url: 'http://bank.gw.test/auth/1' } })), 'gateway.redirect_url'],
   ])('a 2xx with %s is an InvalidResponseError saying to create again with the same reference_id; not retried', async (_label, answer, field) => {
-    const fake = scriptedFetch(answer);
+    const fake = scriptedFetch([answer]);
     const { client } = gatewayOn(fake);
     const error = await caught(client.payments.create(qr()));
     expect(error).toBeInstanceOf(InvalidResponseError);
@@ -339,7 +263,7 @@ describe('payments.create: the answer', () => {
     // A reference used before this call: the merchant's, not a lost answer, so nothing is looked up.
     ['409 DUPLICATE_REFERENCE on the first attempt', failure(409, 'DUPLICATE_REFERENCE'), DuplicateReferenceError, 409],
   ])('%s becomes its typed error at once, with the reference: no retry, no lookup', async (_label, answer, type, status) => {
-    const fake = scriptedFetch(answer);
+    const fake = scriptedFetch([answer]);
     const { client, sleeps } = gatewayOn(fake);
     const error = await caught(client.payments.create(qr()));
     expect(error).toBeInstanceOf(type);
@@ -353,7 +277,7 @@ describe('payments.create: the answer', () => {
     ['429', () => failure(429, 'RATE_LIMITED', 'slow down', { 'retry-after': '1' }), RateLimitError],
     ['503 NO_GATEWAY_AVAILABLE', () => failure(503, 'NO_GATEWAY_AVAILABLE'), ServiceUnavailableError],
   ])('retries a %s that created nothing, then throws it when retries run out, without a lookup', async (_label, make, type) => {
-    const fake = scriptedFetch(make(), make(), make());
+    const fake = scriptedFetch([make(), make(), make()]);
     const { client, sleeps } = gatewayOn(fake, { maxRetries: 2 });
     const error = await caught(client.payments.create(qr()));
     expect(error).toBeInstanceOf(type);
@@ -364,20 +288,20 @@ describe('payments.create: the answer', () => {
 });
 
 describe('payments.create after an attempt that may have created the payment', () => {
-  const path = (r: Sent) => `${r.method} ${r.url.slice(BASE.length)}`;
+  const path = (r: SentRequest) => `${r.method} ${r.url.slice(BASE.length)}`;
 
-  it.each<[string, Answer]>([
+  it.each<[string, ScriptedAnswer]>([
     ['a 502 GATEWAY_ERROR', failure(502, 'GATEWAY_ERROR')],
     ['a 504 GATEWAY_TIMEOUT', failure(504, 'GATEWAY_TIMEOUT')],
     ['a connection reset after sending', dropped('ECONNRESET')],
   ])('after %s, a resend met by DUPLICATE_REFERENCE returns the payment the lost answer was about', async (_label, lost) => {
-    const fake = scriptedFetch(
+    const fake = scriptedFetch([
       lost,
       failure(409, 'DUPLICATE_REFERENCE'),
       success(statusRecord({ payment_url: 'https://pay.gw.test/p/1', gateway: { redirect_url: 'https://bank.gw.test/auth/1' } }), 200, {
         'x-correlation-id': 'corr-lookup',
       }),
-    );
+    ]);
     const { client } = gatewayOn(fake);
     const payment = await client.payments.create(bankTransfer());
     expect(fake.calls().map(path)).toEqual(['POST /payment/request', 'POST /payment/request', `GET /payment/status/${REF}`]);
@@ -386,14 +310,14 @@ describe('payments.create after an attempt that may have created the payment', (
   });
 
   it('looks the payment up when the retries run out after an ambiguous failure', async () => {
-    const fake = scriptedFetch(failure(500, 'INTERNAL'), success(statusRecord({ payment_url: 'https://pay.gw.test/p/1' })));
+    const fake = scriptedFetch([failure(500, 'INTERNAL'), success(statusRecord({ payment_url: 'https://pay.gw.test/p/1' }))]);
     const { client } = gatewayOn(fake, { maxRetries: 0 });
     await expect(client.payments.create(qr())).resolves.toMatchObject({ payment_id: 'PAY_1', customer_redirect_url: 'https://pay.gw.test/p/1' });
     expect(fake.calls().map(path)).toEqual(['POST /payment/request', `GET /payment/status/${REF}`]);
   });
 
   it('the payment exists but its record has no payment_url: PaymentUrlUnavailableError with the record', async () => {
-    const fake = scriptedFetch(failure(502, 'GATEWAY_ERROR'), failure(409, 'DUPLICATE_REFERENCE'), success(statusRecord()));
+    const fake = scriptedFetch([failure(502, 'GATEWAY_ERROR'), failure(409, 'DUPLICATE_REFERENCE'), success(statusRecord())]);
     const { client } = gatewayOn(fake);
     const error = await caught(client.payments.create(qr()));
     expect(error).toBeInstanceOf(PaymentUrlUnavailableError);
@@ -401,7 +325,7 @@ describe('payments.create after an attempt that may have created the payment', (
   });
 
   it('a lookup that finds nothing proves nothing: OutcomeUnknownError, never "not created"', async () => {
-    const fake = scriptedFetch(failure(504, 'GATEWAY_TIMEOUT'), failure(409, 'DUPLICATE_REFERENCE'), failure(404, 'NOT_FOUND'));
+    const fake = scriptedFetch([failure(504, 'GATEWAY_TIMEOUT'), failure(409, 'DUPLICATE_REFERENCE'), failure(404, 'NOT_FOUND')]);
     const { client } = gatewayOn(fake);
     const error = await caught(client.payments.create(qr()));
     expect(error).toBeInstanceOf(OutcomeUnknownError);
@@ -411,7 +335,7 @@ describe('payments.create after an attempt that may have created the payment', (
 
   it('a record that is not this call’s (paid, another amount) is a DuplicateReferenceError with that record', async () => {
     const old = statusRecord({ payment_id: 'PAY_OLD', status: 'SUCCESS', amount: 75, created_at: at(-86_400_000), payment_url: 'https://pay.gw.test/p/old' });
-    const fake = scriptedFetch(failure(502, 'GATEWAY_ERROR'), failure(409, 'DUPLICATE_REFERENCE'), success(old));
+    const fake = scriptedFetch([failure(502, 'GATEWAY_ERROR'), failure(409, 'DUPLICATE_REFERENCE'), success(old)]);
     const { client } = gatewayOn(fake);
     const error = await caught(client.payments.create(qr()));
     expect(error).toBeInstanceOf(DuplicateReferenceError);
@@ -420,7 +344,7 @@ describe('payments.create after an attempt that may have created the payment', (
 
   it('an abort during the backoff after an ambiguous failure ends with AbortError and starts no lookup', async () => {
     const controller = new AbortController();
-    const fake = scriptedFetch(failure(502, 'GATEWAY_ERROR'));
+    const fake = scriptedFetch([failure(502, 'GATEWAY_ERROR')]);
     const { client } = gatewayOn(fake, {
       sleep: async () => {
         controller.abort();
@@ -438,7 +362,7 @@ describe('payments.create after an attempt that may have created the payment', (
 
 describe('payments.retrieve', () => {
   it('sends GET /payment/status/<identifier> with the bearer token and no body, and returns the record', async () => {
-    const fake = scriptedFetch(success(statusRecord({ amount: '120.50', status: 'SUCCESS', gateway_reference: 'GW123' })));
+    const fake = scriptedFetch([success(statusRecord({ amount: '120.50', status: 'SUCCESS', gateway_reference: 'GW123' }))]);
     const { client } = gatewayOn(fake);
     const status = await client.payments.retrieve(REF);
     const [request] = fake.calls();
@@ -450,7 +374,7 @@ describe('payments.retrieve', () => {
   });
 
   it('accepts an answer that matches by payment_id as well as by reference_id', async () => {
-    const { client } = gatewayOn(scriptedFetch(success(statusRecord())));
+    const { client } = gatewayOn(scriptedFetch([success(statusRecord())]));
     await expect(client.payments.retrieve('PAY_1')).resolves.toMatchObject({ payment_id: 'PAY_1', reference_id: REF });
   });
 
@@ -467,14 +391,14 @@ describe('payments.retrieve', () => {
   );
 
   it('a 404 with the service’s NOT_FOUND envelope is a NotFoundError', async () => {
-    const { client } = gatewayOn(scriptedFetch(failure(404, 'NOT_FOUND', 'no payment matches')));
+    const { client } = gatewayOn(scriptedFetch([failure(404, 'NOT_FOUND', 'no payment matches')]));
     const error = await caught(client.payments.retrieve(REF));
     expect(error).toBeInstanceOf(NotFoundError);
     expect(error).toMatchObject({ code: 'NOT_FOUND', status: 404, retryable: false });
   });
 
   it('an answer about another payment is an InvalidResponseError, never that payment’s status', async () => {
-    const { client } = gatewayOn(scriptedFetch(success(statusRecord({ payment_id: 'PAY_9', reference_id: 'ORDER9' }))));
+    const { client } = gatewayOn(scriptedFetch([success(statusRecord({ payment_id: 'PAY_9', reference_id: 'ORDER9' }))]));
     const error = await caught(client.payments.retrieve(REF));
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect(error).toMatchObject({ field: 'reference_id' });
@@ -485,14 +409,14 @@ describe('payments.retrieve', () => {
     ['an amount that is no number', { amount: 'lots' }, 'amount'],
     ['no currency', { currency: undefined }, 'currency'],
   ])('a record with %s is an InvalidResponseError naming the field', async (_label, over, field) => {
-    const { client } = gatewayOn(scriptedFetch(success(statusRecord(over))));
+    const { client } = gatewayOn(scriptedFetch([success(statusRecord(over))]));
     const error = await caught(client.payments.retrieve(REF));
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect(error.field).toBe(field);
   });
 
   it('follows a 429’s Retry-After before looking up again', async () => {
-    const fake = scriptedFetch(failure(429, 'RATE_LIMITED', 'slow down', { 'retry-after': '2' }), success(statusRecord()));
+    const fake = scriptedFetch([failure(429, 'RATE_LIMITED', 'slow down', { 'retry-after': '2' }), success(statusRecord())]);
     const { client, sleeps } = gatewayOn(fake);
     await expect(client.payments.retrieve(REF)).resolves.toMatchObject({ payment_id: 'PAY_1' });
     // Retry-After 2 s is above the first backoff (1 s); random 0 adds no jitter.
@@ -501,7 +425,7 @@ describe('payments.retrieve', () => {
   });
 
   it('retries a lookup after a 502: a status lookup moves no money', async () => {
-    const fake = scriptedFetch(failure(502, 'GATEWAY_ERROR'), success(statusRecord()));
+    const fake = scriptedFetch([failure(502, 'GATEWAY_ERROR'), success(statusRecord())]);
     const { client } = gatewayOn(fake);
     await expect(client.payments.retrieve(REF)).resolves.toMatchObject({ payment_id: 'PAY_1' });
     expect(fake.calls()).toHaveLength(2);
@@ -510,7 +434,7 @@ describe('payments.retrieve', () => {
 
 describe('payments.waitForCompletion', () => {
   it('polls through the client’s lookups with its sleep and jitter until the status is terminal', async () => {
-    const fake = scriptedFetch(success(statusRecord()), success(statusRecord()), success(statusRecord({ status: 'SUCCESS' })));
+    const fake = scriptedFetch([success(statusRecord()), success(statusRecord()), success(statusRecord({ status: 'SUCCESS' }))]);
     const { client, sleeps } = gatewayOn(fake);
     const status = await client.payments.waitForCompletion(REF, { timeoutMs: 60_000, intervalMs: 2000 });
     expect(status.status).toBe('SUCCESS');

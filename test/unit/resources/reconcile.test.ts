@@ -23,6 +23,7 @@ import type { RequestOptions } from '../../../src/core/transport.js';
 import type { AnswerCheck } from '../../../src/core/validate.js';
 import { CLOCK_TOLERANCE_MS } from '../../../src/resources/ownership.js';
 import { createdPayment, reconcile, type SentPayment } from '../../../src/resources/reconcile.js';
+import { caught } from '../../helpers/client.js';
 
 const START = Date.parse('2026-11-24T08:00:00.000Z');
 const at = (offsetMs: number) => new Date(START + offsetMs).toISOString();
@@ -69,15 +70,6 @@ function lookup(answer: PaymentStatus | Error) {
     },
   };
   return { payments, calls };
-}
-
-async function caught(promise: Promise<unknown>): Promise<Error & Record<string, unknown>> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error & Record<string, unknown>;
-  }
-  throw new Error('expected reconcile to reject');
 }
 
 describe('createdPayment', () => {

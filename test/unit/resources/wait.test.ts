@@ -17,6 +17,7 @@ import {
   type PaymentStatus,
 } from '../../../src/index.js';
 import { type PollDeps, waitForCompletion, type WaitForCompletionOptions } from '../../../src/resources/wait.js';
+import { caught } from '../../helpers/client.js';
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -67,15 +68,6 @@ function poller(script: Step[], opts: { random?: number | number[]; lookupMs?: n
 
 /** `n` open records, then one SUCCESS. */
 const openThenSuccess = (n: number): Step[] => [...Array.from({ length: n }, () => record('PROCESSING')), record('SUCCESS')];
-
-async function caught(promise: Promise<unknown>): Promise<Error & Record<string, unknown>> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error & Record<string, unknown>;
-  }
-  throw new Error('expected the wait to reject');
-}
 
 describe('waitForCompletion: the lookups', () => {
   it.each(TERMINAL_STATUSES)('returns the %s record of the first lookup without pausing', async (status) => {

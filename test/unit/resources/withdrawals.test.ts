@@ -16,102 +16,33 @@ import {
   DuplicateReferenceError,
   InvalidRequestError,
   InvalidResponseError,
-  MemoryTokenStore,
-  MyrGateway,
   OutcomeUnknownError,
   PermissionDeniedError,
   ServiceUnavailableError,
   TimeoutError,
-  type MyrGatewayOptions,
   type WithdrawalCreateParams,
 } from '../../../src/index.js';
+import {
+  API_KEY,
+  BASE,
+  dropped,
+  failure,
+  gatewayOn,
+  hang,
+  json,
+  never,
+  scriptedFetch,
+  success,
+  type ScriptedAnswer,
+  type ScriptedFetch,
+} from '../../helpers/scripted-fetch.js';
+import { caught } from '../../helpers/client.js';
 
-const BASE = 'https://gw.test';
-const API_KEY = 'sk_test_withdrawals_9d41e7';
 const ACCOUNT = '5140123456789';
 const MASKED = '****6789';
 
-interface Sent {
-  url: string;
-  method: string;
-  headers: Record<string, string>;
-  text: string | undefined;
-  body: unknown;
-}
-
-type Answer = Response | Error | ((request: Sent, signal: AbortSignal | undefined) => Response | Promise<Response>);
-
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
-const success = (data: unknown, status = 200) => json(status, { status: 'success', data });
-const failure = (status: number, code: string, message = `${code} happened`, headers: Record<string, string> = {}) =>
-  json(status, { status: 'error', error: code, message }, headers);
-/** A connection failure as undici reports it: a TypeError whose cause carries the system code. */
-const dropped = (code?: string) =>
-  Object.assign(new TypeError('fetch failed'), code === undefined ? {} : { cause: Object.assign(new Error(code), { code }) });
-/** A fetch answer that never comes: it ends only when the attempt's signal aborts. */
-const never = (signal: AbortSignal | undefined) =>
-  new Promise<Response>((_resolve, reject) => signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')), { once: true }));
-const hang: Answer = (_request, signal) => never(signal);
-
-/** A fetch answering `/auth/token` itself (tok_1, tok_2, …) and every other request from `answers`, in order. */
-function scriptedFetch(...answers: Answer[]) {
-  const sent: Sent[] = [];
-  const queue = [...answers];
-  let tokens = 0;
-  const fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const text = typeof init?.body === 'string' ? init.body : undefined;
-    const request: Sent = {
-      url: typeof input === 'string' ? input : input instanceof URL ? input.href : input.url,
-      method: init?.method ?? 'GET',
-      headers: { ...(init?.headers as Record<string, string>) },
-      text,
-      body: text === undefined ? undefined : JSON.parse(text),
-    };
-    sent.push(request);
-    if (request.url === `${BASE}/auth/token`) {
-      tokens += 1;
-      return success({ access_token: `tok_${tokens}`, expires_in: 3600 });
-    }
-    const next = queue.shift();
-    if (next === undefined) throw new Error(`unscripted request ${request.method} ${request.url}`);
-    if (next instanceof Error) throw next;
-    return typeof next === 'function' ? next(request, init?.signal ?? undefined) : next;
-  };
-  /** The withdrawal requests (the token's left out). */
-  const posts = () => sent.filter((r) => r.url === `${BASE}/payment/withdraw`);
-  return { fetch, sent, posts };
-}
-
-let merchants = 0;
-function gatewayOn(fake: ReturnType<typeof scriptedFetch>, over: Partial<MyrGatewayOptions> = {}) {
-  merchants += 1;
-  const sleeps: number[] = [];
-  const client = new MyrGateway({
-    baseUrl: BASE,
-    merchantId: `M_WD_${merchants}`,
-    apiKey: API_KEY,
-    fetch: fake.fetch,
-    sleep: async (ms, signal) => {
-      sleeps.push(ms);
-      if (signal?.aborted) throw signal.reason;
-    },
-    random: () => 0,
-    tokenStore: new MemoryTokenStore(),
-    rateLimiter: false,
-    ...over,
-  });
-  return { client, sleeps };
-}
-
-async function caught(promise: Promise<unknown>): Promise<Error & Record<string, unknown>> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error & Record<string, unknown>;
-  }
-  throw new Error('expected the call to reject');
-}
+/** The withdrawal requests the fake saw (the token's left out). */
+const posts = (fake: ScriptedFetch) => fake.calls().filter((r) => r.url === `${BASE}/payment/withdraw`);
 
 const REF = 'PAYOUT7781';
 const params = (over: Record<string, unknown> = {}) =>
@@ -132,11 +63,11 @@ const accepted = (over: Record<string, unknown> = {}) => success({ payment_id: '
 
 describe('withdrawals.create: the request', () => {
   it('sends one POST /payment/withdraw with the spec’s body, currency MYR and method BANK filled in, and the bearer token', async () => {
-    const fake = scriptedFetch(accepted());
+    const fake = scriptedFetch([accepted()]);
     const { client } = gatewayOn(fake);
     await client.withdrawals.create(params());
     expect(fake.sent.map((r) => `${r.method} ${r.url}`)).toEqual([`POST ${BASE}/auth/token`, `POST ${BASE}/payment/withdraw`]);
-    const [request] = fake.posts();
+    const [request] = posts(fake);
     expect(request?.body).toEqual(SPEC_BODY);
     // The service needs the full account number: it is masked only in what comes back.
     expect(request?.text).toContain(`"account_number":"${ACCOUNT}"`);
@@ -145,10 +76,10 @@ describe('withdrawals.create: the request', () => {
   });
 
   it('sends only the spec’s fields: given currency and method as they are, unknown keys dropped', async () => {
-    const fake = scriptedFetch(accepted());
+    const fake = scriptedFetch([accepted()]);
     const { client } = gatewayOn(fake);
     await client.withdrawals.create(params({ amount: 250, currency: 'MYR', method: 'BANK', callback_url: 'https://x.test/cb', note: 'rent' }));
-    expect(fake.posts()[0]?.body).toEqual(SPEC_BODY);
+    expect(posts(fake)[0]?.body).toEqual(SPEC_BODY);
   });
 
   it.each<[string, Record<string, unknown>, string, string]>([
@@ -182,7 +113,7 @@ describe('withdrawals.create: the request', () => {
 
 describe('withdrawals.create: the answer', () => {
   it('returns the withdrawal with every account_number masked, at any depth, and the answer it came from hidden', async () => {
-    const fake = scriptedFetch(
+    const fake = scriptedFetch([
       accepted({
         currency: 'MYR',
         bank_code: 'PBBEMYKL',
@@ -191,7 +122,7 @@ describe('withdrawals.create: the answer', () => {
         beneficiary: { name: 'Tan Wei Ming', account_number: ACCOUNT },
         note: `queued for ${ACCOUNT}`,
       }),
-    );
+    ]);
     const { client } = gatewayOn(fake);
     const withdrawal = await client.withdrawals.create(params());
     expect(withdrawal).toEqual({
@@ -212,7 +143,7 @@ describe('withdrawals.create: the answer', () => {
   });
 
   it('fills what the service did not send from the request: reference, amount, MYR, bank and the masked account', async () => {
-    const { client } = gatewayOn(scriptedFetch(success({})));
+    const { client } = gatewayOn(scriptedFetch([success({})]));
     await expect(client.withdrawals.create(params())).resolves.toEqual({
       reference_id: REF,
       amount: 250,
@@ -231,14 +162,14 @@ describe('withdrawals.create: the answer', () => {
     ['another currency', accepted({ currency: 'USD' }), 'currency'],
     ['another bank_code', accepted({ bank_code: 'MBBEMYKL' }), 'bank_code'],
   ])('a 2xx with %s is an InvalidResponseError saying it may have been processed; never sent again', async (_label, answer, field) => {
-    const fake = scriptedFetch(answer);
+    const fake = scriptedFetch([answer]);
     const { client } = gatewayOn(fake);
     const error = await caught(client.withdrawals.create(params()));
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect(error).toMatchObject({ code: 'INVALID_RESPONSE', field, referenceId: REF });
     expect(error.message).toContain('may have been processed: do not send a new one');
     expect(error.message).toContain('withdrawals.recover');
-    expect(fake.posts()).toHaveLength(1);
+    expect(posts(fake)).toHaveLength(1);
   });
 
   it.each<[string, Response, new (...args: never[]) => Error]>([
@@ -247,17 +178,17 @@ describe('withdrawals.create: the answer', () => {
     ['409 DUPLICATE_REFERENCE', failure(409, 'DUPLICATE_REFERENCE'), DuplicateReferenceError],
     ['403 MERCHANT_DISABLED', failure(403, 'MERCHANT_DISABLED'), PermissionDeniedError],
   ])('%s becomes its typed error with the reference, sent once', async (_label, answer, type) => {
-    const fake = scriptedFetch(answer);
+    const fake = scriptedFetch([answer]);
     const { client } = gatewayOn(fake);
     const error = await caught(client.withdrawals.create(params()));
     expect(error).toBeInstanceOf(type);
     expect(error.referenceId).toBe(REF);
-    expect(fake.posts()).toHaveLength(1);
+    expect(posts(fake)).toHaveLength(1);
   });
 
   it('masks the account number and hides the api key in a message the service sent back', async () => {
     const echo = `bank PBBEMYKL refused account ${ACCOUNT} (merchant key ${API_KEY})`;
-    const { client } = gatewayOn(scriptedFetch(failure(400, 'INVALID_BANK_CODE', echo)));
+    const { client } = gatewayOn(scriptedFetch([failure(400, 'INVALID_BANK_CODE', echo)]));
     const error = await caught(client.withdrawals.create(params()));
     expect(error.message).toContain(`account ${MASKED}`);
     for (const view of [error.message, JSON.stringify(error), inspect(error, { depth: null })]) {
@@ -268,7 +199,7 @@ describe('withdrawals.create: the answer', () => {
 });
 
 describe('withdrawals.create: money moves once', () => {
-  it.each<[string, Answer, number | undefined]>([
+  it.each<[string, ScriptedAnswer, number | undefined]>([
     ['a 500', failure(500, 'INTERNAL_ERROR'), 500],
     ['a 502 GATEWAY_ERROR', failure(502, 'GATEWAY_ERROR'), 502],
     ['a 504 GATEWAY_TIMEOUT', failure(504, 'GATEWAY_TIMEOUT'), 504],
@@ -278,7 +209,7 @@ describe('withdrawals.create: money moves once', () => {
     ['a broken pipe', dropped('EPIPE'), undefined],
     ['a failure with no system code', dropped(), undefined],
   ])('after %s it is never sent again: OutcomeUnknownError pointing to recover', async (_label, answer, status) => {
-    const fake = scriptedFetch(answer, accepted());
+    const fake = scriptedFetch([answer, accepted()]);
     const { client, sleeps } = gatewayOn(fake, { maxRetries: 10 });
     const error = await caught(client.withdrawals.create(params()));
     expect(error).toBeInstanceOf(OutcomeUnknownError);
@@ -286,36 +217,38 @@ describe('withdrawals.create: money moves once', () => {
     expect(error.message).toContain('it was not sent again because a second attempt could move money twice');
     expect(error.message).toContain('withdrawals.recover with the same params');
     expect(error.cause).toBeInstanceOf(status === undefined ? ConnectionError : ServiceUnavailableError);
-    expect(fake.posts()).toHaveLength(1);
+    expect(posts(fake)).toHaveLength(1);
     expect(sleeps).toEqual([]);
   });
 
   it('an attempt that times out is not sent again either', async () => {
-    const fake = scriptedFetch(hang, accepted());
+    const fake = scriptedFetch([hang, accepted()]);
     const { client } = gatewayOn(fake, { timeout: 5 });
     const error = await caught(client.withdrawals.create(params()));
     expect(error).toBeInstanceOf(OutcomeUnknownError);
     expect(error.cause).toBeInstanceOf(TimeoutError);
-    expect(fake.posts()).toHaveLength(1);
+    expect(posts(fake)).toHaveLength(1);
   });
 
   it('an abort while the request is in flight is an OutcomeUnknownError, not a plain abort: it may have arrived', async () => {
     const controller = new AbortController();
-    const fake = scriptedFetch((_request, signal) => {
-      const answer = never(signal);
-      controller.abort();
-      return answer;
-    });
+    const fake = scriptedFetch([
+      (_request, signal) => {
+        const answer = never(signal);
+        controller.abort();
+        return answer;
+      },
+    ]);
     const { client } = gatewayOn(fake);
     const error = await caught(client.withdrawals.create(params(), { signal: controller.signal }));
     expect(error).toBeInstanceOf(OutcomeUnknownError);
     expect(error.referenceId).toBe(REF);
-    expect(fake.posts()).toHaveLength(1);
+    expect(posts(fake)).toHaveLength(1);
   });
 
   it('an abort during a backoff before anything could be processed is a plain AbortError', async () => {
     const controller = new AbortController();
-    const fake = scriptedFetch(failure(429, 'RATE_LIMITED', 'slow down', { 'retry-after': '1' }));
+    const fake = scriptedFetch([failure(429, 'RATE_LIMITED', 'slow down', { 'retry-after': '1' })]);
     const { client } = gatewayOn(fake, {
       sleep: async () => {
         controller.abort();
@@ -325,76 +258,76 @@ describe('withdrawals.create: money moves once', () => {
     const error = await caught(client.withdrawals.create(params(), { signal: controller.signal }));
     expect(error).toBeInstanceOf(AbortError);
     expect(error.referenceId).toBe(REF);
-    expect(fake.posts()).toHaveLength(1);
+    expect(posts(fake)).toHaveLength(1);
   });
 
-  it.each<[string, Answer]>([
+  it.each<[string, ScriptedAnswer]>([
     ['a 429', failure(429, 'RATE_LIMITED', 'slow down', { 'retry-after': '1' })],
     ['a 503 NO_GATEWAY_AVAILABLE', failure(503, 'NO_GATEWAY_AVAILABLE')],
     ['a refused connection', dropped('ECONNREFUSED')],
     ['a DNS failure', dropped('ENOTFOUND')],
   ])('after %s, which certainly moved no money, it is sent again with the same body', async (_label, answer) => {
-    const fake = scriptedFetch(answer, accepted());
+    const fake = scriptedFetch([answer, accepted()]);
     const { client, sleeps } = gatewayOn(fake);
     await expect(client.withdrawals.create(params())).resolves.toMatchObject({ reference_id: REF, amount: 250 });
-    const [first, second] = fake.posts();
-    expect(fake.posts()).toHaveLength(2);
+    const [first, second] = posts(fake);
+    expect(posts(fake)).toHaveLength(2);
     expect(second?.text).toBe(first?.text);
     expect(sleeps).toHaveLength(1);
   });
 
   it('an expired token is renewed and the withdrawal sent again with the new one (a 401 moved no money)', async () => {
-    const fake = scriptedFetch(failure(401, 'TOKEN_EXPIRED'), accepted());
+    const fake = scriptedFetch([failure(401, 'TOKEN_EXPIRED'), accepted()]);
     const { client } = gatewayOn(fake);
     await client.withdrawals.create(params());
-    expect(fake.posts().map((r) => r.headers.authorization)).toEqual(['Bearer tok_1', 'Bearer tok_2']);
+    expect(posts(fake).map((r) => r.headers.authorization)).toEqual(['Bearer tok_1', 'Bearer tok_2']);
   });
 
   it('a retry that then meets an ambiguous failure is the last attempt', async () => {
-    const fake = scriptedFetch(failure(429, 'RATE_LIMITED', 'slow down', { 'retry-after': '1' }), dropped('ECONNRESET'), accepted());
+    const fake = scriptedFetch([failure(429, 'RATE_LIMITED', 'slow down', { 'retry-after': '1' }), dropped('ECONNRESET'), accepted()]);
     const { client } = gatewayOn(fake);
     expect(await caught(client.withdrawals.create(params()))).toBeInstanceOf(OutcomeUnknownError);
-    expect(fake.posts()).toHaveLength(2);
+    expect(posts(fake)).toHaveLength(2);
   });
 });
 
 describe('withdrawals.recover', () => {
   it('sends the very request create sent, and reports created: true with the withdrawal when the first never arrived', async () => {
-    const fake = scriptedFetch(failure(502, 'GATEWAY_ERROR'), accepted({ account_number: ACCOUNT }));
+    const fake = scriptedFetch([failure(502, 'GATEWAY_ERROR'), accepted({ account_number: ACCOUNT })]);
     const { client } = gatewayOn(fake);
     expect(await caught(client.withdrawals.create(params()))).toBeInstanceOf(OutcomeUnknownError);
     const recovery = await client.withdrawals.recover(params());
-    const [create, resend] = fake.posts();
+    const [create, resend] = posts(fake);
     expect(resend?.text).toBe(create?.text);
     expect(resend?.body).toEqual(SPEC_BODY);
     expect(recovery).toEqual({ created: true, withdrawal: expect.objectContaining({ payment_id: 'WD_1', reference_id: REF, account_number: MASKED }) });
   });
 
   it('DUPLICATE_REFERENCE means the first request arrived: created false, with the reference to await the callback for', async () => {
-    const fake = scriptedFetch(failure(409, 'DUPLICATE_REFERENCE'));
+    const fake = scriptedFetch([failure(409, 'DUPLICATE_REFERENCE')]);
     const { client } = gatewayOn(fake);
     await expect(client.withdrawals.recover(params())).resolves.toEqual({ created: false, referenceId: REF });
-    expect(fake.posts()).toHaveLength(1);
+    expect(posts(fake)).toHaveLength(1);
   });
 
   it('is retried only like create: a 429 then DUPLICATE_REFERENCE is still created false', async () => {
-    const fake = scriptedFetch(failure(429, 'RATE_LIMITED', 'slow down', { 'retry-after': '1' }), failure(409, 'DUPLICATE_REFERENCE'));
+    const fake = scriptedFetch([failure(429, 'RATE_LIMITED', 'slow down', { 'retry-after': '1' }), failure(409, 'DUPLICATE_REFERENCE')]);
     const { client } = gatewayOn(fake);
     await expect(client.withdrawals.recover(params())).resolves.toEqual({ created: false, referenceId: REF });
-    expect(fake.posts()).toHaveLength(2);
+    expect(posts(fake)).toHaveLength(2);
   });
 
   it('a recover that may have been processed is not sent again: OutcomeUnknownError once more', async () => {
-    const fake = scriptedFetch(failure(504, 'GATEWAY_TIMEOUT'), accepted());
+    const fake = scriptedFetch([failure(504, 'GATEWAY_TIMEOUT'), accepted()]);
     const { client } = gatewayOn(fake);
     const error = await caught(client.withdrawals.recover(params()));
     expect(error).toBeInstanceOf(OutcomeUnknownError);
     expect(error.referenceId).toBe(REF);
-    expect(fake.posts()).toHaveLength(1);
+    expect(posts(fake)).toHaveLength(1);
   });
 
   it('other errors are thrown with the reference, not read as an answer', async () => {
-    const { client } = gatewayOn(scriptedFetch(failure(400, 'INVALID_BANK_CODE')));
+    const { client } = gatewayOn(scriptedFetch([failure(400, 'INVALID_BANK_CODE')]));
     const error = await caught(client.withdrawals.recover(params()));
     expect(error).toBeInstanceOf(InvalidRequestError);
     expect(error).toMatchObject({ code: 'INVALID_BANK_CODE', referenceId: REF });
