@@ -62,7 +62,7 @@ function checkBaseUrl(baseUrl: string, allowInsecureLoopback: boolean, where: st
     throw refuse('must be an absolute URL such as https://host/api/v1');
   }
   // Checked on the raw text: the parsed URL has already dropped tabs and line breaks.
-  if (hasUnsafeUrlCharacter(baseUrl)) throw refuse('must not contain spaces or control characters');
+  if (hasUnsafeUrlCharacter(baseUrl)) throw refuse('must not contain spaces, control or invisible characters');
   if (url.username || url.password) throw refuse('must not contain credentials');
   // Paths are appended to it: a query or fragment would end up before them (`/api/v1?x/auth/token`).
   if (/[?#]/.test(baseUrl)) throw refuse('must not contain a query or a fragment: it is the API prefix, such as https://host/api/v1');

@@ -91,7 +91,7 @@ export class MyrGateway {
     this.#settings = settings;
     for (const name of ['fetch', 'sleep', 'random', 'now'] as const) {
       // Checked here: a proxy URL given as `fetch` would otherwise fail every call as a connection error.
-      if (options[name] !== undefined && typeof options[name] !== 'function') throw new ConfigurationError(`${name} must be a function`, name);
+      if (options[name] != null && typeof options[name] !== 'function') throw new ConfigurationError(`${name} must be a function`, name);
     }
     const now = options.now ?? Date.now;
     const timeout = millisecondsSetting(options.timeout, DEFAULTS.timeout, 'timeout', 'client');

@@ -57,7 +57,7 @@ export function bothRedact(first: Redact, second: Redact | undefined): Redact {
  * records included. Applied before the answer is parsed, so the result is typed by its schema.
  */
 export function maskAccountNumbers(value: unknown, redact: Redact, key?: string): unknown {
-  // An account number sent as a JSON number is masked too (the schema then refuses its type).
+  // An account number sent as a JSON number is masked too, and kept as the masked text.
   if (key === 'account_number' && (typeof value === 'string' || typeof value === 'number')) return maskAccountNumber(String(value));
   if (typeof value === 'string') return key === 'reference_id' ? value : redact(value);
   // The elements of an array under a key are that key's values (a list of account numbers).

@@ -9,13 +9,13 @@
  * Whitespace (Unicode included) and control characters. `new URL()` silently drops tabs and line
  * breaks and trims spaces, so a URL is checked on its raw text for these before it is parsed:
  * otherwise `…/return\r\nSet-Cookie: …` passes the check on the parsed URL. True when `value`
- * holds whitespace, a control character or an invisible format character anywhere.
+ * holds whitespace, a control character or an invisible or bidi character anywhere.
  */
 export function hasUnsafeUrlCharacter(value: string): boolean {
-  // Whitespace, C0, DEL, C1, and invisible format characters (zero-width space, bidi overrides),
-  // which the URL parser drops from a host: `local\u200bhost` would be checked as one host and
-  // sent to another.
-  return /[\s\p{Cc}\p{Cf}]/u.test(value);
+  // Whitespace, C0, DEL, C1; characters IDNA maps to nothing (soft hyphen, zero-width space,
+  // word joiner), so a host that reads as one name is another; and the bidi controls, which make
+  // a URL read other than it is. ZWNJ and ZWJ stay: IDNA2008 allows them in some scripts' names.
+  return /[\s\p{Cc}\u00ad\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069]/u.test(value);
 }
 
 /** `value` as the URL the SDK sends (`new URL(value).href`), or `value` itself when it is no URL. */

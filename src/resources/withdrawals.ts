@@ -136,16 +136,17 @@ export class Withdrawals {
     const withdrawal = parseSuccess(withdrawalSchema, maskAccountNumbers(data, redact), check.what, check.followUp);
     checkEcho(check, 'reference_id', referenceId, withdrawal.reference_id);
     checkEcho(check, 'amount', body.amount, withdrawal.amount);
-    // A payout in another currency or to another bank than asked is not this request's: said, never passed on.
-    checkEcho(check, 'currency', body.currency, withdrawal.currency);
-    checkEcho(check, 'bank_code', body.bank_code, withdrawal.bank_code);
+    // The service handles MYR only: a payout answered in another currency is not this request's.
+    // A bank_code is not judged: the spec does not show the answer, and the service may spell a
+    // code its own way (case, SWIFT or its own); the result carries the code that was sent.
+    checkEcho(check, 'currency', body.currency, typeof withdrawal.currency === 'string' ? withdrawal.currency.toUpperCase() : withdrawal.currency);
     // What the SDK vouches for is filled from the request when the service left it out (the amount echo was checked above).
     const result: Withdrawal = {
       ...withdrawal,
       reference_id: referenceId,
       amount: withdrawal.amount ?? body.amount,
-      currency: text(withdrawal.currency, body.currency),
-      bank_code: text(withdrawal.bank_code, body.bank_code),
+      currency: body.currency,
+      bank_code: body.bank_code,
       account_number: text(withdrawal.account_number, maskAccountNumber(body.account_number)),
     };
     return withResponse(result, response);

@@ -114,7 +114,7 @@ export const nonBlank = (field: string) =>
  */
 export const httpsUrlSchema = (field: string) =>
   z.string({ error: `${field} must be a string` }).check(
-    rule((s: string) => !hasUnsafeUrlCharacter(s), `${field} must not contain spaces or control characters`),
+    rule((s: string) => !hasUnsafeUrlCharacter(s), `${field} must not contain spaces, control or invisible characters`),
     rule(isHttpsUrl, `${field} must be an absolute https:// URL`),
     // What is sent is what was checked: the parsed URL, not the raw text.
     z.overwrite(normalisedUrl),

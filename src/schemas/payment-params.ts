@@ -59,14 +59,14 @@ type PaymentCreateFields = {
   customer_phone: typeof customerPhone;
   /**
    * Where this payment's callback is posted, instead of your default callback URL: an
-   * absolute `https://` URL without spaces or control characters, sent normalised. `http://`
+   * absolute `https://` URL without spaces, control or invisible characters, sent normalised. `http://`
    * only to a loopback host, with `allowInsecureLoopback`.
    * @example 'https://shop.example/webhooks/myr'
    */
   callback_url: typeof callbackUrl;
   /**
    * Where the customer's browser returns after paying: an absolute `https://` URL without
-   * spaces or control characters, sent normalised (loopback `http://` as for `callback_url`).
+   * spaces, control or invisible characters, sent normalised (loopback `http://` as for `callback_url`).
    * @example 'https://shop.example/orders/ORDER1001'
    */
   redirect_url: typeof redirectUrl;

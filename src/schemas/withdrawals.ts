@@ -90,9 +90,9 @@ export type WithdrawalCreateParams = z.input<typeof withdrawalCreateParamsSchema
 /**
  * A withdrawal as `withdrawals.create` returns it. The spec does not show the service's answer,
  * so only what the SDK can vouch for is always present: `reference_id`, `amount`, `currency`,
- * `bank_code` and the masked `account_number` (the request's when the service leaves them out;
- * an answer whose `reference_id`, `amount`, `currency` or `bank_code` differs from the request
- * is an `InvalidResponseError`); the rest when the service sends it. Unknown fields are
+ * `bank_code` and the masked `account_number` (`bank_code` as sent; the others the request's
+ * when the service leaves them out; an answer whose `reference_id`, `amount` or `currency`
+ * differs from the request is an `InvalidResponseError`); the rest when the service sends it. Unknown fields are
  * kept, every `account_number` among them masked. The outcome arrives by callback.
  */
 export interface Withdrawal {

@@ -185,7 +185,7 @@ export async function recordDone(
   if (!result.recorded) {
     // The work did finish: it counts as processed. This process remembers it and answers
     // duplicate; another process may run it again once the claim expires (docs/webhooks.md).
-    unrecorded.add(store, key, token);
+    unrecorded.add(store, key, token, order);
     report(new WebhookHandlerError('store', 'the idempotency store failed, three times, to record a finished run', result.error));
     return;
   }
@@ -205,32 +205,31 @@ export async function releaseClaim(store: WebhookStore, key: string, token: stri
 
 /** Most keys remembered per store as finished-but-unrecorded (the store failed to complete them). */
 const MAX_UNRECORDED = 10_000;
-const UNRECORDED = new WeakMap<WebhookStore, Map<string, string>>();
+type Unrecorded = Map<string, [token: string, order: PaymentOrder | undefined]>;
+const UNRECORDED = new WeakMap<WebhookStore, Unrecorded>();
 
 /**
  * @internal Keys whose work finished in this process but that `store` failed to record, with
- * their claim token: the webhook handler and `runOnce` share it per store, so neither runs a
+ * their claim token and payment order (a REFUNDED recorded late still raises its payment's
+ * mark): the webhook handler and `runOnce` share it per store, so neither runs a
  * finished key again (a callback after the job, the job after a callback, or either twice).
  */
 export const unrecorded = {
-  get(store: WebhookStore, key: string): string | undefined {
-    return UNRECORDED.get(store)?.get(key);
-  },
-  add(store: WebhookStore, key: string, token: string): void {
+  add(store: WebhookStore, key: string, token: string, order?: PaymentOrder): void {
     let keys = UNRECORDED.get(store);
-    if (!keys) UNRECORDED.set(store, (keys = new Map<string, string>()));
+    if (!keys) UNRECORDED.set(store, (keys = new Map<string, [token: string, order: PaymentOrder | undefined]>()));
     const oldest = keys.keys().next();
     if (keys.size >= MAX_UNRECORDED && !oldest.done) keys.delete(oldest.value);
-    keys.set(key, token);
+    keys.set(key, [token, order]);
   },
   /**
    * Tries again to record a finished key remembered here; true when it was one (the caller must
    * then treat the work as done, whether or not the store took it this time).
    */
   async settle(store: WebhookStore, key: string, completedTtlMs: number): Promise<boolean> {
-    const token = UNRECORDED.get(store)?.get(key);
-    if (token === undefined) return false;
-    if ((await completeWithRetries(store, key, token, completedTtlMs)).recorded) UNRECORDED.get(store)?.delete(key);
+    const entry = UNRECORDED.get(store)?.get(key);
+    if (entry === undefined) return false;
+    if ((await completeWithRetries(store, key, entry[0], completedTtlMs, entry[1])).recorded) UNRECORDED.get(store)?.delete(key);
     return true;
   },
 };

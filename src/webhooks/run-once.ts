@@ -24,7 +24,7 @@ export function paymentKey(paymentId: string, status: string): string {
   return `payment:${paymentId}:${status}`;
 }
 
-/** Options of {@link runOnce}; the defaults are the webhook handler's. */
+/** Options of {@link runOnce}; the defaults are the webhook handler's at its default tolerance. */
 export interface RunOnceOptions {
   /** How long the claim lasts while `fn` runs, in ms (renewed every third of it while `fn` runs). @default 4_000 */
   inFlightTtlMs?: number | undefined;

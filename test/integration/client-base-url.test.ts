@@ -80,7 +80,7 @@ describe('a baseUrl without /api/v1', () => {
 
 describe('a baseUrl with whitespace or a control character', () => {
   it.each(['https://api.gate\tway.example/api/v1', 'https://api.gateway.example/api/v1\n', ' https://api.gateway.example/api/v1'])('%j is refused at construction', (baseUrl) => {
-    expect(() => new MyrGateway({ baseUrl, merchantId: 'M1', apiKey: API_KEY })).toThrow(/baseUrl must not contain spaces or control characters/);
+    expect(() => new MyrGateway({ baseUrl, merchantId: 'M1', apiKey: API_KEY })).toThrow(/baseUrl must not contain spaces, control or invisible characters/);
   });
 });
 

@@ -109,6 +109,11 @@ describe('new MyrGateway: options are checked before any network call', () => {
   // onRequest/logger/tracer/rateLimiter. A proxy URL passed by mistake builds a client whose every
   // call fails later as a ConnectionError claiming the request "may have been sent", which is
   // false: nothing ever left.
+  it('takes null for fetch, sleep, random and now as not given (a configuration spread), as before', () => {
+    const nulls = { fetch: null, sleep: null, random: null, now: null } as unknown as Partial<MyrGatewayOptions>;
+    expect(() => new MyrGateway({ ...gatewayOptions(undefined), ...nulls })).not.toThrow();
+  });
+
   it('refuses a fetch option that is not a function (a proxy URL passed by mistake) at construction', () => {
     const build = () => new MyrGateway(gatewayOptions('https://proxy.internal:3128' as unknown as typeof globalThis.fetch));
     expect(build).toThrow(ConfigurationError);
