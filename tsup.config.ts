@@ -51,34 +51,46 @@ function writeCjsWrappers(outDir: string): () => Promise<void> {
 }
 
 /**
- * Entries in the order their cold starts matter: a webhook receiver is often a serverless
- * function started per burst of callbacks; a fleet's Redis stores come next; then the client;
- * the mock runs in tests only.
+ * The group each entry's shared chunks join, written in the order the entries' cold starts
+ * matter: a webhook receiver is often a serverless function started per burst of callbacks; a
+ * fleet's Redis stores come next; then the client; the mock runs in tests only. Named for what
+ * loads a group, not what it holds. Typed by `entry`, so a new entry cannot be left out.
  */
-const COLD_START_ORDER = ['webhooks/index', 'redis/index', 'index', 'testing/index'] as const;
-
-/** The name of each entry's group of shared chunks: what loads it, not what it holds. */
-const SHARED_GROUP_NAME: Record<(typeof COLD_START_ORDER)[number], string> = {
+const SHARED_GROUP: Record<keyof typeof entry, string> = {
   'webhooks/index': 'shared',
   'redis/index': 'shared-client',
   index: 'client',
   'testing/index': 'testing',
 };
 
+/** Everything `from` reaches by static import, itself included (ids as the bundler names them). */
+function reachable(from: string, importsOf: (id: string) => readonly string[]): Set<string> {
+  const seen = new Set<string>();
+  const visit = (id: string) => {
+    if (seen.has(id)) return;
+    seen.add(id);
+    for (const imported of importsOf(id)) visit(imported);
+  };
+  visit(from);
+  return seen;
+}
+
 /**
  * Regroups esbuild's shared chunks so each entry loads as few files as it can: every shared
- * chunk joins the group of the first entry in {@link COLD_START_ORDER} that loads it. The
- * webhooks entry then loads one shared file, the Redis entry two (neither loads zod), the
- * client three.
+ * chunk joins the group of the first entry in {@link SHARED_GROUP} that loads it. The webhooks
+ * entry then loads one shared file, the Redis entry two (neither loads zod), the client three.
  *
  * esbuild makes one chunk per distinct set of entries sharing code, so every feature shared by
- * a new pair of entries was one more file for each of them to resolve and link at a cold start
- * (the webhooks entry had reached 4). esbuild has no manual chunks, so Rollup regroups its
- * output. Every module still exists once, so `instanceof` holds across entries.
- * check-package.mjs checks the resulting graphs.
+ * a new pair of entries is one more file for each of them to resolve and link at a cold start,
+ * and esbuild has no manual chunks: Rollup regroups its output. Every module still exists once,
+ * so `instanceof` holds across entries. A regrouping that would make an entry import a package
+ * it did not import before (zod in the webhooks entry, say) fails the build; check-package.mjs
+ * checks the resulting graphs.
  */
 async function groupSharedChunks(outDir: string): Promise<void> {
-  const inputs = Object.fromEntries(COLD_START_ORDER.map((name) => [name, resolve(outDir, `${name}.js`)]));
+  const names = Object.keys(SHARED_GROUP) as (keyof typeof entry)[];
+  const inputs = Object.fromEntries(names.map((name) => [name, resolve(outDir, `${name}.js`)]));
+  const packagesBefore = new Map<string, Set<string>>();
   const bundle = await rollup({
     input: inputs,
     // Packages (zod, msw, node builtins) stay imports; only the build's own files are regrouped.
@@ -88,28 +100,27 @@ async function groupSharedChunks(outDir: string): Promise<void> {
       {
         name: 'esbuild-output-with-its-source-maps',
         async load(id) {
-          const [code, map] = await Promise.all([readFile(id, 'utf8'), readFile(`${id}.map`, 'utf8')]);
-          return { code, map };
+          const map = await readFile(`${id}.map`, 'utf8').catch(() => undefined);
+          return { code: await readFile(id, 'utf8'), map };
+        },
+        buildEnd() {
+          const importsOf = (id: string) => this.getModuleInfo(id)?.importedIds ?? [];
+          for (const name of names) {
+            const ids = reachable(inputs[name] as string, importsOf);
+            packagesBefore.set(name, new Set([...ids].filter((id) => this.getModuleInfo(id)?.isExternal)));
+          }
         },
       },
     ],
   });
   const reach = new Map<string, Set<string>>();
-  const reachOf = (entryName: string, getModuleInfo: GetModuleInfo): Set<string> => {
-    let found = reach.get(entryName);
-    if (found) return found;
-    const visited = new Set<string>();
-    const visit = (id: string) => {
-      if (visited.has(id)) return;
-      visited.add(id);
-      for (const imported of getModuleInfo(id)?.importedIds ?? []) visit(imported);
-    };
-    visit(inputs[entryName] as string);
-    reach.set(entryName, (found = visited));
+  const reachOf = (name: keyof typeof entry, getModuleInfo: GetModuleInfo): Set<string> => {
+    const found = reach.get(name) ?? reachable(inputs[name] as string, (id) => getModuleInfo(id)?.importedIds ?? []);
+    reach.set(name, found);
     return found;
   };
   const chunkFiles = new Set<string>();
-  const written = await bundle.write({
+  const { output } = await bundle.write({
     dir: outDir,
     format: 'es',
     sourcemap: true,
@@ -119,12 +130,18 @@ async function groupSharedChunks(outDir: string): Promise<void> {
     manualChunks(id, { getModuleInfo }) {
       if (!basename(id).startsWith('chunk-')) return undefined;
       chunkFiles.add(id);
-      const first = COLD_START_ORDER.find((name) => reachOf(name, getModuleInfo).has(id));
-      return first && SHARED_GROUP_NAME[first];
+      const first = names.find((name) => reachOf(name, getModuleInfo).has(id));
+      return first && SHARED_GROUP[first];
     },
   });
   await bundle.close();
-  const kept = new Set(written.output.map((file) => resolve(outDir, file.fileName)));
+  const files = new Map(output.flatMap((file) => (file.type === 'chunk' ? [[file.fileName, file.imports] as const] : [])));
+  for (const name of names) {
+    const after = reachable(`${name}.js`, (id) => files.get(id) ?? []);
+    const added = [...after].filter((id) => !files.has(id) && !packagesBefore.get(name)?.has(id));
+    if (added.length > 0) throw new Error(`grouping the shared chunks made ${name} import ${added.join(', ')}: give it a group of its own in SHARED_GROUP`);
+  }
+  const kept = new Set(output.map((file) => resolve(outDir, file.fileName)));
   const replaced = [...chunkFiles].filter((id) => !kept.has(id));
   await Promise.all(replaced.flatMap((id) => [rm(id), rm(`${id}.map`, { force: true })]));
 }
