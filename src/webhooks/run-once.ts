@@ -50,7 +50,14 @@ export interface RunOnceOptions {
    * await runOnce(store, paymentKey(status.payment_id, status.status), () => fulfil(status), { payment: status });
    * ```
    */
-  payment?: { readonly payment_id: string; readonly status: string } | undefined;
+  payment?:
+    | {
+        /** The payment's `payment_id`, as in {@link paymentKey}. */
+        readonly payment_id: string;
+        /** The status `fn` fulfils, as in {@link paymentKey}. */
+        readonly status: string;
+      }
+    | undefined;
 }
 
 /** How {@link runOnce} ended. */
