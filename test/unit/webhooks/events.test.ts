@@ -7,17 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { TERMINAL_STATUSES, hasTerminalStatus, toEvent, type SignedEventFields } from '../../../src/webhooks/events.js';
 import type { SignedCallbackFields } from '../../../src/webhooks/signature.js';
+import { DEPOSIT_BODY, SIGNED_CALLBACK_FIELDS as SIGNED } from '../../fixtures/webhook-vectors-helpers.js';
 
-const SIGNED: SignedEventFields = Object.freeze({
-  webhook_id: '6f1c2a9e-3b1d-4c8e-9a51-000000000001',
-  payment_id: 'PAY_8F3K2M9Q',
-  reference_id: 'ORDER1001',
-  amount: 120.5,
-  currency: 'MYR',
-  status: 'SUCCESS',
-  timestamp: '2026-03-01T10:00:00.000Z',
-  completed_at: '2026-03-01T09:59:58.000Z',
-});
 const SIGNATURE = 'ab'.repeat(32);
 
 const fieldsWith = (status: string): SignedCallbackFields => ({ ...SIGNED, status });
@@ -38,11 +29,8 @@ describe('hasTerminalStatus', () => {
 
 describe('toEvent: a deposit', () => {
   const body = {
-    ...SIGNED,
+    ...DEPOSIT_BODY,
     signature: SIGNATURE,
-    transaction_type: 'DEPOSIT',
-    gateway_reference: 'GW123456',
-    created_at: '2026-03-01T09:55:00.000Z',
     bank_code: 'MBBEMYKL',
     account_number: '****6789',
   };

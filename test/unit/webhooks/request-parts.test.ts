@@ -8,22 +8,10 @@
 import { describe, expect, it } from 'vitest';
 import { WebhookVerificationError, type WebhookVerificationReason } from '../../../src/webhooks/errors.js';
 import { assertHeadersAgree, readSignedParts, type WebhookRequest } from '../../../src/webhooks/request-parts.js';
+import { DEPOSIT_BODY } from '../../fixtures/webhook-vectors-helpers.js';
 
 const SIGNATURE = '0123456789abcdef'.repeat(4);
-const BODY = {
-  webhook_id: '6f1c2a9e-3b1d-4c8e-9a51-000000000001',
-  payment_id: 'PAY_8F3K2M9Q',
-  reference_id: 'ORDER1001',
-  amount: 120.5,
-  currency: 'MYR',
-  status: 'SUCCESS',
-  transaction_type: 'DEPOSIT',
-  gateway_reference: 'GW123456',
-  completed_at: '2026-03-01T09:59:58.000Z',
-  created_at: '2026-03-01T09:55:00.000Z',
-  timestamp: '2026-03-01T10:00:00.000Z',
-  signature: SIGNATURE,
-};
+const BODY = { ...DEPOSIT_BODY, signature: SIGNATURE };
 /** The spec's signed string of BODY, written out by hand. */
 const MESSAGE = '6f1c2a9e-3b1d-4c8e-9a51-000000000001|PAY_8F3K2M9Q|ORDER1001|120.5|MYR|SUCCESS|2026-03-01T10:00:00.000Z|2026-03-01T09:59:58.000Z';
 const HEADERS = {

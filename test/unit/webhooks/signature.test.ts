@@ -22,21 +22,11 @@ import {
   type SignedCallbackFields,
 } from '../../../src/webhooks/signature.js';
 import { hideNodeCrypto } from '../../fixtures/no-node-crypto.js';
+import { SIGNED_CALLBACK_FIELDS as FIELDS } from '../../fixtures/webhook-vectors-helpers.js';
 
 afterEach(() => vi.restoreAllMocks());
 
 const API_KEY = 'sk_test_signature_unit_0001';
-
-const FIELDS: SignedCallbackFields = {
-  webhook_id: '6f1c2a9e-3b1d-4c8e-9a51-000000000001',
-  payment_id: 'PAY_8F3K2M9Q',
-  reference_id: 'ORDER1001',
-  amount: 120.5,
-  currency: 'MYR',
-  status: 'SUCCESS',
-  timestamp: '2026-03-01T10:00:00.000Z',
-  completed_at: '2026-03-01T09:59:58.000Z',
-};
 
 /** The spec's signing key, step by step with node:crypto: HKDF-SHA256(SHA-256(api_key), empty salt, "webhook-signature", 32). */
 function specKey(apiKey: string): Buffer {

@@ -6,42 +6,17 @@
  * nor runs the handler twice (docs/observability.md, "Webhooks").
  */
 import { describe, expect, it } from 'vitest';
-import type { SpanAttributes, SpanAttributeValue, SpanLike, TracerLike } from '../../../src/core/observe/trace.js';
+import type { TracerLike } from '../../../src/core/observe/trace.js';
 import type { WebhookEvent } from '../../../src/webhooks/events.js';
 import type { WebhookResponse } from '../../../src/webhooks/handler-options.js';
 import type { WebhookRequest } from '../../../src/webhooks/request-parts.js';
 import { traced } from '../../../src/webhooks/tracing.js';
+import { recordingTracer } from '../../helpers/recording-tracer.js';
 
 const API_KEY = 'sk_live_9f8e7d6c5b4a39281706f5e4d3c2b1a0';
 const SIGNATURE = 'a3f1c2d4e5b60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90';
 const ACCOUNT = '512345678901';
 const JSON_HEADERS = { 'content-type': 'application/json' };
-
-interface RecordedSpan {
-  name: string;
-  options: { kind?: number; attributes?: SpanAttributes };
-  attributes: Record<string, SpanAttributeValue>;
-  statuses: { code: number; message?: string }[];
-  ended: number;
-}
-
-function recordingTracer() {
-  const spans: RecordedSpan[] = [];
-  const tracer: TracerLike = {
-    startActiveSpan: (name, options, fn) => {
-      const rec: RecordedSpan = { name, options, attributes: {}, statuses: [], ended: 0 };
-      spans.push(rec);
-      const span: SpanLike = {
-        setAttribute: (key, value) => void (rec.attributes[key] = value),
-        addEvent: () => undefined,
-        setStatus: (status) => void rec.statuses.push(status),
-        end: () => void (rec.ended += 1),
-      };
-      return fn(span) as never;
-    },
-  };
-  return { tracer, spans };
-}
 
 function withdrawalEvent(): WebhookEvent {
   return {
@@ -96,6 +71,7 @@ describe('traced', () => {
           'myr.reference_id': 'WD1001',
           'myr.status': 'SUCCESS',
         },
+        events: [],
         statuses: [],
         ended: 1,
       },
@@ -164,17 +140,10 @@ describe('traced', () => {
   });
 
   it('span methods that throw never change the answer', async () => {
-    const tracer: TracerLike = {
-      startActiveSpan: (_name, _options, fn) =>
-        fn({
-          setAttribute: () => { throw new Error('a'); },
-          addEvent: () => { throw new Error('b'); },
-          setStatus: () => { throw new Error('c'); },
-          end: () => { throw new Error('d'); },
-        }) as never,
-    };
+    const { tracer, spans } = recordingTracer({ broken: true });
     const response: WebhookResponse = { status: 503, body: { ok: false, outcome: 'unavailable' }, headers: { 'retry-after': '5' } };
     expect(await traced(tracer, async () => response)(REQUEST)).toBe(response);
+    expect(spans[0]?.ended).toBe(1);
   });
 
   it('each callback is its own span', async () => {

@@ -13,10 +13,11 @@ import { MyrGatewayError } from '../../../../src/core/errors/base.js';
 import { RateLimitError, ServiceUnavailableError, TimeoutError } from '../../../../src/core/errors/service.js';
 import type { LogLevel } from '../../../../src/core/observe/log.js';
 import { Observer, type CallShape, type CallTrace, type ObserveOptions } from '../../../../src/core/observe/observer.js';
-import type { SpanAttributes, SpanAttributeValue, SpanLike, TracerLike } from '../../../../src/core/observe/trace.js';
+import type { TracerLike } from '../../../../src/core/observe/trace.js';
 import type { RateLimitInfo } from '../../../../src/core/pacing/rate-limit-headers.js';
 import { VERSION } from '../../../../src/version.js';
 import { expectNoSecret, observeCapture } from '../../../helpers/observe-capture.js';
+import { recordingTracer } from '../../../helpers/recording-tracer.js';
 
 const API_KEY = 'sk_live_9f8e7d6c5b4a39281706f5e4d3c2b1a0';
 const TOKEN = 'eyJhbGciOiJIUzI1NiJ9.eyJtZXJjaGFudCI6Ik0xIn0.c2lnbmF0dXJlLXNlY3JldA';
@@ -55,34 +56,6 @@ function recordingHooks() {
   const events: { hook: string; event: unknown }[] = [];
   const hook = (name: string) => (event: unknown) => void events.push({ hook: name, event });
   return { events, hooks: { onRequest: hook('onRequest'), onResponse: hook('onResponse'), onRetry: hook('onRetry') } };
-}
-
-interface RecordedSpan {
-  name: string;
-  options: { kind?: number; attributes?: SpanAttributes };
-  attributes: Record<string, SpanAttributeValue>;
-  events: { name: string; attributes: SpanAttributes | undefined }[];
-  statuses: { code: number; message?: string }[];
-  ended: number;
-}
-
-/** A tracer like trace.test.ts's: every span records what the SDK did to it. */
-function recordingTracer() {
-  const spans: RecordedSpan[] = [];
-  const tracer: TracerLike = {
-    startActiveSpan: (name, options, fn) => {
-      const rec: RecordedSpan = { name, options, attributes: {}, events: [], statuses: [], ended: 0 };
-      spans.push(rec);
-      const span: SpanLike = {
-        setAttribute: (key, value) => void (rec.attributes[key] = value),
-        addEvent: (eventName, attributes) => void rec.events.push({ name: eventName, attributes }),
-        setStatus: (status) => void rec.statuses.push(status),
-        end: () => void (rec.ended += 1),
-      };
-      return fn(span) as never;
-    },
-  };
-  return { tracer, spans };
 }
 
 function clock(start = 1_000) {
@@ -452,19 +425,12 @@ describe('hooks and loggers that throw', () => {
 
   it('span methods that throw do not change the outcome of a retried call', async () => {
     const c = clock();
-    const tracer: TracerLike = {
-      startActiveSpan: (_name, _options, fn) =>
-        fn({
-          setAttribute: () => { throw new Error('a'); },
-          addEvent: () => { throw new Error('b'); },
-          setStatus: () => { throw new Error('c'); },
-          end: () => { throw new Error('d'); },
-        }) as never,
-    };
+    const { tracer, spans } = recordingTracer({ broken: true });
     const { lines, logger } = recordingLogger();
     const info = await drive(observer({ logger, tracer }, c), c, 'retried');
     expect(info).toEqual({ status: 200, correlationId: 'corr-ok', rateLimit: RL_OK, attempts: 2, durationMs: 1_550 });
     expect(lines).toHaveLength(1);
+    expect(spans[0]?.ended).toBe(1);
   });
 });
 

@@ -5,22 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isTracer, runTraced, setAttributes, type SpanLike, type TracerLike } from '../../../../src/core/observe/trace.js';
-
-/** A span that records what the SDK did to it; `broken` makes every method throw after recording. */
-function recordingSpan(broken = false) {
-  const calls: string[] = [];
-  const record = (what: string) => {
-    calls.push(what);
-    if (broken) throw new Error(`span ${what} broke`);
-  };
-  const span: SpanLike = {
-    setAttribute: (key, value) => record(`attr ${key}=${String(value)}`),
-    addEvent: (name) => record(`event ${name}`),
-    setStatus: (status) => record(`status ${status.code}`),
-    end: () => record('end'),
-  };
-  return { span, calls };
-}
+import { recordingSpan, recordingTracer } from '../../../helpers/recording-tracer.js';
 
 function tracerOf(startActiveSpan: (fn: (span: SpanLike) => unknown) => unknown): TracerLike {
   return { startActiveSpan: (_name, _options, fn) => startActiveSpan(fn) as never };
@@ -28,21 +13,14 @@ function tracerOf(startActiveSpan: (fn: (span: SpanLike) => unknown) => unknown)
 
 describe('runTraced', () => {
   it('runs the work inside the span and returns its result, with the span handed to the work', async () => {
-    const { span, calls } = recordingSpan();
-    const names: string[] = [];
-    const tracer: TracerLike = {
-      startActiveSpan: (name, _options, fn) => {
-        names.push(name);
-        return fn(span) as never;
-      },
-    };
+    const { tracer, spans, calls } = recordingTracer();
     const result = await runTraced(tracer, 'myr-gateway payments.create', {}, async (s) => {
       s?.setAttribute('myr_gateway.reference_id', 'ORDER1');
       s?.end();
       return 'payment';
     }, () => undefined);
     expect(result).toBe('payment');
-    expect(names).toEqual(['myr-gateway payments.create']);
+    expect(spans.map((s) => s.name)).toEqual(['myr-gateway payments.create']);
     expect(calls).toEqual(['attr myr_gateway.reference_id=ORDER1', 'end']);
   });
 
@@ -85,7 +63,7 @@ describe('runTraced', () => {
 
   it('span methods that throw are swallowed and reported: the work never sees them', async () => {
     const reported: unknown[] = [];
-    const { span, calls } = recordingSpan(true);
+    const { span, calls } = recordingSpan({ broken: true });
     const result = await runTraced(tracerOf((fn) => fn(span)), 'op', {}, async (s) => {
       s?.setAttribute('k', 'v');
       s?.addEvent('retry');
