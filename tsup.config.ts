@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, isAbsolute, resolve } from 'node:path';
-import { rollup, type GetModuleInfo } from 'rollup';
+import { rollup } from 'rollup';
 import { defineConfig, type Options } from 'tsup';
 
 const entry = {
@@ -90,6 +90,9 @@ function reachable(from: string, importsOf: (id: string) => readonly string[]): 
 async function groupSharedChunks(outDir: string): Promise<void> {
   const names = Object.keys(SHARED_GROUP) as (keyof typeof entry)[];
   const inputs = Object.fromEntries(names.map((name) => [name, resolve(outDir, `${name}.js`)]));
+  // What each entry reaches in esbuild's graph, found once the graph is built: it decides the
+  // groups, and which packages each entry imported before the regrouping.
+  const reach = new Map<string, Set<string>>();
   const packagesBefore = new Map<string, Set<string>>();
   const bundle = await rollup({
     input: inputs,
@@ -107,19 +110,14 @@ async function groupSharedChunks(outDir: string): Promise<void> {
           const importsOf = (id: string) => this.getModuleInfo(id)?.importedIds ?? [];
           for (const name of names) {
             const ids = reachable(inputs[name] as string, importsOf);
+            reach.set(name, ids);
             packagesBefore.set(name, new Set([...ids].filter((id) => this.getModuleInfo(id)?.isExternal)));
           }
         },
       },
     ],
   });
-  const reach = new Map<string, Set<string>>();
-  const reachOf = (name: keyof typeof entry, getModuleInfo: GetModuleInfo): Set<string> => {
-    const found = reach.get(name) ?? reachable(inputs[name] as string, (id) => getModuleInfo(id)?.importedIds ?? []);
-    reach.set(name, found);
-    return found;
-  };
-  const chunkFiles = new Set<string>();
+  const isChunk = (id: string) => basename(id).startsWith('chunk-');
   const { output } = await bundle.write({
     dir: outDir,
     format: 'es',
@@ -127,10 +125,9 @@ async function groupSharedChunks(outDir: string): Promise<void> {
     entryFileNames: '[name].js',
     chunkFileNames: 'chunk-[name]-[hash].js',
     hashCharacters: 'base36',
-    manualChunks(id, { getModuleInfo }) {
-      if (!basename(id).startsWith('chunk-')) return undefined;
-      chunkFiles.add(id);
-      const first = names.find((name) => reachOf(name, getModuleInfo).has(id));
+    manualChunks(id) {
+      if (!isChunk(id)) return undefined;
+      const first = names.find((name) => reach.get(name)?.has(id));
       return first && SHARED_GROUP[first];
     },
   });
@@ -142,7 +139,7 @@ async function groupSharedChunks(outDir: string): Promise<void> {
     if (added.length > 0) throw new Error(`grouping the shared chunks made ${name} import ${added.join(', ')}: give it a group of its own in SHARED_GROUP`);
   }
   const kept = new Set(output.map((file) => resolve(outDir, file.fileName)));
-  const replaced = [...chunkFiles].filter((id) => !kept.has(id));
+  const replaced = [...new Set([...reach.values()].flatMap((ids) => [...ids]))].filter((id) => isChunk(id) && !kept.has(id));
   await Promise.all(replaced.flatMap((id) => [rm(id), rm(`${id}.map`, { force: true })]));
 }
 

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { DECIMAL_STRING } from '../schemas/amount.js';
 import { ConfigurationError } from './errors/base.js';
 import { DEFAULTS, MAX_TIMER_MS, retriesSetting } from './settings.js';
 
@@ -65,7 +66,7 @@ export function parseRetryAfter(value: string | null | undefined, now: number): 
   if (value === null || value === undefined) return undefined;
   const trimmed = value.trim();
   if (trimmed === '') return undefined;
-  if (/^\d+(?:\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  if (DECIMAL_STRING.test(trimmed)) return Math.round(Number(trimmed) * 1000);
   // Every HTTP-date form begins with the day name; Date.parse alone would take "-5" as a year.
   if (!/^[A-Za-z]{3}/.test(trimmed)) return undefined;
   const date = Date.parse(trimmed);
