@@ -72,3 +72,13 @@ describe('README links work on the npm page', () => {
     expect(broken).toEqual([]);
   });
 });
+
+describe('the README headline', () => {
+  // Issue 23: merchants read "exactly once" as a promise about their whole deployment.
+  it('says how far "exactly once" reaches with each store', () => {
+    const headline = readme.slice(0, readme.indexOf('```'));
+    expect(headline).toMatch(/in-memory\s+default, within one process until it restarts/);
+    expect(headline).toMatch(/RedisWebhookStore[^.]*across a\s+fleet/);
+    expect(headline).toMatch(/SQL ledger[^.]*across crashes[^.]*same transaction as your order's writes/);
+  });
+});
