@@ -88,12 +88,44 @@ export class Payments {
     }
   }
 
-  async #create(params: PaymentCreateParams, options: RequestOptions | undefined): Promise<WithResponse<PaymentCreated>> {
-    const startedAt = this.#timing.now();
+  /**
+   * Turns untrusted input (a request body, a form, a queue message) into typed params for
+   * {@link create}, with create's rules and errors: the same {@link InvalidRequestError}, code
+   * and `field` as `create` would throw, and nothing sent. A `payment_method` chosen at
+   * runtime and a `string` `provider_channel_id` go in as they are, no cast; fields the
+   * request does not have are dropped.
+   *
+   * @throws {@link InvalidRequestError} naming the first field at fault.
+   *
+   * @example
+   * ```ts
+   * // req.body: { method: string, bank?: string, amount: string, order: string, … }
+   * const params = gateway.payments.parse({
+   *   amount: req.body.amount,
+   *   reference_id: req.body.order,
+   *   customer_name: req.body.name,
+   *   customer_phone: req.body.phone,
+   *   payment_method: req.body.method,
+   *   metadata: req.body.bank === undefined ? undefined : { provider_channel_id: req.body.bank },
+   * });
+   * const payment = await gateway.payments.create(params);
+   * ```
+   */
+  parse(input: unknown): PaymentCreateParams {
+    return this.#validate(input);
+  }
+
+  /** The params checked by the schema, loopback `http://` URLs kept aside when the client allows them. */
+  #validate(params: unknown): PaymentCreateParams & { amount: number } {
     const { rest, urls } = this.#allowInsecureLoopback ? splitLoopbackUrls(params) : { rest: params, urls: {} };
     const validated = validateRequest(paymentCreateParamsSchema(rest), rest, 'payment create');
     // The schema already wrote `amount` as the JSON number to send; its type still admits the string it came as.
-    const body = { ...validated, ...urls, amount: Number(validated.amount) };
+    return { ...validated, ...urls, amount: Number(validated.amount) };
+  }
+
+  async #create(params: PaymentCreateParams, options: RequestOptions | undefined): Promise<WithResponse<PaymentCreated>> {
+    const startedAt = this.#timing.now();
+    const body = this.#validate(params);
     const outcome = await this.#transport.settle(
       { method: 'POST', path: 'payment/request', body, authenticated: true, operation: 'payment.create', referenceId: body.reference_id },
       options,

@@ -115,10 +115,34 @@ export class Withdrawals {
     }
   }
 
-  async #send(params: WithdrawalCreateParams, options: RequestOptions | undefined, operation: Operation): Promise<WithResponse<Withdrawal>> {
+  /**
+   * Turns untrusted input (a request body, a form, a queue message) into typed params for
+   * {@link create} and {@link recover}, with create's rules and errors: the same
+   * {@link InvalidRequestError}, code and `field` as `create` would throw, and nothing sent.
+   * `currency` and `method` are filled in when omitted; fields the request does not have are
+   * dropped. Keep what it returns: `recover` must be called with the same params.
+   *
+   * @throws {@link InvalidRequestError} naming the first field at fault.
+   *
+   * @example
+   * ```ts
+   * const params = gateway.withdrawals.parse(req.body); // strings from a form are fine
+   * await savePayout(params); // recover needs the same params
+   * await gateway.withdrawals.create(params);
+   * ```
+   */
+  parse(input: unknown): WithdrawalCreateParams {
+    return this.#validate(input);
+  }
+
+  #validate(params: unknown) {
     const validated = validateRequest(withdrawalCreateParamsSchema, params, 'withdrawal create');
     // The schema already wrote `amount` as the JSON number to send; its type still admits the string it came as.
-    const body = { ...validated, amount: Number(validated.amount), currency: validated.currency ?? CURRENCY, method: validated.method ?? 'BANK' };
+    return { ...validated, amount: Number(validated.amount), currency: validated.currency ?? CURRENCY, method: validated.method ?? 'BANK' };
+  }
+
+  async #send(params: WithdrawalCreateParams, options: RequestOptions | undefined, operation: Operation): Promise<WithResponse<Withdrawal>> {
+    const body = this.#validate(params);
     const referenceId = body.reference_id;
     // The account number never comes back in clear: not in a message the service wrote, not in any field of the result.
     const redact = accountNumberRedactor(body.account_number);
