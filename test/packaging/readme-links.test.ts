@@ -82,3 +82,12 @@ describe('the README headline', () => {
     expect(headline).toMatch(/SQL ledger[^.]*across crashes[^.]*same transaction as your order's writes/);
   });
 });
+
+describe('the README quick start', () => {
+  // Issue 23: the quick start with the sandbox's settings failed on its http:// base URL.
+  it("says what to pass for the sandbox's http:// base URL", () => {
+    const start = readme.slice(0, readme.indexOf('## '));
+    expect(start).toMatch(/sandbox[^]*allowInsecureLoopback: true/);
+    expect(start).toMatch(/loopback hosts only/);
+  });
+});
