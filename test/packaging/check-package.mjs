@@ -62,6 +62,7 @@ try {
 
   runtimeConsumers(app);
   typescriptConsumers(app);
+  testingTypeSettings(app);
   bundledConsumer(app);
   nextConsumer(app);
   const installed = JSON.parse(readFileSync(join(app, 'node_modules', 'myr-gateway', 'package.json'), 'utf8'));
@@ -253,6 +254,51 @@ export function onEvent(event: WebhookEvent): string { return event.signed.refer
     run(node, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir], dir);
     console.log(`${name} ok`);
   }
+}
+
+/**
+ * `myr-gateway/testing` with `skipLibCheck` off, in the settings docs/testing.md supports (msw 3
+ * is ESM only): every ESM one, and CommonJS under `module: node20` or `nodenext`. CommonJS under
+ * `module: node16` must fail with TS1479 on msw alone, as the docs say.
+ */
+function testingTypeSettings(app) {
+  const consumer = `import { createMockGateway, type MockGateway } from 'myr-gateway/testing';
+export const mock: MockGateway = createMockGateway();
+export const handlers = mock.handlers;
+`;
+  const strict = { target: 'es2022', strict: true, noEmit: true, skipLibCheck: false, types: ['node'], lib: ['es2023', 'dom'] };
+  const configs = {
+    'node16-esm': { type: 'module', options: { module: 'node16', moduleResolution: 'node16' } },
+    'nodenext-esm': { type: 'module', options: { module: 'nodenext', moduleResolution: 'nodenext' } },
+    bundler: { type: 'module', options: { module: 'esnext', moduleResolution: 'bundler' } },
+    'node20-cjs': { type: 'commonjs', options: { module: 'node20', moduleResolution: 'node16' } },
+    'nodenext-cjs': { type: 'commonjs', options: { module: 'nodenext', moduleResolution: 'nodenext' } },
+  };
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const project = (name, type, options) => {
+    const dir = join(app, `ts-testing-${name}`);
+    write(join(dir, 'package.json'), JSON.stringify({ name: `ts-testing-${name}`, private: true, type }));
+    write(join(dir, 'index.ts'), consumer);
+    write(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...strict, ...options }, files: ['index.ts'] }));
+    return dir;
+  };
+  for (const [name, { type, options }] of Object.entries(configs)) {
+    step(`myr-gateway/testing types, skipLibCheck off: ${name}`);
+    run(node, [tsc, '-p', project(name, type, options)], app);
+    console.log(`testing ${name} ok`);
+  }
+  step('myr-gateway/testing types under CommonJS module node16: TS1479 on msw only (documented as unsupported)');
+  let output = '';
+  try {
+    run(node, [tsc, '-p', project('node16-cjs', 'commonjs', { module: 'node16', moduleResolution: 'node16' })], app);
+  } catch (error) {
+    output = `${error.stdout ?? ''}${error.stderr ?? ''}`;
+  }
+  const errors = output.split('\n').filter((line) => /error TS\d+/.test(line));
+  if (errors.length === 0 || !errors.every((line) => line.includes('TS1479'))) {
+    throw new Error(`node16 CommonJS: expected only TS1479 (msw is ESM only), as docs/testing.md says; got:\n${output || 'no error'}`);
+  }
+  console.log('testing node16-cjs: TS1479, as documented');
 }
 
 function bundledConsumer(app) {
