@@ -1,7 +1,8 @@
 import { AbortError, InvalidResponseError } from '../core/errors/service.js';
 import { InvalidRequestError, MyrGatewayError } from '../core/errors/base.js';
 import { withResponse, type WithResponse } from '../core/observe/events.js';
-import type { RequestOptions, Transport } from '../core/transport.js';
+import type { RequestOptions } from '../core/transport.js';
+import type { ResourceTransport } from './transport-port.js';
 import { type AnswerCheck, checkCustomerUrl, checkEcho, parseSuccess, validateRequest } from '../core/validate.js';
 import { referenceOf, tagReference } from '../core/errors/reference.js';
 import { splitLoopbackUrls } from '../core/urls.js';
@@ -31,12 +32,12 @@ const IDENTIFIER = /^[A-Za-z0-9_]{1,128}$/;
  * Reached as `gateway.payments`.
  */
 export class Payments {
-  readonly #transport: Pick<Transport, 'call' | 'settle'>;
+  readonly #transport: ResourceTransport;
   readonly #allowInsecureLoopback: boolean;
   readonly #timing: PaymentsTiming;
 
   /** @internal */
-  constructor(transport: Pick<Transport, 'call' | 'settle'>, allowInsecureLoopback: boolean, timing: PaymentsTiming) {
+  constructor(transport: ResourceTransport, allowInsecureLoopback: boolean, timing: PaymentsTiming) {
     this.#transport = transport;
     this.#allowInsecureLoopback = allowInsecureLoopback;
     this.#timing = timing;

@@ -1,6 +1,7 @@
 import type { Operation } from '../core/policy.js';
 import { withResponse, type WithResponse } from '../core/observe/events.js';
-import type { RequestOptions, Transport } from '../core/transport.js';
+import type { RequestOptions } from '../core/transport.js';
+import type { ResourceTransport } from './transport-port.js';
 import { type AnswerCheck, checkEcho, parseSuccess, validateRequest } from '../core/validate.js';
 import { referenceOf, tagReference } from '../core/errors/reference.js';
 import { CURRENCY } from '../schemas/common.js';
@@ -46,10 +47,10 @@ const text = (value: unknown, fallback: string): string => (typeof value === 'st
  * {@link Withdrawals.recover} and the callback instead.
  */
 export class Withdrawals {
-  readonly #transport: Pick<Transport, 'call'>;
+  readonly #transport: Pick<ResourceTransport, 'call'>;
 
   /** @internal */
-  constructor(transport: Pick<Transport, 'call'>) {
+  constructor(transport: Pick<ResourceTransport, 'call'>) {
     this.#transport = transport;
   }
 

@@ -5,7 +5,7 @@
 // (one copy of every class), TypeScript under each module resolution, an esbuild bundle, and a
 // Next.js App Router app built with no MYR_* variable set; and what each entry loads at a cold
 // start. Run with `npm run check:package` after `npm run build`.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -28,6 +28,7 @@ const RUNTIME_PACKAGES = ['myr-gateway', 'zod'];
 
 const work = mkdtempSync(join(tmpdir(), 'myr-gateway-pack-'));
 try {
+  declarationsNameOnlyExportedTypes();
   const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], root));
   const tarball = join(work, packed[0].filename);
   const files = packed[0].files.map((f) => f.path);
@@ -69,6 +70,28 @@ try {
   console.log(`installed myr-gateway@${installed.version} into an empty project: every consumer works`);
 } finally {
   rmSync(work, { recursive: true, force: true });
+}
+
+/**
+ * The declaration build warns when a public declaration names a type that no entry exports
+ * (rollup-plugin-dts: "references private shared type exports"): a merchant's own declaration
+ * that infers such a type cannot be emitted (TS2742). Built into a temporary folder, so that the
+ * dist being packed stays as it is; any such warning fails the check.
+ */
+function declarationsNameOnlyExportedTypes() {
+  step('declarations name only exported types (the dts build prints no private-type warning)');
+  const out = mkdtempSync(join(tmpdir(), 'myr-gateway-dts-'));
+  let output;
+  try {
+    const build = spawnSync(node, [join(root, 'node_modules', 'tsup', 'dist', 'cli-default.js'), '--out-dir', out], { cwd: root, encoding: 'utf8' });
+    output = `${build.stdout}${build.stderr}`;
+    if (build.status !== 0) throw new Error(`the declaration build failed:\n${output}`);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+  const warnings = output.split('\n').filter((line) => /private shared type exports|TS2742/.test(line));
+  if (warnings.length > 0) throw new Error(`public declarations name types no entry exports:\n${warnings.join('\n')}`);
+  console.log('no declaration names an unexported shared type');
 }
 
 function runtimeDependencies(project) {
