@@ -14,13 +14,18 @@ import {
 } from '../schemas/withdrawals.js';
 
 /**
- * What {@link Withdrawals.recover} found out:
+ * What {@link Withdrawals.recover} found out. A `reference_id` names one payout for ever, and
+ * `recover` must get the same params as the `create` whose outcome is unknown:
  * - `created: true`: the first request never reached processing; this call created the
  *   withdrawal (exactly one exists now).
- * - `created: false`: the service refused the resend as `DUPLICATE_REFERENCE`, so a transaction
- *   already holds this `reference_id`: the first request did arrive. Do not send it again;
- *   its result comes by callback. (If you ever reused the `reference_id` of a deposit, the
- *   holder may be that deposit; see docs/assumptions.md, A21.)
+ * - `created: false`: the service refused the resend as `DUPLICATE_REFERENCE`: a transaction
+ *   holds this `reference_id`, this call made no payout, and none will ever be made under it.
+ *   Called with the same params after an unknown outcome, that transaction is the first
+ *   request's payout: its outcome comes by callback, or already came (look the reference up in
+ *   your own webhook records before waiting). The SDK cannot check the holder's params (the
+ *   service offers no withdrawal lookup), so `created: false` also answers a reference used
+ *   before for another payout, or a deposit (docs/assumptions.md, A21): to pay again, after a
+ *   FAILED payout for instance, use a new `reference_id`.
  */
 export type WithdrawalRecovery =
   | {
@@ -30,7 +35,7 @@ export type WithdrawalRecovery =
       withdrawal: WithResponse<Withdrawal>;
     }
   | {
-      /** The first request had arrived (the service refused the reference): wait for its callback. */
+      /** A transaction holds the reference (the first request's payout, if the params are the same): its callback comes or came. */
       created: false;
       /** The reference of the withdrawal that exists. */
       referenceId: string;
