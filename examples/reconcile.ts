@@ -92,8 +92,7 @@ async function main(): Promise<void> {
   };
   const handler = createWebhookHandler({ verifier: { apiKey: 'sk_test_reconcile_0001' }, onEvent: (event) => fulfil(event.signed) });
   const handle = createNodeHandler(handler);
-  // node:http ignores a listener's promise; the handler answers every request itself.
-  const server = createServer((req, res) => void handle(req, res)).listen(0, '127.0.0.1');
+  const server = createServer(handle).listen(0, '127.0.0.1');
   await once(server, 'listening');
   const mock = createMockGateway({
     environment: 'test',

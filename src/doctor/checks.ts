@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { PUBLISHED_LIMITS } from '../core/pacing/limiter.js';
 
 /** The environment variables the doctor reads; the same names a merchant's backend uses. */
 export const ENV = Object.freeze({
@@ -140,6 +141,23 @@ export function checkClockSkew(serviceDate: string | undefined, localMs: number)
       `local clock is ${seconds} s ${direction} the service's (more than ${MAX_CLOCK_SKEW_MS / 1000} s): ` +
       'callbacks are accepted for 5 minutes only, so fix the clock (NTP)',
   };
+}
+
+/**
+ * What the token check adds to a 429: the limit it ran into and when to try again. The
+ * doctor asks for a fresh token on every run, so a few runs in a minute reach the limit.
+ *
+ * @example
+ * ```ts
+ * tokenRateLimitHint(42);        // '; the service allows 5 token requests a minute: retry in 42 s'
+ * tokenRateLimitHint(undefined); // '; the service allows 5 token requests a minute: retry in a minute'
+ * ```
+ */
+export function tokenRateLimitHint(retryAfterSeconds: number | undefined): string {
+  const when = retryAfterSeconds === undefined || !Number.isFinite(retryAfterSeconds) || retryAfterSeconds < 0
+    ? 'in a minute'
+    : `in ${Math.max(1, Math.ceil(retryAfterSeconds))} s`;
+  return `; the service allows ${PUBLISHED_LIMITS.token} token requests a minute: retry ${when}`;
 }
 
 /** The first failing check, or undefined when none failed. */

@@ -6,7 +6,7 @@
  * @module
  */
 import { MemoryTokenStore, MyrGateway, MyrGatewayError, type ResponseEvent } from '../index.js';
-import { checkCallbackUrl, checkClockSkew, readConfiguration, ENV, type CheckResult, type Environment } from './checks.js';
+import { checkCallbackUrl, checkClockSkew, readConfiguration, tokenRateLimitHint, ENV, type CheckResult, type Environment } from './checks.js';
 
 /** What {@link runDoctor} reads and which clock it trusts. */
 export interface DoctorInput {
@@ -117,6 +117,8 @@ export async function runDoctor(input: DoctorInput): Promise<CheckResult[]> {
     const hint =
       lookupError instanceof MyrGatewayError && lookupError.code === 'INVALID_CREDENTIALS'
         ? `; check ${ENV.merchantId} and ${ENV.apiKey}`
+        : lookupError instanceof MyrGatewayError && lookupError.status === 429
+          ? tokenRateLimitHint(lookupError.retryAfter)
         : tokenAnswers.length === 0
           ? `; is ${ENV.baseUrl} right and the service reachable?`
           : '';

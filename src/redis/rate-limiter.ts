@@ -126,11 +126,13 @@ export class RedisRateLimiter implements RateLimiter {
       const log = new Log(logger, 'warn');
       this.#ownWarn = (message) => log.write('warn', message);
     }
-  }
-
-  /** @internal A client hands its warnings here; the first one is kept, and only without a `logger` option. */
-  [CLIENT_WARN](warn: WarnSink): void {
-    this.#clientWarn ??= warn;
+    // A client hands its warnings here; the first one is kept, and only without a `logger` option.
+    // An own property, not a method: a method would put the SDK's private hook in the public types.
+    Object.defineProperty(this, CLIENT_WARN, {
+      value: (warn: WarnSink) => {
+        this.#clientWarn ??= warn;
+      },
+    });
   }
 
   #bucket(key: string, bucket: RateBucket): SharedBucket {

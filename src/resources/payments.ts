@@ -1,7 +1,8 @@
 import { AbortError, InvalidResponseError } from '../core/errors/service.js';
 import { InvalidRequestError, MyrGatewayError } from '../core/errors/base.js';
 import { withResponse, type WithResponse } from '../core/observe/events.js';
-import type { RequestOptions, Transport } from '../core/transport.js';
+import type { RequestOptions } from '../core/transport.js';
+import type { ResourceTransport } from './transport-port.js';
 import { type AnswerCheck, checkCustomerUrl, checkEcho, parseSuccess, validateRequest } from '../core/validate.js';
 import { referenceOf, tagReference } from '../core/errors/reference.js';
 import { splitLoopbackUrls } from '../core/urls.js';
@@ -31,12 +32,12 @@ const IDENTIFIER = /^[A-Za-z0-9_]{1,128}$/;
  * Reached as `gateway.payments`.
  */
 export class Payments {
-  readonly #transport: Pick<Transport, 'call' | 'settle'>;
+  readonly #transport: ResourceTransport;
   readonly #allowInsecureLoopback: boolean;
   readonly #timing: PaymentsTiming;
 
   /** @internal */
-  constructor(transport: Pick<Transport, 'call' | 'settle'>, allowInsecureLoopback: boolean, timing: PaymentsTiming) {
+  constructor(transport: ResourceTransport, allowInsecureLoopback: boolean, timing: PaymentsTiming) {
     this.#transport = transport;
     this.#allowInsecureLoopback = allowInsecureLoopback;
     this.#timing = timing;
@@ -88,12 +89,44 @@ export class Payments {
     }
   }
 
-  async #create(params: PaymentCreateParams, options: RequestOptions | undefined): Promise<WithResponse<PaymentCreated>> {
-    const startedAt = this.#timing.now();
+  /**
+   * Turns untrusted input (a request body, a form, a queue message) into typed params for
+   * {@link create}, with create's rules and errors: the same {@link InvalidRequestError}, code
+   * and `field` as `create` would throw, and nothing sent. A `payment_method` chosen at
+   * runtime and a `string` `provider_channel_id` go in as they are, no cast; fields the
+   * request does not have are dropped.
+   *
+   * @throws {@link InvalidRequestError} naming the first field at fault.
+   *
+   * @example
+   * ```ts
+   * // req.body: { method: string, bank?: string, amount: string, order: string, … }
+   * const params = gateway.payments.parse({
+   *   amount: req.body.amount,
+   *   reference_id: req.body.order,
+   *   customer_name: req.body.name,
+   *   customer_phone: req.body.phone,
+   *   payment_method: req.body.method,
+   *   metadata: req.body.bank === undefined ? undefined : { provider_channel_id: req.body.bank },
+   * });
+   * const payment = await gateway.payments.create(params);
+   * ```
+   */
+  parse(input: unknown): PaymentCreateParams {
+    return this.#validate(input);
+  }
+
+  /** The params checked by the schema, loopback `http://` URLs kept aside when the client allows them. */
+  #validate(params: unknown): PaymentCreateParams & { amount: number } {
     const { rest, urls } = this.#allowInsecureLoopback ? splitLoopbackUrls(params) : { rest: params, urls: {} };
     const validated = validateRequest(paymentCreateParamsSchema(rest), rest, 'payment create');
     // The schema already wrote `amount` as the JSON number to send; its type still admits the string it came as.
-    const body = { ...validated, ...urls, amount: Number(validated.amount) };
+    return { ...validated, ...urls, amount: Number(validated.amount) };
+  }
+
+  async #create(params: PaymentCreateParams, options: RequestOptions | undefined): Promise<WithResponse<PaymentCreated>> {
+    const startedAt = this.#timing.now();
+    const body = this.#validate(params);
     const outcome = await this.#transport.settle(
       { method: 'POST', path: 'payment/request', body, authenticated: true, operation: 'payment.create', referenceId: body.reference_id },
       options,

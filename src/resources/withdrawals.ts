@@ -1,6 +1,7 @@
 import type { Operation } from '../core/policy.js';
 import { withResponse, type WithResponse } from '../core/observe/events.js';
-import type { RequestOptions, Transport } from '../core/transport.js';
+import type { RequestOptions } from '../core/transport.js';
+import type { ResourceTransport } from './transport-port.js';
 import { type AnswerCheck, checkEcho, parseSuccess, validateRequest } from '../core/validate.js';
 import { referenceOf, tagReference } from '../core/errors/reference.js';
 import { CURRENCY } from '../schemas/common.js';
@@ -13,13 +14,18 @@ import {
 } from '../schemas/withdrawals.js';
 
 /**
- * What {@link Withdrawals.recover} found out:
+ * What {@link Withdrawals.recover} found out. A `reference_id` names one payout for ever, and
+ * `recover` must get the same params as the `create` whose outcome is unknown:
  * - `created: true`: the first request never reached processing; this call created the
  *   withdrawal (exactly one exists now).
- * - `created: false`: the service refused the resend as `DUPLICATE_REFERENCE`, so a transaction
- *   already holds this `reference_id`: the first request did arrive. Do not send it again;
- *   its result comes by callback. (If you ever reused the `reference_id` of a deposit, the
- *   holder may be that deposit; see docs/assumptions.md, A21.)
+ * - `created: false`: the service refused the resend as `DUPLICATE_REFERENCE`: a transaction
+ *   holds this `reference_id`, this call made no payout, and none will ever be made under it.
+ *   Called with the same params after an unknown outcome, that transaction is the first
+ *   request's payout: its outcome comes by callback, or already came (look the reference up in
+ *   your own webhook records before waiting). The SDK cannot check the holder's params (the
+ *   service offers no withdrawal lookup), so `created: false` also answers a reference used
+ *   before for another payout, or a deposit (docs/assumptions.md, A21): to pay again, after a
+ *   FAILED payout for instance, use a new `reference_id`.
  */
 export type WithdrawalRecovery =
   | {
@@ -29,7 +35,7 @@ export type WithdrawalRecovery =
       withdrawal: WithResponse<Withdrawal>;
     }
   | {
-      /** The first request had arrived (the service refused the reference): wait for its callback. */
+      /** A transaction holds the reference (the first request's payout, if the params are the same): its callback comes or came. */
       created: false;
       /** The reference of the withdrawal that exists. */
       referenceId: string;
@@ -46,10 +52,10 @@ const text = (value: unknown, fallback: string): string => (typeof value === 'st
  * {@link Withdrawals.recover} and the callback instead.
  */
 export class Withdrawals {
-  readonly #transport: Pick<Transport, 'call'>;
+  readonly #transport: Pick<ResourceTransport, 'call'>;
 
   /** @internal */
-  constructor(transport: Pick<Transport, 'call'>) {
+  constructor(transport: Pick<ResourceTransport, 'call'>) {
     this.#transport = transport;
   }
 
@@ -115,10 +121,34 @@ export class Withdrawals {
     }
   }
 
-  async #send(params: WithdrawalCreateParams, options: RequestOptions | undefined, operation: Operation): Promise<WithResponse<Withdrawal>> {
+  /**
+   * Turns untrusted input (a request body, a form, a queue message) into typed params for
+   * {@link create} and {@link recover}, with create's rules and errors: the same
+   * {@link InvalidRequestError}, code and `field` as `create` would throw, and nothing sent.
+   * `currency` and `method` are filled in when omitted; fields the request does not have are
+   * dropped. Keep what it returns: `recover` must be called with the same params.
+   *
+   * @throws {@link InvalidRequestError} naming the first field at fault.
+   *
+   * @example
+   * ```ts
+   * const params = gateway.withdrawals.parse(req.body); // strings from a form are fine
+   * await savePayout(params); // recover needs the same params
+   * await gateway.withdrawals.create(params);
+   * ```
+   */
+  parse(input: unknown): WithdrawalCreateParams {
+    return this.#validate(input);
+  }
+
+  #validate(params: unknown) {
     const validated = validateRequest(withdrawalCreateParamsSchema, params, 'withdrawal create');
     // The schema already wrote `amount` as the JSON number to send; its type still admits the string it came as.
-    const body = { ...validated, amount: Number(validated.amount), currency: validated.currency ?? CURRENCY, method: validated.method ?? 'BANK' };
+    return { ...validated, amount: Number(validated.amount), currency: validated.currency ?? CURRENCY, method: validated.method ?? 'BANK' };
+  }
+
+  async #send(params: WithdrawalCreateParams, options: RequestOptions | undefined, operation: Operation): Promise<WithResponse<Withdrawal>> {
+    const body = this.#validate(params);
     const referenceId = body.reference_id;
     // The account number never comes back in clear: not in a message the service wrote, not in any field of the result.
     const redact = accountNumberRedactor(body.account_number);

@@ -114,11 +114,19 @@ export const nonBlank = (field: string) =>
  */
 export const httpsUrlSchema = (field: string) =>
   z.string({ error: `${field} must be a string` }).check(
-    rule((s: string) => !hasUnsafeUrlCharacter(s), `${field} must not contain spaces, control or invisible characters`),
-    rule(isHttpsUrl, `${field} must be an absolute https:// URL`),
+    // One message, the main problem: text that is no https URL at all ('not a url') is told so;
+    // an https URL with a space or a control character is told that. Either way it is refused.
+    rule((s: string) => isHttpsUrl(s) || (hasUnsafeUrlCharacter(s) && HTTPS_PREFIX.test(s)), `${field} must be an absolute https:// URL`),
+    rule(
+      (s: string) => !hasUnsafeUrlCharacter(s) || !(isHttpsUrl(s) || HTTPS_PREFIX.test(s)),
+      `${field} must not contain spaces, control or invisible characters`,
+    ),
     // What is sent is what was checked: the parsed URL, not the raw text.
     z.overwrite(normalisedUrl),
   );
+
+/** Text that means to be an https URL (whatever follows). */
+const HTTPS_PREFIX = /^\s*https:\/\//i;
 
 function isHttpsUrl(value: string): boolean {
   try {

@@ -96,7 +96,11 @@ export type WithdrawalCreateParams = z.input<typeof withdrawalCreateParamsSchema
  * kept, every `account_number` among them masked. The outcome arrives by callback.
  */
 export interface Withdrawal {
-  /** The service's id for the withdrawal, when it returns one (callbacks call it `payment_id`). */
+  /**
+   * The service's id for the withdrawal, only when its answer has one: the spec does not show
+   * that answer, so a deployment may leave it out (the callback always carries it, signed). Key
+   * your payout on `reference_id`, which is always present.
+   */
   payment_id?: string | undefined;
   /** Alternative id name some deployments use. */
   withdrawal_id?: string | undefined;

@@ -88,6 +88,8 @@ export class WebhookVerifier {
   readonly #toleranceMs: number;
   readonly #clock: () => number;
   readonly #keyCount: number;
+  /** The invalid_signature message (with a hint when a configured key has the signing key's shape). */
+  readonly #mismatch: string;
   /** node:crypto and the KeyObjects, when this verifier runs on the Node path. */
   readonly #node: NodeState | null;
   /** api keys kept only until the Web Crypto keys are derived. */
@@ -125,6 +127,8 @@ export class WebhookVerifier {
     this.#toleranceMs = tolerance * 1000;
     this.#clock = options.clock ?? Date.now;
     this.#keyCount = keys.length;
+    // Decided once here, not per callback: the sandbox prints the signing key (64 hex) beside the api key.
+    this.#mismatch = `the signature does not match any configured api key${keys.some((key) => /^[\da-f]{64}$/i.test(key)) ? '; this looks like a signing key; pass the api key' : ''}`;
 
     const crypto = mode === 'web' ? null : nodeCrypto();
     if (mode === 'node' && !crypto) {
@@ -201,7 +205,7 @@ export class WebhookVerifier {
     } catch {
       throw fail('internal', 'the HMAC could not be computed with Web Crypto');
     }
-    if (keyIndex < 0) throw fail('invalid_signature', 'the signature does not match any configured api key');
+    if (keyIndex < 0) throw fail('invalid_signature', this.#mismatch);
     try {
       return this.#finish(prepared, keyIndex);
     } catch (error) {
@@ -236,7 +240,7 @@ export class WebhookVerifier {
         .digest();
       if (crypto.timingSafeEqual(mac, expected)) return i;
     }
-    throw fail('invalid_signature', 'the signature does not match any configured api key');
+    throw fail('invalid_signature', this.#mismatch);
   }
 
   /** Step 4, on an authentic payload: headers, freshness, then the values of the fields. */

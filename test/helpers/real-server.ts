@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
  * listener. Node has no use for a listener's promise, so it is let go; a rejection stays
  * unhandled, which fails the vitest run rather than passing silently.
  */
-export function asListener(handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>): RequestListener {
+export function asListener(handle: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>): RequestListener {
   return (req, res) => void handle(req, res);
 }
 

@@ -44,7 +44,33 @@ const table = [
   ['GATEWAY_TIMEOUT', 504, ServiceUnavailableError, true],
 ] as const;
 
+// The request field each code of the table is about (undefined: no one field to fix).
+const fieldOf: Record<string, string | undefined> = {
+  INVALID_AMOUNT: 'amount',
+  DUPLICATE_REFERENCE: 'reference_id',
+  MISSING_PROVIDER_CHANNEL: 'metadata.provider_channel_id',
+  INVALID_PROVIDER_CHANNEL: 'metadata.provider_channel_id',
+  INVALID_BANK_CODE: 'bank_code',
+};
+
 describe('the spec error table', () => {
+  it.each(table)('%s (HTTP %i) names the field to fix, when the code is about one', async (code, status) => {
+    const { gateway } = clientFor(mock, { maxRetries: 0 });
+    mock.fault({ endpoint: 'payment.status', times: status === 401 ? 2 : 1, response: { type: 'status', status, code, message: `server says ${code}` } });
+    const error = await caught(gateway.payments.retrieve('ANYREF1'));
+    expect(error.field).toBe(fieldOf[code]);
+    if (fieldOf[code] !== undefined) expect(JSON.parse(JSON.stringify(error))).toMatchObject({ field: fieldOf[code] });
+  });
+
+  it('a withdrawal to a bank the service does not support: INVALID_BANK_CODE names bank_code', async () => {
+    const { gateway } = clientFor(mock);
+    const error = await caught(
+      gateway.withdrawals.create({ amount: 250, reference_id: 'PAYOUTBANK1', bank_code: 'NOSUCHBANK', account_number: '5140123456789', account_name: 'Tan Wei Ming' }),
+    );
+    expect(error).toBeInstanceOf(InvalidRequestError);
+    expect(error).toMatchObject({ code: 'INVALID_BANK_CODE', field: 'bank_code', status: 400 });
+  });
+
   it.each(table)('%s (HTTP %i) becomes %o with the right retryable flag', async (code, status, klass, retryable) => {
     const { gateway } = clientFor(mock, { maxRetries: 0 });
     // 401s are answered twice so the single refresh-and-retry also fails.

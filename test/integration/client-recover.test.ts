@@ -32,6 +32,22 @@ describe('withdrawals.recover', () => {
     expect(mock.getWithdrawal(params.reference_id)).toBeDefined();
   });
 
+  it('a reference names one payout for ever: recover never makes a second one under it, whatever its params or its first payout became', async () => {
+    const { gateway } = clientFor(mock);
+    const params = withdrawalParams();
+    await gateway.withdrawals.create(params);
+    await mock.completeWithdrawal(params.reference_id, 'FAILED');
+    // The payout failed and its callback came: recover under the same reference makes no new one,
+    // with the same params or others. A new payout needs a new reference_id (docs/withdrawals.md).
+    expect(await gateway.withdrawals.recover(params)).toEqual({ created: false, referenceId: params.reference_id });
+    expect(await gateway.withdrawals.recover({ ...params, amount: 999, account_number: '999988887777' })).toEqual({
+      created: false,
+      referenceId: params.reference_id,
+    });
+    expect(mock.requests.filter((r) => r.endpoint === 'withdraw' && r.status === 200)).toHaveLength(1);
+    expect(mock.getWithdrawal(params.reference_id)).toMatchObject({ amount: 250, status: 'FAILED' });
+  });
+
   it('when the first request never reached processing, recover creates the withdrawal once', async () => {
     const { gateway } = clientFor(mock);
     const params = withdrawalParams();

@@ -152,6 +152,15 @@ describe('payment create: validation before the network', () => {
     await expectRejected(create({ [field]: 'merchant.example/cb' }), 'VALIDATION_ERROR', field);
   });
 
+  it.each(['callback_url', 'redirect_url'])('says first what is wrong with a %s that is no URL at all', async (field) => {
+    const error = await caught(create({ [field]: 'not a url' }));
+    expect(error).toMatchObject({ code: 'VALIDATION_ERROR', field });
+    expect(error.message).toContain(`${field} must be an absolute https:// URL`);
+    expect(error.message).not.toMatch(/spaces|more problem/);
+    const spaced = await caught(create({ [field]: 'https://shop.example/re turn' }));
+    expect(spaced.message).toContain(`${field} must not contain spaces`);
+  });
+
   // `new URL()` silently drops tabs and line breaks and trims spaces, so a check on the parsed
   // URL passed while the raw string (a header injection, a tab in the host) was sent verbatim.
   it.each([
@@ -162,6 +171,7 @@ describe('payment create: validation before the network', () => {
     ['a leading space', ' https://shop.example/return'],
     ['a trailing space', 'https://shop.example/return '],
     ['a NUL', 'https://shop.example/return\u0000'],
+    ['a leading NUL (which the URL parser strips)', '\u0000https://shop.example/return'],
     ['a DEL', 'https://shop.example/return\u007f'],
     ['a no-break space', 'https://shop.example/return\u00a0'],
   ])('refuses a URL field with %s before sending', async (_label, url) => {

@@ -120,6 +120,25 @@ describe('npx myr-gateway doctor', () => {
     expect(lines.at(-1)).toMatch(/^doctor: failed at "status lookup"/);
   });
 
+  it('on a 429 from the token endpoint says the limit (5 token requests a minute) and when to retry', async () => {
+    const mock = createMockGateway();
+    const served = await mock.serve();
+    open.push(served);
+    mock.fault({ endpoint: 'auth', times: Infinity, response: { type: 'rateLimit', retryAfter: 42 } });
+    const { code, lines } = await doctor(envFor({ baseUrl: served.baseUrl, merchant: mock.merchant }));
+    expect(code).toBe(1);
+    expect(line(lines, 'token')).toMatch(/^FAIL {2}token +no access token: RATE_LIMITED \(HTTP 429\).*5 token requests a minute.*retry in 42 s/);
+  });
+
+  it('on a 429 without Retry-After says the limit and to wait for the minute to pass', async () => {
+    const mock = createMockGateway();
+    const served = await mock.serve();
+    open.push(served);
+    mock.fault({ endpoint: 'auth', times: Infinity, response: { type: 'rateLimit' } });
+    const { lines } = await doctor(envFor({ baseUrl: served.baseUrl, merchant: mock.merchant }));
+    expect(line(lines, 'token')).toMatch(/5 token requests a minute.*retry in a minute/);
+  });
+
   it('runs as `myr-gateway doctor` from the bin, exiting 0 when healthy and 1 naming the check otherwise', async () => {
     const target = await sandbox();
     const run = (env: Record<string, string>) =>

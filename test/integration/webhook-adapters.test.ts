@@ -128,6 +128,20 @@ describe('adapter details', () => {
     await app.close();
   });
 
+  it("the fastify plugin leaves the app's own raw JSON parser to the app's routes", async () => {
+    const app = Fastify();
+    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    await app.register(fastifyWebhookPlugin, { path: PATH, verifier: { apiKey: API_KEY, clock: () => NOW }, onEvent: () => {} });
+    app.post('/other-provider', async (request) => ({ isBuffer: Buffer.isBuffer(request.body) }));
+    await app.ready();
+    const other = await app.inject({ method: 'POST', url: '/other-provider', payload: { a: 1 } });
+    expect(other.json()).toEqual({ isBuffer: true });
+    const cb = await callback();
+    const response = await app.inject({ method: 'POST', url: PATH, headers: cb.headers, payload: cb.raw });
+    expect(response.statusCode).toBe(200);
+    await app.close();
+  });
+
   it('the web handler answers 405 to anything but POST', async () => {
     const handler = createWebHandler({ verifier: { apiKey: API_KEY }, onEvent: () => {} });
     const response = await handler(new Request('http://x/webhooks', { method: 'GET' }));

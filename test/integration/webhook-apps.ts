@@ -97,6 +97,25 @@ export const apps: Record<string, Start> = {
     const { port } = app.server.address() as AddressInfo;
     return { url: `http://127.0.0.1:${port}${PATH}`, close: () => app.close() };
   },
+  // Another provider's webhooks often need the raw bytes: apps keep a raw-Buffer JSON parser for them.
+  'fastify, plugin beside an app raw-Buffer JSON parser registered before it': async (h) => {
+    const app = Fastify();
+    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    await app.register(fastifyWebhookPlugin, { path: PATH, handler: h });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as AddressInfo;
+    return { url: `http://127.0.0.1:${port}${PATH}`, close: () => app.close() };
+  },
+  'fastify, plugin beside app parsers (JSON and catch-all) registered after it': async (h) => {
+    const app = Fastify();
+    // Not awaited: the app goes on registering, and Fastify loads the plugin on listen.
+    void app.register(fastifyWebhookPlugin, { path: PATH, handler: h });
+    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as AddressInfo;
+    return { url: `http://127.0.0.1:${port}${PATH}`, close: () => app.close() };
+  },
   'hono on @hono/node-server': (h) => {
     const app = new Hono();
     app.post(PATH, createHonoHandler(h));

@@ -315,6 +315,46 @@ describe('slow and oversized bodies', () => {
     expect(onEvent).not.toHaveBeenCalled();
   });
 
+  it.each([
+    ['announced by Content-Length', true],
+    ['chunked', false],
+  ])('an oversized body %s: 413, then at most 1 MiB more is read before the connection is closed', async (_name, announce) => {
+    const MiB = 1024 * 1024;
+    const onEvent = vi.fn();
+    const server = createServer(createNodeHandler({ verifier, onEvent }));
+    servers.push(server);
+    // What the server read from the connection in all, counted when it closes.
+    const read = new Promise<number>((resolve) => server.on('connection', (socket) => socket.on('close', () => resolve(socket.bytesRead))));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const total = 256 * MiB;
+    const status = await new Promise<number | undefined>((resolve) => {
+      const headers: Record<string, string | number> = { 'content-type': 'application/json' };
+      if (announce) headers['content-length'] = total;
+      const req = request(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { method: 'POST', headers });
+      let answer: number | undefined;
+      req.on('response', (res) => {
+        answer = res.statusCode;
+        res.resume();
+      });
+      req.on('error', () => resolve(answer));
+      req.on('close', () => resolve(answer));
+      const chunk = Buffer.alloc(64 * 1024, 0x61);
+      let sent = 0;
+      const pump = () => {
+        while (sent < total) {
+          sent += chunk.length;
+          if (!req.write(chunk)) return void req.once('drain', pump);
+        }
+        req.end();
+      };
+      pump();
+    });
+    expect(status).toBe(413);
+    // The 64 KiB limit, the drain's 1 MiB, and a read's worth of slack (64 KiB chunks, headers).
+    expect(await read).toBeLessThan(65_536 + MiB + 256 * 1024);
+    expect(onEvent).not.toHaveBeenCalled();
+  });
+
   it('a body a parser already read is held to maxBodyBytes as well', async () => {
     const onEvent = vi.fn();
     const app = express();

@@ -125,3 +125,46 @@ describe('the adapters', () => {
     });
   });
 });
+
+describe('the node listener (issue 23: a plain listener, failures to onError and the logger)', () => {
+  it('returns nothing; a failure while answering gives the gateway a 500, one error line and onError, and the retry is acknowledged', async () => {
+    const { logger, lines } = recordingLogger();
+    const errors: unknown[] = [];
+    let runs = 0;
+    const listener = createNodeHandler({
+      ...options(logger, () => void runs++),
+      onError: (error) => void errors.push(error),
+    });
+    let returned: unknown = 'not called';
+    let failNext = true;
+    const server = createServer((req, res) => {
+      const setHeader = res.setHeader.bind(res);
+      // The first header write of the first request fails, as a broken proxy or instrumentation might make it.
+      res.setHeader = (name: string, value: string | number | readonly string[]) => {
+        if (failNext) {
+          failNext = false;
+          throw new Error('header write failed');
+        }
+        return setHeader(name, value);
+      };
+      returned = listener(req, res);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      const d = await delivery();
+      const first = await fetch(url, { method: 'POST', body: d.body, headers: d.headers });
+      expect(returned).toBeUndefined();
+      expect(first.status).toBe(500);
+      expect(await first.json()).toEqual({ ok: false, outcome: 'failed' });
+      expect(errors).toEqual([expect.objectContaining({ name: 'WebhookHandlerError', code: 'WEBHOOK_HANDLER_FAILED' })]);
+      expect(lines).toEqual([{ level: 'error', args: [expect.stringContaining('the node listener failed to answer'), expect.objectContaining({ cause: 'Error' })] }]);
+      const retry = await fetch(url, { method: 'POST', body: d.body, headers: d.headers });
+      expect(retry.status).toBe(200);
+      expect(runs).toBe(1);
+      expectNoSecret(lines, JSON.parse(d.body).signature as string);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});

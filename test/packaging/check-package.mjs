@@ -5,7 +5,7 @@
 // (one copy of every class), TypeScript under each module resolution, an esbuild bundle, and a
 // Next.js App Router app built with no MYR_* variable set; and what each entry loads at a cold
 // start. Run with `npm run check:package` after `npm run build`.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -28,6 +28,7 @@ const RUNTIME_PACKAGES = ['myr-gateway', 'zod'];
 
 const work = mkdtempSync(join(tmpdir(), 'myr-gateway-pack-'));
 try {
+  declarationsNameOnlyExportedTypes();
   const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], root));
   const tarball = join(work, packed[0].filename);
   const files = packed[0].files.map((f) => f.path);
@@ -62,12 +63,35 @@ try {
 
   runtimeConsumers(app);
   typescriptConsumers(app);
+  testingTypeSettings(app);
   bundledConsumer(app);
   nextConsumer(app);
   const installed = JSON.parse(readFileSync(join(app, 'node_modules', 'myr-gateway', 'package.json'), 'utf8'));
   console.log(`installed myr-gateway@${installed.version} into an empty project: every consumer works`);
 } finally {
   rmSync(work, { recursive: true, force: true });
+}
+
+/**
+ * The declaration build warns when a public declaration names a type that no entry exports
+ * (rollup-plugin-dts: "references private shared type exports"): a merchant's own declaration
+ * that infers such a type cannot be emitted (TS2742). Built into a temporary folder, so that the
+ * dist being packed stays as it is; any such warning fails the check.
+ */
+function declarationsNameOnlyExportedTypes() {
+  step('declarations name only exported types (the dts build prints no private-type warning)');
+  const out = mkdtempSync(join(tmpdir(), 'myr-gateway-dts-'));
+  let output;
+  try {
+    const build = spawnSync(node, [join(root, 'node_modules', 'tsup', 'dist', 'cli-default.js'), '--out-dir', out], { cwd: root, encoding: 'utf8' });
+    output = `${build.stdout}${build.stderr}`;
+    if (build.status !== 0) throw new Error(`the declaration build failed:\n${output}`);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+  const warnings = output.split('\n').filter((line) => /private shared type exports|TS2742/.test(line));
+  if (warnings.length > 0) throw new Error(`public declarations name types no entry exports:\n${warnings.join('\n')}`);
+  console.log('no declaration names an unexported shared type');
 }
 
 function runtimeDependencies(project) {
@@ -253,6 +277,51 @@ export function onEvent(event: WebhookEvent): string { return event.signed.refer
     run(node, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', dir], dir);
     console.log(`${name} ok`);
   }
+}
+
+/**
+ * `myr-gateway/testing` with `skipLibCheck` off, in the settings docs/testing.md supports (msw 3
+ * is ESM only): every ESM one, and CommonJS under `module: node20` or `nodenext`. CommonJS under
+ * `module: node16` must fail with TS1479 on msw alone, as the docs say.
+ */
+function testingTypeSettings(app) {
+  const consumer = `import { createMockGateway, type MockGateway } from 'myr-gateway/testing';
+export const mock: MockGateway = createMockGateway();
+export const handlers = mock.handlers;
+`;
+  const strict = { target: 'es2022', strict: true, noEmit: true, skipLibCheck: false, types: ['node'], lib: ['es2023', 'dom'] };
+  const configs = {
+    'node16-esm': { type: 'module', options: { module: 'node16', moduleResolution: 'node16' } },
+    'nodenext-esm': { type: 'module', options: { module: 'nodenext', moduleResolution: 'nodenext' } },
+    bundler: { type: 'module', options: { module: 'esnext', moduleResolution: 'bundler' } },
+    'node20-cjs': { type: 'commonjs', options: { module: 'node20', moduleResolution: 'node16' } },
+    'nodenext-cjs': { type: 'commonjs', options: { module: 'nodenext', moduleResolution: 'nodenext' } },
+  };
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const project = (name, type, options) => {
+    const dir = join(app, `ts-testing-${name}`);
+    write(join(dir, 'package.json'), JSON.stringify({ name: `ts-testing-${name}`, private: true, type }));
+    write(join(dir, 'index.ts'), consumer);
+    write(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...strict, ...options }, files: ['index.ts'] }));
+    return dir;
+  };
+  for (const [name, { type, options }] of Object.entries(configs)) {
+    step(`myr-gateway/testing types, skipLibCheck off: ${name}`);
+    run(node, [tsc, '-p', project(name, type, options)], app);
+    console.log(`testing ${name} ok`);
+  }
+  step('myr-gateway/testing types under CommonJS module node16: TS1479 on msw only (documented as unsupported)');
+  let output = '';
+  try {
+    run(node, [tsc, '-p', project('node16-cjs', 'commonjs', { module: 'node16', moduleResolution: 'node16' })], app);
+  } catch (error) {
+    output = `${error.stdout ?? ''}${error.stderr ?? ''}`;
+  }
+  const errors = output.split('\n').filter((line) => /error TS\d+/.test(line));
+  if (errors.length === 0 || !errors.every((line) => line.includes('TS1479'))) {
+    throw new Error(`node16 CommonJS: expected only TS1479 (msw is ESM only), as docs/testing.md says; got:\n${output || 'no error'}`);
+  }
+  console.log('testing node16-cjs: TS1479, as documented');
 }
 
 function bundledConsumer(app) {

@@ -72,3 +72,22 @@ describe('README links work on the npm page', () => {
     expect(broken).toEqual([]);
   });
 });
+
+describe('the README headline', () => {
+  // Issue 23: merchants read "exactly once" as a promise about their whole deployment.
+  it('says how far "exactly once" reaches with each store', () => {
+    const headline = readme.slice(0, readme.indexOf('```'));
+    expect(headline).toMatch(/in-memory\s+default, within one process until it restarts/);
+    expect(headline).toMatch(/RedisWebhookStore[^.]*across a\s+fleet/);
+    expect(headline).toMatch(/SQL ledger[^.]*across crashes[^.]*same transaction as your order's writes/);
+  });
+});
+
+describe('the README quick start', () => {
+  // Issue 23: the quick start with the sandbox's settings failed on its http:// base URL.
+  it("says what to pass for the sandbox's http:// base URL", () => {
+    const start = readme.slice(0, readme.indexOf('## '));
+    expect(start).toMatch(/sandbox[^]*allowInsecureLoopback: true/);
+    expect(start).toMatch(/loopback hosts only/);
+  });
+});

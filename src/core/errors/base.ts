@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { fieldOfCode } from './fields.js';
 
 /** Codes the service defines in its error table. */
 export type ApiErrorCode =
@@ -149,6 +150,10 @@ export class MyrGatewayError extends Error {
 export class InvalidRequestError extends MyrGatewayError {
   /** `'InvalidRequestError'`, so logs show which error it is. */
   override name = 'InvalidRequestError';
+  constructor(message: string, init: MyrGatewayErrorInit) {
+    // The service's answer carries a code, not a field: the code says which field it is about.
+    super(message, { ...init, field: init.field ?? fieldOfCode(init.code) });
+  }
 }
 
 /** The client was constructed with options that cannot work (for example an http:// base URL). */

@@ -5,7 +5,8 @@
  * @module
  */
 import type { PaymentStatus } from '../../schemas/statuses.js';
-import { MyrGatewayError } from './base.js';
+import { MyrGatewayError, type MyrGatewayErrorInit } from './base.js';
+import { fieldOfCode } from './fields.js';
 
 /** 401: missing, invalid or expired token, or wrong merchant credentials. */
 export class AuthenticationError extends MyrGatewayError {
@@ -40,6 +41,10 @@ export class DuplicateReferenceError extends MyrGatewayError {
    * existing payment is most likely the caller's own.
    */
   earlierAttemptMayHaveSucceeded = false;
+
+  constructor(message: string, init: MyrGatewayErrorInit) {
+    super(message, { ...init, field: init.field ?? fieldOfCode(init.code) });
+  }
 
   override toJSON(): Record<string, unknown> {
     const out = super.toJSON();

@@ -54,24 +54,42 @@ function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
   return out;
 }
 
-const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
+const DRAIN_MAX_BYTES = 1024 * 1024;
 const DRAIN_MAX_MS = 500;
 
 /**
- * Discards what the sender still sends after a refusal, for at most 64 MiB or 500 ms, then
- * closes the socket. Closing at once would reset the connection before most senders read
- * the 413; draining everything would let a sender keep the server busy for as long as it likes.
+ * Discards what the sender still sends after a refusal, then closes the connection: at most
+ * 1 MiB once the answer (413) has been handed to the socket (then nothing more is read and our
+ * side is ended), and the socket is destroyed 500 ms after the refusal if still open. Closing at once would
+ * reset the connection before most senders read the 413; draining everything would let a sender
+ * keep the server busy for as long as it likes, and a larger drain lets every refused
+ * connection hold that much in buffers at once. Counting starts when the answer is out, so the
+ * sender has a full drain's time to read it however long the handler took to write it.
  */
 function drainThenClose(req: IncomingMessage): void {
   let drained = 0;
+  const socket = req.socket as IncomingMessage['socket'] | null; // null once a framework detached it
+  const writtenBefore = socket?.bytesWritten ?? 0;
+  const answered = () => socket === null || (socket.bytesWritten > writtenBefore && socket.writableLength === 0);
   const close = () => {
     clearTimeout(timer);
     req.off('data', onData);
-    if (!req.readableEnded) req.socket?.destroy();
+    if (!req.readableEnded) socket?.destroy();
+  };
+  // Past the drain: stop reading and finish our side (FIN after the answer). Destroying here
+  // would reset a sender still writing before it read the 413; the timer destroys the socket
+  // if the sender keeps it open, and nothing more is read meanwhile.
+  const stop = () => {
+    req.off('data', onData);
+    // Both: a flowing request would resume the socket to read on.
+    req.pause();
+    socket?.pause();
+    socket?.end();
   };
   const onData = (chunk: Uint8Array | string) => {
+    if (!answered()) return;
     drained += chunk.length;
-    if (drained > DRAIN_MAX_BYTES) close();
+    if (drained > DRAIN_MAX_BYTES) stop();
   };
   const timer = unref(setTimeout(close, DRAIN_MAX_MS));
   req.on('data', onData);

@@ -27,7 +27,7 @@ import type { NodeRequestLike, WebhookAdapterInput, WebhookAdapterOptions } from
 export function createExpressMiddleware(
   input: WebhookAdapterInput,
   options?: WebhookAdapterOptions,
-): (req: NodeRequestLike, res: ServerResponse, next?: (error?: unknown) => void) => Promise<void> {
+): (req: NodeRequestLike, res: ServerResponse, next?: (error?: unknown) => void) => void {
   // Express hands over node:http's req and res; the answer never goes through `next`.
   return createNodeHandler(input, options);
 }

@@ -73,6 +73,8 @@ export interface FastifyInstanceLike {
     contentType: string,
     parser: (request: unknown, payload: IncomingMessage, done: (error: Error | null, body?: unknown) => void) => void,
   ): unknown;
+  /** Removes the parsers this context inherited (the plugin's context only). */
+  removeAllContentTypeParsers(): unknown;
   /** Adds a POST route. */
   post(
     path: string,
@@ -103,7 +105,8 @@ export type FastifyWebhookPluginOptions = WebhookAdapterOptions & {
  * A Fastify plugin that adds the callback route (POST `path`, default `/webhooks/myr`)
  * with `bodyLimit` set to `maxBodyBytes` (Fastify stops reading there and answers 413),
  * and, inside its own encapsulated context only, parsers that keep the raw bytes of any
- * content type. The rest of the app keeps Fastify's usual parsers and limit.
+ * content type, in place of whatever parsers the app registered before or after it. The
+ * rest of the app keeps its own parsers and limit.
  *
  * @example
  * ```ts
@@ -125,6 +128,10 @@ export async function fastifyWebhookPlugin(instance: FastifyInstanceLike, option
       (error: unknown) => done(null, new BodyRefusal(error)),
     );
   };
+  // This context inherits whatever parsers the app registered, before or after the plugin (Fastify
+  // loads it later): adding ours over one of them throws FST_ERR_CTP_ALREADY_PRESENT. Clearing them
+  // here touches this context only; the app's routes keep their parsers.
+  instance.removeAllContentTypeParsers();
   instance.addContentTypeParser('application/json', keepRaw);
   instance.addContentTypeParser('*', keepRaw);
   const bodyLimit = limits.maxBodyBytes;

@@ -113,10 +113,27 @@ export function bodyFailure(error: unknown): WebhookResponse {
 }
 
 /** @internal Logs, through the handler's logger, a callback refused before the handler saw it. */
-export function logRefusedBody(handler: WebhookHandler, response: WebhookResponse): WebhookResponse {
-  const why = response.status === 413 ? 'larger than maxBodyBytes' : response.status === 408 ? 'slower than bodyTimeoutMs' : 'unreadable';
+export function logRefusedBody(handler: WebhookHandler, response: WebhookResponse, why?: string): WebhookResponse {
+  why ??= response.status === 413 ? 'larger than maxBodyBytes' : response.status === 408 ? 'slower than bodyTimeoutMs' : 'unreadable';
   webhookLog(handler.logger)('warn', new WebhookVerificationError('malformed', `a callback body was refused (${response.status}): ${why}`));
   return response;
+}
+
+/** @internal What the log line says when a parser reshaped the body: the cause, and the fix. */
+export const RESHAPED =
+  'a body parser reshaped the callback body (amount is not a number, or webhook_id was renamed) and the signature covers the fields as sent; ' +
+  'on Fastify register fastifyWebhookPlugin, elsewhere give this route a raw parser (express.raw()) or none';
+
+/**
+ * @internal True when a parsed body shows a parser's hand: `amount` that is not a number
+ * (numbers turned into strings or decimals), or `webhook_id` missing beside a renamed form of
+ * it (`webhookId`, `WebhookId`, `webhook-id`). Such a body can never verify.
+ */
+export function reshapedByParser(body: unknown): boolean {
+  if (body === null || typeof body !== 'object' || body instanceof Uint8Array || body instanceof ArrayBuffer) return false;
+  const fields = body as Record<string, unknown>; // a parsed JSON object; only read here
+  if (fields.amount !== undefined && typeof fields.amount !== 'number') return true;
+  return fields.webhook_id === undefined && Object.keys(fields).some((key) => key !== 'webhook_id' && key.replace(/[-_]/g, '').toLowerCase() === 'webhookid');
 }
 
 /** @internal Runs the handler on a body that may still be being read. */
@@ -127,6 +144,8 @@ export async function handleBody(handler: WebhookHandler, body: Promise<unknown>
   } catch (error) {
     return logRefusedBody(handler, bodyFailure(error));
   }
+  // Refused (400, so the gateway retries) with a line that names the fix, not the field the verifier trips on.
+  if (reshapedByParser(value)) return logRefusedBody(handler, UNREADABLE, RESHAPED);
   return handler.handle({ body: value, headers: headers as never }); // the handler reads headers through getHeader, which checks every value
 }
 

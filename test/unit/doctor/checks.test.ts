@@ -1,6 +1,6 @@
 // The doctor's rules that need no network, as tables: configuration, callback URL, clock skew.
 import { describe, expect, it } from 'vitest';
-import { checkCallbackUrl, checkClockSkew, MAX_CLOCK_SKEW_MS, readConfiguration } from '../../../src/doctor/checks.js';
+import { checkCallbackUrl, checkClockSkew, MAX_CLOCK_SKEW_MS, readConfiguration, tokenRateLimitHint } from '../../../src/doctor/checks.js';
 
 describe('readConfiguration', () => {
   const full = { MYR_GATEWAY_BASE_URL: 'https://g.example/api/v1', MYR_GATEWAY_MERCHANT_ID: 'M1', MYR_GATEWAY_API_KEY: 'sk_live_k' };
@@ -64,5 +64,17 @@ describe('checkClockSkew', () => {
 
   it.each([undefined, 'not a date'])('warns when the Date header is %s', (header) => {
     expect(checkClockSkew(header, at)).toMatchObject({ outcome: 'warn', detail: expect.stringMatching(/no usable Date header/) });
+  });
+});
+
+describe('tokenRateLimitHint', () => {
+  it.each([
+    [42, '; the service allows 5 token requests a minute: retry in 42 s'],
+    [0.2, '; the service allows 5 token requests a minute: retry in 1 s'],
+    [undefined, '; the service allows 5 token requests a minute: retry in a minute'],
+    [Number.NaN, '; the service allows 5 token requests a minute: retry in a minute'],
+    [-3, '; the service allows 5 token requests a minute: retry in a minute'],
+  ])('Retry-After %s → %s', (seconds, hint) => {
+    expect(tokenRateLimitHint(seconds)).toBe(hint);
   });
 });

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac, hkdfSync } from 'node:crypto';
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigurationError, MyrGatewayError } from '../../../src/core/errors/base.js';
@@ -512,5 +512,29 @@ describe('WebhookVerifier: configuration', () => {
     expect(Object.keys(headersFor(cb.body)).sort()).toEqual(
       ['content-type', 'x-payment-id', 'x-webhook-id', 'x-webhook-signature', 'x-webhook-timestamp'],
     );
+  });
+});
+
+describe('the signing key passed in place of the api key (issue 23)', () => {
+  // The sandbox prints both; the signing key is the spec's HKDF-SHA256 over SHA-256(api_key), as 64 hex.
+  const signingKeyHex = Buffer.from(hkdfSync('sha256', createHash('sha256').update(API_KEY).digest(), Buffer.alloc(0), 'webhook-signature', 32)).toString('hex');
+
+  it.each(['node', 'web'] as const)('the invalid_signature refusal says to pass the api key (%s crypto)', async (crypto) => {
+    const cb = await callback();
+    const confused = new WebhookVerifier({ apiKey: signingKeyHex, clock, crypto });
+    const error = await confused.verify({ body: cb.raw, headers: cb.headers }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WebhookVerificationError);
+    expect(error).toMatchObject({ reason: 'invalid_signature', message: expect.stringContaining('this looks like a signing key; pass the api key') });
+    expect(String((error as Error).message)).not.toContain(signingKeyHex);
+  });
+
+  it('also among rotated keys, in upper case; an ordinary wrong key gets no such hint', async () => {
+    const cb = await callback();
+    const rotated = new WebhookVerifier({ apiKeys: [OTHER_KEY, signingKeyHex.toUpperCase()], clock });
+    await expect(rotated.verify({ body: cb.raw, headers: cb.headers })).rejects.toThrow('this looks like a signing key; pass the api key');
+    const wrong = new WebhookVerifier({ apiKey: OTHER_KEY, clock });
+    const error = await wrong.verify({ body: cb.raw, headers: cb.headers }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ reason: 'invalid_signature' });
+    expect((error as Error).message).not.toContain('signing key');
   });
 });

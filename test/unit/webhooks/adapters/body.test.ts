@@ -33,7 +33,8 @@ const text = (data: Uint8Array) => new TextDecoder().decode(data);
 /** A request stream the test feeds by hand, with the headers and socket of an IncomingMessage. */
 function fakeRequest(headers: Record<string, string | string[]> = {}) {
   const stream = new Readable({ read() {} });
-  const socket = { destroy: vi.fn() };
+  // bytesWritten grows when the answer is handed to the socket (a test sets it).
+  const socket = { destroy: vi.fn(), end: vi.fn(), pause: vi.fn(), bytesWritten: 0, writableLength: 0 };
   const req = Object.assign(stream, { headers, socket }) as unknown as IncomingMessage;
   return { req, stream, socket };
 }
@@ -229,15 +230,24 @@ describe('readNodeStream', () => {
     expect(socket.destroy).not.toHaveBeenCalled();
   });
 
-  it('closes the socket at once when the sender pushes more than 64 MiB after a refusal', async () => {
+  it('stops reading and ends the connection once the sender pushed more than 1 MiB after the 413 was written', async () => {
     const { req, stream, socket } = fakeRequest({ 'content-length': String(100 * 1024 * 1024) });
     await expect(readNodeStream(req, LIMITS)).rejects.toBeInstanceOf(BodyTooLargeError);
-    const block = Buffer.allocUnsafe(33 * 1024 * 1024);
+    const block = Buffer.allocUnsafe(512 * 1024 + 1);
+    stream.push(block);
     stream.push(block);
     await flush();
-    expect(socket.destroy).not.toHaveBeenCalled();
-    stream.push(block); // 66 MiB drained in all
+    expect(socket.end).not.toHaveBeenCalled(); // not answered yet: the sender gets its whole drain once the 413 is out
+    socket.bytesWritten = 180; // the 413
+    stream.push(block);
     await flush();
+    expect(socket.end).not.toHaveBeenCalled();
+    stream.push(block); // 1 MiB and 2 bytes drained after the answer
+    await flush();
+    expect(socket.pause).toHaveBeenCalled();
+    expect(socket.end).toHaveBeenCalledTimes(1);
+    expect(socket.destroy).not.toHaveBeenCalled(); // a reset now could beat the 413 to the sender
+    vi.advanceTimersByTime(500);
     expect(socket.destroy).toHaveBeenCalledTimes(1);
   });
 

@@ -14,6 +14,7 @@ import {
   handleBody,
   logRefusedBody,
   nodeRequestBody,
+  reshapedByParser,
   resolveAdapter,
   responseText,
   type NodeRequestLike,
@@ -269,5 +270,24 @@ describe('responseText', () => {
 
   it('carries the refusal reason of a rejected callback', () => {
     expect(JSON.parse(responseText(TOO_LARGE))).toEqual({ ok: false, outcome: 'rejected', reason: 'malformed' });
+  });
+});
+
+describe('reshapedByParser', () => {
+  const body = { webhook_id: 'WH_1', payment_id: 'PAY_1', amount: 120.5 };
+  it.each([
+    ['a parsed callback as sent', body, false],
+    ['raw bytes', new TextEncoder().encode('{"amount":"1"}'), false],
+    ['raw text', '{"amount":"1"}', false],
+    ['null', null, false],
+    ['a body without amount (the verifier says what is missing)', { webhook_id: 'WH_1' }, false],
+    ['amount turned into a string', { ...body, amount: '120.50' }, true],
+    ['amount turned into a decimal object', { ...body, amount: { value: '120.5' } }, true],
+    ['camel-cased keys', { webhookId: 'WH_1', paymentId: 'PAY_1', amount: 120.5 }, true],
+    ['Pascal-cased keys', { WebhookId: 'WH_1', Amount: 120.5 }, true],
+    ['kebab-cased keys', { 'webhook-id': 'WH_1', amount: 120.5 }, true],
+    ['webhook_id present beside a camel copy', { ...body, webhookId: 'WH_1' }, false],
+  ])('%s', (_name, value, expected) => {
+    expect(reshapedByParser(value)).toBe(expected);
   });
 });
