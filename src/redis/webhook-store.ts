@@ -42,15 +42,19 @@ export interface RedisWebhookStoreOptions extends RedisStoreOptions {
       }
     | undefined;
   /**
-   * Authenticates the ledger's own values: give the api key(s) the handler's verifier has
-   * (newest first while rotating). The store derives its own key from each (HKDF-SHA256 over
-   * SHA-256 of the api key, info `myr-gateway webhook-ledger v1`: never the signing key, and
-   * no key reaches Redis) and writes `done:<mac>` and MAC'd per-payment high-water marks, so
-   * a `done` or a REFUNDED mark written by anyone else is detected: replaced by the next
-   * claim and reported (`foreign_value`) instead of suppressing fulfilment.
+   * Authenticates the ledger's own values: give the api key(s) the handler's verifier has.
+   * Every key listed is accepted when reading; one is written (`writeWith`, by default the
+   * last listed). The store derives its own key from each (HKDF-SHA256 over SHA-256 of the api
+   * key, info `myr-gateway webhook-ledger v1`: never the signing key, and no key reaches Redis)
+   * and writes `done:<mac>` and MAC'd per-payment high-water marks, so a `done` or a REFUNDED
+   * mark written by anyone else is detected: replaced by the next claim and reported
+   * (`foreign_value`) instead of suppressing fulfilment.
    *
    * Switch it on for the whole fleet at once: a process without it writes plain `done`,
-   * which a process with it treats as foreign (the callback would run again).
+   * which a process with it treats as foreign (the callback would run again). Rotating the
+   * key takes two phases (docs/fleet.md): list `[newKey, oldKey]` everywhere (still writing
+   * under the old key, which every instance reads), then, once every instance lists both,
+   * `writeWith: newKey`; drop the old key only `completedTtlMs` after that.
    *
    * @example
    * ```ts
@@ -60,18 +64,39 @@ export interface RedisWebhookStoreOptions extends RedisStoreOptions {
    * @default undefined (values are checked for shape and TTL only; see docs/assumptions.md)
    */
   authenticateWith?: string | readonly string[] | undefined;
+  /**
+   * The api key, one of `authenticateWith`, whose MAC this store writes. Phase 2 of a key
+   * rotation: set it to the new key only once every instance lists the new key, so no instance
+   * meets a record it cannot read (it would take it for foreign and run the callback again).
+   *
+   * @example
+   * ```ts
+   * new RedisWebhookStore({ client, authenticateWith: [newKey, oldKey], writeWith: newKey });
+   * ```
+   *
+   * @default the last key of `authenticateWith` (the one every instance of a rotation shares)
+   */
+  writeWith?: string | undefined;
 }
 
-/** The MAC keys derived from the api keys given, newest first (none: plain values). */
+/** The MAC keys derived from the api keys given, the one written first (none: plain values). */
 function ledgerKeys(options: RedisWebhookStoreOptions): Buffer[] {
   const given = options.authenticateWith;
-  if (given === undefined) return [];
+  const writeWith: unknown = options.writeWith;
+  if (given === undefined) {
+    if (writeWith !== undefined) throw new ConfigurationError('writeWith needs authenticateWith, the keys it is one of', 'writeWith');
+    return [];
+  }
   // unknown: a JavaScript caller may pass anything; the check below establishes string[].
   const apiKeys: unknown = typeof given === 'string' ? [given] : given;
   if (!isApiKeyList(apiKeys)) {
     throw new ConfigurationError('authenticateWith must be an api key or a non-empty list of them', 'authenticateWith');
   }
-  return apiKeys.map((apiKey) =>
+  // Written: the key every instance of a rotation already reads (the last), unless told.
+  const written = writeWith === undefined ? apiKeys.length - 1 : apiKeys.findIndex((apiKey) => apiKey === writeWith);
+  if (written < 0) throw new ConfigurationError('writeWith must be one of the authenticateWith keys', 'writeWith');
+  const ordered = [apiKeys[written] as string, ...apiKeys.filter((_, index) => index !== written)]; // written is an index of apiKeys
+  return ordered.map((apiKey) =>
     Buffer.from(hkdfSync('sha256', createHash('sha256').update(apiKey).digest(), Buffer.alloc(0), 'myr-gateway webhook-ledger v1', 32)),
   );
 }
@@ -105,8 +130,8 @@ function replicaWait(options: RedisWebhookStoreOptions): [string, string, string
  * later. Nothing is handled without a claim.
  *
  * Keys are `<keyPrefix>webhook:<idempotency key>` (a payment id and status, or a
- * webhook id); values are `inflight:<random token>` or `done`, always with a TTL. No
- * secret is stored. A value of any other shape (written by something else) is replaced
+ * webhook id); values are `inflight:<claim TTL>:<random token>` or `done`, always with a TTL.
+ * A live claim is never shortened by another claimant's shorter TTL. No secret is stored. A value of any other shape (written by something else) is replaced
  * by the next claim and reported as `foreign_value`.
  *
  * @example
@@ -140,7 +165,9 @@ export class RedisWebhookStore implements WebhookStore {
   }
 
   async claim(key: string, ttlMs: number, order?: PaymentOrder): Promise<WebhookClaim> {
-    const token = randomUUID();
+    // The claim's TTL travels in its value, so another claimant can tell a live claim of this
+    // store (never shortened) from a foreign one (claim-scripts.ts).
+    const token = `${ttl(ttlMs)}:${randomUUID()}`;
     const value = `inflight:${token}`;
     const keys = this.#keys(key, order);
     const done = this.#values(keys[0] as string, 'done'); // #keys always returns the ledger key first
