@@ -72,7 +72,7 @@ export async function claimAndRun<T, Tx>(
 ): Promise<LedgerRun<T>> {
   const order: PaymentOrder | undefined = payment && { paymentId: payment.payment_id, rank: lifecycleRank(payment.status) };
   // Only a status that can supersede another (REFUNDED) raises the payment's mark.
-  const raiseMark = payment !== undefined && canSupersede(payment.status);
+  const raiseMark = !!payment && canSupersede(payment.status);
   if (store.transactional) {
     try {
       return await store.run(key, work, { order, raiseMark, timeoutMs, completedTtlMs });
