@@ -19,8 +19,8 @@ import { script } from './client.js';
 // no longer than one claim.
 //
 // ARGV: 1 the claim's value, 2 its TTL, 3 how many accepted `done` values follow, then those,
-// then the high-water values (KEYS[2]) of later statuses: a free key of an older status answers
-// 'superseded'.
+// then the high-water values of later statuses (KEYS[2], and KEYS[3] where the mark lived
+// before): a free key of an older status answers 'superseded'.
 export const CLAIM = script(`
 local n = tonumber(ARGV[3])
 local function listed(v, from, to)
@@ -32,8 +32,10 @@ local function text(k)
   return false
 end
 if KEYS[2] and redis.call('EXISTS', KEYS[1]) == 0 then
-  local highest = text(KEYS[2])
-  if highest and listed(highest, 4 + n, #ARGV) then return 'superseded' end
+  for k = 2, #KEYS do
+    local highest = text(KEYS[k])
+    if highest and listed(highest, 4 + n, #ARGV) then return 'superseded' end
+  end
 end
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
 local v = text(KEYS[1])

@@ -150,6 +150,8 @@ function replicaWait(options: RedisWebhookStoreOptions): [string, string, string
 export class RedisWebhookStore implements WebhookStore {
   readonly #redis: RedisCommands;
   readonly #prefix: string;
+  /** Where the payments' high-water marks live: out of reach of every idempotency key (`<prefix>webhook:<key>`). */
+  readonly #markPrefix: string;
   readonly #wait: [string, string, string] | undefined;
   readonly #macKeys: Buffer[];
   /** Whether the client is a Cluster client: then no script touches two keys. */
@@ -159,6 +161,7 @@ export class RedisWebhookStore implements WebhookStore {
     const { redis, prefix } = adaptClient(options, 'RedisWebhookStore');
     this.#redis = redis;
     this.#prefix = `${prefix}webhook:`;
+    this.#markPrefix = `${prefix}webhook-order:`;
     this.#wait = replicaWait(options);
     this.#macKeys = ledgerKeys(options);
     this.#cluster = /cluster/i.test(driveClient(options.client, 'RedisWebhookStore').kind);
@@ -169,12 +172,16 @@ export class RedisWebhookStore implements WebhookStore {
     // store (never shortened) from a foreign one (claim-scripts.ts).
     const token = `${ttl(ttlMs)}:${randomUUID()}`;
     const value = `inflight:${token}`;
-    const keys = this.#keys(key, order);
+    const keys = this.#keys(key, order, true);
     const done = this.#values(keys[0] as string, 'done'); // #keys always returns the ledger key first
-    const later = order ? this.#laterMarks(order) : [];
-    if (this.#cluster && order && later.length > 0 && later.includes(String(await this.#redis.send(['GET', this.#orderKey(order)])))) {
+    // The later marks under the mark's key and under its legacy key (read, never written).
+    const later = order ? [...this.#laterMarks(order, this.#orderKey(order)), ...this.#laterMarks(order, this.#legacyOrderKey(order))] : [];
+    if (this.#cluster && order && later.length > 0) {
+      const highest = await Promise.all([this.#orderKey(order), this.#legacyOrderKey(order)].map((k) => this.#redis.send(['GET', k])));
       // A missing callback key is what makes it superseded rather than done: ask, as the script would.
-      if (Number(await this.#redis.send(['EXISTS', keys[0] as string])) === 0) return { acquired: false, state: 'superseded' };
+      if (highest.some((mark) => later.includes(String(mark))) && Number(await this.#redis.send(['EXISTS', keys[0] as string])) === 0) {
+        return { acquired: false, state: 'superseded' };
+      }
     }
     const reply = await this.#redis.eval(CLAIM, keys, [value, ttl(ttlMs), String(done.length), ...done, ...later]).catch((error: unknown) => {
       // A claim that timed out may still sit in the client's offline queue and run once
@@ -196,7 +203,7 @@ export class RedisWebhookStore implements WebhookStore {
   async complete(key: string, token: string, ttlMs: number, order?: PaymentOrder): Promise<boolean | 'under_replicated'> {
     const keys = this.#keys(key, order);
     // #keys returns the ledger key first; #values returns one value per key given.
-    const marks = order ? [this.#values(this.#orderKey(order), String(order.rank))[0] as string, ...this.#laterMarks(order)] : [];
+    const marks = order ? [this.#values(this.#orderKey(order), String(order.rank))[0] as string, ...this.#laterMarks(order, this.#orderKey(order))] : [];
     const args = [`inflight:${token}`, ttl(ttlMs), this.#values(keys[0] as string, 'done')[0] as string, ...marks]; // see above
     const reply = await this.#redis.eval(COMPLETE, keys, args);
     if (this.#cluster && order && reply !== 0) await this.#redis.eval(RAISE_MARK, [this.#orderKey(order)], [marks[0] as string, ttl(ttlMs), ...marks.slice(1)]); // non-empty: order is set
@@ -221,13 +228,25 @@ export class RedisWebhookStore implements WebhookStore {
     return (await this.#redis.eval(COMPARE_AND_PEXPIRE, [this.#prefix + key], [`inflight:${token}`, ttl(ttlMs)])) === 1;
   }
 
-  /** The script's keys: the idempotency key, and (given an order, off a Cluster) the payment's high-water mark. */
-  #keys(key: string, order: PaymentOrder | undefined): string[] {
+  /**
+   * The script's keys: the idempotency key, and (given an order, off a Cluster) the payment's
+   * high-water mark, then (`legacy`, for a claim) where it lived before.
+   */
+  #keys(key: string, order: PaymentOrder | undefined, legacy = false): string[] {
     if (order === undefined || this.#cluster) return [this.#prefix + key];
-    return [this.#prefix + key, this.#orderKey(order)];
+    return legacy ? [this.#prefix + key, this.#orderKey(order), this.#legacyOrderKey(order)] : [this.#prefix + key, this.#orderKey(order)];
   }
 
   #orderKey(order: PaymentOrder): string {
+    return this.#markPrefix + order.paymentId;
+  }
+
+  /**
+   * Where a payment's mark lived until it moved out of the idempotency keys' reach (a merchant's
+   * `runOnce(store, 'order:<payment_id>')` met it there). Still read for a claim, never written,
+   * so a REFUNDED handled before the upgrade keeps superseding its SUCCESS for the mark's 24 h.
+   */
+  #legacyOrderKey(order: PaymentOrder): string {
     return `${this.#prefix}order:${order.paymentId}`;
   }
 
@@ -241,10 +260,10 @@ export class RedisWebhookStore implements WebhookStore {
     return this.#macKeys.map((k) => `${plain}:${createHmac('sha256', k).update(`${redisKey}\n${plain}`).digest('base64url').slice(0, 22)}`);
   }
 
-  /** The high-water values of statuses later than `order`'s, under every ledger key. */
-  #laterMarks(order: PaymentOrder): string[] {
+  /** The high-water values, under `redisKey`, of statuses later than `order`'s, under every ledger key. */
+  #laterMarks(order: PaymentOrder, redisKey: string): string[] {
     const marks: string[] = [];
-    for (const rank of laterRanks(order.rank)) marks.push(...this.#values(this.#orderKey(order), String(rank)));
+    for (const rank of laterRanks(order.rank)) marks.push(...this.#values(redisKey, String(rank)));
     return marks;
   }
 

@@ -162,6 +162,12 @@ describe.each(CLIENT_KINDS)('RedisWebhookStore on %s', (kind) => {
     expect(runs).toEqual(['long']);
   });
 
+  it('a mark written where it lived before this release (webhook:order:<id>) still supersedes, for its TTL', async () => {
+    const payment = `PAY_LEGACY_${++n}`;
+    await rawCommand(client.client, ['SET', `t:${kind}:webhook:order:${payment}`, '2', 'PX', '60000']);
+    expect(await store.claim(`payment:${payment}:SUCCESS`, 60_000, { paymentId: payment, rank: 1 })).toEqual({ acquired: false, state: 'superseded' });
+  });
+
   it('a forged in-flight value cannot block a key longer than one claim TTL', async () => {
     const k = key();
     await rawCommand(client.client, ['SET', `t:${kind}:webhook:${k}`, 'inflight:forged', 'PX', '86400000']);

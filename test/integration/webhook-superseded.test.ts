@@ -94,6 +94,34 @@ describe.each(stores)('%s', (_, makeStore) => {
     expect(seen).toEqual(['callback REFUNDED']);
   });
 
+  it("a merchant's own key order:<payment_id> cannot reach the payment's mark: its job runs once, the SUCCESS callback is fulfilled", async () => {
+    const store = await makeStore();
+    const seen: string[] = [];
+    const handler = createWebhookHandler({ verifier: { apiKey: API_KEY }, store, onEvent: (e) => void seen.push(`callback ${e.signed.payment_id} ${e.signed.status}`) });
+    const payments = Array.from({ length: 4 }, () => `PAY_SUP_${++n}`);
+    for (const payment of payments) {
+      expect((await runOnce(store, `order:${payment}`, () => void seen.push(`job ${payment}`))).outcome).toBe('processed');
+    }
+    for (const payment of payments) {
+      expect((await handler.handle(await deliver(payment, 'SUCCESS'))).body.outcome).toBe('processed');
+    }
+    // A REFUNDED of the same payment must not overwrite the job's record either.
+    expect((await handler.handle(await deliver(payments[0] as string, 'REFUNDED'))).body.outcome).toBe('processed');
+    expect((await runOnce(store, `order:${payments[0]}`, () => void seen.push('job again'))).outcome).toBe('duplicate');
+    expect(seen).toEqual([...payments.map((p) => `job ${p}`), ...payments.map((p) => `callback ${p} SUCCESS`), `callback ${payments[0]} REFUNDED`]);
+  });
+
+  it("a merchant's job on order:<payment_id> after a REFUNDED does not erase the mark: a late SUCCESS stays superseded", async () => {
+    const store = await makeStore();
+    const seen: string[] = [];
+    const handler = createWebhookHandler({ verifier: { apiKey: API_KEY }, store, onEvent: (e) => void seen.push(`callback ${e.signed.status}`) });
+    const payment = `PAY_SUP_${++n}`;
+    expect((await handler.handle(await deliver(payment, 'REFUNDED'))).body.outcome).toBe('processed');
+    expect((await runOnce(store, `order:${payment}`, () => void seen.push('job'))).outcome).toBe('processed');
+    expect((await handler.handle(await deliver(payment, 'SUCCESS'))).body.outcome).toBe('superseded');
+    expect(seen).toEqual(['callback REFUNDED', 'job']);
+  });
+
   it('a REFUNDED fulfilled by a reconciliation run keeps a late SUCCESS callback, and a SUCCESS run, from fulfilling', async () => {
     const store = await makeStore();
     const seen: string[] = [];
