@@ -10,6 +10,7 @@ import { signCallback } from '../../src/testing/index.js';
 import { createWebhookHandler, MemoryWebhookStore, paymentKey, runOnce, type WebhookStore } from '../../src/webhooks/index.js';
 import { CLIENT_KINDS, connect, RedisServer } from '../helpers/redis.js';
 import { connectTarget, RedisClusterServers } from '../helpers/redis-topologies.js';
+import { lifecycleOrder, storeOrder } from '../helpers/store-ranks.js';
 
 const API_KEY = 'sk_test_superseded_0001';
 let server: RedisServer;
@@ -51,6 +52,10 @@ const deliver = async (paymentId: string, status: 'SUCCESS' | 'REFUNDED' | 'FAIL
 };
 
 describe.each(stores)('%s', (_, makeStore) => {
+  it('orders every pair of statuses as lifecycle.ts does (the Cluster path reads and raises the mark on its own)', async () => {
+    expect(await storeOrder(await makeStore(), `PAY_SUP_RANK_${++n}`)).toEqual(lifecycleOrder());
+  });
+
   it('REFUNDED then SUCCESS: onEvent runs once, the late SUCCESS is acknowledged as superseded, an outcome and no error', async () => {
     const store = await makeStore();
     const seen: string[] = [];
