@@ -93,7 +93,8 @@ export async function claimAndRun<T, Tx>(
   const { token } = claim;
   reportWarning(claim.warning, report);
   const lease = keepClaim(store, key, token, inFlightTtlMs, maxRenewalMs, report);
-  // A plain store has no transaction: the public types (AnyWebhookStore) take one only where Tx admits undefined.
+  // A plain store has no transaction: the public types (the handler's `store` option, runOnce's
+  // store) take one only where Tx admits undefined, the tx its work then gets.
   const settled = settle(() => work(undefined as Tx));
   const finish = async (result: Settled<T>): Promise<LedgerRun<T>> => {
     if (!result.ok) {
