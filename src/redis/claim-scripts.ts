@@ -7,16 +7,20 @@
  */
 import { script } from './client.js';
 
-// Values: `inflight:<token>` while a handler runs, `done` (or, with `authenticateWith`,
-// `done:<mac>`) after it finished, always with a TTL. Anything else under a webhook key was not
-// written by this store (shared state is input): a value of another type or shape, one of ours
-// without a TTL, or a `done` without this store's MAC, is replaced by the claim (2), so it can
-// neither suppress nor block fulfilment. A claim holding longer than this caller's TTL is cut to
-// it (3): no in-flight value blocks a key longer than one claim.
+// Values: `inflight:<ttl>:<token>` while a handler runs (its holder's claim TTL in ms, which its
+// renewals keep), `done` (or, with `authenticateWith`, `done:<mac>`) after it finished, always
+// with a TTL. Anything else under a webhook key was not written by this store (shared state is
+// input): a value of another type or shape, one of ours without a TTL, or a `done` without this
+// store's MAC, is replaced by the claim (2), so it can neither suppress nor block fulfilment. A
+// live claim of this store (its time left within its own TTL) is never shortened by another
+// claimant, whatever that one's TTL: a shorter claim (a job on other times, an instance of a
+// rolling upgrade) cutting it would let a retry run the handler a second time. Any other
+// in-flight value holding longer than this caller's TTL is cut to it (3), so it blocks a key for
+// no longer than one claim.
 //
 // ARGV: 1 the claim's value, 2 its TTL, 3 how many accepted `done` values follow, then those,
-// then the high-water values (KEYS[2]) of later statuses: a free key of an older status answers
-// 'superseded'.
+// then the high-water values of later statuses (KEYS[2], and KEYS[3] where the mark lived
+// before): a free key of an older status answers 'superseded'.
 export const CLAIM = script(`
 local n = tonumber(ARGV[3])
 local function listed(v, from, to)
@@ -28,8 +32,10 @@ local function text(k)
   return false
 end
 if KEYS[2] and redis.call('EXISTS', KEYS[1]) == 0 then
-  local highest = text(KEYS[2])
-  if highest and listed(highest, 4 + n, #ARGV) then return 'superseded' end
+  for k = 2, #KEYS do
+    local highest = text(KEYS[k])
+    if highest and listed(highest, 4 + n, #ARGV) then return 'superseded' end
+  end
 end
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
 local v = text(KEYS[1])
@@ -41,6 +47,8 @@ if left <= 0 or not (done or inflight) then
   return 2
 end
 if done then return 'done' end
+local own = tonumber(string.match(v, '^inflight:(%d+):'))
+if own and left <= own then return 'inflight' end
 if left > tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 3 end
 return 'inflight'`);
 // Done if this claim still holds the key (1), or nobody does (2: it expired or the store lost

@@ -42,15 +42,19 @@ export interface RedisWebhookStoreOptions extends RedisStoreOptions {
       }
     | undefined;
   /**
-   * Authenticates the ledger's own values: give the api key(s) the handler's verifier has
-   * (newest first while rotating). The store derives its own key from each (HKDF-SHA256 over
-   * SHA-256 of the api key, info `myr-gateway webhook-ledger v1`: never the signing key, and
-   * no key reaches Redis) and writes `done:<mac>` and MAC'd per-payment high-water marks, so
-   * a `done` or a REFUNDED mark written by anyone else is detected: replaced by the next
-   * claim and reported (`foreign_value`) instead of suppressing fulfilment.
+   * Authenticates the ledger's own values: give the api key(s) the handler's verifier has.
+   * Every key listed is accepted when reading; one is written (`writeWith`, by default the
+   * last listed). The store derives its own key from each (HKDF-SHA256 over SHA-256 of the api
+   * key, info `myr-gateway webhook-ledger v1`: never the signing key, and no key reaches Redis)
+   * and writes `done:<mac>` and MAC'd per-payment high-water marks, so a `done` or a REFUNDED
+   * mark written by anyone else is detected: replaced by the next claim and reported
+   * (`foreign_value`) instead of suppressing fulfilment.
    *
    * Switch it on for the whole fleet at once: a process without it writes plain `done`,
-   * which a process with it treats as foreign (the callback would run again).
+   * which a process with it treats as foreign (the callback would run again). Rotating the
+   * key takes two phases (docs/fleet.md): list `[newKey, oldKey]` everywhere (still writing
+   * under the old key, which every instance reads), then, once every instance lists both,
+   * `writeWith: newKey`; drop the old key only `completedTtlMs` after that.
    *
    * @example
    * ```ts
@@ -60,18 +64,39 @@ export interface RedisWebhookStoreOptions extends RedisStoreOptions {
    * @default undefined (values are checked for shape and TTL only; see docs/assumptions.md)
    */
   authenticateWith?: string | readonly string[] | undefined;
+  /**
+   * The api key, one of `authenticateWith`, whose MAC this store writes. Phase 2 of a key
+   * rotation: set it to the new key only once every instance lists the new key, so no instance
+   * meets a record it cannot read (it would take it for foreign and run the callback again).
+   *
+   * @example
+   * ```ts
+   * new RedisWebhookStore({ client, authenticateWith: [newKey, oldKey], writeWith: newKey });
+   * ```
+   *
+   * @default the last key of `authenticateWith` (the one every instance of a rotation shares)
+   */
+  writeWith?: string | undefined;
 }
 
-/** The MAC keys derived from the api keys given, newest first (none: plain values). */
+/** The MAC keys derived from the api keys given, the one written first (none: plain values). */
 function ledgerKeys(options: RedisWebhookStoreOptions): Buffer[] {
   const given = options.authenticateWith;
-  if (given === undefined) return [];
+  const writeWith: unknown = options.writeWith;
+  if (given === undefined) {
+    if (writeWith !== undefined) throw new ConfigurationError('writeWith needs authenticateWith, the keys it is one of', 'writeWith');
+    return [];
+  }
   // unknown: a JavaScript caller may pass anything; the check below establishes string[].
   const apiKeys: unknown = typeof given === 'string' ? [given] : given;
   if (!isApiKeyList(apiKeys)) {
     throw new ConfigurationError('authenticateWith must be an api key or a non-empty list of them', 'authenticateWith');
   }
-  return apiKeys.map((apiKey) =>
+  // Written: the key every instance of a rotation already reads (the last), unless told.
+  const written = writeWith === undefined ? apiKeys.length - 1 : apiKeys.findIndex((apiKey) => apiKey === writeWith);
+  if (written < 0) throw new ConfigurationError('writeWith must be one of the authenticateWith keys', 'writeWith');
+  const ordered = [apiKeys[written] as string, ...apiKeys.filter((_, index) => index !== written)]; // written is an index of apiKeys
+  return ordered.map((apiKey) =>
     Buffer.from(hkdfSync('sha256', createHash('sha256').update(apiKey).digest(), Buffer.alloc(0), 'myr-gateway webhook-ledger v1', 32)),
   );
 }
@@ -105,8 +130,8 @@ function replicaWait(options: RedisWebhookStoreOptions): [string, string, string
  * later. Nothing is handled without a claim.
  *
  * Keys are `<keyPrefix>webhook:<idempotency key>` (a payment id and status, or a
- * webhook id); values are `inflight:<random token>` or `done`, always with a TTL. No
- * secret is stored. A value of any other shape (written by something else) is replaced
+ * webhook id); values are `inflight:<claim TTL>:<random token>` or `done`, always with a TTL.
+ * A live claim is never shortened by another claimant's shorter TTL. No secret is stored. A value of any other shape (written by something else) is replaced
  * by the next claim and reported as `foreign_value`.
  *
  * @example
@@ -125,6 +150,8 @@ function replicaWait(options: RedisWebhookStoreOptions): [string, string, string
 export class RedisWebhookStore implements WebhookStore {
   readonly #redis: RedisCommands;
   readonly #prefix: string;
+  /** Where the payments' high-water marks live: out of reach of every idempotency key (`<prefix>webhook:<key>`). */
+  readonly #markPrefix: string;
   readonly #wait: [string, string, string] | undefined;
   readonly #macKeys: Buffer[];
   /** Whether the client is a Cluster client: then no script touches two keys. */
@@ -134,20 +161,27 @@ export class RedisWebhookStore implements WebhookStore {
     const { redis, prefix } = adaptClient(options, 'RedisWebhookStore');
     this.#redis = redis;
     this.#prefix = `${prefix}webhook:`;
+    this.#markPrefix = `${prefix}webhook-order:`;
     this.#wait = replicaWait(options);
     this.#macKeys = ledgerKeys(options);
     this.#cluster = /cluster/i.test(driveClient(options.client, 'RedisWebhookStore').kind);
   }
 
   async claim(key: string, ttlMs: number, order?: PaymentOrder): Promise<WebhookClaim> {
-    const token = randomUUID();
+    // The claim's TTL travels in its value, so another claimant can tell a live claim of this
+    // store (never shortened) from a foreign one (claim-scripts.ts).
+    const token = `${ttl(ttlMs)}:${randomUUID()}`;
     const value = `inflight:${token}`;
-    const keys = this.#keys(key, order);
+    const keys = this.#keys(key, order, true);
     const done = this.#values(keys[0] as string, 'done'); // #keys always returns the ledger key first
-    const later = order ? this.#laterMarks(order) : [];
-    if (this.#cluster && order && later.length > 0 && later.includes(String(await this.#redis.send(['GET', this.#orderKey(order)])))) {
+    // The later marks under the mark's key and under its legacy key (read, never written).
+    const later = order ? [...this.#laterMarks(order, this.#orderKey(order)), ...this.#laterMarks(order, this.#legacyOrderKey(order))] : [];
+    if (this.#cluster && order && later.length > 0) {
+      const highest = await Promise.all([this.#orderKey(order), this.#legacyOrderKey(order)].map((k) => this.#redis.send(['GET', k])));
       // A missing callback key is what makes it superseded rather than done: ask, as the script would.
-      if (Number(await this.#redis.send(['EXISTS', keys[0] as string])) === 0) return { acquired: false, state: 'superseded' };
+      if (highest.some((mark) => later.includes(String(mark))) && Number(await this.#redis.send(['EXISTS', keys[0] as string])) === 0) {
+        return { acquired: false, state: 'superseded' };
+      }
     }
     const reply = await this.#redis.eval(CLAIM, keys, [value, ttl(ttlMs), String(done.length), ...done, ...later]).catch((error: unknown) => {
       // A claim that timed out may still sit in the client's offline queue and run once
@@ -169,7 +203,7 @@ export class RedisWebhookStore implements WebhookStore {
   async complete(key: string, token: string, ttlMs: number, order?: PaymentOrder): Promise<boolean | 'under_replicated'> {
     const keys = this.#keys(key, order);
     // #keys returns the ledger key first; #values returns one value per key given.
-    const marks = order ? [this.#values(this.#orderKey(order), String(order.rank))[0] as string, ...this.#laterMarks(order)] : [];
+    const marks = order ? [this.#values(this.#orderKey(order), String(order.rank))[0] as string, ...this.#laterMarks(order, this.#orderKey(order))] : [];
     const args = [`inflight:${token}`, ttl(ttlMs), this.#values(keys[0] as string, 'done')[0] as string, ...marks]; // see above
     const reply = await this.#redis.eval(COMPLETE, keys, args);
     if (this.#cluster && order && reply !== 0) await this.#redis.eval(RAISE_MARK, [this.#orderKey(order)], [marks[0] as string, ttl(ttlMs), ...marks.slice(1)]); // non-empty: order is set
@@ -194,13 +228,25 @@ export class RedisWebhookStore implements WebhookStore {
     return (await this.#redis.eval(COMPARE_AND_PEXPIRE, [this.#prefix + key], [`inflight:${token}`, ttl(ttlMs)])) === 1;
   }
 
-  /** The script's keys: the idempotency key, and (given an order, off a Cluster) the payment's high-water mark. */
-  #keys(key: string, order: PaymentOrder | undefined): string[] {
+  /**
+   * The script's keys: the idempotency key, and (given an order, off a Cluster) the payment's
+   * high-water mark, then (`legacy`, for a claim) where it lived before.
+   */
+  #keys(key: string, order: PaymentOrder | undefined, legacy = false): string[] {
     if (order === undefined || this.#cluster) return [this.#prefix + key];
-    return [this.#prefix + key, this.#orderKey(order)];
+    return legacy ? [this.#prefix + key, this.#orderKey(order), this.#legacyOrderKey(order)] : [this.#prefix + key, this.#orderKey(order)];
   }
 
   #orderKey(order: PaymentOrder): string {
+    return this.#markPrefix + order.paymentId;
+  }
+
+  /**
+   * Where a payment's mark lived until it moved out of the idempotency keys' reach (a merchant's
+   * `runOnce(store, 'order:<payment_id>')` met it there). Still read for a claim, never written,
+   * so a REFUNDED handled before the upgrade keeps superseding its SUCCESS for the mark's 24 h.
+   */
+  #legacyOrderKey(order: PaymentOrder): string {
     return `${this.#prefix}order:${order.paymentId}`;
   }
 
@@ -214,10 +260,10 @@ export class RedisWebhookStore implements WebhookStore {
     return this.#macKeys.map((k) => `${plain}:${createHmac('sha256', k).update(`${redisKey}\n${plain}`).digest('base64url').slice(0, 22)}`);
   }
 
-  /** The high-water values of statuses later than `order`'s, under every ledger key. */
-  #laterMarks(order: PaymentOrder): string[] {
+  /** The high-water values, under `redisKey`, of statuses later than `order`'s, under every ledger key. */
+  #laterMarks(order: PaymentOrder, redisKey: string): string[] {
     const marks: string[] = [];
-    for (const rank of laterRanks(order.rank)) marks.push(...this.#values(this.#orderKey(order), String(rank)));
+    for (const rank of laterRanks(order.rank)) marks.push(...this.#values(redisKey, String(rank)));
     return marks;
   }
 

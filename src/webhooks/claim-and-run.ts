@@ -72,7 +72,7 @@ export async function claimAndRun<T, Tx>(
 ): Promise<LedgerRun<T>> {
   const order: PaymentOrder | undefined = payment && { paymentId: payment.payment_id, rank: lifecycleRank(payment.status) };
   // Only a status that can supersede another (REFUNDED) raises the payment's mark.
-  const raiseMark = payment !== undefined && canSupersede(payment.status);
+  const raiseMark = !!payment && canSupersede(payment.status);
   if (store.transactional) {
     try {
       return await store.run(key, work, { order, raiseMark, timeoutMs, completedTtlMs });
@@ -93,7 +93,8 @@ export async function claimAndRun<T, Tx>(
   const { token } = claim;
   reportWarning(claim.warning, report);
   const lease = keepClaim(store, key, token, inFlightTtlMs, maxRenewalMs, report);
-  // A plain store has no transaction: the public types (AnyWebhookStore) take one only where Tx admits undefined.
+  // A plain store has no transaction: the public types (the handler's `store` option, runOnce's
+  // store) take one only where Tx admits undefined, the tx its work then gets.
   const settled = settle(() => work(undefined as Tx));
   const finish = async (result: Settled<T>): Promise<LedgerRun<T>> => {
     if (!result.ok) {

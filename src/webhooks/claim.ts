@@ -18,7 +18,7 @@ import { unref } from '../core/wait.js';
 export type ClaimReport = (error: WebhookHandlerError, level?: 'warn' | 'error') => void;
 
 const WARNINGS: Readonly<Record<LedgerWarning, string>> = {
-  foreign_value: 'the ledger held a value the store did not write: replaced',
+  foreign_value: 'a value the store did not write was replaced',
   under_replicated: 'too few replicas acknowledged the ledger write',
 };
 
@@ -113,7 +113,7 @@ export function keepClaim(
     if (typeof store.renew !== 'function') {
       if (elapsed < ttlMs) return;
       stop();
-      report(new WebhookHandlerError('store', 'the webhook handler outlived inFlightTtlMs on a store with no renew(): a retry may run it again', undefined));
+      report(new WebhookHandlerError('store', 'the webhook handler outlived inFlightTtlMs on a store with no renew(): it may run twice', undefined));
       return;
     }
     busy = true;

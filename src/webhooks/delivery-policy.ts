@@ -6,11 +6,15 @@
  *
  * The gateway delivers a callback up to 3 times: immediately, about 1 s later and about 5 s
  * after that (spec, Events > Delivery). A process killed mid-handler stops renewing its
- * claim; the claim then lasts at most `inFlightTtlMs` from the crash. The gateway sees the
- * dropped connection at the crash and retries 1 s and 6 s later, so a TTL under the last
- * retry's delay (less the slack "about" allows) lets that retry run the handler on another
- * process. A live handler renews every third of the TTL, so it keeps the claim through two
- * missed renewals (a stalled event loop, a slow Redis round trip).
+ * claim; the claim then lasts at most `inFlightTtlMs` from the crash. A live handler renews
+ * every third of the TTL, so it keeps the claim through two missed renewals (a stalled event
+ * loop, a paused or failing-over Redis). A lease cannot tell a stall from a crash: a TTL short
+ * enough for the gateway's last retry to run a crashed handler elsewhere (under 4.8 s) also
+ * hands a live handler's callback to that retry when it stalls longer, and a second fulfilment
+ * is worse than a late one. So the default keeps a live claim through stalls of about 30 s,
+ * and a crashed handler's callback is recovered by the reconciliation job
+ * (examples/reconcile.ts) or, inside the delivery window, by a transactional store (the SQL
+ * ledger), whose database frees a dead connection's claim at once.
  *
  * @module
  */
@@ -29,16 +33,20 @@ export const GATEWAY_RETRY_DELAYS_MS: readonly number[] = [1000, 5000];
 export const RETRY_DELAY_SLACK = 0.2;
 
 /**
- * The handler's default `inFlightTtlMs`: the claim of a crashed handler ends before the
- * gateway's third delivery (about 6 s after the crash, 4.8 s at the earliest), and a live
- * handler renews it every 1.33 s.
+ * The handler's and `runOnce`'s default `inFlightTtlMs` (30 s): a live handler renews its
+ * claim every 10 s and keeps it through a stall (a blocked event loop, a paused Redis, a
+ * failover) of up to about 30 s, so no retry runs it a second time. A handler that crashed
+ * keeps its callback blocked for as long: every delivery of the gateway meets the dead claim
+ * (409), and the reconciliation job fulfils it later. `inFlightTtlMs: 4_000` (under 4.8 s)
+ * lets the gateway's third delivery run a crashed handler elsewhere, at the price of a second
+ * run when a live one stalls for more than 4 s.
  *
  * @example
  * ```ts
  * runOnce(store, key, fulfil, { inFlightTtlMs: DEFAULT_IN_FLIGHT_TTL_MS });
  * ```
  */
-export const DEFAULT_IN_FLIGHT_TTL_MS = 4000;
+export const DEFAULT_IN_FLIGHT_TTL_MS = 30_000;
 
 /**
  * Which delivery (2 or 3) finds the claim of a handler that crashed during the first one
@@ -48,7 +56,7 @@ export const DEFAULT_IN_FLIGHT_TTL_MS = 4000;
  * @example
  * ```ts
  * deliveryAfterCrash(4_000); // 3: the retry about 6 s after the crash runs the handler
- * deliveryAfterCrash(60_000); // undefined: all retries answered 409
+ * deliveryAfterCrash(30_000); // undefined: all retries answered 409 (the default: reconcile)
  * ```
  */
 export function deliveryAfterCrash(inFlightTtlMs: number, retryDelaysMs: readonly number[] = GATEWAY_RETRY_DELAYS_MS): number | undefined {
@@ -66,7 +74,7 @@ export function deliveryAfterCrash(inFlightTtlMs: number, retryDelaysMs: readonl
  *
  * @example
  * ```ts
- * renewEveryMs(4_000); // 1333
+ * renewEveryMs(30_000); // 10000
  * ```
  */
 export function renewEveryMs(inFlightTtlMs: number): number {

@@ -97,19 +97,24 @@ export interface WebhookHandlerOptions<Tx = undefined> {
   idempotency?: WebhookIdempotency | undefined;
   /**
    * How long a claim lasts without renewal, in ms. While the handler runs, the claim is
-   * renewed every third of this (if the store has `renew`), so a slow handler keeps it; the
-   * TTL only matters when the process dies mid-handler: a retry can take the key this long
-   * after the crash. The default ends a crashed claim before the gateway's third delivery
-   * (about 6 s after the first), so that retry runs the handler on another process
-   * (`deliveryAfterCrash` says which delivery a TTL lets through). Longer: every retry may
-   * meet the dead claim (409) and the gateway gives up.
+   * renewed every third of this (if the store has `renew`), so a live handler keeps it through
+   * a stall (a blocked event loop, a paused Redis, a failover) shorter than about this long;
+   * the TTL also bounds how long a handler that crashed keeps its callback blocked.
+   *
+   * The trade-off, which a lease cannot avoid (a stall looks like a crash): the default (30 s)
+   * never lets a retry run a stalled live handler a second time, and a crashed handler's
+   * callback is recovered by the reconciliation job (examples/reconcile.ts) or by a
+   * transactional store. `4_000` (under 4.8 s) lets the gateway's third delivery run a crashed
+   * handler on another process, inside the delivery window, but a live handler stalled for more
+   * than about 4 s then runs twice (`deliveryAfterCrash` says which delivery a TTL lets
+   * through; docs/fleet.md). A whole number from 1 to 2^31 − 1.
    *
    * @example
    * ```ts
-   * createWebhookHandler({ verifier, onEvent, inFlightTtlMs: 4_000 });
+   * createWebhookHandler({ verifier, onEvent, inFlightTtlMs: 4_000 }); // in-window recovery, stalls over 4 s run twice
    * ```
    *
-   * @default 4_000
+   * @default 30_000
    */
   inFlightTtlMs?: number | undefined;
   /**

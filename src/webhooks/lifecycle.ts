@@ -59,7 +59,7 @@ const LOWEST_CALLBACK_RANK = Math.min(...TERMINAL_STATUSES.map(lifecycleRank));
  * ```
  */
 export function canSupersede(status: string): boolean {
-  return laterRanks(LOWEST_CALLBACK_RANK).includes(lifecycleRank(status));
+  return lifecycleRank(status) > LOWEST_CALLBACK_RANK;
 }
 
 /**

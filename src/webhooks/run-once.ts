@@ -12,7 +12,13 @@ import type { TransactionalWebhookStore, WebhookStore } from './stores/types.js'
 
 /** Options of {@link runOnce}; the defaults are the webhook handler's at its default tolerance. */
 export interface RunOnceOptions {
-  /** How long the claim lasts while `fn` runs, in ms (renewed every third of it while `fn` runs); a whole number from 1 to 2^31−1. @default 4_000 */
+  /**
+   * How long the claim lasts while `fn` runs, in ms (renewed every third of it while `fn` runs,
+   * so a stall shorter than about this long keeps it); a whole number from 1 to 2^31−1. A
+   * shorter claim than a running one's never cuts it. See the handler's `inFlightTtlMs`.
+   *
+   * @default 30_000
+   */
   inFlightTtlMs?: number | undefined;
   /** How long a finished key is remembered, in ms; a whole number from 1 to 2^31−1. @default 86_400_000 */
   completedTtlMs?: number | undefined;

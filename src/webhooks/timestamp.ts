@@ -16,10 +16,6 @@ function digitsAt(text: string, at: number, count: number): number {
   return value;
 }
 
-function isLeap(year: number): boolean {
-  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-}
-
 /**
  * ISO 8601 date-time (`YYYY-MM-DD(T|t| )HH:MM:SS[.fraction][Z|z|±hh:mm|±hhmm|±hh]`) to
  * milliseconds since the epoch; NaN for anything else. A missing zone means UTC: the spec
@@ -50,7 +46,7 @@ export function parseTimestamp(text: string): number {
   if (year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) {
     return Number.NaN;
   }
-  const leap = isLeap(year);
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
   const monthDays = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
   if (day > monthDays) return Number.NaN;
 

@@ -1,8 +1,10 @@
 /**
- * A receiver killed (SIGKILL) mid-handler must not cost the callback: the gateway delivers 3
- * times (immediately, about 1 s later, about 5 s after that) and one of its own retries must
- * run the handler on another process. And a live slow handler keeps its claim through those
- * same retries (renewal). Real processes on both Redis clients, handler defaults only.
+ * A receiver killed (SIGKILL) mid-handler, with the in-window recovery a merchant may choose
+ * (`inFlightTtlMs: 4_000`): the gateway delivers 3 times (immediately, about 1 s later, about
+ * 5 s after that) and one of its own retries runs the handler on another process. On the
+ * default claim (30 s, which keeps a stalled live handler's claim) every retry meets the dead
+ * claim instead and the reconciliation job recovers it. And a live slow handler keeps its claim
+ * through those same retries (renewal). Real processes on both Redis clients.
  *
  * Deliveries are timed as the gateway's schedule at its earliest: "about" is taken as 80% of
  * each delay (RETRY_DELAY_SLACK in src/webhooks/delivery-policy.ts).
@@ -15,14 +17,21 @@ import { type DeliveryAnswer, sleep } from './fleet.js';
 import { WorkerPool } from './pool.js';
 
 const API_KEY = 'sk_test_fleet_webhook_crash_01';
-// Pairs (crashing receiver, the one the retries reach) on different clients, both ways round.
-const KINDS = ['ioredis', 'node-redis', 'node-redis', 'ioredis', 'ioredis', 'node-redis'] as const;
+// Pairs (crashing receiver, the one the retries reach) on different clients, both ways round;
+// the first four on the 4 s claim, the others on the default.
+const KINDS = ['ioredis', 'node-redis', 'node-redis', 'ioredis', 'ioredis', 'node-redis', 'node-redis', 'ioredis'] as const;
+const IN_WINDOW = 4;
 let redis: RedisServer;
 let pool: WorkerPool;
 
 beforeAll(async () => {
   redis = await RedisServer.start();
-  pool = await WorkerPool.start('./webhook-worker.ts', KINDS.length, (i) => ({ CLIENT_KIND: KINDS[i] as string, REDIS_URL: redis.url, API_KEY }));
+  pool = await WorkerPool.start('./webhook-worker.ts', KINDS.length, (i) => ({
+    CLIENT_KIND: KINDS[i] as string,
+    REDIS_URL: redis.url,
+    API_KEY,
+    ...(i < IN_WINDOW ? { IN_FLIGHT_TTL_MS: '4000' } : {}),
+  }));
 }, 60_000);
 afterAll(async () => {
   await pool?.stop();
@@ -55,7 +64,7 @@ describe.each([
   [0, 1],
   [2, 3],
 ])('receiver %i killed mid-handler, retries reach receiver %i', (crashing, survivor) => {
-  it(`the gateway's own retries run the handler on another process (${KINDS[crashing]} → ${KINDS[survivor]})`, async () => {
+  it(`on inFlightTtlMs: 4_000, the gateway's own retries run the handler on another process (${KINDS[crashing]} → ${KINDS[survivor]})`, async () => {
     const delivery = await callback();
     await pool.workers[crashing]!.request({ type: 'start', ...delivery, holdMs: 60_000 });
     await pool.kill(crashing);
@@ -64,6 +73,14 @@ describe.each([
     expect(answers.length).toBeLessThanOrEqual(GATEWAY_RETRY_DELAYS_MS.length);
   }, 20_000);
 });
+
+it('on the default claim, every retry meets the crashed handler’s claim (409): the reconciliation job recovers it, never a second run of a stalled one', async () => {
+  const delivery = await callback();
+  await pool.workers[6]!.request({ type: 'start', ...delivery, holdMs: 60_000 });
+  await pool.kill(6);
+  const answers = await retries(7, delivery, Date.now());
+  expect(answers.map((a) => [a.status, a.ran])).toEqual(RETRY_AT_MS.map(() => [409, 0]));
+}, 20_000);
 
 it('a live slow handler keeps its claim through every retry: they are answered 409 and do not run it', async () => {
   const delivery = await callback();

@@ -20,6 +20,8 @@ const ran: string[] = []; // payment ids whose handler ran here, in order
 const handler = createWebhookHandler({
   verifier: { apiKey: workerEnv('API_KEY') },
   store,
+  // The default unless a test picks the in-window recovery (4 s) or another claim TTL.
+  inFlightTtlMs: process.env.IN_FLIGHT_TTL_MS === undefined ? undefined : Number(process.env.IN_FLIGHT_TTL_MS),
   onEvent: async (event) => {
     runs += 1;
     ran.push(event.signed.payment_id);

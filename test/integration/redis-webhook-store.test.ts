@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStoreError, RedisWebhookStore } from '../../src/redis/index.js';
+import { runOnce } from '../../src/webhooks/index.js';
 import { MyrGatewayError } from '../../src/core/errors/base.js';
 import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -136,6 +137,37 @@ describe.each(CLIENT_KINDS)('RedisWebhookStore on %s', (kind) => {
     expect(claim).toMatchObject({ acquired: true, warning: 'foreign_value' });
   });
 
+  it('a shorter claim never shortens a live claim of this store (a runOnce job on shorter times, a rolling upgrade)', async () => {
+    const k = key();
+    const holder = await store.claim(k, 60_000);
+    if (!holder.acquired) throw new Error('not acquired');
+    expect(await store.claim(k, 200)).toEqual({ acquired: false, state: 'in_flight' });
+    expect(Number(await rawCommand(client.client, ['PTTL', `t:${kind}:webhook:${k}`]))).toBeGreaterThan(50_000);
+    expect(await store.renew(k, holder.token, 60_000)).toBe(true);
+  });
+
+  it('a job with a short claim neither cuts nor takes over a running one: the work runs once', async () => {
+    const k = key();
+    const runs: string[] = [];
+    let finish!: () => void;
+    const running = runOnce(store, k, () => new Promise<void>((resolve) => ((finish = resolve), runs.push('long'))), { inFlightTtlMs: 60_000 });
+    while (runs.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    const short = () => runOnce(store, k, () => void runs.push('short'), { inFlightTtlMs: 300 });
+    expect(await short()).toEqual({ outcome: 'in_flight' });
+    await new Promise((resolve) => setTimeout(resolve, 700)); // past the short claim's TTL
+    expect(await short()).toEqual({ outcome: 'in_flight' });
+    finish();
+    expect(await running).toEqual({ outcome: 'processed', value: undefined });
+    expect(await short()).toEqual({ outcome: 'duplicate' });
+    expect(runs).toEqual(['long']);
+  });
+
+  it('a mark written where it lived before this release (webhook:order:<id>) still supersedes, for its TTL', async () => {
+    const payment = `PAY_LEGACY_${++n}`;
+    await rawCommand(client.client, ['SET', `t:${kind}:webhook:order:${payment}`, '2', 'PX', '60000']);
+    expect(await store.claim(`payment:${payment}:SUCCESS`, 60_000, { paymentId: payment, rank: 1 })).toEqual({ acquired: false, state: 'superseded' });
+  });
+
   it('a forged in-flight value cannot block a key longer than one claim TTL', async () => {
     const k = key();
     await rawCommand(client.client, ['SET', `t:${kind}:webhook:${k}`, 'inflight:forged', 'PX', '86400000']);
@@ -193,6 +225,54 @@ describe.each(CLIENT_KINDS)('RedisWebhookStore on %s', (kind) => {
 
     it('refuses an empty key list', () => {
       expect(() => authenticated([])).toThrow(/authenticateWith/);
+    });
+
+    describe('rotating the api key, with old and new instances live at once on one Redis', () => {
+      const NEW_KEY = 'sk_test_ledger_mac_0003';
+      const phaseStores = (prefix: string) => ({
+        old: authenticated(API_KEY, prefix), // not yet redeployed
+        phase1: authenticated([NEW_KEY, API_KEY], prefix), // redeployed with the new key first, as the docs say
+        phase2: new RedisWebhookStore({ client: client.client, keyPrefix: prefix, authenticateWith: [NEW_KEY, API_KEY], writeWith: NEW_KEY }),
+        done: authenticated(NEW_KEY, prefix), // the old key dropped
+      });
+      const fulfil = async (store: RedisWebhookStore, k: string, runs: string[], who: string) =>
+        (await runOnce(store, k, () => void runs.push(who))).outcome;
+
+      it('phase 1: a callback completed by a redeployed instance is a duplicate on one not yet redeployed, and the other way round', async () => {
+        const { old, phase1 } = phaseStores(`t:${kind}:rot1:`);
+        const runs: string[] = [];
+        const a = key();
+        expect(await fulfil(phase1, a, runs, 'new')).toBe('processed');
+        expect(await fulfil(old, a, runs, 'old')).toBe('duplicate');
+        const b = key();
+        expect(await fulfil(old, b, runs, 'old')).toBe('processed');
+        expect(await fulfil(phase1, b, runs, 'new')).toBe('duplicate');
+        expect(runs).toEqual(['new', 'old']);
+      });
+
+      it('phase 2: once every instance accepts both keys, writeWith switches the writes; every phase-1 and phase-2 instance reads them', async () => {
+        const { phase1, phase2, done } = phaseStores(`t:${kind}:rot2:`);
+        const runs: string[] = [];
+        const a = key();
+        expect(await fulfil(phase2, a, runs, 'phase2')).toBe('processed');
+        expect(await fulfil(phase1, a, runs, 'phase1')).toBe('duplicate');
+        expect(await fulfil(done, a, runs, 'done')).toBe('duplicate'); // written under the new key: the last phase reads it
+        expect(runs).toEqual(['phase2']);
+      });
+
+      it('refuses a writeWith that is not one of the keys it accepts, without naming the key', () => {
+        const refuse = (options: { authenticateWith?: string | string[]; writeWith: string }) => () =>
+          new RedisWebhookStore({ client: client.client, keyPrefix: `t:${kind}:rot3:`, ...options });
+        expect(refuse({ authenticateWith: [API_KEY], writeWith: NEW_KEY })).toThrow(/writeWith/);
+        expect(refuse({ writeWith: NEW_KEY })).toThrow(/writeWith/);
+        let message = '';
+        try {
+          refuse({ authenticateWith: [API_KEY], writeWith: NEW_KEY })();
+        } catch (error) {
+          message = String(error);
+        }
+        expect(message).not.toContain(NEW_KEY);
+      });
     });
   });
 

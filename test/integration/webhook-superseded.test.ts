@@ -10,6 +10,7 @@ import { signCallback } from '../../src/testing/index.js';
 import { createWebhookHandler, MemoryWebhookStore, paymentKey, runOnce, type WebhookStore } from '../../src/webhooks/index.js';
 import { CLIENT_KINDS, connect, RedisServer } from '../helpers/redis.js';
 import { connectTarget, RedisClusterServers } from '../helpers/redis-topologies.js';
+import { lifecycleOrder, storeOrder } from '../helpers/store-ranks.js';
 
 const API_KEY = 'sk_test_superseded_0001';
 let server: RedisServer;
@@ -51,6 +52,10 @@ const deliver = async (paymentId: string, status: 'SUCCESS' | 'REFUNDED' | 'FAIL
 };
 
 describe.each(stores)('%s', (_, makeStore) => {
+  it('orders every pair of statuses as lifecycle.ts does (the Cluster path reads and raises the mark on its own)', async () => {
+    expect(await storeOrder(await makeStore(), `PAY_SUP_RANK_${++n}`)).toEqual(lifecycleOrder());
+  });
+
   it('REFUNDED then SUCCESS: onEvent runs once, the late SUCCESS is acknowledged as superseded, an outcome and no error', async () => {
     const store = await makeStore();
     const seen: string[] = [];
@@ -92,6 +97,34 @@ describe.each(stores)('%s', (_, makeStore) => {
     const run = await runOnce(store, paymentKey(looked.payment_id, looked.status), () => void seen.push('job SUCCESS'), { payment: looked });
     expect(run).toEqual({ outcome: 'superseded' });
     expect(seen).toEqual(['callback REFUNDED']);
+  });
+
+  it("a merchant's own key order:<payment_id> cannot reach the payment's mark: its job runs once, the SUCCESS callback is fulfilled", async () => {
+    const store = await makeStore();
+    const seen: string[] = [];
+    const handler = createWebhookHandler({ verifier: { apiKey: API_KEY }, store, onEvent: (e) => void seen.push(`callback ${e.signed.payment_id} ${e.signed.status}`) });
+    const payments = Array.from({ length: 4 }, () => `PAY_SUP_${++n}`);
+    for (const payment of payments) {
+      expect((await runOnce(store, `order:${payment}`, () => void seen.push(`job ${payment}`))).outcome).toBe('processed');
+    }
+    for (const payment of payments) {
+      expect((await handler.handle(await deliver(payment, 'SUCCESS'))).body.outcome).toBe('processed');
+    }
+    // A REFUNDED of the same payment must not overwrite the job's record either.
+    expect((await handler.handle(await deliver(payments[0] as string, 'REFUNDED'))).body.outcome).toBe('processed');
+    expect((await runOnce(store, `order:${payments[0]}`, () => void seen.push('job again'))).outcome).toBe('duplicate');
+    expect(seen).toEqual([...payments.map((p) => `job ${p}`), ...payments.map((p) => `callback ${p} SUCCESS`), `callback ${payments[0]} REFUNDED`]);
+  });
+
+  it("a merchant's job on order:<payment_id> after a REFUNDED does not erase the mark: a late SUCCESS stays superseded", async () => {
+    const store = await makeStore();
+    const seen: string[] = [];
+    const handler = createWebhookHandler({ verifier: { apiKey: API_KEY }, store, onEvent: (e) => void seen.push(`callback ${e.signed.status}`) });
+    const payment = `PAY_SUP_${++n}`;
+    expect((await handler.handle(await deliver(payment, 'REFUNDED'))).body.outcome).toBe('processed');
+    expect((await runOnce(store, `order:${payment}`, () => void seen.push('job'))).outcome).toBe('processed');
+    expect((await handler.handle(await deliver(payment, 'SUCCESS'))).body.outcome).toBe('superseded');
+    expect(seen).toEqual(['callback REFUNDED', 'job']);
   });
 
   it('a REFUNDED fulfilled by a reconciliation run keeps a late SUCCESS callback, and a SUCCESS run, from fulfilling', async () => {

@@ -38,7 +38,10 @@ interface Entry {
 
 const INSPECT = Symbol.for('nodejs.util.inspect.custom');
 
-/** The high-water mark of a payment, beside its idempotency keys (`payment:` and `webhook:`). */
+/**
+ * The high-water mark of a payment, beside the idempotency keys, which are kept as `:<key>`:
+ * no key a merchant gives reaches a mark.
+ */
 function orderKey(order: PaymentOrder): string {
   return `order:${order.paymentId}`;
 }
@@ -87,42 +90,45 @@ export class MemoryWebhookStore implements WebhookStore {
 
   claim(key: string, ttlMs: number, order?: PaymentOrder): Promise<WebhookClaim> {
     const now = this.#clock();
-    const existing = this.#get(key);
+    const id = `:${key}`;
+    const existing = this.#get(id);
     if (existing !== undefined && existing.expiresAt > now) {
       return Promise.resolve({ acquired: false, state: existing.state === DONE ? 'done' : 'in_flight' });
     }
     if (order && this.#outranked(order, now)) return Promise.resolve({ acquired: false, state: 'superseded' });
     const token = String(++this.#seq);
-    this.#set(key, { state: IN_FLIGHT, token, expiresAt: now + ttlMs });
+    this.#set(id, { state: IN_FLIGHT, token, expiresAt: now + ttlMs });
     return Promise.resolve({ acquired: true, token });
   }
 
   complete(key: string, token: string, ttlMs: number, order?: PaymentOrder): Promise<boolean> {
     const now = this.#clock();
-    const existing = this.#get(key);
+    const id = `:${key}`;
+    const existing = this.#get(id);
     const live = existing !== undefined && existing.expiresAt > now;
     const held = live && existing.state === IN_FLIGHT && existing.token === token;
     // Record it when nobody else holds the key, even if this claim had lapsed meanwhile.
     if (!live || held) {
-      this.#set(key, { state: DONE, token, expiresAt: now + ttlMs });
+      this.#set(id, { state: DONE, token, expiresAt: now + ttlMs });
       if (order && !this.#outranked(order, now)) this.#set(orderKey(order), { state: DONE, token: String(order.rank), expiresAt: now + ttlMs });
     }
     return Promise.resolve(held);
   }
 
   release(key: string, token: string): Promise<boolean> {
-    const existing = this.#get(key);
+    const id = `:${key}`;
+    const existing = this.#get(id);
     const held = existing !== undefined && existing.token === token && existing.state === IN_FLIGHT && existing.expiresAt > this.#clock();
     if (held) {
-      this.#current.delete(key);
-      this.#previous.delete(key);
+      this.#current.delete(id);
+      this.#previous.delete(id);
     }
     return Promise.resolve(held);
   }
 
   renew(key: string, token: string, ttlMs: number): Promise<boolean> {
     const now = this.#clock();
-    const existing = this.#get(key);
+    const existing = this.#get(`:${key}`);
     if (existing === undefined || existing.state !== IN_FLIGHT || existing.token !== token || existing.expiresAt <= now) {
       return Promise.resolve(false);
     }

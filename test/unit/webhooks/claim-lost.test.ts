@@ -51,7 +51,7 @@ describe('CLAIM_LOST in memory', () => {
       store,
       'job:1',
       async () => {
-        now += 10_000;
+        now += 60_000; // past the default claim (30 s): another run takes the key
         await runOnce(store, 'job:1', () => 'other');
         throw new Error('fn failed');
       },

@@ -18,10 +18,11 @@ describe('deliveryAfterCrash: which delivery finds a crashed handler’s claim f
     [1, 2],
     [799, 2], // the 1 s retry, at its earliest 0.8 s
     [800, 3],
-    [4_000, 3], // the default
+    [4_000, 3], // the in-window choice: a stall over 4 s lets a retry run a live handler again
     [4_799, 3], // the 6 s retry, at its earliest 4.8 s
     [4_800, undefined],
-    [60_000, undefined], // the old default: every retry met the dead claim (409)
+    [30_000, undefined], // the default: every retry meets a crashed claim (409); the job reconciles
+    [60_000, undefined],
   ] as const)('inFlightTtlMs %i → delivery %s', (ttl, delivery) => {
     expect(deliveryAfterCrash(ttl)).toBe(delivery);
   });
@@ -39,12 +40,14 @@ describe('deliveryAfterCrash: which delivery finds a crashed handler’s claim f
 });
 
 describe('the default claim', () => {
-  it('lets the gateway’s last retry run a crashed handler elsewhere', () => {
-    expect(deliveryAfterCrash(DEFAULT_IN_FLIGHT_TTL_MS)).toBe(3);
+  it('keeps a live handler’s claim through a stall of about 30 s, so no retry of the gateway runs it again', () => {
+    expect(DEFAULT_IN_FLIGHT_TTL_MS).toBe(30_000);
+    // Which is also why a crashed handler's callback waits for the reconciliation job.
+    expect(deliveryAfterCrash(DEFAULT_IN_FLIGHT_TTL_MS)).toBeUndefined();
   });
 
   it('is renewed every third of its TTL: two renewals may fail or stall before a live handler loses it', () => {
-    expect(renewEveryMs(DEFAULT_IN_FLIGHT_TTL_MS)).toBe(1_333);
+    expect(renewEveryMs(DEFAULT_IN_FLIGHT_TTL_MS)).toBe(10_000);
     expect(2 * renewEveryMs(DEFAULT_IN_FLIGHT_TTL_MS)).toBeLessThan(DEFAULT_IN_FLIGHT_TTL_MS);
   });
 
