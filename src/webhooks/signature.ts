@@ -83,7 +83,8 @@ export class SignedStringError extends MyrGatewayError {
   }
 }
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+// In Unicode mode a well-formed pair is one astral code point, so only a lone surrogate is Cs.
+const LONE_SURROGATE = /\p{Cs}/u;
 const nativeWellFormed = (String.prototype as { isWellFormed?: () => boolean }).isWellFormed; // absent before ES2024; checked before use
 
 /**

@@ -88,20 +88,22 @@ export class MemoryWebhookStore implements WebhookStore {
     return this.#current.size + this.#previous.size;
   }
 
-  claim(key: string, ttlMs: number, order?: PaymentOrder): Promise<WebhookClaim> {
+  // eslint-disable-next-line @typescript-eslint/require-await -- async for its promise: each step is synchronous and atomic
+  async claim(key: string, ttlMs: number, order?: PaymentOrder): Promise<WebhookClaim> {
     const now = this.#clock();
     const id = `:${key}`;
     const existing = this.#get(id);
     if (existing !== undefined && existing.expiresAt > now) {
-      return Promise.resolve({ acquired: false, state: existing.state === DONE ? 'done' : 'in_flight' });
+      return { acquired: false, state: existing.state === DONE ? 'done' : 'in_flight' };
     }
-    if (order && this.#outranked(order, now)) return Promise.resolve({ acquired: false, state: 'superseded' });
+    if (order && this.#outranked(order, now)) return { acquired: false, state: 'superseded' };
     const token = String(++this.#seq);
     this.#set(id, { state: IN_FLIGHT, token, expiresAt: now + ttlMs });
-    return Promise.resolve({ acquired: true, token });
+    return { acquired: true, token };
   }
 
-  complete(key: string, token: string, ttlMs: number, order?: PaymentOrder): Promise<boolean> {
+  // eslint-disable-next-line @typescript-eslint/require-await -- async for its promise: each step is synchronous and atomic
+  async complete(key: string, token: string, ttlMs: number, order?: PaymentOrder): Promise<boolean> {
     const now = this.#clock();
     const id = `:${key}`;
     const existing = this.#get(id);
@@ -112,10 +114,11 @@ export class MemoryWebhookStore implements WebhookStore {
       this.#set(id, { state: DONE, token, expiresAt: now + ttlMs });
       if (order && !this.#outranked(order, now)) this.#set(orderKey(order), { state: DONE, token: String(order.rank), expiresAt: now + ttlMs });
     }
-    return Promise.resolve(held);
+    return held;
   }
 
-  release(key: string, token: string): Promise<boolean> {
+  // eslint-disable-next-line @typescript-eslint/require-await -- async for its promise: each step is synchronous and atomic
+  async release(key: string, token: string): Promise<boolean> {
     const id = `:${key}`;
     const existing = this.#get(id);
     const held = existing !== undefined && existing.token === token && existing.state === IN_FLIGHT && existing.expiresAt > this.#clock();
@@ -123,17 +126,18 @@ export class MemoryWebhookStore implements WebhookStore {
       this.#current.delete(id);
       this.#previous.delete(id);
     }
-    return Promise.resolve(held);
+    return held;
   }
 
-  renew(key: string, token: string, ttlMs: number): Promise<boolean> {
+  // eslint-disable-next-line @typescript-eslint/require-await -- async for its promise: each step is synchronous and atomic
+  async renew(key: string, token: string, ttlMs: number): Promise<boolean> {
     const now = this.#clock();
     const existing = this.#get(`:${key}`);
     if (existing === undefined || existing.state !== IN_FLIGHT || existing.token !== token || existing.expiresAt <= now) {
-      return Promise.resolve(false);
+      return false;
     }
     existing.expiresAt = now + ttlMs;
-    return Promise.resolve(true);
+    return true;
   }
 
   /** Empties the store. */
