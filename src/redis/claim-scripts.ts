@@ -7,6 +7,15 @@
  */
 import { script } from './client.js';
 
+/**
+ * The longest an in-flight claim lives between two renewals. A claim's TTL travels in its
+ * value so that no claimant shortens a live one; anyone who can write to Redis could state a
+ * day there, so a stated TTL above this is not trusted, and the store never writes one above
+ * it. The handler renews every third of its `inFlightTtlMs`, so any `inFlightTtlMs` up to 45
+ * minutes keeps its claim (the defaults are 30 s, and 10 min of renewals at most).
+ */
+export const MAX_CLAIM_TTL_MS = 900_000;
+
 // Values: `inflight:<ttl>:<token>` while a handler runs (its holder's claim TTL in ms, which its
 // renewals keep), `done` (or, with `authenticateWith`, `done:<mac>`) after it finished, always
 // with a TTL. Anything else under a webhook key was not written by this store (shared state is
@@ -16,7 +25,8 @@ import { script } from './client.js';
 // claimant, whatever that one's TTL: a shorter claim (a job on other times, an instance of a
 // rolling upgrade) cutting it would let a retry run the handler a second time. Any other
 // in-flight value holding longer than this caller's TTL is cut to it (3), so it blocks a key for
-// no longer than one claim.
+// no longer than one claim; so is one that states a TTL above MAX_CLAIM_TTL_MS, which this store
+// never writes.
 //
 // ARGV: 1 the claim's value, 2 its TTL, 3 how many accepted `done` values follow, then those,
 // then the high-water values of later statuses (KEYS[2], and KEYS[3] where the mark lived
@@ -48,7 +58,7 @@ if left <= 0 or not (done or inflight) then
 end
 if done then return 'done' end
 local own = tonumber(string.match(v, '^inflight:(%d+):'))
-if own and left <= own then return 'inflight' end
+if own and own <= ${MAX_CLAIM_TTL_MS} and left <= own then return 'inflight' end
 if left > tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 3 end
 return 'inflight'`);
 // Done if this claim still holds the key (1), or nobody does (2: it expired or the store lost

@@ -10,11 +10,15 @@ import type { PaymentOrder, WebhookClaim, WebhookStore } from '../webhooks/store
 import { laterRanks } from '../webhooks/lifecycle.js';
 import { isMilliseconds, milliseconds } from '../core/milliseconds.js';
 import { driveClient } from './topology.js';
-import { CLAIM, COMPLETE, RAISE_MARK } from './claim-scripts.js';
+import { CLAIM, COMPLETE, MAX_CLAIM_TTL_MS, RAISE_MARK } from './claim-scripts.js';
 import { adaptClient, COMPARE_AND_DELETE, COMPARE_AND_PEXPIRE, type RedisCommands, type RedisStoreOptions } from './client.js';
 
 function ttl(ms: number): string {
   return String(milliseconds(ms, 'ttlMs'));
+}
+
+function claimTtl(ms: number): string {
+  return ttl(Math.min(milliseconds(ms, 'ttlMs'), MAX_CLAIM_TTL_MS));
 }
 
 /** Options of {@link RedisWebhookStore}. */
@@ -170,7 +174,7 @@ export class RedisWebhookStore implements WebhookStore {
   async claim(key: string, ttlMs: number, order?: PaymentOrder): Promise<WebhookClaim> {
     // The claim's TTL travels in its value, so another claimant can tell a live claim of this
     // store (never shortened) from a foreign one (claim-scripts.ts).
-    const token = `${ttl(ttlMs)}:${randomUUID()}`;
+    const token = `${claimTtl(ttlMs)}:${randomUUID()}`;
     const value = `inflight:${token}`;
     const keys = this.#keys(key, order, true);
     const done = this.#values(keys[0] as string, 'done'); // #keys always returns the ledger key first
@@ -183,7 +187,7 @@ export class RedisWebhookStore implements WebhookStore {
         return { acquired: false, state: 'superseded' };
       }
     }
-    const reply = await this.#redis.eval(CLAIM, keys, [value, ttl(ttlMs), String(done.length), ...done, ...later]).catch((error: unknown) => {
+    const reply = await this.#redis.eval(CLAIM, keys, [value, claimTtl(ttlMs), String(done.length), ...done, ...later]).catch((error: unknown) => {
       // A claim that timed out may still sit in the client's offline queue and run once
       // Redis is back, holding the key for a handler that never runs. Queue a release of
       // it behind the claim on the same connection, so the two run in that order.
@@ -225,7 +229,7 @@ export class RedisWebhookStore implements WebhookStore {
    * ```
    */
   async renew(key: string, token: string, ttlMs: number): Promise<boolean> {
-    return (await this.#redis.eval(COMPARE_AND_PEXPIRE, [this.#prefix + key], [`inflight:${token}`, ttl(ttlMs)])) === 1;
+    return (await this.#redis.eval(COMPARE_AND_PEXPIRE, [this.#prefix + key], [`inflight:${token}`, claimTtl(ttlMs)])) === 1;
   }
 
   /**

@@ -175,6 +175,24 @@ describe.each(CLIENT_KINDS)('RedisWebhookStore on %s', (kind) => {
     expect(Number(await rawCommand(client.client, ['PTTL', `t:${kind}:webhook:${k}`]))).toBeLessThanOrEqual(200);
   });
 
+  it('a forged claim of this store’s shape that states a day-long TTL blocks a key no longer than one claim TTL', async () => {
+    const k = key();
+    await rawCommand(client.client, ['SET', `t:${kind}:webhook:${k}`, 'inflight:86400000:forged', 'PX', '86400000']);
+    expect(await store.claim(k, 200)).toEqual({ acquired: false, state: 'in_flight' });
+    expect(Number(await rawCommand(client.client, ['PTTL', `t:${kind}:webhook:${k}`]))).toBeLessThanOrEqual(200);
+  });
+
+  it('a claim lives at most 15 minutes between renewals, so no stated TTL in Redis is trusted beyond that', async () => {
+    const k = key();
+    const holder = await store.claim(k, 3_600_000);
+    if (!holder.acquired) throw new Error('not acquired');
+    expect(Number(await rawCommand(client.client, ['PTTL', `t:${kind}:webhook:${k}`]))).toBeLessThanOrEqual(900_000);
+    expect(await store.renew(k, holder.token, 3_600_000)).toBe(true);
+    expect(Number(await rawCommand(client.client, ['PTTL', `t:${kind}:webhook:${k}`]))).toBeLessThanOrEqual(900_000);
+    expect(await store.claim(k, 200)).toEqual({ acquired: false, state: 'in_flight' });
+    expect(Number(await rawCommand(client.client, ['PTTL', `t:${kind}:webhook:${k}`]))).toBeGreaterThan(800_000);
+  });
+
   describe('authenticateWith: the ledger’s own values carry a MAC', () => {
     const API_KEY = 'sk_test_ledger_mac_0001';
     const authenticated = (apiKeys: string | string[], prefix = `t:${kind}:mac:`) =>
