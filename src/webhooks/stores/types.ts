@@ -139,3 +139,20 @@ export interface WebhookStore {
    */
   renew?(key: string, token: string, ttlMs: number): Promise<boolean>;
 }
+/** What one transactional run came to (the ledger rolled back everything but `processed`). */
+export type LedgerRun<T> =
+  | { readonly outcome: 'processed'; readonly value: T }
+  | { readonly outcome: 'duplicate' | 'superseded' | 'in_flight' }
+  | { readonly outcome: 'failed'; readonly error: unknown }      // the work threw: rolled back
+  | { readonly outcome: 'timed_out' }                            // the work outlived timeoutMs: rolled back, never committed
+  | { readonly outcome: 'unavailable'; readonly error: unknown };// the database failed, or COMMIT's outcome is unknown
+/** A store that claims, runs the work with its transaction, and records completion in ONE transaction. */
+export interface TransactionalWebhookStore<Tx = unknown> {
+  readonly transactional: true;
+  run<T>(key: string, work: (tx: Tx) => T | Promise<T>, options: {
+    readonly order?: PaymentOrder | undefined;   // { paymentId, rank } from lifecycleRank(): superseded when the payment's mark is above rank
+    readonly raiseMark: boolean;                 // write/raise the payment's high-water mark (rank) with the done mark
+    readonly timeoutMs?: number | undefined;     // handlerTimeoutMs (undefined: no limit)
+    readonly completedTtlMs: number;
+  }): Promise<LedgerRun<T>>;
+}

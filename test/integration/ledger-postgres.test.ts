@@ -1,0 +1,58 @@
+/**
+ * The ledger on a real PostgreSQL 15, through node-postgres and postgres.js: every scenario of
+ * ledger-scenarios.ts.
+ */
+import pg from 'pg';
+import postgres from 'postgres';
+import { afterAll, beforeAll } from 'vitest';
+import { fromPg, fromPostgresJs } from '../../src/sql/index.js';
+import { PostgresServer } from '../helpers/postgres.js';
+import { ledgerScenarios } from './ledger-scenarios.js';
+
+let server: PostgresServer;
+let pool: pg.Pool;
+let sql: postgres.Sql;
+let reader: pg.Pool;
+
+beforeAll(async () => {
+  server = await PostgresServer.start();
+  pool = new pg.Pool({ connectionString: server.url, max: 20 });
+  pool.on('error', () => undefined); // idle clients die with the server in the outage scenario
+  reader = new pg.Pool({ connectionString: server.url, max: 2 });
+  reader.on('error', () => undefined);
+  sql = postgres(server.url, { max: 20, onnotice: () => undefined });
+  await reader.query('CREATE TABLE fulfilments (payment_id TEXT NOT NULL)');
+});
+afterAll(async () => {
+  await pool?.end();
+  await reader?.end();
+  await sql?.end({ timeout: 1 });
+  await server?.destroy();
+});
+
+const fulfilments = async (payment: string) => Number((await reader.query('SELECT count(*) AS n FROM fulfilments WHERE payment_id = $1', [payment])).rows[0].n);
+const outage = { stop: () => server.stop(), start: () => server.start() };
+
+ledgerScenarios(
+  'node-postgres',
+  () => ({
+    client: fromPg(pool),
+    fulfil: async (tx, payment) => void (await tx.query('INSERT INTO fulfilments (payment_id) VALUES ($1)', [payment])),
+    fulfilments,
+    outage,
+    closesOnTimeout: true,
+  }),
+  { outage: true },
+);
+
+ledgerScenarios(
+  'postgres.js',
+  () => ({
+    client: fromPostgresJs(sql),
+    fulfil: async (tx, payment) => void (await tx`INSERT INTO fulfilments (payment_id) VALUES (${payment})`),
+    fulfilments,
+    outage,
+    closesOnTimeout: false,
+  }),
+  { outage: true },
+);
