@@ -224,6 +224,27 @@ const ENTRIES = {
       'RedisWebhookStoreOptions',
     ],
   },
+  'sql/index.ts': {
+    values: ['SqlLedger', 'fromMysql2', 'fromPg', 'fromPostgresJs', 'fromSqlite'],
+    types: [
+      'LedgerRunOptions',
+      'Mysql2ConnectionLike',
+      'Mysql2ConnectionOf',
+      'Mysql2PoolLike',
+      'PgClientLike',
+      'PgClientOf',
+      'PgPoolLike',
+      'PostgresJsLike',
+      'PostgresJsReservedLike',
+      'PostgresJsTxOf',
+      'PruneOptions',
+      'SqlClient',
+      'SqlDialect',
+      'SqlLedgerOptions',
+      'SqliteDatabaseLike',
+      'SqliteValue',
+    ],
+  },
 };
 
 describe('export lists of the public entries', () => {
