@@ -1,0 +1,77 @@
+/**
+ * One receiver process on the SQL ledger: `{ type: 'deliver', payment }` runs one delivery of the
+ * payment's SUCCESS callback (the merchant's fulfilment is one row in `fulfilments`, written
+ * through `tx`) and answers its outcome; `{ type: 'start', payment }` answers once the
+ * fulfilment row is written and never lets the transaction finish (the parent then kills the
+ * process before COMMIT).
+ */
+import mysql from 'mysql2/promise';
+import pg from 'pg';
+import postgres from 'postgres';
+import { SqlLedger, fromMysql2, fromPg, fromPostgresJs, fromSqlite } from '../../src/sql/index.js';
+import { lifecycleRank } from '../../src/webhooks/lifecycle.js';
+import { serveRequests, workerEnv } from './pool.js';
+
+type Fulfil = (payment: string) => Promise<void>;
+interface Receiver {
+  run(payment: string, afterWrite: () => Promise<void>): Promise<string>;
+  ensureSchema(): Promise<void>;
+}
+
+function receiver<Tx>(ledger: SqlLedger<Tx>, fulfil: (tx: Tx, payment: string) => Promise<void>): Receiver {
+  return {
+    async run(payment, afterWrite) {
+      const run = await ledger.run(
+        `payment:${payment}:SUCCESS`,
+        async (tx) => {
+          await fulfil(tx, payment);
+          await afterWrite();
+        },
+        { raiseMark: false, completedTtlMs: 86_400_000, order: { paymentId: payment, rank: lifecycleRank('SUCCESS') } },
+      );
+      return run.outcome;
+    },
+    ensureSchema: () => ledger.ensureSchema(),
+  };
+}
+
+const table = workerEnv('LEDGER_TABLE');
+const url = workerEnv('DATABASE_URL');
+const kind = workerEnv('CLIENT_KIND');
+function connect(): Receiver {
+  switch (kind) {
+    case 'pg': {
+      const pool = new pg.Pool({ connectionString: url, max: 10 });
+      return receiver(new SqlLedger(fromPg(pool), { table }), async (tx, payment) => void (await tx.query('INSERT INTO fulfilments (payment_id) VALUES ($1)', [payment])));
+    }
+    case 'postgres.js': {
+      const sql = postgres(url, { max: 10, onnotice: () => undefined });
+      return receiver(new SqlLedger(fromPostgresJs(sql), { table }), async (tx, payment) => void (await tx`INSERT INTO fulfilments (payment_id) VALUES (${payment})`));
+    }
+    case 'mysql2': {
+      const pool = mysql.createPool({ uri: url, connectionLimit: 10 });
+      return receiver(new SqlLedger(fromMysql2(pool), { table }), async (tx, payment) => void (await tx.query('INSERT INTO fulfilments (payment_id) VALUES (?)', [payment])));
+    }
+    case 'sqlite':
+      return receiver(new SqlLedger(fromSqlite(url), { table }), async (tx, payment) => void tx.prepare('INSERT INTO fulfilments (payment_id) VALUES (?)').run(payment));
+    default:
+      throw new Error(`unknown CLIENT_KIND ${kind}`);
+  }
+}
+
+const ledger = connect();
+const forever = new Promise<void>(() => undefined);
+const noWait: Fulfil = async () => undefined;
+
+serveRequests(async (message) => {
+  if (message.type === 'ensure-schema') return ledger.ensureSchema();
+  const payment = String(message.payment);
+  if (message.type === 'start') {
+    let written!: () => void;
+    const started = new Promise<void>((resolve) => (written = resolve));
+    void ledger.run(payment, () => (written(), forever));
+    await started;
+    return { started: true };
+  }
+  return ledger.run(payment, () => noWait(payment));
+});

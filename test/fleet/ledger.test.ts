@@ -1,0 +1,153 @@
+/**
+ * The SQL ledger across real processes: 4 receivers × 100 payments × 4 deliveries of each
+ * callback at once leave exactly one fulfilment per payment, and a receiver killed (SIGKILL)
+ * after its fulfilment write and before COMMIT costs nothing: the next delivery fulfils once,
+ * on another process. On Postgres (node-postgres, postgres.js), MariaDB (mysql2) and one SQLite
+ * file shared by the 4 processes.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import mysql from 'mysql2/promise';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MariadbServer } from '../helpers/mariadb.js';
+import { PostgresServer } from '../helpers/postgres.js';
+import { WorkerPool } from './pool.js';
+
+const RECEIVERS = 4;
+const PAYMENTS = 100;
+const DELIVERIES = 4;
+
+let postgresServer: PostgresServer;
+let mariadb: MariadbServer;
+let sqliteDir: string;
+
+beforeAll(async () => {
+  [postgresServer, mariadb] = await Promise.all([PostgresServer.start(), MariadbServer.start()]);
+  sqliteDir = mkdtempSync(join(tmpdir(), 'myr-ledger-fleet-'));
+}, 60_000);
+afterAll(async () => {
+  await postgresServer?.destroy();
+  await mariadb?.destroy();
+  if (sqliteDir) rmSync(sqliteDir, { recursive: true, force: true });
+});
+
+interface Database {
+  readonly url: string;
+  /** Empties (or creates) the merchant's fulfilments table. */
+  reset(): Promise<void>;
+  /** Fulfilment rows per payment id. */
+  counts(): Promise<Map<string, number>>;
+}
+
+function postgresDatabase(): Database {
+  const query = async (text: string) => {
+    const client = new pg.Client({ connectionString: postgresServer.url });
+    await client.connect();
+    try {
+      return (await client.query(text)).rows as { payment_id: string; n: string }[];
+    } finally {
+      await client.end();
+    }
+  };
+  return {
+    url: postgresServer.url,
+    reset: async () => void (await query('DROP TABLE IF EXISTS fulfilments; CREATE TABLE fulfilments (payment_id TEXT NOT NULL)')),
+    counts: async () => new Map((await query('SELECT payment_id, count(*) AS n FROM fulfilments GROUP BY payment_id')).map((row) => [row.payment_id, Number(row.n)])),
+  };
+}
+
+function mariadbDatabase(): Database {
+  const { host, port, user, database } = mariadb.options;
+  const query = async (text: string) => {
+    const connection = await mysql.createConnection({ ...mariadb.options });
+    try {
+      return (await connection.query<mysql.RowDataPacket[]>(text))[0];
+    } finally {
+      await connection.end();
+    }
+  };
+  return {
+    url: `mysql://${user}@${host}:${port}/${database}`,
+    reset: async () => {
+      await query('DROP TABLE IF EXISTS fulfilments');
+      await query('CREATE TABLE fulfilments (payment_id VARCHAR(100) NOT NULL)');
+    },
+    counts: async () => new Map((await query('SELECT payment_id, count(*) AS n FROM fulfilments GROUP BY payment_id')).map((row) => [String(row.payment_id), Number(row.n)])),
+  };
+}
+
+function sqliteDatabase(): Database {
+  const file = join(sqliteDir, 'shop.db');
+  const open = () => new DatabaseSync(file);
+  return {
+    url: file,
+    reset: async () => {
+      const db = open();
+      db.exec('PRAGMA journal_mode = WAL; DROP TABLE IF EXISTS fulfilments; CREATE TABLE fulfilments (payment_id TEXT NOT NULL)');
+      db.close();
+    },
+    counts: async () => {
+      const db = open();
+      try {
+        const rows = db.prepare('SELECT payment_id, count(*) AS n FROM fulfilments GROUP BY payment_id').all();
+        return new Map(rows.map((row) => [String(row.payment_id), Number(row.n)]));
+      } finally {
+        db.close();
+      }
+    },
+  };
+}
+
+const CLIENTS: [string, () => Database][] = [
+  ['pg', postgresDatabase],
+  ['postgres.js', postgresDatabase],
+  ['mysql2', mariadbDatabase],
+  ['sqlite', sqliteDatabase],
+];
+
+let tables = 0;
+
+describe.each(CLIENTS)('receivers on %s', (kind, database) => {
+  let pool: WorkerPool;
+  let db: Database;
+  beforeAll(async () => {
+    db = database();
+    await db.reset();
+    const table = `fleet_ledger_${++tables}`;
+    pool = await WorkerPool.start('./ledger-worker.ts', RECEIVERS, () => ({ CLIENT_KIND: kind, DATABASE_URL: db.url, LEDGER_TABLE: table }));
+    await pool.workers[0]!.request({ type: 'ensure-schema' });
+  }, 60_000);
+  afterAll(async () => {
+    await pool?.stop();
+  });
+
+  /** One delivery, and the gateway's retries while it answers in_flight or unavailable (409/503). */
+  async function deliver(to: number, payment: string): Promise<string> {
+    for (let attempt = 0; ; attempt++) {
+      const outcome = await pool.workers[to]!.request<string>({ type: 'deliver', payment });
+      if ((outcome !== 'in_flight' && outcome !== 'unavailable') || attempt === 20) return outcome;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  it(`${RECEIVERS} receivers × ${PAYMENTS} payments × ${DELIVERIES} deliveries at once: exactly one fulfilment per payment`, async () => {
+    const payments = Array.from({ length: PAYMENTS }, (_, i) => `PAY_FLEET_${kind}_${i}`);
+    const outcomes = await Promise.all(payments.flatMap((payment) => Array.from({ length: DELIVERIES }, (_, d) => deliver(d % RECEIVERS, payment))));
+    const counts = await db.counts();
+    expect(payments.filter((payment) => counts.get(payment) !== 1)).toEqual([]);
+    expect(outcomes.filter((outcome) => outcome === 'processed')).toHaveLength(PAYMENTS);
+    expect(outcomes.filter((outcome) => outcome !== 'processed' && outcome !== 'duplicate')).toEqual([]);
+  }, 120_000);
+
+  it('a receiver killed after its fulfilment write and before COMMIT: the next delivery fulfils once, on another process', async () => {
+    const payment = `PAY_KILLED_${kind}`;
+    await pool.workers[0]!.request({ type: 'start', payment });
+    await pool.kill(0);
+    expect(await deliver(1, payment)).toBe('processed');
+    expect(await deliver(2, payment)).toBe('duplicate');
+    expect((await db.counts()).get(payment)).toBe(1);
+  }, 60_000);
+});
