@@ -1,26 +1,33 @@
 /**
- * The ledger on a real MariaDB 10.11 through mysql2's promise pool: every scenario of
- * ledger-scenarios.ts.
+ * The ledger on a real MariaDB 10.11 through mysql2's promise pool (every scenario of
+ * ledger-scenarios.ts), Kysely and Drizzle over mysql2 (the first two).
  */
+import { drizzle } from 'drizzle-orm/mysql2';
+import { mysqlTable, varchar } from 'drizzle-orm/mysql-core';
+import { Kysely, MysqlDialect } from 'kysely';
+import { createPool as createCallbackPool, type Pool as CallbackPool } from 'mysql2';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll } from 'vitest';
-import { fromMysql2 } from '../../src/sql/index.js';
+import { fromDrizzle, fromKysely, fromMysql2 } from '../../src/sql/index.js';
 import { MariadbServer } from '../helpers/mariadb.js';
 import { ledgerScenarios } from './ledger-scenarios.js';
 
 let server: MariadbServer;
 let pool: mysql.Pool;
 let reader: mysql.Pool;
+let callbackPool: CallbackPool;
 
 beforeAll(async () => {
   server = await MariadbServer.start();
   pool = mysql.createPool({ ...server.options, connectionLimit: 20 });
   reader = mysql.createPool({ ...server.options, connectionLimit: 2 });
+  callbackPool = createCallbackPool({ ...server.options, connectionLimit: 10 });
   await reader.query('CREATE TABLE fulfilments (payment_id VARCHAR(100) NOT NULL)');
 });
 afterAll(async () => {
   await pool?.end();
   await reader?.end();
+  await new Promise((resolve) => (callbackPool ? callbackPool.end(resolve) : resolve(undefined)));
   await server?.destroy();
 });
 
@@ -39,4 +46,32 @@ ledgerScenarios(
     closesOnTimeout: true,
   }),
   { outage: true },
+);
+
+const FIRST_TWO = ['a callback is processed once; its duplicate finds the record and does not run', 'a handler that throws is rolled back with its writes, and the retry fulfils once'];
+interface FulfilmentsTable {
+  fulfilments: { payment_id: string };
+}
+
+ledgerScenarios(
+  'Kysely (MysqlDialect)',
+  () => ({
+    client: fromKysely(new Kysely<FulfilmentsTable>({ dialect: new MysqlDialect({ pool: callbackPool }) })),
+    fulfil: async (tx, payment) => void (await tx.insertInto('fulfilments').values({ payment_id: payment }).execute()),
+    fulfilments,
+    closesOnTimeout: false,
+  }),
+  { only: FIRST_TWO },
+);
+
+const fulfilmentsTable = mysqlTable('fulfilments', { payment_id: varchar('payment_id', { length: 100 }).notNull() });
+ledgerScenarios(
+  'Drizzle (mysql2)',
+  () => ({
+    client: fromDrizzle(drizzle(pool)),
+    fulfil: async (tx, payment) => void (await tx.insert(fulfilmentsTable).values({ payment_id: payment })),
+    fulfilments,
+    closesOnTimeout: false,
+  }),
+  { only: FIRST_TWO },
 );

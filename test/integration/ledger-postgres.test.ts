@@ -1,11 +1,14 @@
 /**
- * The ledger on a real PostgreSQL 15, through node-postgres and postgres.js: every scenario of
- * ledger-scenarios.ts.
+ * The ledger on a real PostgreSQL 15, through node-postgres and postgres.js (every scenario of
+ * ledger-scenarios.ts), Kysely and Drizzle (the first two).
  */
+import { drizzle } from 'drizzle-orm/node-postgres';
+import { pgTable, text } from 'drizzle-orm/pg-core';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import postgres from 'postgres';
 import { afterAll, beforeAll } from 'vitest';
-import { fromPg, fromPostgresJs } from '../../src/sql/index.js';
+import { fromDrizzle, fromKysely, fromPg, fromPostgresJs } from '../../src/sql/index.js';
 import { PostgresServer } from '../helpers/postgres.js';
 import { ledgerScenarios } from './ledger-scenarios.js';
 
@@ -55,4 +58,32 @@ ledgerScenarios(
     closesOnTimeout: false,
   }),
   { outage: true },
+);
+
+const FIRST_TWO = ['a callback is processed once; its duplicate finds the record and does not run', 'a handler that throws is rolled back with its writes, and the retry fulfils once'];
+interface FulfilmentsTable {
+  fulfilments: { payment_id: string };
+}
+
+ledgerScenarios(
+  'Kysely (PostgresDialect)',
+  () => ({
+    client: fromKysely(new Kysely<FulfilmentsTable>({ dialect: new PostgresDialect({ pool }) })),
+    fulfil: async (tx, payment) => void (await tx.insertInto('fulfilments').values({ payment_id: payment }).execute()),
+    fulfilments,
+    closesOnTimeout: false,
+  }),
+  { only: FIRST_TWO },
+);
+
+const fulfilmentsTable = pgTable('fulfilments', { payment_id: text('payment_id').notNull() });
+ledgerScenarios(
+  'Drizzle (node-postgres)',
+  () => ({
+    client: fromDrizzle(drizzle(pool)),
+    fulfil: async (tx, payment) => void (await tx.insert(fulfilmentsTable).values({ payment_id: payment })),
+    fulfilments,
+    closesOnTimeout: false,
+  }),
+  { only: FIRST_TWO },
 );

@@ -225,8 +225,13 @@ const ENTRIES = {
     ],
   },
   'sql/index.ts': {
-    values: ['SqlLedger', 'fromMysql2', 'fromPg', 'fromPostgresJs', 'fromSqlite'],
+    values: ['SqlLedger', 'fromDrizzle', 'fromKysely', 'fromMysql2', 'fromPg', 'fromPostgresJs', 'fromSqlite'],
     types: [
+      'DrizzleLike',
+      'DrizzleTxOf',
+      'KyselyLike',
+      'KyselyTransactionLike',
+      'KyselyTxOf',
       'LedgerRunOptions',
       'Mysql2ConnectionLike',
       'Mysql2ConnectionOf',
