@@ -23,13 +23,15 @@ export interface PgPoolLike {
 
 /**
  * The client a pool hands out. node-postgres declares `connect()` twice (promise, then callback),
- * and TypeScript infers from the last declaration: the callback's client is read first.
+ * and TypeScript infers from the last declaration: the callback's client is read first; a pool
+ * with only the promise form (nothing inferred from a callback) gives its promise's client.
  */
 export type PgClientOf<P> = P extends { connect(callback: (error: never, client: infer C, ...rest: never[]) => void): void }
-  ? Extract<NonNullable<C>, PgClientLike>
-  : P extends { connect(): Promise<infer C> }
-    ? C
-    : never;
+  ? unknown extends C
+    ? PromisedClient<P>
+    : Extract<NonNullable<C>, PgClientLike>
+  : PromisedClient<P>;
+type PromisedClient<P> = P extends { connect(): Promise<infer C> } ? C : never;
 
 const isRow = (row: unknown): row is Record<string, unknown> => typeof row === 'object' && row !== null;
 const rows = (value: unknown): readonly Record<string, unknown>[] => (Array.isArray(value) ? value.filter(isRow) : []);
