@@ -3,7 +3,8 @@
  * payment's SUCCESS callback (the merchant's fulfilment is one row in `fulfilments`, written
  * through `tx`) and answers its outcome; `{ type: 'start', payment }` answers once the
  * fulfilment row is written and never lets the transaction finish (the parent then kills the
- * process before COMMIT).
+ * process before COMMIT). `{ type: 'ensure-schema', at, table }` creates the table (another than the
+ * worker's own, given `table`) at that instant.
  */
 import mysql from 'mysql2/promise';
 import pg from 'pg';
@@ -16,9 +17,11 @@ type Fulfil = (payment: string) => Promise<void>;
 interface Receiver {
   run(payment: string, afterWrite: () => Promise<void>): Promise<string>;
   ensureSchema(): Promise<void>;
+  /** Opens the connections ensureSchema needs, so that 4 processes then run it at the same instant. */
+  warm(): Promise<unknown>;
 }
 
-function receiver<Tx>(ledger: SqlLedger<Tx>, fulfil: (tx: Tx, payment: string) => Promise<void>): Receiver {
+function receiver<Tx>(ledger: SqlLedger<Tx>, fulfil: (tx: Tx, payment: string) => Promise<void>, warm: () => Promise<unknown>): Receiver {
   return {
     async run(payment, afterWrite) {
       const run = await ledger.run(
@@ -32,39 +35,64 @@ function receiver<Tx>(ledger: SqlLedger<Tx>, fulfil: (tx: Tx, payment: string) =
       return run.outcome;
     },
     ensureSchema: () => ledger.ensureSchema(),
+    warm,
   };
 }
 
-const table = workerEnv('LEDGER_TABLE');
 const url = workerEnv('DATABASE_URL');
+// One pool per process, whatever the number of ledger tables it is asked about.
+let pgPool: pg.Pool | undefined;
+let postgresJs: postgres.Sql | undefined;
+let mysqlPool: mysql.Pool | undefined;
 const kind = workerEnv('CLIENT_KIND');
-function connect(): Receiver {
+function connect(table: string): Receiver {
   switch (kind) {
     case 'pg': {
-      const pool = new pg.Pool({ connectionString: url, max: 10 });
-      return receiver(new SqlLedger(fromPg(pool), { table }), async (tx, payment) => void (await tx.query('INSERT INTO fulfilments (payment_id) VALUES ($1)', [payment])));
+      const pool = (pgPool ??= new pg.Pool({ connectionString: url, max: 10 }));
+      return receiver(
+        new SqlLedger(fromPg(pool), { table }),
+        async (tx, payment) => void (await tx.query('INSERT INTO fulfilments (payment_id) VALUES ($1)', [payment])),
+        () => pool.query('SELECT 1'),
+      );
     }
     case 'postgres.js': {
-      const sql = postgres(url, { max: 10, onnotice: () => undefined });
-      return receiver(new SqlLedger(fromPostgresJs(sql), { table }), async (tx, payment) => void (await tx`INSERT INTO fulfilments (payment_id) VALUES (${payment})`));
+      const sql = (postgresJs ??= postgres(url, { max: 10, onnotice: () => undefined }));
+      return receiver(
+        new SqlLedger(fromPostgresJs(sql), { table }),
+        async (tx, payment) => void (await tx`INSERT INTO fulfilments (payment_id) VALUES (${payment})`),
+        async () => sql`SELECT 1`,
+      );
     }
     case 'mysql2': {
-      const pool = mysql.createPool({ uri: url, connectionLimit: 10 });
-      return receiver(new SqlLedger(fromMysql2(pool), { table }), async (tx, payment) => void (await tx.query('INSERT INTO fulfilments (payment_id) VALUES (?)', [payment])));
+      const pool = (mysqlPool ??= mysql.createPool({ uri: url, connectionLimit: 10 }));
+      return receiver(
+        new SqlLedger(fromMysql2(pool), { table }),
+        async (tx, payment) => void (await tx.query('INSERT INTO fulfilments (payment_id) VALUES (?)', [payment])),
+        () => pool.query('SELECT 1'),
+      );
     }
     case 'sqlite':
-      return receiver(new SqlLedger(fromSqlite(url), { table }), async (tx, payment) => void tx.prepare('INSERT INTO fulfilments (payment_id) VALUES (?)').run(payment));
+      return receiver(
+        new SqlLedger(fromSqlite(url), { table }),
+        async (tx, payment) => void tx.prepare('INSERT INTO fulfilments (payment_id) VALUES (?)').run(payment),
+        async () => undefined,
+      );
     default:
       throw new Error(`unknown CLIENT_KIND ${kind}`);
   }
 }
 
-const ledger = connect();
+const ledger = connect(workerEnv('LEDGER_TABLE'));
 const forever = new Promise<void>(() => undefined);
 const noWait: Fulfil = async () => undefined;
 
 serveRequests(async (message) => {
-  if (message.type === 'ensure-schema') return ledger.ensureSchema();
+  if (message.type === 'warm') return ledger.warm();
+  if (message.type === 'ensure-schema') {
+    // Given `at`: all the receivers run it at that instant, as 4 pods starting together would.
+    if (typeof message.at === 'number') await new Promise((resolve) => setTimeout(resolve, Math.max(0, Number(message.at) - Date.now())));
+    return (typeof message.table === 'string' ? connect(message.table) : ledger).ensureSchema();
+  }
   const payment = String(message.payment);
   if (message.type === 'start') {
     let written!: () => void;
