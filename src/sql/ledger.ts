@@ -153,17 +153,10 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
       return inFlightOrUnavailable(error);
     }
     try {
-      if (!(await this.#claim(session, row, claimedUntil, now))) {
+      const refused = await this.#claim(session, row, claimedUntil, now, order);
+      if (refused) {
         await session.rollback();
-        return { outcome: 'duplicate' };
-      }
-      if (order) {
-        const mark = await session.query(this.#sql.readMark, this.#params.readMark(markRow(order.paymentId), now));
-        const rank = mark.rows[0]?.mark_rank;
-        if (rank !== undefined && rank !== null && Number(rank) > order.rank) {
-          await session.rollback();
-          return { outcome: 'superseded' };
-        }
+        return { outcome: refused };
       }
     } catch (error) {
       await session.rollback();
@@ -204,10 +197,23 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
     return { outcome: 'processed', value: settled.value };
   }
 
-  async #claim(session: SqlSession<Tx>, row: string, claimedUntil: number, now: number): Promise<boolean> {
-    if ((await session.query(this.#sql.claim, this.#params.claim(row, claimedUntil, now))).affected === 1) return true;
+  /**
+   * Takes the key in this transaction; answers why not otherwise. One statement on the common
+   * path (the payment's mark is checked by the insert itself); the reason is read only when it
+   * refused.
+   */
+  async #claim(session: SqlSession<Tx>, row: string, claimedUntil: number, now: number, order: PaymentOrder | undefined): Promise<'duplicate' | 'superseded' | undefined> {
+    const claim = order
+      ? await session.query(this.#sql.claimOrdered, this.#params.claimOrdered(row, claimedUntil, now, markRow(order.paymentId), order.rank))
+      : await session.query(this.#sql.claim, this.#params.claim(row, claimedUntil, now));
+    if (claim.affected === 1) return undefined;
+    if (order) {
+      const mark = (await session.query(this.#sql.readMark, this.#params.readMark(markRow(order.paymentId), now))).rows[0]?.mark_rank;
+      if (mark !== undefined && mark !== null && Number(mark) > order.rank) return 'superseded';
+    }
     // MySQL only: the row exists; an expired one is taken over.
-    return this.#sql.takeOver !== undefined && (await session.query(this.#sql.takeOver, this.#params.takeOver(row, claimedUntil, now))).affected === 1;
+    if (this.#sql.takeOver !== undefined && (await session.query(this.#sql.takeOver, this.#params.takeOver(row, claimedUntil, now))).affected === 1) return undefined;
+    return 'duplicate';
   }
 
   /**

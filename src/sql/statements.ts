@@ -49,6 +49,12 @@ export interface Statements {
   readonly schema: readonly string[];
   /** Inserts the key's row if absent (or expired, except on MySQL); 1 affected row: claimed. */
   readonly claim: string;
+  /**
+   * The claim of a callback with a place in its payment's life: inserts the key's row only if the
+   * payment's live mark is not above the callback's rank, in the same round trip. 0 affected rows:
+   * a duplicate or superseded (told apart by `readMark`, off the common path).
+   */
+  readonly claimOrdered: string;
   /** MySQL: takes over an expired row the claim found; 1 affected row: claimed. */
   readonly takeOver?: string;
   /** `[row, now]`: the live mark's rank, locked for the transaction, or no row. */
@@ -71,6 +77,10 @@ export function statements(dialect: SqlDialect, table: string, bare: string): St
           `CREATE INDEX IF NOT EXISTS ${bare}_expires ON ${table} (expires_at)`,
         ],
         claim: `INSERT INTO ${table} AS l (ledger_key, expires_at) VALUES ($1, $2) ON CONFLICT (ledger_key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE l.expires_at <= $3`,
+        claimOrdered:
+          `INSERT INTO ${table} AS l (ledger_key, expires_at) SELECT $1::varchar, $2::bigint WHERE NOT EXISTS ` +
+          `(SELECT 1 FROM ${table} WHERE ledger_key = $4::varchar AND expires_at > $3::bigint AND mark_rank > $5::smallint FOR SHARE) ` +
+          'ON CONFLICT (ledger_key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE l.expires_at <= $3::bigint',
         readMark: `SELECT mark_rank FROM ${table} WHERE ledger_key = $1 AND expires_at > $2 FOR SHARE`,
         done: `UPDATE ${table} SET expires_at = $2 WHERE ledger_key = $1 AND expires_at = $3`,
         raiseMark:
@@ -88,6 +98,10 @@ export function statements(dialect: SqlDialect, table: string, bare: string): St
         // No upsert here: with mysql2's default FOUND_ROWS flag, ON DUPLICATE KEY UPDATE answers 1 both
         // for an insert and for an unchanged row. An expired row is taken over by `takeOver`.
         claim: `INSERT IGNORE INTO ${table} (ledger_key, expires_at) VALUES (?, ?)`,
+        // InnoDB takes shared locks on the rows an INSERT … SELECT reads: the mark is locked as read.
+        claimOrdered:
+          `INSERT IGNORE INTO ${table} (ledger_key, expires_at) SELECT ?, ? FROM DUAL WHERE NOT EXISTS ` +
+          `(SELECT 1 FROM ${table} WHERE ledger_key = ? AND expires_at > ? AND mark_rank > ?)`,
         takeOver: `UPDATE ${table} SET expires_at = ? WHERE ledger_key = ? AND expires_at <= ?`,
         readMark: `SELECT mark_rank FROM ${table} WHERE ledger_key = ? AND expires_at > ? LOCK IN SHARE MODE`,
         done: `UPDATE ${table} SET expires_at = ? WHERE ledger_key = ? AND expires_at = ?`,
@@ -103,6 +117,9 @@ export function statements(dialect: SqlDialect, table: string, bare: string): St
           `CREATE INDEX IF NOT EXISTS ${bare}_expires ON ${bare} (expires_at)`,
         ],
         claim: `INSERT INTO ${table} (ledger_key, expires_at) VALUES (?, ?) ON CONFLICT (ledger_key) DO UPDATE SET expires_at = excluded.expires_at WHERE expires_at <= ?`,
+        claimOrdered:
+          `INSERT INTO ${table} (ledger_key, expires_at) SELECT ?, ? WHERE NOT EXISTS (SELECT 1 FROM ${table} WHERE ledger_key = ? AND expires_at > ? AND mark_rank > ?) ` +
+          'ON CONFLICT (ledger_key) DO UPDATE SET expires_at = excluded.expires_at WHERE expires_at <= ?',
         readMark: `SELECT mark_rank FROM ${table} WHERE ledger_key = ? AND expires_at > ?`,
         done: `UPDATE ${table} SET expires_at = ? WHERE ledger_key = ? AND expires_at = ?`,
         raiseMark:
@@ -118,6 +135,8 @@ export function params(dialect: SqlDialect) {
   const positional = dialect !== 'postgres';
   return {
     claim: (row: string, expiresAt: number, now: number) => (dialect === 'mysql' ? [row, expiresAt] : [row, expiresAt, now]),
+    claimOrdered: (row: string, expiresAt: number, now: number, mark: string, rank: number) =>
+      dialect === 'postgres' ? [row, expiresAt, now, mark, rank] : dialect === 'mysql' ? [row, expiresAt, mark, now, rank] : [row, expiresAt, mark, now, rank, now],
     takeOver: (row: string, expiresAt: number, now: number) => [expiresAt, row, now],
     readMark: (row: string, now: number) => [row, now],
     done: (row: string, expiresAt: number, claimed: number) => (positional ? [expiresAt, row, claimed] : [row, expiresAt, claimed]),

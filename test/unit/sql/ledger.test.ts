@@ -76,20 +76,26 @@ describe('SqlLedger.run', () => {
     expect(events).toEqual(['begin', 'claim', 'rollback']);
   });
 
-  it('superseded: the payment\'s mark is above the callback\'s rank; equal or below runs', async () => {
-    const above = scripted({ mark: 2 });
+  it('superseded: the claim was refused and the payment\'s mark is above the callback\'s rank', async () => {
+    const above = scripted({ claimed: 0, mark: 2 });
     expect(await above.ledger.run('k', () => above.events.push('work'), { ...RUN, order: ORDER })).toEqual({ outcome: 'superseded' });
     expect(above.events).toEqual(['begin', 'claim', 'readMark', 'rollback']);
-    const equal = scripted({ mark: 1 });
-    expect((await equal.ledger.run('k', () => 'ran', { ...RUN, order: ORDER })).outcome).toBe('processed');
-    const none = scripted({ mark: null });
-    expect((await none.ledger.run('k', () => 'ran', { ...RUN, order: ORDER })).outcome).toBe('processed');
+    const equal = scripted({ claimed: 0, mark: 1 });
+    expect(await equal.ledger.run('k', () => 'ran', { ...RUN, order: ORDER })).toEqual({ outcome: 'duplicate' });
+    const none = scripted({ claimed: 0, mark: null });
+    expect(await none.ledger.run('k', () => 'ran', { ...RUN, order: ORDER })).toEqual({ outcome: 'duplicate' });
+  });
+
+  it('a claim with an order checks the mark in the same statement: no extra round trip when it is taken', async () => {
+    const { ledger, events } = scripted({ mark: 2 });
+    expect((await ledger.run('k', () => 'ran', { ...RUN, order: ORDER })).outcome).toBe('processed');
+    expect(events).toEqual(['begin', 'claim', 'done', 'commit']);
   });
 
   it('raises the mark with the done mark only when asked and given the order', async () => {
     const raised = scripted();
     await raised.ledger.run('k', () => undefined, { ...RUN, raiseMark: true, order: ORDER });
-    expect(raised.events).toEqual(['begin', 'claim', 'readMark', 'done', 'raiseMark', 'commit']);
+    expect(raised.events).toEqual(['begin', 'claim', 'done', 'raiseMark', 'commit']);
     const notAsked = scripted();
     await notAsked.ledger.run('k', () => undefined, { ...RUN, order: ORDER });
     expect(notAsked.events).not.toContain('raiseMark');
@@ -147,13 +153,13 @@ describe('SqlLedger.run', () => {
     ['begin', { code: 'SQLITE_BUSY' }, 'in_flight'],
     ['claim', { code: '55P03' }, 'in_flight'],
     ['claim', { code: 'ECONNRESET' }, 'unavailable'],
-    ['readMark', { errno: 1205 }, 'in_flight'],
+    ['readMark', { errno: 1205 }, 'in_flight', { claimed: 0 }],
     ['done', { code: 'ECONNRESET' }, 'unavailable'],
     ['raiseMark', { code: '40P01' }, 'in_flight'],
     ['commit', { code: 'ECONNRESET' }, 'unavailable'],
     ['commit', { code: '40001' }, 'in_flight'],
-  ] as const)('%s failing with %o: %s, never processed', async (at, error, outcome) => {
-    const { ledger, events } = scripted({ fail: { [at]: error } });
+  ] as const)('%s failing with %o: %s, never processed', async (at, error, outcome, script: Script = {}) => {
+    const { ledger, events } = scripted({ ...script, fail: { [at]: error } });
     const run = await ledger.run('k', () => 'value', { ...RUN, raiseMark: true, order: ORDER });
     expect(run.outcome).toBe(outcome);
     if (at !== 'commit' && at !== 'begin') expect(events.at(-1)).toBe('rollback');
