@@ -203,14 +203,20 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
    * refused.
    */
   async #claim(session: SqlSession<Tx>, row: string, claimedUntil: number, now: number, order: PaymentOrder | undefined): Promise<'duplicate' | 'superseded' | undefined> {
-    const claim = order
-      ? await session.query(this.#sql.claimOrdered, this.#params.claimOrdered(row, claimedUntil, now, markRow(order.paymentId), order.rank))
-      : await session.query(this.#sql.claim, this.#params.claim(row, claimedUntil, now));
-    if (claim.affected === 1) return undefined;
-    if (order) {
+    const superseded = async () => {
+      if (!order) return false;
       const mark = (await session.query(this.#sql.readMark, this.#params.readMark(markRow(order.paymentId), now))).rows[0]?.mark_rank;
-      if (mark !== undefined && mark !== null && Number(mark) > order.rank) return 'superseded';
-    }
+      return mark !== undefined && mark !== null && Number(mark) > order.rank;
+    };
+    // MySQL reads the mark first (see statements.ts: no locking read of a missing row there).
+    const markFirst = order !== undefined && this.#sql.claimOrdered === undefined;
+    if (markFirst && (await superseded())) return 'superseded';
+    const claim =
+      order && this.#sql.claimOrdered
+        ? await session.query(this.#sql.claimOrdered, this.#params.claimOrdered(row, claimedUntil, now, markRow(order.paymentId), order.rank))
+        : await session.query(this.#sql.claim, this.#params.claim(row, claimedUntil, now));
+    if (claim.affected === 1) return undefined;
+    if (!markFirst && (await superseded())) return 'superseded';
     // MySQL only: the row exists; an expired one is taken over.
     if (this.#sql.takeOver !== undefined && (await session.query(this.#sql.takeOver, this.#params.takeOver(row, claimedUntil, now))).affected === 1) return undefined;
     return 'duplicate';

@@ -151,6 +151,18 @@ export function ledgerScenarios<Tx>(name: string, setup: () => LedgerFixture<Tx>
       expect(await fixture.fulfilments(payment)).toBe(1);
     });
 
+    scenario('64 different callbacks at once, as the handler runs them: each processed, none held up by another', async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture);
+      const payments = Array.from({ length: 64 }, () => `PAY_${randomUUID()}`);
+      const runs = await Promise.all(
+        payments.map((payment) =>
+          ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), { raiseMark: false, completedTtlMs: DAY, order: { paymentId: payment, rank: lifecycleRank('SUCCESS') } }),
+        ),
+      );
+      expect(runs.map((run) => run.outcome)).toEqual(payments.map(() => 'processed'));
+    });
+
     scenario('an expired record is handled again, and prune deletes expired records', async () => {
       const fixture = setup();
       const ledger = await newLedger(fixture);
