@@ -50,6 +50,12 @@ export interface SqlClient<Tx> {
   readonly dialect: SqlDialect;
   /** @internal Opens a transaction whose lock waits give up after `lockTimeoutMs`. */
   begin(lockTimeoutMs: number): Promise<SqlSession<Tx>>;
+  /**
+   * @internal Whether `commit()` rejects (code `25P02`) when the database rolled the transaction
+   * back instead (Postgres answers COMMIT of an aborted transaction with ROLLBACK): then the ledger
+   * needs no statement of its own to check its claim is still there before COMMIT.
+   */
+  readonly commitChecked?: boolean | undefined;
 }
 
 // Postgres: serialization_failure, deadlock_detected, lock_not_available (lock_timeout).
@@ -80,6 +86,11 @@ export function isConflict(error: unknown): boolean {
     error = field(error, 'cause');
   }
   return false;
+}
+
+/** The error of a COMMIT the database turned into a ROLLBACK (a statement of the work had failed). */
+export function rolledBack(answer: string): Error {
+  return Object.assign(new Error(`COMMIT answered ${answer}: the transaction was rolled back (a statement of the work failed)`), { code: '25P02' });
 }
 
 /** Waits for `promise` and drops its outcome: for clean-up whose failure changes nothing. */

@@ -175,15 +175,14 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
     }
 
     try {
-      const doneUntil = Math.max(Date.now() + completedTtlMs, claimedUntil + 1);
-      const done = await session.query(this.#sql.done, this.#params.done(row, doneUntil, claimedUntil));
-      if (done.affected !== 1) {
+      const held = this.#client.commitChecked ? undefined : await session.query(this.#sql.done, this.#params.done(row, claimedUntil));
+      if (held && held.rows.length !== 1) {
         // The work ended the transaction itself (or the database did, and the work caught it).
         await session.rollback();
         return { outcome: 'failed', error: new ConfigurationError('the ledger\'s transaction was no longer open when the work returned: the work must not COMMIT or ROLLBACK tx, nor swallow a failed statement', 'tx') };
       }
       if (options.raiseMark && order) {
-        await session.query(this.#sql.raiseMark, this.#params.raiseMark(markRow(order.paymentId), order.rank, doneUntil, Date.now()));
+        await session.query(this.#sql.raiseMark, this.#params.raiseMark(markRow(order.paymentId), order.rank, Date.now() + completedTtlMs, Date.now()));
       }
     } catch (error) {
       await session.rollback();
@@ -192,7 +191,7 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
     try {
       await session.commit();
     } catch (error) {
-      return inFlightOrUnavailable(error);
+      return isAbortedTransaction(error) ? { outcome: 'failed', error } : inFlightOrUnavailable(error);
     }
     return { outcome: 'processed', value: settled.value };
   }

@@ -34,8 +34,9 @@ function resultOf(result: unknown): { rows: readonly Record<string, unknown>[]; 
 
 /**
  * The ledger over a mysql2 promise pool (MySQL 8, MariaDB 10.11): each run checks a connection
- * out, and the handler's `tx` is that `PoolConnection`, inside START TRANSACTION … COMMIT. The
- * connection's `innodb_lock_wait_timeout` is set for the run and restored after it.
+ * out, and the handler's `tx` is that `PoolConnection` inside a transaction (autocommit off until
+ * COMMIT). The connection's `innodb_lock_wait_timeout` and `autocommit` are set for the run and
+ * restored after it; the handler must not start or end a transaction on `tx` itself.
  *
  * @example
  * ```ts
@@ -57,7 +58,7 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P): SqlClient<Mysql2C
         if (!open) return;
         open = false;
         // Queued behind nothing else of ours: the next user of the connection finds its own setting.
-        void settle(conn.query('SET SESSION innodb_lock_wait_timeout = @myr_gateway_lwt'));
+        void settle(conn.query('SET SESSION innodb_lock_wait_timeout = @myr_gateway_lwt, SESSION autocommit = @myr_gateway_ac'));
         conn.release();
       };
       const destroy = () => {
@@ -66,9 +67,12 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P): SqlClient<Mysql2C
         conn.destroy();
       };
       try {
-        // Whole seconds: MySQL's unit. The value is a checked integer.
-        await conn.query(`SET @myr_gateway_lwt = @@SESSION.innodb_lock_wait_timeout, SESSION innodb_lock_wait_timeout = ${Math.ceil(lockTimeoutMs / 1000)}`);
-        await conn.query('START TRANSACTION');
+        // One round trip: autocommit off opens the transaction at the next statement (START
+        // TRANSACTION would be a second). Whole seconds: MySQL's unit; the value is a checked integer.
+        await conn.query(
+          'SET @myr_gateway_lwt = @@SESSION.innodb_lock_wait_timeout, @myr_gateway_ac = @@SESSION.autocommit, ' +
+            `SESSION innodb_lock_wait_timeout = ${Math.ceil(lockTimeoutMs / 1000)}, SESSION autocommit = 0`,
+        );
       } catch (error) {
         destroy();
         throw error;

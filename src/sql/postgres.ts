@@ -5,7 +5,7 @@
  * @module
  */
 import { ConfigurationError } from '../core/errors/base.js';
-import { settle, type SqlClient, type SqlResult, type SqlSession } from './driver.js';
+import { rolledBack, settle, type SqlClient, type SqlResult, type SqlSession } from './driver.js';
 
 /** A node-postgres client checked out of a pool (`pg.PoolClient`), as the ledger drives it. */
 export interface PgClientLike {
@@ -53,6 +53,7 @@ export function fromPg<P extends PgPoolLike>(pool: P): SqlClient<PgClientOf<P>> 
   }
   return {
     dialect: 'postgres',
+    commitChecked: true,
     async begin(lockTimeoutMs) {
       const client = (await pool.connect()) as PgClientOf<P> & PgClientLike;
       try {
@@ -94,7 +95,7 @@ function pgSession<C extends PgClientLike>(client: C): SqlSession<C> {
       }
       end();
       // Postgres answers COMMIT of a failed transaction with ROLLBACK, not an error.
-      if (result.command !== 'COMMIT') throw new Error(`COMMIT answered ${result.command}: the transaction was rolled back`);
+      if (result.command !== 'COMMIT') throw rolledBack(result.command);
     },
     async rollback() {
       try {
@@ -150,6 +151,7 @@ export function fromPostgresJs<S extends PostgresJsLike>(sql: S): SqlClient<Post
   }
   return {
     dialect: 'postgres',
+    commitChecked: true,
     async begin(lockTimeoutMs) {
       const reserved = (await sql.reserve()) as PostgresJsTxOf<S> & PostgresJsReservedLike;
       const send = (text: string, params: readonly unknown[] = []) => Promise.resolve(reserved.unsafe(text, params as never[]));
@@ -181,7 +183,7 @@ export function fromPostgresJs<S extends PostgresJsLike>(sql: S): SqlClient<Post
           try {
             const result = await send('COMMIT');
             const command = typeof result === 'object' && result !== null && 'command' in result ? result.command : undefined;
-            if (typeof command === 'string' && command !== 'COMMIT') throw new Error(`COMMIT answered ${command}: the transaction was rolled back`);
+            if (typeof command === 'string' && command !== 'COMMIT') throw rolledBack(command);
           } finally {
             end();
           }

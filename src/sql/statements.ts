@@ -60,7 +60,11 @@ export interface Statements {
   readonly takeOver?: string;
   /** `[row, now]`: the live mark's rank (Postgres: locked for the transaction), or no row. */
   readonly readMark: string;
-  /** `[row, newExpiresAt, claimedExpiresAt]`: 1 affected row while the claim is still this transaction's. */
+  /**
+   * `[row, claimedExpiresAt]`: one row while the claim is still this transaction's (the work did
+   * not end the transaction, and the database did not roll it back under it). A read: the claim's
+   * row already says done, since it never commits without the work.
+   */
   readonly done: string;
   /** `[row, rank, expiresAt, now]`: writes or raises a mark. */
   readonly raiseMark: string;
@@ -83,7 +87,7 @@ export function statements(dialect: SqlDialect, table: string, bare: string): St
           `(SELECT 1 FROM ${table} WHERE ledger_key = $4::varchar AND expires_at > $3::bigint AND mark_rank > $5::smallint FOR SHARE) ` +
           'ON CONFLICT (ledger_key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE l.expires_at <= $3::bigint',
         readMark: `SELECT mark_rank FROM ${table} WHERE ledger_key = $1 AND expires_at > $2 FOR SHARE`,
-        done: `UPDATE ${table} SET expires_at = $2 WHERE ledger_key = $1 AND expires_at = $3`,
+        done: `SELECT 1 AS held FROM ${table} WHERE ledger_key = $1 AND expires_at = $2`,
         raiseMark:
           `INSERT INTO ${table} AS l (ledger_key, mark_rank, expires_at) VALUES ($1, $2, $3) ON CONFLICT (ledger_key) DO UPDATE SET ` +
           'mark_rank = CASE WHEN l.expires_at <= $4 THEN EXCLUDED.mark_rank ELSE GREATEST(l.mark_rank, EXCLUDED.mark_rank) END, expires_at = GREATEST(l.expires_at, EXCLUDED.expires_at)',
@@ -104,7 +108,7 @@ export function statements(dialect: SqlDialect, table: string, bare: string): St
         // other keys then deadlock on them.
         readMark: `SELECT mark_rank FROM ${table} WHERE ledger_key = ? AND expires_at > ?`,
         takeOver: `UPDATE ${table} SET expires_at = ? WHERE ledger_key = ? AND expires_at <= ?`,
-        done: `UPDATE ${table} SET expires_at = ? WHERE ledger_key = ? AND expires_at = ?`,
+        done: `SELECT 1 AS held FROM ${table} WHERE ledger_key = ? AND expires_at = ?`,
         raiseMark:
           `INSERT INTO ${table} (ledger_key, mark_rank, expires_at) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE ` +
           'mark_rank = IF(expires_at <= ?, ?, GREATEST(COALESCE(mark_rank, 0), ?)), expires_at = GREATEST(expires_at, ?)',
@@ -121,7 +125,7 @@ export function statements(dialect: SqlDialect, table: string, bare: string): St
           `INSERT INTO ${table} (ledger_key, expires_at) SELECT ?, ? WHERE NOT EXISTS (SELECT 1 FROM ${table} WHERE ledger_key = ? AND expires_at > ? AND mark_rank > ?) ` +
           'ON CONFLICT (ledger_key) DO UPDATE SET expires_at = excluded.expires_at WHERE expires_at <= ?',
         readMark: `SELECT mark_rank FROM ${table} WHERE ledger_key = ? AND expires_at > ?`,
-        done: `UPDATE ${table} SET expires_at = ? WHERE ledger_key = ? AND expires_at = ?`,
+        done: `SELECT 1 AS held FROM ${table} WHERE ledger_key = ? AND expires_at = ?`,
         raiseMark:
           `INSERT INTO ${table} (ledger_key, mark_rank, expires_at) VALUES (?, ?, ?) ON CONFLICT (ledger_key) DO UPDATE SET ` +
           'mark_rank = CASE WHEN expires_at <= ? THEN excluded.mark_rank ELSE max(coalesce(mark_rank, 0), excluded.mark_rank) END, expires_at = max(expires_at, excluded.expires_at)',
@@ -138,7 +142,7 @@ export function params(dialect: SqlDialect) {
     claimOrdered: (row: string, expiresAt: number, now: number, mark: string, rank: number) => (positional ? [row, expiresAt, mark, now, rank, now] : [row, expiresAt, now, mark, rank]),
     takeOver: (row: string, expiresAt: number, now: number) => [expiresAt, row, now],
     readMark: (row: string, now: number) => [row, now],
-    done: (row: string, expiresAt: number, claimed: number) => (positional ? [expiresAt, row, claimed] : [row, expiresAt, claimed]),
+    done: (row: string, claimed: number) => [row, claimed],
     raiseMark: (row: string, rank: number, expiresAt: number, now: number) =>
       dialect === 'mysql' ? [row, rank, expiresAt, now, rank, rank, expiresAt] : [row, rank, expiresAt, now],
     prune: (now: number, batch: number) => [now, batch],

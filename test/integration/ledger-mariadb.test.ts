@@ -7,10 +7,10 @@ import { mysqlTable, varchar } from 'drizzle-orm/mysql-core';
 import { Kysely, MysqlDialect } from 'kysely';
 import { createPool as createCallbackPool, type Pool as CallbackPool } from 'mysql2';
 import mysql from 'mysql2/promise';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromDrizzle, fromKysely, fromMysql2 } from '../../src/sql/index.js';
 import { MariadbServer } from '../helpers/mariadb.js';
-import { ledgerScenarios } from './ledger-scenarios.js';
+import { ledgerScenarios, newLedger } from './ledger-scenarios.js';
 
 let server: MariadbServer;
 let pool: mysql.Pool;
@@ -75,3 +75,19 @@ ledgerScenarios(
   }),
   { only: FIRST_TWO },
 );
+
+describe('the merchant\'s pooled connection after a run', () => {
+  it('is back in autocommit with its own lock wait timeout, whatever the run came to', async () => {
+    const single = mysql.createPool({ ...server.options, connectionLimit: 1 });
+    try {
+      await single.query('SET SESSION innodb_lock_wait_timeout = 7');
+      const ledger = await newLedger(fromMysql2(single), { lockTimeoutMs: 1000 });
+      await ledger.run('processed-key', () => undefined, { raiseMark: false, completedTtlMs: 60_000 });
+      await ledger.run('failed-key', () => Promise.reject(new Error('handler bug')), { raiseMark: false, completedTtlMs: 60_000 });
+      const [rows] = await single.query<mysql.RowDataPacket[]>('SELECT @@SESSION.autocommit AS autocommit, @@SESSION.innodb_lock_wait_timeout AS lockWait');
+      expect(rows[0]).toEqual({ autocommit: 1, lockWait: 7 });
+    } finally {
+      await single.end();
+    }
+  });
+});

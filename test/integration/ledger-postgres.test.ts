@@ -7,10 +7,10 @@ import { pgTable, text } from 'drizzle-orm/pg-core';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import postgres from 'postgres';
-import { afterAll, beforeAll } from 'vitest';
-import { fromDrizzle, fromKysely, fromPg, fromPostgresJs } from '../../src/sql/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fromDrizzle, fromKysely, fromPg, fromPostgresJs, type SqlLedger } from '../../src/sql/index.js';
 import { PostgresServer } from '../helpers/postgres.js';
-import { ledgerScenarios } from './ledger-scenarios.js';
+import { ledgerScenarios, newLedger } from './ledger-scenarios.js';
 
 let server: PostgresServer;
 let pool: pg.Pool;
@@ -59,6 +59,29 @@ ledgerScenarios(
   }),
   { outage: true },
 );
+
+describe('a handler that swallows a failed statement (Postgres then aborts the transaction)', () => {
+  const swallowed = async <Tx>(ledger: SqlLedger<Tx>, payment: string, work: (tx: Tx) => Promise<void>) => {
+    const run = await ledger.run(`payment:${payment}:SUCCESS`, work, { raiseMark: false, completedTtlMs: 60_000 });
+    expect(run).toMatchObject({ outcome: 'failed', error: { code: '25P02' } });
+    expect(await fulfilments(payment)).toBe(0);
+    expect((await ledger.run(`payment:${payment}:SUCCESS`, () => 'again', { raiseMark: false, completedTtlMs: 60_000 })).outcome).toBe('processed');
+  };
+
+  it('node-postgres: failed, not processed; its writes and the claim rolled back; the retry runs', async () => {
+    await swallowed(await newLedger(fromPg(pool)), 'PAY_SWALLOW_PG', async (tx) => {
+      await tx.query('INSERT INTO fulfilments (payment_id) VALUES ($1)', ['PAY_SWALLOW_PG']);
+      await tx.query('SELECT * FROM no_such_table').catch(() => undefined);
+    });
+  });
+
+  it('postgres.js: failed, not processed; its writes and the claim rolled back; the retry runs', async () => {
+    await swallowed(await newLedger(fromPostgresJs(sql)), 'PAY_SWALLOW_JS', async (tx) => {
+      await tx`INSERT INTO fulfilments (payment_id) VALUES (${'PAY_SWALLOW_JS'})`;
+      await tx`SELECT * FROM no_such_table`.catch(() => undefined);
+    });
+  });
+});
 
 const FIRST_TWO = ['a callback is processed once; its duplicate finds the record and does not run', 'a handler that throws is rolled back with its writes, and the retry fulfils once'];
 interface FulfilmentsTable {

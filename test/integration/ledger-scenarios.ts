@@ -33,8 +33,8 @@ function gate() {
 }
 
 /** One table per ledger, so the scenarios do not see each other's keys. */
-export async function newLedger<Tx>(fixture: LedgerFixture<Tx>, options: SqlLedgerOptions = {}): Promise<SqlLedger<Tx>> {
-  const ledger = new SqlLedger(fixture.client, { table: `ledger_${randomUUID().replaceAll('-', '').slice(0, 12)}`, ...options });
+export async function newLedger<Tx>(client: SqlClient<Tx> | LedgerFixture<Tx>, options: SqlLedgerOptions = {}): Promise<SqlLedger<Tx>> {
+  const ledger = new SqlLedger('client' in client ? client.client : client, { table: `ledger_${randomUUID().replaceAll('-', '').slice(0, 12)}`, ...options });
   await ledger.ensureSchema();
   return ledger;
 }

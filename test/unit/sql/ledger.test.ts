@@ -13,7 +13,7 @@ interface Script {
   fail?: Partial<Record<Step, object>>;
   claimed?: number;
   mark?: number | null;
-  doneAffected?: number;
+  doneRows?: number;
 }
 
 const TX = { the: 'merchant transaction' };
@@ -27,7 +27,7 @@ function scripted(script: Script = {}) {
     if (failure instanceof Error) throw failure;
     if (failure !== undefined) throw Object.assign(new Error(`${name} failed`), failure);
   };
-  const kind = (text: string): Step => (text.startsWith('INSERT INTO t AS l (ledger_key, expires_at)') ? 'claim' : text.startsWith('SELECT mark_rank') ? 'readMark' : text.startsWith('UPDATE') ? 'done' : 'raiseMark');
+  const kind = (text: string): Step => (text.startsWith('INSERT INTO t AS l (ledger_key, expires_at)') ? 'claim' : text.startsWith('SELECT mark_rank') ? 'readMark' : text.startsWith('SELECT 1 AS held') ? 'done' : 'raiseMark');
   const client: SqlClient<typeof TX> = {
     dialect: 'postgres',
     async begin() {
@@ -39,7 +39,7 @@ function scripted(script: Script = {}) {
           step(name);
           if (name === 'claim') return { rows: [], affected: script.claimed ?? 1 };
           if (name === 'readMark') return { rows: script.mark === undefined ? [] : [{ mark_rank: script.mark }], affected: 0 };
-          if (name === 'done') return { rows: [], affected: script.doneAffected ?? 1 };
+          if (name === 'done') return { rows: Array.from({ length: script.doneRows ?? 1 }, () => ({ held: 1 })), affected: 0 };
           return { rows: [], affected: 1 };
         },
         async commit() {
@@ -136,10 +136,20 @@ describe('SqlLedger.run', () => {
   });
 
   it('failed when the transaction was no longer open after the work (the done mark found no claim)', async () => {
-    const { ledger, events } = scripted({ doneAffected: 0 });
+    const { ledger, events } = scripted({ doneRows: 0 });
     const run = await ledger.run('k', () => undefined, RUN);
     expect(run).toMatchObject({ outcome: 'failed', error: expect.any(ConfigurationError) });
     expect(events).toEqual(['begin', 'claim', 'done', 'rollback']);
+  });
+
+  it('a client whose COMMIT reports a rollback needs no check of the claim: claim, work, COMMIT', async () => {
+    const { client, events } = scripted();
+    const ledger = new SqlLedger({ ...client, commitChecked: true }, { table: 't' });
+    expect((await ledger.run('k', () => 'v', RUN)).outcome).toBe('processed');
+    expect(events).toEqual(['begin', 'claim', 'commit']);
+    const rolledBack = scripted({ fail: { commit: { code: '25P02' } } });
+    const checked = new SqlLedger({ ...rolledBack.client, commitChecked: true }, { table: 't' });
+    expect(await checked.run('k', () => 'v', RUN)).toMatchObject({ outcome: 'failed' });
   });
 
   it('failed when Postgres says the work left the transaction aborted (25P02)', async () => {

@@ -17,15 +17,14 @@ function fakePool() {
 }
 
 describe('fromMysql2', () => {
-  it('bounds lock waits in whole seconds (rounded up) and restores the connection\'s own setting before giving it back', async () => {
+  it('bounds lock waits in whole seconds (rounded up) and opens the transaction in the same round trip, and restores the connection\'s own settings before giving it back', async () => {
     const { pool, sent, ended } = fakePool();
     const session = await fromMysql2(pool).begin(1500);
     await session.commit();
     expect(sent).toEqual([
-      'SET @myr_gateway_lwt = @@SESSION.innodb_lock_wait_timeout, SESSION innodb_lock_wait_timeout = 2',
-      'START TRANSACTION',
+      'SET @myr_gateway_lwt = @@SESSION.innodb_lock_wait_timeout, @myr_gateway_ac = @@SESSION.autocommit, SESSION innodb_lock_wait_timeout = 2, SESSION autocommit = 0',
       'COMMIT',
-      'SET SESSION innodb_lock_wait_timeout = @myr_gateway_lwt',
+      'SET SESSION innodb_lock_wait_timeout = @myr_gateway_lwt, SESSION autocommit = @myr_gateway_ac',
     ]);
     expect(ended).toEqual(['released']);
   });

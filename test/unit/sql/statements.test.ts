@@ -59,7 +59,8 @@ describe('statements', () => {
       const count = (text: string) => (dialect === 'postgres' ? new Set(text.match(/\$\d+/g)).size : (text.match(/\?/g) ?? []).length);
       expect(p.claim('k', 2, 1)).toHaveLength(count(sql.claim));
       expect(p.readMark('m', 1)).toHaveLength(count(sql.readMark));
-      expect(p.done('k', 3, 2)).toHaveLength(count(sql.done));
+      expect(p.done('k', 2)).toHaveLength(count(sql.done));
+      if (sql.claimOrdered) expect(p.claimOrdered('k', 2, 1, 'm', 1)).toHaveLength(count(sql.claimOrdered));
       expect(p.raiseMark('m', 2, 3, 1)).toHaveLength(count(sql.raiseMark));
       expect(p.prune(1, 10)).toHaveLength(count(sql.prune));
       if (sql.takeOver) expect(p.takeOver('k', 2, 1)).toHaveLength(count(sql.takeOver));
