@@ -16,7 +16,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { MyrGateway, TERMINAL_STATUSES, type PaymentStatus } from 'myr-gateway';
-import { createNodeHandler, createWebhookHandler, paymentKey, runOnce, type WebhookStore } from 'myr-gateway/webhooks';
+import { createNodeHandler, createWebhookHandler, paymentKey, runOnce, type WebhookHandler } from 'myr-gateway/webhooks';
 
 /** What fulfilment needs, whether it comes from a callback or from a status lookup. */
 export interface PaymentOutcome {
@@ -46,7 +46,8 @@ const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
  */
 export async function reconcilePayments(options: {
   gateway: MyrGateway;
-  store: WebhookStore;
+  /** The handler's store (a plain or a transactional one): the job claims in the same ledger. */
+  store: WebhookHandler['store'];
   unconfirmed: string[];
   fulfil: (payment: PaymentOutcome) => Promise<void>;
 }): Promise<ReconcileReport> {

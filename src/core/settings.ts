@@ -6,9 +6,9 @@
  * @module
  */
 import { ConfigurationError, InvalidRequestError } from './errors/base.js';
+import { isMilliseconds, MAX_TIMER_MS } from './milliseconds.js';
 
-/** Longest delay a timer can take (2^31 - 1 ms, about 24.8 days). */
-export const MAX_TIMER_MS = 2_147_483_647;
+export { MAX_TIMER_MS };
 /** Most retries a call may be given. */
 export const MAX_RETRIES = 10;
 
@@ -38,7 +38,8 @@ function refuse(source: SettingSource, field: string, rule: string): Error {
 /** A millisecond setting: a whole number a timer can hold, from `min` (1 unless said), or the fallback. */
 export function millisecondsSetting(value: number | undefined, fallback: number, field: string, source: SettingSource, min = 1): number {
   if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min || value > MAX_TIMER_MS) {
+  // The SDK's one millisecond rule (core/milliseconds.ts); a call's option is refused as a request error.
+  if (!isMilliseconds(value, min)) {
     throw refuse(source, field, `a whole number of milliseconds from ${min} to ${MAX_TIMER_MS}`);
   }
   return value;

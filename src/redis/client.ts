@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ConfigurationError, MyrGatewayError } from '../core/errors/base.js';
+import { milliseconds } from '../core/milliseconds.js';
 import { Log, type Logger } from '../core/observe/log.js';
 import { within } from '../core/wait.js';
 import { RedisStoreError } from './errors.js';
@@ -132,10 +133,7 @@ export function adaptClient(options: RedisStoreOptions, what: string): { redis: 
   const { client, logger } = options;
   const prefix = options.keyPrefix ?? 'myr-gateway:';
   if (typeof prefix !== 'string' || prefix.length > 200) throw new ConfigurationError('keyPrefix must be a string of at most 200 characters', 'keyPrefix');
-  const timeoutMs = options.timeoutMs ?? 1000;
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 60_000) {
-    throw new ConfigurationError('timeoutMs must be a whole number of milliseconds from 1 to 60000', 'timeoutMs');
-  }
+  const timeoutMs = milliseconds(options.timeoutMs ?? 1000, 'timeoutMs', 1, 60_000);
   if (logger !== undefined && (logger === null || typeof logger.warn !== 'function' || typeof logger.error !== 'function')) {
     throw new ConfigurationError(`${what}: logger must have warn and error methods (console, pino, winston)`, 'logger');
   }

@@ -5,8 +5,8 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { StoredToken, TokenRefreshOptions, TokenStore } from '../core/tokens/store.js';
-import { ConfigurationError } from '../core/errors/base.js';
 import { DEFAULTS } from '../core/settings.js';
+import { milliseconds } from '../core/milliseconds.js';
 import { TimeoutError } from '../core/errors/service.js';
 import { wait } from '../core/wait.js';
 import { adaptClient, COMPARE_AND_DELETE, COMPARE_AND_PEXPIRE, script, type RedisCommands, type RedisStoreOptions } from './client.js';
@@ -55,12 +55,9 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 if redis.call('GET', KEYS[2]) == ARGV[3] then redis.call('DEL', KEYS[2]) end
 return 1`);
 
+/** The one millisecond rule (core/milliseconds.ts), capped at 10 min for the lock and its waits. */
 function whole(value: number | undefined, fallback: number, field: string, min: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min || value > 600_000) {
-    throw new ConfigurationError(`${field} must be a whole number of milliseconds from ${min} to 600000`, field);
-  }
-  return value;
+  return milliseconds(value ?? fallback, field, min, 600_000);
 }
 
 /** What Redis keeps: the (sealed) token and its lifetime, never its expiry on some process's clock. */

@@ -7,16 +7,14 @@
 import { createHash, createHmac, hkdfSync, randomUUID } from 'node:crypto';
 import { ConfigurationError } from '../core/errors/base.js';
 import type { PaymentOrder, WebhookClaim, WebhookStore } from '../webhooks/stores/types.js';
+import { laterRanks } from '../webhooks/lifecycle.js';
+import { isMilliseconds, milliseconds } from '../core/milliseconds.js';
 import { driveClient } from './topology.js';
 import { CLAIM, COMPLETE, RAISE_MARK } from './claim-scripts.js';
 import { adaptClient, COMPARE_AND_DELETE, COMPARE_AND_PEXPIRE, type RedisCommands, type RedisStoreOptions } from './client.js';
 
-/** The highest lifecycle rank a payment status has (REFUNDED). */
-const MAX_RANK = 2;
-
 function ttl(ms: number): string {
-  if (!Number.isFinite(ms) || ms < 1) throw new ConfigurationError('ttlMs must be a positive number of milliseconds', 'ttlMs');
-  return String(Math.ceil(ms));
+  return String(milliseconds(ms, 'ttlMs'));
 }
 
 /** Options of {@link RedisWebhookStore}. */
@@ -89,7 +87,7 @@ function replicaWait(options: RedisWebhookStoreOptions): [string, string, string
   if (!Number.isInteger(wait.replicas) || wait.replicas < 1) {
     throw new ConfigurationError('waitForReplicas.replicas must be a whole number of at least 1', 'waitForReplicas');
   }
-  if (!Number.isInteger(wait.timeoutMs) || wait.timeoutMs < 1 || wait.timeoutMs >= storeTimeout) {
+  if (!isMilliseconds(wait.timeoutMs, 1, storeTimeout - 1)) {
     throw new ConfigurationError('waitForReplicas.timeoutMs must be a whole number of ms below the store timeoutMs', 'waitForReplicas');
   }
   return ['WAIT', String(wait.replicas), String(wait.timeoutMs)];
@@ -219,7 +217,7 @@ export class RedisWebhookStore implements WebhookStore {
   /** The high-water values of statuses later than `order`'s, under every ledger key. */
   #laterMarks(order: PaymentOrder): string[] {
     const marks: string[] = [];
-    for (let rank = Math.max(0, Math.floor(order.rank) + 1); rank <= MAX_RANK; rank++) marks.push(...this.#values(this.#orderKey(order), String(rank)));
+    for (const rank of laterRanks(order.rank)) marks.push(...this.#values(this.#orderKey(order), String(rank)));
     return marks;
   }
 

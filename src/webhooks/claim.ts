@@ -18,8 +18,8 @@ import { unref } from '../core/wait.js';
 export type ClaimReport = (error: WebhookHandlerError, level?: 'warn' | 'error') => void;
 
 const WARNINGS: Readonly<Record<LedgerWarning, string>> = {
-  foreign_value: 'the ledger held a value the store did not write; the claim replaced it',
-  under_replicated: 'too few replicas acknowledged the ledger write in time',
+  foreign_value: 'the ledger held a value the store did not write: replaced',
+  under_replicated: 'too few replicas acknowledged the ledger write',
 };
 
 /** @internal Reports what a store noticed about its ledger (see {@link LedgerWarning}). */
@@ -39,16 +39,16 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** @internal The result of the merchant's handler. */
-export type Settled = { readonly ok: true } | { readonly ok: false; readonly error: unknown };
+/** @internal The result of the merchant's handler: what it returned, or what it threw. */
+export type Settled<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown };
 
 /** @internal Returned by {@link settleWithin} when the handler did not settle in time. */
 export const TIMED_OUT = Symbol('timed out');
 
 /** @internal Runs the handler, turning a sync throw or a rejection into a value. */
-export function settle(run: () => unknown): Promise<Settled> {
-  return new Promise((resolve) => resolve(run())).then(
-    () => ({ ok: true }) as const,
+export function settle<T>(run: () => T | Promise<T>): Promise<Settled<T>> {
+  return new Promise<T>((resolve) => resolve(run())).then(
+    (value) => ({ ok: true, value }) as const,
     (error: unknown) => ({ ok: false, error }) as const,
   );
 }
@@ -57,7 +57,7 @@ export function settle(run: () => unknown): Promise<Settled> {
  * @internal The handler's result, or {@link TIMED_OUT} after `ms`. The timer stays ref'd
  * (an answer is owed) and is cleared as soon as the handler settles.
  */
-export function settleWithin(settled: Promise<Settled>, ms: number): Promise<Settled | typeof TIMED_OUT> {
+export function settleWithin<T>(settled: Promise<Settled<T>>, ms: number): Promise<Settled<T> | typeof TIMED_OUT> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
     timer = setTimeout(() => resolve(TIMED_OUT), ms);
@@ -65,18 +65,26 @@ export function settleWithin(settled: Promise<Settled>, ms: number): Promise<Set
   return Promise.race([settled, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** @internal A running renewal; `stop()` is idempotent. */
+/**
+ * @internal A claim held while the work runs: renewed until the work settles, then recorded
+ * done or released, each at most once.
+ */
 export interface Lease {
-  stop(): void;
-  /** True once a renewal found the claim gone (and reported it). */
-  readonly lost: boolean;
+  /**
+   * Records the finished run (retried; on a store that keeps failing, remembered in this
+   * process, see {@link unrecorded}) with the payment's mark when given, and reports a lost
+   * claim (once per run), a store warning or the failure.
+   */
+  record(completedTtlMs: number, order: PaymentOrder | undefined): Promise<void>;
+  /** Gives a failed run's claim back for a retry, reporting a store failure or a lost claim. */
+  release(): Promise<void>;
 }
 
 /**
  * @internal Renews the claim every third of its TTL while the handler runs, so that a
  * retry cannot take the key and run the handler a second time concurrently. Stops when
- * stopped, when the store says the token lost the key, or after `maxMs` (a handler that
- * never settles must not hold the key for ever).
+ * the run is recorded or released, when the store says the token lost the key, or after
+ * `maxMs` (a handler that never settles must not hold the key for ever).
  */
 export function keepClaim(
   store: WebhookStore,
@@ -99,13 +107,13 @@ export function keepClaim(
     const elapsed = Date.now() - started;
     if (elapsed >= maxMs) {
       stop();
-      report(new WebhookHandlerError('handler', 'the webhook handler is still running after maxRenewalMs; its claim is no longer renewed and expires after inFlightTtlMs', undefined));
+      report(new WebhookHandlerError('handler', 'the webhook handler outlived maxRenewalMs: its claim is no longer renewed', undefined));
       return;
     }
     if (typeof store.renew !== 'function') {
       if (elapsed < ttlMs) return;
       stop();
-      report(new WebhookHandlerError('store', 'the webhook handler outlived inFlightTtlMs and the store has no renew(): a retry may now run it a second time', undefined));
+      report(new WebhookHandlerError('store', 'the webhook handler outlived inFlightTtlMs on a store with no renew(): a retry may run it again', undefined));
       return;
     }
     busy = true;
@@ -117,16 +125,34 @@ export function keepClaim(
         report(new ClaimLostError('renew', key));
       }
     } catch (error) {
-      report(new WebhookHandlerError('store', 'the idempotency store failed to renew the claim of a running handler', error));
+      report(new WebhookHandlerError('store', 'the idempotency store failed to renew a running claim', error));
     } finally {
       busy = false;
     }
   };
   const timer = unref(setInterval(() => void tick(), renewEveryMs(ttlMs)));
   return {
-    stop,
-    get lost() {
-      return lost;
+    async record(completedTtlMs, order) {
+      const result = await completeWithRetries(store, key, token, completedTtlMs, order);
+      stop();
+      if (!result.recorded) {
+        // The work did finish: it counts as processed. This process remembers it and answers
+        // duplicate; another process may run it again once the claim expires (docs/webhooks.md).
+        unrecorded.add(store, key, token, order);
+        report(new WebhookHandlerError('store', 'the idempotency store failed, three times, to record a finished run', result.error));
+        return;
+      }
+      // Not again when a renewal already said so.
+      if (result.lost && !lost) report(new ClaimLostError('complete', key));
+      reportWarning(result.warning, report);
+    },
+    async release() {
+      stop();
+      try {
+        if ((await store.release(key, token)) === false && !lost) report(new ClaimLostError('release', key));
+      } catch (error) {
+        report(new WebhookHandlerError('store', 'the idempotency store failed to release the claim', error));
+      }
     },
   };
 }
@@ -164,43 +190,6 @@ export async function completeWithRetries(
     }
   }
   return { recorded: false, error };
-}
-
-/**
- * @internal Records a finished run and reports what went wrong: a lost claim (once per run,
- * not again when a renewal already said so), a store warning, or a store that failed three
- * times (then this process remembers the key, see {@link unrecorded}).
- */
-export async function recordDone(
-  store: WebhookStore,
-  key: string,
-  token: string,
-  completedTtlMs: number,
-  lease: Lease,
-  report: ClaimReport,
-  order?: PaymentOrder,
-): Promise<void> {
-  const result = await completeWithRetries(store, key, token, completedTtlMs, order);
-  lease.stop();
-  if (!result.recorded) {
-    // The work did finish: it counts as processed. This process remembers it and answers
-    // duplicate; another process may run it again once the claim expires (docs/webhooks.md).
-    unrecorded.add(store, key, token, order);
-    report(new WebhookHandlerError('store', 'the idempotency store failed, three times, to record a finished run', result.error));
-    return;
-  }
-  if (result.lost && !lease.lost) report(new ClaimLostError('complete', key));
-  reportWarning(result.warning, report);
-}
-
-/** @internal Gives a failed run's claim back for a retry, reporting a store failure or a lost claim. */
-export async function releaseClaim(store: WebhookStore, key: string, token: string, lease: Lease, report: ClaimReport): Promise<void> {
-  lease.stop();
-  try {
-    if ((await store.release(key, token)) === false && !lease.lost) report(new ClaimLostError('release', key));
-  } catch (error) {
-    report(new WebhookHandlerError('store', 'the idempotency store failed to release the claim', error));
-  }
 }
 
 /** Most keys remembered per store as finished-but-unrecorded (the store failed to complete them). */

@@ -8,11 +8,12 @@ import { ConfigurationError } from '../core/errors/base.js';
 import type { Logger } from '../core/observe/log.js';
 import { isTracer, type TracerLike } from '../core/observe/trace.js';
 import type { WebhookHandlerError, WebhookVerificationError, WebhookVerificationReason } from './errors.js';
-import { DEFAULT_IN_FLIGHT_TTL_MS } from './delivery-policy.js';
+import { claimTimes, COMPLETED_TTL_MS } from './claim-and-run.js';
 import type { WebhookEvent } from './events.js';
 import type { WebhookRequest } from './request-parts.js';
 import { MemoryWebhookStore } from './stores/memory.js';
-import type { WebhookStore } from './stores/types.js';
+import type { TransactionalWebhookStore, WebhookStore } from './stores/types.js';
+import { isMilliseconds, milliseconds } from '../core/milliseconds.js';
 import { WebhookVerifier, type WebhookVerifierOptions } from './verifier.js';
 
 /**
@@ -54,26 +55,40 @@ export interface WebhookResponse {
 }
 
 /** Context handed to the merchant's `onEvent` next to the event. */
-export interface WebhookEventContext {
+export interface WebhookEventContext<Tx = undefined> {
   /** The idempotency key claimed for this run (`payment:<id>:<status>` or `webhook:<id>`). */
   readonly key: string;
+  /**
+   * The transaction of a {@link TransactionalWebhookStore} (the SQL ledger), which commits with
+   * the claim and the done mark: write the order's fulfilment through it. `undefined` with a
+   * plain {@link WebhookStore}.
+   *
+   * @example
+   * ```ts
+   * onEvent: (event, { tx }) => tx.query("UPDATE orders SET status = 'paid' WHERE reference_id = $1", [event.signed.reference_id]);
+   * ```
+   */
+  readonly tx: Tx;
 }
 
-/** Options of {@link createWebhookHandler}. */
-export interface WebhookHandlerOptions {
+/** Options of {@link createWebhookHandler}; `Tx` is the transaction of a {@link TransactionalWebhookStore}. */
+export interface WebhookHandlerOptions<Tx = undefined> {
   /** A verifier, or the options to build one (`{ apiKey }` is enough). */
   verifier: WebhookVerifier | WebhookVerifierOptions;
   /**
    * The merchant's handler. Acknowledged (2xx) only after it resolves; if it throws,
    * the claim is released and the gateway gets a 500, so its retry runs it again.
    */
-  onEvent: (event: WebhookEvent, context: WebhookEventContext) => unknown;
+  onEvent: (event: WebhookEvent, context: WebhookEventContext<Tx>) => unknown;
   /**
-   * The idempotency store.
+   * The idempotency store: a {@link WebhookStore} (claims with a lease, as `RedisWebhookStore`),
+   * or a {@link TransactionalWebhookStore} that runs `onEvent` in its transaction (`tx`). A plain
+   * store has no transaction: its `onEvent` gets `tx: undefined`, so it fits only a `Tx` that
+   * admits `undefined`.
    *
    * @default a new {@link MemoryWebhookStore} (one process only)
    */
-  store?: WebhookStore | undefined;
+  store?: (undefined extends Tx ? WebhookStore : never) | TransactionalWebhookStore<Tx> | undefined;
   /**
    * What to deduplicate by.
    *
@@ -136,8 +151,9 @@ export interface WebhookHandlerOptions {
    * Called with every failure worth a log line: verification failures
    * ({@link WebhookVerificationError}), handler or store failures
    * ({@link WebhookHandlerError}, original error in `cause`), a lost claim (`ClaimLostError`,
-   * code `CLAIM_LOST`: the handler may have run twice), a superseded callback and store
-   * warnings (`foreign_value`, `under_replicated`). May be async; whatever it
+   * code `CLAIM_LOST`: the handler may have run twice) and store warnings (`foreign_value`,
+   * `under_replicated`); not a superseded callback, which is an outcome like a duplicate (the
+   * response and the span say it). May be async; whatever it
    * throws or rejects with is swallowed, so a failing logger never changes the answer or
    * crashes the process.
    */
@@ -157,8 +173,7 @@ export interface WebhookHandlerOptions {
   /**
    * Where refused and failed callbacks are logged, one line each: `console`, a pino or
    * winston logger, or any object with `debug`/`info`/`warn`/`error` (the client's
-   * `logger` shape). `warn` for a refused callback (400/401), a superseded one and ledger
-   * warnings; `error` for a failed one (500, 503) and a lost claim (`CLAIM_LOST`). Each line
+   * `logger` shape). `warn` for a refused callback (400/401) and ledger warnings; `error` for a failed one (500, 503) and a lost claim (`CLAIM_LOST`). Each line
    * has the error's code and fixed message and the signed `webhook_id`, `payment_id` and
    * status; never the body, the signature, a key, or the text of what `onEvent` threw (its
    * name only: `onError` gets the error itself). Without it nothing is logged.
@@ -186,7 +201,7 @@ export interface WebhookHandler {
   /** The verifier it checks signatures with. */
   readonly verifier: WebhookVerifier;
   /** The idempotency store it claims keys in. */
-  readonly store: WebhookStore;
+  readonly store: WebhookStore | TransactionalWebhookStore;
   /**
    * The logger it writes refused and failed callbacks to (the adapters write theirs there too).
    *
@@ -199,25 +214,18 @@ export interface WebhookHandler {
 }
 
 /** The options after defaults and range checks. */
-export interface ResolvedHandlerOptions {
+export interface ResolvedHandlerOptions<Tx> {
   readonly verifier: WebhookVerifier;
-  readonly store: WebhookStore;
+  readonly store: WebhookStore | TransactionalWebhookStore<Tx>;
   readonly mode: WebhookIdempotency;
   readonly inFlightTtlMs: number;
   readonly completedTtlMs: number;
   readonly handlerTimeoutMs: number;
   readonly maxRenewalMs: number;
-  readonly onEvent: WebhookHandlerOptions['onEvent'];
-  readonly onError: WebhookHandlerOptions['onError'];
+  readonly onEvent: WebhookHandlerOptions<Tx>['onEvent'];
+  readonly onError: WebhookHandlerOptions<Tx>['onError'];
   readonly tracer: TracerLike | undefined;
   readonly logger: Logger | undefined;
-}
-
-function positive(value: number, name: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new ConfigurationError(`${name} must be a positive number of milliseconds`, name);
-  }
-  return value;
 }
 
 function loggerOption(logger: Logger | undefined): Logger | undefined {
@@ -230,7 +238,7 @@ function loggerOption(logger: Logger | undefined): Logger | undefined {
 }
 
 /** Applies the defaults and refuses, with a {@link ConfigurationError}, what cannot work. */
-export function resolveHandlerOptions(options: WebhookHandlerOptions): ResolvedHandlerOptions {
+export function resolveHandlerOptions<Tx>(options: WebhookHandlerOptions<Tx>): ResolvedHandlerOptions<Tx> {
   if (options === null || typeof options !== 'object') throw new ConfigurationError('createWebhookHandler needs options');
   if (typeof options.onEvent !== 'function') throw new ConfigurationError('onEvent must be a function', 'onEvent');
   const verifier = options.verifier instanceof WebhookVerifier ? options.verifier : new WebhookVerifier(options.verifier);
@@ -239,13 +247,15 @@ export function resolveHandlerOptions(options: WebhookHandlerOptions): ResolvedH
     throw new ConfigurationError("idempotency must be 'payment' or 'webhook'", 'idempotency');
   }
   // The default follows a tolerance over 12 h, so only a completedTtlMs the merchant set is refused.
-  const completedTtlMs = options.completedTtlMs ?? Math.max(86_400_000, 2e3 * verifier.toleranceSeconds);
-  if (!Number.isFinite(completedTtlMs) || completedTtlMs < 2 * verifier.toleranceSeconds * 1000) {
+  const leastCompletedMs = Math.ceil(2e3 * verifier.toleranceSeconds);
+  const completedTtlMs = options.completedTtlMs ?? Math.max(COMPLETED_TTL_MS, leastCompletedMs);
+  if (!isMilliseconds(completedTtlMs, leastCompletedMs)) {
     throw new ConfigurationError(
       'completedTtlMs must be at least twice the tolerance, or a replay could outlive its record',
       'completedTtlMs',
     );
   }
+  const times = claimTimes({ ...options, completedTtlMs });
   if (options.tracer !== undefined && !isTracer(options.tracer)) {
     throw new ConfigurationError('tracer must be an OpenTelemetry Tracer (with startActiveSpan)', 'tracer');
   }
@@ -253,10 +263,8 @@ export function resolveHandlerOptions(options: WebhookHandlerOptions): ResolvedH
     verifier,
     store: options.store ?? new MemoryWebhookStore(),
     mode,
-    inFlightTtlMs: positive(options.inFlightTtlMs ?? DEFAULT_IN_FLIGHT_TTL_MS, 'inFlightTtlMs'),
-    completedTtlMs,
-    handlerTimeoutMs: positive(options.handlerTimeoutMs ?? 25_000, 'handlerTimeoutMs'),
-    maxRenewalMs: positive(options.maxRenewalMs ?? 600_000, 'maxRenewalMs'),
+    ...times,
+    handlerTimeoutMs: milliseconds(options.handlerTimeoutMs ?? 25_000, 'handlerTimeoutMs'),
     onEvent: options.onEvent,
     onError: options.onError,
     tracer: options.tracer,

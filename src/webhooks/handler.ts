@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { TIMED_OUT, keepClaim, recordDone, releaseClaim, reportWarning, settle, settleWithin, unrecorded, type ClaimReport, type Lease, type Settled } from './claim.js';
+import { claimAndRun, paymentKey } from './claim-and-run.js';
 import { WebhookHandlerError, WebhookVerificationError, type WebhookVerificationReason } from './errors.js';
 import type { WebhookEvent } from './events.js';
 import {
@@ -13,12 +13,10 @@ import {
   type WebhookHandlerOptions,
   type WebhookIdempotency,
   type WebhookResponse,
+  type WebhookResponseBody,
 } from './handler-options.js';
-import { canSupersede, lifecycleRank } from './lifecycle.js';
 import { webhookLog, type WebhookLogLevel } from './log.js';
 import type { WebhookRequest } from './request-parts.js';
-import type { PaymentOrder } from './stores/types.js';
-import { paymentKey } from './run-once.js';
 import { traced } from './tracing.js';
 
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
@@ -43,17 +41,12 @@ export function idempotencyKey(event: WebhookEvent, mode: WebhookIdempotency): s
   return mode === 'webhook' ? `webhook:${s.webhook_id}` : paymentKey(s.payment_id, s.status);
 }
 
-/** Where the event stands in its payment's life, for the store's per-payment high-water mark. */
-function paymentOrder(event: WebhookEvent): PaymentOrder {
-  return { paymentId: event.signed.payment_id, rank: lifecycleRank(event.signed.status) };
-}
-
 /** Builds a {@link WebhookHandler} from a handler or its options (adapters take either). */
-export function toWebhookHandler(handlerOrOptions: WebhookHandler | WebhookHandlerOptions): WebhookHandler {
+export function toWebhookHandler<Tx>(handlerOrOptions: WebhookHandler | WebhookHandlerOptions<Tx>): WebhookHandler {
   return isHandler(handlerOrOptions) ? handlerOrOptions : createWebhookHandler(handlerOrOptions);
 }
 
-function isHandler(value: WebhookHandler | WebhookHandlerOptions): value is WebhookHandler {
+function isHandler<Tx>(value: WebhookHandler | WebhookHandlerOptions<Tx>): value is WebhookHandler {
   return typeof (value as Partial<WebhookHandler>).handle === 'function'; // a guard: only reads the property it checks
 }
 
@@ -64,9 +57,13 @@ function isHandler(value: WebhookHandler | WebhookHandlerOptions): value is Webh
  * 2. claim the idempotency key atomically in the store;
  *    already done: 200 without running; in flight elsewhere: 409 so the gateway retries;
  *    older than a status already handled for the payment (SUCCESS after REFUNDED): 200
- *    `superseded`, without running;
- * 3. run `onEvent`; if it throws: release the claim, 500 (the retry runs it again);
+ *    `superseded`, without running (an outcome, not reported to `onError`);
+ * 3. run `onEvent(event, { key, tx })`; if it throws: release the claim, 500 (the retry runs
+ *    it again); not settled within `handlerTimeoutMs`: 503;
  * 4. mark the key done, 200.
+ *
+ * Steps 2 to 4 are the claim-and-run path `runOnce` shares; a `TransactionalWebhookStore`
+ * does them in one transaction and `tx` is its transaction.
  *
  * @example
  * ```ts
@@ -80,9 +77,9 @@ function isHandler(value: WebhookHandler | WebhookHandlerOptions): value is Webh
  * });
  * ```
  */
-export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
-  const { verifier, store, mode, inFlightTtlMs, completedTtlMs, handlerTimeoutMs, maxRenewalMs, onEvent, onError, tracer, logger } =
-    resolveHandlerOptions(options);
+export function createWebhookHandler<Tx = undefined>(options: WebhookHandlerOptions<Tx>): WebhookHandler {
+  const resolved = resolveHandlerOptions(options);
+  const { verifier, store, mode, handlerTimeoutMs, onEvent, onError, tracer, logger } = resolved;
 
   const log = webhookLog(logger);
   /** Tells `onError` and the logger (one line) about a refused or failed callback, or a ledger problem. */
@@ -95,20 +92,6 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     } catch {
       // A failing logger must not change the answer to the gateway.
     }
-  }
-
-  /** The handler settled: record it (done, or released for a retry) and say what to answer. */
-  async function finish(event: WebhookEvent, key: string, token: string, result: Settled, lease: Lease): Promise<WebhookResponse> {
-    // Only a status that can supersede a callback (REFUNDED) raises the payment's mark.
-    const order = canSupersede(event.signed.status) ? paymentOrder(event) : undefined;
-    const toOnError: ClaimReport = (error, level) => report(error, event, level);
-    if (!result.ok) {
-      report(new WebhookHandlerError('handler', 'the webhook handler threw; the claim was released for a retry', result.error), event);
-      await releaseClaim(store, key, token, lease, toOnError);
-      return { status: 500, body: { ok: false, outcome: 'failed' }, headers: JSON_HEADERS, event };
-    }
-    await recordDone(store, key, token, completedTtlMs, lease, toOnError, order);
-    return { status: 200, body: { ok: true, outcome: 'processed' }, headers: JSON_HEADERS, event };
   }
 
   async function handle(request: WebhookRequest): Promise<WebhookResponse> {
@@ -127,45 +110,29 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     }
 
     const key = idempotencyKey(event, mode);
-    // Handled in this process before, but the store never recorded it: try again, never rerun it.
-    if (await unrecorded.settle(store, key, completedTtlMs)) {
-      return { status: 200, body: { ok: true, outcome: 'duplicate' }, headers: JSON_HEADERS, event };
+    const run = await claimAndRun(store, key, (tx) => onEvent(event, { key, tx }), resolved, (error, level) => report(error, event, level), event.signed, handlerTimeoutMs);
+    const answer = (status: number, outcome: WebhookResponseBody['outcome']): WebhookResponse => ({
+      status,
+      body: { ok: status === 200, outcome },
+      headers: status === 409 || status === 503 ? RETRY_HEADERS : JSON_HEADERS,
+      event,
+    });
+    switch (run.outcome) {
+      case 'failed':
+        report(new WebhookHandlerError('handler', 'the webhook handler threw: released for a retry', run.error), event);
+        return answer(500, 'failed');
+      case 'timed_out':
+        // Still running on a plain store (its claim kept until it settles), rolled back on a transactional one.
+        report(new WebhookHandlerError('handler', 'the webhook handler outlived handlerTimeoutMs: answered 503', undefined), event);
+        return answer(503, 'in_flight');
+      case 'unavailable':
+        report(new WebhookHandlerError('store', 'the idempotency store failed: answered 503', run.error), event);
+        return answer(503, 'unavailable');
+      case 'in_flight':
+        return answer(409, 'in_flight');
+      default:
+        return answer(200, run.outcome);
     }
-    let claim;
-    try {
-      claim = await store.claim(key, inFlightTtlMs, paymentOrder(event));
-    } catch (error) {
-      report(new WebhookHandlerError('store', 'the idempotency store failed to claim the callback', error), event);
-      return { status: 503, body: { ok: false, outcome: 'unavailable' }, headers: RETRY_HEADERS, event };
-    }
-    if (!claim.acquired) {
-      if (claim.state === 'superseded') {
-        report(
-          new WebhookHandlerError('store', 'superseded: a later status of the payment was handled; acknowledged, not run', undefined),
-          event,
-          'warn',
-        );
-        return { status: 200, body: { ok: true, outcome: 'superseded' }, headers: JSON_HEADERS, event };
-      }
-      return claim.state === 'done'
-        ? { status: 200, body: { ok: true, outcome: 'duplicate' }, headers: JSON_HEADERS, event }
-        : { status: 409, body: { ok: false, outcome: 'in_flight' }, headers: RETRY_HEADERS, event };
-    }
-
-    const { token } = claim;
-    reportWarning(claim.warning, (error, level) => report(error, event, level));
-    const lease = keepClaim(store, key, token, inFlightTtlMs, maxRenewalMs, (error) => report(error, event));
-    const settled = settle(() => onEvent(event, { key }));
-    const result = await settleWithin(settled, handlerTimeoutMs);
-    if (result === TIMED_OUT) {
-      report(
-        new WebhookHandlerError('handler', 'the webhook handler did not settle within handlerTimeoutMs: answered 503, the claim is kept until it settles', undefined),
-        event,
-      );
-      void settled.then((late) => finish(event, key, token, late, lease)).catch(() => {});
-      return { status: 503, body: { ok: false, outcome: 'in_flight' }, headers: RETRY_HEADERS, event };
-    }
-    return finish(event, key, token, result, lease);
   }
 
   return {

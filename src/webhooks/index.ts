@@ -39,7 +39,7 @@ export type {
   WebhookResponse,
   WebhookResponseBody,
 } from './handler-options.js';
-export type { LedgerWarning, PaymentOrder, WebhookClaim, WebhookStore } from './stores/types.js';
+export type { LedgerRun, LedgerWarning, PaymentOrder, TransactionalWebhookStore, WebhookClaim, WebhookStore } from './stores/types.js';
 export { MemoryWebhookStore, type MemoryWebhookStoreOptions } from './stores/memory.js';
 export {
   createExpressMiddleware,
@@ -60,6 +60,7 @@ export {
   type WebhookAdapterInput,
   type WebhookAdapterOptions,
 } from './adapters/index.js';
-export { paymentKey, runOnce, type RunOnceOptions, type RunOnceResult } from './run-once.js';
+export { paymentKey } from './claim-and-run.js';
+export { runOnce, type RunOnceOptions, type RunOnceResult } from './run-once.js';
 export { DEFAULT_IN_FLIGHT_TTL_MS, GATEWAY_RETRY_DELAYS_MS, deliveryAfterCrash } from './delivery-policy.js';
 export { isSuperseded, lifecycleRank } from './lifecycle.js';

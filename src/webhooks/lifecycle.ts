@@ -1,11 +1,26 @@
 /**
  * The order of a payment's statuses, so a callback that arrives after a later one of the
  * same payment (SUCCESS delivered after REFUNDED) is not fulfilled: one pure function with a
- * table test (test/unit/webhooks/lifecycle.test.ts).
+ * table test (test/unit/webhooks/lifecycle.test.ts). Every store takes its ranks from here (the
+ * memory store and the Redis scripts' arguments through {@link laterRanks}), so adding a status
+ * is a change to {@link RANKS} that the compiler (every status of `PAYMENT_STATUSES` must be
+ * ranked) and test/unit/webhooks/stores/ranks.test.ts follow everywhere.
  *
  * @module
  */
-import { TERMINAL_STATUSES } from '../schemas/statuses.js';
+import { TERMINAL_STATUSES, type PaymentStatusValue } from '../schemas/statuses.js';
+
+/** Each status's place in a payment's life; a status not listed ranks with the outcomes (SUCCESS). */
+const RANKS: Readonly<Record<PaymentStatusValue, number>> = {
+  PENDING: 0,
+  PROCESSING: 0,
+  SUCCESS: 1,
+  FAILED: 1,
+  EXPIRED: 1,
+  CANCELLED: 1,
+  REFUNDED: 2,
+};
+const RANK_OF: ReadonlyMap<string, number> = new Map(Object.entries(RANKS));
 
 /**
  * A status's place in a payment's life: PENDING and PROCESSING (0) come before the outcomes
@@ -18,15 +33,16 @@ import { TERMINAL_STATUSES } from '../schemas/statuses.js';
  * ```
  */
 export function lifecycleRank(status: string): number {
-  switch (status) {
-    case 'PENDING':
-    case 'PROCESSING':
-      return 0;
-    case 'REFUNDED':
-      return 2;
-    default:
-      return 1;
-  }
+  return RANK_OF.get(status) ?? RANKS.SUCCESS;
+}
+
+/**
+ * @internal The ranks that supersede a callback of `rank`: the one comparison of ranks. A store
+ * answers `superseded` when its payment's high-water mark is one of them, and raises the mark
+ * unless it is one of them (the Redis scripts get them as arguments).
+ */
+export function laterRanks(rank: number): number[] {
+  return [...new Set(RANK_OF.values())].filter((later) => later > rank);
 }
 
 const LOWEST_CALLBACK_RANK = Math.min(...TERMINAL_STATUSES.map(lifecycleRank));
@@ -43,7 +59,7 @@ const LOWEST_CALLBACK_RANK = Math.min(...TERMINAL_STATUSES.map(lifecycleRank));
  * ```
  */
 export function canSupersede(status: string): boolean {
-  return lifecycleRank(status) > LOWEST_CALLBACK_RANK;
+  return laterRanks(LOWEST_CALLBACK_RANK).includes(lifecycleRank(status));
 }
 
 /**
@@ -57,5 +73,5 @@ export function canSupersede(status: string): boolean {
  * ```
  */
 export function isSuperseded(completed: string, incoming: string): boolean {
-  return lifecycleRank(completed) > lifecycleRank(incoming);
+  return laterRanks(lifecycleRank(incoming)).includes(lifecycleRank(completed));
 }

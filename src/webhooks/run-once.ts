@@ -5,32 +5,18 @@
  *
  * @module
  */
-import { keepClaim, recordDone, releaseClaim, reportWarning, unrecorded } from './claim.js';
-import { DEFAULT_IN_FLIGHT_TTL_MS } from './delivery-policy.js';
+import { claimAndRun, claimTimes } from './claim-and-run.js';
 import { WebhookHandlerError } from './errors.js';
-import { canSupersede, lifecycleRank } from './lifecycle.js';
-import type { PaymentOrder, WebhookStore } from './stores/types.js';
+import type { TransactionalWebhookStore, WebhookStore } from './stores/types.js';
 
-/**
- * The key the webhook handler claims for a payment outcome (its default `'payment'`
- * idempotency): one fulfilment per `payment_id` and terminal status.
- *
- * @example
- * ```ts
- * await runOnce(store, paymentKey(status.payment_id, status.status), () => fulfil(status));
- * ```
- */
-export function paymentKey(paymentId: string, status: string): string {
-  return `payment:${paymentId}:${status}`;
-}
 
 /** Options of {@link runOnce}; the defaults are the webhook handler's at its default tolerance. */
 export interface RunOnceOptions {
-  /** How long the claim lasts while `fn` runs, in ms (renewed every third of it while `fn` runs). @default 4_000 */
+  /** How long the claim lasts while `fn` runs, in ms (renewed every third of it while `fn` runs); a whole number from 1 to 2^31−1. @default 4_000 */
   inFlightTtlMs?: number | undefined;
-  /** How long a finished key is remembered, in ms. @default 86_400_000 */
+  /** How long a finished key is remembered, in ms; a whole number from 1 to 2^31−1. @default 86_400_000 */
   completedTtlMs?: number | undefined;
-  /** For how long, at most, the claim of a running `fn` is renewed, in ms. @default 600_000 */
+  /** For how long, at most, the claim of a running `fn` is renewed, in ms; a whole number from 1 to 2^31−1. @default 600_000 */
   maxRenewalMs?: number | undefined;
   /**
    * Told about store failures after `fn` ran (release or complete failed) and about a claim
@@ -87,9 +73,13 @@ export type RunOnceResult<T> =
 
 /**
  * Runs `fn` at most once per `key` across everything sharing `store`. Throws a
- * {@link WebhookHandlerError}: stage `'store'` when the claim failed (nothing ran), stage
- * `'handler'` when `fn` threw (the claim was released, so a later run tries again; the original
- * error is its `cause`).
+ * {@link WebhookHandlerError}: stage `'store'` when the store failed (nothing ran, or a
+ * transactional store could not commit), stage `'handler'` when `fn` threw (the claim was
+ * released, or the transaction rolled back, so a later run tries again; the original error is
+ * its `cause`). A millisecond option out of range is a `ConfigurationError` naming it.
+ *
+ * `fn` gets `{ tx }`: the transaction of a {@link TransactionalWebhookStore} (the SQL ledger),
+ * committed with the done mark; `undefined` with a plain {@link WebhookStore}.
  *
  * @example
  * ```ts
@@ -99,9 +89,14 @@ export type RunOnceResult<T> =
  * if (result.outcome === 'in_flight') retryLater(payment);
  * ```
  */
-export async function runOnce<T>(store: WebhookStore, key: string, fn: () => T | Promise<T>, options: RunOnceOptions = {}): Promise<RunOnceResult<T>> {
-  const { inFlightTtlMs = DEFAULT_IN_FLIGHT_TTL_MS, completedTtlMs = 86_400_000, maxRenewalMs = 600_000, onError, payment } = options;
-  const order: PaymentOrder | undefined = payment && { paymentId: payment.payment_id, rank: lifecycleRank(payment.status) };
+export async function runOnce<T, Tx = undefined>(
+  // A plain store has no transaction: `tx` is then undefined, so it fits only a Tx that admits it.
+  store: (undefined extends Tx ? WebhookStore : never) | TransactionalWebhookStore<Tx>,
+  key: string,
+  fn: (context: { readonly tx: Tx }) => T | Promise<T>,
+  options: RunOnceOptions = {},
+): Promise<RunOnceResult<T>> {
+  const { onError, payment } = options;
   const report = (error: WebhookHandlerError) => {
     try {
       // An async onError that rejects must not become an unhandled rejection either.
@@ -110,27 +105,14 @@ export async function runOnce<T>(store: WebhookStore, key: string, fn: () => T |
       // A failing logger must not change the outcome.
     }
   };
-  // Finished in this process (by a callback or an earlier run) but never recorded: never again.
-  if (await unrecorded.settle(store, key, completedTtlMs)) return { outcome: 'duplicate' };
-  let claim;
-  try {
-    claim = await store.claim(key, inFlightTtlMs, order);
-  } catch (error) {
-    throw new WebhookHandlerError('store', 'the idempotency store failed to claim the key', error);
+  const run = await claimAndRun(store, key, (tx: Tx) => fn({ tx }), claimTimes(options), report, payment);
+  switch (run.outcome) {
+    case 'failed':
+    case 'timed_out':
+      throw new WebhookHandlerError('handler', 'the handler threw or timed out; the claim was released for a retry', run.outcome === 'failed' ? run.error : undefined);
+    case 'unavailable':
+      throw new WebhookHandlerError('store', 'the idempotency store failed to claim or record the key', run.error);
+    default:
+      return run;
   }
-  if (!claim.acquired) return { outcome: claim.state === 'done' ? 'duplicate' : claim.state };
-
-  // The same claim life as a callback's: renewed while `fn` runs, the result recorded with retries.
-  reportWarning(claim.warning, report);
-  const lease = keepClaim(store, key, claim.token, inFlightTtlMs, maxRenewalMs, report);
-  let value: T;
-  try {
-    value = await fn();
-  } catch (error) {
-    await releaseClaim(store, key, claim.token, lease, report);
-    throw new WebhookHandlerError('handler', 'the handler threw; the claim was released for a retry', error);
-  }
-  // As the handler does: only a status that can supersede another (REFUNDED) raises the payment's mark.
-  await recordDone(store, key, claim.token, completedTtlMs, lease, report, payment && canSupersede(payment.status) ? order : undefined);
-  return { outcome: 'processed', value };
 }

@@ -1,6 +1,6 @@
 /**
  * The callback `timestamp`, read on every callback: a strict ISO 8601 parser with no regex
- * and no Date object.
+ * and no Date object (the calendar's arithmetic is `Date.UTC`'s).
  *
  * @module
  */
@@ -15,8 +15,6 @@ function digitsAt(text: string, at: number, count: number): number {
   }
   return value;
 }
-
-const CUMULATIVE_DAYS = [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334];
 
 function isLeap(year: number): boolean {
   return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
@@ -92,8 +90,7 @@ export function parseTimestamp(text: string): number {
   }
 
   // Days since 1970-01-01 (proleptic Gregorian).
-  const y = year - 1;
-  const daysBeforeYear = 365 * (year - 1970) + (Math.floor(y / 4) - Math.floor(y / 100) + Math.floor(y / 400)) - 477;
-  const days = daysBeforeYear + (CUMULATIVE_DAYS[month - 1] as number) + (leap && month > 2 ? 1 : 0) + day - 1; // month is 1 to 12, checked above
-  return days * 86_400_000 + hour * 3_600_000 + minute * 60_000 + second * 1000 + ms + offset;
+  // Date.UTC (a number, no Date object) reads years 0 to 99 as 1900 to 1999: 400 years later
+  // is the same calendar, exactly 146,097 days on.
+  return Date.UTC(year + 400, month - 1, day, hour, minute, second, ms) - 146_097 * 86_400_000 + offset;
 }

@@ -8,6 +8,7 @@ import { MyrGatewayError } from '../../src/core/errors/base.js';
 import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { CLIENT_KINDS, connect, freePort, rawCommand, RedisServer, whileRedisDown } from '../helpers/redis.js';
+import { lifecycleOrder, storeOrder } from '../helpers/store-ranks.js';
 
 let server: RedisServer;
 beforeAll(async () => {
@@ -26,6 +27,12 @@ describe.each(CLIENT_KINDS)('RedisWebhookStore on %s', (kind) => {
     store = new RedisWebhookStore({ client: client.client, keyPrefix: `t:${kind}:` });
   });
   afterAll(() => client.close());
+
+  it('answers superseded for exactly the pairs of statuses lifecycle.ts orders (its scripts get their ranks from there)', async () => {
+    expect(await storeOrder(store, `PAY_RANK_${kind}`)).toEqual(lifecycleOrder());
+    const authenticated = new RedisWebhookStore({ client: client.client, keyPrefix: `t:${kind}:mac:`, authenticateWith: 'sk_test_ranks' });
+    expect(await storeOrder(authenticated, `PAY_RANK_${kind}`)).toEqual(lifecycleOrder());
+  });
 
   it('lets exactly one of many concurrent claims take a key', async () => {
     const k = key();

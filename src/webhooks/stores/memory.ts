@@ -4,6 +4,7 @@
  * @module
  */
 import { ConfigurationError } from '../../core/errors/base.js';
+import { laterRanks } from '../lifecycle.js';
 import type { PaymentOrder, WebhookClaim, WebhookStore } from './types.js';
 
 /** Options of {@link MemoryWebhookStore}. */
@@ -90,10 +91,7 @@ export class MemoryWebhookStore implements WebhookStore {
     if (existing !== undefined && existing.expiresAt > now) {
       return Promise.resolve({ acquired: false, state: existing.state === DONE ? 'done' : 'in_flight' });
     }
-    const highest = order && this.#get(orderKey(order));
-    if (order && highest !== undefined && highest.expiresAt > now && Number(highest.token) > order.rank) {
-      return Promise.resolve({ acquired: false, state: 'superseded' });
-    }
+    if (order && this.#outranked(order, now)) return Promise.resolve({ acquired: false, state: 'superseded' });
     const token = String(++this.#seq);
     this.#set(key, { state: IN_FLIGHT, token, expiresAt: now + ttlMs });
     return Promise.resolve({ acquired: true, token });
@@ -107,10 +105,7 @@ export class MemoryWebhookStore implements WebhookStore {
     // Record it when nobody else holds the key, even if this claim had lapsed meanwhile.
     if (!live || held) {
       this.#set(key, { state: DONE, token, expiresAt: now + ttlMs });
-      const highest = order && this.#get(orderKey(order));
-      if (order && (highest === undefined || highest.expiresAt <= now || Number(highest.token) < order.rank)) {
-        this.#set(orderKey(order), { state: DONE, token: String(order.rank), expiresAt: now + ttlMs });
-      }
+      if (order && !this.#outranked(order, now)) this.#set(orderKey(order), { state: DONE, token: String(order.rank), expiresAt: now + ttlMs });
     }
     return Promise.resolve(held);
   }
@@ -139,6 +134,12 @@ export class MemoryWebhookStore implements WebhookStore {
   clear(): void {
     this.#current.clear();
     this.#previous.clear();
+  }
+
+  /** Whether the payment's high-water mark is a later status than `order`'s (lifecycle.ts decides which). */
+  #outranked(order: PaymentOrder, now: number): boolean {
+    const highest = this.#get(orderKey(order));
+    return highest !== undefined && highest.expiresAt > now && laterRanks(order.rank).includes(Number(highest.token));
   }
 
   #get(key: string): Entry | undefined {

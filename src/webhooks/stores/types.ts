@@ -93,6 +93,8 @@ export type WebhookClaim =
  * ```
  */
 export interface WebhookStore {
+  /** Absent (or `false`): a store that claims with a lease, not a {@link TransactionalWebhookStore}. */
+  readonly transactional?: false | undefined;
   /**
    * Atomically takes `key` for `ttlMs` milliseconds if nobody holds it and it is not
    * done (or its record expired), and (given `order`) no later status of the payment was
@@ -139,20 +141,86 @@ export interface WebhookStore {
    */
   renew?(key: string, token: string, ttlMs: number): Promise<boolean>;
 }
-/** What one transactional run came to (the ledger rolled back everything but `processed`). */
+
+/**
+ * What one transactional run came to (the ledger rolled back everything but `processed`).
+ *
+ * @example
+ * ```ts
+ * const run: LedgerRun<void> = { outcome: 'duplicate' };
+ * ```
+ */
 export type LedgerRun<T> =
-  | { readonly outcome: 'processed'; readonly value: T }
-  | { readonly outcome: 'duplicate' | 'superseded' | 'in_flight' }
-  | { readonly outcome: 'failed'; readonly error: unknown }      // the work threw: rolled back
-  | { readonly outcome: 'timed_out' }                            // the work outlived timeoutMs: rolled back, never committed
-  | { readonly outcome: 'unavailable'; readonly error: unknown };// the database failed, or COMMIT's outcome is unknown
-/** A store that claims, runs the work with its transaction, and records completion in ONE transaction. */
+  /** The work ran and committed with the done mark. */
+  | {
+      /** `'processed'`: the work ran here and committed. */
+      readonly outcome: 'processed';
+      /** What the work returned. */
+      readonly value: T;
+    }
+  /** Done before, a later status of the payment was handled, or running elsewhere: the work did not run. */
+  | {
+      /** `'duplicate'`, `'superseded'` or `'in_flight'`: the work did not run. */
+      readonly outcome: 'duplicate' | 'superseded' | 'in_flight';
+    }
+  /** The work threw: rolled back. */
+  | {
+      /** `'failed'`: the work threw and was rolled back. */
+      readonly outcome: 'failed';
+      /** What the work threw. */
+      readonly error: unknown;
+    }
+  /** The work outlived `timeoutMs`: rolled back, never committed. */
+  | {
+      /** `'timed_out'`: rolled back, never committed. */
+      readonly outcome: 'timed_out';
+    }
+  /** The database failed, or COMMIT's outcome is unknown. */
+  | {
+      /** `'unavailable'`: the database failed, or COMMIT's outcome is unknown. */
+      readonly outcome: 'unavailable';
+      /** The database's error. */
+      readonly error: unknown;
+    };
+
+/**
+ * A store that claims, runs the work with its transaction, and records completion in ONE
+ * transaction: the claim, the merchant's writes through `tx` and the done mark commit together,
+ * or none of them does. The webhook handler and `runOnce` hand it the whole run (no lease, no
+ * renewal): `onEvent(event, { key, tx })` and `runOnce(store, key, ({ tx }) => …)` get its `tx`.
+ *
+ * @example
+ * ```ts
+ * const handler = createWebhookHandler({
+ *   verifier: { apiKey },
+ *   store: ledger, // a TransactionalWebhookStore<PoolClient>
+ *   onEvent: (event, { tx }) => tx.query("UPDATE orders SET status = 'paid' WHERE reference_id = $1", [event.signed.reference_id]),
+ * });
+ * ```
+ */
 export interface TransactionalWebhookStore<Tx = unknown> {
+  /** Always `true`: tells it apart from a {@link WebhookStore}. */
   readonly transactional: true;
-  run<T>(key: string, work: (tx: Tx) => T | Promise<T>, options: {
-    readonly order?: PaymentOrder | undefined;   // { paymentId, rank } from lifecycleRank(): superseded when the payment's mark is above rank
-    readonly raiseMark: boolean;                 // write/raise the payment's high-water mark (rank) with the done mark
-    readonly timeoutMs?: number | undefined;     // handlerTimeoutMs (undefined: no limit)
-    readonly completedTtlMs: number;
-  }): Promise<LedgerRun<T>>;
+  /**
+   * Runs `work` once per `key`, in one transaction with the claim and the done mark.
+   *
+   * @example
+   * ```ts
+   * const run = await ledger.run('payment:PAY_1:SUCCESS', (tx) => fulfil(tx), { raiseMark: false, completedTtlMs: 86_400_000 });
+   * ```
+   */
+  run<T>(
+    key: string,
+    work: (tx: Tx) => T | Promise<T>,
+    options: {
+      /** The payment's place in its life, for the superseded check. */
+      readonly order?: PaymentOrder | undefined;
+      /** `canSupersede(status)`: write the payment's high-water mark with the done mark. */
+      readonly raiseMark: boolean;
+      /** `handlerTimeoutMs` (undefined for `runOnce`: no limit). */
+      readonly timeoutMs?: number | undefined;
+      /** How long the done mark is kept, in ms. */
+      readonly completedTtlMs: number;
+    },
+  ): Promise<LedgerRun<T>>;
 }

@@ -67,8 +67,8 @@ describe('resolveHandlerOptions: defaults', () => {
   });
 
   it('takes the given timings as they are', () => {
-    const resolved = resolveHandlerOptions({ ...base(), inFlightTtlMs: 1, handlerTimeoutMs: 2.5, maxRenewalMs: 30 * 60_000, completedTtlMs: 600_000 });
-    expect(resolved).toMatchObject({ inFlightTtlMs: 1, handlerTimeoutMs: 2.5, maxRenewalMs: 1_800_000, completedTtlMs: 600_000 });
+    const resolved = resolveHandlerOptions({ ...base(), inFlightTtlMs: 1, handlerTimeoutMs: 2_147_483_647, maxRenewalMs: 30 * 60_000, completedTtlMs: 600_000 });
+    expect(resolved).toMatchObject({ inFlightTtlMs: 1, handlerTimeoutMs: 2_147_483_647, maxRenewalMs: 1_800_000, completedTtlMs: 600_000 });
   });
 
   it('accepts console as the logger', () => {
@@ -113,10 +113,14 @@ describe('resolveHandlerOptions: refusals name what to fix', () => {
     ['maxRenewalMs', 0],
     ['maxRenewalMs', Number.NEGATIVE_INFINITY],
     ['maxRenewalMs', true],
-  ] as const)('refuses %s = %s as not a positive number of milliseconds', (name, value) => {
+    // Over what a Node timer holds (it would fire after 1 ms), or not whole.
+    ['handlerTimeoutMs', 3e9],
+    ['inFlightTtlMs', 2_147_483_648],
+    ['maxRenewalMs', 2.5],
+  ] as const)('refuses %s = %s as not a whole number of milliseconds a timer holds', (name, value) => {
     const error = configError(() => resolveHandlerOptions({ ...base(), [name]: value as never }));
     expect(error.field).toBe(name);
-    expect(error.message).toBe(`${name} must be a positive number of milliseconds`);
+    expect(error.message).toBe(`${name} must be a whole number of milliseconds from 1 to 2147483647`);
   });
 
   it.each([
