@@ -7,6 +7,7 @@
  * @module
  */
 import { ConfigurationError } from '../core/errors/base.js';
+import { milliseconds } from '../core/milliseconds.js';
 import type { LedgerRun, PaymentOrder, TransactionalWebhookStore } from '../webhooks/stores/types.js';
 import { isConflict, settle, type SqlClient, type SqlDialect, type SqlSession } from './driver.js';
 import { checkTableName, keyRow, markRow, params, statements, type Statements } from './statements.js';
@@ -60,16 +61,8 @@ export interface LedgerRunOptions {
   readonly completedTtlMs: number;
 }
 
-const MAX_TIMER_MS = 2 ** 31 - 1;
 // Schema changes wait longer than a callback: 4 processes may create the table at once.
 const SCHEMA_LOCK_TIMEOUT_MS = 30_000;
-
-function checkMs(name: string, value: unknown, { zero = false } = {}): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < (zero ? 0 : 1) || value > MAX_TIMER_MS) {
-    throw new ConfigurationError(`${name} must be a whole number of milliseconds from ${zero ? 0 : 1} to ${MAX_TIMER_MS} (got ${String(value)})`, name);
-  }
-  return value;
-}
 
 const inFlightOrUnavailable = (error: unknown): LedgerRun<never> => (isConflict(error) ? { outcome: 'in_flight' } : { outcome: 'unavailable', error });
 // Postgres: a statement of the work failed and the work caught it; the transaction is aborted.
@@ -125,7 +118,7 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
     const { qualified, bare } = checkTableName(options.table ?? 'myr_webhook_ledger');
     this.table = qualified;
     this.#client = client;
-    this.#lockTimeoutMs = checkMs('lockTimeoutMs', options.lockTimeoutMs ?? 1000);
+    this.#lockTimeoutMs = milliseconds(options.lockTimeoutMs ?? 1000, 'lockTimeoutMs');
     this.#sql = statements(client.dialect, qualified, bare);
     this.#params = params(client.dialect);
   }
@@ -140,8 +133,8 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
    * ```
    */
   async run<T>(key: string, work: (tx: Tx) => T | Promise<T>, options: LedgerRunOptions): Promise<LedgerRun<T>> {
-    const completedTtlMs = checkMs('completedTtlMs', options.completedTtlMs);
-    const timeoutMs = options.timeoutMs === undefined ? undefined : checkMs('timeoutMs', options.timeoutMs);
+    const completedTtlMs = milliseconds(options.completedTtlMs, 'completedTtlMs');
+    const timeoutMs = options.timeoutMs === undefined ? undefined : milliseconds(options.timeoutMs, 'timeoutMs');
     const { order } = options;
     const now = Date.now();
     const row = keyRow(key);
@@ -265,7 +258,7 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
    * ```
    */
   async prune(options: PruneOptions = {}): Promise<number> {
-    const olderThanMs = checkMs('olderThanMs', options.olderThanMs ?? 0, { zero: true });
+    const olderThanMs = milliseconds(options.olderThanMs ?? 0, 'olderThanMs', 0);
     const batchSize = options.batchSize ?? 1000;
     if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 100_000) throw new ConfigurationError('batchSize must be a whole number from 1 to 100000', 'batchSize');
     const before = Date.now() - olderThanMs;
