@@ -16,7 +16,7 @@ export const COLD_START_GRAPHS = {
   'redis/index.js': { maxFiles: 3, packages: ['crypto'] },
   // The SQL ledger imports no database client (the merchant's is passed in) and loads
   // node:sqlite only when fromSqlite is called.
-  'sql/index.js': { maxFiles: 3, packages: ['crypto'] },
+  'sql/index.js': { maxFiles: 2, packages: ['crypto'] },
   'index.js': { maxFiles: 4, packages: ['zod/mini'] },
   'testing/index.js': { maxFiles: 4, packages: ['http', 'https', 'msw', 'msw/node', 'zod/mini'] },
 };
