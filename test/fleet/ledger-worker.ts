@@ -10,6 +10,9 @@ import mysql from 'mysql2/promise';
 import pg from 'pg';
 import postgres from 'postgres';
 import { SqlLedger, fromMysql2, fromPg, fromPostgresJs, fromSqlite } from '../../src/sql/index.js';
+import { Redis } from 'ioredis';
+import { RedisWebhookStore } from '../../src/redis/index.js';
+import { paymentKey, runOnce } from '../../src/webhooks/index.js';
 import { lifecycleRank } from '../../src/webhooks/lifecycle.js';
 import { serveRequests, workerEnv } from './pool.js';
 
@@ -77,6 +80,28 @@ function connect(table: string): Receiver {
         async (tx, payment) => void tx.prepare('INSERT INTO fulfilments (payment_id) VALUES (?)').run(payment),
         async () => undefined,
       );
+    case 'redis-store+pg': {
+      // The comparison: the claim in Redis, the merchant's write on its own pg connection
+      // (autocommit), the completion a third step. Claims last 1 s so the test need not wait 30 s.
+      const pool = (pgPool ??= new pg.Pool({ connectionString: url, max: 10 }));
+      const store = new RedisWebhookStore({ client: new Redis(workerEnv('REDIS_URL')) });
+      return {
+        async run(payment, afterWrite) {
+          const run = await runOnce(
+            store,
+            paymentKey(payment, 'SUCCESS'),
+            async () => {
+              await pool.query('INSERT INTO fulfilments (payment_id) VALUES ($1)', [payment]);
+              await afterWrite();
+            },
+            { inFlightTtlMs: 1000, payment: { payment_id: payment, status: 'SUCCESS' } },
+          );
+          return run.outcome;
+        },
+        ensureSchema: async () => undefined,
+        warm: () => pool.query('SELECT 1'),
+      };
+    }
     default:
       throw new Error(`unknown CLIENT_KIND ${kind}`);
   }

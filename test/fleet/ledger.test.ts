@@ -14,6 +14,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MariadbServer } from '../helpers/mariadb.js';
 import { PostgresServer } from '../helpers/postgres.js';
+import { RedisServer } from '../helpers/redis.js';
 import { WorkerPool } from './pool.js';
 
 const RECEIVERS = 4;
@@ -183,6 +184,32 @@ describe('a single server on SQLite, restarted between two deliveries of one cal
       expect((await db.counts()).get('PAY_RESTART')).toBe(1);
     } finally {
       await after.stop();
+    }
+  }, 60_000);
+});
+
+// Why the ledger exists: the same crash on RedisWebhookStore, whose claim, the merchant's write (on
+// its own connection) and the completion are three separate commits. The write committed, the
+// claim expired with the dead process, and the next delivery fulfils the order a second time.
+describe('the same kill -9 before completion on RedisWebhookStore, the write on another connection', () => {
+  it('fulfils the order twice (the SQL ledger above fulfils it once)', async () => {
+    const redis = await RedisServer.start();
+    const db = postgresDatabase();
+    await db.reset();
+    const pool = await WorkerPool.start('./ledger-worker.ts', 2, () => ({ CLIENT_KIND: 'redis-store+pg', DATABASE_URL: db.url, LEDGER_TABLE: 'unused', REDIS_URL: redis.url }));
+    try {
+      await pool.workers[0]!.request({ type: 'start', payment: 'PAY_REDIS_KILLED' });
+      await pool.kill(0);
+      let outcome = '';
+      for (let attempt = 0; attempt < 40 && outcome !== 'processed'; attempt++) {
+        outcome = await pool.workers[1]!.request<string>({ type: 'deliver', payment: 'PAY_REDIS_KILLED' });
+        if (outcome !== 'processed') await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(outcome).toBe('processed');
+      expect((await db.counts()).get('PAY_REDIS_KILLED')).toBe(2);
+    } finally {
+      await pool.stop();
+      await redis.stop();
     }
   }, 60_000);
 });
