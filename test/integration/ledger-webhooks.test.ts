@@ -1,7 +1,7 @@
 /**
  * The SQL ledger through the public webhooks entry, as a merchant wires it: createWebhookHandler
  * and runOnce with `store: ledger`, the merchant's order write through `tx`. On real Postgres
- * (node-postgres), MariaDB (mysql2) and SQLite: what the gateway is answered and how many times
+ * (node-postgres, postgres.js), MariaDB (mysql2) and SQLite: what the gateway is answered and how many times
  * the order was fulfilled.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,8 +11,9 @@ import { randomUUID } from 'node:crypto';
 import { DatabaseSync } from 'node:sqlite';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqlLedger, fromMysql2, fromPg, fromSqlite, type SqlClient } from '../../src/sql/index.js';
+import { SqlLedger, fromMysql2, fromPg, fromPostgresJs, fromSqlite, type SqlClient } from '../../src/sql/index.js';
 import { createWebhookHandler, paymentKey, runOnce, signCallback } from '../../src/webhooks/index.js';
 import { MariadbServer } from '../helpers/mariadb.js';
 import { PostgresServer } from '../helpers/postgres.js';
@@ -22,6 +23,7 @@ let postgresServer: PostgresServer;
 let mariadb: MariadbServer;
 let dir: string;
 let pgPool: pg.Pool;
+let postgresJs: postgres.Sql;
 let mysqlPool: mysql.Pool;
 let sqliteReader: DatabaseSync;
 
@@ -30,6 +32,7 @@ beforeAll(async () => {
   pgPool = new pg.Pool({ connectionString: postgresServer.url, max: 10 });
   pgPool.on('error', () => undefined); // idle clients die with the server in the outage test
   await pgPool.query('CREATE TABLE orders (reference_id TEXT NOT NULL)');
+  postgresJs = postgres(postgresServer.url, { max: 10, onnotice: () => undefined });
   mysqlPool = mysql.createPool({ ...mariadb.options, connectionLimit: 10 });
   await mysqlPool.query('CREATE TABLE orders (reference_id VARCHAR(100) NOT NULL)');
   dir = mkdtempSync(join(tmpdir(), 'myr-ledger-webhooks-'));
@@ -40,6 +43,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await pgPool?.end();
+  await postgresJs?.end({ timeout: 1 });
   await mysqlPool?.end();
   sqliteReader?.close();
   await postgresServer?.destroy();
@@ -59,6 +63,12 @@ interface Shop<Tx> {
 handlerScenarios('node-postgres', {
   client: () => fromPg(pgPool),
   fulfil: async (tx, referenceId) => void (await tx.query('INSERT INTO orders (reference_id) VALUES ($1)', [referenceId])),
+  fulfilments: async (referenceId) => Number((await pgPool.query('SELECT count(*) AS n FROM orders WHERE reference_id = $1', [referenceId])).rows[0].n),
+  outage: { stop: () => postgresServer.stop(), start: () => postgresServer.start() },
+});
+handlerScenarios('postgres.js', {
+  client: () => fromPostgresJs(postgresJs),
+  fulfil: async (tx, referenceId) => void (await tx`INSERT INTO orders (reference_id) VALUES (${referenceId})`),
   fulfilments: async (referenceId) => Number((await pgPool.query('SELECT count(*) AS n FROM orders WHERE reference_id = $1', [referenceId])).rows[0].n),
   outage: { stop: () => postgresServer.stop(), start: () => postgresServer.start() },
 });
