@@ -1,7 +1,8 @@
 /**
- * One receiver process on the SQL ledger: `{ type: 'deliver', payment }` runs one delivery of the
- * payment's SUCCESS callback (the merchant's fulfilment is one row in `fulfilments`, written
- * through `tx`) and answers its outcome; `{ type: 'start', payment }` answers once the
+ * One receiver process: a webhook handler on the SQL ledger, as a merchant wires it.
+ * `{ type: 'deliver', payment }` hands it one signed delivery of the payment's SUCCESS callback
+ * (the merchant's fulfilment is one row in `fulfilments`, written through `tx` in `onEvent`) and
+ * answers the handler's outcome; `{ type: 'start', payment }` answers once the
  * fulfilment row is written and never lets the transaction finish (the parent then kills the
  * process before COMMIT). `{ type: 'ensure-schema', at, table }` creates the table (another than the
  * worker's own, given `table`) at that instant.
@@ -12,8 +13,7 @@ import postgres from 'postgres';
 import { SqlLedger, fromMysql2, fromPg, fromPostgresJs, fromSqlite } from '../../src/sql/index.js';
 import { Redis } from 'ioredis';
 import { RedisWebhookStore } from '../../src/redis/index.js';
-import { paymentKey, runOnce } from '../../src/webhooks/index.js';
-import { lifecycleRank } from '../../src/webhooks/lifecycle.js';
+import { createWebhookHandler, paymentKey, runOnce, signCallback } from '../../src/webhooks/index.js';
 import { serveRequests, workerEnv } from './pool.js';
 
 type Fulfil = (payment: string) => Promise<void>;
@@ -24,18 +24,25 @@ interface Receiver {
   warm(): Promise<unknown>;
 }
 
+const API_KEY = 'sk_test_ledger_fleet_01';
+
 function receiver<Tx>(ledger: SqlLedger<Tx>, fulfil: (tx: Tx, payment: string) => Promise<void>, warm: () => Promise<unknown>): Receiver {
+  // What onEvent does after the fulfilment write, per payment (the kill test holds it forever).
+  const afterWrites = new Map<string, () => Promise<void>>();
+  const handler = createWebhookHandler({
+    verifier: { apiKey: API_KEY },
+    store: ledger,
+    onEvent: async (event, { tx }) => {
+      await fulfil(tx, event.signed.payment_id);
+      await afterWrites.get(event.signed.payment_id)?.();
+    },
+  });
   return {
     async run(payment, afterWrite) {
-      const run = await ledger.run(
-        `payment:${payment}:SUCCESS`,
-        async (tx) => {
-          await fulfil(tx, payment);
-          await afterWrite();
-        },
-        { raiseMark: false, completedTtlMs: 86_400_000, order: { paymentId: payment, rank: lifecycleRank('SUCCESS') } },
-      );
-      return run.outcome;
+      afterWrites.set(payment, afterWrite);
+      // The gateway's delivery: a callback signed now (each delivery has its own timestamp).
+      const { rawBody, headers } = await signCallback(API_KEY, { payment_id: payment, reference_id: `ORDER_${payment}`, amount: 10, status: 'SUCCESS' });
+      return (await handler.handle({ body: rawBody, headers })).body.outcome;
     },
     ensureSchema: () => ledger.ensureSchema(),
     warm,

@@ -1,5 +1,5 @@
 /**
- * The SQL ledger across real processes: 4 receivers × 100 payments × 4 deliveries of each
+ * The SQL ledger across real processes, each a webhook handler on it (ledger-worker.ts): 4 receivers × 100 payments × 4 deliveries of each
  * callback at once leave exactly one fulfilment per payment, and a receiver killed (SIGKILL)
  * after its fulfilment write and before COMMIT costs nothing: the next delivery fulfils once,
  * on another process. On Postgres (node-postgres, postgres.js), MariaDB (mysql2) and one SQLite
