@@ -24,7 +24,12 @@ export interface Mysql2PoolLike {
 }
 
 /** The connection type a mysql2 pool hands out. */
-export type Mysql2ConnectionOf<P> = P extends { getConnection(): Promise<infer C> } ? C : never;
+export type Mysql2ConnectionOf<P> = P extends {
+  /** mysql2's `pool.getConnection()`. */
+  getConnection(): Promise<infer C>;
+}
+  ? C
+  : never;
 
 function resultOf(result: unknown): { rows: readonly Record<string, unknown>[]; affected: number } {
   if (Array.isArray(result)) return { rows: result, affected: 0 };

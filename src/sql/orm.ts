@@ -42,21 +42,43 @@ export interface KyselyTransactionLike {
     readonly parameters: readonly unknown[];
     readonly query: { readonly kind: 'RawNode'; readonly sqlFragments: readonly string[]; readonly parameters: readonly never[] };
     readonly queryId: { readonly queryId: string };
-  }): Promise<{ readonly rows: unknown[]; readonly numAffectedRows?: bigint | undefined }>;
+  }): Promise<{
+    /** The rows of a SELECT. */
+    readonly rows: unknown[];
+    /** Rows inserted, updated or deleted. */
+    readonly numAffectedRows?: bigint | undefined;
+  }>;
   /** COMMIT. */
-  commit(): { execute(): Promise<unknown> };
+  commit(): {
+    /** Sends it. */
+    execute(): Promise<unknown>;
+  };
   /** ROLLBACK. */
-  rollback(): { execute(): Promise<unknown> };
+  rollback(): {
+    /** Sends it. */
+    execute(): Promise<unknown>;
+  };
 }
 
 /** A Kysely instance (0.28+) on its Postgres or MySQL dialect. */
 export interface KyselyLike {
   /** Starts a transaction the caller commits or rolls back. */
-  startTransaction(): { execute(): Promise<KyselyTransactionLike> };
+  startTransaction(): {
+    /** Sends BEGIN; answers the transaction. */
+    execute(): Promise<KyselyTransactionLike>;
+  };
 }
 
 /** The transaction type of a Kysely instance. */
-export type KyselyTxOf<K> = K extends { startTransaction(): { execute(): Promise<infer T> } } ? T : never;
+export type KyselyTxOf<K> = K extends {
+  /** Kysely's `startTransaction()`. */
+  startTransaction(): {
+    /** Sends BEGIN; answers the transaction. */
+    execute(): Promise<infer T>;
+  };
+}
+  ? T
+  : never;
 
 let queries = 0;
 
@@ -127,7 +149,12 @@ export interface DrizzleLike {
 }
 
 /** The transaction type of a Drizzle database. */
-export type DrizzleTxOf<D> = D extends { transaction(fn: (tx: infer T, ...rest: unknown[]) => Promise<never>, ...rest: never[]): Promise<unknown> } ? T : never;
+export type DrizzleTxOf<D> = D extends {
+  /** Drizzle's `db.transaction(fn)`. */
+  transaction(fn: (tx: infer T, ...rest: unknown[]) => Promise<never>, ...rest: never[]): Promise<unknown>;
+}
+  ? T
+  : never;
 
 const ENTITY_KIND: unique symbol = Symbol.for('drizzle:entityKind');
 

@@ -10,7 +10,17 @@ import { rolledBack, settle, type SqlClient, type SqlResult, type SqlSession } f
 /** A node-postgres client checked out of a pool (`pg.PoolClient`), as the ledger drives it. */
 export interface PgClientLike {
   /** Sends one statement; `values` are its `$1…` parameters. */
-  query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null; command: string }>;
+  query(
+    text: string,
+    values?: unknown[],
+  ): Promise<{
+    /** The rows of a SELECT or RETURNING. */
+    rows: unknown[];
+    /** Rows inserted, updated or deleted. */
+    rowCount: number | null;
+    /** The command tag (`COMMIT`, or `ROLLBACK` for a COMMIT of a failed transaction). */
+    command: string;
+  }>;
   /** Gives the client back to its pool; with an error, destroys it instead. */
   release(destroy?: Error | boolean): void;
 }
@@ -26,12 +36,22 @@ export interface PgPoolLike {
  * and TypeScript infers from the last declaration: the callback's client is read first; a pool
  * with only the promise form (nothing inferred from a callback) gives its promise's client.
  */
-export type PgClientOf<P> = P extends { connect(callback: (error: never, client: infer C, ...rest: never[]) => void): void }
+export type PgClientOf<P> = P extends {
+  /** node-postgres's callback form of `connect`. */
+  connect(callback: (error: never, client: infer C, ...rest: never[]) => void): void;
+}
   ? unknown extends C
-    ? PromisedClient<P>
+    ? PgPromisedClient<P>
     : Extract<NonNullable<C>, PgClientLike>
-  : PromisedClient<P>;
-type PromisedClient<P> = P extends { connect(): Promise<infer C> } ? C : never;
+  : PgPromisedClient<P>;
+
+/** The client of a pool's promise `connect()`. */
+export type PgPromisedClient<P> = P extends {
+  /** The promise form of `connect`. */
+  connect(): Promise<infer C>;
+}
+  ? C
+  : never;
 
 const isRow = (row: unknown): row is Record<string, unknown> => typeof row === 'object' && row !== null;
 const rows = (value: unknown): readonly Record<string, unknown>[] => (Array.isArray(value) ? value.filter(isRow) : []);
@@ -121,13 +141,24 @@ export interface PostgresJsLike {
 /** A reserved postgres.js connection (`await sql.reserve()`). */
 export interface PostgresJsReservedLike {
   /** Sends one statement with its parameters. */
-  unsafe(text: string, params?: never[]): PromiseLike<unknown> & { readonly command?: string };
+  unsafe(
+    text: string,
+    params?: never[],
+  ): PromiseLike<unknown> & {
+    /** The command tag of the statement. */
+    readonly command?: string;
+  };
   /** Gives the connection back. */
   release(): void;
 }
 
 /** The reserved connection type of a postgres.js instance. */
-export type PostgresJsTxOf<S> = S extends { reserve(): Promise<infer R> } ? R : never;
+export type PostgresJsTxOf<S> = S extends {
+  /** postgres.js's `reserve()`. */
+  reserve(): Promise<infer R>;
+}
+  ? R
+  : never;
 
 function countOf(result: unknown): number {
   if (typeof result === 'object' && result !== null && 'count' in result && typeof result.count === 'number') return result.count;

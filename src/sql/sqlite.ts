@@ -21,7 +21,10 @@ export interface SqliteDatabaseLike {
   /** Compiles one statement. */
   prepare(sql: string): {
     /** Runs it; answers the rows it changed. */
-    run(...params: SqliteValue[]): { changes: number | bigint };
+    run(...params: SqliteValue[]): {
+      /** Rows inserted, updated or deleted. */
+      changes: number | bigint;
+    };
     /** Runs it; answers its rows. */
     all(...params: SqliteValue[]): unknown[];
   };

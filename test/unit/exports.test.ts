@@ -241,6 +241,7 @@ const ENTRIES = {
       'PgClientLike',
       'PgClientOf',
       'PgPoolLike',
+      'PgPromisedClient',
       'PostgresJsLike',
       'PostgresJsReservedLike',
       'PostgresJsTxOf',
