@@ -76,16 +76,31 @@ export function fromPg<P extends PgPoolLike>(pool: P): SqlClient<PgClientOf<P>> 
     commitChecked: true,
     async begin(lockTimeoutMs) {
       const client = (await pool.connect()) as PgClientOf<P> & PgClientLike;
+      const session = pgSession(client);
       try {
         // One round trip (simple protocol, two statements); the value is a checked integer.
         await client.query(`BEGIN; SET LOCAL lock_timeout = ${lockTimeoutMs}`);
       } catch (error) {
-        client.release(toError(error));
+        session.abandon(Promise.resolve());
         throw error;
       }
-      return pgSession(client);
+      return session;
     },
   };
+}
+
+/**
+ * While the ledger holds a checked-out client, its connection dying (the database restarting)
+ * must not be an uncaught 'error' event (node-postgres removes the pool's listener at checkout):
+ * the statement in flight rejects with the same error, which the ledger answers.
+ */
+function listenForErrors(client: object): () => void {
+  const on: unknown = Reflect.get(client, 'on');
+  const off: unknown = Reflect.get(client, 'removeListener');
+  if (typeof on !== 'function' || typeof off !== 'function') return () => undefined;
+  const ignore = () => undefined;
+  Reflect.apply(on, client, ['error', ignore]);
+  return () => void Reflect.apply(off, client, ['error', ignore]);
 }
 
 function toError(error: unknown): Error {
@@ -94,9 +109,12 @@ function toError(error: unknown): Error {
 
 function pgSession<C extends PgClientLike>(client: C): SqlSession<C> {
   let open = true;
+  const stopListening = listenForErrors(client);
   const end = (destroy?: Error) => {
     if (!open) return;
     open = false;
+    // A destroyed client keeps the listener: its socket may still report the closing.
+    if (!destroy) stopListening();
     client.release(destroy);
   };
   return {

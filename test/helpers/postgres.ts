@@ -55,9 +55,13 @@ export class PostgresServer {
     this.#child = child;
     let output = '';
     await new Promise<void>((resolve, reject) => {
+      // A start that neither becomes ready nor exits fails with what the server printed.
+      const timer = setTimeout(() => reject(new Error(`postgres did not become ready in 20 s: ${output.slice(-800)}`)), 20_000);
+      child.once('exit', () => clearTimeout(timer));
       const onData = (chunk: Buffer) => {
         output += chunk.toString();
         if (output.includes('database system is ready to accept connections')) {
+          clearTimeout(timer);
           child.stderr?.off('data', onData);
           resolve();
         }
@@ -80,6 +84,8 @@ export class PostgresServer {
       if (pid) process.kill(pid, 'SIGQUIT');
       else child.kill('SIGQUIT');
     });
+    // The postmaster is gone once its pid file is (a restart before that is refused).
+    for (let i = 0; i < 200 && existsSync(pidFile); i++) await new Promise((resolve) => setTimeout(resolve, 25));
   }
 
   /** Stops the server and removes its data. */

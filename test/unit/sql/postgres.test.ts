@@ -81,3 +81,17 @@ describe('fromPostgresJs', () => {
     expect(released).toBe(1);
   });
 });
+
+describe('fromPg and a connection that dies while the ledger holds it', () => {
+  it('listens for the client\'s error event while it is checked out (no uncaught error), and stops when it goes back', async () => {
+    const { EventEmitter } = await import('node:events');
+    const client = Object.assign(new EventEmitter(), {
+      query: async (text: string) => ({ rows: [], rowCount: 0, command: text.split(' ')[0] ?? '' }),
+      release: () => undefined,
+    });
+    const session = await fromPg({ connect: async () => client }).begin(1000);
+    expect(() => client.emit('error', new Error('Connection terminated unexpectedly'))).not.toThrow();
+    await session.commit();
+    expect(client.listenerCount('error')).toBe(0);
+  });
+});
