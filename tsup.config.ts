@@ -9,11 +9,13 @@ const entry = {
   'webhooks/index': 'src/webhooks/index.ts',
   'testing/index': 'src/testing/index.ts',
   'redis/index': 'src/redis/index.ts',
+  'sql/index': 'src/sql/index.ts',
 };
 
-// msw, the web frameworks and the Redis clients are peers of the subpaths that use them, never
-// bundled (myr-gateway/redis only uses the client object it is given and imports neither).
-const external = ['msw', 'msw/node', 'express', 'fastify', 'hono', 'koa', 'ioredis', 'redis'];
+// msw, the web frameworks, the Redis and SQL clients are peers of the subpaths that use them, never
+// bundled (myr-gateway/redis and myr-gateway/sql only use the client object they are given and
+// import none of them).
+const external = ['msw', 'msw/node', 'express', 'fastify', 'hono', 'koa', 'ioredis', 'redis', 'pg', 'postgres', 'mysql2', 'mysql2/promise', 'kysely', 'drizzle-orm'];
 
 /**
  * The `myr-gateway` bin (`npx myr-gateway sandbox`): one ESM file, no declarations, no wrapper.
@@ -59,6 +61,7 @@ function writeCjsWrappers(outDir: string): () => Promise<void> {
 const SHARED_GROUP: Record<keyof typeof entry, string> = {
   'webhooks/index': 'shared',
   'redis/index': 'shared-client',
+  'sql/index': 'shared-client',
   index: 'client',
   'testing/index': 'testing',
 };

@@ -140,6 +140,9 @@ import { createMockGateway } from 'myr-gateway/testing';
 import { RedisTokenStore, RedisWebhookStore, RedisStoreError } from 'myr-gateway/redis';
 if (typeof RedisTokenStore !== 'function' || typeof RedisWebhookStore !== 'function') throw new Error('missing redis export');
 if (!(new RedisStoreError('x', 'timeout') instanceof MyrGatewayError)) throw new Error('redis error outside the error tree');
+// Installed without pg, postgres, mysql2, kysely or drizzle-orm: the SQL ledger loads on the merchant's client alone.
+import { SqlLedger, fromSqlite } from 'myr-gateway/sql';
+if (typeof SqlLedger !== 'function' || typeof fromSqlite !== 'function') throw new Error('missing sql export');
 if (typeof MyrGateway !== 'function' || typeof WebhookVerifier !== 'function' || typeof createMockGateway !== 'function') throw new Error('missing export');
 if (!(new WebhookVerificationError('malformed', 'x') instanceof MyrGatewayError)) throw new Error('error tree broken');
 const mock = createMockGateway();
@@ -160,6 +163,8 @@ const { WebhookVerifier } = require('myr-gateway/webhooks');
 const { createMockGateway } = require('myr-gateway/testing');
 const { RedisWebhookStore } = require('myr-gateway/redis');
 if (typeof RedisWebhookStore !== 'function') throw new Error('missing redis export (CJS)');
+const { SqlLedger } = require('myr-gateway/sql');
+if (typeof SqlLedger !== 'function') throw new Error('missing sql export (CJS)');
 if (typeof MyrGateway !== 'function' || typeof WebhookVerifier !== 'function' || typeof createMockGateway !== 'function') throw new Error('missing export');
 try { new MyrGateway({ baseUrl: 'http://example.com', merchantId: 'm', apiKey: 'k' }); throw new Error('accepted http'); }
 catch (e) { if (!(e instanceof MyrGatewayError)) throw e; }
@@ -193,6 +198,12 @@ const cjsHooks = require('myr-gateway/webhooks');
 `,
   );
   console.log(run(node, ['mixed.cjs'], app).trim());
+
+  step('myr-gateway/sql: importing it prints nothing (node:sqlite, experimental, loads only in fromSqlite)');
+  write(join(app, 'sql-quiet.mjs'), `import { SqlLedger } from 'myr-gateway/sql';\nif (typeof SqlLedger !== 'function') throw new Error('missing SqlLedger');\n`);
+  const quiet = spawnSync(node, ['sql-quiet.mjs'], { cwd: app, encoding: 'utf8' });
+  if (quiet.status !== 0 || quiet.stderr !== '' || quiet.stdout !== '') throw new Error(`importing myr-gateway/sql printed:\n${quiet.stdout}${quiet.stderr}`);
+  console.log('sql import quiet');
 }
 
 function sandboxBin(app) {
@@ -250,8 +261,10 @@ function typescriptConsumers(app) {
 import { WebhookVerifier, createWebHandler, type WebhookEvent } from 'myr-gateway/webhooks';
 import { createMockGateway, signCallback } from 'myr-gateway/testing';
 import { RedisTokenStore, RedisWebhookStore } from 'myr-gateway/redis';
+import { SqlLedger, fromSqlite } from 'myr-gateway/sql';
 const params: PaymentCreateParams = { amount: 10, reference_id: 'TS1', customer_name: 'A', customer_phone: '60123', payment_method: 'QR_PAYMENT' };
 export const used = [MyrGateway, MyrGatewayError, WebhookVerifier, createWebHandler, createMockGateway, signCallback, RedisTokenStore, RedisWebhookStore, params];
+export const ledger = (file: string) => new SqlLedger(fromSqlite(file)).run('key', (tx) => tx.prepare('SELECT 1').get(), { raiseMark: false, completedTtlMs: 1000 });
 export function onEvent(event: WebhookEvent): string { return event.signed.reference_id; }
 `;
   const configs = {

@@ -226,6 +226,33 @@ const ENTRIES = {
       'RedisWebhookStoreOptions',
     ],
   },
+  'sql/index.ts': {
+    values: ['SqlLedger', 'fromDrizzle', 'fromKysely', 'fromMysql2', 'fromPg', 'fromPostgresJs', 'fromSqlite'],
+    types: [
+      'DrizzleLike',
+      'DrizzleTxOf',
+      'KyselyLike',
+      'KyselyTransactionLike',
+      'KyselyTxOf',
+      'LedgerRunOptions',
+      'Mysql2ConnectionLike',
+      'Mysql2ConnectionOf',
+      'Mysql2PoolLike',
+      'PgClientLike',
+      'PgClientOf',
+      'PgPoolLike',
+      'PgPromisedClient',
+      'PostgresJsLike',
+      'PostgresJsReservedLike',
+      'PostgresJsTxOf',
+      'PruneOptions',
+      'SqlClient',
+      'SqlDialect',
+      'SqlLedgerOptions',
+      'SqliteDatabaseLike',
+      'SqliteValue',
+    ],
+  },
 };
 
 describe('export lists of the public entries', () => {

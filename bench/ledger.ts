@@ -1,0 +1,211 @@
+/**
+ * SQL ledger bench (issue 20): handled callbacks per second through SqlLedger with a no-op
+ * handler at 64 in flight, against the floor of the same client doing one insert-if-absent plus
+ * COMMIT per callback on the same database, side by side in one run; and the statements each
+ * handled callback sends (round trips), counted on the client side. Postgres 15 (node-postgres,
+ * postgres.js), MariaDB 10.11 (mysql2) and SQLite (node:sqlite), each server durable (fsync on).
+ *
+ * Rows whose server is not installed are skipped with a note.
+ *
+ * Run: `npx tsx bench/ledger.ts` (or `npm run bench`). Tune: BENCH_LEDGER_OPS, BENCH_ROUNDS.
+ *
+ * @module
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import mysql from 'mysql2/promise';
+import pg from 'pg';
+import postgres from 'postgres';
+import { SqlLedger, fromMysql2, fromPg, fromPostgresJs, fromSqlite, type SqlClient } from '../src/sql/index.js';
+import { lifecycleRank } from '../src/webhooks/lifecycle.js';
+import { hasMariadb, MariadbServer } from '../test/helpers/mariadb.js';
+import { hasPostgres, PostgresServer } from '../test/helpers/postgres.js';
+import { envInt, machineInfo, median, table, timeRound } from './harness.js';
+
+const RESULTS_FILE = fileURLToPath(new URL('./results/ledger.json', import.meta.url));
+const IN_FLIGHT = 64;
+
+export interface LedgerBenchRow {
+  client: string;
+  /** Median callbacks per second through SqlLedger.run. */
+  ledgerPerSec: number;
+  /** Median insert-if-absent + COMMIT per second, same client and database. */
+  floorPerSec: number;
+  /** Statements sent per handled callback (BEGIN and COMMIT included), when counted. */
+  statementsPerCallback: number | undefined;
+  /** Statements of the floor per callback. */
+  floorStatements: number | undefined;
+}
+
+let seq = 0;
+const DAY = 86_400_000;
+
+/** A callback as the webhook handler runs it: a SUCCESS with its payment order, a no-op handler. */
+function ledgerCallback<Tx>(ledger: SqlLedger<Tx>): () => Promise<void> {
+  return async () => {
+    const payment = `PAY_BENCH_${process.pid}_${++seq}`;
+    const run = await ledger.run(`payment:${payment}:SUCCESS`, () => undefined, { raiseMark: false, completedTtlMs: DAY, order: { paymentId: payment, rank: lifecycleRank('SUCCESS') } });
+    if (run.outcome !== 'processed') throw new Error(`bench callback ${run.outcome}`);
+  };
+}
+
+async function rates(ledgerOp: () => Promise<void>, floorOp: () => Promise<void>, ops: number, rounds: number): Promise<{ ledger: number; floor: number }> {
+  await timeRound(Math.min(ops, 300), IN_FLIGHT, ledgerOp);
+  await timeRound(Math.min(ops, 300), IN_FLIGHT, floorOp);
+  const ledger: number[] = [];
+  const floor: number[] = [];
+  // Interleaved rounds: a slower moment of the shared machine falls on both.
+  for (let r = 0; r < rounds; r++) {
+    ledger.push((await timeRound(ops, IN_FLIGHT, ledgerOp)).opsPerSec);
+    floor.push((await timeRound(ops, IN_FLIGHT, floorOp)).opsPerSec);
+  }
+  return { ledger: median(ledger), floor: median(floor) };
+}
+
+/** A node-postgres pool whose clients count the statements they send. */
+function countingPgPool(url: string): { pool: pg.Pool; sent: string[] } {
+  const pool = new pg.Pool({ connectionString: url, max: 16 });
+  const sent: string[] = [];
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    Object.assign(client, { query: (...args: unknown[]) => (sent.push(String(args[0])), query(...args)) });
+  });
+  return { pool, sent };
+}
+
+async function statementsOf(sent: string[], op: () => Promise<void>): Promise<number> {
+  sent.length = 0;
+  await op();
+  return sent.length;
+}
+
+async function postgresRows(ops: number, rounds: number): Promise<LedgerBenchRow[]> {
+  const server = await PostgresServer.start({ durable: true });
+  const rows: LedgerBenchRow[] = [];
+  try {
+    const { pool, sent } = countingPgPool(server.url);
+    const ledger = new SqlLedger(fromPg(pool), { table: 'bench_ledger_pg' });
+    await ledger.ensureSchema();
+    // The floor's table has the ledger's shape (its key and its expiry index): the same writes per insert.
+    await pool.query('CREATE TABLE bench_floor_pg (ledger_key VARCHAR(255) PRIMARY KEY, expires_at BIGINT NOT NULL); CREATE INDEX bench_floor_pg_expires ON bench_floor_pg (expires_at)');
+    const floor = async () => {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query('INSERT INTO bench_floor_pg (ledger_key, expires_at) VALUES ($1, $2) ON CONFLICT DO NOTHING', [`k:${++seq}`, Date.now() + DAY]);
+        await client.query('COMMIT');
+      } finally {
+        client.release();
+      }
+    };
+    const pgRates = await rates(ledgerCallback(ledger), floor, ops, rounds);
+    rows.push({ client: 'node-postgres', ledgerPerSec: pgRates.ledger, floorPerSec: pgRates.floor, statementsPerCallback: await statementsOf(sent, ledgerCallback(ledger)), floorStatements: await statementsOf(sent, floor) });
+    await pool.end();
+
+    const sql = postgres(server.url, { max: 16, onnotice: () => undefined });
+    const jsLedger = new SqlLedger(fromPostgresJs(sql), { table: 'bench_ledger_pg' });
+    const jsFloor = async () => {
+      await sql.begin((tx) => [tx`INSERT INTO bench_floor_pg (ledger_key, expires_at) VALUES (${`k:${++seq}`}, ${Date.now() + DAY}) ON CONFLICT DO NOTHING`]);
+    };
+    const jsRates = await rates(ledgerCallback(jsLedger), jsFloor, ops, rounds);
+    rows.push({ client: 'postgres.js (pipelined)', ledgerPerSec: jsRates.ledger, floorPerSec: jsRates.floor, statementsPerCallback: undefined, floorStatements: undefined });
+    await sql.end({ timeout: 1 });
+  } finally {
+    await server.destroy();
+  }
+  return rows;
+}
+
+async function mariadbRows(ops: number, rounds: number): Promise<LedgerBenchRow[]> {
+  const server = await MariadbServer.start({ durable: true });
+  try {
+    const pool = mysql.createPool({ ...server.options, connectionLimit: 16 });
+    const sent: string[] = [];
+    const wrapped = new WeakSet<object>();
+    // Counts what the ledger sends on each connection it checks out (each connection wrapped once).
+    const counted: SqlClient<mysql.PoolConnection> = fromMysql2({
+      getConnection: async () => {
+        const connection = await pool.getConnection();
+        if (wrapped.has(connection)) return connection;
+        wrapped.add(connection);
+        const query = connection.query.bind(connection) as (...args: unknown[]) => unknown;
+        return Object.assign(connection, { query: (...args: unknown[]) => (sent.push(String(args[0])), query(...args)) });
+      },
+    });
+    const ledger = new SqlLedger(counted, { table: 'bench_ledger_mysql' });
+    await ledger.ensureSchema();
+    await pool.query('CREATE TABLE bench_floor_mysql (ledger_key VARCHAR(255) PRIMARY KEY, expires_at BIGINT NOT NULL, INDEX expires_at_idx (expires_at)) ENGINE=InnoDB');
+    const floor = async () => {
+      const connection = await pool.getConnection();
+      const query = (text: string, values?: unknown[]) => (sent.push(text), connection.query(text, values));
+      try {
+        await query('START TRANSACTION');
+        await query('INSERT IGNORE INTO bench_floor_mysql (ledger_key, expires_at) VALUES (?, ?)', [`k:${++seq}`, Date.now() + DAY]);
+        await query('COMMIT');
+      } finally {
+        connection.release();
+      }
+    };
+    const measured = await rates(ledgerCallback(ledger), floor, ops, rounds);
+    const row = { client: 'mysql2 (MariaDB)', ledgerPerSec: measured.ledger, floorPerSec: measured.floor, statementsPerCallback: await statementsOf(sent, ledgerCallback(ledger)), floorStatements: await statementsOf(sent, floor) };
+    await pool.end();
+    return [row];
+  } finally {
+    await server.destroy();
+  }
+}
+
+async function sqliteRows(ops: number, rounds: number): Promise<LedgerBenchRow[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'myr-ledger-bench-'));
+  try {
+    const file = join(dir, 'ledger.db');
+    const ledger = new SqlLedger(fromSqlite(file), { table: 'bench_ledger' });
+    await ledger.ensureSchema();
+    const db = new DatabaseSync(file);
+    db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; CREATE TABLE bench_floor (ledger_key TEXT PRIMARY KEY, expires_at INTEGER NOT NULL); CREATE INDEX bench_floor_expires ON bench_floor (expires_at)');
+    const insert = db.prepare('INSERT OR IGNORE INTO bench_floor (ledger_key, expires_at) VALUES (?, ?)');
+    const floor = async () => {
+      db.exec('BEGIN IMMEDIATE');
+      insert.run(`k:${++seq}`, Date.now() + DAY);
+      db.exec('COMMIT');
+      await Promise.resolve();
+    };
+    const measured = await rates(ledgerCallback(ledger), floor, ops, rounds);
+    db.close();
+    return [{ client: 'node:sqlite (WAL, synchronous=NORMAL)', ledgerPerSec: measured.ledger, floorPerSec: measured.floor, statementsPerCallback: undefined, floorStatements: undefined }];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function runLedgerBench(): Promise<void> {
+  const ops = envInt('BENCH_LEDGER_OPS', 2_000);
+  const rounds = envInt('BENCH_ROUNDS', 5);
+  const rows: LedgerBenchRow[] = [];
+  if (hasPostgres()) rows.push(...(await postgresRows(ops, rounds)));
+  else console.log('PostgreSQL 15 is not installed: Postgres rows skipped');
+  if (hasMariadb()) rows.push(...(await mariadbRows(ops, rounds)));
+  else console.log('MariaDB is not installed: MariaDB rows skipped');
+  rows.push(...(await sqliteRows(ops, rounds)));
+
+  console.log(
+    table(
+      ['client', `ledger callbacks/s (${IN_FLIGHT} in flight)`, 'floor: insert+commit/s', 'ratio (goal >= 0.7)', 'statements per callback (floor)'],
+      rows.map((r) => [
+        r.client,
+        r.ledgerPerSec.toFixed(0),
+        r.floorPerSec.toFixed(0),
+        `${(r.ledgerPerSec / r.floorPerSec).toFixed(2)}x`,
+        r.statementsPerCallback === undefined ? '-' : `${r.statementsPerCallback} (${r.floorStatements})`,
+      ]),
+    ),
+  );
+  await mkdir(fileURLToPath(new URL('./results/', import.meta.url)), { recursive: true });
+  await writeFile(RESULTS_FILE, `${JSON.stringify({ machine: machineInfo(), ops, rounds, inFlight: IN_FLIGHT, rows }, null, 2)}\n`);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await runLedgerBench();

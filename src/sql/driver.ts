@@ -1,0 +1,102 @@
+/**
+ * The one contract every adapter (`fromPg`, `fromMysql2`, `fromSqlite`, …) fulfils for the
+ * ledger: open a transaction on one connection, send parameterised statements through it, and
+ * end it by COMMIT, ROLLBACK, or by abandoning it (the work outlived its time: the transaction
+ * must never commit). Which database errors mean "somebody else holds the key" is decided here.
+ *
+ * @module
+ */
+
+/** The three SQL dialects the ledger writes. */
+export type SqlDialect = 'postgres' | 'mysql' | 'sqlite';
+
+/** One statement's answer, reduced to what the ledger reads. */
+export interface SqlResult {
+  /** Rows of a SELECT (or RETURNING), column names as written in the statement. */
+  readonly rows: readonly Record<string, unknown>[];
+  /** Rows inserted, updated or deleted. */
+  readonly affected: number;
+}
+
+/** One open transaction on one connection. */
+export interface SqlSession<Tx> {
+  /** The merchant's own handle on this transaction, given to the work. */
+  readonly tx: Tx;
+  /** Sends one parameterised statement inside the transaction. */
+  query(text: string, params: readonly unknown[]): Promise<SqlResult>;
+  /** COMMIT; rejects when the database did not confirm it (outcome unknown, or rolled back). */
+  commit(): Promise<void>;
+  /** ROLLBACK, then gives the connection back. Never rejects: a failed rollback destroys the connection. */
+  rollback(): Promise<void>;
+  /**
+   * The work outlived its time and still holds `tx`: make sure this transaction never commits
+   * (destroy the connection now, or roll back once `settled` resolves). Never rejects.
+   */
+  abandon(settled: Promise<unknown>): void;
+}
+
+/**
+ * What an adapter gives {@link SqlLedger}: a merchant's database client, wrapped. Built by
+ * `fromPg`, `fromPostgresJs`, `fromMysql2`, `fromKysely`, `fromDrizzle` or `fromSqlite`;
+ * `Tx` is the type the handler receives as `tx`.
+ *
+ * @example
+ * ```ts
+ * const client: SqlClient<pg.PoolClient> = fromPg(pool);
+ * ```
+ */
+export interface SqlClient<Tx> {
+  /** The dialect the ledger writes for this client. */
+  readonly dialect: SqlDialect;
+  /** @internal Opens a transaction whose lock waits give up after `lockTimeoutMs`. */
+  begin(lockTimeoutMs: number): Promise<SqlSession<Tx>>;
+  /**
+   * @internal Whether `commit()` rejects (code `25P02`) when the database rolled the transaction
+   * back instead (Postgres answers COMMIT of an aborted transaction with ROLLBACK): then the ledger
+   * needs no statement of its own to check its claim is still there before COMMIT.
+   */
+  readonly commitChecked?: boolean | undefined;
+}
+
+// Postgres: serialization_failure, deadlock_detected, lock_not_available (lock_timeout).
+// MySQL/MariaDB: ER_LOCK_DEADLOCK (1213), ER_LOCK_WAIT_TIMEOUT (1205). SQLite: BUSY (5), LOCKED (6).
+const CONFLICT_CODES = new Set<unknown>(['40001', '40P01', '55P03', 'ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT', 'SQLITE_BUSY', 'SQLITE_LOCKED']);
+const CONFLICT_ERRNOS = new Set<unknown>([1213, 1205]);
+const SQLITE_CONFLICTS = new Set<unknown>([5, 6]);
+
+function field(error: object, name: string): unknown {
+  return name in error ? (error as Record<string, unknown>)[name] : undefined;
+}
+
+/**
+ * Whether `error` (or one of its causes: ORMs wrap the driver's error) is a lock wait that
+ * timed out, a deadlock or a serialization failure: the transaction was rolled back because
+ * another one holds the same rows, so the answer is "in flight, try later", never "failed".
+ *
+ * @example
+ * ```ts
+ * isConflict({ code: '40P01' }); // true
+ * ```
+ */
+export function isConflict(error: unknown): boolean {
+  for (let depth = 0; depth < 5 && typeof error === 'object' && error !== null; depth++) {
+    if (CONFLICT_CODES.has(field(error, 'code')) || CONFLICT_ERRNOS.has(field(error, 'errno'))) return true;
+    const sqliteCode = field(error, 'errcode');
+    if (typeof sqliteCode === 'number' && SQLITE_CONFLICTS.has(sqliteCode & 0xff)) return true;
+    error = field(error, 'cause');
+  }
+  return false;
+}
+
+/** The error of a COMMIT the database turned into a ROLLBACK (a statement of the work had failed). */
+export function rolledBack(answer: string): Error {
+  return Object.assign(new Error(`COMMIT answered ${answer}: the transaction was rolled back (a statement of the work failed)`), { code: '25P02' });
+}
+
+/** Waits for `promise` and drops its outcome: for clean-up whose failure changes nothing. */
+export function settle(promise: Promise<unknown>): Promise<void> {
+  return promise.then(
+    () => undefined,
+    () => undefined,
+  );
+}

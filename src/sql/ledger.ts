@@ -1,0 +1,285 @@
+/**
+ * The callback ledger in the merchant's own database: the claim of a key, the merchant's work
+ * and the record that it was done commit in ONE transaction, or none of them does. What each
+ * database answer becomes (duplicate, superseded, in flight, failed, timed out, unavailable) is
+ * decided here; the SQL text is `statements.ts`, the client's driving is its adapter.
+ *
+ * @module
+ */
+import { ConfigurationError } from '../core/errors/base.js';
+import { milliseconds } from '../core/milliseconds.js';
+import type { LedgerRun, PaymentOrder, TransactionalWebhookStore } from '../webhooks/stores/types.js';
+import { isConflict, settle, type SqlClient, type SqlDialect, type SqlSession } from './driver.js';
+import { checkTableName, keyRow, markRow, params, statements, type Statements } from './statements.js';
+
+/** Options of {@link SqlLedger}. */
+export interface SqlLedgerOptions {
+  /**
+   * The ledger's table: an identifier, or `schema.table`, each `[A-Za-z_][A-Za-z0-9_]{0,62}`
+   * (anything else is a ConfigurationError). It holds the handled keys and the payments' marks.
+   *
+   * @default 'myr_webhook_ledger'
+   * @example
+   * ```ts
+   * new SqlLedger(fromPg(pool), { table: 'payments.webhook_ledger' });
+   * ```
+   */
+  table?: string | undefined;
+  /**
+   * How long, in ms, a delivery waits for a key (or any row the handler writes) that another
+   * transaction holds before it answers `in_flight` (409 with Retry-After): the duplicate of a
+   * callback that is being handled right now. Set as the transaction's `lock_timeout`
+   * (Postgres), `innodb_lock_wait_timeout` (MySQL, whole seconds, rounded up) or busy timeout
+   * (SQLite).
+   *
+   * @default 1000
+   * @example
+   * ```ts
+   * new SqlLedger(fromMysql2(pool), { lockTimeoutMs: 2_000 });
+   * ```
+   */
+  lockTimeoutMs?: number | undefined;
+}
+
+/** Options of {@link SqlLedger.prune}. */
+export interface PruneOptions {
+  /** Only rows whose record expired at least this many ms ago. @default 0 */
+  olderThanMs?: number | undefined;
+  /** Rows deleted per transaction, so a large backlog never holds locks for long. @default 1000 */
+  batchSize?: number | undefined;
+}
+
+/** Options of one {@link SqlLedger.run} (the webhook handler and `runOnce` pass them). */
+export interface LedgerRunOptions {
+  /** The payment's place in its life: the run is `superseded` when a later status was handled. */
+  readonly order?: PaymentOrder | undefined;
+  /** Write (or raise) the payment's high-water mark to `order.rank` with the done mark. */
+  readonly raiseMark: boolean;
+  /** The most the work may take, in ms; then the transaction is rolled back and the run `timed_out`. */
+  readonly timeoutMs?: number | undefined;
+  /** How long the done record lasts, in ms. */
+  readonly completedTtlMs: number;
+}
+
+// Schema changes wait longer than a callback: 4 processes may create the table at once.
+const SCHEMA_LOCK_TIMEOUT_MS = 30_000;
+
+const inFlightOrUnavailable = (error: unknown): LedgerRun<never> => (isConflict(error) ? { outcome: 'in_flight' } : { outcome: 'unavailable', error });
+// Postgres: a statement of the work failed and the work caught it; the transaction is aborted.
+const isAbortedTransaction = (error: unknown) => typeof error === 'object' && error !== null && 'code' in error && error.code === '25P02';
+
+/** What became of the work: its value, what it threw, or nothing yet when its time ran out. */
+type Settled<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown } | undefined;
+
+function within<T>(running: Promise<T>, timeoutMs: number | undefined): Promise<Settled<T>> {
+  const settled = running.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+  if (timeoutMs === undefined) return settled;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), timeoutMs);
+  });
+  return Promise.race([settled, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * An exactly-once callback ledger in the merchant's own SQL database (Postgres, MySQL/MariaDB or
+ * SQLite), for `createWebhookHandler({ store })` and `runOnce`. Each run is one transaction:
+ * claim the key, run the handler with the transaction (`tx`, the merchant's own client type),
+ * mark it done, COMMIT. A crash, a thrown handler or a timeout rolls all of it back; a duplicate
+ * finds the committed record. Writes made through `tx` are exactly once; anything else the
+ * handler does (an email, an HTTP call, a write on another connection) is at least once.
+ *
+ * @example
+ * ```ts
+ * import pg from 'pg';
+ * import { SqlLedger, fromPg } from 'myr-gateway/sql';
+ *
+ * const ledger = new SqlLedger(fromPg(new pg.Pool({ connectionString: process.env.DATABASE_URL })));
+ * await ledger.ensureSchema();
+ * ```
+ */
+export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
+  /** Always `true`: the handler gives its work this ledger's transaction. */
+  readonly transactional = true as const;
+  /** The table's name, as checked. */
+  readonly table: string;
+  readonly #client: SqlClient<Tx>;
+  readonly #lockTimeoutMs: number;
+  readonly #sql: Statements;
+  readonly #params: ReturnType<typeof params>;
+
+  constructor(client: SqlClient<Tx>, options: SqlLedgerOptions = {}) {
+    if (typeof client !== 'object' || client === null || typeof client.begin !== 'function') {
+      throw new ConfigurationError('SqlLedger takes a client built by fromPg, fromPostgresJs, fromMysql2, fromKysely, fromDrizzle or fromSqlite', 'client');
+    }
+    const { qualified, bare } = checkTableName(options.table ?? 'myr_webhook_ledger');
+    this.table = qualified;
+    this.#client = client;
+    this.#lockTimeoutMs = milliseconds(options.lockTimeoutMs ?? 1000, 'lockTimeoutMs');
+    this.#sql = statements(client.dialect, qualified, bare);
+    this.#params = params(client.dialect);
+  }
+
+  /**
+   * Claims `key`, runs `work` with the transaction and records it done, all in one transaction;
+   * `processed` only once COMMIT returned. The webhook handler and `runOnce` call it.
+   *
+   * @example
+   * ```ts
+   * const run = await ledger.run('payment:PAY_1:SUCCESS', (tx) => fulfil(tx), { raiseMark: false, completedTtlMs: 86_400_000 });
+   * ```
+   */
+  async run<T>(key: string, work: (tx: Tx) => T | Promise<T>, options: LedgerRunOptions): Promise<LedgerRun<T>> {
+    const completedTtlMs = milliseconds(options.completedTtlMs, 'completedTtlMs');
+    const timeoutMs = options.timeoutMs === undefined ? undefined : milliseconds(options.timeoutMs, 'timeoutMs');
+    const { order } = options;
+    const now = Date.now();
+    const row = keyRow(key);
+    const claimedUntil = now + completedTtlMs;
+    let session: SqlSession<Tx>;
+    try {
+      session = await this.#client.begin(this.#lockTimeoutMs);
+    } catch (error) {
+      return inFlightOrUnavailable(error);
+    }
+    try {
+      const refused = await this.#claim(session, row, claimedUntil, now, order);
+      if (refused) {
+        await session.rollback();
+        return { outcome: refused };
+      }
+    } catch (error) {
+      await session.rollback();
+      return inFlightOrUnavailable(error);
+    }
+
+    const running = Promise.resolve(session.tx).then(work);
+    const settled = await within(running, timeoutMs);
+    if (settled === undefined) {
+      session.abandon(settle(running));
+      return { outcome: 'timed_out' };
+    }
+    if (!settled.ok) {
+      await session.rollback();
+      return isConflict(settled.error) ? { outcome: 'in_flight' } : { outcome: 'failed', error: settled.error };
+    }
+
+    try {
+      const held = this.#client.commitChecked ? undefined : await session.query(this.#sql.done, this.#params.done(row, claimedUntil));
+      if (held && held.rows.length !== 1) {
+        // The work ended the transaction itself (or the database did, and the work caught it).
+        await session.rollback();
+        return { outcome: 'failed', error: new ConfigurationError('the ledger\'s transaction was no longer open when the work returned: the work must not COMMIT or ROLLBACK tx, nor swallow a failed statement', 'tx') };
+      }
+      if (options.raiseMark && order) {
+        await session.query(this.#sql.raiseMark, this.#params.raiseMark(markRow(order.paymentId), order.rank, Date.now() + completedTtlMs, Date.now()));
+      }
+    } catch (error) {
+      await session.rollback();
+      return isAbortedTransaction(error) ? { outcome: 'failed', error } : inFlightOrUnavailable(error);
+    }
+    try {
+      await session.commit();
+    } catch (error) {
+      return isAbortedTransaction(error) ? { outcome: 'failed', error } : inFlightOrUnavailable(error);
+    }
+    return { outcome: 'processed', value: settled.value };
+  }
+
+  /**
+   * Takes the key in this transaction; answers why not otherwise. One statement on the common
+   * path (the payment's mark is checked by the insert itself); the reason is read only when it
+   * refused.
+   */
+  async #claim(session: SqlSession<Tx>, row: string, claimedUntil: number, now: number, order: PaymentOrder | undefined): Promise<'duplicate' | 'superseded' | undefined> {
+    const superseded = async () => {
+      if (!order) return false;
+      const mark = (await session.query(this.#sql.readMark, this.#params.readMark(markRow(order.paymentId), now))).rows[0]?.mark_rank;
+      return mark !== undefined && mark !== null && Number(mark) > order.rank;
+    };
+    // MySQL reads the mark first (see statements.ts: no locking read of a missing row there).
+    const markFirst = order !== undefined && this.#sql.claimOrdered === undefined;
+    if (markFirst && (await superseded())) return 'superseded';
+    const claim =
+      order && this.#sql.claimOrdered
+        ? await session.query(this.#sql.claimOrdered, this.#params.claimOrdered(row, claimedUntil, now, markRow(order.paymentId), order.rank))
+        : await session.query(this.#sql.claim, this.#params.claim(row, claimedUntil, now));
+    if (claim.affected === 1) return undefined;
+    if (!markFirst && (await superseded())) return 'superseded';
+    // MySQL only: the row exists; an expired one is taken over.
+    if (this.#sql.takeOver !== undefined && (await session.query(this.#sql.takeOver, this.#params.takeOver(row, claimedUntil, now))).affected === 1) return undefined;
+    return 'duplicate';
+  }
+
+  /**
+   * Creates the table and its index if they do not exist. Idempotent, and safe when several
+   * processes run it at once (Postgres takes an advisory lock on the table's name). A migration
+   * tool takes {@link SqlLedger.schemaSql} instead.
+   *
+   * @example
+   * ```ts
+   * await ledger.ensureSchema();
+   * ```
+   */
+  async ensureSchema(): Promise<void> {
+    await this.#transaction(SCHEMA_LOCK_TIMEOUT_MS, async (session) => {
+      if (this.#client.dialect === 'postgres') await session.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`myr-gateway:${this.table}`]);
+      for (const statement of this.#sql.schema) await session.query(statement, []);
+    });
+  }
+
+  /**
+   * The DDL of the ledger's table for a migration tool, in `dialect` (default: this client's).
+   *
+   * @example
+   * ```ts
+   * writeFileSync('migrations/001_myr_ledger.sql', ledger.schemaSql('postgres'));
+   * ```
+   */
+  schemaSql(dialect: SqlDialect = this.#client.dialect): string {
+    if (dialect !== 'postgres' && dialect !== 'mysql' && dialect !== 'sqlite') {
+      throw new ConfigurationError(`schemaSql takes 'postgres', 'mysql' or 'sqlite' (got ${String(dialect)})`, 'dialect');
+    }
+    const { bare } = checkTableName(this.table);
+    return statements(dialect, this.table, bare).schema.map((statement) => `${statement};\n`).join('');
+  }
+
+  /**
+   * Deletes expired records (handled keys and payment marks), `batchSize` rows per transaction,
+   * and answers how many it deleted. Run it from a daily job; an expired record no longer
+   * stops a delivery, so pruning only saves space.
+   *
+   * @example
+   * ```ts
+   * const deleted = await ledger.prune({ olderThanMs: 86_400_000 });
+   * ```
+   */
+  async prune(options: PruneOptions = {}): Promise<number> {
+    const olderThanMs = milliseconds(options.olderThanMs ?? 0, 'olderThanMs', 0);
+    const batchSize = options.batchSize ?? 1000;
+    if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 100_000) throw new ConfigurationError('batchSize must be a whole number from 1 to 100000', 'batchSize');
+    const before = Date.now() - olderThanMs;
+    let total = 0;
+    for (;;) {
+      const deleted = await this.#transaction(this.#lockTimeoutMs, async (session) => (await session.query(this.#sql.prune, this.#params.prune(before, batchSize))).affected);
+      total += deleted;
+      if (deleted < batchSize) return total;
+    }
+  }
+
+  async #transaction<R>(lockTimeoutMs: number, body: (session: SqlSession<Tx>) => Promise<R>): Promise<R> {
+    const session = await this.#client.begin(lockTimeoutMs);
+    let result: R;
+    try {
+      result = await body(session);
+    } catch (error) {
+      await session.rollback();
+      throw error;
+    }
+    await session.commit();
+    return result;
+  }
+}

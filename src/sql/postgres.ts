@@ -1,0 +1,249 @@
+/**
+ * The Postgres adapters: node-postgres (`pg`) and postgres.js (`postgres`), each driven through
+ * the few methods the ledger calls, typed structurally so neither package is imported.
+ *
+ * @module
+ */
+import { ConfigurationError } from '../core/errors/base.js';
+import { rolledBack, settle, type SqlClient, type SqlResult, type SqlSession } from './driver.js';
+
+/** A node-postgres client checked out of a pool (`pg.PoolClient`), as the ledger drives it. */
+export interface PgClientLike {
+  /** Sends one statement; `values` are its `$1…` parameters. */
+  query(
+    text: string,
+    values?: unknown[],
+  ): Promise<{
+    /** The rows of a SELECT or RETURNING. */
+    rows: unknown[];
+    /** Rows inserted, updated or deleted. */
+    rowCount: number | null;
+    /** The command tag (`COMMIT`, or `ROLLBACK` for a COMMIT of a failed transaction). */
+    command: string;
+  }>;
+  /** Gives the client back to its pool; with an error, destroys it instead. */
+  release(destroy?: Error | boolean): void;
+}
+
+/** A node-postgres `Pool` (or anything with its promise `connect()`). */
+export interface PgPoolLike {
+  /** Checks a client out. */
+  connect(): Promise<PgClientLike>;
+}
+
+/**
+ * The client a pool hands out. node-postgres declares `connect()` twice (promise, then callback),
+ * and TypeScript infers from the last declaration: the callback's client is read first; a pool
+ * with only the promise form (nothing inferred from a callback) gives its promise's client.
+ */
+export type PgClientOf<P> = P extends {
+  /** node-postgres's callback form of `connect`. */
+  connect(callback: (error: never, client: infer C, ...rest: never[]) => void): void;
+}
+  ? unknown extends C
+    ? PgPromisedClient<P>
+    : Extract<NonNullable<C>, PgClientLike>
+  : PgPromisedClient<P>;
+
+/** The client of a pool's promise `connect()`. */
+export type PgPromisedClient<P> = P extends {
+  /** The promise form of `connect`. */
+  connect(): Promise<infer C>;
+}
+  ? C
+  : never;
+
+const isRow = (row: unknown): row is Record<string, unknown> => typeof row === 'object' && row !== null;
+const rows = (value: unknown): readonly Record<string, unknown>[] => (Array.isArray(value) ? value.filter(isRow) : []);
+
+/**
+ * The ledger over a node-postgres `Pool`: each run checks a client out, and the handler's `tx` is
+ * that `PoolClient`, inside BEGIN … COMMIT.
+ *
+ * @example
+ * ```ts
+ * import pg from 'pg';
+ * const ledger = new SqlLedger(fromPg(new pg.Pool({ connectionString: process.env.DATABASE_URL })));
+ * // onEvent: async (event, { tx }) => { await tx.query('UPDATE orders SET paid = true WHERE id = $1', [event.signed.reference_id]); }
+ * ```
+ */
+export function fromPg<P extends PgPoolLike>(pool: P): SqlClient<PgClientOf<P>> {
+  if (typeof pool !== 'object' || pool === null || typeof pool.connect !== 'function' || 'unsafe' in pool) {
+    throw new ConfigurationError('fromPg takes a node-postgres Pool (new pg.Pool(…)); for postgres.js use fromPostgresJs', 'pool');
+  }
+  return {
+    dialect: 'postgres',
+    commitChecked: true,
+    async begin(lockTimeoutMs) {
+      const client = (await pool.connect()) as PgClientOf<P> & PgClientLike;
+      const session = pgSession(client);
+      try {
+        // One round trip (simple protocol, two statements); the value is a checked integer.
+        await client.query(`BEGIN; SET LOCAL lock_timeout = ${lockTimeoutMs}`);
+      } catch (error) {
+        session.abandon(Promise.resolve());
+        throw error;
+      }
+      return session;
+    },
+  };
+}
+
+/**
+ * While the ledger holds a checked-out client, its connection dying (the database restarting)
+ * must not be an uncaught 'error' event (node-postgres removes the pool's listener at checkout):
+ * the statement in flight rejects with the same error, which the ledger answers.
+ */
+function listenForErrors(client: object): () => void {
+  const on: unknown = Reflect.get(client, 'on');
+  const off: unknown = Reflect.get(client, 'removeListener');
+  if (typeof on !== 'function' || typeof off !== 'function') return () => undefined;
+  const ignore = () => undefined;
+  Reflect.apply(on, client, ['error', ignore]);
+  return () => void Reflect.apply(off, client, ['error', ignore]);
+}
+
+function toError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+function pgSession<C extends PgClientLike>(client: C): SqlSession<C> {
+  let open = true;
+  const stopListening = listenForErrors(client);
+  const end = (destroy?: Error) => {
+    if (!open) return;
+    open = false;
+    // A destroyed client keeps the listener: its socket may still report the closing.
+    if (!destroy) stopListening();
+    client.release(destroy);
+  };
+  return {
+    tx: client,
+    async query(text, values): Promise<SqlResult> {
+      const result = await client.query(text, [...values]);
+      return { rows: rows(result.rows), affected: result.rowCount ?? 0 };
+    },
+    async commit() {
+      let result;
+      try {
+        result = await client.query('COMMIT');
+      } catch (error) {
+        end(toError(error));
+        throw error;
+      }
+      end();
+      // Postgres answers COMMIT of a failed transaction with ROLLBACK, not an error.
+      if (result.command !== 'COMMIT') throw rolledBack(result.command);
+    },
+    async rollback() {
+      try {
+        await client.query('ROLLBACK');
+        end();
+      } catch (error) {
+        end(toError(error));
+      }
+    },
+    abandon() {
+      // Closing the connection makes the server roll the transaction back at once, and frees its locks.
+      end(new Error('myr-gateway: the work outlived its time; its transaction is rolled back'));
+    },
+  };
+}
+
+/** A postgres.js `sql` instance (`postgres(url)`), as the ledger drives it. */
+export interface PostgresJsLike {
+  /** Reserves one connection of the pool (postgres.js 3.4+). */
+  reserve(): Promise<PostgresJsReservedLike>;
+}
+
+/** A reserved postgres.js connection (`await sql.reserve()`). */
+export interface PostgresJsReservedLike {
+  /** Sends one statement with its parameters. */
+  unsafe(
+    text: string,
+    params?: never[],
+  ): PromiseLike<unknown> & {
+    /** The command tag of the statement. */
+    readonly command?: string;
+  };
+  /** Gives the connection back. */
+  release(): void;
+}
+
+/** The reserved connection type of a postgres.js instance. */
+export type PostgresJsTxOf<S> = S extends {
+  /** postgres.js's `reserve()`. */
+  reserve(): Promise<infer R>;
+}
+  ? R
+  : never;
+
+function countOf(result: unknown): number {
+  if (typeof result === 'object' && result !== null && 'count' in result && typeof result.count === 'number') return result.count;
+  return 0;
+}
+
+/**
+ * The ledger over postgres.js: each run reserves one connection, and the handler's `tx` is that
+ * reserved `sql` inside BEGIN … COMMIT (use it as a tagged template: ``await tx`UPDATE …` ``).
+ *
+ * @example
+ * ```ts
+ * import postgres from 'postgres';
+ * const ledger = new SqlLedger(fromPostgresJs(postgres(process.env.DATABASE_URL)));
+ * // onEvent: async (event, { tx }) => { await tx`UPDATE orders SET paid = true WHERE id = ${event.signed.reference_id}`; }
+ * ```
+ */
+export function fromPostgresJs<S extends PostgresJsLike>(sql: S): SqlClient<PostgresJsTxOf<S>> {
+  if ((typeof sql !== 'function' && typeof sql !== 'object') || sql === null || typeof sql.reserve !== 'function') {
+    throw new ConfigurationError('fromPostgresJs takes a postgres.js instance (postgres(url), version 3.4 or later)', 'sql');
+  }
+  return {
+    dialect: 'postgres',
+    commitChecked: true,
+    async begin(lockTimeoutMs) {
+      const reserved = (await sql.reserve()) as PostgresJsTxOf<S> & PostgresJsReservedLike;
+      const send = (text: string, params: readonly unknown[] = []) => Promise.resolve(reserved.unsafe(text, params as never[]));
+      // postgres.js pipelines: BEGIN and SET LOCAL leave together with the first statement.
+      const begun = Promise.all([send('BEGIN'), send(`SET LOCAL lock_timeout = ${lockTimeoutMs}`)]);
+      let open = true;
+      const end = () => {
+        if (!open) return;
+        open = false;
+        reserved.release();
+      };
+      const rollback = async () => {
+        await settle(send('ROLLBACK'));
+        end();
+      };
+      try {
+        await begun;
+      } catch (error) {
+        await rollback();
+        throw error;
+      }
+      return {
+        tx: reserved,
+        async query(text, params) {
+          const result = await send(text, params);
+          return { rows: rows(result), affected: countOf(result) };
+        },
+        async commit() {
+          try {
+            const result = await send('COMMIT');
+            const command = typeof result === 'object' && result !== null && 'command' in result ? result.command : undefined;
+            if (typeof command === 'string' && command !== 'COMMIT') throw rolledBack(command);
+          } finally {
+            end();
+          }
+        },
+        rollback,
+        abandon(settled) {
+          // postgres.js cannot close one reserved connection: the connection stays out of the pool
+          // until the work settles, then rolls back. It never commits.
+          void settled.then(rollback);
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,150 @@
+/**
+ * Every statement the ledger sends, per dialect: the table's name is the only text put into SQL
+ * (checked by {@link checkTableName}), every value is a parameter.
+ *
+ * One table holds two kinds of row, told apart by the prefix of `ledger_key`: `k:<key>` is a
+ * handled idempotency key, `m:<payment_id>` a payment's high-water mark (`mark_rank`). A row
+ * lives until `expires_at` (ms since the epoch); an expired row is taken over as if absent and
+ * removed by `prune`.
+ *
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import { ConfigurationError } from '../core/errors/base.js';
+import type { SqlDialect } from './driver.js';
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/**
+ * The table's name, checked: one identifier, or `schema.table`, each `[A-Za-z_][A-Za-z0-9_]{0,62}`.
+ * Anything else is a ConfigurationError before any SQL is sent.
+ */
+export function checkTableName(table: unknown): { readonly qualified: string; readonly bare: string } {
+  const parts = typeof table === 'string' ? table.split('.') : [];
+  if (parts.length < 1 || parts.length > 2 || !parts.every((part) => IDENTIFIER.test(part))) {
+    throw new ConfigurationError(
+      'table must be an SQL identifier ([A-Za-z_][A-Za-z0-9_]{0,62}), optionally schema-qualified (schema.table); it is written into the ledger\'s SQL unquoted',
+      'table',
+    );
+  }
+  return { qualified: parts.join('.'), bare: parts.at(-1) as string };
+}
+
+/** Longest `ledger_key` stored as it is; longer ones are stored as their SHA-256. */
+const MAX_KEY_LENGTH = 255;
+
+function rowKey(prefix: 'k:' | 'm:', value: string): string {
+  const key = prefix + value;
+  return key.length <= MAX_KEY_LENGTH ? key : `h:${createHash('sha256').update(key).digest('hex')}`;
+}
+
+/** The row of an idempotency key. */
+export const keyRow = (key: string): string => rowKey('k:', key);
+/** The row of a payment's high-water mark. */
+export const markRow = (paymentId: string): string => rowKey('m:', paymentId);
+
+/** The statements of one dialect, for one table. */
+export interface Statements {
+  /** DDL, in order; idempotent. */
+  readonly schema: readonly string[];
+  /** Inserts the key's row if absent (or expired, except on MySQL); 1 affected row: claimed. */
+  readonly claim: string;
+  /**
+   * The claim of a callback with a place in its payment's life: inserts the key's row only if the
+   * payment's live mark is not above the callback's rank, in the same round trip. 0 affected rows:
+   * a duplicate or superseded (told apart by `readMark`, off the common path). Absent (MySQL):
+   * the mark is read before a plain claim.
+   */
+  readonly claimOrdered?: string;
+  /** MySQL: takes over an expired row the claim found; 1 affected row: claimed. */
+  readonly takeOver?: string;
+  /** `[row, now]`: the live mark's rank (Postgres: locked for the transaction), or no row. */
+  readonly readMark: string;
+  /**
+   * `[row, claimedExpiresAt]`: one row while the claim is still this transaction's (the work did
+   * not end the transaction, and the database did not roll it back under it). A read: the claim's
+   * row already says done, since it never commits without the work.
+   */
+  readonly done: string;
+  /** `[row, rank, expiresAt, now]`: writes or raises a mark. */
+  readonly raiseMark: string;
+  /** `[now, batch]`: deletes at most `batch` expired rows. */
+  readonly prune: string;
+}
+
+/** The statements of `dialect` for `table` (already checked). */
+export function statements(dialect: SqlDialect, table: string, bare: string): Statements {
+  switch (dialect) {
+    case 'postgres':
+      return {
+        schema: [
+          `CREATE TABLE IF NOT EXISTS ${table} (ledger_key VARCHAR(255) PRIMARY KEY, mark_rank SMALLINT, expires_at BIGINT NOT NULL)`,
+          `CREATE INDEX IF NOT EXISTS ${bare}_expires ON ${table} (expires_at)`,
+        ],
+        claim: `INSERT INTO ${table} AS l (ledger_key, expires_at) VALUES ($1, $2) ON CONFLICT (ledger_key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE l.expires_at <= $3`,
+        claimOrdered:
+          `INSERT INTO ${table} AS l (ledger_key, expires_at) SELECT $1::varchar, $2::bigint WHERE NOT EXISTS ` +
+          `(SELECT 1 FROM ${table} WHERE ledger_key = $4::varchar AND expires_at > $3::bigint AND mark_rank > $5::smallint FOR SHARE) ` +
+          'ON CONFLICT (ledger_key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE l.expires_at <= $3::bigint',
+        readMark: `SELECT mark_rank FROM ${table} WHERE ledger_key = $1 AND expires_at > $2 FOR SHARE`,
+        done: `SELECT 1 AS held FROM ${table} WHERE ledger_key = $1 AND expires_at = $2`,
+        raiseMark:
+          `INSERT INTO ${table} AS l (ledger_key, mark_rank, expires_at) VALUES ($1, $2, $3) ON CONFLICT (ledger_key) DO UPDATE SET ` +
+          'mark_rank = CASE WHEN l.expires_at <= $4 THEN EXCLUDED.mark_rank ELSE GREATEST(l.mark_rank, EXCLUDED.mark_rank) END, expires_at = GREATEST(l.expires_at, EXCLUDED.expires_at)',
+        prune: `DELETE FROM ${table} WHERE ledger_key IN (SELECT ledger_key FROM ${table} WHERE expires_at <= $1 LIMIT $2)`,
+      };
+    case 'mysql':
+      return {
+        // utf8mb4_bin: keys differ by case (MySQL's default collation would make them one).
+        schema: [
+          `CREATE TABLE IF NOT EXISTS ${table} (ledger_key VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, ` +
+            'mark_rank SMALLINT NULL, expires_at BIGINT NOT NULL, INDEX expires_at_idx (expires_at)) ENGINE=InnoDB',
+        ],
+        // No upsert here: with mysql2's default FOUND_ROWS flag, ON DUPLICATE KEY UPDATE answers 1 both
+        // for an insert and for an unchanged row. An expired row is taken over by `takeOver`.
+        claim: `INSERT IGNORE INTO ${table} (ledger_key, expires_at) VALUES (?, ?)`,
+        // No claimOrdered, and a plain (snapshot) read of the mark: InnoDB's locking reads of a row
+        // that does not exist (most payments have no mark) take gap locks, and concurrent claims of
+        // other keys then deadlock on them.
+        readMark: `SELECT mark_rank FROM ${table} WHERE ledger_key = ? AND expires_at > ?`,
+        takeOver: `UPDATE ${table} SET expires_at = ? WHERE ledger_key = ? AND expires_at <= ?`,
+        done: `SELECT 1 AS held FROM ${table} WHERE ledger_key = ? AND expires_at = ?`,
+        raiseMark:
+          `INSERT INTO ${table} (ledger_key, mark_rank, expires_at) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE ` +
+          'mark_rank = IF(expires_at <= ?, ?, GREATEST(COALESCE(mark_rank, 0), ?)), expires_at = GREATEST(expires_at, ?)',
+        prune: `DELETE FROM ${table} WHERE expires_at <= ? LIMIT ?`,
+      };
+    case 'sqlite':
+      return {
+        schema: [
+          `CREATE TABLE IF NOT EXISTS ${table} (ledger_key TEXT PRIMARY KEY, mark_rank INTEGER, expires_at INTEGER NOT NULL)`,
+          `CREATE INDEX IF NOT EXISTS ${bare}_expires ON ${bare} (expires_at)`,
+        ],
+        claim: `INSERT INTO ${table} (ledger_key, expires_at) VALUES (?, ?) ON CONFLICT (ledger_key) DO UPDATE SET expires_at = excluded.expires_at WHERE expires_at <= ?`,
+        claimOrdered:
+          `INSERT INTO ${table} (ledger_key, expires_at) SELECT ?, ? WHERE NOT EXISTS (SELECT 1 FROM ${table} WHERE ledger_key = ? AND expires_at > ? AND mark_rank > ?) ` +
+          'ON CONFLICT (ledger_key) DO UPDATE SET expires_at = excluded.expires_at WHERE expires_at <= ?',
+        readMark: `SELECT mark_rank FROM ${table} WHERE ledger_key = ? AND expires_at > ?`,
+        done: `SELECT 1 AS held FROM ${table} WHERE ledger_key = ? AND expires_at = ?`,
+        raiseMark:
+          `INSERT INTO ${table} (ledger_key, mark_rank, expires_at) VALUES (?, ?, ?) ON CONFLICT (ledger_key) DO UPDATE SET ` +
+          'mark_rank = CASE WHEN expires_at <= ? THEN excluded.mark_rank ELSE max(coalesce(mark_rank, 0), excluded.mark_rank) END, expires_at = max(expires_at, excluded.expires_at)',
+        prune: `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE expires_at <= ? LIMIT ?)`,
+      };
+  }
+}
+
+/** The parameters of each statement in the dialect's order (Postgres numbers them; the others are positional). */
+export function params(dialect: SqlDialect) {
+  const positional = dialect !== 'postgres';
+  return {
+    claim: (row: string, expiresAt: number, now: number) => (dialect === 'mysql' ? [row, expiresAt] : [row, expiresAt, now]),
+    claimOrdered: (row: string, expiresAt: number, now: number, mark: string, rank: number) => (positional ? [row, expiresAt, mark, now, rank, now] : [row, expiresAt, now, mark, rank]),
+    takeOver: (row: string, expiresAt: number, now: number) => [expiresAt, row, now],
+    readMark: (row: string, now: number) => [row, now],
+    done: (row: string, claimed: number) => [row, claimed],
+    raiseMark: (row: string, rank: number, expiresAt: number, now: number) =>
+      dialect === 'mysql' ? [row, rank, expiresAt, now, rank, rank, expiresAt] : [row, rank, expiresAt, now],
+    prune: (now: number, batch: number) => [now, batch],
+  };
+}

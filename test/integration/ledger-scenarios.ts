@@ -1,0 +1,199 @@
+/**
+ * The ledger's scenarios, written once and run on every client against a real database
+ * (ledger-postgres, ledger-mariadb, ledger-sqlite): what a merchant depends on is that the
+ * merchant's own write through `tx` happens exactly once per callback, whatever the handler,
+ * the clock or the database does.
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { SqlLedger, type SqlClient, type SqlLedgerOptions } from '../../src/sql/index.js';
+import { lifecycleRank } from '../../src/webhooks/lifecycle.js';
+
+export interface LedgerFixture<Tx> {
+  /** The merchant's client, wrapped by its adapter. */
+  readonly client: SqlClient<Tx>;
+  /** The merchant's fulfilment: inserts one row for `payment` in its `fulfilments` table, through `tx`. */
+  fulfil(tx: Tx, payment: string): Promise<void>;
+  /** How many fulfilment rows `payment` has, read on another connection (committed rows only). */
+  fulfilments(payment: string): Promise<number>;
+  /** Stops and restarts the database, when the fixture can. */
+  readonly outage?: { stop(): Promise<void>; start(): Promise<void> } | undefined;
+  /** Whether an abandoned transaction is rolled back at once (the connection is closed) rather than when the work settles. */
+  readonly closesOnTimeout: boolean;
+}
+
+const DAY = 86_400_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A gate a test opens by hand: the work waits on it while the test does something else. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, opened };
+}
+
+/** One table per ledger, so the scenarios do not see each other's keys. */
+export async function newLedger<Tx>(client: SqlClient<Tx> | LedgerFixture<Tx>, options: SqlLedgerOptions = {}): Promise<SqlLedger<Tx>> {
+  const ledger = new SqlLedger('client' in client ? client.client : client, { table: `ledger_${randomUUID().replaceAll('-', '').slice(0, 12)}`, ...options });
+  await ledger.ensureSchema();
+  return ledger;
+}
+
+/** `only`: the titles to run (Kysely and Drizzle run the first ones); `outage`: whether the fixture can stop its database. */
+export function ledgerScenarios<Tx>(name: string, setup: () => LedgerFixture<Tx>, { only, outage = false }: { only?: readonly string[]; outage?: boolean } = {}): void {
+  const scenario = (title: string, body: () => Promise<void>, timeout?: number) => {
+    if (only === undefined || only.includes(title)) it(title, body, timeout);
+  };
+
+  describe(`the ledger on ${name}`, () => {
+    scenario('a callback is processed once; its duplicate finds the record and does not run', async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture);
+      const payment = `PAY_${randomUUID()}`;
+      const options = { raiseMark: false, completedTtlMs: DAY, order: { paymentId: payment, rank: lifecycleRank('SUCCESS') } };
+      const first = await ledger.run(`payment:${payment}:SUCCESS`, async (tx) => (await fixture.fulfil(tx, payment), 'fulfilled'), options);
+      let ran = false;
+      const second = await ledger.run(`payment:${payment}:SUCCESS`, () => void (ran = true), options);
+      expect(first).toEqual({ outcome: 'processed', value: 'fulfilled' });
+      expect(second).toEqual({ outcome: 'duplicate' });
+      expect(ran).toBe(false);
+      expect(await fixture.fulfilments(payment)).toBe(1);
+    });
+
+    scenario('a handler that throws is rolled back with its writes, and the retry fulfils once', async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture);
+      const payment = `PAY_${randomUUID()}`;
+      const failure = new Error('the shipping service is down');
+      const thrown = await ledger.run(`payment:${payment}:SUCCESS`, async (tx) => {
+        await fixture.fulfil(tx, payment);
+        throw failure;
+      }, { raiseMark: false, completedTtlMs: DAY });
+      expect(thrown).toEqual({ outcome: 'failed', error: failure });
+      expect(await fixture.fulfilments(payment)).toBe(0);
+      const retry = await ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), { raiseMark: false, completedTtlMs: DAY });
+      expect(retry.outcome).toBe('processed');
+      expect(await fixture.fulfilments(payment)).toBe(1);
+    });
+
+    scenario('a handler that outlives its time is answered timed_out and none of its writes commit', async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture);
+      const payment = `PAY_${randomUUID()}`;
+      const late = gate();
+      const settled = gate();
+      const run = await ledger.run(`payment:${payment}:SUCCESS`, async (tx) => {
+        await fixture.fulfil(tx, payment);
+        await late.opened;
+        settled.open();
+      }, { raiseMark: false, completedTtlMs: DAY, timeoutMs: 100 });
+      expect(run).toEqual({ outcome: 'timed_out' });
+      late.open();
+      await settled.opened;
+      await sleep(50); // the rollback of an adapter that waits for the work
+      expect(await fixture.fulfilments(payment)).toBe(0);
+      const retry = await ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), { raiseMark: false, completedTtlMs: DAY });
+      expect(retry.outcome).toBe('processed');
+      expect(await fixture.fulfilments(payment)).toBe(1);
+    });
+
+    scenario('REFUNDED then SUCCESS: the SUCCESS is superseded and does not run', async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture);
+      const payment = `PAY_${randomUUID()}`;
+      const refunded = await ledger.run(`payment:${payment}:REFUNDED`, () => 'refund recorded', {
+        raiseMark: true,
+        completedTtlMs: DAY,
+        order: { paymentId: payment, rank: lifecycleRank('REFUNDED') },
+      });
+      let ran = false;
+      const success = await ledger.run(`payment:${payment}:SUCCESS`, () => void (ran = true), {
+        raiseMark: false,
+        completedTtlMs: DAY,
+        order: { paymentId: payment, rank: lifecycleRank('SUCCESS') },
+      });
+      expect(refunded.outcome).toBe('processed');
+      expect(success).toEqual({ outcome: 'superseded' });
+      expect(ran).toBe(false);
+    });
+
+    scenario('a duplicate while the first still runs waits lockTimeoutMs, then is in_flight and does not run', async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture, { lockTimeoutMs: 300 });
+      const payment = `PAY_${randomUUID()}`;
+      const hold = gate();
+      const started = gate();
+      const first = ledger.run(`payment:${payment}:SUCCESS`, async (tx) => {
+        await fixture.fulfil(tx, payment);
+        started.open();
+        await hold.opened;
+      }, { raiseMark: false, completedTtlMs: DAY });
+      await started.opened;
+      let ran = false;
+      const duplicate = await ledger.run(`payment:${payment}:SUCCESS`, () => void (ran = true), { raiseMark: false, completedTtlMs: DAY });
+      hold.open();
+      expect(duplicate).toEqual({ outcome: 'in_flight' });
+      expect(ran).toBe(false);
+      expect((await first).outcome).toBe('processed');
+      expect(await ledger.run(`payment:${payment}:SUCCESS`, () => void (ran = true), { raiseMark: false, completedTtlMs: DAY })).toEqual({ outcome: 'duplicate' });
+      expect(await fixture.fulfilments(payment)).toBe(1);
+    });
+
+    scenario('many deliveries of one callback at once: exactly one fulfilment', async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture);
+      const payment = `PAY_${randomUUID()}`;
+      const runs = await Promise.all(
+        Array.from({ length: 8 }, () => ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), { raiseMark: false, completedTtlMs: DAY })),
+      );
+      expect(runs.filter((run) => run.outcome === 'processed')).toHaveLength(1);
+      expect(runs.every((run) => ['processed', 'duplicate', 'in_flight'].includes(run.outcome))).toBe(true);
+      expect(await fixture.fulfilments(payment)).toBe(1);
+    });
+
+    scenario('64 different callbacks at once, as the handler runs them: each processed, none held up by another', async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture);
+      const payments = Array.from({ length: 64 }, () => `PAY_${randomUUID()}`);
+      const runs = await Promise.all(
+        payments.map((payment) =>
+          ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), { raiseMark: false, completedTtlMs: DAY, order: { paymentId: payment, rank: lifecycleRank('SUCCESS') } }),
+        ),
+      );
+      expect(runs.map((run) => run.outcome)).toEqual(payments.map(() => 'processed'));
+    });
+
+    scenario('an expired record is handled again, and prune deletes expired records', async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture);
+      const payment = `PAY_${randomUUID()}`;
+      expect((await ledger.run(`payment:${payment}:SUCCESS`, () => undefined, { raiseMark: false, completedTtlMs: 1 })).outcome).toBe('processed');
+      await sleep(20);
+      expect((await ledger.run(`payment:${payment}:SUCCESS`, () => undefined, { raiseMark: false, completedTtlMs: 1 })).outcome).toBe('processed');
+      await sleep(20);
+      expect(await ledger.prune({ batchSize: 1 })).toBe(1);
+      expect(await ledger.prune()).toBe(0);
+    });
+
+    if (outage) scenario('the database stopped: unavailable, nothing acknowledged; started again: handled once', async () => {
+      const fixture = setup();
+      if (!fixture.outage) throw new Error(`the ${name} fixture has no outage`);
+      const ledger = await newLedger(fixture);
+      const payment = `PAY_${randomUUID()}`;
+      await fixture.outage.stop();
+      let ran = false;
+      const down = await ledger.run(`payment:${payment}:SUCCESS`, () => void (ran = true), { raiseMark: false, completedTtlMs: DAY });
+      await fixture.outage.start();
+      expect(down.outcome).toBe('unavailable');
+      expect(ran).toBe(false);
+      // The pool's connections died with the server: the first runs after it may still meet one.
+      let run;
+      for (let attempt = 0; attempt < 5; attempt++) {
+        run = await ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), { raiseMark: false, completedTtlMs: DAY });
+        if (run.outcome !== 'unavailable') break;
+      }
+      expect(run?.outcome).toBe('processed');
+      expect(await fixture.fulfilments(payment)).toBe(1);
+    }, 30_000);
+  });
+}

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { isConflict, settle } from '../../../src/sql/driver.js';
+
+describe('isConflict: which database errors mean "another transaction holds the rows" (409, never 500)', () => {
+  it.each([
+    ['Postgres serialization_failure', { code: '40001' }],
+    ['Postgres deadlock_detected', { code: '40P01' }],
+    ['Postgres lock_not_available (lock_timeout)', { code: '55P03' }],
+    ['MySQL deadlock', { code: 'ER_LOCK_DEADLOCK', errno: 1213 }],
+    ['MySQL lock wait timeout', { code: 'ER_LOCK_WAIT_TIMEOUT', errno: 1205 }],
+    ['MariaDB errno only', { errno: 1205 }],
+    ['node:sqlite SQLITE_BUSY', { code: 'ERR_SQLITE_ERROR', errcode: 5 }],
+    ['node:sqlite extended SQLITE_BUSY_SNAPSHOT', { code: 'ERR_SQLITE_ERROR', errcode: 5 | (2 << 8) }],
+    ['an ORM wrapping the driver error', { message: 'Failed query', cause: { code: '40P01' } }],
+  ])('%s is a conflict', (_, error) => {
+    expect(isConflict(error)).toBe(true);
+  });
+
+  it.each([
+    ['Postgres unique_violation', { code: '23505' }],
+    ['Postgres undefined_table', { code: '42P01' }],
+    ['a refused connection', { code: 'ECONNREFUSED' }],
+    ['node:sqlite constraint', { code: 'ERR_SQLITE_ERROR', errcode: 19 }],
+    ['a plain Error', new Error('boom')],
+    ['a string', '40001'],
+    ['nothing', undefined],
+  ])('%s is not', (_, error) => {
+    expect(isConflict(error)).toBe(false);
+  });
+
+  it('follows causes only so deep (a cyclic cause cannot loop)', () => {
+    const cyclic: { cause?: unknown } = {};
+    cyclic.cause = cyclic;
+    expect(isConflict(cyclic)).toBe(false);
+  });
+});
+
+describe('settle', () => {
+  it('resolves whether the promise resolved or rejected', async () => {
+    await expect(settle(Promise.reject(new Error('x')))).resolves.toBeUndefined();
+    await expect(settle(Promise.resolve(1))).resolves.toBeUndefined();
+  });
+});

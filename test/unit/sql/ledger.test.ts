@@ -1,0 +1,240 @@
+/**
+ * SqlLedger's decisions, over a scripted client: what each database answer becomes, and that
+ * nothing is acknowledged before COMMIT returned. The same scenarios on real databases are in
+ * test/integration/ledger-*.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { ConfigurationError } from '../../../src/index.js';
+import type { SqlClient, SqlResult, SqlSession } from '../../../src/sql/driver.js';
+import { SqlLedger } from '../../../src/sql/index.js';
+
+type Step = 'begin' | 'claim' | 'readMark' | 'done' | 'raiseMark' | 'commit';
+interface Script {
+  fail?: Partial<Record<Step, object>>;
+  claimed?: number;
+  mark?: number | null;
+  doneRows?: number;
+}
+
+const TX = { the: 'merchant transaction' };
+
+function scripted(script: Script = {}) {
+  const events: string[] = [];
+  const abandoned: Promise<unknown>[] = [];
+  const step = (name: Step) => {
+    events.push(name);
+    const failure = script.fail?.[name];
+    if (failure instanceof Error) throw failure;
+    if (failure !== undefined) throw Object.assign(new Error(`${name} failed`), failure);
+  };
+  const kind = (text: string): Step => (text.startsWith('INSERT INTO t AS l (ledger_key, expires_at)') ? 'claim' : text.startsWith('SELECT mark_rank') ? 'readMark' : text.startsWith('SELECT 1 AS held') ? 'done' : 'raiseMark');
+  const client: SqlClient<typeof TX> = {
+    dialect: 'postgres',
+    async begin() {
+      step('begin');
+      const session: SqlSession<typeof TX> = {
+        tx: TX,
+        async query(text): Promise<SqlResult> {
+          const name = kind(text);
+          step(name);
+          if (name === 'claim') return { rows: [], affected: script.claimed ?? 1 };
+          if (name === 'readMark') return { rows: script.mark === undefined ? [] : [{ mark_rank: script.mark }], affected: 0 };
+          if (name === 'done') return { rows: Array.from({ length: script.doneRows ?? 1 }, () => ({ held: 1 })), affected: 0 };
+          return { rows: [], affected: 1 };
+        },
+        async commit() {
+          step('commit');
+        },
+        async rollback() {
+          events.push('rollback');
+        },
+        abandon(settled) {
+          events.push('abandon');
+          abandoned.push(settled);
+        },
+      };
+      return session;
+    },
+  };
+  return { client, events, abandoned, ledger: new SqlLedger(client, { table: 't' }) };
+}
+
+const RUN = { raiseMark: false, completedTtlMs: 60_000 };
+const ORDER = { paymentId: 'PAY_1', rank: 1 };
+
+describe('SqlLedger.run', () => {
+  it('processed: claim, the work with the transaction, done mark, COMMIT, and only then the answer', async () => {
+    const { ledger, events } = scripted();
+    const run = await ledger.run('k', (tx) => (events.push('work'), tx), RUN);
+    expect(run).toEqual({ outcome: 'processed', value: TX });
+    expect(events).toEqual(['begin', 'claim', 'work', 'done', 'commit']);
+  });
+
+  it('duplicate: the key is recorded; rolled back, the work not run', async () => {
+    const { ledger, events } = scripted({ claimed: 0 });
+    expect(await ledger.run('k', () => events.push('work'), RUN)).toEqual({ outcome: 'duplicate' });
+    expect(events).toEqual(['begin', 'claim', 'rollback']);
+  });
+
+  it('superseded: the claim was refused and the payment\'s mark is above the callback\'s rank', async () => {
+    const above = scripted({ claimed: 0, mark: 2 });
+    expect(await above.ledger.run('k', () => above.events.push('work'), { ...RUN, order: ORDER })).toEqual({ outcome: 'superseded' });
+    expect(above.events).toEqual(['begin', 'claim', 'readMark', 'rollback']);
+    const equal = scripted({ claimed: 0, mark: 1 });
+    expect(await equal.ledger.run('k', () => 'ran', { ...RUN, order: ORDER })).toEqual({ outcome: 'duplicate' });
+    const none = scripted({ claimed: 0, mark: null });
+    expect(await none.ledger.run('k', () => 'ran', { ...RUN, order: ORDER })).toEqual({ outcome: 'duplicate' });
+  });
+
+  it('a claim with an order checks the mark in the same statement: no extra round trip when it is taken', async () => {
+    const { ledger, events } = scripted({ mark: 2 });
+    expect((await ledger.run('k', () => 'ran', { ...RUN, order: ORDER })).outcome).toBe('processed');
+    expect(events).toEqual(['begin', 'claim', 'done', 'commit']);
+  });
+
+  it('raises the mark with the done mark only when asked and given the order', async () => {
+    const raised = scripted();
+    await raised.ledger.run('k', () => undefined, { ...RUN, raiseMark: true, order: ORDER });
+    expect(raised.events).toEqual(['begin', 'claim', 'done', 'raiseMark', 'commit']);
+    const notAsked = scripted();
+    await notAsked.ledger.run('k', () => undefined, { ...RUN, order: ORDER });
+    expect(notAsked.events).not.toContain('raiseMark');
+  });
+
+  it('failed: the work threw; rolled back, never committed, the error kept', async () => {
+    const { ledger, events } = scripted();
+    const error = new Error('handler bug');
+    expect(await ledger.run('k', () => Promise.reject(error), RUN)).toEqual({ outcome: 'failed', error });
+    expect(events).toEqual(['begin', 'claim', 'rollback']);
+    const sync = scripted();
+    expect(
+      await sync.ledger.run(
+        'k',
+        () => {
+          throw error;
+        },
+        RUN,
+      ),
+    ).toEqual({ outcome: 'failed', error });
+  });
+
+  it('in_flight, not failed, when the work met a deadlock or a serialization failure', async () => {
+    const { ledger, events } = scripted();
+    expect(await ledger.run('k', () => Promise.reject(Object.assign(new Error('deadlock'), { code: '40P01' })), RUN)).toEqual({ outcome: 'in_flight' });
+    expect(events.at(-1)).toBe('rollback');
+  });
+
+  it('timed_out: the transaction is abandoned (never committed), and handed the work to wait for', async () => {
+    const { ledger, events, abandoned } = scripted();
+    let finish!: () => void;
+    const work = new Promise<void>((resolve) => (finish = resolve));
+    expect(await ledger.run('k', () => work, { ...RUN, timeoutMs: 20 })).toEqual({ outcome: 'timed_out' });
+    expect(events).toEqual(['begin', 'claim', 'abandon']);
+    finish();
+    await expect(abandoned[0]).resolves.toBeUndefined();
+    expect(events).not.toContain('commit');
+  });
+
+  it('failed when the transaction was no longer open after the work (the done mark found no claim)', async () => {
+    const { ledger, events } = scripted({ doneRows: 0 });
+    const run = await ledger.run('k', () => undefined, RUN);
+    expect(run).toMatchObject({ outcome: 'failed', error: expect.any(ConfigurationError) });
+    expect(events).toEqual(['begin', 'claim', 'done', 'rollback']);
+  });
+
+  it('a client whose COMMIT reports a rollback needs no check of the claim: claim, work, COMMIT', async () => {
+    const { client, events } = scripted();
+    const ledger = new SqlLedger({ ...client, commitChecked: true }, { table: 't' });
+    expect((await ledger.run('k', () => 'v', RUN)).outcome).toBe('processed');
+    expect(events).toEqual(['begin', 'claim', 'commit']);
+    const rolledBack = scripted({ fail: { commit: { code: '25P02' } } });
+    const checked = new SqlLedger({ ...rolledBack.client, commitChecked: true }, { table: 't' });
+    expect(await checked.run('k', () => 'v', RUN)).toMatchObject({ outcome: 'failed' });
+  });
+
+  it('failed when Postgres says the work left the transaction aborted (25P02)', async () => {
+    const aborted = Object.assign(new Error('current transaction is aborted'), { code: '25P02' });
+    const { ledger } = scripted({ fail: { done: aborted } });
+    expect(await ledger.run('k', () => undefined, RUN)).toEqual({ outcome: 'failed', error: aborted });
+  });
+
+  it.each([
+    ['begin', { code: 'ECONNREFUSED' }, 'unavailable'],
+    ['begin', { code: 'SQLITE_BUSY' }, 'in_flight'],
+    ['claim', { code: '55P03' }, 'in_flight'],
+    ['claim', { code: 'ECONNRESET' }, 'unavailable'],
+    ['readMark', { errno: 1205 }, 'in_flight', { claimed: 0 }],
+    ['done', { code: 'ECONNRESET' }, 'unavailable'],
+    ['raiseMark', { code: '40P01' }, 'in_flight'],
+    ['commit', { code: 'ECONNRESET' }, 'unavailable'],
+    ['commit', { code: '40001' }, 'in_flight'],
+  ] as const)('%s failing with %o: %s, never processed', async (at, error, outcome, script: Script = {}) => {
+    const { ledger, events } = scripted({ ...script, fail: { [at]: error } });
+    const run = await ledger.run('k', () => 'value', { ...RUN, raiseMark: true, order: ORDER });
+    expect(run.outcome).toBe(outcome);
+    if (at !== 'commit' && at !== 'begin') expect(events.at(-1)).toBe('rollback');
+    expect(events.filter((event) => event === 'commit').length).toBeLessThanOrEqual(at === 'commit' ? 1 : 0);
+  });
+
+  it.each([
+    ['completedTtlMs', { completedTtlMs: 0 }],
+    ['completedTtlMs', { completedTtlMs: 2 ** 31 }],
+    ['timeoutMs', { timeoutMs: 3e9 }],
+    ['timeoutMs', { timeoutMs: 1.5 }],
+  ])('refuses %s out of range before any SQL (%o)', async (field, options) => {
+    const { ledger, events } = scripted();
+    await expect(ledger.run('k', () => undefined, { ...RUN, ...options })).rejects.toMatchObject({ name: 'ConfigurationError', field });
+    expect(events).toEqual([]);
+  });
+});
+
+describe('new SqlLedger', () => {
+  it.each([0, -1, 1.5, 2 ** 31, Number.NaN])('refuses lockTimeoutMs %s', (lockTimeoutMs) => {
+    expect(() => new SqlLedger(scripted().client, { lockTimeoutMs })).toThrow(/lockTimeoutMs must be a whole number of milliseconds from 1 to 2147483647/);
+  });
+
+  it('refuses what is not an adapter, naming the adapters', () => {
+    // @ts-expect-error: a raw pool instead of fromPg(pool)
+    expect(() => new SqlLedger({ connect() {} })).toThrow(/fromPg, fromPostgresJs, fromMysql2, fromKysely, fromDrizzle or fromSqlite/);
+  });
+
+  it('refuses a table name that is not an identifier', () => {
+    expect(() => new SqlLedger(scripted().client, { table: 'ledger; DROP TABLE orders' })).toThrow(ConfigurationError);
+  });
+});
+
+describe('schemaSql and prune', () => {
+  it('gives the DDL of any dialect for a migration tool, on the ledger\'s table', () => {
+    const { ledger } = scripted();
+    expect(ledger.schemaSql()).toMatch(/^CREATE TABLE IF NOT EXISTS t \(/);
+    expect(ledger.schemaSql('mysql')).toContain('utf8mb4_bin');
+    expect(ledger.schemaSql('sqlite')).toContain('CREATE INDEX IF NOT EXISTS t_expires ON t');
+    // @ts-expect-error: not a dialect
+    expect(() => ledger.schemaSql('oracle')).toThrow(ConfigurationError);
+  });
+
+  it('prunes in batches until a batch is not full', async () => {
+    const deleted = [3, 3, 1];
+    const events: string[] = [];
+    const client: SqlClient<null> = {
+      dialect: 'sqlite',
+      async begin() {
+        return {
+          tx: null,
+          async query(text) {
+            events.push(text.startsWith('DELETE') ? 'delete' : text);
+            return { rows: [], affected: deleted.shift() ?? 0 };
+          },
+          async commit() {
+            events.push('commit');
+          },
+          async rollback() {},
+          abandon() {},
+        };
+      },
+    };
+    expect(await new SqlLedger(client).prune({ batchSize: 3 })).toBe(7);
+    expect(events).toEqual(['delete', 'commit', 'delete', 'commit', 'delete', 'commit']);
+    await expect(new SqlLedger(client).prune({ batchSize: 0 })).rejects.toThrow(ConfigurationError);
+  });
+});

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigurationError } from '../../../src/index.js';
+import { fromPg, fromPostgresJs } from '../../../src/sql/index.js';
+
+/** A node-postgres pool whose one client records what it is sent and how it is given back. */
+function fakePool(answers: Record<string, { command: string; rowCount?: number }> = {}) {
+  const sent: string[] = [];
+  const released: unknown[] = [];
+  const client = {
+    async query(text: string) {
+      sent.push(text);
+      const answer = answers[text] ?? { command: text.split(' ')[0] ?? '' };
+      return { rows: [], rowCount: answer.rowCount ?? 0, command: answer.command };
+    },
+    release(destroy?: Error | boolean) {
+      released.push(destroy ?? 'back to the pool');
+    },
+  };
+  return { pool: { connect: async () => client }, sent, released };
+}
+
+describe('fromPg', () => {
+  it('opens each transaction with its lock_timeout in one round trip', async () => {
+    const { pool, sent } = fakePool();
+    await fromPg(pool).begin(750);
+    expect(sent).toEqual(['BEGIN; SET LOCAL lock_timeout = 750']);
+  });
+
+  it('a COMMIT that Postgres answers with ROLLBACK (a failed transaction) is not a commit', async () => {
+    const { pool } = fakePool({ COMMIT: { command: 'ROLLBACK' } });
+    const session = await fromPg(pool).begin(1000);
+    await expect(session.commit()).rejects.toThrow(/COMMIT answered ROLLBACK/);
+  });
+
+  it('abandoning a transaction destroys its connection at once (the server rolls back), and only once', async () => {
+    const { pool, released } = fakePool();
+    const session = await fromPg(pool).begin(1000);
+    session.abandon(new Promise(() => undefined));
+    await session.rollback();
+    expect(released).toHaveLength(1);
+    expect(released[0]).toBeInstanceOf(Error);
+  });
+
+  it('a failed ROLLBACK destroys the connection instead of giving it back mid-transaction', async () => {
+    const { pool, released } = fakePool();
+    const session = await fromPg(pool).begin(1000);
+    session.tx.query = async () => Promise.reject(new Error('connection lost'));
+    await session.rollback();
+    expect(released[0]).toBeInstanceOf(Error);
+  });
+
+  it.each([
+    ['a postgres.js instance', Object.assign(() => undefined, { connect: async () => undefined, unsafe: () => undefined })],
+    ['nothing', undefined],
+    ['a string', 'postgres://localhost'],
+  ])('refuses %s with a ConfigurationError naming the client it takes', (_, value) => {
+    // @ts-expect-error: not a node-postgres Pool
+    expect(() => fromPg(value)).toThrow(ConfigurationError);
+    // @ts-expect-error: not a node-postgres Pool
+    expect(() => fromPg(value)).toThrow(/node-postgres Pool/);
+  });
+});
+
+describe('fromPostgresJs', () => {
+  it('refuses what has no reserve() (postgres.js before 3.4, or another client)', () => {
+    // @ts-expect-error: a node-postgres Pool
+    expect(() => fromPostgresJs({ connect: async () => undefined })).toThrow(/postgres.js instance \(postgres\(url\), version 3.4 or later\)/);
+  });
+
+  it('sends BEGIN and SET LOCAL lock_timeout on the reserved connection, and gives it back after COMMIT', async () => {
+    const sent: string[] = [];
+    let released = 0;
+    const reserved = {
+      unsafe: (text: string) => (sent.push(text), Promise.resolve(Object.assign([], { count: 0, command: text }))),
+      release: () => void (released += 1),
+    };
+    const sql = Object.assign(() => undefined, { reserve: async () => reserved });
+    const session = await fromPostgresJs(sql).begin(500);
+    await session.commit();
+    expect(sent).toEqual(['BEGIN', 'SET LOCAL lock_timeout = 500', 'COMMIT']);
+    expect(released).toBe(1);
+  });
+});
+
+describe('fromPg and a connection that dies while the ledger holds it', () => {
+  it('listens for the client\'s error event while it is checked out (no uncaught error), and stops when it goes back', async () => {
+    const { EventEmitter } = await import('node:events');
+    const client = Object.assign(new EventEmitter(), {
+      query: async (text: string) => ({ rows: [], rowCount: 0, command: text.split(' ')[0] ?? '' }),
+      release: () => undefined,
+    });
+    const session = await fromPg({ connect: async () => client }).begin(1000);
+    expect(() => client.emit('error', new Error('Connection terminated unexpectedly'))).not.toThrow();
+    await session.commit();
+    expect(client.listenerCount('error')).toBe(0);
+  });
+});

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigurationError } from '../../../src/index.js';
+import { checkTableName, keyRow, markRow, params, statements } from '../../../src/sql/statements.js';
+
+describe('checkTableName: the one text the ledger writes into SQL', () => {
+  it.each(['myr_webhook_ledger', '_t', 'Ledger2', 'payments.webhook_ledger', 'a'.repeat(63), `s.${'b'.repeat(63)}`])('accepts %s', (name) => {
+    expect(checkTableName(name).qualified).toBe(name);
+  });
+
+  it.each([
+    '',
+    '1ledger',
+    'ledger-x',
+    'ledger; DROP TABLE orders',
+    '"quoted"',
+    'a.b.c',
+    '.ledger',
+    'ledger.',
+    'a'.repeat(64),
+    'ledger name',
+    'lédger',
+    42,
+    undefined,
+  ])('refuses %s with a ConfigurationError naming the option', (name) => {
+    expect(() => checkTableName(name)).toThrow(ConfigurationError);
+    try {
+      checkTableName(name);
+    } catch (error) {
+      expect(error).toMatchObject({ code: 'INVALID_CONFIGURATION', field: 'table' });
+    }
+  });
+});
+
+describe('rows of keys and marks', () => {
+  it('keeps a key and a payment id apart even when their text is the same', () => {
+    expect(keyRow('PAY_1')).not.toBe(markRow('PAY_1'));
+  });
+
+  it('stores a long key as its SHA-256, so it fits the column, and two long keys stay apart', () => {
+    const long = 'x'.repeat(300);
+    expect(keyRow(long)).toMatch(/^h:[0-9a-f]{64}$/);
+    expect(keyRow(long)).not.toBe(keyRow(`${long}y`));
+    expect(keyRow('payment:PAY_1:SUCCESS')).toBe('k:payment:PAY_1:SUCCESS');
+  });
+});
+
+describe('statements', () => {
+  it.each(['postgres', 'mysql', 'sqlite'] as const)('%s: every value is a parameter: the statements hold no value, only the table name', (dialect) => {
+    const sql = statements(dialect, 'shop.ledger', 'ledger');
+    const text = [sql.claim, sql.readMark, sql.done, sql.raiseMark, sql.prune, sql.takeOver ?? ''].join('\n');
+    expect(text).not.toMatch(/'/);
+    expect(sql.schema.join('\n')).toContain('shop.ledger');
+  });
+
+  it('gives each statement as many parameters as it has placeholders', () => {
+    for (const dialect of ['postgres', 'mysql', 'sqlite'] as const) {
+      const sql = statements(dialect, 't', 't');
+      const p = params(dialect);
+      const count = (text: string) => (dialect === 'postgres' ? new Set(text.match(/\$\d+/g)).size : (text.match(/\?/g) ?? []).length);
+      expect(p.claim('k', 2, 1)).toHaveLength(count(sql.claim));
+      expect(p.readMark('m', 1)).toHaveLength(count(sql.readMark));
+      expect(p.done('k', 2)).toHaveLength(count(sql.done));
+      if (sql.claimOrdered) expect(p.claimOrdered('k', 2, 1, 'm', 1)).toHaveLength(count(sql.claimOrdered));
+      expect(p.raiseMark('m', 2, 3, 1)).toHaveLength(count(sql.raiseMark));
+      expect(p.prune(1, 10)).toHaveLength(count(sql.prune));
+      if (sql.takeOver) expect(p.takeOver('k', 2, 1)).toHaveLength(count(sql.takeOver));
+    }
+  });
+});
