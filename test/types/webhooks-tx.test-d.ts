@@ -2,6 +2,12 @@
 // own transaction type to onEvent and runOnce; a plain store gives `tx: undefined` and keeps
 // `runOnce(store, key, () => …)` compiling as it did.
 import {
+  createExpressMiddleware,
+  createFastifyHandler,
+  createHonoHandler,
+  createKoaMiddleware,
+  createNodeHandler,
+  createWebHandler,
   createWebhookHandler,
   MemoryWebhookStore,
   runOnce,
@@ -54,3 +60,22 @@ async function jobs() {
   return [fromLedger, value];
 }
 void jobs;
+
+// Every adapter takes the handler's options with a ledger as createWebhookHandler does: the
+// merchant's onEvent sees its own transaction type, with no cast and no handler built first.
+for (const adapter of [createExpressMiddleware, createNodeHandler, createFastifyHandler, createHonoHandler, createKoaMiddleware, createWebHandler]) {
+  adapter({
+    verifier: { apiKey: 'sk_test_types' },
+    store: ledger,
+    onEvent: async (event, { tx }) => {
+      await tx.query('UPDATE orders SET status = $1', [event.signed.status]);
+    },
+  });
+  adapter({
+    verifier: { apiKey: 'sk_test_types' },
+    onEvent: (_event, { tx }) => {
+      // @ts-expect-error a plain store has no transaction
+      void tx.query('UPDATE orders');
+    },
+  });
+}

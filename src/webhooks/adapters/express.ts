@@ -24,8 +24,8 @@ import type { NodeRequestLike, WebhookAdapterInput, WebhookAdapterOptions } from
  * }));
  * ```
  */
-export function createExpressMiddleware(
-  input: WebhookAdapterInput,
+export function createExpressMiddleware<Tx = undefined>(
+  input: WebhookAdapterInput<Tx>,
   options?: WebhookAdapterOptions,
 ): (req: NodeRequestLike, res: ServerResponse, next?: (error?: unknown) => void) => void {
   // Express hands over node:http's req and res; the answer never goes through `next`.

@@ -46,8 +46,8 @@ export interface FastifyReplyLike {
  * app.post('/webhooks/myr', { bodyLimit: 65_536 }, createFastifyHandler({ verifier: { apiKey }, onEvent }));
  * ```
  */
-export function createFastifyHandler(
-  input: WebhookAdapterInput,
+export function createFastifyHandler<Tx = undefined>(
+  input: WebhookAdapterInput<Tx>,
   options?: WebhookAdapterOptions,
 ): (request: FastifyRequestLike, reply: FastifyReplyLike) => Promise<FastifyReplyLike> {
   const { handler, limits } = resolveAdapter(input, options);

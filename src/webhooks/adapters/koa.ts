@@ -50,8 +50,8 @@ export interface KoaWebhookOptions extends WebhookAdapterOptions {
  * app.use(createKoaMiddleware({ verifier: { apiKey }, onEvent }, { path: '/webhooks/myr' }));
  * ```
  */
-export function createKoaMiddleware(
-  input: WebhookAdapterInput,
+export function createKoaMiddleware<Tx = undefined>(
+  input: WebhookAdapterInput<Tx>,
   options?: KoaWebhookOptions,
 ): (ctx: KoaContextLike, next?: () => Promise<unknown>) => Promise<void> {
   const { handler, limits } = resolveAdapter(input, options);

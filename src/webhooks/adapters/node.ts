@@ -54,8 +54,8 @@ const FAILED: WebhookResponse = { status: 500, body: { ok: false, outcome: 'fail
  * createServer(createNodeHandler({ verifier: { apiKey }, onEvent })).listen(3000);
  * ```
  */
-export function createNodeHandler(
-  input: WebhookAdapterInput,
+export function createNodeHandler<Tx = undefined>(
+  input: WebhookAdapterInput<Tx>,
   options?: WebhookAdapterOptions,
 ): (req: NodeRequestLike, res: ServerResponse) => void {
   const { handler, limits } = resolveAdapter(input, options);

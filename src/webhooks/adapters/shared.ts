@@ -42,9 +42,9 @@ export interface WebhookAdapterOptions {
 }
 
 /** An adapter takes a ready handler, or the handler's options (adapter options may be mixed in). */
-export type WebhookAdapterInput = WebhookHandler | (WebhookHandlerOptions & WebhookAdapterOptions);
+export type WebhookAdapterInput<Tx = undefined> = WebhookHandler | (WebhookHandlerOptions<Tx> & WebhookAdapterOptions);
 
-function limit(name: keyof WebhookAdapterOptions, input: WebhookAdapterInput, options: WebhookAdapterOptions | undefined, fallback: number): number {
+function limit<Tx>(name: keyof WebhookAdapterOptions, input: WebhookAdapterInput<Tx>, options: WebhookAdapterOptions | undefined, fallback: number): number {
   const value = options?.[name] ?? (input as WebhookAdapterOptions)[name] ?? fallback; // the options may sit on either form of input; an absent one is undefined
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
     throw new ConfigurationError(`${name} must be a positive number`, name);
@@ -53,8 +53,8 @@ function limit(name: keyof WebhookAdapterOptions, input: WebhookAdapterInput, op
 }
 
 /** @internal Resolves the handler and the body limits of an adapter factory. */
-export function resolveAdapter(
-  input: WebhookAdapterInput,
+export function resolveAdapter<Tx>(
+  input: WebhookAdapterInput<Tx>,
   options: WebhookAdapterOptions | undefined,
 ): { handler: WebhookHandler; limits: BodyLimits } {
   const handler = toWebhookHandler(input);

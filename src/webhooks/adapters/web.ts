@@ -50,7 +50,7 @@ export async function answerWebRequest(
  * });
  * ```
  */
-export function createWebHandler(input: WebhookAdapterInput, options?: WebhookAdapterOptions): (request: Request) => Promise<Response> {
+export function createWebHandler<Tx = undefined>(input: WebhookAdapterInput<Tx>, options?: WebhookAdapterOptions): (request: Request) => Promise<Response> {
   const { handler, limits } = resolveAdapter(input, options);
   return async (request) => {
     if (request.method !== 'POST') {
