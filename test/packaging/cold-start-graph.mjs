@@ -8,13 +8,13 @@ import { dirname, join, relative, resolve } from 'node:path';
 /**
  * Per entry: the most files of the package it may load (itself included), and the packages it may
  * import. The webhooks entry runs on edge runtimes with nothing installed but the SDK: no package
- * at all. The Redis entry does not load zod (it validates with plain code). Node builtins are
+ * at all. The Redis entry loads neither ky nor zod (it validates with plain code). Node builtins are
  * named as imported.
  */
 export const COLD_START_GRAPHS = {
   'webhooks/index.js': { maxFiles: 2, packages: [] },
   'redis/index.js': { maxFiles: 3, packages: ['crypto'] },
-  'index.js': { maxFiles: 4, packages: ['zod/mini'] },
+  'index.js': { maxFiles: 4, packages: ['ky', 'zod/mini'] },
   'testing/index.js': { maxFiles: 4, packages: ['http', 'https', 'msw', 'msw/node', 'zod/mini'] },
 };
 
