@@ -6,12 +6,13 @@
  * @module
  */
 import type { CallLimits } from './call-limits.js';
-import { connectionError, errorFromResponse, systemCodeOf } from './errors/from-response.js';
+import { errorFromResponse } from './errors/from-response.js';
+import { connectionError, type ConnectionStage, connectionStage, systemCodeOf } from './errors/connection.js';
 import { alsoRedact, type Redact } from './redact.js';
 import type { MyrGatewayError } from './errors/base.js';
-import type { Outcome } from './policy.js';
+import { isRetryable, type Outcome } from './policy.js';
 import { type RateLimitInfo, readRateLimit } from './pacing/rate-limit-headers.js';
-import { isNotSentCode, parseRetryAfter } from './retry.js';
+import { parseRetryAfter } from './retry.js';
 import { TimeoutError } from './errors/service.js';
 import type { TokenAttemptReport } from './tokens/shared.js';
 
@@ -50,13 +51,13 @@ export type Judgement = ({ ok: true; data: unknown; status: number } | { ok: fal
 /** How one attempt ended. */
 export type Attempt =
   | { kind: 'response'; response: Response; text: string }
-  | { kind: 'network'; systemCode: string | undefined; notSent: boolean }
+  | { kind: 'network'; systemCode: string | undefined; stage: ConnectionStage }
   | { kind: 'timeout' };
 
 /** What the token limiter needs to know of an attempt: whether the server may have seen it. */
 export function attemptReport(attempt: Attempt, now: number): TokenAttemptReport {
   if (attempt.kind === 'timeout') return { sent: true };
-  if (attempt.kind === 'network') return { sent: !attempt.notSent };
+  if (attempt.kind === 'network') return { sent: attempt.stage === 'exchange' };
   const { status, headers } = attempt.response;
   return { sent: true, status, retryAfterMs: status === 429 ? parseRetryAfter(headers.get('retry-after'), now) : undefined };
 }
@@ -107,7 +108,7 @@ export async function sendAttempt(
   } catch (error) {
     if (limits.stopped || timedOut) return { kind: 'timeout' }; // the caller decides which limit it was
     const systemCode = systemCodeOf(error);
-    return { kind: 'network', systemCode, notSent: isNotSentCode(systemCode) };
+    return { kind: 'network', systemCode, stage: connectionStage(systemCode) };
   } finally {
     clearTimeout(timer);
     user?.removeEventListener('abort', onAbort);
@@ -132,11 +133,8 @@ export function judgeAttempt(
     };
   }
   if (attempt.kind === 'network') {
-    return {
-      ok: false,
-      outcome: { kind: 'network', sent: !attempt.notSent },
-      error: connectionError(attempt.systemCode, attempt.notSent ? 'not_sent' : 'maybe'),
-    };
+    const outcome: Outcome = { kind: 'network', stage: attempt.stage };
+    return { ok: false, outcome, error: connectionError(attempt.systemCode, attempt.stage, isRetryable(outcome)) };
   }
   const { response, text } = attempt;
   const rateLimit = readRateLimit(response.headers, cfg.now());

@@ -20,6 +20,7 @@
  *
  * @module
  */
+import type { ConnectionStage } from './errors/connection.js';
 import type { ResolvedRetryOptions } from './retry.js';
 
 /** What is being called. */
@@ -35,8 +36,8 @@ export type Outcome =
       /** Milliseconds until `X-RateLimit-Reset`: the wait of a 429 that carries no `Retry-After`. */
       resetInMs?: number | undefined;
     }
-  /** `sent: false` when the system error proves nothing left this machine (ECONNREFUSED, DNS). */
-  | { kind: 'network'; sent: boolean }
+  /** How far the request got: no connection, TLS refused the server, or it may have been sent. */
+  | { kind: 'network'; stage: ConnectionStage }
   | { kind: 'timeout' };
 
 /** Everything the decision depends on. */
@@ -65,14 +66,22 @@ export type Decision =
 /** Whether an attempt that ended this way may have been processed by the service. */
 export function mayHaveBeenProcessed(outcome: Outcome): boolean {
   if (outcome.kind === 'timeout') return true;
-  if (outcome.kind === 'network') return outcome.sent;
+  if (outcome.kind === 'network') return outcome.stage === 'exchange';
   // Only the spec's own pair proves nothing was processed: a 502/504 that carries this code is
   // an upstream's answer of unknown meaning, and a withdrawal must not be sent again after it.
   return outcome.status >= 500 && !(outcome.status === 503 && outcome.code === 'NO_GATEWAY_AVAILABLE');
 }
 
-function retryable(outcome: Outcome): boolean {
-  return outcome.kind !== 'http' || outcome.status === 429 || outcome.status >= 500;
+/**
+ * Whether a failure of this kind may succeed when sent again: what `error.retryable` says, and
+ * what {@link decide} retries. A 401 TOKEN_EXPIRED is retryable (with a fresh token). A TLS
+ * handshake that failed is not: the scheme, host or certificate is wrong, the service cannot
+ * recover from that.
+ */
+export function isRetryable(outcome: Outcome): boolean {
+  if (outcome.kind === 'network') return outcome.stage !== 'handshake';
+  if (outcome.kind === 'timeout') return true;
+  return outcome.status === 429 || outcome.status >= 500 || outcome.code === 'TOKEN_EXPIRED';
 }
 
 /** Backoff for retry `n` (1-based), or at least `Retry-After`, plus jitter; undefined = stop. */
@@ -104,7 +113,7 @@ export function decide(input: PolicyInput): Decision {
     const renewable = operation !== 'token' && (outcome.code === 'TOKEN_EXPIRED' || outcome.code === 'UNAUTHORIZED');
     return renewable && !input.tokenRenewed ? { action: 'renew-token' } : { action: 'stop', maybeProcessed };
   }
-  if (!retryable(outcome) || input.attempt > input.maxRetries) return { action: 'stop', maybeProcessed };
+  if (!isRetryable(outcome) || input.attempt > input.maxRetries) return { action: 'stop', maybeProcessed };
   const delayMs = retryDelay(input.attempt, serverWait(outcome), input.retry, input.random);
   if (delayMs === undefined || delayMs >= input.remainingMs) return { action: 'stop', maybeProcessed };
   return { action: 'retry', delayMs, maybeProcessed };

@@ -1,5 +1,5 @@
 /**
- * Retry settings, `Retry-After` parsing, the not-sent system codes and the backoff sleep.
+ * Retry settings, `Retry-After` parsing and the backoff sleep.
  * The decision itself (retry, wait, stop, outcome unknown) is in policy.ts.
  *
  * @module
@@ -72,30 +72,6 @@ export function parseRetryAfter(value: string | null | undefined, now: number): 
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);
-}
-
-/**
- * System error codes that mean no byte of the request reached the service: no connection
- * (refused, no route, DNS, connect timeout), or TLS refused the server before anything was sent.
- */
-const NOT_SENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ENETUNREACH',
-  'EHOSTUNREACH',
-  'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'CERT_HAS_EXPIRED',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-]);
-
-/** Whether a network failure's system code proves the request was never delivered. */
-export function isNotSentCode(code: string | undefined): boolean {
-  return code !== undefined && NOT_SENT_CODES.has(code);
 }
 
 /**

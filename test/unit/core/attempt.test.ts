@@ -132,18 +132,20 @@ describe('sendAttempt', () => {
   });
 
   it.each([
-    ['ECONNREFUSED', true],
-    ['ENOTFOUND', true],
-    ['ECONNRESET', false],
-    ['UND_ERR_SOCKET', false],
-    [undefined, false],
-  ])('reads a connection failure with system code %s as notSent=%s', async (code, notSent) => {
+    ['ECONNREFUSED', 'connect'],
+    ['ENOTFOUND', 'connect'],
+    ['DEPTH_ZERO_SELF_SIGNED_CERT', 'handshake'],
+    ['ERR_SSL_WRONG_VERSION_NUMBER', 'handshake'],
+    ['ECONNRESET', 'exchange'],
+    ['UND_ERR_SOCKET', 'exchange'],
+    [undefined, 'exchange'],
+  ])('reads a connection failure with system code %s as stage %s', async (code, stage) => {
     const { fetch } = scriptedFetch(() => {
       throw fetchFailed(code);
     });
     const attempt = await sendAttempt(endpoint(fetch), { method: 'POST', path: 'payment/withdraw' }, '{}', TOKEN, 30_000, new CallLimits(undefined, 120_000));
 
-    expect(attempt).toEqual({ kind: 'network', systemCode: code, notSent });
+    expect(attempt).toEqual({ kind: 'network', systemCode: code, stage });
   });
 
   it('reads a body cut off after the headers as a connection failure that may have been processed', async () => {
@@ -156,7 +158,7 @@ describe('sendAttempt', () => {
     const { fetch } = scriptedFetch(() => new Response(cut, { status: 200 }));
     const attempt = await sendAttempt(endpoint(fetch), { method: 'POST', path: 'payment/request' }, '{}', TOKEN, 30_000, new CallLimits(undefined, 120_000));
 
-    expect(attempt).toMatchObject({ kind: 'network', notSent: false });
+    expect(attempt).toMatchObject({ kind: 'network', stage: 'exchange' });
   });
 
   it('abandons an attempt at its own timeout: the request is aborted and the attempt ends as a timeout', async () => {
@@ -234,8 +236,9 @@ describe('sendAttempt', () => {
 describe('attemptReport (what the token limiter counts)', () => {
   it.each<[string, Attempt, object]>([
     ['a timeout may have been seen', { kind: 'timeout' }, { sent: true }],
-    ['a refused connection was not', { kind: 'network', systemCode: 'ECONNREFUSED', notSent: true }, { sent: false }],
-    ['a reset connection may have been', { kind: 'network', systemCode: 'ECONNRESET', notSent: false }, { sent: true }],
+    ['a refused connection was not', { kind: 'network', systemCode: 'ECONNREFUSED', stage: 'connect' }, { sent: false }],
+    ['a refused TLS handshake was not', { kind: 'network', systemCode: 'ERR_SSL_WRONG_VERSION_NUMBER', stage: 'handshake' }, { sent: false }],
+    ['a reset connection may have been', { kind: 'network', systemCode: 'ECONNRESET', stage: 'exchange' }, { sent: true }],
     ['an answer was, with its status', answered(json(200, {}, { 'retry-after': '30' }), '{}'), { sent: true, status: 200, retryAfterMs: undefined }],
     ['a 429 carries its Retry-After in ms', answered(json(429, {}, { 'retry-after': '30' }), '{}'), { sent: true, status: 429, retryAfterMs: 30_000 }],
     ['a 429 without Retry-After has no wait', answered(json(429, {}), '{}'), { sent: true, status: 429, retryAfterMs: undefined }],
@@ -275,16 +278,17 @@ describe('judgeAttempt', () => {
   });
 
   it.each([
-    [true, false, /could not be made; nothing was sent/],
-    [false, true, /may have been sent/],
-  ])('turns a connection failure (notSent=%s) into a ConnectionError with a network outcome sent=%s', (notSent, sent, message) => {
-    const judged = judgeAttempt({ kind: 'network', systemCode: 'ECONNX', notSent }, 30_000, TOKEN, judge);
+    ['connect', true, /could not be made; nothing was sent/],
+    ['handshake', false, /nothing was sent; check the scheme, host and certificate/],
+    ['exchange', true, /may have been sent/],
+  ] as const)('turns a connection failure at stage %s into a ConnectionError (retryable: %s) with that network outcome', (stage, retryable, message) => {
+    const judged = judgeAttempt({ kind: 'network', systemCode: 'ECONNX', stage }, 30_000, TOKEN, judge);
 
     expect(judged.ok).toBe(false);
     if (judged.ok) return;
-    expect(judged.outcome).toEqual({ kind: 'network', sent });
+    expect(judged.outcome).toEqual({ kind: 'network', stage });
     expect(judged.error).toBeInstanceOf(ConnectionError);
-    expect(judged.error).toMatchObject({ code: 'NETWORK_ERROR', retryable: true });
+    expect(judged.error).toMatchObject({ code: 'NETWORK_ERROR', retryable });
     expect(judged.error.message).toMatch(message);
     expect(judged.error.message).toContain('ECONNX');
   });

@@ -1,11 +1,9 @@
 /**
  * src/core/call-limits.ts on its own: per-call option checks, the deadline on the real-time
- * clock (performance.now, driven here by a spy: no test waits), and the system code found
- * in a cause chain.
+ * clock (performance.now, driven here by a spy: no test waits).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CallLimits } from '../../../src/core/call-limits.js';
-import { systemCodeOf } from '../../../src/core/errors/from-response.js';
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -46,24 +44,5 @@ describe('CallLimits', () => {
     const limits = new CallLimits(undefined, 5_000);
     expect(limits.signal).toBe(limits.signal);
     expect(limits.signal.aborted).toBe(false);
-  });
-});
-
-describe('systemCodeOf', () => {
-  it('finds the first string code down a cause chain', () => {
-    const inner = Object.assign(new Error('connect'), { code: 'ECONNREFUSED' });
-    expect(systemCodeOf(new TypeError('fetch failed', { cause: inner }))).toBe('ECONNREFUSED');
-    expect(systemCodeOf(new Error('a', { cause: new Error('b', { cause: { code: 'UND_ERR_SOCKET' } }) }))).toBe('UND_ERR_SOCKET');
-  });
-
-  it('ignores numeric codes and gives up on a chain deeper than six, or a cycle', () => {
-    expect(systemCodeOf({ code: 5, cause: { code: 'EPIPE' } })).toBe('EPIPE');
-    let deep: Record<string, unknown> = { code: 'TOO_DEEP' };
-    for (let i = 0; i < 6; i++) deep = { cause: deep };
-    expect(systemCodeOf(deep)).toBeUndefined();
-    const cycle: Record<string, unknown> = {};
-    cycle.cause = cycle;
-    expect(systemCodeOf(cycle)).toBeUndefined();
-    expect(systemCodeOf('ECONNREFUSED')).toBeUndefined();
   });
 });

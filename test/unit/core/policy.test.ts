@@ -29,8 +29,9 @@ const OUTCOMES: [string, Outcome][] = [
   ['502 carrying NO_GATEWAY_AVAILABLE (not the spec\'s pair)', http(502, 'NO_GATEWAY_AVAILABLE')],
   ['503 HTTP_ERROR', http(503, 'HTTP_ERROR')],
   ['504 GATEWAY_TIMEOUT', http(504, 'GATEWAY_TIMEOUT')],
-  ['network error before sending', { kind: 'network', sent: false }],
-  ['network error after sending', { kind: 'network', sent: true }],
+  ['network error before sending', { kind: 'network', stage: 'connect' }],
+  ['TLS handshake refused (nothing sent)', { kind: 'network', stage: 'handshake' }],
+  ['network error after sending', { kind: 'network', stage: 'exchange' }],
   ['timeout', { kind: 'timeout' }],
 ];
 
@@ -59,6 +60,7 @@ const EXPECTED: Record<string, [string, string, string, string, string]> = {
   '503 HTTP_ERROR': ['RM', 'RM', 'RM', 'U', 'U'],
   '504 GATEWAY_TIMEOUT': ['RM', 'RM', 'RM', 'U', 'U'],
   'network error before sending': ['R', 'R', 'R', 'R', 'R'],
+  'TLS handshake refused (nothing sent)': ['S', 'S', 'S', 'S', 'S'],
   'network error after sending': ['RM', 'RM', 'RM', 'U', 'U'],
   timeout: ['RM', 'RM', 'RM', 'U', 'U'],
 };

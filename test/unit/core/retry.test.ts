@@ -1,11 +1,10 @@
 /**
- * src/core/retry.ts on its own: the Retry-After forms the service and proxies send, the system
- * codes that prove a request never left, the defaults and the refusal of settings that would
+ * src/core/retry.ts on its own: the Retry-After forms the service and proxies send, the defaults and the refusal of settings that would
  * make the backoff meaningless, and the abortable sleep.
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError, MyrGateway } from '../../../src/index.js';
-import { isNotSentCode, parseRetryAfter, resolveRetryOptions, sleep } from '../../../src/core/retry.js';
+import { parseRetryAfter, resolveRetryOptions, sleep } from '../../../src/core/retry.js';
 
 const NOW = Date.parse('2026-03-01T10:00:00.000Z');
 
@@ -27,23 +26,6 @@ describe('parseRetryAfter', () => {
   it.each([null, undefined, '', '   ', '-5', 'soon', '1e3', '0x10'])('has no delay for %j', (value) => {
     expect(parseRetryAfter(value, NOW)).toBeUndefined();
   });
-});
-
-describe('isNotSentCode', () => {
-  it.each(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT', 'CERT_HAS_EXPIRED', 'ERR_TLS_CERT_ALTNAME_INVALID'])(
-    '%s proves the request was never sent',
-    (code) => {
-      expect(isNotSentCode(code)).toBe(true);
-    },
-  );
-
-  // After these the request may have reached the service: retrying blindly could move money twice.
-  it.each(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SOCKET', 'UND_ERR_HEADERS_TIMEOUT', 'econnrefused', undefined])(
-    '%s proves nothing',
-    (code) => {
-      expect(isNotSentCode(code)).toBe(false);
-    },
-  );
 });
 
 describe('resolveRetryOptions', () => {
