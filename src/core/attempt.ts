@@ -1,11 +1,10 @@
 /**
- * One attempt of a call: send it (with its own timeout, tied to the caller's signal and the
- * call's overall limit), then judge what came back, a parsed body or a typed error plus the
- * outcome the retry policy decides on. The loop around attempts is in `transport.ts`.
+ * One attempt of a call: send it with the merchant's fetch, then judge what came back, a parsed
+ * body or a typed error plus the outcome the retry policy decides on. ky runs the attempts (its
+ * timeouts, its retries); the transport hands it the wrapper that calls this.
  *
  * @module
  */
-import type { CallLimits } from './call-limits.js';
 import { errorFromResponse } from './errors/from-response.js';
 import { connectionError, type ConnectionStage, connectionStage, systemCodeOf } from './errors/connection.js';
 import { alsoRedact, type Redact } from './redact.js';
@@ -16,21 +15,20 @@ import { parseRetryAfter } from './retry.js';
 import { TimeoutError } from './errors/service.js';
 import type { TokenAttemptReport } from './tokens/shared.js';
 
-/** The request line of an attempt. */
-export interface AttemptRequest {
-  method: 'GET' | 'POST';
-  /** Path below the base URL, without a leading slash. */
-  path: string;
-}
-
 /** Where attempts are sent, and with which fetch: fixed per client (built by the transport). */
 export interface Endpoint {
-  /** The base URL without trailing slashes; a call's path follows it after one `/`. */
-  readonly base: string;
   /** The `User-Agent` header of every request. */
   readonly userAgent: string;
   /** The merchant's fetch; undefined: `globalThis.fetch`, looked up per request (msw and instrumentation patch it late). */
   readonly fetch: typeof globalThis.fetch | undefined;
+}
+
+/** What one attempt sends: the URL ky built (prefix and path), the method, the body and the token. */
+export interface AttemptRequest {
+  url: string;
+  method: string;
+  body: string | undefined;
+  token: string | undefined;
 }
 
 /** The transport settings judging an attempt needs. */
@@ -48,10 +46,14 @@ export type Judgement = ({ ok: true; data: unknown; status: number } | { ok: fal
   rateLimit?: RateLimitInfo | undefined;
 };
 
-/** How one attempt ended. */
+/**
+ * How one attempt ended: an answer (its body read), a failed connection (with the raw error, for
+ * ky to tell a network error apart), or cut by its signal (ky's attempt timeout, the call's total
+ * timeout or the caller's abort: the transport tells which).
+ */
 export type Attempt =
   | { kind: 'response'; response: Response; text: string }
-  | { kind: 'network'; systemCode: string | undefined; stage: ConnectionStage }
+  | { kind: 'network'; systemCode: string | undefined; stage: ConnectionStage; raw?: unknown }
   | { kind: 'timeout' };
 
 /** What the token limiter needs to know of an attempt: whether the server may have seen it. */
@@ -63,55 +65,32 @@ export function attemptReport(attempt: Attempt, now: number): TokenAttemptReport
 }
 
 /**
- * Sends one attempt, bounded by the attempt timeout and what is left of the call. Straight to
- * fetch: retries, timeouts, redirects and error statuses are all decided here and in the
- * transport, so a general-purpose wrapper (ky) only added per-request work (option merging,
- * a second signal, a failed cancel of the sent body that builds an error every request).
+ * Sends one attempt and reads its answer; ky calls this (through the transport's `fetch`) for
+ * every attempt, under the signal that carries ky's attempt timeout, the call's total timeout
+ * and the caller's abort. The merchant's fetch gets the URL and an init, never ky's Request:
+ * fetch builds its own Request from either, and one built from a Request with a body re-streams
+ * that body, a cost every POST would pay. Redirects are not followed: one would re-send the body
+ * (the api_key on /auth/token) and the bearer token to whatever host the Location names,
+ * http:// included; a 3xx answer is an error instead.
  */
-export async function sendAttempt(
-  endpoint: Endpoint,
-  spec: AttemptRequest,
-  body: string | undefined,
-  token: string | undefined,
-  attemptTimeout: number,
-  limits: CallLimits,
-): Promise<Attempt> {
-  // One controller and one cleared timer per attempt, rather than AbortSignal.timeout/any:
-  // those stay alive until GC finalizers run, a measurable cost per request under load.
-  const controller = new AbortController();
-  const signal = controller.signal;
-  let timedOut = false;
-  const timer = setTimeout(
-    () => {
-      timedOut = true;
-      controller.abort();
-    },
-    Math.max(1, Math.min(attemptTimeout, Math.ceil(limits.remaining()))),
-  );
-  const user = limits.user;
-  const onAbort = () => controller.abort(user?.reason);
-  if (user?.aborted) onAbort();
-  else user?.addEventListener('abort', onAbort, { once: true });
+export async function sendAttempt(endpoint: Endpoint, request: AttemptRequest, signal: AbortSignal): Promise<Attempt> {
   const headers: Record<string, string> = { accept: 'application/json', 'user-agent': endpoint.userAgent };
-  if (token !== undefined) headers.authorization = `Bearer ${token}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (request.token !== undefined) headers.authorization = `Bearer ${request.token}`;
+  if (request.body !== undefined) headers['content-type'] = 'application/json';
   try {
-    // The URL and an init, not a Request: fetch builds its own Request from either, and one built
-    // from a Request with a body re-streams that body (an identity transform), a cost every POST
-    // paid over a real socket. Redirects are not followed: one would re-send the body (the api_key
-    // on /auth/token) and the bearer token to whatever host the Location names, http://
-    // included; a 3xx answer is an error instead.
-    const url = `${endpoint.base}/${spec.path}`;
-    const response = await (endpoint.fetch ?? globalThis.fetch)(url, { method: spec.method, headers, body: body ?? null, signal, redirect: 'manual' });
+    const response = await (endpoint.fetch ?? globalThis.fetch)(request.url, {
+      method: request.method,
+      headers,
+      body: request.body ?? null,
+      signal,
+      redirect: 'manual',
+    });
     const text = await response.text();
     return { kind: 'response', response, text };
   } catch (error) {
-    if (limits.stopped || timedOut) return { kind: 'timeout' }; // the caller decides which limit it was
+    if (signal.aborted) return { kind: 'timeout' }; // the transport decides which limit it was
     const systemCode = systemCodeOf(error);
-    return { kind: 'network', systemCode, stage: connectionStage(systemCode) };
-  } finally {
-    clearTimeout(timer);
-    user?.removeEventListener('abort', onAbort);
+    return { kind: 'network', systemCode, stage: connectionStage(systemCode), raw: error };
   }
 }
 

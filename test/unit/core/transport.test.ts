@@ -464,7 +464,9 @@ describe('timeouts and aborts', () => {
     vi.useFakeTimers();
     const h = harness({ noTokens: true, timeout: 1000, realSleep: true, steps: [hang, success({ late: false })] });
     const pending = h.transport.call(status(undefined, false));
-    await vi.advanceTimersByTimeAsync(1000 + 100);
+    // The attempt timeout, the backoff, and ky's own retry wait: 0 ms (the backoff is the
+    // client's sleep), which a timer runs 1 ms later.
+    await vi.advanceTimersByTimeAsync(1000 + 100 + 1);
     const result = await pending;
 
     expect(result.response.attempts).toBe(2);
