@@ -4,7 +4,8 @@ import { ConfigurationError } from './core/errors/base.js';
 import { Observer } from './core/observe/observer.js';
 import { isTracer } from './core/observe/trace.js';
 import type { RateLimitInfo } from './core/pacing/rate-limit-headers.js';
-import { resolveRetryOptions, sleep as defaultSleep } from './core/retry.js';
+import { resolveRetryOptions } from './core/retry-options.js';
+import { wait as defaultSleep } from './core/wait.js';
 import { readToken } from './core/tokens/answer.js';
 import { defaultRateLimiter } from './core/pacing/memory-limiter.js';
 import { Pacer } from './core/pacing/pacer.js';
@@ -122,7 +123,7 @@ export class MyrGateway {
         sleep,
         redact: redactSecret(apiKey),
         observer,
-        pacer: limiter === false ? undefined : new Pacer(limiter, () => sha256Hex(['myr-gateway pacing v1', baseUrl, merchantId]), now, warn),
+        pacer: limiter === false ? undefined : new Pacer(limiter, () => sha256Hex(['myr-gateway pacing v1', baseUrl, merchantId]), warn),
       });
       let key: Promise<string> | undefined;
       const tokens = new TokenManager({

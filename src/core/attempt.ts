@@ -10,8 +10,8 @@ import { connectionError, type ConnectionStage, connectionStage, systemCodeOf } 
 import { alsoRedact, type Redact } from './redact.js';
 import type { MyrGatewayError } from './errors/base.js';
 import { isRetryable, type Outcome } from './policy.js';
-import { type RateLimitInfo, readRateLimit } from './pacing/rate-limit-headers.js';
-import { parseRetryAfter } from './retry.js';
+import type { AnswerTiming, RateLimitInfo } from './pacing/rate-limit-headers.js';
+import { readAnswerTiming } from './pacing/rate-limit-headers.js';
 import { TimeoutError } from './errors/service.js';
 import type { TokenAttemptReport } from './tokens/shared.js';
 
@@ -33,14 +33,13 @@ export interface AttemptRequest {
 
 /** The transport settings judging an attempt needs. */
 export interface JudgeSettings {
-  now: () => number;
   redact: Redact;
 }
 
 /**
  * A judged attempt: the body of a 2xx answer, or the error and the outcome for the retry
- * policy; with the answer's `X-RateLimit-*` headers when it carried them (read once here,
- * for the client's `rateLimit` and the call's trace).
+ * policy; with the answer's `X-RateLimit-*` headers when it carried them (for the client's
+ * `rateLimit` and the call's trace).
  */
 export type Judgement = ({ ok: true; data: unknown; status: number } | { ok: false; error: MyrGatewayError; outcome: Outcome }) & {
   rateLimit?: RateLimitInfo | undefined;
@@ -52,16 +51,16 @@ export type Judgement = ({ ok: true; data: unknown; status: number } | { ok: fal
  * timeout or the caller's abort: the transport tells which).
  */
 export type Attempt =
-  | { kind: 'response'; response: Response; text: string }
+  | { kind: 'response'; response: Response; text: string; timing: AnswerTiming }
   | { kind: 'network'; systemCode: string | undefined; stage: ConnectionStage; raw?: unknown }
   | { kind: 'timeout' };
 
 /** What the token limiter needs to know of an attempt: whether the server may have seen it. */
-export function attemptReport(attempt: Attempt, now: number): TokenAttemptReport {
+export function attemptReport(attempt: Attempt): TokenAttemptReport {
   if (attempt.kind === 'timeout') return { sent: true };
   if (attempt.kind === 'network') return { sent: attempt.stage === 'exchange' };
-  const { status, headers } = attempt.response;
-  return { sent: true, status, retryAfterMs: status === 429 ? parseRetryAfter(headers.get('retry-after'), now) : undefined };
+  const { status } = attempt.response;
+  return { sent: true, status, retryAfterMs: status === 429 ? attempt.timing.retryAfterMs : undefined };
 }
 
 /**
@@ -73,7 +72,7 @@ export function attemptReport(attempt: Attempt, now: number): TokenAttemptReport
  * (the api_key on /auth/token) and the bearer token to whatever host the Location names,
  * http:// included; a 3xx answer is an error instead.
  */
-export async function sendAttempt(endpoint: Endpoint, request: AttemptRequest, signal: AbortSignal): Promise<Attempt> {
+export async function sendAttempt(endpoint: Endpoint, request: AttemptRequest, signal: AbortSignal, now: () => number): Promise<Attempt> {
   const headers: Record<string, string> = { accept: 'application/json', 'user-agent': endpoint.userAgent };
   if (request.token !== undefined) headers.authorization = `Bearer ${request.token}`;
   if (request.body !== undefined) headers['content-type'] = 'application/json';
@@ -86,7 +85,8 @@ export async function sendAttempt(endpoint: Endpoint, request: AttemptRequest, s
       redirect: 'manual',
     });
     const text = await response.text();
-    return { kind: 'response', response, text };
+    // Its timing headers, read once here for everyone who needs them.
+    return { kind: 'response', response, text, timing: readAnswerTiming(response.headers, now()) };
   } catch (error) {
     if (signal.aborted) return { kind: 'timeout' }; // the transport decides which limit it was
     const systemCode = systemCodeOf(error);
@@ -115,8 +115,8 @@ export function judgeAttempt(
     const outcome: Outcome = { kind: 'network', stage: attempt.stage };
     return { ok: false, outcome, error: connectionError(attempt.systemCode, attempt.stage, isRetryable(outcome)) };
   }
-  const { response, text } = attempt;
-  const rateLimit = readRateLimit(response.headers, cfg.now());
+  const { response, text, timing } = attempt;
+  const { rateLimit, retryAfterMs, resetInMs } = timing;
   if (response.ok) {
     try {
       return { ok: true, data: JSON.parse(text), status: response.status, rateLimit };
@@ -130,12 +130,10 @@ export function judgeAttempt(
       status: response.status,
       headers: response.headers,
       text,
-      retryAfterMs: parseRetryAfter(response.headers.get('retry-after'), cfg.now()),
+      retryAfterMs,
       url: response.url,
     },
     alsoRedact(cfg.redact, token),
   );
-  const retryAfterMs = error.retryAfter === undefined ? undefined : error.retryAfter * 1000;
-  const resetInMs = rateLimit?.reset === undefined ? undefined : rateLimit.reset * 1000 - cfg.now();
   return { ok: false, error, outcome: { kind: 'http', status: response.status, code: String(error.code), retryAfterMs, resetInMs }, rateLimit };
 }

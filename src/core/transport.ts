@@ -23,7 +23,7 @@ import { millisecondsSetting, retriesSetting } from './settings.js';
 import type { Pacer, PaceReport } from './pacing/pacer.js';
 import { decide, type Decision, type Operation, outcomeUnknownAdvice } from './policy.js';
 import type { RateLimitInfo } from './pacing/rate-limit-headers.js';
-import type { ResolvedRetryOptions } from './retry.js';
+import type { ResolvedRetryOptions } from './retry-options.js';
 import { CallTrace, type Observer } from './observe/observer.js';
 import type { ResponseInfo } from './observe/events.js';
 import { bothRedact, type Redact } from './redact.js';
@@ -102,7 +102,7 @@ class CallState {
   readonly trace: CallTrace;
   readonly maxRetries: number;
   readonly attemptTimeout: number;
-  readonly judge: { now: () => number; redact: Redact };
+  readonly judge: { redact: Redact };
   readonly beforeAttempt: TokenAttemptHook | undefined;
   token: string | undefined;
   /** Retries the policy granted (a token renewal is not one). */
@@ -127,7 +127,7 @@ class CallState {
     spec: CallSpec,
     limits: CallLimits,
     trace: CallTrace,
-    settings: { maxRetries: number; attemptTimeout: number; judge: { now: () => number; redact: Redact } },
+    settings: { maxRetries: number; attemptTimeout: number; judge: { redact: Redact } },
     beforeAttempt: TokenAttemptHook | undefined,
   ) {
     this.spec = spec;
@@ -242,7 +242,7 @@ export class Transport {
     const limits = new CallLimits(options.signal, millisecondsSetting(options.totalTimeout, cfg.totalTimeout, 'totalTimeout', 'call'));
     const attemptTimeout = millisecondsSetting(options.timeout, cfg.timeout, 'timeout', 'call');
     // A call that knows more secrets (a withdrawal's account number) redacts them too; others reuse the client's.
-    const judge = spec.redact === undefined ? cfg : { now: cfg.now, redact: bothRedact(cfg.redact, spec.redact) };
+    const judge = spec.redact === undefined ? cfg : { redact: bothRedact(cfg.redact, spec.redact) };
     return new CallState(spec, limits, trace, { maxRetries, attemptTimeout, judge }, beforeAttempt);
   }
 
@@ -289,7 +289,7 @@ export class Transport {
     const onAbort = () => end({ kind: 'timeout' });
     signal.addEventListener('abort', onAbort, { once: true });
     state.trace.request();
-    const attempt = await sendAttempt(this.#endpoint, { url: request.url, method: state.spec.method, body: state.body, token: state.token }, signal);
+    const attempt = await sendAttempt(this.#endpoint, { url: request.url, method: state.spec.method, body: state.body, token: state.token }, signal, this.#config.now);
     end(attempt);
     if (attempt.kind === 'response') return attempt.response;
     throw attempt.kind === 'network' ? attempt.raw : signal.reason;
@@ -297,10 +297,9 @@ export class Transport {
 
   /** Reports an attempt that is over, and judges it for the policy (once). */
   #judged(state: CallState, attempt: Attempt): void {
-    const cfg = this.#config;
-    state.reported?.(attemptReport(attempt, cfg.now()));
+    state.reported?.(attemptReport(attempt));
     state.reported = undefined;
-    state.paced?.(attempt.kind === 'response' ? attempt.response : undefined);
+    state.paced?.(attempt.kind === 'response' ? { status: attempt.response.status, timing: attempt.timing } : undefined);
     state.paced = undefined;
     const judged = judgeAttempt(attempt, state.attemptTimeout, state.token, state.judge);
     if (judged.rateLimit) this.#rateLimit = judged.rateLimit;

@@ -21,11 +21,12 @@ import {
   TimeoutError,
 } from '../../../src/core/errors/service.js';
 import { redactSecret } from '../../../src/core/redact.js';
+import { readAnswerTiming } from '../../../src/core/pacing/rate-limit-headers.js';
 
 const NOW = Date.parse('2026-03-01T10:00:00.000Z');
 const API_KEY = 'sk_live_attempt_5f2c9e';
 const TOKEN = 'at_attempt.eyJzdWIiOiJNMSJ9.sig';
-const judge = { now: () => NOW, redact: redactSecret(API_KEY) };
+const judge = { redact: redactSecret(API_KEY) };
 
 /** What the fake fetch was handed. */
 interface Sent {
@@ -78,7 +79,8 @@ const live = () => new AbortController().signal;
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 
-const answered = (response: Response, text: string): Attempt => ({ kind: 'response', response, text });
+/** An answered attempt, its timing headers read on the client's clock at NOW, as sendAttempt reads them. */
+const answered = (response: Response, text: string): Attempt => ({ kind: 'response', response, text, timing: readAnswerTiming(response.headers, NOW) });
 
 afterEach(() => {
   vi.useRealTimers();
@@ -90,7 +92,7 @@ describe('sendAttempt', () => {
   it('sends one POST to the URL ky built with the bearer token, JSON headers and the body as given', async () => {
     const { sent, fetch } = scriptedFetch(() => json(201, { status: 'success' }));
     const body = JSON.stringify({ reference_id: 'ORDER1001', amount: 50 });
-    const attempt = await sendAttempt(endpoint(fetch), { url: URL_OF('payment/request'), method: 'POST', body, token: TOKEN }, live());
+    const attempt = await sendAttempt(endpoint(fetch), { url: URL_OF('payment/request'), method: 'POST', body, token: TOKEN }, live(), () => NOW);
 
     expect(sent).toHaveLength(1);
     const [request] = sent;
@@ -107,7 +109,7 @@ describe('sendAttempt', () => {
 
   it('sends a GET without a token with neither an Authorization nor a Content-Type header, and no body', async () => {
     const { sent, fetch } = scriptedFetch(() => json(200, {}));
-    await sendAttempt(endpoint(fetch), { url: URL_OF('payment/status/ORDER1001'), method: 'GET', body: undefined, token: undefined }, live());
+    await sendAttempt(endpoint(fetch), { url: URL_OF('payment/status/ORDER1001'), method: 'GET', body: undefined, token: undefined }, live(), () => NOW);
 
     expect(sent[0]?.method).toBe('GET');
     expect(sent[0]?.body).toBeNull();
@@ -117,7 +119,7 @@ describe('sendAttempt', () => {
 
   it('never follows a redirect: it would re-send the api key or the token to whatever host the Location names', async () => {
     const { sent, fetch } = scriptedFetch(() => new Response(null, { status: 302, headers: { location: 'http://evil.example/' } }));
-    const attempt = await sendAttempt(endpoint(fetch), { url: URL_OF('auth/token'), method: 'POST', body: '{}', token: undefined }, live());
+    const attempt = await sendAttempt(endpoint(fetch), { url: URL_OF('auth/token'), method: 'POST', body: '{}', token: undefined }, live(), () => NOW);
 
     expect(sent[0]?.redirect).toBe('manual');
     expect(attempt.kind === 'response' && attempt.response.status).toBe(302);
@@ -127,7 +129,7 @@ describe('sendAttempt', () => {
     const target = endpoint(undefined);
     const { sent, fetch } = scriptedFetch(() => json(200, { late: true }));
     vi.stubGlobal('fetch', fetch);
-    const attempt = await sendAttempt(target, { url: URL_OF('payment/status/A1'), method: 'GET', body: undefined, token: undefined }, live());
+    const attempt = await sendAttempt(target, { url: URL_OF('payment/status/A1'), method: 'GET', body: undefined, token: undefined }, live(), () => NOW);
 
     expect(sent).toHaveLength(1);
     expect(attempt).toMatchObject({ kind: 'response', text: '{"late":true}' });
@@ -146,7 +148,7 @@ describe('sendAttempt', () => {
     const { fetch } = scriptedFetch(() => {
       throw thrown;
     });
-    const attempt = await sendAttempt(endpoint(fetch), { url: URL_OF('payment/withdraw'), method: 'POST', body: '{}', token: TOKEN }, live());
+    const attempt = await sendAttempt(endpoint(fetch), { url: URL_OF('payment/withdraw'), method: 'POST', body: '{}', token: TOKEN }, live(), () => NOW);
 
     expect(attempt).toEqual({ kind: 'network', systemCode: code, stage, raw: thrown });
   });
@@ -159,7 +161,7 @@ describe('sendAttempt', () => {
       },
     });
     const { fetch } = scriptedFetch(() => new Response(cut, { status: 200 }));
-    const attempt = await sendAttempt(endpoint(fetch), { url: URL_OF('payment/request'), method: 'POST', body: '{}', token: TOKEN }, live());
+    const attempt = await sendAttempt(endpoint(fetch), { url: URL_OF('payment/request'), method: 'POST', body: '{}', token: TOKEN }, live(), () => NOW);
 
     expect(attempt).toMatchObject({ kind: 'network', stage: 'exchange' });
   });
@@ -169,7 +171,7 @@ describe('sendAttempt', () => {
   it('hands fetch the signal it was given, and ends as a timeout when that signal aborts', async () => {
     const controller = new AbortController();
     const { sent, fetch } = scriptedFetch(hang);
-    const pending = sendAttempt(endpoint(fetch), { url: URL_OF('payment/status/A1'), method: 'GET', body: undefined, token: TOKEN }, controller.signal);
+    const pending = sendAttempt(endpoint(fetch), { url: URL_OF('payment/status/A1'), method: 'GET', body: undefined, token: TOKEN }, controller.signal, () => NOW);
     await Promise.resolve();
     const reason = new Error('the customer closed the page');
     controller.abort(reason);
@@ -190,12 +192,12 @@ describe('attemptReport (what the token limiter counts)', () => {
     ['a 429 carries its Retry-After in ms', answered(json(429, {}, { 'retry-after': '30' }), '{}'), { sent: true, status: 429, retryAfterMs: 30_000 }],
     ['a 429 without Retry-After has no wait', answered(json(429, {}), '{}'), { sent: true, status: 429, retryAfterMs: undefined }],
   ])('%s', (_name, attempt, report) => {
-    expect(attemptReport(attempt, NOW)).toEqual(report);
+    expect(attemptReport(attempt)).toEqual(report);
   });
 
   it("reads a Retry-After HTTP date against the client's clock", () => {
     const attempt = answered(json(429, {}, { 'retry-after': 'Sun, 01 Mar 2026 10:00:45 GMT' }), '{}');
-    expect(attemptReport(attempt, NOW).retryAfterMs).toBe(45_000);
+    expect(attemptReport(attempt).retryAfterMs).toBe(45_000);
   });
 });
 
@@ -312,13 +314,16 @@ describe('judgeAttempt', () => {
     expect(judged.outcome).toMatchObject({ kind: 'http', status: 429, retryAfterMs: 30_000 });
   });
 
-  it('rounds a fractional Retry-After up, so the policy never comes back earlier than asked', () => {
+  // The policy waits at least what it is given (policy.test.ts), so it needs the exact value, not
+  // one that went through whole seconds; the error tells the merchant whole seconds, rounded up.
+  it('hands the policy a fractional Retry-After exactly, and the error its whole seconds rounded up', () => {
     const response = json(429, envelope('RATE_LIMITED'), { 'retry-after': '1.2' });
     const judged = judgeAttempt(answered(response, '{}'), 30_000, TOKEN, judge);
 
     expect(judged.ok).toBe(false);
     if (judged.ok) return;
-    expect(judged.outcome).toMatchObject({ retryAfterMs: 2000 });
+    expect(judged.outcome).toMatchObject({ retryAfterMs: 1200 });
+    expect(judged.error.retryAfter).toBe(2);
   });
 
   it("gives the policy the time until X-RateLimit-Reset on the client's clock, and keeps the headers", () => {

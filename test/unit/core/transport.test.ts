@@ -10,7 +10,8 @@
  */
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { sleep as abortableSleep, resolveRetryOptions, type RetryOptions } from '../../../src/core/retry.js';
+import { resolveRetryOptions, type RetryOptions } from '../../../src/core/retry-options.js';
+import { wait as abortableSleep } from '../../../src/core/wait.js';
 import { type CallSpec, Transport, type TransportConfig } from '../../../src/core/transport.js';
 import { MemoryTokenStore, TokenManager } from '../../../src/core/tokens/manager.js';
 import { tokenSeal } from '../../../src/core/tokens/seal.js';
@@ -679,7 +680,7 @@ describe('pacing', () => {
     const { limiter, acquired, observed } = recordingLimiter();
     const h = harness({
       noTokens: true,
-      pacer: new Pacer(limiter, async () => 'k', () => START),
+      pacer: new Pacer(limiter, async () => 'k'),
       steps: [failure(503, 'NO_GATEWAY_AVAILABLE'), json(201, { status: 'success', data: {} })],
     });
     await h.transport.call(createPayment('ORDER5001', false));
@@ -691,7 +692,7 @@ describe('pacing', () => {
   it("stops with the limiter's refusal before anything is sent", async () => {
     const refusal = new RateLimitError('RATE_LIMITED: no free slot', { code: 'RATE_LIMITED', retryable: true, retryAfter: 3 });
     const { limiter } = recordingLimiter(refusal);
-    const h = harness({ noTokens: true, pacer: new Pacer(limiter, async () => 'k', () => START) });
+    const h = harness({ noTokens: true, pacer: new Pacer(limiter, async () => 'k') });
     const error = await rejection(h.transport.call(withdraw('WD5001', 'withdraw', false)));
     expect(error).toBe(refusal);
     expect(h.sent).toHaveLength(0);

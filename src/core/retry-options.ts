@@ -1,10 +1,9 @@
 /**
- * Retry settings, `Retry-After` parsing and the backoff sleep.
- * The decision itself (retry, wait, stop, outcome unknown) is in policy.ts.
+ * The client's retry settings (`retry`, `maxRetries`): their defaults and their ranges. What is
+ * retried and how long to wait is decided in policy.ts, with these settings.
  *
  * @module
  */
-import { DECIMAL_STRING } from '../schemas/amount.js';
 import { ConfigurationError } from './errors/base.js';
 import { DEFAULTS, MAX_TIMER_MS, retriesSetting } from './settings.js';
 
@@ -57,25 +56,3 @@ export function resolveRetryOptions(options: RetryOptions | undefined): Resolved
     maxDelayMs: delaySetting(options?.maxDelayMs, 60_000, 'maxDelayMs', 1),
   };
 }
-
-/**
- * Parses a `Retry-After` value (delay seconds or an HTTP date) into milliseconds from `now`.
- * Returns undefined when absent or unparseable. A date in the past is a wait of 0.
- */
-export function parseRetryAfter(value: string | null | undefined, now: number): number | undefined {
-  if (value === null || value === undefined) return undefined;
-  const trimmed = value.trim();
-  if (trimmed === '') return undefined;
-  if (DECIMAL_STRING.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  // Every HTTP-date form begins with the day name; Date.parse alone would take "-5" as a year.
-  if (!/^[A-Za-z]{3}/.test(trimmed)) return undefined;
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
-}
-
-/**
- * The backoff wait: resolves after `ms`, rejects with the signal's reason as soon as it aborts.
- * The SDK's one abort-aware wait (wait.ts), under the name the client's `sleep` option mirrors.
- */
-export { wait as sleep } from './wait.js';
