@@ -27,7 +27,7 @@ import { VERSION } from './version.js';
  * variables at run time, not at build time), connects once they are all there, and until then
  * fails with the {@link ConfigurationError} that names them, before anything is sent.
  */
-function deferredTransport(connect: () => Transport): Pick<Transport, 'call' | 'settle' | 'rateLimit'> {
+function deferredTransport(connect: () => Transport): Pick<Transport, 'call' | 'outcomeOf' | 'rateLimit'> {
   let transport: Transport | undefined;
   return {
     // async: a throw of `connect` (settings still missing) becomes the call's rejection.
@@ -35,9 +35,9 @@ function deferredTransport(connect: () => Transport): Pick<Transport, 'call' | '
       transport ??= connect();
       return transport.call(...args);
     },
-    async settle(...args) {
+    async outcomeOf(...args) {
       transport ??= connect();
-      return transport.settle(...args);
+      return transport.outcomeOf(...args);
     },
     get rateLimit() {
       return transport?.rateLimit;
@@ -82,7 +82,7 @@ export class MyrGateway {
   readonly payments: Payments;
   /** Withdrawals (payouts). */
   readonly withdrawals: Withdrawals;
-  readonly #transport: Pick<Transport, 'call' | 'settle' | 'rateLimit'>;
+  readonly #transport: Pick<Transport, 'call' | 'outcomeOf' | 'rateLimit'>;
   #settings: RequiredSettings;
 
   constructor(options: MyrGatewayOptions = {}) {

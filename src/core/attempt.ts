@@ -9,7 +9,7 @@ import { errorFromResponse } from './errors/from-response.js';
 import { connectionError, type ConnectionStage, connectionStage, systemCodeOf } from './errors/connection.js';
 import { alsoRedact, type Redact } from './redact.js';
 import type { MyrGatewayError } from './errors/base.js';
-import { isRetryable, type Outcome } from './policy.js';
+import { isRetryable, type AttemptFailure } from './policy.js';
 import type { AnswerTiming, RateLimitInfo } from './pacing/rate-limit-headers.js';
 import { readAnswerTiming } from './pacing/rate-limit-headers.js';
 import { TimeoutError } from './errors/service.js';
@@ -41,7 +41,7 @@ export interface JudgeSettings {
  * policy; with the answer's `X-RateLimit-*` headers when it carried them (for the client's
  * `rateLimit` and the call's trace).
  */
-export type Judgement = ({ ok: true; data: unknown; status: number } | { ok: false; error: MyrGatewayError; outcome: Outcome }) & {
+export type Judgement = ({ ok: true; data: unknown; status: number } | { ok: false; error: MyrGatewayError; outcome: AttemptFailure }) & {
   rateLimit?: RateLimitInfo | undefined;
 };
 
@@ -112,7 +112,7 @@ export function judgeAttempt(
     };
   }
   if (attempt.kind === 'network') {
-    const outcome: Outcome = { kind: 'network', stage: attempt.stage };
+    const outcome: AttemptFailure = { kind: 'network', stage: attempt.stage };
     return { ok: false, outcome, error: connectionError(attempt.systemCode, attempt.stage, isRetryable(outcome)) };
   }
   const { response, text, timing } = attempt;

@@ -26,8 +26,8 @@ import type { ResolvedRetryOptions } from './retry-options.js';
 /** What is being called. */
 export type Operation = 'token' | 'status' | 'payment.create' | 'withdraw' | 'withdraw.recover';
 
-/** How one attempt failed. */
-export type Outcome =
+/** How one attempt failed: what the policy decides on. */
+export type AttemptFailure =
   | {
       kind: 'http';
       status: number;
@@ -45,7 +45,7 @@ export interface PolicyInput {
   operation: Operation;
   /** Attempts made so far, this one included (1 for the first). */
   attempt: number;
-  outcome: Outcome;
+  outcome: AttemptFailure;
   maxRetries: number;
   retry: ResolvedRetryOptions;
   /** A value in [0, 1) for the jitter. */
@@ -63,8 +63,21 @@ export type Decision =
   | { action: 'stop'; maybeProcessed: boolean }
   | { action: 'outcome-unknown' };
 
+/**
+ * Whether `operation` moves money at most once: a withdrawal (or its recovery) that may have been
+ * processed is never sent again; it ends OUTCOME_UNKNOWN.
+ */
+export function isAtMostOnce(operation: Operation): boolean {
+  return operation === 'withdraw' || operation === 'withdraw.recover';
+}
+
+/** Whether the service refused the bearer token itself (a fresh token may be fetched once). */
+export function isTokenRefusal(code: string): boolean {
+  return code === 'TOKEN_EXPIRED' || code === 'UNAUTHORIZED';
+}
+
 /** Whether an attempt that ended this way may have been processed by the service. */
-export function mayHaveBeenProcessed(outcome: Outcome): boolean {
+export function mayHaveBeenProcessed(outcome: AttemptFailure): boolean {
   if (outcome.kind === 'timeout') return true;
   if (outcome.kind === 'network') return outcome.stage === 'exchange';
   // Only the spec's own pair proves nothing was processed: a 502/504 that carries this code is
@@ -78,7 +91,7 @@ export function mayHaveBeenProcessed(outcome: Outcome): boolean {
  * handshake that failed is not: the scheme, host or certificate is wrong, the service cannot
  * recover from that.
  */
-export function isRetryable(outcome: Outcome): boolean {
+export function isRetryable(outcome: AttemptFailure): boolean {
   if (outcome.kind === 'network') return outcome.stage !== 'handshake';
   if (outcome.kind === 'timeout') return true;
   return outcome.status === 429 || outcome.status >= 500 || outcome.code === 'TOKEN_EXPIRED';
@@ -96,7 +109,7 @@ export function retryDelay(n: number, retryAfterMs: number | undefined, retry: R
 }
 
 /** The wait the service asked for: `Retry-After`, else for a 429 its `X-RateLimit-Reset`. */
-function serverWait(outcome: Outcome): number | undefined {
+function serverWait(outcome: AttemptFailure): number | undefined {
   if (outcome.kind !== 'http') return undefined;
   if (outcome.retryAfterMs !== undefined || outcome.status !== 429 || outcome.resetInMs === undefined) return outcome.retryAfterMs;
   return Math.max(0, outcome.resetInMs);
@@ -106,11 +119,9 @@ function serverWait(outcome: Outcome): number | undefined {
 export function decide(input: PolicyInput): Decision {
   const { operation, outcome } = input;
   const maybeProcessed = mayHaveBeenProcessed(outcome);
-  const atMostOnce = operation === 'withdraw' || operation === 'withdraw.recover';
-
-  if (atMostOnce && maybeProcessed) return { action: 'outcome-unknown' };
+  if (isAtMostOnce(operation) && maybeProcessed) return { action: 'outcome-unknown' };
   if (outcome.kind === 'http' && outcome.status === 401) {
-    const renewable = operation !== 'token' && (outcome.code === 'TOKEN_EXPIRED' || outcome.code === 'UNAUTHORIZED');
+    const renewable = operation !== 'token' && isTokenRefusal(outcome.code);
     return renewable && !input.tokenRenewed ? { action: 'renew-token' } : { action: 'stop', maybeProcessed };
   }
   if (!isRetryable(outcome) || input.attempt > input.maxRetries) return { action: 'stop', maybeProcessed };
@@ -121,7 +132,7 @@ export function decide(input: PolicyInput): Decision {
 
 /** What a merchant should do about a money-moving request whose outcome is unknown. */
 export function outcomeUnknownAdvice(operation: Operation, referenceId: string): string {
-  if (operation === 'withdraw' || operation === 'withdraw.recover') {
+  if (isAtMostOnce(operation)) {
     return (
       `Wait for the withdrawal callback for reference_id ${referenceId}, or call withdrawals.recover with the same params ` +
       '(it cannot create a second payout). Do not send a new withdrawal until one of them has answered.'

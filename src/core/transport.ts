@@ -12,16 +12,16 @@
  *
  * @module
  */
-import ky from 'ky';
+import ky, { isTimeoutError } from 'ky';
 import type { TokenAttemptHook, TokenManager } from './tokens/manager.js';
 import { type Attempt, attemptReport, type Endpoint, type Judgement, judgeAttempt, sendAttempt } from './attempt.js';
 import { AbortError, AuthenticationError, TimeoutError } from './errors/service.js';
 import { MyrGatewayError } from './errors/base.js';
 import { OutcomeUnknownError } from './errors/outcome.js';
-import { CallLimits } from './call-limits.js';
+import { CallDeadline } from './call-deadline.js';
 import { millisecondsSetting, retriesSetting } from './settings.js';
 import type { Pacer, PaceReport } from './pacing/pacer.js';
-import { decide, type Decision, type Operation, outcomeUnknownAdvice } from './policy.js';
+import { decide, type Decision, isAtMostOnce, isTokenRefusal, type Operation, outcomeUnknownAdvice } from './policy.js';
 import type { RateLimitInfo } from './pacing/rate-limit-headers.js';
 import type { ResolvedRetryOptions } from './retry-options.js';
 import { CallTrace, type Observer } from './observe/observer.js';
@@ -98,7 +98,7 @@ export type CallOutcome =
 class CallState {
   readonly spec: CallSpec;
   readonly body: string | undefined;
-  readonly limits: CallLimits;
+  readonly limits: CallDeadline;
   readonly trace: CallTrace;
   readonly maxRetries: number;
   readonly attemptTimeout: number;
@@ -125,7 +125,7 @@ class CallState {
 
   constructor(
     spec: CallSpec,
-    limits: CallLimits,
+    limits: CallDeadline,
     trace: CallTrace,
     settings: { maxRetries: number; attemptTimeout: number; judge: { redact: Redact } },
     beforeAttempt: TokenAttemptHook | undefined,
@@ -208,13 +208,13 @@ export class Transport {
    *   returns what to tell about the attempt once it is over.
    */
   async call(spec: CallSpec, options: RequestOptions = {}, beforeAttempt?: TokenAttemptHook): Promise<CallAnswer> {
-    const outcome = await this.settle(spec, options, beforeAttempt);
+    const outcome = await this.outcomeOf(spec, options, beforeAttempt);
     if (!outcome.ok) throw outcome.error;
     return outcome;
   }
 
   /** Like {@link call}, but a failure is returned with what a follow-up needs, not thrown. */
-  async settle(spec: CallSpec, options: RequestOptions = {}, beforeAttempt?: TokenAttemptHook): Promise<CallOutcome> {
+  async outcomeOf(spec: CallSpec, options: RequestOptions = {}, beforeAttempt?: TokenAttemptHook): Promise<CallOutcome> {
     const observer = this.#config.observer;
     let state: CallState | undefined;
     const observed = async (trace: CallTrace): Promise<CallAnswer> => {
@@ -239,7 +239,7 @@ export class Transport {
   #start(spec: CallSpec, options: RequestOptions, trace: CallTrace, beforeAttempt: TokenAttemptHook | undefined): CallState {
     const cfg = this.#config;
     const maxRetries = retriesSetting(options.maxRetries, cfg.retry.maxRetries, 'maxRetries', 'call');
-    const limits = new CallLimits(options.signal, millisecondsSetting(options.totalTimeout, cfg.totalTimeout, 'totalTimeout', 'call'));
+    const limits = new CallDeadline(options.signal, millisecondsSetting(options.totalTimeout, cfg.totalTimeout, 'totalTimeout', 'call'));
     const attemptTimeout = millisecondsSetting(options.timeout, cfg.timeout, 'timeout', 'call');
     // A call that knows more secrets (a withdrawal's account number) redacts them too; others reuse the client's.
     const judge = spec.redact === undefined ? cfg : { redact: bothRedact(cfg.redact, spec.redact) };
@@ -356,7 +356,7 @@ export class Transport {
       return true;
     }
     if (decision.action !== 'retry') {
-      if (state.token !== undefined && state.tokenRenewed && (error.code === 'TOKEN_EXPIRED' || error.code === 'UNAUTHORIZED')) {
+      if (state.token !== undefined && state.tokenRenewed && isTokenRefusal(error.code)) {
         await this.#tokens?.forget(state.token);
       }
       state.final = error;
@@ -404,10 +404,13 @@ export class Transport {
       await this.#decide(state, last.attempt, last.judged.error);
       if (state.final !== undefined) return state.final;
     }
+    // Every attempt's own timeout reached the policy above; a TimeoutError of ky's that gets here
+    // is its total timeout, which may fire a little before this deadline's clock passes it.
+    if (isTimeoutError(error) && state.limits.user?.aborted !== true) state.limits.spent();
     return this.#stopped(error, state);
   }
 
-  async #token(limits: CallLimits): Promise<string> {
+  async #token(limits: CallDeadline): Promise<string> {
     const tokens = this.#tokens;
     if (!tokens) throw new AuthenticationError('No token manager configured', { code: 'UNAUTHORIZED' });
     // A cached token needs no signal; the getter builds one only for a refresh.
@@ -435,7 +438,7 @@ export class Transport {
             referenceId,
           })
         : new MyrGatewayError('The call stopped unexpectedly', { code: 'HTTP_ERROR', referenceId });
-    if (state.maybeProcessed && (spec.operation === 'withdraw' || spec.operation === 'withdraw.recover')) {
+    if (state.maybeProcessed && isAtMostOnce(spec.operation)) {
       return this.#outcomeUnknown(spec, error);
     }
     return error;

@@ -31,12 +31,12 @@ const IDENTIFIER = /^[A-Za-z0-9_]{1,128}$/;
  * Reached as `gateway.payments`.
  */
 export class Payments {
-  readonly #transport: Pick<Transport, 'call' | 'settle'>;
+  readonly #transport: Pick<Transport, 'call' | 'outcomeOf'>;
   readonly #allowInsecureLoopback: boolean;
   readonly #timing: PaymentsTiming;
 
   /** @internal */
-  constructor(transport: Pick<Transport, 'call' | 'settle'>, allowInsecureLoopback: boolean, timing: PaymentsTiming) {
+  constructor(transport: Pick<Transport, 'call' | 'outcomeOf'>, allowInsecureLoopback: boolean, timing: PaymentsTiming) {
     this.#transport = transport;
     this.#allowInsecureLoopback = allowInsecureLoopback;
     this.#timing = timing;
@@ -94,7 +94,7 @@ export class Payments {
     const validated = validateRequest(paymentCreateParamsSchema(rest), rest, 'payment create');
     // The schema already wrote `amount` as the JSON number to send; its type still admits the string it came as.
     const body = { ...validated, ...urls, amount: Number(validated.amount) };
-    const outcome = await this.#transport.settle(
+    const outcome = await this.#transport.outcomeOf(
       { method: 'POST', path: 'payment/request', body, authenticated: true, operation: 'payment.create', referenceId: body.reference_id },
       options,
     );

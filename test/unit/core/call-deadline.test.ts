@@ -1,13 +1,13 @@
 /**
- * src/core/call-limits.ts on its own: per-call option checks, the deadline on the real-time
+ * src/core/call-deadline.ts on its own: per-call option checks, the deadline on the real-time
  * clock (performance.now, driven here by a spy: no test waits).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CallLimits } from '../../../src/core/call-limits.js';
+import { CallDeadline } from '../../../src/core/call-deadline.js';
 
 afterEach(() => vi.restoreAllMocks());
 
-describe('CallLimits', () => {
+describe('CallDeadline', () => {
   function clock(start: number) {
     let now = start;
     vi.spyOn(performance, 'now').mockImplementation(() => now);
@@ -18,7 +18,7 @@ describe('CallLimits', () => {
 
   it('counts down on the real-time clock and expires at the deadline', () => {
     const advance = clock(1_000);
-    const limits = new CallLimits(undefined, 5_000);
+    const limits = new CallDeadline(undefined, 5_000);
     expect(limits.remaining()).toBe(5_000);
     expect(limits.expired).toBe(false);
     advance(4_999);
@@ -32,7 +32,7 @@ describe('CallLimits', () => {
   it("is stopped, but not expired, when the caller's signal aborts", () => {
     clock(0);
     const controller = new AbortController();
-    const limits = new CallLimits(controller.signal, 5_000);
+    const limits = new CallDeadline(controller.signal, 5_000);
     controller.abort();
     expect(limits.stopped).toBe(true);
     expect(limits.expired).toBe(false);
@@ -41,7 +41,7 @@ describe('CallLimits', () => {
 
   it('builds one signal on first use and reuses it', () => {
     clock(0);
-    const limits = new CallLimits(undefined, 5_000);
+    const limits = new CallDeadline(undefined, 5_000);
     expect(limits.signal).toBe(limits.signal);
     expect(limits.signal.aborted).toBe(false);
   });
