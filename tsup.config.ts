@@ -23,7 +23,7 @@ const external = ['msw', 'msw/node', 'express', 'fastify', 'hono', 'koa', 'iored
  * builds the bin with these same options.
  *
  * qrcode (the payment page's QR code) is bundled in, so it is a devDependency and a merchant's
- * install brings only zod; no other entry imports it (check-package.mjs checks both).
+ * install brings only ky and zod; no other entry imports it (check-package.mjs checks both).
  * Its `browser` entry is the one bundled: the same SVG renderer as its Node entry, without the
  * PNG and terminal renderers, whose CommonJS require('fs') and require('zlib') cannot run from
  * an ESM bundle (nor their pngjs).

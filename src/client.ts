@@ -4,7 +4,8 @@ import { ConfigurationError } from './core/errors/base.js';
 import { Observer } from './core/observe/observer.js';
 import { isTracer } from './core/observe/trace.js';
 import type { RateLimitInfo } from './core/pacing/rate-limit-headers.js';
-import { resolveRetryOptions, sleep as defaultSleep } from './core/retry.js';
+import { resolveRetryOptions } from './core/retry-options.js';
+import { wait as defaultSleep } from './core/wait.js';
 import { readToken } from './core/tokens/answer.js';
 import { defaultRateLimiter } from './core/pacing/memory-limiter.js';
 import { Pacer } from './core/pacing/pacer.js';
@@ -26,7 +27,7 @@ import { VERSION } from './version.js';
  * variables at run time, not at build time), connects once they are all there, and until then
  * fails with the {@link ConfigurationError} that names them, before anything is sent.
  */
-function deferredTransport(connect: () => Transport): Pick<Transport, 'call' | 'settle' | 'rateLimit'> {
+function deferredTransport(connect: () => Transport): Pick<Transport, 'call' | 'outcomeOf' | 'rateLimit'> {
   let transport: Transport | undefined;
   return {
     // async: a throw of `connect` (settings still missing) becomes the call's rejection.
@@ -34,9 +35,9 @@ function deferredTransport(connect: () => Transport): Pick<Transport, 'call' | '
       transport ??= connect();
       return transport.call(...args);
     },
-    async settle(...args) {
+    async outcomeOf(...args) {
       transport ??= connect();
-      return transport.settle(...args);
+      return transport.outcomeOf(...args);
     },
     get rateLimit() {
       return transport?.rateLimit;
@@ -81,7 +82,7 @@ export class MyrGateway {
   readonly payments: Payments;
   /** Withdrawals (payouts). */
   readonly withdrawals: Withdrawals;
-  readonly #transport: Pick<Transport, 'call' | 'settle' | 'rateLimit'>;
+  readonly #transport: Pick<Transport, 'call' | 'outcomeOf' | 'rateLimit'>;
   #settings: RequiredSettings;
 
   constructor(options: MyrGatewayOptions = {}) {
@@ -122,7 +123,7 @@ export class MyrGateway {
         sleep,
         redact: redactSecret(apiKey),
         observer,
-        pacer: limiter === false ? undefined : new Pacer(limiter, () => sha256Hex(['myr-gateway pacing v1', baseUrl, merchantId]), now, warn),
+        pacer: limiter === false ? undefined : new Pacer(limiter, () => sha256Hex(['myr-gateway pacing v1', baseUrl, merchantId]), warn),
       });
       let key: Promise<string> | undefined;
       const tokens = new TokenManager({

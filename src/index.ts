@@ -52,7 +52,7 @@ export {
   type RateLimitObservation,
 } from './core/pacing/limiter.js';
 export { MemoryRateLimiter } from './core/pacing/memory-limiter.js';
-export type { RetryOptions } from './core/retry.js';
+export type { RetryOptions } from './core/retry-options.js';
 export type { RequestOptions } from './core/transport.js';
 export type { Payments } from './resources/payments.js';
 export type { WaitForCompletionOptions } from './resources/wait.js';

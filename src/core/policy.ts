@@ -20,13 +20,14 @@
  *
  * @module
  */
-import type { ResolvedRetryOptions } from './retry.js';
+import type { ConnectionStage } from './errors/connection.js';
+import type { ResolvedRetryOptions } from './retry-options.js';
 
 /** What is being called. */
 export type Operation = 'token' | 'status' | 'payment.create' | 'withdraw' | 'withdraw.recover';
 
-/** How one attempt failed. */
-export type Outcome =
+/** How one attempt failed: what the policy decides on. */
+export type AttemptFailure =
   | {
       kind: 'http';
       status: number;
@@ -35,8 +36,8 @@ export type Outcome =
       /** Milliseconds until `X-RateLimit-Reset`: the wait of a 429 that carries no `Retry-After`. */
       resetInMs?: number | undefined;
     }
-  /** `sent: false` when the system error proves nothing left this machine (ECONNREFUSED, DNS). */
-  | { kind: 'network'; sent: boolean }
+  /** How far the request got: no connection, TLS refused the server, or it may have been sent. */
+  | { kind: 'network'; stage: ConnectionStage }
   | { kind: 'timeout' };
 
 /** Everything the decision depends on. */
@@ -44,7 +45,7 @@ export interface PolicyInput {
   operation: Operation;
   /** Attempts made so far, this one included (1 for the first). */
   attempt: number;
-  outcome: Outcome;
+  outcome: AttemptFailure;
   maxRetries: number;
   retry: ResolvedRetryOptions;
   /** A value in [0, 1) for the jitter. */
@@ -62,17 +63,38 @@ export type Decision =
   | { action: 'stop'; maybeProcessed: boolean }
   | { action: 'outcome-unknown' };
 
+/**
+ * Whether `operation` moves money at most once: a withdrawal (or its recovery) that may have been
+ * processed is never sent again; it ends OUTCOME_UNKNOWN.
+ */
+export function isAtMostOnce(operation: Operation): boolean {
+  return operation === 'withdraw' || operation === 'withdraw.recover';
+}
+
+/** Whether the service refused the bearer token itself (a fresh token may be fetched once). */
+export function isTokenRefusal(code: string): boolean {
+  return code === 'TOKEN_EXPIRED' || code === 'UNAUTHORIZED';
+}
+
 /** Whether an attempt that ended this way may have been processed by the service. */
-export function mayHaveBeenProcessed(outcome: Outcome): boolean {
+export function mayHaveBeenProcessed(outcome: AttemptFailure): boolean {
   if (outcome.kind === 'timeout') return true;
-  if (outcome.kind === 'network') return outcome.sent;
+  if (outcome.kind === 'network') return outcome.stage === 'exchange';
   // Only the spec's own pair proves nothing was processed: a 502/504 that carries this code is
   // an upstream's answer of unknown meaning, and a withdrawal must not be sent again after it.
   return outcome.status >= 500 && !(outcome.status === 503 && outcome.code === 'NO_GATEWAY_AVAILABLE');
 }
 
-function retryable(outcome: Outcome): boolean {
-  return outcome.kind !== 'http' || outcome.status === 429 || outcome.status >= 500;
+/**
+ * Whether a failure of this kind may succeed when sent again: what `error.retryable` says, and
+ * what {@link decide} retries. A 401 TOKEN_EXPIRED is retryable (with a fresh token). A TLS
+ * handshake that failed is not: the scheme, host or certificate is wrong, the service cannot
+ * recover from that.
+ */
+export function isRetryable(outcome: AttemptFailure): boolean {
+  if (outcome.kind === 'network') return outcome.stage !== 'handshake';
+  if (outcome.kind === 'timeout') return true;
+  return outcome.status === 429 || outcome.status >= 500 || outcome.code === 'TOKEN_EXPIRED';
 }
 
 /** Backoff for retry `n` (1-based), or at least `Retry-After`, plus jitter; undefined = stop. */
@@ -87,7 +109,7 @@ export function retryDelay(n: number, retryAfterMs: number | undefined, retry: R
 }
 
 /** The wait the service asked for: `Retry-After`, else for a 429 its `X-RateLimit-Reset`. */
-function serverWait(outcome: Outcome): number | undefined {
+function serverWait(outcome: AttemptFailure): number | undefined {
   if (outcome.kind !== 'http') return undefined;
   if (outcome.retryAfterMs !== undefined || outcome.status !== 429 || outcome.resetInMs === undefined) return outcome.retryAfterMs;
   return Math.max(0, outcome.resetInMs);
@@ -97,14 +119,12 @@ function serverWait(outcome: Outcome): number | undefined {
 export function decide(input: PolicyInput): Decision {
   const { operation, outcome } = input;
   const maybeProcessed = mayHaveBeenProcessed(outcome);
-  const atMostOnce = operation === 'withdraw' || operation === 'withdraw.recover';
-
-  if (atMostOnce && maybeProcessed) return { action: 'outcome-unknown' };
+  if (isAtMostOnce(operation) && maybeProcessed) return { action: 'outcome-unknown' };
   if (outcome.kind === 'http' && outcome.status === 401) {
-    const renewable = operation !== 'token' && (outcome.code === 'TOKEN_EXPIRED' || outcome.code === 'UNAUTHORIZED');
+    const renewable = operation !== 'token' && isTokenRefusal(outcome.code);
     return renewable && !input.tokenRenewed ? { action: 'renew-token' } : { action: 'stop', maybeProcessed };
   }
-  if (!retryable(outcome) || input.attempt > input.maxRetries) return { action: 'stop', maybeProcessed };
+  if (!isRetryable(outcome) || input.attempt > input.maxRetries) return { action: 'stop', maybeProcessed };
   const delayMs = retryDelay(input.attempt, serverWait(outcome), input.retry, input.random);
   if (delayMs === undefined || delayMs >= input.remainingMs) return { action: 'stop', maybeProcessed };
   return { action: 'retry', delayMs, maybeProcessed };
@@ -112,7 +132,7 @@ export function decide(input: PolicyInput): Decision {
 
 /** What a merchant should do about a money-moving request whose outcome is unknown. */
 export function outcomeUnknownAdvice(operation: Operation, referenceId: string): string {
-  if (operation === 'withdraw' || operation === 'withdraw.recover') {
+  if (isAtMostOnce(operation)) {
     return (
       `Wait for the withdrawal callback for reference_id ${referenceId}, or call withdrawals.recover with the same params ` +
       '(it cannot create a second payout). Do not send a new withdrawal until one of them has answered.'

@@ -127,7 +127,7 @@ export class Payments {
   async #create(params: PaymentCreateParams, options: RequestOptions | undefined): Promise<WithResponse<PaymentCreated>> {
     const startedAt = this.#timing.now();
     const body = this.#validate(params);
-    const outcome = await this.#transport.settle(
+    const outcome = await this.#transport.outcomeOf(
       { method: 'POST', path: 'payment/request', body, authenticated: true, operation: 'payment.create', referenceId: body.reference_id },
       options,
     );

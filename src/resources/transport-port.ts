@@ -13,5 +13,5 @@ export interface ResourceTransport {
   /** Runs a call to completion; resolves with the parsed 2xx body, throws a MyrGatewayError. */
   call(spec: CallSpec, options?: RequestOptions): Promise<CallAnswer>;
   /** Like `call`, but a failure is returned with what a follow-up needs. */
-  settle(spec: CallSpec, options?: RequestOptions): Promise<CallOutcome>;
+  outcomeOf(spec: CallSpec, options?: RequestOptions): Promise<CallOutcome>;
 }

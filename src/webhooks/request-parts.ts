@@ -111,7 +111,17 @@ export function readSignedParts(request: WebhookRequest): SignedParts {
   if (typeof amount !== 'number' || !Number.isFinite(amount)) {
     throw fail('malformed', 'amount is missing or is not a finite number');
   }
-  const fields: SignedCallbackFields = { webhook_id, payment_id, reference_id, amount, currency, status, timestamp, completed_at };
+  // -0 and 0, and "" and null for completed_at, sign identically: one form of each is signed and handed out.
+  const fields: SignedCallbackFields = {
+    webhook_id,
+    payment_id,
+    reference_id,
+    amount: amount === 0 ? 0 : amount,
+    currency,
+    status,
+    timestamp,
+    completed_at: completed_at === '' ? null : completed_at,
+  };
   let message: string;
   try {
     message = buildSignedString(fields);
@@ -122,17 +132,7 @@ export function readSignedParts(request: WebhookRequest): SignedParts {
   return {
     body,
     headers,
-    // -0 and 0, and "" and null for completed_at, sign identically: hand out one form of each.
-    fields: {
-      webhook_id,
-      payment_id,
-      reference_id,
-      amount: amount === 0 ? 0 : amount,
-      currency,
-      status,
-      timestamp,
-      completed_at: completed_at === '' ? null : completed_at,
-    },
+    fields,
     message,
     signature,
     signatureBytes,

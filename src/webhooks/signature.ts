@@ -108,24 +108,23 @@ function isWellFormed(text: string): boolean {
  * ```
  */
 export function buildSignedString(fields: SignedCallbackFields): string {
-  const parts = [
-    fields.webhook_id,
-    fields.payment_id,
-    fields.reference_id,
-    String(fields.amount),
-    fields.currency,
-    fields.status,
-    fields.timestamp,
-    fields.completed_at ?? '',
-  ];
-  // The verifier builds its string here too, so what one refuses the other refuses.
-  for (let i = 0; i < parts.length; i++) {
-    // i < parts.length, and SIGNED_FIELDS names the parts in the same order (one name per part).
-    const part = parts[i] as string;
-    if (part.includes('|')) throw new SignedStringError(SIGNED_FIELDS[i] as string, 'separator'); // see above
-    if (!isWellFormed(part)) throw new SignedStringError(SIGNED_FIELDS[i] as string, 'unicode'); // see above
+  let message = '';
+  let clean = true;
+  for (const name of SIGNED_FIELDS) {
+    const part = String(fields[name] ?? '');
+    clean &&= !part.includes('|');
+    message += name === 'webhook_id' ? part : `|${part}`;
   }
-  return parts.join('|');
+  // Every callback passes here: one Unicode scan of the whole string (a "|" between fields pairs
+  // no surrogates). Only a refusal looks for the first field at fault, to name it. The verifier
+  // builds its string here too, so what one refuses the other refuses.
+  if (clean && isWellFormed(message)) return message;
+  for (const name of SIGNED_FIELDS) {
+    const part = String(fields[name] ?? '');
+    if (part.includes('|')) throw new SignedStringError(name, 'separator');
+    if (!isWellFormed(part)) throw new SignedStringError(name, 'unicode');
+  }
+  return message;
 }
 
 export { nodeCrypto };

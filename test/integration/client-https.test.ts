@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectionError, MemoryTokenStore, MyrGateway, OutcomeUnknownError } from '../../src/index.js';
+import { ConnectionError, MemoryTokenStore, MyrGateway, OutcomeUnknownError, RateLimitError } from '../../src/index.js';
 import { createMockGateway, type MockHttpServer } from '../../src/testing/index.js';
 import { caught, paymentParams, recordingSleep, withdrawalParams } from '../helpers/client.js';
 
@@ -85,6 +85,87 @@ describe('over real HTTPS', () => {
     } finally {
       await other.close();
       rmSync(otherDir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** A certificate made for this run and trusted by nobody. */
+function untrustedCertificate(): { key: string; cert: string; remove: () => void } {
+  const otherDir = mkdtempSync(join(tmpdir(), 'myr-tls-'));
+  execFileSync('openssl', [
+    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
+    '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(otherDir, 'key.pem'), '-out', join(otherDir, 'cert.pem'),
+  ], { stdio: 'ignore' });
+  const pair = { key: readFileSync(join(otherDir, 'key.pem'), 'utf8'), cert: readFileSync(join(otherDir, 'cert.pem'), 'utf8') };
+  return { ...pair, remove: () => rmSync(otherDir, { recursive: true, force: true }) };
+}
+
+// A TLS handshake that fails proves the request never left: the service cannot "recover" from a
+// wrong scheme, host or certificate, so it is not retried, not counted against the 5 token
+// requests a minute, never an unknown outcome, and the message says what to check.
+describe('a secure connection that cannot be made', () => {
+  const SAYS_WHAT_TO_CHECK = /check the scheme, host and certificate/;
+
+  async function sixCallsFail(gateway: MyrGateway, delays: number[], count: () => number) {
+    for (let call = 0; call < 6; call++) {
+      const error = await caught(gateway.payments.create(paymentParams()));
+      expect(error).toBeInstanceOf(ConnectionError);
+      expect(error).not.toBeInstanceOf(RateLimitError);
+      expect(error.message).toMatch(SAYS_WHAT_TO_CHECK);
+      expect(error.retryable).toBe(false);
+    }
+    expect(delays).toEqual([]); // not one retry
+    expect(count()).toBe(0);
+  }
+
+  it('a certificate it does not trust: not retried, not counted against the token limit, says what to check', async () => {
+    const untrusted = createMockGateway();
+    const pair = untrustedCertificate();
+    const other = await untrusted.serve({ tls: { key: pair.key, cert: pair.cert } });
+    try {
+      const recorder = recordingSleep();
+      const gateway = new MyrGateway({ baseUrl: other.baseUrl, merchantId: untrusted.merchant.merchantId, apiKey: untrusted.merchant.apiKey, sleep: recorder.sleep, tokenStore: new MemoryTokenStore() });
+      await sixCallsFail(gateway, recorder.delays, () => untrusted.count());
+    } finally {
+      await other.close();
+      pair.remove();
+    }
+  });
+
+  it('https:// to a plain-HTTP port: not retried, not counted against the token limit, says what to check', async () => {
+    const plain = createMockGateway();
+    const served = await plain.serve();
+    try {
+      const recorder = recordingSleep();
+      const baseUrl = served.baseUrl.replace(/^http:/, 'https:');
+      const gateway = new MyrGateway({ baseUrl, merchantId: plain.merchant.merchantId, apiKey: plain.merchant.apiKey, sleep: recorder.sleep, tokenStore: new MemoryTokenStore() });
+      await sixCallsFail(gateway, recorder.delays, () => plain.count());
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('a withdrawal whose secure connection fails was not sent: a ConnectionError, not OUTCOME_UNKNOWN, and no second attempt', async () => {
+    const plain = createMockGateway();
+    const served = await plain.serve();
+    try {
+      const recorder = recordingSleep();
+      const baseUrl = served.baseUrl.replace(/^http:/, 'https:');
+      // The token comes from the mock over plain HTTP; the withdrawal goes to the same plain port over https://.
+      const fetch: typeof globalThis.fetch = (input, init) => {
+        const url = input instanceof Request ? input.url : input instanceof URL ? input.href : input;
+        return globalThis.fetch(url.endsWith('/auth/token') ? url.replace(/^https:/, 'http:') : url, init);
+      };
+      const gateway = new MyrGateway({ baseUrl, merchantId: plain.merchant.merchantId, apiKey: plain.merchant.apiKey, sleep: recorder.sleep, tokenStore: new MemoryTokenStore(), fetch });
+      const error = await caught(gateway.withdrawals.create(withdrawalParams()));
+      expect(error).toBeInstanceOf(ConnectionError);
+      expect(error).not.toBeInstanceOf(OutcomeUnknownError);
+      expect(error.message).toMatch(SAYS_WHAT_TO_CHECK);
+      expect(plain.count('auth')).toBe(1);
+      expect(plain.count('withdraw')).toBe(0);
+      expect(recorder.delays).toEqual([]);
+    } finally {
+      await served.close();
     }
   });
 });

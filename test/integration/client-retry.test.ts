@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AbortError, RateLimitError, ServiceUnavailableError, TimeoutError } from '../../src/index.js';
-import { sleep as realSleep } from '../../src/core/retry.js';
+import { wait as realSleep } from '../../src/core/wait.js';
 import { createMockGateway } from '../../src/testing/index.js';
 import { caught, clientFor, paymentParams } from '../helpers/client.js';
 import { captureConsoleWarn, MANY_CLIENTS_WARNING } from '../helpers/warnings.js';

@@ -78,6 +78,17 @@ describe('npx myr-gateway doctor', () => {
     expect(out).not.toContain(apiKey);
   });
 
+  it('over https:// to a plain-HTTP port fails at the token check saying to check the scheme, host and certificate', async () => {
+    const mock = createMockGateway();
+    const served = await mock.serve();
+    open.push(served);
+    const target = { baseUrl: served.baseUrl.replace(/^http:/, 'https:'), merchant: mock.merchant };
+    const { code, lines } = await doctor(envFor(target));
+    expect(code).toBe(1);
+    expect(line(lines, 'token')).toMatch(/^FAIL {2}token .*check the scheme, host and certificate/);
+    expect(mock.count()).toBe(0);
+  });
+
   it('without the environment fails naming the configuration check and the missing variables', async () => {
     const { code, lines } = await doctor({ MYR_GATEWAY_BASE_URL: 'https://api.gateway.example/api/v1' });
     expect(code).toBe(1);

@@ -1,6 +1,7 @@
 // Bundle-size budgets, measured the way a merchant's bundler meets the package: each entry's
 // named imports bundled with their dependencies by esbuild, minified, then gzipped.
 // Used by check-package.mjs (CI fails over budget) and by `npm run bench` (prints the figures).
+import { builtinModules } from 'node:module';
 import { TextDecoder } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
@@ -10,13 +11,12 @@ export const BUDGETS = [
   {
     name: "myr-gateway (MyrGateway)",
     source: "import { MyrGateway } from 'myr-gateway'; globalThis.keep = MyrGateway;",
-    // Issue 9's target is 20 kB. The zod/mini core (5.6 kB with the schema kinds the client
-    // uses) leaves about 14 kB for the client, which does not fit what the issues put in it
-    // (shared and sealed tokens, pacing with slow start, observability, reconciliation, and
-    // error messages that say what to fix): 24.3 kB in all, sent with fetch (ky, 8.9 kB, went:
-    // docs/benchmarks.md). CI holds the line at a ceiling and prints the distance to the target.
-    maxGzipBytes: 20 * 1024,
-    ceilingGzipBytes: 30 * 1024,
+    // ky (8.9 kB) is the client's engine again (issue 21): the ceiling makes room for it, and the
+    // code it replaced went, so the goal is under 33 kB. The zod/mini core is 5.6 kB with the
+    // schema kinds the client uses. CI holds the line at the ceiling and prints the distance to
+    // the goal; see docs/benchmarks.md.
+    maxGzipBytes: 33 * 1024,
+    ceilingGzipBytes: 35 * 1024,
     forbidden: [],
   },
   {
@@ -27,12 +27,21 @@ export const BUDGETS = [
     // The verifier must not drag in the client: no schema library, no HTTP client, no endpoints.
     forbidden: ['node_modules/zod/', 'node_modules/ky/', 'auth/token', 'payment/request'],
   },
+  {
+    name: 'myr-gateway/redis (RedisTokenStore, RedisRateLimiter, RedisWebhookStore)',
+    source:
+      "import { RedisTokenStore, RedisRateLimiter, RedisWebhookStore } from 'myr-gateway/redis'; globalThis.keep = [RedisTokenStore, RedisRateLimiter, RedisWebhookStore];",
+    // The stores drive the merchant's Redis client: no HTTP client, no schema library (10.0 kB
+    // when ky came back).
+    maxGzipBytes: 11 * 1024,
+    forbidden: ['node_modules/zod/', 'node_modules/ky/'],
+  },
 ];
 
-/** The floor the root budget is judged against: zod/mini alone, the one runtime dependency. */
+/** The floor the root budget is judged against: ky and zod/mini alone, the runtime dependencies. */
 export const BASELINE = {
-  name: 'zod/mini (baseline)',
-  source: "import * as z from 'zod/mini'; globalThis.keep = [z.object({ a: z.string() })];",
+  name: 'ky + zod/mini (baseline)',
+  source: "import ky from 'ky'; import * as z from 'zod/mini'; globalThis.keep = [ky, z.object({ a: z.string() })];",
 };
 
 /**
@@ -49,7 +58,8 @@ export async function measure(source, resolveDir) {
     platform: 'neutral',
     mainFields: ['module', 'main'],
     conditions: ['import'],
-    external: ['node:*'],
+    // Node's builtins stay imports, under either spelling (the Redis entry imports 'crypto').
+    external: ['node:*', ...builtinModules],
     metafile: true,
     // Resolve the installed package, never the repo's tsconfig paths to src/.
     tsconfigRaw: {},

@@ -1,5 +1,5 @@
 // Checks the package the way a merchant meets it: packed, checked by publint and
-// @arethetypeswrong/cli, installed alone with `npm install --omit=dev` (exactly myr-gateway
+// @arethetypeswrong/cli, installed alone with `npm install --omit=dev` (exactly myr-gateway, ky
 // and zod arrive, and `npx myr-gateway sandbox` serves a QR payment page), then installed into
 // an empty project and used from every kind of consumer project: ESM, CJS, both in one process
 // (one copy of every class), TypeScript under each module resolution, an esbuild bundle, and a
@@ -22,8 +22,8 @@ const write = (file, text) => {
   writeFileSync(file, text);
 };
 const step = (name) => console.log(`-- ${name}`);
-/** The packages a merchant's production install brings: myr-gateway and zod, nothing else. */
-const RUNTIME_PACKAGES = ['myr-gateway', 'zod'];
+/** The packages a merchant's production install brings: myr-gateway, ky and zod, nothing else. */
+const RUNTIME_PACKAGES = ['ky', 'myr-gateway', 'zod'];
 
 
 const work = mkdtempSync(join(tmpdir(), 'myr-gateway-pack-'));

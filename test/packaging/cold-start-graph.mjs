@@ -8,7 +8,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 /**
  * Per entry: the most files of the package it may load (itself included), and the packages it may
  * import. The webhooks entry runs on edge runtimes with nothing installed but the SDK: no package
- * at all. The Redis and SQL entries do not load zod (it validates with plain code). Node builtins are
+ * at all. The Redis and SQL entries load neither ky nor zod (they validate with plain code). Node builtins are
  * named as imported.
  */
 export const COLD_START_GRAPHS = {
@@ -17,7 +17,7 @@ export const COLD_START_GRAPHS = {
   // The SQL ledger imports no database client (the merchant's is passed in) and loads
   // node:sqlite only when fromSqlite is called.
   'sql/index.js': { maxFiles: 2, packages: ['crypto'] },
-  'index.js': { maxFiles: 4, packages: ['zod/mini'] },
+  'index.js': { maxFiles: 4, packages: ['ky', 'zod/mini'] },
   'testing/index.js': { maxFiles: 4, packages: ['http', 'https', 'msw', 'msw/node', 'zod/mini'] },
 };
 

@@ -1,13 +1,12 @@
 /**
- * The one place where a non-2xx response or a transport failure becomes a
- * {@link MyrGatewayError}. Resources never build errors from responses themselves.
+ * The one place where a non-2xx response becomes a {@link MyrGatewayError} (a failed connection:
+ * `connection.ts`). Resources never build errors from responses themselves.
  *
  * @module
  */
 import {
   ApiError,
   AuthenticationError,
-  ConnectionError,
   DuplicateReferenceError,
   NotFoundError,
   PermissionDeniedError,
@@ -15,6 +14,7 @@ import {
   ServiceUnavailableError,
 } from './service.js';
 import { ConfigurationError, InvalidRequestError, type MyrGatewayError, type MyrGatewayErrorInit } from './base.js';
+import { isRetryable } from '../policy.js';
 
 /** What the transport knows about a failed response. */
 export interface FailedResponse {
@@ -70,12 +70,6 @@ function defaultCode(status: number): string {
   return 'HTTP_ERROR';
 }
 
-/** Codes the spec's retry table marks retryable, plus every 429 and 5xx. */
-function isRetryable(status: number, code: string): boolean {
-  if (code === 'TOKEN_EXPIRED') return true;
-  return status === 429 || status >= 500;
-}
-
 /**
  * A 404 that only a wrong `baseUrl` explains: one from `/auth/token` (which always exists), or
  * one without the service's error envelope (a web server or proxy answered, not the service).
@@ -117,7 +111,7 @@ export function errorFromResponse(response: FailedResponse, redact: (text: strin
   const init: MyrGatewayErrorInit = {
     code,
     status: response.status,
-    retryable: isRetryable(response.status, code),
+    retryable: isRetryable({ kind: 'http', status: response.status, code }),
     correlationId: parsed.correlationId ?? correlationIdFrom(response.headers),
     retryAfter,
   };
@@ -130,28 +124,4 @@ export function errorFromResponse(response: FailedResponse, redact: (text: strin
   if (status === 409 || code === 'DUPLICATE_REFERENCE') return new DuplicateReferenceError(message, init);
   if (status === 400 || status === 422) return new InvalidRequestError(message, init);
   return new ApiError(message, init);
-}
-
-/** Failure of the connection itself; `cause` keeps only the system error code. */
-export function connectionError(systemCode: string | undefined, processed: 'not_sent' | 'maybe'): ConnectionError {
-  const what =
-    processed === 'not_sent'
-      ? 'the connection to the service could not be made; nothing was sent'
-      : 'the connection failed after the request may have been sent';
-  return new ConnectionError(`Network error: ${what}${systemCode ? ` (${systemCode})` : ''}`, {
-    code: 'NETWORK_ERROR',
-    retryable: true,
-    cause: systemCode === undefined ? undefined : { code: systemCode },
-  });
-}
-
-/** Walks a cause chain for the first system error code (ECONNREFUSED, UND_ERR_SOCKET, …). */
-export function systemCodeOf(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 6 && current !== null && typeof current === 'object'; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
 }

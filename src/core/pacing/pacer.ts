@@ -7,27 +7,27 @@
  */
 import { bucketOf, handClientWarn, type RateLimiter, type RateLimitObservation } from './limiter.js';
 import type { Operation } from '../policy.js';
-import { readRateLimit } from './rate-limit-headers.js';
-import { parseRetryAfter } from '../retry.js';
+import type { AnswerTiming } from './rate-limit-headers.js';
 
-/** Reports the end of one attempt to the limiter: the answer's headers, or none. */
-export type PaceReport = (response: Response | undefined) => void;
+/** An answer as the pacer learns from it: its status and its timing headers (read once, by the attempt). */
+export interface PacedAnswer {
+  status: number;
+  timing: AnswerTiming;
+}
+
+/** Reports the end of one attempt to the limiter: the answer, or none. */
+export type PaceReport = (answer: PacedAnswer | undefined) => void;
 
 /** What the transport calls: one acquire before each attempt, one report after it. */
 export class Pacer {
   readonly #limiter: RateLimiter;
   readonly #keyOf: () => Promise<string>;
-  readonly #now: () => number;
   #key: string | undefined;
 
-  /**
-   * `now`: the client's clock, the one the service's `X-RateLimit-Reset` is compared with.
-   * `warn`: the client's warnings, handed to a limiter that has no logger of its own.
-   */
-  constructor(limiter: RateLimiter, key: () => Promise<string>, now: () => number, warn?: (message: string) => void) {
+  /** `warn`: the client's warnings, handed to a limiter that has no logger of its own. */
+  constructor(limiter: RateLimiter, key: () => Promise<string>, warn?: (message: string) => void) {
     this.#limiter = limiter;
     this.#keyOf = key;
-    this.#now = now;
     if (warn) handClientWarn(limiter, warn);
   }
 
@@ -41,17 +41,16 @@ export class Pacer {
     const bucket = bucketOf(operation);
     const slot = (await this.#limiter.acquire(key, bucket, { signal, maxWaitMs })) ?? undefined;
     const started = performance.now();
-    return (response) => {
+    return (answer) => {
       const observation: RateLimitObservation = { elapsedMs: performance.now() - started };
-      if (response) {
-        const now = this.#now();
-        const info = readRateLimit(response.headers, now);
-        observation.status = response.status;
-        observation.limit = info?.limit;
-        observation.remaining = info?.remaining;
-        observation.resetInMs = info?.reset === undefined ? undefined : info.reset * 1000 - now;
-        observation.resetAt = info?.reset === undefined ? undefined : info.reset * 1000;
-        observation.retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now);
+      if (answer) {
+        const { rateLimit, retryAfterMs, resetInMs } = answer.timing;
+        observation.status = answer.status;
+        observation.limit = rateLimit?.limit;
+        observation.remaining = rateLimit?.remaining;
+        observation.resetInMs = resetInMs;
+        observation.resetAt = rateLimit?.reset === undefined ? undefined : rateLimit.reset * 1000;
+        observation.retryAfterMs = retryAfterMs;
       }
       try {
         this.#limiter.observe(key, bucket, observation, slot);

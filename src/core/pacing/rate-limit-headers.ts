@@ -1,8 +1,11 @@
 /**
- * The service's rate-limit headers, as last seen by a client.
+ * What an answer's headers say about waiting: `X-RateLimit-*` and `Retry-After`, read once per
+ * answer ({@link readAnswerTiming}) and handed as such to the policy, the pacer, the token
+ * limiter and the error.
  *
  * @module
  */
+import { DECIMAL_STRING } from '../../schemas/amount.js';
 
 /** Values of the `X-RateLimit-*` headers of the last response that carried them. */
 export interface RateLimitInfo {
@@ -31,4 +34,40 @@ export function readRateLimit(headers: Headers, now: number): RateLimitInfo | un
   const reset = intHeader(headers, 'x-ratelimit-reset');
   if (limit === undefined && remaining === undefined && reset === undefined) return undefined;
   return { limit, remaining, reset, observedAt: now };
+}
+
+/**
+ * Parses a `Retry-After` value (delay seconds or an HTTP date) into milliseconds from `now`.
+ * Returns undefined when absent or unparseable. A date in the past is a wait of 0.
+ */
+export function parseRetryAfter(value: string | null | undefined, now: number): number | undefined {
+  if (value === null || value === undefined) return undefined;
+  const trimmed = value.trim();
+  if (trimmed === '') return undefined;
+  if (DECIMAL_STRING.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  // Every HTTP-date form begins with the day name; Date.parse alone would take "-5" as a year.
+  if (!/^[A-Za-z]{3}/.test(trimmed)) return undefined;
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}
+
+/** What one answer's headers say about waiting, in milliseconds from when it was read. */
+export interface AnswerTiming {
+  /** Its `X-RateLimit-*` values, when it carried any. */
+  rateLimit: RateLimitInfo | undefined;
+  /** Its `Retry-After`, exact (never rounded to whole seconds). */
+  retryAfterMs: number | undefined;
+  /** Until its `X-RateLimit-Reset` (negative once passed). */
+  resetInMs: number | undefined;
+}
+
+/** Reads an answer's timing headers, once, against the client's clock `now`. */
+export function readAnswerTiming(headers: Headers, now: number): AnswerTiming {
+  const rateLimit = readRateLimit(headers, now);
+  return {
+    rateLimit,
+    retryAfterMs: parseRetryAfter(headers.get('retry-after'), now),
+    resetInMs: rateLimit?.reset === undefined ? undefined : rateLimit.reset * 1000 - now,
+  };
 }

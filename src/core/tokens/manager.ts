@@ -9,7 +9,7 @@
  * @module
  */
 import { MyrGatewayError } from '../errors/base.js';
-import { describeStoreFailure, watched } from '../abortable.js';
+import { describeStoreFailure, watched } from '../store-budget.js';
 import type { WarnSink } from '../observe/log.js';
 import type { TokenSeal } from './seal.js';
 import { type SharedTokens, sharedTokens, type TokenAttemptReport } from './shared.js';
@@ -110,7 +110,7 @@ export class TokenManager {
   async renew(staleToken: string, signal?: AbortSignal): Promise<string> {
     const shared = this.#shared ?? (await this.#resolve());
     const budget = this.#budgets.of(signal);
-    shared.refuse(staleToken);
+    this.#vault.refuse(shared, staleToken);
     const { token: cached, refusedInStore } = await this.#vault.lookup(shared, signal, budget);
     if (cached && cached.expiresAt > this.#options.now()) return cached.accessToken;
     // A store with `refresh` replaces the stale token itself, once for the fleet.
@@ -122,7 +122,7 @@ export class TokenManager {
   async forget(token: string): Promise<void> {
     const shared = this.#shared ?? (await this.#resolve());
     const budget = this.#budgets.of(undefined);
-    shared.refuse(token);
+    this.#vault.refuse(shared, token);
     // Only the store's copy of this very token is deleted, never a replacement another process wrote.
     if ((await this.#vault.lookup(shared, undefined, budget)).refusedInStore) await this.#vault.remove(shared, undefined, budget);
   }
@@ -159,8 +159,7 @@ export class TokenManager {
       (fetching ??= this.#options.fetchToken(signal, beforeAttempt).then(
         (answer) => {
           const fetched = countedFrom(answer, askedAt);
-          shared.lifetimeMs = fetched.issuedAt === undefined ? undefined : fetched.expiresAt - fetched.issuedAt;
-          shared.local = fetched;
+          this.#vault.keepFetched(shared, fetched);
           return fetched;
         },
         (error: unknown) => {
@@ -171,7 +170,7 @@ export class TokenManager {
     if (store.refresh && budget().usable) {
       try {
         const token = await this.#refreshThroughStore(shared, signal, staleToken, budget, fetchLocal);
-        shared.local = token;
+        this.#vault.keep(shared, token);
         return token;
       } catch (error) {
         if (signal.aborted) throw signal.reason;

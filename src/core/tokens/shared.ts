@@ -76,18 +76,53 @@ interface Flight {
   waiters: number;
 }
 
-/** The state every client on one store and key in this process shares. */
+/**
+ * The state every client on one store and key in this process shares. Its token state has one
+ * writer, the {@link TokenVault} (vault.ts): the manager reads it and asks the vault to change it.
+ */
 export class SharedTokens {
   readonly limiter = new TokenLimiter();
-  /** The last token this process fetched or read: used when the store fails. */
-  local: StoredToken | undefined;
-  /** Lifetime of the last token this process fetched, for the refresh margin. */
-  lifetimeMs: number | undefined;
-  /** The last tokens the service refused (TOKEN_EXPIRED/UNAUTHORIZED): never taken from the store again. */
-  readonly refused: string[] = [];
-  /** The last token sealed for or opened from the store, in both forms (opening it again costs nothing). */
-  opened: { stored: StoredToken; token: StoredToken } | undefined;
+  #local: StoredToken | undefined;
+  #lifetimeMs: number | undefined;
+  readonly #refused: string[] = [];
+  #opened: { stored: StoredToken; token: StoredToken } | undefined;
   #flight: Flight | undefined;
+
+  /** The last token this process fetched or read: used when the store fails. */
+  get local(): StoredToken | undefined {
+    return this.#local;
+  }
+
+  /** Lifetime of the last token this process fetched, for the refresh margin. */
+  get lifetimeMs(): number | undefined {
+    return this.#lifetimeMs;
+  }
+
+  /** The last tokens the service refused (TOKEN_EXPIRED/UNAUTHORIZED): never taken from the store again. */
+  get refused(): readonly string[] {
+    return this.#refused;
+  }
+
+  /** The last token sealed for or opened from the store, in both forms (opening it again costs nothing). */
+  get opened(): { readonly stored: StoredToken; readonly token: StoredToken } | undefined {
+    return this.#opened;
+  }
+
+  /** Holds `token` as the process's own (read from the store, or replacing a refused one). */
+  hold(token: StoredToken): void {
+    this.#local = token;
+  }
+
+  /** Holds a token this process fetched, and its lifetime for the refresh margin. */
+  holdFetched(token: StoredToken): void {
+    this.#lifetimeMs = token.issuedAt === undefined ? undefined : token.expiresAt - token.issuedAt;
+    this.#local = token;
+  }
+
+  /** Remembers the last token sealed for or opened from the store, in both forms. */
+  rememberOpened(stored: StoredToken, token: StoredToken): void {
+    this.#opened = { stored, token };
+  }
   readonly #warned = new Set<string>();
 
   /**
@@ -128,10 +163,10 @@ export class SharedTokens {
 
   /** Notes that the service refused `accessToken`, and drops it from the process. */
   refuse(accessToken: string): void {
-    if (this.local?.accessToken === accessToken) this.local = undefined;
-    if (this.refused.includes(accessToken)) return;
-    this.refused.push(accessToken);
-    if (this.refused.length > 4) this.refused.shift();
+    if (this.#local?.accessToken === accessToken) this.#local = undefined;
+    if (this.#refused.includes(accessToken)) return;
+    this.#refused.push(accessToken);
+    if (this.#refused.length > 4) this.#refused.shift();
   }
 
   /** One warning per kind for this merchant and store, to the client's logger (console.warn by default); never carries a secret. */

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { describeStoreFailure, StoreBudget } from '../abortable.js';
+import { describeStoreFailure, StoreBudget } from '../store-budget.js';
 import type { WarnSink } from '../observe/log.js';
 import type { TokenSeal } from './seal.js';
 import type { SharedTokens } from './shared.js';
@@ -94,8 +94,23 @@ export class TokenVault {
     const token = await this.open(shared, got);
     if (!token) return { token: shared.local, refusedInStore: false };
     if (shared.refused.includes(token.accessToken)) return { token: shared.local, refusedInStore: true };
-    shared.local = token;
+    shared.hold(token);
     return { token, refusedInStore: false };
+  }
+
+  /** Holds a token this process fetched (the shared state's one writer is this vault). */
+  keepFetched(shared: SharedTokens, token: StoredToken): void {
+    shared.holdFetched(token);
+  }
+
+  /** Holds a token the store's refresh handed back. */
+  keep(shared: SharedTokens, token: StoredToken): void {
+    shared.hold(token);
+  }
+
+  /** Notes that the service refused `accessToken`: it is dropped, and never served from the store again. */
+  refuse(shared: SharedTokens, accessToken: string): void {
+    shared.refuse(accessToken);
   }
 
   /** Seals `token` and stores it, within what is left of the call's budget. */
@@ -118,7 +133,7 @@ export class TokenVault {
   async seal(shared: SharedTokens, token: StoredToken): Promise<StoredToken> {
     const accessToken = await this.#seal.seal(token.accessToken, this.#key);
     const sealed: StoredToken = { accessToken, expiresAt: token.expiresAt, issuedAt: this.#now() };
-    shared.opened = { stored: sealed, token };
+    shared.rememberOpened(sealed, token);
     return sealed;
   }
 
@@ -143,7 +158,7 @@ export class TokenVault {
       if (!quiet) shared.warn('unsealed', 'the token store returned a token this client cannot open (not sealed with this api key, or altered); ignoring it.', this.#warn);
       return undefined;
     }
-    shared.opened = { stored, token };
+    shared.rememberOpened(stored, token);
     return token;
   }
 

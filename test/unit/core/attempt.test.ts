@@ -1,6 +1,6 @@
 /**
  * src/core/attempt.ts on its own: one HTTP exchange and what it means. `sendAttempt` is driven by
- * a scripted fake fetch (never the network) and fake timers; `judgeAttempt` by answers built as
+ * a scripted fake fetch (never the network); `judgeAttempt` by answers built as
  * the service, its rate limiter or a proxy would send them. What is asserted is what the
  * transport and the token limiter decide on: the kind of ending, whether the request may have
  * been seen, the typed error and the outcome handed to the retry policy, and that the secrets
@@ -8,7 +8,6 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type Attempt, attemptReport, type Endpoint, judgeAttempt, sendAttempt } from '../../../src/core/attempt.js';
-import { CallLimits } from '../../../src/core/call-limits.js';
 import { ConfigurationError, InvalidRequestError, type MyrGatewayError } from '../../../src/core/errors/base.js';
 import {
   ApiError,
@@ -22,11 +21,12 @@ import {
   TimeoutError,
 } from '../../../src/core/errors/service.js';
 import { redactSecret } from '../../../src/core/redact.js';
+import { readAnswerTiming } from '../../../src/core/pacing/rate-limit-headers.js';
 
 const NOW = Date.parse('2026-03-01T10:00:00.000Z');
 const API_KEY = 'sk_live_attempt_5f2c9e';
 const TOKEN = 'at_attempt.eyJzdWIiOiJNMSJ9.sig';
-const judge = { now: () => NOW, redact: redactSecret(API_KEY) };
+const judge = { redact: redactSecret(API_KEY) };
 
 /** What the fake fetch was handed. */
 interface Sent {
@@ -69,14 +69,18 @@ function fetchFailed(code?: string): TypeError {
   return new TypeError('fetch failed', code === undefined ? undefined : { cause: Object.assign(new Error(code), { code }) });
 }
 
-function endpoint(fetch: Endpoint['fetch'], base = 'https://pg.example.com/api/v1'): Endpoint {
-  return { base, userAgent: 'myr-gateway/test', fetch };
+function endpoint(fetch: Endpoint['fetch']): Endpoint {
+  return { userAgent: 'myr-gateway/test', fetch };
 }
+
+const URL_OF = (path: string) => `https://pg.example.com/api/v1/${path}`;
+const live = () => new AbortController().signal;
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 
-const answered = (response: Response, text: string): Attempt => ({ kind: 'response', response, text });
+/** An answered attempt, its timing headers read on the client's clock at NOW, as sendAttempt reads them. */
+const answered = (response: Response, text: string): Attempt => ({ kind: 'response', response, text, timing: readAnswerTiming(response.headers, NOW) });
 
 afterEach(() => {
   vi.useRealTimers();
@@ -85,10 +89,10 @@ afterEach(() => {
 });
 
 describe('sendAttempt', () => {
-  it('sends one POST below the base URL with the bearer token, JSON headers and the body as given', async () => {
+  it('sends one POST to the URL ky built with the bearer token, JSON headers and the body as given', async () => {
     const { sent, fetch } = scriptedFetch(() => json(201, { status: 'success' }));
     const body = JSON.stringify({ reference_id: 'ORDER1001', amount: 50 });
-    const attempt = await sendAttempt(endpoint(fetch), { method: 'POST', path: 'payment/request' }, body, TOKEN, 30_000, new CallLimits(undefined, 120_000));
+    const attempt = await sendAttempt(endpoint(fetch), { url: URL_OF('payment/request'), method: 'POST', body, token: TOKEN }, live(), () => NOW);
 
     expect(sent).toHaveLength(1);
     const [request] = sent;
@@ -105,7 +109,7 @@ describe('sendAttempt', () => {
 
   it('sends a GET without a token with neither an Authorization nor a Content-Type header, and no body', async () => {
     const { sent, fetch } = scriptedFetch(() => json(200, {}));
-    await sendAttempt(endpoint(fetch), { method: 'GET', path: 'payment/status/ORDER1001' }, undefined, undefined, 30_000, new CallLimits(undefined, 120_000));
+    await sendAttempt(endpoint(fetch), { url: URL_OF('payment/status/ORDER1001'), method: 'GET', body: undefined, token: undefined }, live(), () => NOW);
 
     expect(sent[0]?.method).toBe('GET');
     expect(sent[0]?.body).toBeNull();
@@ -115,7 +119,7 @@ describe('sendAttempt', () => {
 
   it('never follows a redirect: it would re-send the api key or the token to whatever host the Location names', async () => {
     const { sent, fetch } = scriptedFetch(() => new Response(null, { status: 302, headers: { location: 'http://evil.example/' } }));
-    const attempt = await sendAttempt(endpoint(fetch), { method: 'POST', path: 'auth/token' }, '{}', undefined, 30_000, new CallLimits(undefined, 120_000));
+    const attempt = await sendAttempt(endpoint(fetch), { url: URL_OF('auth/token'), method: 'POST', body: '{}', token: undefined }, live(), () => NOW);
 
     expect(sent[0]?.redirect).toBe('manual');
     expect(attempt.kind === 'response' && attempt.response.status).toBe(302);
@@ -125,25 +129,28 @@ describe('sendAttempt', () => {
     const target = endpoint(undefined);
     const { sent, fetch } = scriptedFetch(() => json(200, { late: true }));
     vi.stubGlobal('fetch', fetch);
-    const attempt = await sendAttempt(target, { method: 'GET', path: 'payment/status/A1' }, undefined, undefined, 30_000, new CallLimits(undefined, 120_000));
+    const attempt = await sendAttempt(target, { url: URL_OF('payment/status/A1'), method: 'GET', body: undefined, token: undefined }, live(), () => NOW);
 
     expect(sent).toHaveLength(1);
     expect(attempt).toMatchObject({ kind: 'response', text: '{"late":true}' });
   });
 
   it.each([
-    ['ECONNREFUSED', true],
-    ['ENOTFOUND', true],
-    ['ECONNRESET', false],
-    ['UND_ERR_SOCKET', false],
-    [undefined, false],
-  ])('reads a connection failure with system code %s as notSent=%s', async (code, notSent) => {
+    ['ECONNREFUSED', 'connect'],
+    ['ENOTFOUND', 'connect'],
+    ['DEPTH_ZERO_SELF_SIGNED_CERT', 'handshake'],
+    ['ERR_SSL_WRONG_VERSION_NUMBER', 'handshake'],
+    ['ECONNRESET', 'exchange'],
+    ['UND_ERR_SOCKET', 'exchange'],
+    [undefined, 'exchange'],
+  ])('reads a connection failure with system code %s as stage %s, keeping the raw error for ky', async (code, stage) => {
+    const thrown = fetchFailed(code);
     const { fetch } = scriptedFetch(() => {
-      throw fetchFailed(code);
+      throw thrown;
     });
-    const attempt = await sendAttempt(endpoint(fetch), { method: 'POST', path: 'payment/withdraw' }, '{}', TOKEN, 30_000, new CallLimits(undefined, 120_000));
+    const attempt = await sendAttempt(endpoint(fetch), { url: URL_OF('payment/withdraw'), method: 'POST', body: '{}', token: TOKEN }, live(), () => NOW);
 
-    expect(attempt).toEqual({ kind: 'network', systemCode: code, notSent });
+    expect(attempt).toEqual({ kind: 'network', systemCode: code, stage, raw: thrown });
   });
 
   it('reads a body cut off after the headers as a connection failure that may have been processed', async () => {
@@ -154,98 +161,43 @@ describe('sendAttempt', () => {
       },
     });
     const { fetch } = scriptedFetch(() => new Response(cut, { status: 200 }));
-    const attempt = await sendAttempt(endpoint(fetch), { method: 'POST', path: 'payment/request' }, '{}', TOKEN, 30_000, new CallLimits(undefined, 120_000));
+    const attempt = await sendAttempt(endpoint(fetch), { url: URL_OF('payment/request'), method: 'POST', body: '{}', token: TOKEN }, live(), () => NOW);
 
-    expect(attempt).toMatchObject({ kind: 'network', notSent: false });
+    expect(attempt).toMatchObject({ kind: 'network', stage: 'exchange' });
   });
 
-  it('abandons an attempt at its own timeout: the request is aborted and the attempt ends as a timeout', async () => {
-    vi.useFakeTimers();
-    const { sent, fetch } = scriptedFetch(hang);
-    const pending = sendAttempt(endpoint(fetch), { method: 'GET', path: 'payment/status/A1' }, undefined, TOKEN, 1000, new CallLimits(undefined, 120_000));
-    let settled = false;
-    void pending.finally(() => (settled = true));
-
-    await vi.advanceTimersByTimeAsync(999);
-    expect(settled).toBe(false);
-    expect(sent[0]?.signal.aborted).toBe(false);
-    await vi.advanceTimersByTimeAsync(1);
-    await expect(pending).resolves.toEqual({ kind: 'timeout' });
-    expect(sent[0]?.signal.aborted).toBe(true);
-    expect(vi.getTimerCount()).toBe(0);
-  });
-
-  it("cuts an attempt at what is left of the call's total timeout when that comes first", async () => {
-    vi.useFakeTimers();
-    const { sent, fetch } = scriptedFetch(hang);
-    const limits = new CallLimits(undefined, 500);
-    const pending = sendAttempt(endpoint(fetch), { method: 'GET', path: 'payment/status/A1' }, undefined, TOKEN, 30_000, limits);
-
-    await vi.advanceTimersByTimeAsync(500);
-    await expect(pending).resolves.toEqual({ kind: 'timeout' });
-    expect(sent[0]?.signal.aborted).toBe(true);
-    expect(limits.expired).toBe(true);
-  });
-
-  it("aborts the request with the caller's reason when the caller's signal aborts, and stops listening to it", async () => {
-    vi.useFakeTimers();
+  // Which limit cut it (ky's attempt timeout, the total timeout, the caller) is the transport's
+  // to tell: test/unit/core/transport.test.ts, 'timeouts and aborts'.
+  it('hands fetch the signal it was given, and ends as a timeout when that signal aborts', async () => {
     const controller = new AbortController();
-    const add = vi.spyOn(controller.signal, 'addEventListener');
-    const remove = vi.spyOn(controller.signal, 'removeEventListener');
     const { sent, fetch } = scriptedFetch(hang);
-    const pending = sendAttempt(endpoint(fetch), { method: 'GET', path: 'payment/status/A1' }, undefined, TOKEN, 30_000, new CallLimits(controller.signal, 120_000));
-    await vi.advanceTimersByTimeAsync(0);
+    const pending = sendAttempt(endpoint(fetch), { url: URL_OF('payment/status/A1'), method: 'GET', body: undefined, token: TOKEN }, controller.signal, () => NOW);
+    await Promise.resolve();
     const reason = new Error('the customer closed the page');
     controller.abort(reason);
 
     await expect(pending).resolves.toEqual({ kind: 'timeout' });
+    expect(sent[0]?.signal).toBe(controller.signal);
     expect(sent[0]?.signal.reason).toBe(reason);
-    expect(add).toHaveBeenCalledTimes(1);
-    expect(remove).toHaveBeenCalledWith('abort', add.mock.calls[0]?.[1]);
-    expect(vi.getTimerCount()).toBe(0);
-  });
-
-  it('hands fetch an already aborted signal when the caller aborted before the attempt', async () => {
-    const { sent, fetch } = scriptedFetch((request) => {
-      if (request.signal.aborted) throw request.signal.reason;
-      return json(200, {});
-    });
-    const attempt = await sendAttempt(
-      endpoint(fetch),
-      { method: 'GET', path: 'payment/status/A1' },
-      undefined,
-      TOKEN,
-      30_000,
-      new CallLimits(AbortSignal.abort(new Error('gone')), 120_000),
-    );
-
-    expect(sent[0]?.signal.aborted).toBe(true);
-    expect(attempt).toEqual({ kind: 'timeout' });
-  });
-
-  it('leaves no timer behind after an answer', async () => {
-    vi.useFakeTimers();
-    const { fetch } = scriptedFetch(() => json(200, {}));
-    await sendAttempt(endpoint(fetch), { method: 'GET', path: 'payment/status/A1' }, undefined, TOKEN, 30_000, new CallLimits(undefined, 120_000));
-    expect(vi.getTimerCount()).toBe(0);
   });
 });
 
 describe('attemptReport (what the token limiter counts)', () => {
   it.each<[string, Attempt, object]>([
     ['a timeout may have been seen', { kind: 'timeout' }, { sent: true }],
-    ['a refused connection was not', { kind: 'network', systemCode: 'ECONNREFUSED', notSent: true }, { sent: false }],
-    ['a reset connection may have been', { kind: 'network', systemCode: 'ECONNRESET', notSent: false }, { sent: true }],
+    ['a refused connection was not', { kind: 'network', systemCode: 'ECONNREFUSED', stage: 'connect' }, { sent: false }],
+    ['a refused TLS handshake was not', { kind: 'network', systemCode: 'ERR_SSL_WRONG_VERSION_NUMBER', stage: 'handshake' }, { sent: false }],
+    ['a reset connection may have been', { kind: 'network', systemCode: 'ECONNRESET', stage: 'exchange' }, { sent: true }],
     ['an answer was, with its status', answered(json(200, {}, { 'retry-after': '30' }), '{}'), { sent: true, status: 200, retryAfterMs: undefined }],
     ['a 429 carries its Retry-After in ms', answered(json(429, {}, { 'retry-after': '30' }), '{}'), { sent: true, status: 429, retryAfterMs: 30_000 }],
     ['a 429 without Retry-After has no wait', answered(json(429, {}), '{}'), { sent: true, status: 429, retryAfterMs: undefined }],
   ])('%s', (_name, attempt, report) => {
-    expect(attemptReport(attempt, NOW)).toEqual(report);
+    expect(attemptReport(attempt)).toEqual(report);
   });
 
   it("reads a Retry-After HTTP date against the client's clock", () => {
     const attempt = answered(json(429, {}, { 'retry-after': 'Sun, 01 Mar 2026 10:00:45 GMT' }), '{}');
-    expect(attemptReport(attempt, NOW).retryAfterMs).toBe(45_000);
+    expect(attemptReport(attempt).retryAfterMs).toBe(45_000);
   });
 });
 
@@ -275,16 +227,17 @@ describe('judgeAttempt', () => {
   });
 
   it.each([
-    [true, false, /could not be made; nothing was sent/],
-    [false, true, /may have been sent/],
-  ])('turns a connection failure (notSent=%s) into a ConnectionError with a network outcome sent=%s', (notSent, sent, message) => {
-    const judged = judgeAttempt({ kind: 'network', systemCode: 'ECONNX', notSent }, 30_000, TOKEN, judge);
+    ['connect', true, /could not be made; nothing was sent/],
+    ['handshake', false, /nothing was sent; check the scheme, host and certificate/],
+    ['exchange', true, /may have been sent/],
+  ] as const)('turns a connection failure at stage %s into a ConnectionError (retryable: %s) with that network outcome', (stage, retryable, message) => {
+    const judged = judgeAttempt({ kind: 'network', systemCode: 'ECONNX', stage }, 30_000, TOKEN, judge);
 
     expect(judged.ok).toBe(false);
     if (judged.ok) return;
-    expect(judged.outcome).toEqual({ kind: 'network', sent });
+    expect(judged.outcome).toEqual({ kind: 'network', stage });
     expect(judged.error).toBeInstanceOf(ConnectionError);
-    expect(judged.error).toMatchObject({ code: 'NETWORK_ERROR', retryable: true });
+    expect(judged.error).toMatchObject({ code: 'NETWORK_ERROR', retryable });
     expect(judged.error.message).toMatch(message);
     expect(judged.error.message).toContain('ECONNX');
   });
@@ -361,13 +314,16 @@ describe('judgeAttempt', () => {
     expect(judged.outcome).toMatchObject({ kind: 'http', status: 429, retryAfterMs: 30_000 });
   });
 
-  it('rounds a fractional Retry-After up, so the policy never comes back earlier than asked', () => {
+  // The policy waits at least what it is given (policy.test.ts), so it needs the exact value, not
+  // one that went through whole seconds; the error tells the merchant whole seconds, rounded up.
+  it('hands the policy a fractional Retry-After exactly, and the error its whole seconds rounded up', () => {
     const response = json(429, envelope('RATE_LIMITED'), { 'retry-after': '1.2' });
     const judged = judgeAttempt(answered(response, '{}'), 30_000, TOKEN, judge);
 
     expect(judged.ok).toBe(false);
     if (judged.ok) return;
-    expect(judged.outcome).toMatchObject({ retryAfterMs: 2000 });
+    expect(judged.outcome).toMatchObject({ retryAfterMs: 1200 });
+    expect(judged.error.retryAfter).toBe(2);
   });
 
   it("gives the policy the time until X-RateLimit-Reset on the client's clock, and keeps the headers", () => {

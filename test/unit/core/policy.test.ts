@@ -1,13 +1,13 @@
 /** Every row of the retry policy (src/core/policy.ts): operation × outcome → decision. */
 import { describe, expect, it } from 'vitest';
-import { decide, type Operation, type Outcome, type PolicyInput, retryDelay } from '../../../src/core/policy.js';
-import { resolveRetryOptions } from '../../../src/core/retry.js';
+import { decide, isAtMostOnce, isRetryable, isTokenRefusal, type Operation, type AttemptFailure, type PolicyInput, retryDelay } from '../../../src/core/policy.js';
+import { resolveRetryOptions } from '../../../src/core/retry-options.js';
 
 const retry = resolveRetryOptions({});
 const base = { attempt: 1, maxRetries: 3, retry, random: 0, remainingMs: 120_000, tokenRenewed: false };
-const http = (status: number, code: string, retryAfterMs?: number): Outcome => ({ kind: 'http', status, code, retryAfterMs });
+const http = (status: number, code: string, retryAfterMs?: number): AttemptFailure => ({ kind: 'http', status, code, retryAfterMs });
 
-const OUTCOMES: [string, Outcome][] = [
+const OUTCOMES: [string, AttemptFailure][] = [
   ['400 VALIDATION_ERROR', http(400, 'VALIDATION_ERROR')],
   ['400 INVALID_AMOUNT', http(400, 'INVALID_AMOUNT')],
   ['400 MISSING_PROVIDER_CHANNEL', http(400, 'MISSING_PROVIDER_CHANNEL')],
@@ -29,8 +29,9 @@ const OUTCOMES: [string, Outcome][] = [
   ['502 carrying NO_GATEWAY_AVAILABLE (not the spec\'s pair)', http(502, 'NO_GATEWAY_AVAILABLE')],
   ['503 HTTP_ERROR', http(503, 'HTTP_ERROR')],
   ['504 GATEWAY_TIMEOUT', http(504, 'GATEWAY_TIMEOUT')],
-  ['network error before sending', { kind: 'network', sent: false }],
-  ['network error after sending', { kind: 'network', sent: true }],
+  ['network error before sending', { kind: 'network', stage: 'connect' }],
+  ['TLS handshake refused (nothing sent)', { kind: 'network', stage: 'handshake' }],
+  ['network error after sending', { kind: 'network', stage: 'exchange' }],
   ['timeout', { kind: 'timeout' }],
 ];
 
@@ -59,6 +60,7 @@ const EXPECTED: Record<string, [string, string, string, string, string]> = {
   '503 HTTP_ERROR': ['RM', 'RM', 'RM', 'U', 'U'],
   '504 GATEWAY_TIMEOUT': ['RM', 'RM', 'RM', 'U', 'U'],
   'network error before sending': ['R', 'R', 'R', 'R', 'R'],
+  'TLS handshake refused (nothing sent)': ['S', 'S', 'S', 'S', 'S'],
   'network error after sending': ['RM', 'RM', 'RM', 'U', 'U'],
   timeout: ['RM', 'RM', 'RM', 'U', 'U'],
 };
@@ -123,7 +125,7 @@ describe('waits', () => {
     const d = decide(input);
     return d.action === 'retry' ? d.delayMs : d.action;
   };
-  const reset = (status: number, resetInMs: number, retryAfterMs?: number): Outcome => ({
+  const reset = (status: number, resetInMs: number, retryAfterMs?: number): AttemptFailure => ({
     kind: 'http',
     status,
     code: status === 429 ? 'RATE_LIMITED' : 'NO_GATEWAY_AVAILABLE',
@@ -151,5 +153,45 @@ describe('waits', () => {
   it('the decision is pure: the same input gives the same answer', () => {
     const input: PolicyInput = { ...base, operation: 'payment.create', outcome: http(429, 'RATE_LIMITED', 5000), random: 0.3 };
     expect(decide(input)).toEqual(decide(input));
+  });
+});
+
+describe('the predicates the transport shares with the policy', () => {
+  it.each<[Operation, boolean]>([
+    ['withdraw', true],
+    ['withdraw.recover', true],
+    ['payment.create', false],
+    ['status', false],
+    ['token', false],
+  ])('isAtMostOnce(%s) is %s', (operation, expected) => {
+    expect(isAtMostOnce(operation)).toBe(expected);
+  });
+
+  it.each([
+    ['TOKEN_EXPIRED', true],
+    ['UNAUTHORIZED', true],
+    ['INVALID_CREDENTIALS', false],
+    ['MERCHANT_LOCKED', false],
+  ])('isTokenRefusal(%s) is %s', (code, expected) => {
+    expect(isTokenRefusal(code)).toBe(expected);
+  });
+});
+
+// error.retryable (errors/from-response.ts, errors/connection.ts) is this rule's answer.
+describe('isRetryable, the one retryability rule', () => {
+  it.each<[string, AttemptFailure, boolean]>([
+    ['429', http(429, 'RATE_LIMITED'), true],
+    ['500', http(500, 'HTTP_ERROR'), true],
+    ['503 NO_GATEWAY_AVAILABLE', http(503, 'NO_GATEWAY_AVAILABLE'), true],
+    ['401 TOKEN_EXPIRED (with a fresh token)', http(401, 'TOKEN_EXPIRED'), true],
+    ['401 UNAUTHORIZED', http(401, 'UNAUTHORIZED'), false],
+    ['400 VALIDATION_ERROR', http(400, 'VALIDATION_ERROR'), false],
+    ['409 DUPLICATE_REFERENCE', http(409, 'DUPLICATE_REFERENCE'), false],
+    ['no connection', { kind: 'network', stage: 'connect' }, true],
+    ['TLS handshake refused', { kind: 'network', stage: 'handshake' }, false],
+    ['connection lost after sending', { kind: 'network', stage: 'exchange' }, true],
+    ['timeout', { kind: 'timeout' }, true],
+  ])('%s: %s', (_label, failure, expected) => {
+    expect(isRetryable(failure)).toBe(expected);
   });
 });

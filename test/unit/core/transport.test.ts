@@ -10,7 +10,8 @@
  */
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { sleep as abortableSleep, resolveRetryOptions, type RetryOptions } from '../../../src/core/retry.js';
+import { resolveRetryOptions, type RetryOptions } from '../../../src/core/retry-options.js';
+import { wait as abortableSleep } from '../../../src/core/wait.js';
 import { type CallSpec, Transport, type TransportConfig } from '../../../src/core/transport.js';
 import { MemoryTokenStore, TokenManager } from '../../../src/core/tokens/manager.js';
 import { tokenSeal } from '../../../src/core/tokens/seal.js';
@@ -267,9 +268,9 @@ describe('a call that succeeds', () => {
     expect(result.response).toMatchObject({ status: 200, correlationId: 'corr-b', attempts: 2, durationMs: 30 + 100 + 30 });
   });
 
-  it('settle answers a success with the same data and metadata as call, and ok: true', async () => {
+  it('outcomeOf answers a success with the same data and metadata as call, and ok: true', async () => {
     const h = harness({ steps: [success({ n: 1 }, { 'x-correlation-id': 'corr-s' })] });
-    const outcome = await h.transport.settle(status());
+    const outcome = await h.transport.outcomeOf(status());
     expect(outcome).toEqual({
       ok: true,
       data: { status: 'success', data: { n: 1 } },
@@ -355,7 +356,7 @@ describe('retries', () => {
     [422, 'VALIDATION_ERROR', InvalidRequestError],
   ])('never sends a payment create again after %i %s, and throws it typed, with the reference_id', async (httpStatus, code, type) => {
     const h = harness({ then: () => failure(httpStatus, code, 'no', { 'x-correlation-id': 'corr-4xx' }) });
-    const outcome = await h.transport.settle(createPayment('ORDER2001'));
+    const outcome = await h.transport.outcomeOf(createPayment('ORDER2001'));
 
     expect(h.api()).toHaveLength(1);
     expect(h.sleep).not.toHaveBeenCalled();
@@ -376,7 +377,7 @@ describe('a money-moving request that may have been processed', () => {
     ['a connection reset after sending', () => fetchFailed('ECONNRESET')],
   ])('a withdrawal is not sent again after %s: OutcomeUnknownError, maybeProcessed', async (_name, step) => {
     const h = harness({ steps: [step()], then: () => success() });
-    const outcome = await h.transport.settle(withdraw('WD1001'));
+    const outcome = await h.transport.outcomeOf(withdraw('WD1001'));
 
     expect(h.api()).toHaveLength(1);
     expect(h.sleep).not.toHaveBeenCalled();
@@ -432,7 +433,7 @@ describe('a money-moving request that may have been processed', () => {
 
   it('a payment create that keeps failing after a maybe-processed attempt settles with maybeProcessed and the time left', async () => {
     const h = harness({ then: () => failure(500, 'INTERNAL_ERROR') });
-    const outcome = await h.transport.settle(createPayment('ORDER3002'));
+    const outcome = await h.transport.outcomeOf(createPayment('ORDER3002'));
 
     expect(h.api()).toHaveLength(4);
     expect(outcome.ok).toBe(false);
@@ -444,7 +445,7 @@ describe('a money-moving request that may have been processed', () => {
 
   it('a payment create met with DUPLICATE_REFERENCE after a maybe-processed attempt still says maybeProcessed (for reconcile)', async () => {
     const h = harness({ steps: [fetchFailed('ECONNRESET'), failure(409, 'DUPLICATE_REFERENCE', 'reference_id already used')] });
-    const outcome = await h.transport.settle(createPayment('ORDER3003'));
+    const outcome = await h.transport.outcomeOf(createPayment('ORDER3003'));
 
     expect(outcome.ok).toBe(false);
     if (outcome.ok) return;
@@ -454,7 +455,7 @@ describe('a money-moving request that may have been processed', () => {
 
   it('a payment create refused with 429 says it was not processed', async () => {
     const h = harness({ retry: { ...RETRY, maxRetries: 0 }, then: () => failure(429, 'RATE_LIMITED') });
-    const outcome = await h.transport.settle(createPayment('ORDER3004'));
+    const outcome = await h.transport.outcomeOf(createPayment('ORDER3004'));
     expect(outcome.ok || outcome.maybeProcessed).toBe(false);
   });
 });
@@ -464,7 +465,9 @@ describe('timeouts and aborts', () => {
     vi.useFakeTimers();
     const h = harness({ noTokens: true, timeout: 1000, realSleep: true, steps: [hang, success({ late: false })] });
     const pending = h.transport.call(status(undefined, false));
-    await vi.advanceTimersByTimeAsync(1000 + 100);
+    // The attempt timeout, the backoff, and ky's own retry wait: 0 ms (the backoff is the
+    // client's sleep), which a timer runs 1 ms later.
+    await vi.advanceTimersByTimeAsync(1000 + 100 + 1);
     const result = await pending;
 
     expect(result.response.attempts).toBe(2);
@@ -475,7 +478,7 @@ describe('timeouts and aborts', () => {
   it('ends with a TimeoutError naming the total timeout when the call runs out of time, without another attempt', async () => {
     vi.useFakeTimers();
     const h = harness({ noTokens: true, timeout: 30_000, totalTimeout: 1000, realSleep: true, then: hang });
-    const settled = h.transport.settle(status(undefined, false));
+    const settled = h.transport.outcomeOf(status(undefined, false));
     await vi.advanceTimersByTimeAsync(1000);
     const outcome = await settled;
 
@@ -491,7 +494,7 @@ describe('timeouts and aborts', () => {
   it('a withdrawal whose attempt timed out is not sent again: OutcomeUnknownError', async () => {
     vi.useFakeTimers();
     const h = harness({ noTokens: true, timeout: 1000, realSleep: true, then: hang });
-    const settled = h.transport.settle(withdraw('WD2001', 'withdraw', false));
+    const settled = h.transport.outcomeOf(withdraw('WD2001', 'withdraw', false));
     await vi.advanceTimersByTimeAsync(1000);
     const outcome = await settled;
 
@@ -542,7 +545,7 @@ describe('timeouts and aborts', () => {
     vi.useFakeTimers();
     const h = harness({ noTokens: true, realSleep: true, then: () => failure(502, 'GATEWAY_ERROR') });
     const controller = new AbortController();
-    const settled = h.transport.settle(createPayment('ORDER4001', false), { signal: controller.signal });
+    const settled = h.transport.outcomeOf(createPayment('ORDER4001', false), { signal: controller.signal });
     await vi.advanceTimersByTimeAsync(50);
     controller.abort();
     const outcome = await settled;
@@ -560,7 +563,7 @@ describe('timeouts and aborts', () => {
   it("a withdrawal aborted while its attempt was in flight ends as OutcomeUnknownError, not a plain abort", async () => {
     const h = harness({ noTokens: true, then: hang });
     const controller = new AbortController();
-    const settled = h.transport.settle(withdraw('WD2002', 'withdraw', false), { signal: controller.signal });
+    const settled = h.transport.outcomeOf(withdraw('WD2002', 'withdraw', false), { signal: controller.signal });
     await vi.waitFor(() => expect(h.sent).toHaveLength(1));
     controller.abort();
     const outcome = await settled;
@@ -579,7 +582,7 @@ describe('timeouts and aborts', () => {
   it('a withdrawal cut by its total timeout while in flight says the total timeout stopped it', async () => {
     vi.useFakeTimers();
     const h = harness({ noTokens: true, timeout: 10_000, realSleep: true, then: hang });
-    const settled = h.transport.settle(withdraw('WD2003', 'withdraw', false), { totalTimeout: 300 });
+    const settled = h.transport.outcomeOf(withdraw('WD2003', 'withdraw', false), { totalTimeout: 300 });
     await vi.advanceTimersByTimeAsync(300);
     const outcome = await settled;
 
@@ -677,7 +680,7 @@ describe('pacing', () => {
     const { limiter, acquired, observed } = recordingLimiter();
     const h = harness({
       noTokens: true,
-      pacer: new Pacer(limiter, async () => 'k', () => START),
+      pacer: new Pacer(limiter, async () => 'k'),
       steps: [failure(503, 'NO_GATEWAY_AVAILABLE'), json(201, { status: 'success', data: {} })],
     });
     await h.transport.call(createPayment('ORDER5001', false));
@@ -689,7 +692,7 @@ describe('pacing', () => {
   it("stops with the limiter's refusal before anything is sent", async () => {
     const refusal = new RateLimitError('RATE_LIMITED: no free slot', { code: 'RATE_LIMITED', retryable: true, retryAfter: 3 });
     const { limiter } = recordingLimiter(refusal);
-    const h = harness({ noTokens: true, pacer: new Pacer(limiter, async () => 'k', () => START) });
+    const h = harness({ noTokens: true, pacer: new Pacer(limiter, async () => 'k') });
     const error = await rejection(h.transport.call(withdraw('WD5001', 'withdraw', false)));
     expect(error).toBe(refusal);
     expect(h.sent).toHaveLength(0);

@@ -112,3 +112,22 @@ describe('within', () => {
     await expect(within(() => { throw failure; }, {})).rejects.toBe(failure);
   });
 });
+
+describe('wait as the backoff sleep', () => {
+  it('resolves after the delay when nothing aborts it', async () => {
+    await expect(wait(0)).resolves.toBeUndefined();
+  });
+
+  it("rejects at once with the signal's reason when already aborted", async () => {
+    const reason = new Error('stop');
+    await expect(wait(60_000, AbortSignal.abort(reason))).rejects.toBe(reason);
+  });
+
+  it('rejects as soon as the signal aborts, leaving no timer behind', async () => {
+    const controller = new AbortController();
+    const waiting = wait(60_000, controller.signal);
+    const reason = new Error('cancelled');
+    controller.abort(reason);
+    await expect(waiting).rejects.toBe(reason);
+  });
+});

@@ -7,14 +7,13 @@ import { describe, expect, it } from 'vitest';
 import {
   ApiError,
   AuthenticationError,
-  ConnectionError,
   DuplicateReferenceError,
   NotFoundError,
   RateLimitError,
   ServiceUnavailableError,
 } from '../../../../src/core/errors/service.js';
 import { ConfigurationError, InvalidRequestError, MyrGatewayError } from '../../../../src/core/errors/base.js';
-import { connectionError, errorFromResponse, parseErrorBody } from '../../../../src/core/errors/from-response.js';
+import { errorFromResponse, parseErrorBody } from '../../../../src/core/errors/from-response.js';
 
 const noRedact = (text: string) => text;
 
@@ -108,17 +107,5 @@ describe('errorFromResponse: body shapes', () => {
     const error = errorFromResponse(failed(400, envelope('VALIDATION_ERROR', 'api_key sk_live_secret is wrong')), (text) => text.replaceAll('sk_live_secret', '[redacted]'));
     expect(error.message).not.toContain('sk_live_secret');
     expect(error.message).toContain('[redacted]');
-  });
-});
-
-describe('connectionError', () => {
-  it('says whether anything was sent and keeps only the system code as cause', () => {
-    const notSent = connectionError('ECONNREFUSED', 'not_sent');
-    expect(notSent).toBeInstanceOf(ConnectionError);
-    expect(notSent).toMatchObject({ code: 'NETWORK_ERROR', retryable: true, cause: { code: 'ECONNREFUSED' } });
-    expect(notSent.message).toMatch(/nothing was sent \(ECONNREFUSED\)$/);
-    const maybe = connectionError(undefined, 'maybe');
-    expect(maybe.message).toMatch(/may have been sent$/);
-    expect(maybe.cause).toBeUndefined();
   });
 });

@@ -8,7 +8,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RateLimitError } from '../../../../src/core/errors/service.js';
 import { type AcquireOptions, CLIENT_WARN, type RateBucket, type RateLimiter, type RateLimitObservation } from '../../../../src/core/pacing/limiter.js';
 import { MemoryRateLimiter } from '../../../../src/core/pacing/memory-limiter.js';
-import { Pacer } from '../../../../src/core/pacing/pacer.js';
+import { type PacedAnswer, Pacer } from '../../../../src/core/pacing/pacer.js';
+import { readAnswerTiming } from '../../../../src/core/pacing/rate-limit-headers.js';
 import type { Operation } from '../../../../src/core/policy.js';
 
 const START = Date.parse('2026-03-01T10:00:00.000Z');
@@ -36,11 +37,12 @@ function recordingLimiter(slot?: string) {
 }
 
 function pacerOver(limiter: RateLimiter, keyOf = vi.fn(() => Promise.resolve(KEY))) {
-  return { pacer: new Pacer(limiter, keyOf, () => Date.now()), keyOf };
+  return { pacer: new Pacer(limiter, keyOf), keyOf };
 }
 
-function response(status: number, headers: Record<string, string> = {}): Response {
-  return new Response(null, { status, headers });
+/** An answer as the attempt hands it to the pacer: its status, its headers read once on the clock. */
+function response(status: number, headers: Record<string, string> = {}): PacedAnswer {
+  return { status, timing: readAnswerTiming(new Headers(headers), Date.now()) };
 }
 
 describe('Pacer.acquire', () => {
@@ -191,7 +193,7 @@ describe("the client's warnings", () => {
     const lines: string[] = [];
     let taken: ((message: string) => void) | undefined;
     const limiter = { ...recordingLimiter().limiter, [CLIENT_WARN]: (warn: (message: string) => void) => (taken = warn) };
-    new Pacer(limiter, () => Promise.resolve(KEY), () => Date.now(), (message) => lines.push(message));
+    new Pacer(limiter, () => Promise.resolve(KEY), (message) => lines.push(message));
     taken?.('shared limiter unreachable: pacing locally');
     expect(lines).toEqual(['shared limiter unreachable: pacing locally']);
   });
@@ -199,7 +201,7 @@ describe("the client's warnings", () => {
   it('are not asked for when the client has none to give', () => {
     const take = vi.fn();
     const limiter = { ...recordingLimiter().limiter, [CLIENT_WARN]: take };
-    new Pacer(limiter, () => Promise.resolve(KEY), () => Date.now());
+    new Pacer(limiter, () => Promise.resolve(KEY));
     expect(take).not.toHaveBeenCalled();
   });
 });

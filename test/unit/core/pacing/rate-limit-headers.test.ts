@@ -4,7 +4,7 @@
  * that says nothing usable is left out, never turned into a number that throttles the client.
  */
 import { describe, expect, it } from 'vitest';
-import { readRateLimit } from '../../../../src/core/pacing/rate-limit-headers.js';
+import { parseRetryAfter, readAnswerTiming, readRateLimit } from '../../../../src/core/pacing/rate-limit-headers.js';
 
 const NOW = Date.parse('2026-03-01T10:00:00.000Z');
 /** The spec's reset: Unix seconds, here 42 s after NOW. */
@@ -78,9 +78,44 @@ describe('readRateLimit', () => {
   // BUG (src/core/pacing/rate-limit-headers.ts:22): intHeader runs Number('') on an empty
   // header, which is 0, so `X-RateLimit-Remaining:` (no value) reads as "window full": the
   // merchant's gateway.rateLimit.remaining says 0 and the pacer's limiter blocks the bucket until
-  // the reset (limiter.ts:151). parseRetryAfter (retry.ts:67) treats an empty value as none.
+  // the reset (limiter.ts:151). parseRetryAfter treats an empty value as none.
   it.each(['', '   '])('treats an empty X-RateLimit-Remaining (%j) as no value, not as 0 requests left', (value) => {
     const info = readRateLimit(headers({ 'X-RateLimit-Limit': '100', 'X-RateLimit-Remaining': value, 'X-RateLimit-Reset': String(RESET) }), NOW);
     expect(info?.remaining).toBeUndefined();
+  });
+});
+
+describe('parseRetryAfter', () => {
+  it.each([
+    ['60', 60_000],
+    ['0', 0],
+    [' 5 ', 5_000],
+    ['1.5', 1_500],
+    ['Sun, 01 Mar 2026 10:00:30 GMT', 30_000],
+  ])('reads %j as %i ms', (value, ms) => {
+    expect(parseRetryAfter(value, NOW)).toBe(ms);
+  });
+
+  it('reads an HTTP date in the past as "now", never a negative wait', () => {
+    expect(parseRetryAfter('Sun, 01 Mar 2026 09:59:00 GMT', NOW)).toBe(0);
+  });
+
+  it.each([null, undefined, '', '   ', '-5', 'soon', '1e3', '0x10'])('has no delay for %j', (value) => {
+    expect(parseRetryAfter(value, NOW)).toBeUndefined();
+  });
+});
+
+describe('readAnswerTiming', () => {
+  it('reads Retry-After exactly (never rounded to whole seconds) and the time to X-RateLimit-Reset, once', () => {
+    const timing = readAnswerTiming(headers({ 'Retry-After': '1.5', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(RESET) }), NOW);
+    expect(timing).toEqual({
+      rateLimit: { limit: undefined, remaining: 0, reset: RESET, observedAt: NOW },
+      retryAfterMs: 1500,
+      resetInMs: RESET * 1000 - NOW,
+    });
+  });
+
+  it('has nothing to say about an answer without those headers', () => {
+    expect(readAnswerTiming(headers({}), NOW)).toEqual({ rateLimit: undefined, retryAfterMs: undefined, resetInMs: undefined });
   });
 });

@@ -158,7 +158,7 @@ describe('SharedTokens.join (one refresh for every client of a merchant)', () =>
 describe('SharedTokens bookkeeping', () => {
   it('refuse drops the refused token from the process and remembers the last four refused', () => {
     const shared = new SharedTokens();
-    shared.local = token(1);
+    shared.hold(token(1));
     shared.refuse('tok_1');
     expect(shared.local).toBeUndefined();
     for (let n = 2; n <= 5; n++) shared.refuse(`tok_${n}`);
@@ -168,7 +168,7 @@ describe('SharedTokens bookkeeping', () => {
 
   it('refusing another token keeps the one the process holds', () => {
     const shared = new SharedTokens();
-    shared.local = token(1);
+    shared.hold(token(1));
     shared.refuse('tok_9');
     expect(shared.local).toEqual(token(1));
   });

@@ -5,7 +5,7 @@
  * never a secret); and one call's store operations share one time budget.
  */
 import { describe, expect, it } from 'vitest';
-import { StoreBudget } from '../../../../src/core/abortable.js';
+import { StoreBudget } from '../../../../src/core/store-budget.js';
 import { tokenSeal } from '../../../../src/core/tokens/seal.js';
 import { SharedTokens } from '../../../../src/core/tokens/shared.js';
 import type { StoredToken, TokenStore } from '../../../../src/core/tokens/store.js';
@@ -37,7 +37,7 @@ async function setup(store: TokenStore, apiKey = 'sk_live_one') {
   const warnings: string[] = [];
   const vault = new TokenVault(store, KEY, await tokenSeal(apiKey), (m) => warnings.push(m), () => NOW);
   const shared = new SharedTokens();
-  shared.local = LOCAL;
+  shared.hold(LOCAL);
   const budget = new StoreBudget(1000);
   return { vault, shared, warnings, budget: () => budget };
 }

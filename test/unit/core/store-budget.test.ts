@@ -1,11 +1,11 @@
 /**
- * src/core/abortable.ts: a wait on a shared store never outlives the call (its abort ends it
+ * src/core/store-budget.ts: a wait on a shared store never outlives the call (its abort ends it
  * with the call's own reason) nor its time (a timeout the caller degrades on), and one call's
  * store operations draw on one budget, so a store that does not answer costs the call once.
  * Timeouts here are a few milliseconds; the assertions are on outcomes, not durations.
  */
 import { describe, expect, it } from 'vitest';
-import { bounded, describeStoreFailure, StoreBudget, watched } from '../../../src/core/abortable.js';
+import { bounded, describeStoreFailure, StoreBudget, watched } from '../../../src/core/store-budget.js';
 
 const never = () => new Promise<never>(() => undefined);
 

@@ -1,7 +1,7 @@
 /**
- * Waiting on something slow (a shared store) without outliving the call: settles with the
- * value, the call's abort, or a timeout marker the caller degrades on. One call's store
- * operations share one {@link StoreBudget}, so their timeouts never add up.
+ * The token store's time budget: one call's store operations share one {@link StoreBudget}, so
+ * their timeouts never add up, and each wait on the store ends with the value, the call's abort,
+ * or a timeout marker the caller degrades on, never outliving the call.
  *
  * @module
  */

@@ -8,10 +8,11 @@
  * What stops a call: the caller's signal and the overall deadline, in real time
  * (performance.now, unaffected by an injected clock or wall-clock jumps).
  */
-export class CallLimits {
+export class CallDeadline {
   readonly user: AbortSignal | undefined;
   readonly #endsAt: number;
   #signal: AbortSignal | undefined;
+  #spent = false;
 
   constructor(user: AbortSignal | undefined, totalMs: number) {
     this.user = user;
@@ -24,8 +25,14 @@ export class CallLimits {
   }
 
   get expired(): boolean {
-    // The deadline timer can fire a fraction of a millisecond before performance.now() passes it.
-    return this.remaining() <= 0 || (this.#signal?.aborted === true && this.user?.aborted !== true);
+    // A deadline timer (this one's, or ky's total timeout) can fire before performance.now()
+    // passes it: the loop's cached clock it is armed on may lag behind.
+    return this.#spent || this.remaining() <= 0 || (this.#signal?.aborted === true && this.user?.aborted !== true);
+  }
+
+  /** ky's total timeout, armed on this deadline, has fired: the call's time is spent. */
+  spent(): void {
+    this.#spent = true;
   }
 
   get stopped(): boolean {

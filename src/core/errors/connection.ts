@@ -1,0 +1,100 @@
+/**
+ * What a failed connection proves: how far the request got before it failed, and the
+ * {@link ConnectionError} that says so. The stage decides the money rules in `policy.ts`: only a
+ * failure after the request may have left (`exchange`) can have moved money.
+ *
+ * @module
+ */
+import { ConnectionError } from './service.js';
+
+/**
+ * How far a request got before its connection failed:
+ * - `connect`: no connection was made (refused, no route, DNS, connect timeout); nothing was sent.
+ * - `handshake`: TLS refused the server (a certificate it does not trust or that names another
+ *   host, or no TLS at all: `https://` to a plain-HTTP port); nothing was sent, and retrying
+ *   cannot help: the scheme, host or certificate is wrong.
+ * - `exchange`: the connection failed after the request may have been sent.
+ */
+export type ConnectionStage = 'connect' | 'handshake' | 'exchange';
+
+/** System codes of a connection that was never made. */
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/**
+ * Codes that only a TLS handshake raises: the certificate checks (OpenSSL's verify codes and
+ * Node's host check) and the handshake's own failures. A connection that is already secured never
+ * raises them, so the request, which is written after the handshake, never left.
+ */
+const HANDSHAKE_REFUSED = new Set([
+  // The server's certificate.
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_REVOKED',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_CHAIN_TOO_LONG',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
+  'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY',
+  'ERROR_IN_CERT_NOT_BEFORE_FIELD',
+  'ERROR_IN_CERT_NOT_AFTER_FIELD',
+  'INVALID_CA',
+  'INVALID_PURPOSE',
+  'PATH_LENGTH_EXCEEDED',
+  'HOSTNAME_MISMATCH',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  // The handshake itself: no TLS on the other end (a plain-HTTP port), no common protocol, an alert.
+  'ERR_TLS_HANDSHAKE_TIMEOUT',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+  'ERR_SSL_PACKET_LENGTH_TOO_LONG',
+  'ERR_SSL_HTTP_REQUEST',
+  'ERR_SSL_UNSUPPORTED_PROTOCOL',
+  'ERR_SSL_NO_PROTOCOLS_AVAILABLE',
+  'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE',
+  'ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE',
+  'ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION',
+  'ERR_SSL_TLSV1_ALERT_UNKNOWN_CA',
+  'ERR_SSL_TLSV1_UNRECOGNIZED_NAME',
+  'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED',
+]);
+
+/** How far a request whose connection failed with `code` got (no code proves nothing: `exchange`). */
+export function connectionStage(code: string | undefined): ConnectionStage {
+  if (code === undefined) return 'exchange';
+  if (NOT_CONNECTED.has(code)) return 'connect';
+  return HANDSHAKE_REFUSED.has(code) ? 'handshake' : 'exchange';
+}
+
+/** Walks a cause chain for the first system error code (ECONNREFUSED, UND_ERR_SOCKET, …). */
+export function systemCodeOf(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current !== null && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+const WHAT_HAPPENED: Record<ConnectionStage, string> = {
+  connect: 'the connection to the service could not be made; nothing was sent',
+  handshake: 'the secure connection to the service could not be made, so nothing was sent; check the scheme, host and certificate of baseUrl',
+  exchange: 'the connection failed after the request may have been sent',
+};
+
+/**
+ * Failure of the connection itself; `cause` keeps only the system error code. `retryable` is
+ * the policy's answer for the stage (src/core/policy.ts), passed in so the rule lives there.
+ */
+export function connectionError(systemCode: string | undefined, stage: ConnectionStage, retryable: boolean): ConnectionError {
+  return new ConnectionError(`Network error: ${WHAT_HAPPENED[stage]}${systemCode ? ` (${systemCode})` : ''}`, {
+    code: 'NETWORK_ERROR',
+    retryable,
+    cause: systemCode === undefined ? undefined : { code: systemCode },
+  });
+}

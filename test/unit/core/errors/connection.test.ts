@@ -1,0 +1,69 @@
+/**
+ * src/core/errors/connection.ts on its own: how far a request got when its connection failed
+ * (the system codes that prove it never left, the TLS ones that also prove the address or the
+ * certificate is wrong), the error that says so, and the system code found in a cause chain.
+ */
+import { describe, expect, it } from 'vitest';
+import { ConnectionError } from '../../../../src/core/errors/service.js';
+import { connectionError, connectionStage, systemCodeOf } from '../../../../src/core/errors/connection.js';
+
+describe('connectionStage', () => {
+  it.each(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT'])('%s: no connection was made, nothing was sent', (code) => {
+    expect(connectionStage(code)).toBe('connect');
+  });
+
+  it.each([
+    'CERT_HAS_EXPIRED',
+    'DEPTH_ZERO_SELF_SIGNED_CERT',
+    'SELF_SIGNED_CERT_IN_CHAIN',
+    'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    'ERR_TLS_CERT_ALTNAME_INVALID',
+    'ERR_SSL_WRONG_VERSION_NUMBER',
+    'ERR_SSL_PACKET_LENGTH_TOO_LONG',
+    'ERR_TLS_HANDSHAKE_TIMEOUT',
+  ])('%s: TLS refused the server during the handshake, nothing was sent', (code) => {
+    expect(connectionStage(code)).toBe('handshake');
+  });
+
+  // After these the request may have reached the service: retrying blindly could move money twice.
+  it.each(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SOCKET', 'UND_ERR_HEADERS_TIMEOUT', 'EPROTO', 'econnrefused', undefined])('%s proves nothing', (code) => {
+    expect(connectionStage(code)).toBe('exchange');
+  });
+});
+
+describe('connectionError', () => {
+  it('says whether anything was sent and keeps only the system code as cause', () => {
+    const notSent = connectionError('ECONNREFUSED', 'connect', true);
+    expect(notSent).toBeInstanceOf(ConnectionError);
+    expect(notSent).toMatchObject({ code: 'NETWORK_ERROR', retryable: true, cause: { code: 'ECONNREFUSED' } });
+    expect(notSent.message).toMatch(/nothing was sent \(ECONNREFUSED\)$/);
+    const maybe = connectionError(undefined, 'exchange', true);
+    expect(maybe.message).toMatch(/may have been sent$/);
+    expect(maybe.cause).toBeUndefined();
+  });
+
+  it('says what to check after a refused TLS handshake', () => {
+    const tls = connectionError('ERR_SSL_WRONG_VERSION_NUMBER', 'handshake', false);
+    expect(tls).toMatchObject({ code: 'NETWORK_ERROR', retryable: false });
+    expect(tls.message).toMatch(/nothing was sent; check the scheme, host and certificate of baseUrl \(ERR_SSL_WRONG_VERSION_NUMBER\)$/);
+  });
+});
+
+describe('systemCodeOf', () => {
+  it('finds the first string code down a cause chain', () => {
+    const inner = Object.assign(new Error('connect'), { code: 'ECONNREFUSED' });
+    expect(systemCodeOf(new TypeError('fetch failed', { cause: inner }))).toBe('ECONNREFUSED');
+    expect(systemCodeOf(new Error('a', { cause: new Error('b', { cause: { code: 'UND_ERR_SOCKET' } }) }))).toBe('UND_ERR_SOCKET');
+  });
+
+  it('ignores numeric codes and gives up on a chain deeper than six, or a cycle', () => {
+    expect(systemCodeOf({ code: 5, cause: { code: 'EPIPE' } })).toBe('EPIPE');
+    let deep: Record<string, unknown> = { code: 'TOO_DEEP' };
+    for (let i = 0; i < 6; i++) deep = { cause: deep };
+    expect(systemCodeOf(deep)).toBeUndefined();
+    const cycle: Record<string, unknown> = {};
+    cycle.cause = cycle;
+    expect(systemCodeOf(cycle)).toBeUndefined();
+    expect(systemCodeOf('ECONNREFUSED')).toBeUndefined();
+  });
+});
