@@ -21,7 +21,7 @@ import { consoleWarn, Log, type Logger, type WarnSink } from '../core/observe/lo
 import { within } from '../core/wait.js';
 import { adaptClient, type RedisCommands, type RedisStoreOptions } from './client.js';
 import { RedisStoreError, RedisVersionError } from './errors.js';
-import { ACQUIRE, ANSWERED, LEARN, MAX_IN_FLIGHT_MS, PROBE_HOLD_MS, readAcquire } from './rate-scripts.js';
+import { ACQUIRE, type AcquireReply, ANSWERED, LEARN, MAX_IN_FLIGHT_MS, PROBE_HOLD_MS, readAcquire } from './rate-scripts.js';
 
 /** While Redis fails, this process paces alone for this long before trying Redis again. */
 const RETRY_REDIS_MS = 5000;
@@ -61,6 +61,8 @@ class SharedBucket extends BucketModel {
   /** The limit last sent to Redis, and when (monotonic ms). */
   sharedLimit: number | undefined;
   sharedAt = 0;
+  /** What the last acquire paced on (for a refusal's message): the limit, window, source and wait. */
+  paced: { limit: number; windowMs: number; fromRedis: boolean; freeInMs: number } | undefined;
   constructor(
     bucket: RateBucket,
     /** The slot set, the learned hash, the probe lock. */
@@ -82,7 +84,13 @@ class SharedBucket extends BucketModel {
  * holds the rest until its answer (slow start). The limit and window are learned from the
  * service's headers by whichever process sees them and measured on Redis's clock, so a process
  * whose clock is wrong cannot set the window for the others. Values found in Redis out of range
- * (a limit below 1, a window outside 1 s – 1 h) are deleted and ignored, with one warning.
+ * (a limit below 1, a window outside 1 s – 1 h) are deleted and ignored, with one warning. The
+ * rest is input too: a process never paces below the limit it heard from the service itself
+ * (nor on a window longer than its own and the published minute), slots not of the form this
+ * limiter writes are dropped, a probe lock with no expiry (or a longer one than any probe holds)
+ * is cut, and a process not yet told the limits by the service, held back by the shared state
+ * for longer than the published minute, sends one request to hear them; each said once through
+ * the logger, trusting the service.
  *
  * Redis down or slower than `timeoutMs`, or refusing the scripts: pacing falls back to this
  * process alone (one warning) and tries Redis again every 5 s. That fails open on purpose: the
@@ -147,7 +155,9 @@ export class RedisRateLimiter implements RateLimiter {
     if (monotonicNow() < this.#redisAfter) return this.#local.acquire(key, bucket, options);
     const b = this.#bucket(key, bucket);
     if (b.unpaced) return Promise.resolve();
-    const waiting = b.queue.add(options, monotonicNow(), () => pacingError(bucket, b.limit, b.windowMs, b.windowMs));
+    const waiting = b.queue.add(options, monotonicNow(), () =>
+      b.paced ? pacingError(bucket, b.paced.limit, b.paced.windowMs, b.paced.freeInMs, b.paced.fromRedis ? 'redis' : 'service') : pacingError(bucket, b.limit, b.windowMs, b.windowMs),
+    );
     void this.#drain(key, b);
     return waiting;
   }
@@ -237,7 +247,8 @@ export class RedisRateLimiter implements RateLimiter {
         }
         const r = readAcquire(reply, want, MAX_POLL_MS);
         if (r.redisNow !== undefined) this.#offset = r.redisNow - Date.now();
-        if (r.discarded) this.#warnOnce('discarded', 'RedisRateLimiter found a limit or window in Redis out of range (a limit below 1, a window outside 1 s to 1 h) and ignored it; pacing on what this process knows until the service says again.');
+        if (r.paced) b.paced = r.paced;
+        this.#warnShared(b, r);
         if (r.probe) b.probes.add(`${id}:1`);
         for (let i = 1; i <= r.granted; i++) {
           const waiter = b.queue.first();
@@ -265,6 +276,20 @@ export class RedisRateLimiter implements RateLimiter {
       onTimeout: () => undefined,
       done: () => (b.wake = undefined),
     });
+  }
+
+  /** What the acquire found wrong in Redis, said once per kind: the service is trusted over the shared state. */
+  #warnShared(b: SharedBucket, r: AcquireReply): void {
+    if (r.discarded) this.#warnOnce('discarded', 'RedisRateLimiter found a limit or window in Redis out of range (a limit below 1, a window outside 1 s to 1 h) and ignored it; pacing on what this process knows until the service says again.');
+    if (r.overruled) {
+      this.#warnOnce(
+        'overruled',
+        `RedisRateLimiter: the pacing state shared in Redis (${b.keys[1]}) contradicts what the service answered this process ` +
+          `(${b.limit} ${b.bucket} requests per ${Math.round(b.windowMs / 1000)} s); trusting the service. Something other than this SDK may write there.`,
+      );
+    }
+    if (r.foreign > 0) this.#warnOnce('foreign', `RedisRateLimiter dropped slots of ${b.keys[0]} that this SDK does not write; something else writes there.`);
+    if (r.cutProbeLock) this.#warnOnce('probe-lock', `RedisRateLimiter cut a probe lock (${b.keys[2]}) with no expiry or one longer than any probe holds it; something else writes there.`);
   }
 
   #redisFailed(error: unknown): void {

@@ -86,13 +86,21 @@ export interface RateLimiter {
   observe(key: string, bucket: RateBucket, observation: RateLimitObservation, slot?: string): void;
 }
 
-/** The error of a call that could not get a slot in time. Nothing was sent. */
-export function pacingError(bucket: RateBucket, limit: number, windowMs: number, waitMs: number): RateLimitError {
+/**
+ * The error of a call that could not get a slot in time. Nothing was sent. `from`: where the
+ * limit and window paced on came from: the service's own headers (or its published limits), or
+ * the pacing state a fleet shares in Redis, which this process has not heard from the service.
+ */
+export function pacingError(bucket: RateBucket, limit: number, windowMs: number, waitMs: number, from: 'service' | 'redis' = 'service'): RateLimitError {
   const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  const allows =
+    from === 'redis'
+      ? `the pacing state shared in Redis allows ${limit} ${bucket} requests per ${Math.round(windowMs / 1000)} s (what another process ` +
+        "recorded, not yet heard from the service by this one)"
+      : `the service allows ${limit} ${bucket} requests per ${Math.round(windowMs / 1000)} s`;
   return new RateLimitError(
-    `RATE_LIMITED: the client's own pacing found no free slot in time: the service allows ${limit} ${bucket} requests per ` +
-      `${Math.round(windowMs / 1000)} s and this merchant's budget is used up for about ${seconds} s. Nothing was sent; ` +
-      'retry later, or give the call a longer totalTimeout.',
+    `RATE_LIMITED: the client's own pacing found no free slot in time: ${allows} and this merchant's budget is used up for about ` +
+      `${seconds} s. Nothing was sent; retry later, or give the call a longer totalTimeout.`,
     { code: 'RATE_LIMITED', retryable: true, retryAfter: seconds },
   );
 }
