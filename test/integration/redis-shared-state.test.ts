@@ -6,8 +6,9 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryTokenStore, MyrGateway, type MyrGatewayOptions } from '../../src/index.js';
-import { RedisRateLimiter } from '../../src/redis/index.js';
-import { paymentParams } from '../helpers/client.js';
+import { RedisRateLimiter, RedisTokenStore } from '../../src/redis/index.js';
+import { createMockGateway } from '../../src/testing/index.js';
+import { clientFor, paymentParams } from '../helpers/client.js';
 import { type RateLimitedService, startRateLimitedService } from '../helpers/rate-limited-server.js';
 import { CLIENT_KINDS, connect, rawCommand, RedisServer } from '../helpers/redis.js';
 
@@ -119,4 +120,32 @@ describe.each(CLIENT_KINDS)('the shared pacing state on %s is input', (kind) => 
     const fresh = await fleetProcess(keyPrefix);
     expect(failures(await creates(fresh.gateway, 3))).toEqual([]);
   }, 40_000);
+});
+
+const mock = createMockGateway({ rateLimits: { auth: 1000, paymentRequest: 1000 } });
+describe.each(CLIENT_KINDS)('the shared token state on %s is input', (kind) => {
+  beforeAll(() => mock.listen());
+  afterAll(() => mock.close());
+  afterEach(() => mock.reset());
+
+  it('a refresh lock with no TTL does not hold calls for their whole totalTimeout: it is taken over, and the lock expires again', async () => {
+    const conn = await connect(kind, redis.url);
+    closers.push(conn.close);
+    const keyPrefix = `tok${++n}${kind}:`;
+    const send = (args: string[]) => rawCommand(conn.client, args);
+    const fleetProcess = () => clientFor(mock, { tokenStore: new RedisTokenStore({ client: conn.client, keyPrefix, pollIntervalMs: 10 }) }).gateway;
+    await fleetProcess().payments.create(paymentParams());
+    const [token] = (await send(['KEYS', `${keyPrefix}token:*`])) as string[];
+    expect(token).toBeDefined();
+    const lock = `${keyPrefix}token-lock:${(token as string).slice(`${keyPrefix}token:`.length)}`;
+    // The token is gone (expired) and somebody left a lock that never expires.
+    await send(['DEL', token as string]);
+    await send(['SET', lock, 'stuck']);
+
+    const created = await fleetProcess().payments.create(paymentParams(), { totalTimeout: 5000 });
+    expect(created.payment_id).toMatch(/^PAY_/);
+    expect(mock.count('auth')).toBe(2);
+    // Whatever holds the lock now, it expires.
+    expect(Number(await send(['PTTL', lock]))).not.toBe(-1);
+  }, 20_000);
 });
