@@ -204,7 +204,7 @@ export class Transport {
       let paced: PaceReport | undefined;
       if (cfg.pacer) {
         try {
-          paced = await cfg.pacer.acquire(spec.operation, limits.user, limits.remaining());
+          paced = await cfg.pacer.acquire(spec.operation, limits.user, limits.remaining(), () => limits.signal);
         } catch (e) {
           throw this.#stopped(e, limits, spec, progress);
         }

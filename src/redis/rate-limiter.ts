@@ -155,9 +155,16 @@ export class RedisRateLimiter implements RateLimiter {
     if (monotonicNow() < this.#redisAfter) return this.#local.acquire(key, bucket, options);
     const b = this.#bucket(key, bucket);
     if (b.unpaced) return Promise.resolve();
-    const waiting = b.queue.add(options, monotonicNow(), () =>
-      b.paced ? pacingError(bucket, b.paced.limit, b.paced.windowMs, b.paced.freeInMs, b.paced.fromRedis ? 'redis' : 'service') : pacingError(bucket, b.limit, b.windowMs, b.windowMs),
-    );
+    // The call's store budget (shared with the token store): spent, this call paces in-process.
+    const storeMs = options.storeWaitMs?.();
+    if (storeMs !== undefined && storeMs <= 0) {
+      this.#warnOnce('budget', "RedisRateLimiter: a call had spent its store budget (tokenStoreTimeout) on another store; paced in this process only, without waiting on Redis.");
+      return this.#local.acquire(key, bucket, options);
+    }
+    const now = monotonicNow();
+    const refusal = () =>
+      b.paced ? pacingError(bucket, b.paced.limit, b.paced.windowMs, b.paced.freeInMs, b.paced.fromRedis ? 'redis' : 'service') : pacingError(bucket, b.limit, b.windowMs, b.windowMs);
+    const waiting = b.queue.add(options, now, refusal, storeMs);
     void this.#drain(key, b);
     return waiting;
   }
@@ -235,7 +242,7 @@ export class RedisRateLimiter implements RateLimiter {
         const inFlightMs = Math.min(MAX_IN_FLIGHT_MS, Math.max(0, Math.ceil(b.queue.latestDeadline() - now)));
         try {
           const args = [String(b.limit), String(b.windowMs), String(want), id, String(inFlightMs), b.limitsSeen ? '1' : '', String(Math.max(1, Math.min(inFlightMs, PROBE_HOLD_MS)))];
-          reply = await this.#redis.eval(ACQUIRE, b.keys, args);
+          reply = await this.#withinStoreBudgets(key, b, this.#redis.eval(ACQUIRE, b.keys, args));
         } catch (error) {
           // The script may still run late (a client's offline queue, a stalled Redis): its slots
           // would then be held for the calls' time left with no answer ever reported. Remove them;
@@ -263,6 +270,27 @@ export class RedisRateLimiter implements RateLimiter {
       }
     } finally {
       b.draining = false;
+    }
+  }
+
+  /**
+   * Awaits `reply`, handing each waiting call whose store budget runs out meanwhile to the
+   * in-process limiter: a call never waits on Redis past what its budget left. The reply still
+   * serves the calls left (a slot granted to nobody counts from now).
+   */
+  async #withinStoreBudgets(key: string, b: SharedBucket, reply: Promise<unknown>): Promise<unknown> {
+    const late = Symbol('late');
+    for (;;) {
+      const least = b.queue.leastStoreLeft();
+      if (!Number.isFinite(least)) return reply;
+      const started = monotonicNow();
+      const answer = await within<unknown, typeof late>(reply, { ms: Math.max(0, least), onTimeout: () => late });
+      const now = monotonicNow();
+      for (const w of b.queue.spendStore(answer === late ? Math.max(least, now - started) : now - started)) {
+        this.#warnOnce('budget', "RedisRateLimiter: Redis did not answer within a call's store budget (tokenStoreTimeout, shared with the token store); paced that call in this process only.");
+        this.#local.acquire(key, b.bucket, { signal: w.signal, maxWaitMs: w.deadline - now }).then(() => w.grant(), (error: unknown) => w.fail(error));
+      }
+      if (answer !== late) return answer;
     }
   }
 

@@ -57,6 +57,18 @@ export interface AcquireOptions {
   signal?: AbortSignal | undefined;
   /** Milliseconds left of the call; no slot in that time ends the wait with a {@link RateLimitError}. */
   maxWaitMs: number;
+  /**
+   * What the call has left of its store budget (`tokenStoreTimeout`, shared with the token
+   * store), read when a limiter on a shared store is about to ask it: one that cannot answer
+   * within it paces this call in-process instead, so one call never waits on stores for more
+   * than one budget. Absent: the limiter's own timeout bounds its store.
+   *
+   * @example
+   * ```ts
+   * await limiter.acquire(key, 'payment', { maxWaitMs: 30_000, storeWaitMs: () => 1000 });
+   * ```
+   */
+  storeWaitMs?: (() => number) | undefined;
 }
 
 /**
@@ -167,6 +179,8 @@ export class BucketModel {
 interface Waiter {
   readonly signal: AbortSignal | undefined;
   readonly deadline: number;
+  /** How long this call may still wait on a shared store (ms); Infinity when unbounded. */
+  storeLeftMs: number;
   grant(slot?: string): void;
   fail(error: unknown): void;
 }
@@ -182,7 +196,7 @@ export class WaitQueue {
     return this.#waiters.length;
   }
 
-  add(options: AcquireOptions, now: number, onTimeout: () => unknown): Promise<string | undefined> {
+  add(options: AcquireOptions, now: number, onTimeout: () => unknown, storeLeftMs = Number.POSITIVE_INFINITY): Promise<string | undefined> {
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
     // A waiter is woken by other events too (a slot freed, a limiter gave up), so it settles
@@ -195,7 +209,7 @@ export class WaitQueue {
     };
     return within<string | undefined, never>(
       (resolve, reject) => {
-        waiter = { signal, deadline: now + options.maxWaitMs, grant: resolve, fail: reject };
+        waiter = { signal, deadline: now + options.maxWaitMs, storeLeftMs, grant: resolve, fail: reject };
         this.#waiters.push(waiter);
       },
       {
@@ -217,6 +231,19 @@ export class WaitQueue {
   /** The longest-waiting call, if any. */
   first(): Waiter | undefined {
     return this.#waiters[0];
+  }
+
+  /** The least store time left of the waiting calls (Infinity when none is bounded). */
+  leastStoreLeft(): number {
+    return this.#waiters.reduce((least, w) => Math.min(least, w.storeLeftMs), Number.POSITIVE_INFINITY);
+  }
+
+  /** Every waiting call spent `ms` waiting on the store; those with nothing left are removed and returned. */
+  spendStore(ms: number): Waiter[] {
+    for (const w of this.#waiters) w.storeLeftMs -= ms;
+    const spent = this.#waiters.filter((w) => w.storeLeftMs <= 0);
+    for (const w of spent) this.#waiters.splice(this.#waiters.indexOf(w), 1);
+    return spent;
   }
 
   /** Every waiting call, removed from the queue. */

@@ -9,6 +9,8 @@ import { bucketOf, handClientWarn, type RateLimiter, type RateLimitObservation }
 import type { Operation } from '../policy.js';
 import { readRateLimit } from './rate-limit-headers.js';
 import { parseRetryAfter } from '../retry.js';
+import { callStoreBudget } from '../abortable.js';
+import { DEFAULTS } from '../settings.js';
 
 /** Reports the end of one attempt to the limiter: the answer's headers, or none. */
 export type PaceReport = (response: Response | undefined) => void;
@@ -18,28 +20,34 @@ export class Pacer {
   readonly #limiter: RateLimiter;
   readonly #keyOf: () => Promise<string>;
   readonly #now: () => number;
+  readonly #storeMs: number;
   #key: string | undefined;
 
   /**
    * `now`: the client's clock, the one the service's `X-RateLimit-Reset` is compared with.
    * `warn`: the client's warnings, handed to a limiter that has no logger of its own.
+   * `storeMs`: the client's `tokenStoreTimeout`, the store budget of a call (see `callStoreBudget`).
    */
-  constructor(limiter: RateLimiter, key: () => Promise<string>, now: () => number, warn?: (message: string) => void) {
+  constructor(limiter: RateLimiter, key: () => Promise<string>, now: () => number, warn?: (message: string) => void, storeMs: number = DEFAULTS.tokenStoreTimeout) {
     this.#limiter = limiter;
     this.#keyOf = key;
     this.#now = now;
+    this.#storeMs = storeMs;
     if (warn) handClientWarn(limiter, warn);
   }
 
   /**
    * Takes a slot for an attempt of `operation`. The token endpoint is left to the token
    * limiter (src/core/tokens/shared.ts), whose rules differ: it refuses instead of waiting.
+   * `call`: the call's signal, built only if the limiter asks a shared store: it finds the
+   * call's store budget, which the token store may have spent already.
    */
-  async acquire(operation: Operation, signal: AbortSignal | undefined, maxWaitMs: number): Promise<PaceReport | undefined> {
+  async acquire(operation: Operation, signal: AbortSignal | undefined, maxWaitMs: number, call?: () => AbortSignal): Promise<PaceReport | undefined> {
     if (operation === 'token') return undefined;
     const key = (this.#key ??= await this.#keyOf());
     const bucket = bucketOf(operation);
-    const slot = (await this.#limiter.acquire(key, bucket, { signal, maxWaitMs })) ?? undefined;
+    const storeWaitMs = call && (() => callStoreBudget(call(), this.#storeMs).leftMs);
+    const slot = (await this.#limiter.acquire(key, bucket, { signal, maxWaitMs, storeWaitMs })) ?? undefined;
     const started = performance.now();
     return (response) => {
       const observation: RateLimitObservation = { elapsedMs: performance.now() - started };

@@ -83,6 +83,12 @@ describe('pacingError', () => {
   it('states a measured window in whole seconds', () => {
     expect(pacingError('other', 3, 2010, 500).message).toContain('3 other requests per 2 s');
   });
+
+  it('names the pacing state shared in Redis, not the service, when that is where the limit came from', () => {
+    const message = pacingError('payment', 1, 3_600_000, 7_200_000, 'redis').message;
+    expect(message).toContain('the pacing state shared in Redis allows 1 payment requests per 3600 s');
+    expect(message).not.toContain('the service allows');
+  });
 });
 
 function answer(o: Partial<RateLimitObservation>): RateLimitObservation {
@@ -266,6 +272,20 @@ describe('BucketModel.learn: free slots', () => {
 
 describe('WaitQueue', () => {
   const timeoutError = () => new Error('no slot in time');
+
+  it('hands back the calls whose store time is spent, keeping the others and the unbounded ones', () => {
+    const queue = new WaitQueue();
+    for (const storeMs of [300, 1000, undefined]) queue.add({ maxWaitMs: 60_000 }, NOW, timeoutError, storeMs).catch(() => undefined);
+    expect(queue.leastStoreLeft()).toBe(300);
+    expect(queue.spendStore(100)).toEqual([]);
+    expect(queue.leastStoreLeft()).toBe(200);
+    expect(queue.spendStore(200).map((w) => w.storeLeftMs)).toEqual([0]);
+    expect(queue.length).toBe(2);
+    expect(queue.leastStoreLeft()).toBe(700);
+    expect(queue.spendStore(700)).toHaveLength(1);
+    expect(queue.leastStoreLeft()).toBe(Number.POSITIVE_INFINITY);
+    for (const w of queue.drain()) w.grant();
+  });
 
   it('serves waiting calls first come first served, each with the slot name it was granted', async () => {
     vi.useFakeTimers();
