@@ -45,7 +45,10 @@ export interface RedisTokenStoreOptions extends RedisStoreOptions {
 
 // The value and the time it has left, in one step: freshness is judged on Redis's clock, so a
 // process whose clock is off cannot make the others think a token fresher or staler than it is.
+// A key of another type is no token (a miss, which the next refresh overwrites), not an error
+// that would keep every process fetching tokens of its own.
 const GET_WITH_TTL = script(`
+if redis.call('TYPE', KEYS[1]).ok ~= 'string' then return false end
 local value = redis.call('GET', KEYS[1])
 if not value then return false end
 return {value, redis.call('PTTL', KEYS[1])}`);

@@ -106,6 +106,21 @@ describe.each(CLIENT_KINDS)('the shared pacing state on %s is input', (kind) => 
     expect(failures(await creates(fresh.gateway, 3))).toEqual([]);
   }, 40_000);
 
+  it.each(['slots', 'cfg'] as const)('the %s key holding another type of value: creates go ahead, paced in-process, with one warning', async (which) => {
+    service = await startRateLimitedService(10, 4000);
+    const keyPrefix = `type${++n}${kind}:`;
+    const first = await fleetProcess(keyPrefix);
+    await first.gateway.payments.create(paymentParams());
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const keys = await paymentKeys(first.send, keyPrefix);
+    await first.send(['DEL', keys[which]]);
+    await first.send(['SET', keys[which], 'not a sorted set nor a hash']);
+
+    const fresh = await fleetProcess(keyPrefix);
+    expect(failures(await creates(fresh.gateway, 3))).toEqual([]);
+    expect(fresh.warnings.filter((w) => /refused the pacing script/.test(w))).toHaveLength(1);
+  }, 40_000);
+
   it('a probe lock with no TTL does not hold back a newly started process', async () => {
     service = await startRateLimitedService(10, 4000);
     const keyPrefix = `probe${++n}${kind}:`;
@@ -127,6 +142,28 @@ describe.each(CLIENT_KINDS)('the shared token state on %s is input', (kind) => {
   beforeAll(() => mock.listen());
   afterAll(() => mock.close());
   afterEach(() => mock.reset());
+
+  it.each([
+    ['a value with no TTL', ['SET', 'KEY', '{"accessToken":"v1.AAAA.BBBB","lifetimeMs":3600000}']],
+    ['a value of another type', ['HSET', 'KEY', 'accessToken', 'x']],
+  ])('a token key holding %s is a miss: the call fetches a token of its own, and the key is rewritten with a TTL', async (_what, command) => {
+    const conn = await connect(kind, redis.url);
+    closers.push(conn.close);
+    const keyPrefix = `tokv${++n}${kind}:`;
+    const send = (args: string[]) => rawCommand(conn.client, args);
+    const { logger, warnings } = warnLog();
+    const fleetProcess = () => clientFor(mock, { logger, tokenStore: new RedisTokenStore({ client: conn.client, keyPrefix, pollIntervalMs: 10 }) }).gateway;
+    await fleetProcess().payments.create(paymentParams());
+    const [token] = (await send(['KEYS', `${keyPrefix}token:*`])) as string[];
+    await send(['DEL', token as string]);
+    await send(command.map((arg) => (arg === 'KEY' ? (token as string) : arg)));
+
+    const created = await fleetProcess().payments.create(paymentParams(), { totalTimeout: 5000 });
+    expect(created.payment_id).toMatch(/^PAY_/);
+    expect(mock.count('auth')).toBe(2);
+    expect(Number(await send(['PTTL', token as string]))).toBeGreaterThan(0);
+    expect(warnings.length).toBeLessThanOrEqual(1);
+  }, 20_000);
 
   it('a refresh lock with no TTL does not hold calls for their whole totalTimeout: it is taken over, and the lock expires again', async () => {
     const conn = await connect(kind, redis.url);
