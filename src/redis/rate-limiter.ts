@@ -316,7 +316,7 @@ export class RedisRateLimiter implements RateLimiter {
           `(${b.limit} ${b.bucket} requests per ${Math.round(b.windowMs / 1000)} s); trusting the service. Something other than this SDK may write there.`,
       );
     }
-    if (r.foreign > 0) this.#warnOnce('foreign', `RedisRateLimiter dropped slots of ${b.keys[0]} that this SDK does not write; something else writes there.`);
+    if (r.foreign > 0) this.#warnOnce('foreign', `RedisRateLimiter dropped values under ${b.keys[0]} (or its rate-cfg, rate-probe) that this SDK does not write; something else writes there.`);
     if (r.cutProbeLock) this.#warnOnce('probe-lock', `RedisRateLimiter cut a probe lock (${b.keys[2]}) with no expiry or one longer than any probe holds it; something else writes there.`);
   }
 

@@ -41,6 +41,7 @@ local function validWindow(v) return v and v >= ${MIN_WINDOW_MS} and v <= ${MAX_
  * - a process that has seen the service's limits itself never paces below them: a hash limit
  *   lower than its own, or a window longer than both its own and the published minute (a
  *   window may legitimately grow after a 429), is overruled (flagged, so the process says so);
+ * - a key holding another type of value is deleted (counted with the foreign slots);
  * - when the window looks full, slots not of the form this script writes (`<uuid>:<n>`) are
  *   dropped, and so is any slot scored further ahead than a grant can score one;
  * - a probe lock with no TTL, or a TTL longer than any probe holds it, is cut;
@@ -58,8 +59,12 @@ local function validWindow(v) return v and v >= ${MIN_WINDOW_MS} and v <= ${MAX_
  * 1 when a probe lock was cut, ms until a slot frees (unbounded) }.
  */
 export const ACQUIRE = script(`${PRELUDE}
-local cfg = redis.call('HMGET', KEYS[2], 'limit', 'window', 'headerless')
 local discarded, overruled, foreign, cut = 0, 0, 0, 0
+for i, kind in ipairs({ 'zset', 'hash', 'string' }) do
+  local t = redis.call('TYPE', KEYS[i]).ok
+  if t ~= kind and t ~= 'none' then redis.call('DEL', KEYS[i]); foreign = foreign + 1 end
+end
+local cfg = redis.call('HMGET', KEYS[2], 'limit', 'window', 'headerless')
 local limit = tonumber(cfg[1])
 if cfg[1] and not validLimit(limit) then limit = nil; discarded = 1; redis.call('HDEL', KEYS[2], 'limit') end
 local window = tonumber(cfg[2])

@@ -106,7 +106,7 @@ describe.each(CLIENT_KINDS)('the shared pacing state on %s is input', (kind) => 
     expect(failures(await creates(fresh.gateway, 3))).toEqual([]);
   }, 40_000);
 
-  it.each(['slots', 'cfg'] as const)('the %s key holding another type of value: creates go ahead, paced in-process, with one warning', async (which) => {
+  it.each(['slots', 'cfg', 'probe'] as const)('the %s key holding another type of value: it is dropped, creates go ahead, one warning', async (which) => {
     service = await startRateLimitedService(10, 4000);
     const keyPrefix = `type${++n}${kind}:`;
     const first = await fleetProcess(keyPrefix);
@@ -114,11 +114,13 @@ describe.each(CLIENT_KINDS)('the shared pacing state on %s is input', (kind) => 
     await new Promise((resolve) => setTimeout(resolve, 200));
     const keys = await paymentKeys(first.send, keyPrefix);
     await first.send(['DEL', keys[which]]);
-    await first.send(['SET', keys[which], 'not a sorted set nor a hash']);
+    await first.send(which === 'probe' ? ['HSET', keys.probe, 'f', 'v'] : ['SET', keys[which], 'not a sorted set nor a hash']);
 
     const fresh = await fleetProcess(keyPrefix);
     expect(failures(await creates(fresh.gateway, 3))).toEqual([]);
-    expect(fresh.warnings.filter((w) => /refused the pacing script/.test(w))).toHaveLength(1);
+    expect(fresh.warnings).toEqual([expect.stringContaining('that this SDK does not write')]);
+    // The fleet paces on Redis again: the slots are back in their sorted set.
+    expect(await first.send(['TYPE', keys.slots])).toBe('zset');
   }, 40_000);
 
   it('a probe lock with no TTL does not hold back a newly started process', async () => {
