@@ -61,6 +61,8 @@ class SharedBucket extends BucketModel {
   /** The limit last sent to Redis, and when (monotonic ms). */
   sharedLimit: number | undefined;
   sharedAt = 0;
+  /** The last acquire found the shared window full: the fleet's own slots hold it, not the service's rounded reset. */
+  windowFull = false;
   /** What the last acquire paced on (for a refusal's message): the limit, window, source and wait. */
   paced: { limit: number; windowMs: number; fromRedis: boolean; freeInMs: number } | undefined;
   constructor(
@@ -173,7 +175,7 @@ export class RedisRateLimiter implements RateLimiter {
     const o = this.#onRedisClock(observation);
     this.#local.observe(key, bucket, o);
     const b = this.#bucket(key, bucket);
-    b.learn(o, monotonicNow(), 0);
+    b.learn(o, monotonicNow(), 0, b.windowFull ? b.limit : 0);
     if (probeOutcome(o) === 'limits-seen') b.limitsSeen = true;
     // A slot of the in-process fallback has no name: Redis never held it.
     const name = slot !== undefined && slot.startsWith(SLOT_PREFIX) ? slot.slice(SLOT_PREFIX.length) : undefined;
@@ -255,6 +257,7 @@ export class RedisRateLimiter implements RateLimiter {
         const r = readAcquire(reply, want, MAX_POLL_MS);
         if (r.redisNow !== undefined) this.#offset = r.redisNow - Date.now();
         if (r.paced) b.paced = r.paced;
+        b.windowFull = r.granted < want;
         this.#warnShared(b, r);
         if (r.probe) b.probes.add(`${id}:1`);
         for (let i = 1; i <= r.granted; i++) {

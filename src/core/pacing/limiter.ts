@@ -146,10 +146,16 @@ export class BucketModel {
 
   /**
    * Learns from an answer. `inFlight`: other requests of this bucket sent and not answered
-   * (they may not be counted in `remaining` yet). Returns the slots the service says are free
-   * beyond those, or undefined when it did not say.
+   * (they may not be counted in `remaining` yet). `counted`: requests of the current window the
+   * limiter itself holds slots for (answered or in flight). Returns the slots the service says
+   * are free beyond those, or undefined when it did not say.
+   *
+   * A window the service reports full holds the bucket until its reset, unless the limiter
+   * already counts a full window of its own: its slots free a measured window after their
+   * answers, which is never before the service's edge, while the reset the service reports is
+   * rounded up to the next whole second (up to a second lost at every window edge).
    */
-  learn(o: RateLimitObservation, now: number, inFlight: number): number | undefined {
+  learn(o: RateLimitObservation, now: number, inFlight: number, counted = 0): number | undefined {
     if (o.limit !== undefined && Number.isInteger(o.limit) && o.limit > 0) this.limit = o.limit;
     const resetInMs = o.resetInMs !== undefined && o.resetInMs >= 0 && o.resetInMs <= HOUR_MS ? o.resetInMs : undefined;
     if (o.status === 429) {
@@ -171,7 +177,7 @@ export class BucketModel {
       }
     }
     const free = o.remaining - inFlight;
-    if (free <= 0) this.blockedUntil = Math.max(this.blockedUntil, now + resetInMs);
+    if (free <= 0 && counted < this.limit) this.blockedUntil = Math.max(this.blockedUntil, now + resetInMs);
     return Math.max(0, free);
   }
 }

@@ -249,6 +249,16 @@ describe('BucketModel.learn: free slots', () => {
     expect(room.blockedUntil).toBe(0);
   });
 
+  it("does not hold until the service's reset (rounded up to a whole second) when its own slots already fill the window", () => {
+    const own = new BucketModel('payment');
+    own.learn(answer({ limit: 30, remaining: 0, resetInMs: 5999 }), NOW, 0, 30);
+    expect(own.blockedUntil).toBe(0);
+    // Requests it does not count (another client of the merchant) fill it: the reset holds.
+    const others = new BucketModel('payment');
+    others.learn(answer({ limit: 30, remaining: 0, resetInMs: 5999 }), NOW, 0, 12);
+    expect(others.blockedUntil).toBe(NOW + 5999);
+  });
+
   it('never moves a hold back for a window reported full with an earlier reset', () => {
     const model = new BucketModel('payment');
     model.learn(answer({ status: 429, retryAfterMs: 20_000 }), NOW, 0);
