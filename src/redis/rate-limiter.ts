@@ -21,7 +21,7 @@ import { consoleWarn, Log, type Logger, type WarnSink } from '../core/observe/lo
 import { within } from '../core/wait.js';
 import { adaptClient, type RedisCommands, type RedisStoreOptions } from './client.js';
 import { RedisStoreError, RedisVersionError } from './errors.js';
-import { ACQUIRE, type AcquireReply, ANSWERED, LEARN, MAX_IN_FLIGHT_MS, PROBE_HOLD_MS, readAcquire } from './rate-scripts.js';
+import { ACQUIRE, type AcquireReply, ANSWERED, LEARN, MAX_IN_FLIGHT_MS, PROBE_HOLD_MS, readAcquire, sharedStateWarnings } from './rate-scripts.js';
 
 /** While Redis fails, this process paces alone for this long before trying Redis again. */
 const RETRY_REDIS_MS = 5000;
@@ -311,16 +311,7 @@ export class RedisRateLimiter implements RateLimiter {
 
   /** What the acquire found wrong in Redis, said once per kind: the service is trusted over the shared state. */
   #warnShared(b: SharedBucket, r: AcquireReply): void {
-    if (r.discarded) this.#warnOnce('discarded', 'RedisRateLimiter found a limit or window in Redis out of range (a limit below 1, a window outside 1 s to 1 h) and ignored it; pacing on what this process knows until the service says again.');
-    if (r.overruled) {
-      this.#warnOnce(
-        'overruled',
-        `RedisRateLimiter: the pacing state shared in Redis (${b.keys[1]}) contradicts what the service answered this process ` +
-          `(${b.limit} ${b.bucket} requests per ${Math.round(b.windowMs / 1000)} s); trusting the service. Something other than this SDK may write there.`,
-      );
-    }
-    if (r.foreign > 0) this.#warnOnce('foreign', `RedisRateLimiter dropped values under ${b.keys[0]} (or its rate-cfg, rate-probe) that this SDK does not write; something else writes there.`);
-    if (r.cutProbeLock) this.#warnOnce('probe-lock', `RedisRateLimiter cut a probe lock (${b.keys[2]}) with no expiry or one longer than any probe holds it; something else writes there.`);
+    for (const [topic, message] of sharedStateWarnings(r, b.keys, b)) this.#warnOnce(topic, message);
   }
 
   #redisFailed(error: unknown): void {

@@ -206,3 +206,29 @@ export function readAcquire(reply: unknown, want: number, maxPollMs: number): Ac
     cutProbeLock: field(10) === 1,
   };
 }
+
+/**
+ * The warnings an ACQUIRE reply calls for, each `[topic, message]` (a limiter says each topic
+ * once): what it found wrong in Redis, and that the service was trusted over it. `keys`: the
+ * slot set, the hash, the probe lock; `heard`: what this process heard from the service.
+ */
+export function sharedStateWarnings(
+  r: AcquireReply,
+  keys: readonly [string, string, string],
+  heard: { limit: number; windowMs: number; bucket: string },
+): [topic: string, message: string][] {
+  const out: [string, string][] = [];
+  if (r.discarded) {
+    out.push(['discarded', 'RedisRateLimiter found a limit or window in Redis out of range (a limit below 1, a window outside 1 s to 1 h) and ignored it; pacing on what this process knows until the service says again.']);
+  }
+  if (r.overruled) {
+    out.push([
+      'overruled',
+      `RedisRateLimiter: the pacing state shared in Redis (${keys[1]}) contradicts what the service answered this process ` +
+        `(${heard.limit} ${heard.bucket} requests per ${Math.round(heard.windowMs / 1000)} s); trusting the service. Something other than this SDK may write there.`,
+    ]);
+  }
+  if (r.foreign > 0) out.push(['foreign', `RedisRateLimiter dropped values under ${keys[0]} (or its rate-cfg, rate-probe) that this SDK does not write; something else writes there.`]);
+  if (r.cutProbeLock) out.push(['probe-lock', `RedisRateLimiter cut a probe lock (${keys[2]}) with no expiry or one longer than any probe holds it; something else writes there.`]);
+  return out;
+}

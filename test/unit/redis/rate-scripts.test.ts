@@ -4,7 +4,7 @@
  * scripts themselves run against a real redis-server in test/integration/redis-rate-limiter.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { type AcquireReply, readAcquire } from '../../../src/redis/rate-scripts.js';
+import { type AcquireReply, readAcquire, sharedStateWarnings } from '../../../src/redis/rate-scripts.js';
 
 const NOW = 1_764_000_000_000;
 /** A reply of the old five fields: nothing paced on, nothing found wrong. */
@@ -48,5 +48,23 @@ describe('readAcquire', () => {
 
   it.each(ROWS)('%s', (_what, reply, want, expected) => {
     expect(readAcquire(reply, want, 1000)).toEqual(expected);
+  });
+});
+
+describe('sharedStateWarnings', () => {
+  const keys = ['p:rate:{x}', 'p:rate-cfg:{x}', 'p:rate-probe:{x}'] as const;
+  const heard = { limit: 30, windowMs: 6000, bucket: 'payment' };
+  const reply = (over: Partial<AcquireReply>): AcquireReply => ({ granted: 1, waitMs: 0, probe: false, redisNow: NOW, discarded: false, ...NOTHING, ...over });
+
+  it('says nothing of a reply that found nothing wrong', () => {
+    expect(sharedStateWarnings(reply({}), keys, heard)).toEqual([]);
+  });
+
+  it('names the key, what the service said and that it was trusted, for each thing found wrong', () => {
+    const found = sharedStateWarnings(reply({ discarded: true, overruled: true, foreign: 2, cutProbeLock: true }), keys, heard);
+    expect(found.map(([topic]) => topic)).toEqual(['discarded', 'overruled', 'foreign', 'probe-lock']);
+    expect(found[1]?.[1]).toContain('(p:rate-cfg:{x}) contradicts what the service answered this process (30 payment requests per 6 s); trusting the service');
+    expect(found[2]?.[1]).toContain('p:rate:{x}');
+    expect(found[3]?.[1]).toContain('p:rate-probe:{x}');
   });
 });
