@@ -110,6 +110,11 @@ export class StoreBudget {
     return this.#leftMs > 0;
   }
 
+  /** Spends `ms` waited on a store outside {@link spend} (the rate limiter's own wait on Redis). */
+  charge(ms: number): void {
+    if (ms > 0) this.#leftMs -= ms;
+  }
+
   /** Runs `op` bounded by `signal` and what is left, and spends the time it took. */
   async spend<T>(op: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
     const started = performance.now();

@@ -158,7 +158,7 @@ export class RedisRateLimiter implements RateLimiter {
     const b = this.#bucket(key, bucket);
     if (b.unpaced) return Promise.resolve();
     // The call's store budget (shared with the token store): spent, this call paces in-process.
-    const storeMs = options.storeWaitMs?.();
+    const storeMs = options.storeBudget?.leftMs();
     if (storeMs !== undefined && storeMs <= 0) {
       this.#warnOnce('budget', "RedisRateLimiter: a call had spent its store budget (tokenStoreTimeout) on another store; paced in this process only, without waiting on Redis.");
       return this.#local.acquire(key, bucket, options);

@@ -58,17 +58,19 @@ export interface AcquireOptions {
   /** Milliseconds left of the call; no slot in that time ends the wait with a {@link RateLimitError}. */
   maxWaitMs: number;
   /**
-   * What the call has left of its store budget (`tokenStoreTimeout`, shared with the token
-   * store), read when a limiter on a shared store is about to ask it: one that cannot answer
-   * within it paces this call in-process instead, so one call never waits on stores for more
-   * than one budget. Absent: the limiter's own timeout bounds its store.
+   * The call's store budget (`tokenStoreTimeout`, shared with the token store): `leftMs()` is
+   * read when a limiter on a shared store is about to ask it, and the time it then waits on the
+   * store is given to `spend`. A limiter that cannot get an answer within what is left paces
+   * this call in-process instead, so one call never waits on stores for more than one budget.
+   * Absent: the limiter's own timeout bounds its store.
    *
    * @example
    * ```ts
-   * await limiter.acquire(key, 'payment', { maxWaitMs: 30_000, storeWaitMs: () => 1000 });
+   * let left = 1000;
+   * await limiter.acquire(key, 'payment', { maxWaitMs: 30_000, storeBudget: { leftMs: () => left, spend: (ms) => (left -= ms) } });
    * ```
    */
-  storeWaitMs?: (() => number) | undefined;
+  storeBudget?: { leftMs: () => number; spend: (ms: number) => void } | undefined;
 }
 
 /**
@@ -187,6 +189,8 @@ interface Waiter {
   readonly deadline: number;
   /** How long this call may still wait on a shared store (ms); Infinity when unbounded. */
   storeLeftMs: number;
+  /** Charges time waited on the store to the call's budget. */
+  readonly spendStore: ((ms: number) => void) | undefined;
   grant(slot?: string): void;
   fail(error: unknown): void;
 }
@@ -203,6 +207,7 @@ export class WaitQueue {
   }
 
   add(options: AcquireOptions, now: number, onTimeout: () => unknown, storeLeftMs = Number.POSITIVE_INFINITY): Promise<string | undefined> {
+    const spendStore = options.storeBudget?.spend;
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
     // A waiter is woken by other events too (a slot freed, a limiter gave up), so it settles
@@ -215,7 +220,7 @@ export class WaitQueue {
     };
     return within<string | undefined, never>(
       (resolve, reject) => {
-        waiter = { signal, deadline: now + options.maxWaitMs, storeLeftMs, grant: resolve, fail: reject };
+        waiter = { signal, deadline: now + options.maxWaitMs, storeLeftMs, spendStore, grant: resolve, fail: reject };
         this.#waiters.push(waiter);
       },
       {
@@ -246,7 +251,10 @@ export class WaitQueue {
 
   /** Every waiting call spent `ms` waiting on the store; those with nothing left are removed and returned. */
   spendStore(ms: number): Waiter[] {
-    for (const w of this.#waiters) w.storeLeftMs -= ms;
+    for (const w of this.#waiters) {
+      w.storeLeftMs -= ms;
+      w.spendStore?.(ms);
+    }
     const spent = this.#waiters.filter((w) => w.storeLeftMs <= 0);
     for (const w of spent) this.#waiters.splice(this.#waiters.indexOf(w), 1);
     return spent;

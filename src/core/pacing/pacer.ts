@@ -46,8 +46,9 @@ export class Pacer {
     if (operation === 'token') return undefined;
     const key = (this.#key ??= await this.#keyOf());
     const bucket = bucketOf(operation);
-    const storeWaitMs = call && (() => callStoreBudget(call(), this.#storeMs).leftMs);
-    const slot = (await this.#limiter.acquire(key, bucket, { signal, maxWaitMs, storeWaitMs })) ?? undefined;
+    const budget = () => callStoreBudget(call!(), this.#storeMs);
+    const storeBudget = call && { leftMs: () => budget().leftMs, spend: (ms: number) => budget().charge(ms) };
+    const slot = (await this.#limiter.acquire(key, bucket, { signal, maxWaitMs, storeBudget })) ?? undefined;
     const started = performance.now();
     return (response) => {
       const observation: RateLimitObservation = { elapsedMs: performance.now() - started };

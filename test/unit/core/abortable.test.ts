@@ -96,6 +96,9 @@ describe('callStoreBudget', () => {
     expect(callStoreBudget(call, 5000)).toBe(tokens);
     expect(callStoreBudget(new AbortController().signal, 1000)).not.toBe(tokens);
     expect(tokens.leftMs).toBe(1000);
+    // The rate limiter's wait on Redis is charged to the same budget.
+    tokens.charge(400);
+    expect(callStoreBudget(call, 1000).leftMs).toBe(600);
   });
 });
 

@@ -285,7 +285,9 @@ describe('WaitQueue', () => {
 
   it('hands back the calls whose store time is spent, keeping the others and the unbounded ones', () => {
     const queue = new WaitQueue();
-    for (const storeMs of [300, 1000, undefined]) queue.add({ maxWaitMs: 60_000 }, NOW, timeoutError, storeMs).catch(() => undefined);
+    const spent: number[] = [];
+    const storeBudget = { leftMs: () => 0, spend: (ms: number) => void spent.push(ms) };
+    for (const storeMs of [300, 1000, undefined]) queue.add({ maxWaitMs: 60_000, storeBudget }, NOW, timeoutError, storeMs).catch(() => undefined);
     expect(queue.leastStoreLeft()).toBe(300);
     expect(queue.spendStore(100)).toEqual([]);
     expect(queue.leastStoreLeft()).toBe(200);
@@ -294,6 +296,8 @@ describe('WaitQueue', () => {
     expect(queue.leastStoreLeft()).toBe(700);
     expect(queue.spendStore(700)).toHaveLength(1);
     expect(queue.leastStoreLeft()).toBe(Number.POSITIVE_INFINITY);
+    // Each call's budget was charged with what it waited: 3 calls × 100, 3 × 200, 2 × 700.
+    expect(spent).toEqual([100, 100, 100, 200, 200, 200, 700, 700]);
     for (const w of queue.drain()) w.grant();
   });
 
