@@ -70,7 +70,14 @@ export interface AcquireOptions {
    * await limiter.acquire(key, 'payment', { maxWaitMs: 30_000, storeBudget: { leftMs: () => left, spend: (ms) => (left -= ms) } });
    * ```
    */
-  storeBudget?: { leftMs: () => number; spend: (ms: number) => void } | undefined;
+  storeBudget?:
+    | {
+        /** Milliseconds the call may still wait on shared stores. */
+        leftMs: () => number;
+        /** Takes `ms` the limiter waited on its store for this call. */
+        spend: (ms: number) => void;
+      }
+    | undefined;
 }
 
 /**
