@@ -9,7 +9,8 @@
 import { ConfigurationError } from './core/errors/base.js';
 import { hasUnsafeUrlCharacter, LOOPBACK_HOST } from './core/urls.js';
 
-type Setting = 'baseUrl' | 'merchantId' | 'apiKey';
+/** One of the three settings every client needs. */
+export type Setting = 'baseUrl' | 'merchantId' | 'apiKey';
 const SETTINGS: readonly Setting[] = ['baseUrl', 'merchantId', 'apiKey'];
 
 /** The environment variable read for a setting the options leave out: `apiKey` → `MYR_GATEWAY_API_KEY`. */
@@ -50,7 +51,7 @@ export interface Connection {
  */
 export type RequiredSettings = { baseUrl: string | undefined; merchantId: string | undefined } & (
   | { connection: Connection; missing?: undefined }
-  | { connection?: undefined; missing: ConfigurationError }
+  | { connection?: undefined; missing: ConfigurationError; absent: readonly Setting[] }
 );
 
 function checkBaseUrl(baseUrl: string, allowInsecureLoopback: boolean, where: string): string {
@@ -80,13 +81,30 @@ function checkBaseUrl(baseUrl: string, allowInsecureLoopback: boolean, where: st
 }
 
 /**
- * Resolves the three settings. Throws {@link ConfigurationError} for a value that is present and
- * wrong (a non-string option, an `http://` or malformed `baseUrl`); a blank or absent one is
- * reported through `missing`, at the first call.
+ * A credential with whitespace around it (a trailing newline from a secret file or a `.env`,
+ * a space pasted along) is refused as what it is: the service would answer INVALID_CREDENTIALS,
+ * and a webhook verifier built on it would refuse every callback. The value is never echoed.
+ */
+function checkCredential(setting: Setting, value: string, where: string): string {
+  const start = /^\s/.test(value);
+  const end = /\s$/.test(value);
+  if (!start && !end) return value;
+  const at = start && end ? 'at its start and end' : start ? 'at its start' : 'at its end';
+  const newline = /[\r\n]$/.test(value) ? ' (a line break, as a file or `echo` leaves one)' : '';
+  throw new ConfigurationError(`${setting}${where} has whitespace ${at}${newline}: remove it; the service would refuse the value as it is`, setting);
+}
+
+/**
+ * Resolves the three settings from `options`, else from the environment (`env`, by default
+ * `process.env` where there is one). Throws {@link ConfigurationError} for a value that is
+ * present and wrong (a non-string option, an `http://` or malformed `baseUrl`, a merchant id or
+ * api key with whitespace around it); a blank or absent one is reported through `missing`, at
+ * the first call. The doctor resolves its settings here too, so both read the same values.
  */
 export function requiredSettings(
   options: Partial<Record<Setting, unknown>>,
   allowInsecureLoopback: boolean,
+  env: (name: string) => string | undefined = readEnvironment,
 ): RequiredSettings {
   const found: Partial<Record<Setting, string>> = {};
   const absent: Setting[] = [];
@@ -94,13 +112,13 @@ export function requiredSettings(
     const given = options[setting];
     if (given !== undefined && typeof given !== 'string') throw new ConfigurationError(`${setting} must be a string`, setting);
     const variable = environmentVariable(setting);
-    const value = given ?? readEnvironment(variable);
+    const value = given ?? env(variable);
     if (value === undefined || value.trim() === '') {
       absent.push(setting);
       continue;
     }
     const where = given === undefined ? ` (from ${variable})` : '';
-    found[setting] = setting === 'baseUrl' ? checkBaseUrl(value, allowInsecureLoopback, where) : value;
+    found[setting] = setting === 'baseUrl' ? checkBaseUrl(value, allowInsecureLoopback, where) : checkCredential(setting, value, where);
   }
   const { baseUrl, merchantId, apiKey } = found;
   if (baseUrl !== undefined && merchantId !== undefined && apiKey !== undefined) return { baseUrl, merchantId, connection: { baseUrl, merchantId, apiKey } };
@@ -108,5 +126,5 @@ export function requiredSettings(
     `MyrGateway is not configured: ${absent.map((s) => `${s} is missing (pass { ${s} } or set ${environmentVariable(s)})`).join('; ')}. Nothing was sent.`,
     absent[0],
   );
-  return { baseUrl, merchantId, missing };
+  return { baseUrl, merchantId, missing, absent };
 }

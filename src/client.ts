@@ -123,7 +123,7 @@ export class MyrGateway {
         sleep,
         redact: redactSecret(apiKey),
         observer,
-        pacer: limiter === false ? undefined : new Pacer(limiter, () => sha256Hex(['myr-gateway pacing v1', baseUrl, merchantId]), warn),
+        pacer: limiter === false ? undefined : new Pacer(limiter, () => sha256Hex(['myr-gateway pacing v1', baseUrl, merchantId]), warn, storeTimeout),
       });
       let key: Promise<string> | undefined;
       const tokens = new TokenManager({

@@ -37,13 +37,26 @@ export function maskAccountNumber(accountNumber: string): string {
   return `****${accountNumber.slice(-4)}`;
 }
 
+/** What may stand between the characters of an account number written for people: spaces, dashes, dots, slashes. */
+const SEPARATOR = String.raw`[\s./-]{0,3}`;
+
 /**
- * A {@link Redact} that masks `accountNumber` wherever it appears: the request's own account
- * number in a message the service sent back.
+ * A {@link Redact} that masks `accountNumber` wherever its characters appear in that order,
+ * with or without separators between them (`5140 1234 56789`, `5140-1234-56789`), whatever
+ * their case: the request's own account number in a message the service sent back.
+ *
+ * @example
+ * ```ts
+ * accountNumberRedactor('5140123456789')('bank rejected account 5140-1234-56789'); // 'bank rejected account ****6789'
+ * ```
  */
 export function accountNumberRedactor(accountNumber: string): Redact {
   const masked = maskAccountNumber(accountNumber);
-  return (text) => text.split(accountNumber).join(masked);
+  const chars = accountNumber.replace(/[^0-9A-Za-z]/g, '');
+  // The schema admits 4 to 64 letters, digits and dashes: nothing here is a pattern character.
+  if (chars.length < 4) return (text) => text.split(accountNumber).join(masked);
+  const pattern = new RegExp(chars.split('').join(SEPARATOR), 'gi');
+  return (text) => text.replace(pattern, masked);
 }
 
 /** `first`, then `second` when there is one. */
@@ -52,16 +65,35 @@ export function bothRedact(first: Redact, second: Redact | undefined): Redact {
 }
 
 /**
- * A copy of an answer with every `account_number` field masked, at any depth, and `redact`
+ * Whether `value`, a JSON number, is `accountNumber` read as one: all digits, leading zeros
+ * dropped, and past 2^53 rounded the same way JSON.parse rounds it.
+ */
+function isAccountAsNumber(value: number, accountNumber: string | undefined): boolean {
+  return accountNumber !== undefined && /^\d+$/.test(accountNumber) && Number(accountNumber) === value;
+}
+
+/**
+ * A copy of an answer with every `account_number` field masked, at any depth, `accountNumber`
+ * (the one sent) masked wherever it appears as a JSON number, under any key, and `redact`
  * applied to every other string but the merchant's own `reference_id`: nested beneficiary
  * records included. Applied before the answer is parsed, so the result is typed by its schema.
+ *
+ * @example
+ * ```ts
+ * maskAccountNumbers({ beneficiary: { account: 5140123456789 } }, accountNumberRedactor('5140123456789'), '5140123456789');
+ * // { beneficiary: { account: '****6789' } }
+ * ```
  */
-export function maskAccountNumbers(value: unknown, redact: Redact, key?: string): unknown {
-  // An account number sent as a JSON number is masked too, and kept as the masked text.
-  if (key === 'account_number' && (typeof value === 'string' || typeof value === 'number')) return maskAccountNumber(String(value));
-  if (typeof value === 'string') return key === 'reference_id' ? value : redact(value);
-  // The elements of an array under a key are that key's values (a list of account numbers).
-  if (Array.isArray(value)) return value.map((entry) => maskAccountNumbers(entry, redact, key));
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskAccountNumbers(v, redact, k)]));
+export function maskAccountNumbers(value: unknown, redact: Redact, accountNumber?: string): unknown {
+  const mask = (v: unknown, key: string | undefined): unknown => {
+    // An account number sent as a JSON number is masked too, and kept as the masked text.
+    if (key === 'account_number' && (typeof v === 'string' || typeof v === 'number')) return maskAccountNumber(String(v));
+    if (typeof v === 'number') return isAccountAsNumber(v, accountNumber) ? maskAccountNumber(accountNumber ?? '') : v;
+    if (typeof v === 'string') return key === 'reference_id' ? v : redact(v);
+    // The elements of an array under a key are that key's values (a list of account numbers).
+    if (Array.isArray(v)) return v.map((entry) => mask(entry, key));
+    if (v === null || typeof v !== 'object') return v;
+    return Object.fromEntries(Object.entries(v).map(([k, entry]) => [k, mask(entry, k)]));
+  };
+  return mask(value, undefined);
 }

@@ -88,9 +88,10 @@ export function watched<T>(start: (watch: Watch) => Promise<T>, signal: AbortSig
 }
 
 /**
- * The time one call may spend waiting on the token store, across all its operations (read,
- * refresh lock, write, delete): each one gets what the earlier ones left, so a store that does
- * not answer costs the call `tokenStoreTimeout` once, not once per operation.
+ * The time one call may spend waiting on shared stores, across all its operations (the token
+ * store's read, refresh lock, write, delete; the rate limiter's acquire): each one gets what the
+ * earlier ones left, so a store that does not answer costs the call `tokenStoreTimeout` once,
+ * not once per operation or per store ({@link callStoreBudget}).
  */
 export class StoreBudget {
   #leftMs: number;
@@ -109,6 +110,11 @@ export class StoreBudget {
     return this.#leftMs > 0;
   }
 
+  /** Spends `ms` waited on a store outside {@link spend} (the rate limiter's own wait on Redis). */
+  charge(ms: number): void {
+    if (ms > 0) this.#leftMs -= ms;
+  }
+
   /** Runs `op` bounded by `signal` and what is left, and spends the time it took. */
   async spend<T>(op: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
     const started = performance.now();
@@ -122,6 +128,19 @@ export class StoreBudget {
       this.#leftMs -= performance.now() - started;
     }
   }
+}
+
+const perCall = new WeakMap<AbortSignal, StoreBudget>();
+
+/**
+ * The store budget of the call behind `call` (its signal), made with `ms` on first use: the
+ * token manager and the rate limiter of one call find the same one, so a call spends at most
+ * one `tokenStoreTimeout` across every shared store it touches.
+ */
+export function callStoreBudget(call: AbortSignal, ms: number): StoreBudget {
+  let budget = perCall.get(call);
+  if (!budget) perCall.set(call, (budget = new StoreBudget(ms)));
+  return budget;
 }
 
 /** Words for a store failure in a warning (never the error's text: a store may echo a secret). */

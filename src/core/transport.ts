@@ -122,6 +122,8 @@ class CallState {
   /** What the next attempt reports to the pacer and the token limiter when it ends. */
   paced: PaceReport | undefined;
   reported: ((report: TokenAttemptReport) => void) | undefined;
+  /** The hook running before the next attempt (backoff, token, pacing slot), until it settles. */
+  preparing: Promise<void> | undefined;
 
   constructor(
     spec: CallSpec,
@@ -374,8 +376,13 @@ export class Transport {
    * timeout starts: a wait for a slot never reads as a timeout (for a withdrawal, that would be
    * OUTCOME_UNKNOWN).
    */
-  async #beforeAttempt(state: CallState | undefined, retry: boolean): Promise<void> {
-    if (!state) return;
+  #beforeAttempt(state: CallState | undefined, retry: boolean): Promise<void> | undefined {
+    if (!state) return undefined;
+    state.preparing = this.#prepare(state, retry);
+    return state.preparing;
+  }
+
+  async #prepare(state: CallState, retry: boolean): Promise<void> {
     const cfg = this.#config;
     const { spec, limits } = state;
     try {
@@ -387,7 +394,7 @@ export class Transport {
       }
       if (spec.authenticated) state.token = await this.#token(limits);
       // Waiting for a slot happens before anything is sent: it is not a retry.
-      if (cfg.pacer) state.paced = await cfg.pacer.acquire(spec.operation, limits.user, limits.remaining());
+      if (cfg.pacer) state.paced = await cfg.pacer.acquire(spec.operation, limits.user, limits.remaining(), () => limits.signal);
       state.reported = state.beforeAttempt?.();
     } catch (error) {
       state.final = this.#stopped(error, state);
@@ -397,6 +404,10 @@ export class Transport {
 
   /** The one translation of what ky threw into the call's error. */
   async #failure(state: CallState, error: unknown): Promise<unknown> {
+    // ky's total timeout may fire while a hook still waits (a pacing slot, a token) under the
+    // same deadline: that wait's own answer (RATE_LIMITED with its source) is the call's, not a
+    // bare TIMEOUT. Every wait in a hook is bounded by the call's deadline, so this one is too.
+    await state.preparing?.catch(() => undefined);
     if (state.final !== undefined) return state.final;
     const last = state.last;
     // ky asks `shouldRetry` only while retries and time are left: the last attempt is judged here.

@@ -7,6 +7,9 @@
  */
 import { PUBLISHED_LIMITS } from '../core/pacing/limiter.js';
 
+import { environmentVariable, requiredSettings, type RequiredSettings } from '../client-config.js';
+import { ConfigurationError } from '../core/errors/base.js';
+
 /** The environment variables the doctor reads; the same names a merchant's backend uses. */
 export const ENV = Object.freeze({
   baseUrl: 'MYR_GATEWAY_BASE_URL',
@@ -51,8 +54,11 @@ export interface DoctorConfiguration {
 export type Environment = Readonly<Record<string, string | undefined>>;
 
 /**
- * Reads the configuration, or says which variables are missing. Values are trimmed; an empty
- * value counts as missing. The api key's value is never part of the answer.
+ * Reads the configuration through the client's own code (`requiredSettings`), so the doctor
+ * and the client agree on every value: it says which variables are missing (an empty or blank
+ * value counts as missing), or why one is refused (`invalid`: a base URL the client refuses, a
+ * merchant id or api key with whitespace around it). The api key's value is never part of the
+ * answer, nor of an error.
  *
  * @example
  * ```ts
@@ -60,23 +66,18 @@ export type Environment = Readonly<Record<string, string | undefined>>;
  * if ('missing' in read) console.error(`set ${read.missing.join(', ')}`);
  * ```
  */
-export function readConfiguration(env: Environment): { configuration: DoctorConfiguration } | { missing: string[] } {
-  const value = (name: string) => {
-    const raw = env[name]?.trim();
-    return raw === undefined || raw === '' ? undefined : raw;
-  };
-  const baseUrl = value(ENV.baseUrl);
-  const merchantId = value(ENV.merchantId);
-  const apiKey = value(ENV.apiKey);
-  if (baseUrl === undefined || merchantId === undefined || apiKey === undefined) {
-    const missing = [
-      baseUrl === undefined ? ENV.baseUrl : '',
-      merchantId === undefined ? ENV.merchantId : '',
-      apiKey === undefined ? ENV.apiKey : '',
-    ].filter(Boolean);
-    return { missing };
+export function readConfiguration(env: Environment): { configuration: DoctorConfiguration } | { missing: string[] } | { invalid: ConfigurationError } {
+  let settings: RequiredSettings;
+  try {
+    // The sandbox is plain http on 127.0.0.1; any other http:// base URL is still refused.
+    settings = requiredSettings({}, true, (name) => env[name]);
+  } catch (error) {
+    if (error instanceof ConfigurationError) return { invalid: error };
+    throw error;
   }
-  return { configuration: { baseUrl, merchantId, apiKey, callbackUrl: value(ENV.callbackUrl) } };
+  if (!settings.connection) return { missing: settings.absent.map(environmentVariable) };
+  const callbackUrl = env[ENV.callbackUrl]?.trim();
+  return { configuration: { ...settings.connection, callbackUrl: callbackUrl === '' ? undefined : callbackUrl } };
 }
 
 function isLoopbackHost(hostname: string): boolean {

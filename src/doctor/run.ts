@@ -52,10 +52,17 @@ const skip = (name: CheckResult['name'], detail: string): CheckResult => ({ name
 export async function runDoctor(input: DoctorInput): Promise<CheckResult[]> {
   const now = input.now ?? Date.now;
   const read = readConfiguration(input.env);
+  const after = ['token', 'status lookup', 'clock', 'rate limits'] as const;
   if ('missing' in read) {
-    const after = ['token', 'status lookup', 'clock', 'rate limits'] as const;
     return [
       { name: 'configuration', outcome: 'fail', detail: `${read.missing.join(', ')} not set` },
+      ...after.map((name) => skip(name, 'needs the configuration')),
+      checkCallbackUrl(input.env[ENV.callbackUrl]?.trim() || undefined),
+    ];
+  }
+  if ('invalid' in read) {
+    return [
+      { name: 'configuration', outcome: 'fail', detail: describeError(read.invalid) },
       ...after.map((name) => skip(name, 'needs the configuration')),
       checkCallbackUrl(input.env[ENV.callbackUrl]?.trim() || undefined),
     ];
@@ -70,7 +77,7 @@ export async function runDoctor(input: DoctorInput): Promise<CheckResult[]> {
       baseUrl: configuration.baseUrl,
       merchantId: configuration.merchantId,
       apiKey: configuration.apiKey,
-      // The sandbox is plain http on 127.0.0.1; any other http:// base URL is still refused.
+      // As readConfiguration resolved it: plain http only on 127.0.0.1 (the sandbox).
       allowInsecureLoopback: true,
       // A cache of its own: the token check must really ask the service for a token.
       tokenStore: new MemoryTokenStore(),
@@ -88,7 +95,6 @@ export async function runDoctor(input: DoctorInput): Promise<CheckResult[]> {
       },
     });
   } catch (error) {
-    const after = ['token', 'status lookup', 'clock', 'rate limits'] as const;
     return [
       { name: 'configuration', outcome: 'fail', detail: describeError(error) },
       ...after.map((name) => skip(name, 'needs the configuration')),
@@ -96,7 +102,7 @@ export async function runDoctor(input: DoctorInput): Promise<CheckResult[]> {
     ];
   }
   const results: CheckResult[] = [
-    { name: 'configuration', outcome: 'ok', detail: `${configuration.baseUrl} as merchant ${configuration.merchantId}` },
+    { name: 'configuration', outcome: 'ok', detail: `${configuration.baseUrl.replace(/\/$/, '')} as merchant ${configuration.merchantId}` },
   ];
 
   const reference = unusedReference();

@@ -21,7 +21,7 @@ import { consoleWarn, Log, type Logger, type WarnSink } from '../core/observe/lo
 import { within } from '../core/wait.js';
 import { adaptClient, type RedisCommands, type RedisStoreOptions } from './client.js';
 import { RedisStoreError, RedisVersionError } from './errors.js';
-import { ACQUIRE, ANSWERED, LEARN, MAX_IN_FLIGHT_MS, PROBE_HOLD_MS, readAcquire } from './rate-scripts.js';
+import { ACQUIRE, type AcquireReply, ANSWERED, LEARN, MAX_IN_FLIGHT_MS, PROBE_HOLD_MS, readAcquire, sharedStateWarnings } from './rate-scripts.js';
 
 /** While Redis fails, this process paces alone for this long before trying Redis again. */
 const RETRY_REDIS_MS = 5000;
@@ -61,6 +61,10 @@ class SharedBucket extends BucketModel {
   /** The limit last sent to Redis, and when (monotonic ms). */
   sharedLimit: number | undefined;
   sharedAt = 0;
+  /** The last acquire found the shared window full: the fleet's own slots hold it, not the service's rounded reset. */
+  windowFull = false;
+  /** What the last acquire paced on (for a refusal's message): the limit, window, source and wait. */
+  paced: { limit: number; windowMs: number; fromRedis: boolean; freeInMs: number } | undefined;
   constructor(
     bucket: RateBucket,
     /** The slot set, the learned hash, the probe lock. */
@@ -82,7 +86,13 @@ class SharedBucket extends BucketModel {
  * holds the rest until its answer (slow start). The limit and window are learned from the
  * service's headers by whichever process sees them and measured on Redis's clock, so a process
  * whose clock is wrong cannot set the window for the others. Values found in Redis out of range
- * (a limit below 1, a window outside 1 s – 1 h) are deleted and ignored, with one warning.
+ * (a limit below 1, a window outside 1 s – 1 h) are deleted and ignored, with one warning. The
+ * rest is input too: a process never paces below the limit it heard from the service itself
+ * (nor on a window longer than its own and the published minute), slots not of the form this
+ * limiter writes are dropped, a probe lock with no expiry (or a longer one than any probe holds)
+ * is cut, and a process not yet told the limits by the service, held back by the shared state
+ * for longer than the published minute, sends one request to hear them; each said once through
+ * the logger, trusting the service.
  *
  * Redis down or slower than `timeoutMs`, or refusing the scripts: pacing falls back to this
  * process alone (one warning) and tries Redis again every 5 s. That fails open on purpose: the
@@ -149,7 +159,16 @@ export class RedisRateLimiter implements RateLimiter {
     if (monotonicNow() < this.#redisAfter) return this.#local.acquire(key, bucket, options);
     const b = this.#bucket(key, bucket);
     if (b.unpaced) return Promise.resolve();
-    const waiting = b.queue.add(options, monotonicNow(), () => pacingError(bucket, b.limit, b.windowMs, b.windowMs));
+    // The call's store budget (shared with the token store): spent, this call paces in-process.
+    const storeMs = options.storeBudget?.leftMs();
+    if (storeMs !== undefined && storeMs <= 0) {
+      this.#warnOnce('budget', "RedisRateLimiter: a call had spent its store budget (tokenStoreTimeout) on another store; paced in this process only, without waiting on Redis.");
+      return this.#local.acquire(key, bucket, options);
+    }
+    const now = monotonicNow();
+    const refusal = () =>
+      b.paced ? pacingError(bucket, b.paced.limit, b.paced.windowMs, b.paced.freeInMs, b.paced.fromRedis ? 'redis' : 'service') : pacingError(bucket, b.limit, b.windowMs, b.windowMs);
+    const waiting = b.queue.add(options, now, refusal, storeMs);
     void this.#drain(key, b);
     return waiting;
   }
@@ -158,7 +177,7 @@ export class RedisRateLimiter implements RateLimiter {
     const o = this.#onRedisClock(observation);
     this.#local.observe(key, bucket, o);
     const b = this.#bucket(key, bucket);
-    b.learn(o, monotonicNow(), 0);
+    b.learn(o, monotonicNow(), 0, b.windowFull ? b.limit : 0);
     if (probeOutcome(o) === 'limits-seen') b.limitsSeen = true;
     // A slot of the in-process fallback has no name: Redis never held it.
     const name = slot !== undefined && slot.startsWith(SLOT_PREFIX) ? slot.slice(SLOT_PREFIX.length) : undefined;
@@ -227,7 +246,7 @@ export class RedisRateLimiter implements RateLimiter {
         const inFlightMs = Math.min(MAX_IN_FLIGHT_MS, Math.max(0, Math.ceil(b.queue.latestDeadline() - now)));
         try {
           const args = [String(b.limit), String(b.windowMs), String(want), id, String(inFlightMs), b.limitsSeen ? '1' : '', String(Math.max(1, Math.min(inFlightMs, PROBE_HOLD_MS)))];
-          reply = await this.#redis.eval(ACQUIRE, b.keys, args);
+          reply = await this.#withinStoreBudgets(key, b, this.#redis.eval(ACQUIRE, b.keys, args));
         } catch (error) {
           // The script may still run late (a client's offline queue, a stalled Redis): its slots
           // would then be held for the calls' time left with no answer ever reported. Remove them;
@@ -239,7 +258,9 @@ export class RedisRateLimiter implements RateLimiter {
         }
         const r = readAcquire(reply, want, MAX_POLL_MS);
         if (r.redisNow !== undefined) this.#offset = r.redisNow - Date.now();
-        if (r.discarded) this.#warnOnce('discarded', 'RedisRateLimiter found a limit or window in Redis out of range (a limit below 1, a window outside 1 s to 1 h) and ignored it; pacing on what this process knows until the service says again.');
+        if (r.paced) b.paced = r.paced;
+        b.windowFull = r.granted < want;
+        this.#warnShared(b, r);
         if (r.probe) b.probes.add(`${id}:1`);
         for (let i = 1; i <= r.granted; i++) {
           const waiter = b.queue.first();
@@ -258,6 +279,27 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   /**
+   * Awaits `reply`, handing each waiting call whose store budget runs out meanwhile to the
+   * in-process limiter: a call never waits on Redis past what its budget left. The reply still
+   * serves the calls left (a slot granted to nobody counts from now).
+   */
+  async #withinStoreBudgets(key: string, b: SharedBucket, reply: Promise<unknown>): Promise<unknown> {
+    const late = Symbol('late');
+    for (;;) {
+      const least = b.queue.leastStoreLeft();
+      if (!Number.isFinite(least)) return reply;
+      const started = monotonicNow();
+      const answer = await within<unknown, typeof late>(reply, { ms: Math.max(0, least), onTimeout: () => late });
+      const now = monotonicNow();
+      for (const w of b.queue.spendStore(answer === late ? Math.max(least, now - started) : now - started)) {
+        this.#warnOnce('budget', "RedisRateLimiter: Redis did not answer within a call's store budget (tokenStoreTimeout, shared with the token store); paced that call in this process only.");
+        this.#local.acquire(key, b.bucket, { signal: w.signal, maxWaitMs: w.deadline - now }).then(() => w.grant(), (error: unknown) => w.fail(error));
+      }
+      if (answer !== late) return answer;
+    }
+  }
+
+  /**
    * Sleeps `ms`, or less when an answer taught something new: a wait woken by another event, so
    * `wake` settles it from outside (and `done` forgets it, however it ended).
    */
@@ -267,6 +309,11 @@ export class RedisRateLimiter implements RateLimiter {
       onTimeout: () => undefined,
       done: () => (b.wake = undefined),
     });
+  }
+
+  /** What the acquire found wrong in Redis, said once per kind: the service is trusted over the shared state. */
+  #warnShared(b: SharedBucket, r: AcquireReply): void {
+    for (const [topic, message] of sharedStateWarnings(r, b.keys, b)) this.#warnOnce(topic, message);
   }
 
   #redisFailed(error: unknown): void {

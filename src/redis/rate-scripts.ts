@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { MAX_WINDOW_MS, MIN_WINDOW_MS, UNPACED_ABOVE } from '../core/pacing/limiter.js';
+import { MAX_WINDOW_MS, MIN_WINDOW_MS, PUBLISHED_WINDOW_MS, UNPACED_ABOVE } from '../core/pacing/limiter.js';
 import { MAX_HEADERLESS_ANSWERS } from '../core/pacing/slow-start.js';
 import { script } from './client.js';
 
@@ -36,46 +36,92 @@ local function validWindow(v) return v and v >= ${MIN_WINDOW_MS} and v <= ${MAX_
  * slots wanted, a batch id, how long a slot granted now may be in flight (ms), '1' when this
  * process has seen the service's limits itself, the probe lock's hold (ms).
  *
- * A value of the hash out of range is deleted and ignored (the process's own stands in), a slot
- * scored further ahead than any grant can score one is dropped. With no limit seen anywhere
- * (slow start, src/core/pacing/slow-start.ts), one probe goes for the whole fleet and the
- * others wait for its answer. A slot is scored with the time it stops counting toward the
- * window's start: while in flight, the latest time its request can still reach the service;
- * once answered, the answer's time (ANSWERED).
+ * The hash and the set are what other processes (or anyone who can write there) left, so:
+ * - a value of the hash out of range is deleted and ignored (the process's own stands in);
+ * - a process that has seen the service's limits itself never paces below them: a hash limit
+ *   lower than its own, or a window longer than both its own and the published minute (a
+ *   window may legitimately grow after a 429), is overruled (flagged, so the process says so);
+ * - a key holding another type of value is deleted (counted with the foreign slots);
+ * - when the window looks full, slots not of the form this script writes (`<uuid>:<n>`) are
+ *   dropped, and so is any slot scored further ahead than a grant can score one;
+ * - a probe lock with no TTL, or a TTL longer than any probe holds it, is cut;
+ * - a process that has not heard the service itself, which the shared state would hold back
+ *   for longer than the published window, sends one request (under the probe lock) to hear it.
  *
- * Returns { slots taken, ms until asking again (0 when all were taken), 1 when the slot is the
- * fleet's probe, Redis's time in ms, 1 when an invalid value was discarded }.
+ * With no limit seen anywhere (slow start, src/core/pacing/slow-start.ts), one probe goes for
+ * the whole fleet and the others wait for its answer. A slot is scored with the time it stops
+ * counting toward the window's start: while in flight, the latest time its request can still
+ * reach the service; once answered, the answer's time (ANSWERED).
+ *
+ * Returns { slots taken, ms until asking again (0 when all were taken), 1 when the slot is a
+ * probe, Redis's time in ms, 1 when an invalid value was discarded, the limit and window paced
+ * on, 1 when they came from the hash, 1 when the hash was overruled, slots dropped as foreign,
+ * 1 when a probe lock was cut, ms until a slot frees (unbounded) }.
  */
 export const ACQUIRE = script(`${PRELUDE}
+local discarded, overruled, foreign, cut = 0, 0, 0, 0
+for i, kind in ipairs({ 'zset', 'hash', 'string' }) do
+  local t = redis.call('TYPE', KEYS[i]).ok
+  if t ~= kind and t ~= 'none' then redis.call('DEL', KEYS[i]); foreign = foreign + 1 end
+end
 local cfg = redis.call('HMGET', KEYS[2], 'limit', 'window', 'headerless')
-local discarded = 0
 local limit = tonumber(cfg[1])
 if cfg[1] and not validLimit(limit) then limit = nil; discarded = 1; redis.call('HDEL', KEYS[2], 'limit') end
 local window = tonumber(cfg[2])
 if cfg[2] and not validWindow(window) then window = nil; discarded = 1; redis.call('HDEL', KEYS[2], 'window') end
+local seen = ARGV[6] == '1'
+local ownLimit, ownWindow = tonumber(ARGV[1]), tonumber(ARGV[2])
 local want = tonumber(ARGV[3])
 local score = now + tonumber(ARGV[5])
-if not limit and ARGV[6] ~= '1' and (tonumber(cfg[3]) or 0) < ${MAX_HEADERLESS_ANSWERS} then
-  if not redis.call('SET', KEYS[3], ARGV[4] .. ':1', 'NX', 'PX', ARGV[7]) then return { 0, ${PROBE_POLL_MS}, 0, now, discarded } end
-  redis.call('ZADD', KEYS[1], score, ARGV[4] .. ':1')
-  redis.call('PEXPIRE', KEYS[1], 7200000)
-  if want > 1 then return { 1, ${PROBE_POLL_MS}, 1, now, discarded } end
-  return { 1, 0, 1, now, discarded }
+local probeSlot = ARGV[4] .. ':1'
+local function takeProbeLock()
+  if redis.call('SET', KEYS[3], probeSlot, 'NX', 'PX', ARGV[7]) then return true end
+  local ttl = redis.call('PTTL', KEYS[3])
+  if ttl ~= -1 and ttl <= ${PROBE_HOLD_MS} then return false end
+  redis.call('SET', KEYS[3], probeSlot, 'PX', ARGV[7])
+  cut = 1
+  return true
 end
-limit = limit or tonumber(ARGV[1])
-window = window or tonumber(ARGV[2])
+local function probe(wait, fromHash)
+  redis.call('ZADD', KEYS[1], score, probeSlot)
+  redis.call('PEXPIRE', KEYS[1], 7200000)
+  return { 1, wait, 1, now, discarded, limit or ownLimit, window or ownWindow, fromHash, overruled, foreign, cut, wait }
+end
+if not limit and not seen and (tonumber(cfg[3]) or 0) < ${MAX_HEADERLESS_ANSWERS} then
+  if not takeProbeLock() then return { 0, ${PROBE_POLL_MS}, 0, now, discarded, ownLimit, ownWindow, 0, 0, 0, 0, ${PROBE_POLL_MS} } end
+  if want > 1 then return probe(${PROBE_POLL_MS}, 0) end
+  return probe(0, 0)
+end
+local fromHash = (limit or window) and 1 or 0
+if seen and limit and limit < ownLimit then limit = nil; overruled = 1 end
+if seen and window and window > math.max(ownWindow, ${PUBLISHED_WINDOW_MS}) then window = nil; overruled = 1 end
+limit = limit or ownLimit
+window = window or ownWindow
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '(' .. (now + ${MAX_IN_FLIGHT_MS}), '+inf')
 local used = redis.call('ZCARD', KEYS[1])
+if used + want > limit then
+  for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+    if not string.match(m, '^%x+%-%x+%-%x+%-%x+%-%x+:%d+$') then
+      redis.call('ZREM', KEYS[1], m)
+      foreign = foreign + 1
+    end
+  end
+  used = used - foreign
+end
 local granted = math.max(0, math.min(want, limit - used))
 for i = 1, granted do redis.call('ZADD', KEYS[1], score, ARGV[4] .. ':' .. i) end
 -- The TTL only collects an idle merchant's set (pruning is by score): longer than any hold.
 if granted > 0 then redis.call('PEXPIRE', KEYS[1], 7200000) end
-if granted == want then return { granted, 0, 0, now, discarded } end
+if granted == want then return { granted, 0, 0, now, discarded, limit, window, fromHash, overruled, foreign, cut, 0 } end
 local idx = used + granted - limit
 local e = redis.call('ZRANGE', KEYS[1], idx, idx, 'WITHSCORES')
-if e[2] == nil then return { granted, window, 0, now, discarded } end
-return { granted, math.max(1, tonumber(e[2]) + window - now), 0, now, discarded }`);
+local wait = window
+if e[2] ~= nil then wait = math.max(1, tonumber(e[2]) + window - now) end
+if granted == 0 and not seen and fromHash == 1 and wait > ${PUBLISHED_WINDOW_MS} and takeProbeLock() then
+  return probe(want > 1 and ${PROBE_POLL_MS} or 0, fromHash)
+end
+return { granted, wait, 0, now, discarded, limit, window, fromHash, overruled, foreign, cut, wait }`);
 
 /** The requests of these slots (ARGV) were answered: each counts from now. XX: a pruned slot stays gone. */
 export const ANSWERED = script(`${PRELUDE}
@@ -126,6 +172,14 @@ export interface AcquireReply {
   /** Redis's time when the script ran (ms), if the reply carried a sane one. */
   redisNow: number | undefined;
   discarded: boolean;
+  /** What the script paced on, and whether it came from the shared hash (else this process's own). */
+  paced: { limit: number; windowMs: number; fromRedis: boolean; freeInMs: number } | undefined;
+  /** The hash was stricter than what this process heard from the service: overruled. */
+  overruled: boolean;
+  /** Slots of a form this store does not write, dropped. */
+  foreign: number;
+  /** A probe lock with no TTL, or one longer than any probe holds it, was cut. */
+  cutProbeLock: boolean;
 }
 
 /** Reads an ACQUIRE reply; anything malformed reads as "no slot, ask again later". */
@@ -135,11 +189,46 @@ export function readAcquire(reply: unknown, want: number, maxPollMs: number): Ac
   const taken = Number.isInteger(granted) && granted >= 0 && granted <= want ? granted : 0;
   const waitMs = field(1);
   const redisNow = field(3);
+  const [limit, windowMs, freeInMs] = [field(5), field(6), field(11)];
+  const foreign = field(9);
   return {
     granted: taken,
     waitMs: taken === want ? 0 : Math.min(maxPollMs, Math.max(1, Number.isFinite(waitMs) ? waitMs : maxPollMs)),
     probe: taken === 1 && field(2) === 1,
     redisNow: Number.isFinite(redisNow) && redisNow > 0 ? redisNow : undefined,
     discarded: field(4) === 1,
+    paced:
+      Number.isInteger(limit) && limit >= 1 && windowMs >= MIN_WINDOW_MS && windowMs <= MAX_WINDOW_MS && freeInMs >= 0
+        ? { limit, windowMs, fromRedis: field(7) === 1, freeInMs }
+        : undefined,
+    overruled: field(8) === 1,
+    foreign: Number.isInteger(foreign) && foreign > 0 ? foreign : 0,
+    cutProbeLock: field(10) === 1,
   };
+}
+
+/**
+ * The warnings an ACQUIRE reply calls for, each `[topic, message]` (a limiter says each topic
+ * once): what it found wrong in Redis, and that the service was trusted over it. `keys`: the
+ * slot set, the hash, the probe lock; `heard`: what this process heard from the service.
+ */
+export function sharedStateWarnings(
+  r: AcquireReply,
+  keys: readonly [string, string, string],
+  heard: { limit: number; windowMs: number; bucket: string },
+): [topic: string, message: string][] {
+  const out: [string, string][] = [];
+  if (r.discarded) {
+    out.push(['discarded', 'RedisRateLimiter found a limit or window in Redis out of range (a limit below 1, a window outside 1 s to 1 h) and ignored it; pacing on what this process knows until the service says again.']);
+  }
+  if (r.overruled) {
+    out.push([
+      'overruled',
+      `RedisRateLimiter: the pacing state shared in Redis (${keys[1]}) contradicts what the service answered this process ` +
+        `(${heard.limit} ${heard.bucket} requests per ${Math.round(heard.windowMs / 1000)} s); trusting the service. Something other than this SDK may write there.`,
+    ]);
+  }
+  if (r.foreign > 0) out.push(['foreign', `RedisRateLimiter dropped values under ${keys[0]} (or its rate-cfg, rate-probe) that this SDK does not write; something else writes there.`]);
+  if (r.cutProbeLock) out.push(['probe-lock', `RedisRateLimiter cut a probe lock (${keys[2]}) with no expiry or one longer than any probe holds it; something else writes there.`]);
+  return out;
 }

@@ -15,7 +15,8 @@ import { adaptClient, COMPARE_AND_DELETE, COMPARE_AND_PEXPIRE, script, type Redi
 export interface RedisTokenStoreOptions extends RedisStoreOptions {
   /**
    * How long the refresh lock lives, in ms. The holder extends it while its
-   * `POST /auth/token` runs; a holder that dies frees it after this long.
+   * `POST /auth/token` runs; a holder that dies frees it after this long. Give every process
+   * of the fleet the same value: a lock found with no TTL, or a longer one, is taken over.
    *
    * @default 10_000
    */
@@ -44,7 +45,10 @@ export interface RedisTokenStoreOptions extends RedisStoreOptions {
 
 // The value and the time it has left, in one step: freshness is judged on Redis's clock, so a
 // process whose clock is off cannot make the others think a token fresher or staler than it is.
+// A key of another type is no token (a miss, which the next refresh overwrites), not an error
+// that would keep every process fetching tokens of its own.
 const GET_WITH_TTL = script(`
+if redis.call('TYPE', KEYS[1]).ok ~= 'string' then return false end
 local value = redis.call('GET', KEYS[1])
 if not value then return false end
 return {value, redis.call('PTTL', KEYS[1])}`);
@@ -54,6 +58,16 @@ const SET_AND_UNLOCK = script(`
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 if redis.call('GET', KEYS[2]) == ARGV[3] then redis.call('DEL', KEYS[2]) end
 return 1`);
+
+// Takes the refresh lock, or takes it over from a holder this store cannot be (a lock with no
+// TTL, or a TTL longer than any holder of this store sets: not written by this SDK, or by one
+// configured otherwise). Returns 1 taken, 2 taken over, 0 held by a live holder.
+const TAKE_LOCK = script(`
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl ~= -1 and ttl <= tonumber(ARGV[2]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 2`);
 
 /** The one millisecond rule (core/milliseconds.ts), capped at 10 min for the lock and its waits. */
 function whole(value: number | undefined, fallback: number, field: string, min: number): number {
@@ -163,7 +177,9 @@ export class RedisTokenStore implements TokenStore {
    * Replaces the token once for the fleet: takes the lock and calls `fetchToken`, or
    * waits (polling every `pollIntervalMs`, bounded by `signal` or `waitTimeoutMs`) for
    * the process that holds it, calling `progress` each time the lock is seen held. A
-   * holder that dies frees the lock within `lockTtlMs`; a waiter then takes it. A token in
+   * holder that dies frees the lock within `lockTtlMs`; a waiter then takes it. A lock with no
+   * TTL, or a TTL above `lockTtlMs`, was not set by a holder of this store: it is taken over at
+   * once (shared state is input; it must not hold the fleet's calls). A token in
    * Redis other than `staleToken` that appeared after this call started, or is fresh by
    * `refreshMarginMs` (at most half its lifetime), is returned without fetching.
    *
@@ -190,12 +206,12 @@ export class RedisTokenStore implements TokenStore {
 
     for (;;) {
       const fence = randomUUID();
-      const locked = await this.#redis.send(['SET', keys.lock, fence, 'NX', 'PX', String(this.#lockTtlMs)]).catch((error: unknown) => {
+      const locked = await this.#redis.eval(TAKE_LOCK, [keys.lock], [fence, String(this.#lockTtlMs)]).catch((error: unknown) => {
         // As for a webhook claim: a lock request still queued must not hold the lock later.
         this.#redis.compensate(COMPARE_AND_DELETE, [keys.lock], [fence]);
         throw error;
       });
-      if (locked !== null) {
+      if (Number(locked) > 0) {
         const current = await this.get(key).catch(async (error: unknown) => {
           await this.#unlock(keys.lock, fence);
           throw error;

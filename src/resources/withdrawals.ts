@@ -163,7 +163,7 @@ export class Withdrawals {
         'wait for the callback or call withdrawals.recover with the same params',
       allowInsecureLoopback: false,
     };
-    const withdrawal = parseSuccess(withdrawalSchema, maskAccountNumbers(data, redact), check.what, check.followUp);
+    const withdrawal = parseSuccess(withdrawalSchema, maskAccountNumbers(data, redact, body.account_number), check.what, check.followUp);
     checkEcho(check, 'reference_id', referenceId, withdrawal.reference_id);
     checkEcho(check, 'amount', body.amount, withdrawal.amount);
     // The service handles MYR only: a payout answered in another currency is not this request's.

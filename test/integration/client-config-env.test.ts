@@ -92,6 +92,27 @@ describe('configuration from the environment', () => {
     expect(() => new MyrGateway()).toThrow(ConfigurationError);
   });
 
+  it.each([
+    ['a trailing newline', (key: string) => `${key}\n`, 'at its end'],
+    ['a leading tab', (key: string) => `\t${key}`, 'at its start'],
+  ])('an api key with %s, from the environment or the options, fails the construction with a ConfigurationError naming where it came from and the whitespace, never the key', (_what, spoil, where) => {
+    setAll();
+    vi.stubEnv('MYR_GATEWAY_API_KEY', spoil(mock.merchant.apiKey));
+    const fromEnv = (() => {
+      try {
+        return new MyrGateway(isolated);
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(fromEnv).toBeInstanceOf(ConfigurationError);
+    expect(fromEnv).toMatchObject({ code: 'INVALID_CONFIGURATION', field: 'apiKey' });
+    expect(String(fromEnv)).toContain('MYR_GATEWAY_API_KEY');
+    expect(String(fromEnv)).toContain(`whitespace ${where}`);
+    expect(JSON.stringify(fromEnv) + String(fromEnv)).not.toContain(mock.merchant.apiKey);
+    expect(() => new MyrGateway({ ...isolated, apiKey: spoil(mock.merchant.apiKey) })).toThrow(/apiKey has whitespace/);
+  });
+
   it('a runtime without process (an edge runtime, workerd) or with an env that throws (Deno without --allow-env) does not crash the construction', async () => {
     const saved = Object.getOwnPropertyDescriptor(globalThis, 'process');
     if (!saved) throw new Error('expected a process global under Node');

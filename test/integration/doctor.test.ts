@@ -96,6 +96,21 @@ describe('npx myr-gateway doctor', () => {
     expect(lines.at(-1)).toMatch(/^doctor: failed at "configuration"/);
   });
 
+  it.each([
+    ['a trailing newline', `${apiKey}\n`],
+    ['a leading space', ` ${apiKey}`],
+  ])('an api key with %s fails the configuration check, naming the variable and the whitespace, as the client does; the key is never printed', async (_what, key) => {
+    const target = await sandbox();
+    const { code, out, lines } = await doctor(envFor(target, { MYR_GATEWAY_API_KEY: key }));
+    expect(code).toBe(1);
+    expect(line(lines, 'configuration')).toMatch(/^FAIL {2}configuration +INVALID_CONFIGURATION: .*MYR_GATEWAY_API_KEY.*whitespace/);
+    expect(line(lines, 'token')).toMatch(/^skip /);
+    expect(out).not.toContain(apiKey);
+    // The client the merchant builds from the same environment says the same.
+    const client = await import('../../src/index.js').then(({ MyrGateway }) => () => new MyrGateway({ baseUrl: target.baseUrl, merchantId: target.merchant.merchantId, apiKey: key, allowInsecureLoopback: true }));
+    expect(client).toThrow(/apiKey.*whitespace/);
+  });
+
   it('refuses a plain http base URL that is not loopback, before sending anything', async () => {
     const { code, lines } = await doctor({ MYR_GATEWAY_BASE_URL: 'http://api.gateway.example/api/v1', MYR_GATEWAY_MERCHANT_ID: 'M1', MYR_GATEWAY_API_KEY: 'sk_test_x' });
     expect(code).toBe(1);

@@ -57,6 +57,27 @@ export interface AcquireOptions {
   signal?: AbortSignal | undefined;
   /** Milliseconds left of the call; no slot in that time ends the wait with a {@link RateLimitError}. */
   maxWaitMs: number;
+  /**
+   * The call's store budget (`tokenStoreTimeout`, shared with the token store): `leftMs()` is
+   * read when a limiter on a shared store is about to ask it, and the time it then waits on the
+   * store is given to `spend`. A limiter that cannot get an answer within what is left paces
+   * this call in-process instead, so one call never waits on stores for more than one budget.
+   * Absent: the limiter's own timeout bounds its store.
+   *
+   * @example
+   * ```ts
+   * let left = 1000;
+   * await limiter.acquire(key, 'payment', { maxWaitMs: 30_000, storeBudget: { leftMs: () => left, spend: (ms) => (left -= ms) } });
+   * ```
+   */
+  storeBudget?:
+    | {
+        /** Milliseconds the call may still wait on shared stores. */
+        leftMs: () => number;
+        /** Takes `ms` the limiter waited on its store for this call. */
+        spend: (ms: number) => void;
+      }
+    | undefined;
 }
 
 /**
@@ -86,13 +107,21 @@ export interface RateLimiter {
   observe(key: string, bucket: RateBucket, observation: RateLimitObservation, slot?: string): void;
 }
 
-/** The error of a call that could not get a slot in time. Nothing was sent. */
-export function pacingError(bucket: RateBucket, limit: number, windowMs: number, waitMs: number): RateLimitError {
+/**
+ * The error of a call that could not get a slot in time. Nothing was sent. `from`: where the
+ * limit and window paced on came from: the service's own headers (or its published limits), or
+ * the pacing state a fleet shares in Redis, which this process has not heard from the service.
+ */
+export function pacingError(bucket: RateBucket, limit: number, windowMs: number, waitMs: number, from: 'service' | 'redis' = 'service'): RateLimitError {
   const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  const allows =
+    from === 'redis'
+      ? `the pacing state shared in Redis allows ${limit} ${bucket} requests per ${Math.round(windowMs / 1000)} s (what another process ` +
+        "recorded, not yet heard from the service by this one)"
+      : `the service allows ${limit} ${bucket} requests per ${Math.round(windowMs / 1000)} s`;
   return new RateLimitError(
-    `RATE_LIMITED: the client's own pacing found no free slot in time: the service allows ${limit} ${bucket} requests per ` +
-      `${Math.round(windowMs / 1000)} s and this merchant's budget is used up for about ${seconds} s. Nothing was sent; ` +
-      'retry later, or give the call a longer totalTimeout.',
+    `RATE_LIMITED: the client's own pacing found no free slot in time: ${allows} and this merchant's budget is used up for about ` +
+      `${seconds} s. Nothing was sent; retry later, or give the call a longer totalTimeout.`,
     { code: 'RATE_LIMITED', retryable: true, retryAfter: seconds },
   );
 }
@@ -126,10 +155,16 @@ export class BucketModel {
 
   /**
    * Learns from an answer. `inFlight`: other requests of this bucket sent and not answered
-   * (they may not be counted in `remaining` yet). Returns the slots the service says are free
-   * beyond those, or undefined when it did not say.
+   * (they may not be counted in `remaining` yet). `counted`: requests of the current window the
+   * limiter itself holds slots for (answered or in flight). Returns the slots the service says
+   * are free beyond those, or undefined when it did not say.
+   *
+   * A window the service reports full holds the bucket until its reset, unless the limiter
+   * already counts a full window of its own: its slots free a measured window after their
+   * answers, which is never before the service's edge, while the reset the service reports is
+   * rounded up to the next whole second (up to a second lost at every window edge).
    */
-  learn(o: RateLimitObservation, now: number, inFlight: number): number | undefined {
+  learn(o: RateLimitObservation, now: number, inFlight: number, counted = 0): number | undefined {
     if (o.limit !== undefined && Number.isInteger(o.limit) && o.limit > 0) this.limit = o.limit;
     const resetInMs = o.resetInMs !== undefined && o.resetInMs >= 0 && o.resetInMs <= HOUR_MS ? o.resetInMs : undefined;
     if (o.status === 429) {
@@ -151,7 +186,7 @@ export class BucketModel {
       }
     }
     const free = o.remaining - inFlight;
-    if (free <= 0) this.blockedUntil = Math.max(this.blockedUntil, now + resetInMs);
+    if (free <= 0 && counted < this.limit) this.blockedUntil = Math.max(this.blockedUntil, now + resetInMs);
     return Math.max(0, free);
   }
 }
@@ -159,6 +194,10 @@ export class BucketModel {
 interface Waiter {
   readonly signal: AbortSignal | undefined;
   readonly deadline: number;
+  /** How long this call may still wait on a shared store (ms); Infinity when unbounded. */
+  storeLeftMs: number;
+  /** Charges time waited on the store to the call's budget. */
+  readonly spendStore: ((ms: number) => void) | undefined;
   grant(slot?: string): void;
   fail(error: unknown): void;
 }
@@ -174,7 +213,8 @@ export class WaitQueue {
     return this.#waiters.length;
   }
 
-  add(options: AcquireOptions, now: number, onTimeout: () => unknown): Promise<string | undefined> {
+  add(options: AcquireOptions, now: number, onTimeout: () => unknown, storeLeftMs = Number.POSITIVE_INFINITY): Promise<string | undefined> {
+    const spendStore = options.storeBudget?.spend;
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
     // A waiter is woken by other events too (a slot freed, a limiter gave up), so it settles
@@ -187,7 +227,7 @@ export class WaitQueue {
     };
     return within<string | undefined, never>(
       (resolve, reject) => {
-        waiter = { signal, deadline: now + options.maxWaitMs, grant: resolve, fail: reject };
+        waiter = { signal, deadline: now + options.maxWaitMs, storeLeftMs, spendStore, grant: resolve, fail: reject };
         this.#waiters.push(waiter);
       },
       {
@@ -209,6 +249,22 @@ export class WaitQueue {
   /** The longest-waiting call, if any. */
   first(): Waiter | undefined {
     return this.#waiters[0];
+  }
+
+  /** The least store time left of the waiting calls (Infinity when none is bounded). */
+  leastStoreLeft(): number {
+    return this.#waiters.reduce((least, w) => Math.min(least, w.storeLeftMs), Number.POSITIVE_INFINITY);
+  }
+
+  /** Every waiting call spent `ms` waiting on the store; those with nothing left are removed and returned. */
+  spendStore(ms: number): Waiter[] {
+    for (const w of this.#waiters) {
+      w.storeLeftMs -= ms;
+      w.spendStore?.(ms);
+    }
+    const spent = this.#waiters.filter((w) => w.storeLeftMs <= 0);
+    for (const w of spent) this.#waiters.splice(this.#waiters.indexOf(w), 1);
+    return spent;
   }
 
   /** Every waiting call, removed from the queue. */

@@ -17,52 +17,43 @@ import { admission, afterAnswer, type SlowStartState } from './slow-start.js';
 import { unref } from '../wait.js';
 
 /**
- * The latency margin assumed before any answer was timed. A burst granted at once reaches the
- * service spread over the time a loaded host takes to send it; without a margin its slots free
- * exactly a window after they were taken, while the service still counts the late ones.
+ * The longest a slot whose request was never reported (a limiter misused) is counted: as long
+ * as `RedisRateLimiter` holds one in flight.
  */
-const UNMEASURED_LATENCY_MS = 1000;
+const MAX_IN_FLIGHT_MS = 3_600_000;
 
 class LocalBucket extends BucketModel implements SlowStartState {
   limitsSeen = false;
   probeOut = false;
   headerlessAnswers = 0;
-  /** When each request of the current window took its slot, oldest first. */
-  readonly log: number[] = [];
   /**
-   * The longest recent time from taking a slot to its answer (decaying): the service may count
-   * a request that much later than the slot was taken, so a slot is held that much longer than
-   * the window, or this host's late arrivals would overlap the next window's first ones.
-   * Undefined until an answer was timed. (RedisRateLimiter needs no margin: it holds a slot for
-   * the window after the answer itself.)
+   * When each answered request of the current window was answered, oldest first. The service
+   * counted the request when it arrived, which was before its answer: a slot counted from the
+   * answer leaves the window no earlier than the service's own, however slow the host, and no
+   * margin is added on top (a margin for slow answers cost a loaded host most of a second per
+   * window edge).
    */
-  latencyMs: number | undefined = undefined;
-  inFlight = 0;
+  readonly log: number[] = [];
+  /** When each request still in flight took its slot, oldest first: counted until answered. */
+  readonly flying: number[] = [];
   readonly queue = new WaitQueue();
   timer: ReturnType<typeof setTimeout> | undefined;
 
-  /** The earliest time a slot is free, given `ahead` calls served first. */
-  freeAt(now: number, ahead = 0): number {
-    const log = this.log;
-    const held = this.heldMs;
-    while (log.length > 0 && (log[0] as number) <= now - held) log.shift();
-    const i = log.length - this.limit + ahead;
-    const fromLog = i < 0 ? now : i < log.length ? (log[i] as number) + held : Number.POSITIVE_INFINITY;
-    return Math.max(now, this.blockedUntil, fromLog);
+  get inFlight(): number {
+    return this.flying.length;
   }
 
   /**
-   * How long a slot stays taken: the window, plus the latency margin (at most half of it: a
-   * loaded host's answers can take that long, and a shorter hold let its late arrivals overlap
-   * the service's next window; at worst pacing then runs at two thirds of the limit).
+   * The earliest time a slot is free, given `ahead` calls served first. A slot in flight frees
+   * a window after its answer at the earliest: `now` plus the window until it comes.
    */
-  get heldMs(): number {
-    return this.windowMs + Math.min(Math.ceil(this.latencyMs ?? UNMEASURED_LATENCY_MS), Math.floor(this.windowMs / 2));
-  }
-
-  /** Notes the time from taking a slot to its answer. */
-  timed(elapsedMs: number): void {
-    if (Number.isFinite(elapsedMs) && elapsedMs >= 0) this.latencyMs = Math.max(elapsedMs, (this.latencyMs ?? 0) * 0.98);
+  freeAt(now: number, ahead = 0): number {
+    const { log, flying } = this;
+    while (log.length > 0 && (log[0] as number) <= now - this.windowMs) log.shift();
+    while (flying.length > 0 && (flying[0] as number) <= now - MAX_IN_FLIGHT_MS) flying.shift();
+    const i = log.length + flying.length - this.limit + ahead;
+    const fromLog = i < 0 ? now : i < log.length ? (log[i] as number) + this.windowMs : now + this.windowMs;
+    return Math.max(now, this.blockedUntil, fromLog);
   }
 
   /** Whether a slot can be taken now: slow start allows it and the window has room. */
@@ -74,8 +65,12 @@ class LocalBucket extends BucketModel implements SlowStartState {
   take(now: number): void {
     // Until the service's limits are seen, the one request admitted is the probe (slow-start.ts).
     if (admission(this) === 'probe') this.probeOut = true;
-    if (!this.unpaced) this.log.push(now);
-    this.inFlight += 1;
+    if (!this.unpaced) this.flying.push(now);
+  }
+
+  /** One request was answered (or given up): its slot counts from now. */
+  answered(now: number): void {
+    if (this.flying.shift() !== undefined) this.log.push(now);
   }
 }
 
@@ -128,10 +123,10 @@ export class MemoryRateLimiter implements RateLimiter {
   observe(key: string, bucket: RateBucket, observation: RateLimitObservation): void {
     const b = this.#bucket(key, bucket);
     const now = this.#now();
-    b.inFlight = Math.max(0, b.inFlight - 1);
-    b.timed(observation.elapsedMs);
+    b.answered(now);
     afterAnswer(b, observation);
-    const free = b.learn(observation, now, b.inFlight);
+    b.freeAt(now); // forgets the slots out of the window, so the count below is the window's
+    const free = b.learn(observation, now, b.inFlight, b.log.length + b.inFlight);
     // The service counts fewer of our requests than the log does (a shorter window, a reset
     // server): forget the oldest entries it no longer counts.
     if (free !== undefined) {

@@ -8,6 +8,8 @@
 import { bucketOf, handClientWarn, type RateLimiter, type RateLimitObservation } from './limiter.js';
 import type { Operation } from '../policy.js';
 import type { AnswerTiming } from './rate-limit-headers.js';
+import { callStoreBudget } from '../store-budget.js';
+import { DEFAULTS } from '../settings.js';
 
 /** An answer as the pacer learns from it: its status and its timing headers (read once, by the attempt). */
 export interface PacedAnswer {
@@ -22,24 +24,33 @@ export type PaceReport = (answer: PacedAnswer | undefined) => void;
 export class Pacer {
   readonly #limiter: RateLimiter;
   readonly #keyOf: () => Promise<string>;
+  readonly #storeMs: number;
   #key: string | undefined;
 
-  /** `warn`: the client's warnings, handed to a limiter that has no logger of its own. */
-  constructor(limiter: RateLimiter, key: () => Promise<string>, warn?: (message: string) => void) {
+  /**
+   * `warn`: the client's warnings, handed to a limiter that has no logger of its own.
+   * `storeMs`: the client's `tokenStoreTimeout`, the store budget of a call (see `callStoreBudget`).
+   */
+  constructor(limiter: RateLimiter, key: () => Promise<string>, warn?: (message: string) => void, storeMs: number = DEFAULTS.tokenStoreTimeout) {
     this.#limiter = limiter;
     this.#keyOf = key;
+    this.#storeMs = storeMs;
     if (warn) handClientWarn(limiter, warn);
   }
 
   /**
    * Takes a slot for an attempt of `operation`. The token endpoint is left to the token
    * limiter (src/core/tokens/shared.ts), whose rules differ: it refuses instead of waiting.
+   * `call`: the call's signal, built only if the limiter asks a shared store: it finds the
+   * call's store budget, which the token store may have spent already.
    */
-  async acquire(operation: Operation, signal: AbortSignal | undefined, maxWaitMs: number): Promise<PaceReport | undefined> {
+  async acquire(operation: Operation, signal: AbortSignal | undefined, maxWaitMs: number, call?: () => AbortSignal): Promise<PaceReport | undefined> {
     if (operation === 'token') return undefined;
     const key = (this.#key ??= await this.#keyOf());
     const bucket = bucketOf(operation);
-    const slot = (await this.#limiter.acquire(key, bucket, { signal, maxWaitMs })) ?? undefined;
+    const budget = () => callStoreBudget(call!(), this.#storeMs);
+    const storeBudget = call && { leftMs: () => budget().leftMs, spend: (ms: number) => budget().charge(ms) };
+    const slot = (await this.#limiter.acquire(key, bucket, { signal, maxWaitMs, storeBudget })) ?? undefined;
     const started = performance.now();
     return (answer) => {
       const observation: RateLimitObservation = { elapsedMs: performance.now() - started };

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { describeStoreFailure, StoreBudget } from '../store-budget.js';
+import { callStoreBudget, describeStoreFailure, StoreBudget } from '../store-budget.js';
 import type { WarnSink } from '../observe/log.js';
 import type { TokenSeal } from './seal.js';
 import type { SharedTokens } from './shared.js';
@@ -25,10 +25,9 @@ export function signalOf(source: SignalSource): AbortSignal | undefined {
 /**
  * The store budget of one call, found when first needed (a synchronous store never needs it).
  * A call's reads, renewal and writes go through the manager separately but under the same
- * signal, so the budget is kept per signal: they all share one.
+ * signal, so the budget is kept per signal: they all share one, with the call's rate limiter.
  */
 export class CallBudgets {
-  readonly #budgets = new WeakMap<AbortSignal, StoreBudget>();
   readonly #ms: number;
 
   constructor(ms: number) {
@@ -41,10 +40,7 @@ export class CallBudgets {
     return () => {
       if (budget) return budget;
       const call = signalOf(signal);
-      if (!call) return (budget = new StoreBudget(this.#ms));
-      budget = this.#budgets.get(call);
-      if (!budget) this.#budgets.set(call, (budget = new StoreBudget(this.#ms)));
-      return budget;
+      return (budget = call ? callStoreBudget(call, this.#ms) : new StoreBudget(this.#ms));
     };
   }
 }

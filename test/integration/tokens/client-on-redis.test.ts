@@ -6,7 +6,7 @@
  * waits on a Redis that does not answer for `tokenStoreTimeout` once, not once per operation.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { RedisTokenStore } from '../../../src/redis/index.js';
+import { RedisRateLimiter, RedisTokenStore } from '../../../src/redis/index.js';
 import { createMockGateway } from '../../../src/testing/index.js';
 import { clientFor, paymentParams } from '../../helpers/client.js';
 import { CLIENT_KINDS, connect, rawCommand, RedisServer } from '../../helpers/redis.js';
@@ -171,6 +171,20 @@ describe.each(CLIENT_KINDS)('a Redis that does not answer, through %s', (kind) =
     // Get, refresh lock and write share one budget; each on its own took a budget (2 budgets or more).
     expect(elapsed).toBeLessThan(1.9 * BUDGET_MS);
     expect(warnings.filter((w) => /token store/.test(w))).toHaveLength(1);
+  }, 10_000);
+
+  it('a cold create on a token store and a rate limiter that both wait on it spends one store budget, not one per store', async () => {
+    await pause();
+    const { logger, warnings } = warnLog();
+    const tokenStore = new RedisTokenStore({ client: conn.client, timeoutMs: BUDGET_MS });
+    const rateLimiter = new RedisRateLimiter({ client: conn.client, timeoutMs: BUDGET_MS });
+    const { gateway } = clientFor(mock, { logger, tokenStoreTimeout: BUDGET_MS, tokenStore, rateLimiter });
+    const { result, elapsed } = await timed(gateway.payments.create(paymentParams()));
+    expect(result.payment_id).toMatch(/^PAY_/);
+    // The token store's wait, then the limiter's: two budgets.
+    expect(elapsed).toBeLessThan(1.9 * BUDGET_MS);
+    expect(warnings.filter((w) => /token store/.test(w)), warnings.join('\n')).toHaveLength(1);
+    expect(warnings.filter((w) => /RedisRateLimiter/.test(w)), warnings.join('\n')).toHaveLength(1);
   }, 10_000);
 
   it('a call renewing a refused token waits on the store for tokenStoreTimeout in all (read, renewal, read again)', async () => {

@@ -108,10 +108,37 @@ describe('accountNumberRedactor', () => {
   it('leaves a message without the account number as it was', () => {
     expect(accountNumberRedactor(ACCOUNT)('INSUFFICIENT_BALANCE: balance too low')).toBe('INSUFFICIENT_BALANCE: balance too low');
   });
+
+  it.each([
+    ['spaces', 'to 5140 1234 56789 today', 'to ****6789 today'],
+    ['dashes', 'bank rejected account 5140-1234-56789', 'bank rejected account ****6789'],
+    ['dots and a slash', 'acct 5140.1234/56789.', 'acct ****6789.'],
+    ['a line break', 'acct 5140\n123456789', 'acct ****6789'],
+    ['only part of it (another account)', 'acct 5140 1234 5678', 'acct 5140 1234 5678'],
+  ])('masks it written with %s between its digits', (_what, text, expected) => {
+    expect(accountNumberRedactor(ACCOUNT)(text)).toBe(expected);
+  });
+
+  it('masks a lettered account number sent with dashes, whatever the case and separators it comes back with', () => {
+    expect(accountNumberRedactor('AB-1234-cd99')('account ab 1234 CD99 closed')).toBe('account ****cd99 closed');
+  });
 });
 
 describe('maskAccountNumbers', () => {
   const redact = bothRedact(redactSecret(API_KEY), accountNumberRedactor(ACCOUNT));
+
+  it('masks the account number sent wherever it comes as a JSON number, under any key and in arrays; other numbers stay', () => {
+    expect(maskAccountNumbers({ beneficiary: { account: 5140123456789 }, accounts: [5140123456789, 7], amount: 250 }, redact, ACCOUNT)).toEqual({
+      beneficiary: { account: '****6789' },
+      accounts: ['****6789', 7],
+      amount: 250,
+    });
+    // Leading zeros are lost in a JSON number; past 2^53 JSON.parse rounds it: both still match.
+    const long = JSON.parse('{"b":51401234567891234}') as unknown;
+    expect(maskAccountNumbers({ a: 51401234567 }, redact, '0051401234567')).toEqual({ a: '****4567' });
+    expect(maskAccountNumbers(long, redact, '51401234567891234')).toEqual({ b: '****1234' });
+    expect(maskAccountNumbers(long, redact, '0051401234567')).toEqual(long);
+  });
 
   it('masks every account_number field, at any depth and inside arrays', () => {
     const answer = {

@@ -5,7 +5,7 @@
  * Timeouts here are a few milliseconds; the assertions are on outcomes, not durations.
  */
 import { describe, expect, it } from 'vitest';
-import { bounded, describeStoreFailure, StoreBudget, watched } from '../../../src/core/store-budget.js';
+import { bounded, callStoreBudget, describeStoreFailure, StoreBudget, watched } from '../../../src/core/store-budget.js';
 
 const never = () => new Promise<never>(() => undefined);
 
@@ -86,6 +86,19 @@ describe('watched', () => {
   it('an operation that throws synchronously rejects with its error', async () => {
     const failure = new Error('sync throw');
     await expect(watched(() => { throw failure; }, undefined, 1000, 1000)).rejects.toBe(failure);
+  });
+});
+
+describe('callStoreBudget', () => {
+  it('gives every store of one call the same budget, and another call its own', () => {
+    const call = new AbortController().signal;
+    const tokens = callStoreBudget(call, 1000);
+    expect(callStoreBudget(call, 5000)).toBe(tokens);
+    expect(callStoreBudget(new AbortController().signal, 1000)).not.toBe(tokens);
+    expect(tokens.leftMs).toBe(1000);
+    // The rate limiter's wait on Redis is charged to the same budget.
+    tokens.charge(400);
+    expect(callStoreBudget(call, 1000).leftMs).toBe(600);
   });
 });
 

@@ -83,6 +83,12 @@ describe('pacingError', () => {
   it('states a measured window in whole seconds', () => {
     expect(pacingError('other', 3, 2010, 500).message).toContain('3 other requests per 2 s');
   });
+
+  it('names the pacing state shared in Redis, not the service, when that is where the limit came from', () => {
+    const message = pacingError('payment', 1, 3_600_000, 7_200_000, 'redis').message;
+    expect(message).toContain('the pacing state shared in Redis allows 1 payment requests per 3600 s');
+    expect(message).not.toContain('the service allows');
+  });
 });
 
 function answer(o: Partial<RateLimitObservation>): RateLimitObservation {
@@ -243,6 +249,16 @@ describe('BucketModel.learn: free slots', () => {
     expect(room.blockedUntil).toBe(0);
   });
 
+  it("does not hold until the service's reset (rounded up to a whole second) when its own slots already fill the window", () => {
+    const own = new BucketModel('payment');
+    own.learn(answer({ limit: 30, remaining: 0, resetInMs: 5999 }), NOW, 0, 30);
+    expect(own.blockedUntil).toBe(0);
+    // Requests it does not count (another client of the merchant) fill it: the reset holds.
+    const others = new BucketModel('payment');
+    others.learn(answer({ limit: 30, remaining: 0, resetInMs: 5999 }), NOW, 0, 12);
+    expect(others.blockedUntil).toBe(NOW + 5999);
+  });
+
   it('never moves a hold back for a window reported full with an earlier reset', () => {
     const model = new BucketModel('payment');
     model.learn(answer({ status: 429, retryAfterMs: 20_000 }), NOW, 0);
@@ -266,6 +282,24 @@ describe('BucketModel.learn: free slots', () => {
 
 describe('WaitQueue', () => {
   const timeoutError = () => new Error('no slot in time');
+
+  it('hands back the calls whose store time is spent, keeping the others and the unbounded ones', () => {
+    const queue = new WaitQueue();
+    const spent: number[] = [];
+    const storeBudget = { leftMs: () => 0, spend: (ms: number) => void spent.push(ms) };
+    for (const storeMs of [300, 1000, undefined]) queue.add({ maxWaitMs: 60_000, storeBudget }, NOW, timeoutError, storeMs).catch(() => undefined);
+    expect(queue.leastStoreLeft()).toBe(300);
+    expect(queue.spendStore(100)).toEqual([]);
+    expect(queue.leastStoreLeft()).toBe(200);
+    expect(queue.spendStore(200).map((w) => w.storeLeftMs)).toEqual([0]);
+    expect(queue.length).toBe(2);
+    expect(queue.leastStoreLeft()).toBe(700);
+    expect(queue.spendStore(700)).toHaveLength(1);
+    expect(queue.leastStoreLeft()).toBe(Number.POSITIVE_INFINITY);
+    // Each call's budget was charged with what it waited: 3 calls × 100, 3 × 200, 2 × 700.
+    expect(spent).toEqual([100, 100, 100, 200, 200, 200, 700, 700]);
+    for (const w of queue.drain()) w.grant();
+  });
 
   it('serves waiting calls first come first served, each with the slot name it was granted', async () => {
     vi.useFakeTimers();
