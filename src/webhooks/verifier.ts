@@ -97,20 +97,19 @@ export class WebhookVerifier {
   #webKeys: Promise<CryptoKey[]> | null = null;
 
   constructor(options: WebhookVerifierOptions) {
-    if (options === null || typeof options !== 'object') {
-      throw new ConfigurationError('WebhookVerifier needs an options object with apiKey or apiKeys');
-    }
-    // unknown: a JavaScript caller may pass anything; the checks below establish string[].
-    const given: unknown = options.apiKeys ?? (options.apiKey === undefined ? undefined : [options.apiKey]);
-    if (options.apiKeys !== undefined && options.apiKey !== undefined) {
-      throw new ConfigurationError('give either apiKey or apiKeys, not both', 'apiKeys');
-    }
+    // unknown: a JavaScript caller may pass anything (null, a string); the checks below establish
+    // string[], and whatever is no options object has no keys, so is refused by the same check.
+    const given: unknown = options?.apiKeys ?? (options?.apiKey === undefined ? undefined : [options.apiKey]);
     if (!Array.isArray(given) || given.length === 0) {
       throw new ConfigurationError('WebhookVerifier needs apiKey or a non-empty apiKeys', 'apiKey');
     }
+    if (options.apiKeys !== undefined && options.apiKey !== undefined) {
+      throw new ConfigurationError('give either apiKey or apiKeys, not both', 'apiKeys');
+    }
     const keys: unknown[] = given;
-    if (!keys.every(isNonEmptyString)) {
-      throw new ConfigurationError('every api key must be a non-empty string', 'apiKeys');
+    // A key read from a secret file often ends in a newline: it would fail every signature.
+    if (!keys.every(isKey)) {
+      throw new ConfigurationError('an api key is empty, not a string, or has whitespace around it', 'apiKeys');
     }
     const tolerance = options.toleranceSeconds ?? 300;
     if (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance <= 0) {
@@ -132,7 +131,7 @@ export class WebhookVerifier {
 
     const crypto = mode === 'web' ? null : nodeCrypto();
     if (mode === 'node' && !crypto) {
-      throw new ConfigurationError("crypto: 'node' was asked for, but this runtime has no node:crypto", 'crypto');
+      throw new ConfigurationError("crypto is 'node', but this runtime has no node:crypto", 'crypto');
     }
     if (crypto) {
       this.#node = {
@@ -287,6 +286,7 @@ function asVerificationError(error: unknown): WebhookVerificationError {
   return fail('malformed', 'the callback could not be read');
 }
 
-function isNonEmptyString(value: unknown): value is string {
-  return typeof value === 'string' && value.length > 0;
+/** A usable api key: a non-empty string with no whitespace around it. */
+function isKey(value: unknown): value is string {
+  return typeof value === 'string' && value !== '' && value.trim() === value;
 }

@@ -488,6 +488,24 @@ describe('WebhookVerifier: configuration', () => {
     expect(() => new WebhookVerifier(options as never)).toThrow(ConfigurationError);
   });
 
+  it.each([
+    ['a trailing newline (a secret file, an echo into an env file)', 'sk_test_verifier_key\n'],
+    ['a leading space', ' sk_test_verifier_key'],
+    ['a trailing tab', 'sk_test_verifier_key\t'],
+  ])('refuses an api key with %s at construction, naming the whitespace and never the key: every callback would fail its signature', (_what, apiKey) => {
+    const refusal = (() => {
+      try {
+        new WebhookVerifier({ apiKeys: ['sk_test_other', apiKey] });
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect(refusal).toBeInstanceOf(ConfigurationError);
+    expect(String(refusal)).toMatch(/whitespace around it/);
+    expect(JSON.stringify(refusal) + String(refusal)).not.toContain('sk_test_verifier_key');
+  });
+
   it('rejects a null options object', () => {
     expect(() => new WebhookVerifier(null as never)).toThrow(ConfigurationError);
   });
