@@ -5,7 +5,8 @@
  * @module
  */
 import { ConfigurationError } from './errors/base.js';
-import { DEFAULTS, MAX_TIMER_MS, retriesSetting } from './settings.js';
+import { isMilliseconds, MAX_TIMER_MS } from './milliseconds.js';
+import { DEFAULTS, retriesSetting } from './settings.js';
 
 /** Retry settings of a client; the defaults follow the spec's retry guidance. */
 export interface RetryOptions {
@@ -36,10 +37,11 @@ export interface RetryOptions {
 /** Settings with every default filled in. */
 export type ResolvedRetryOptions = Required<RetryOptions>;
 
+/** The one millisecond rule (core/milliseconds.ts), with the message naming `retry.<field>`. */
 function delaySetting(value: number | undefined, fallback: number, field: string, min: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > MAX_TIMER_MS) {
-    throw new ConfigurationError(`retry.${field} must be a number of milliseconds from ${min} to ${MAX_TIMER_MS}`, field);
+  if (!isMilliseconds(value, min)) {
+    throw new ConfigurationError(`retry.${field} must be a whole number of milliseconds from ${min} to ${MAX_TIMER_MS}`, field);
   }
   return value;
 }

@@ -23,6 +23,10 @@ describe('resolveRetryOptions', () => {
     { maxRetries: 1.5 },
     { maxRetries: -1 },
     { baseDelayMs: '1000' as unknown as number },
+    // The one millisecond rule (core/milliseconds.ts): whole milliseconds, as every other option.
+    { baseDelayMs: 1.5 },
+    { jitterMs: 0.25 },
+    { maxDelayMs: 59_999.5 },
   ])('refuses %j with a ConfigurationError naming the field', (options) => {
     const field = Object.keys(options)[0];
     expect(() => resolveRetryOptions(options)).toThrow(expect.objectContaining({ name: 'ConfigurationError', field }));
