@@ -147,6 +147,37 @@ describe('callbacks', () => {
   });
 });
 
+describe('driven from a script, as docs/sandbox.md shows', () => {
+  let receiver: Server | undefined;
+  afterEach(() => receiver?.close());
+
+  it('pays with POST /pay/<id>/outcome and resends with POST /actions/resend: plain form posts, no browser, no Origin', async () => {
+    const bodies: string[] = [];
+    receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        bodies.push(body);
+        res.writeHead(200).end('{"ok":true}');
+      });
+    });
+    await new Promise<void>((done) => receiver?.listen(0, '127.0.0.1', done));
+    const sandbox = await start({ callbackUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/cb` });
+    const created = await client(sandbox).payments.create(deposit('SCRIPTED1'));
+    const form = { 'Content-Type': 'application/x-www-form-urlencoded' };
+    const post = (path: string, body: string) => fetch(`${sandbox.origin}${path}`, { method: 'POST', headers: form, body, redirect: 'manual' });
+
+    expect((await post(`/pay/${created.payment_id}/outcome`, 'outcome=pay')).status).toBe(303);
+    await expect.poll(() => bodies.length).toBe(1);
+    expect((await post('/actions/resend', `id=${created.payment_id}`)).status).toBe(303);
+    await expect.poll(() => bodies.length).toBe(2);
+    const [first, again] = bodies.map((body): unknown => JSON.parse(body));
+    expect(first).toMatchObject({ payment_id: created.payment_id, status: 'SUCCESS' });
+    expect(again).toMatchObject({ payment_id: created.payment_id, status: 'SUCCESS' });
+    expect(Reflect.get(Object(again), 'webhook_id')).not.toBe(Reflect.get(Object(first), 'webhook_id'));
+  });
+});
+
 describe('command line', () => {
   it('reads every flag, and refuses bad values with a message naming the flag', () => {
     expect(
