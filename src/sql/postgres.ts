@@ -68,8 +68,9 @@ const rows = (value: unknown): readonly Record<string, unknown>[] => (Array.isAr
  * ```
  */
 export function fromPg<P extends PgPoolLike>(pool: P): SqlClient<PgClientOf<P>> {
-  if (typeof pool !== 'object' || pool === null || typeof pool.connect !== 'function' || 'unsafe' in pool) {
-    throw new ConfigurationError('fromPg takes a node-postgres Pool (new pg.Pool(…)); for postgres.js use fromPostgresJs', 'pool');
+  // A pg.Client (it has connectionParameters) has connect() too, but it hands out no client.
+  if (typeof pool !== 'object' || pool === null || typeof pool.connect !== 'function' || 'unsafe' in pool || 'connectionParameters' in pool) {
+    throw new ConfigurationError('fromPg takes a node-postgres Pool (new pg.Pool(…)), not a single pg.Client; for postgres.js use fromPostgresJs', 'pool');
   }
   return {
     dialect: 'postgres',
