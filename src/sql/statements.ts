@@ -30,12 +30,13 @@ export function checkTableName(table: unknown): { readonly qualified: string; re
   return { qualified: parts.join('.'), bare: parts.at(-1) as string };
 }
 
-/** Longest `ledger_key` stored as it is; longer ones are stored as their SHA-256. */
+/** Longest `ledger_key` stored as it is; longer ones (and those ending in a space) are stored as their SHA-256. */
 const MAX_KEY_LENGTH = 255;
 
 function rowKey(prefix: 'k:' | 'm:', value: string): string {
   const key = prefix + value;
-  return key.length <= MAX_KEY_LENGTH ? key : `h:${createHash('sha256').update(key).digest('hex')}`;
+  // MySQL's utf8mb4_bin pads with spaces (`a` = `a `): a key ending in one is stored by its hash.
+  return key.length <= MAX_KEY_LENGTH && !key.endsWith(' ') ? key : `h:${createHash('sha256').update(key).digest('hex')}`;
 }
 
 /** The row of an idempotency key. */
