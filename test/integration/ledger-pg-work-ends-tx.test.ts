@@ -1,7 +1,8 @@
 /**
  * Work that ends the ledger's transaction itself (a ROLLBACK on tx, say after finding nothing to
  * do) takes the claim with it; the ledger's COMMIT then commits nothing. It must not answer
- * processed (200 to the gateway, nothing recorded): the other adapters already answer failed.
+ * processed (200 to the gateway, nothing recorded). mysql2, Kysely and Drizzle answer failed by
+ * their done check; postgres.js still answers processed (it has no per-connection notice).
  * Real PostgreSQL 15, through node-postgres and the public runOnce.
  */
 import pg from 'pg';
