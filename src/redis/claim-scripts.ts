@@ -11,8 +11,8 @@ import { script } from './client.js';
  * The longest an in-flight claim lives between two renewals. A claim's TTL travels in its
  * value so that no claimant shortens a live one; anyone who can write to Redis could state a
  * day there, so a stated TTL above this is not trusted, and the store never writes one above
- * it. The handler renews every third of its `inFlightTtlMs`, so any `inFlightTtlMs` up to 45
- * minutes keeps its claim (the defaults are 30 s, and 10 min of renewals at most).
+ * it. The handler renews every third of its `inFlightTtlMs`, so any `inFlightTtlMs` below 45
+ * minutes keeps its claim (a longer one is refused: its first renewal would come too late) (the defaults are 30 s, and 10 min of renewals at most).
  */
 export const MAX_CLAIM_TTL_MS = 900_000;
 

@@ -8,6 +8,7 @@ import { createHash, createHmac, hkdfSync, randomUUID } from 'node:crypto';
 import { ConfigurationError } from '../core/errors/base.js';
 import type { PaymentOrder, WebhookClaim, WebhookStore } from '../webhooks/stores/types.js';
 import { laterRanks } from '../webhooks/lifecycle.js';
+import { renewEveryMs } from '../webhooks/delivery-policy.js';
 import { isMilliseconds, milliseconds } from '../core/milliseconds.js';
 import { driveClient } from './topology.js';
 import { CLAIM, COMPLETE, MAX_CLAIM_TTL_MS, RAISE_MARK } from './claim-scripts.js';
@@ -172,6 +173,11 @@ export class RedisWebhookStore implements WebhookStore {
   }
 
   async claim(key: string, ttlMs: number, order?: PaymentOrder): Promise<WebhookClaim> {
+    // The claim written is capped; a run renews every third of ttlMs: a renewal that comes only
+    // after the capped claim ended would let a retry take the key while the work still runs.
+    if (renewEveryMs(milliseconds(ttlMs, 'inFlightTtlMs')) >= MAX_CLAIM_TTL_MS) {
+      throw new ConfigurationError(`inFlightTtlMs must be below ${3 * MAX_CLAIM_TTL_MS} ms on RedisWebhookStore (it holds a claim at most ${MAX_CLAIM_TTL_MS} ms between renewals)`, 'inFlightTtlMs');
+    }
     // The claim's TTL travels in its value, so another claimant can tell a live claim of this
     // store (never shortened) from a foreign one (claim-scripts.ts).
     const token = `${claimTtl(ttlMs)}:${randomUUID()}`;

@@ -196,6 +196,12 @@ class Rollback extends Error {}
  */
 export function fromDrizzle<D extends DrizzleLike>(db: D, dialect?: 'postgres' | 'mysql'): SqlClient<DrizzleTxOf<D>> {
   if (!isRecord(db) || typeof db.transaction !== 'function') throw new ConfigurationError('fromDrizzle takes a Drizzle database (drizzle(pool) from drizzle-orm/node-postgres or drizzle-orm/mysql2)', 'db');
+  // Over one connection Drizzle runs every transaction on it: concurrent runs would share one
+  // (one's COMMIT taking another's claim along). Drizzle's own test of a pool, on its client.
+  const base: unknown = '$client' in db ? db.$client : undefined;
+  if (isRecord(base) && !('getConnection' in base) && !(base instanceof Object && base.constructor.name.includes('Pool'))) {
+    throw new ConfigurationError('fromDrizzle needs Drizzle over a pool (drizzle(new pg.Pool(…)) or drizzle(mysql.createPool(…))): over one connection, concurrent callbacks would share one transaction', 'db');
+  }
   const chosen = checkDialect(dialect ?? drizzleDialect(db), 'fromDrizzle could not tell the dialect of this Drizzle database');
   return {
     dialect: chosen,

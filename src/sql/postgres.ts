@@ -68,8 +68,9 @@ const rows = (value: unknown): readonly Record<string, unknown>[] => (Array.isAr
  * ```
  */
 export function fromPg<P extends PgPoolLike>(pool: P): SqlClient<PgClientOf<P>> {
-  if (typeof pool !== 'object' || pool === null || typeof pool.connect !== 'function' || 'unsafe' in pool) {
-    throw new ConfigurationError('fromPg takes a node-postgres Pool (new pg.Pool(…)); for postgres.js use fromPostgresJs', 'pool');
+  // A pg.Client (it has connectionParameters) has connect() too, but it hands out no client.
+  if (typeof pool !== 'object' || pool === null || typeof pool.connect !== 'function' || 'unsafe' in pool || 'connectionParameters' in pool) {
+    throw new ConfigurationError('fromPg takes a node-postgres Pool (new pg.Pool(…)), not a single pg.Client; for postgres.js use fromPostgresJs', 'pool');
   }
   return {
     dialect: 'postgres',
@@ -95,12 +96,16 @@ export function fromPg<P extends PgPoolLike>(pool: P): SqlClient<PgClientOf<P>> 
  * the statement in flight rejects with the same error, which the ledger answers.
  */
 function listenForErrors(client: object): () => void {
+  return listen(client, 'error', () => undefined);
+}
+
+/** Listens for `event` on a client that is an EventEmitter (node-postgres's is); answers how to stop. */
+function listen(client: object, event: string, listener: (value: unknown) => void): () => void {
   const on: unknown = Reflect.get(client, 'on');
   const off: unknown = Reflect.get(client, 'removeListener');
   if (typeof on !== 'function' || typeof off !== 'function') return () => undefined;
-  const ignore = () => undefined;
-  Reflect.apply(on, client, ['error', ignore]);
-  return () => void Reflect.apply(off, client, ['error', ignore]);
+  Reflect.apply(on, client, [event, listener]);
+  return () => void Reflect.apply(off, client, [event, listener]);
 }
 
 function toError(error: unknown): Error {
@@ -124,16 +129,25 @@ function pgSession<C extends PgClientLike>(client: C): SqlSession<C> {
       return { rows: rows(result.rows), affected: result.rowCount ?? 0 };
     },
     async commit() {
+      // COMMIT with no transaction open (the work ended it on tx, taking the claim along) is only
+      // a warning, no_active_sql_transaction (25P01): the claim may not have been committed.
+      let noTransaction = false;
+      const stopNotices = listen(client, 'notice', (notice: unknown) => {
+        if (typeof notice === 'object' && notice !== null && 'code' in notice && notice.code === '25P01') noTransaction = true;
+      });
       let result;
       try {
         result = await client.query('COMMIT');
       } catch (error) {
         end(toError(error));
         throw error;
+      } finally {
+        stopNotices();
       }
       end();
       // Postgres answers COMMIT of a failed transaction with ROLLBACK, not an error.
       if (result.command !== 'COMMIT') throw rolledBack(result.command);
+      if (noTransaction) throw rolledBack('no transaction in progress');
     },
     async rollback() {
       try {

@@ -30,12 +30,13 @@ export function checkTableName(table: unknown): { readonly qualified: string; re
   return { qualified: parts.join('.'), bare: parts.at(-1) as string };
 }
 
-/** Longest `ledger_key` stored as it is; longer ones are stored as their SHA-256. */
+/** Longest `ledger_key` stored as it is; longer ones (and those ending in a space) are stored as their SHA-256. */
 const MAX_KEY_LENGTH = 255;
 
 function rowKey(prefix: 'k:' | 'm:', value: string): string {
   const key = prefix + value;
-  return key.length <= MAX_KEY_LENGTH ? key : `h:${createHash('sha256').update(key).digest('hex')}`;
+  // MySQL's utf8mb4_bin pads with spaces (`a` = `a `): a key ending in one is stored by its hash.
+  return key.length <= MAX_KEY_LENGTH && !key.endsWith(' ') ? key : `h:${createHash('sha256').update(key).digest('hex')}`;
 }
 
 /** The row of an idempotency key. */
@@ -91,7 +92,9 @@ export function statements(dialect: SqlDialect, table: string, bare: string): St
         raiseMark:
           `INSERT INTO ${table} AS l (ledger_key, mark_rank, expires_at) VALUES ($1, $2, $3) ON CONFLICT (ledger_key) DO UPDATE SET ` +
           'mark_rank = CASE WHEN l.expires_at <= $4 THEN EXCLUDED.mark_rank ELSE GREATEST(l.mark_rank, EXCLUDED.mark_rank) END, expires_at = GREATEST(l.expires_at, EXCLUDED.expires_at)',
-        prune: `DELETE FROM ${table} WHERE ledger_key IN (SELECT ledger_key FROM ${table} WHERE expires_at <= $1 LIMIT $2)`,
+        // The outer test is re-checked on a row a concurrent takeover just made live again (the
+        // sub-select is not): without it prune deletes the done record that takeover committed.
+        prune: `DELETE FROM ${table} WHERE ledger_key IN (SELECT ledger_key FROM ${table} WHERE expires_at <= $1 LIMIT $2) AND expires_at <= $1`,
       };
     case 'mysql':
       return {
