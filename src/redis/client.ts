@@ -13,6 +13,7 @@ import { milliseconds } from '../core/milliseconds.js';
 import { Log, type Logger } from '../core/observe/log.js';
 import { within } from '../core/wait.js';
 import { RedisStoreError } from './errors.js';
+import { untilAnswered } from './failover.js';
 import { checkServerOnce } from './server-check.js';
 import { driveClient } from './topology.js';
 
@@ -101,11 +102,17 @@ export interface RedisCommands {
   /** EVALSHA, falling back to EVAL when the server does not know the script yet. */
   eval(s: Script, keys: string[], args: string[]): Promise<unknown>;
   /**
-   * Queues an EVAL (by source: it must work on a restarted server that knows no script)
-   * and ignores its outcome: undoes a command that timed out but may still run later.
+   * Follows up a write whose answer was lost (`failure`, what it threw) with `s`, its undo or
+   * its retry: once the client has settled that write (a client that holds commands through a
+   * failover sends them to the promoted replica: the follow-up must come after), sends an EVAL
+   * (by source: it must work on a promoted or restarted server that knows no script), retried
+   * while Redis does not answer, for `forMs` at most. Its outcome is ignored; nothing waits.
    */
-  compensate(s: Script, keys: string[], args: string[]): void;
+  compensate(s: Script, keys: string[], args: string[], failure?: unknown, forMs?: number): void;
 }
+
+/** The client's own promise of a command that outlived `timeoutMs`, by the error it failed with. */
+const UNSETTLED = new WeakMap<object, Promise<unknown>>();
 
 function shortCode(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
@@ -152,7 +159,9 @@ export function adaptClient(options: RedisStoreOptions, what: string): { redis: 
     return within(pending, {
       ms: timeoutMs,
       onTimeout: () => {
-        throw new RedisStoreError(`Redis did not answer ${args[0] ?? ''} within ${timeoutMs} ms`, 'timeout');
+        const error = new RedisStoreError(`Redis did not answer ${args[0] ?? ''} within ${timeoutMs} ms`, 'timeout');
+        UNSETTLED.set(error, pending);
+        throw error;
       },
     });
   };
@@ -180,8 +189,16 @@ export function adaptClient(options: RedisStoreOptions, what: string): { redis: 
     prefix,
     redis: {
       send: (args) => send(args).catch((e: unknown) => fail(e, args[0] ?? '')),
-      compensate(s, keys, args) {
-        send(['EVAL', s.source, String(keys.length), ...keys, ...args]).catch(() => undefined);
+      compensate(s, keys, args, failure, forMs = 0) {
+        const write = (failure !== null && typeof failure === 'object' && UNSETTLED.get(failure)) || Promise.resolve();
+        const undo = () => send(['EVAL', s.source, String(keys.length), ...keys, ...args]).catch((e: unknown) => fail(e, 'EVAL'));
+        void write
+          .catch(() => undefined)
+          .then(() => {
+            const deadline = Date.now() + forMs;
+            return untilAnswered(undo, () => deadline, true);
+          })
+          .catch(() => undefined);
       },
       async eval(s, keys, args) {
         const tail = [String(keys.length), ...keys, ...args];

@@ -12,10 +12,17 @@ import { renewEveryMs } from '../webhooks/delivery-policy.js';
 import { isMilliseconds, milliseconds } from '../core/milliseconds.js';
 import { driveClient } from './topology.js';
 import { CLAIM, COMPLETE, MAX_CLAIM_TTL_MS, RAISE_MARK } from './claim-scripts.js';
+import { ClaimExpiries, untilAnswered } from './failover.js';
 import { adaptClient, COMPARE_AND_DELETE, COMPARE_AND_PEXPIRE, type RedisCommands, type RedisStoreOptions } from './client.js';
 
 function ttl(ms: number): string {
   return String(milliseconds(ms, 'ttlMs'));
+}
+
+/** The claim TTL a token of this store carries (`<ttl>:<uuid>`); 0 for any other. */
+function ttlOf(token: string): number {
+  const ms = Number(token.split(':', 1)[0]);
+  return Number.isSafeInteger(ms) ? Math.min(ms, MAX_CLAIM_TTL_MS) : 0;
 }
 
 function claimTtl(ms: number): string {
@@ -130,9 +137,11 @@ function replicaWait(options: RedisWebhookStoreOptions): [string, string, string
  * release and renew only touch a key the caller's claim still holds, and answer `false`
  * when it no longer did (the handler then reports `CLAIM_LOST`).
  *
- * Fails closed: when Redis is down or slower than `timeoutMs`, every operation rejects
- * with a {@link RedisStoreError}, so the handler answers 503 and the gateway retries
- * later. Nothing is handled without a claim.
+ * Fails closed: when Redis is down or slower than `timeoutMs`, a claim rejects with a
+ * {@link RedisStoreError}, so the handler answers 503 and the gateway retries later; the
+ * claim, should it stand all the same (a failover), is released once Redis answers. Nothing
+ * is handled without a claim. A completion is retried while Redis does not answer, until its
+ * claim would lapse (a failover takes seconds; docs/fleet.md), then once more in the background.
  *
  * Keys are `<keyPrefix>webhook:<idempotency key>` (a payment id and status, or a
  * webhook id); values are `inflight:<claim TTL>:<random token>` or `done`, always with a TTL.
@@ -161,6 +170,8 @@ export class RedisWebhookStore implements WebhookStore {
   readonly #macKeys: Buffer[];
   /** Whether the client is a Cluster client: then no script touches two keys. */
   readonly #cluster: boolean;
+  /** When this process's live claims lapse: how long a completion may retry through a failover. */
+  readonly #expiries = new ClaimExpiries();
 
   constructor(options: RedisWebhookStoreOptions) {
     const { redis, prefix } = adaptClient(options, 'RedisWebhookStore');
@@ -194,13 +205,14 @@ export class RedisWebhookStore implements WebhookStore {
       }
     }
     const reply = await this.#redis.eval(CLAIM, keys, [value, claimTtl(ttlMs), String(done.length), ...done, ...later]).catch((error: unknown) => {
-      // A claim that timed out may still sit in the client's offline queue and run once
-      // Redis is back, holding the key for a handler that never runs. Queue a release of
-      // it behind the claim on the same connection, so the two run in that order.
-      this.#redis.compensate(COMPARE_AND_DELETE, [this.#prefix + key], [value]);
+      // The holder answers 503, yet the claim may stand: run before the answer was lost (and
+      // replicated to the replica a failover promotes), or still held by the client and sent
+      // once Redis is back. Release it once the client settled it, retried until Redis answers.
+      this.#release(key, value, error, ttlMs);
       throw error;
     });
     if (reply === 1 || reply === 2) {
+      this.#expiries.held(token, Number(claimTtl(ttlMs)));
       const replicated = await this.#replicated();
       const warning = reply === 2 ? 'foreign_value' : replicated ? undefined : 'under_replicated';
       return warning === undefined ? { acquired: true, token } : { acquired: true, token, warning };
@@ -215,14 +227,44 @@ export class RedisWebhookStore implements WebhookStore {
     // #keys returns the ledger key first; #values returns one value per key given.
     const marks = order ? [this.#values(this.#orderKey(order), String(order.rank))[0] as string, ...this.#laterMarks(order, this.#orderKey(order))] : [];
     const args = [`inflight:${token}`, ttl(ttlMs), this.#values(keys[0] as string, 'done')[0] as string, ...marks]; // see above
-    const reply = await this.#redis.eval(COMPLETE, keys, args);
+    // Retried while Redis does not answer (a failover takes seconds) and the claim still stands:
+    // a finished run left unrecorded would run again on another instance once its claim lapsed.
+    let failed = false;
+    const attempt = () =>
+      this.#redis.eval(COMPLETE, keys, args).catch((error: unknown) => {
+        failed = true;
+        throw error;
+      });
+    const reply = await untilAnswered(attempt, () => this.#expiries.expiresAt(token, ttlOf(token))).catch((error: unknown) => {
+      // The claim may have lapsed meanwhile: recorded still once Redis answers, unless another
+      // claim took the key (the script then leaves it), so the gateway's next delivery finds it done.
+      // The expiry stays known: the caller's next attempts get one try each, not another wait.
+      this.#redis.compensate(COMPLETE, keys, args, error, ttlOf(token));
+      throw error;
+    });
+    this.#expiries.forget(token);
+    // Held by something else after a failed attempt: that attempt may have recorded it after all.
+    if (reply === 0 && failed && (await this.#redis.send(['GET', keys[0] as string])) === args[2]) return true;
     if (this.#cluster && order && reply !== 0) await this.#redis.eval(RAISE_MARK, [this.#orderKey(order)], [marks[0] as string, ttl(ttlMs), ...marks.slice(1)]); // non-empty: order is set
     if (reply !== 1) return false;
     return (await this.#replicated()) ? true : 'under_replicated';
   }
 
   async release(key: string, token: string): Promise<boolean> {
-    return (await this.#redis.eval(COMPARE_AND_DELETE, [this.#prefix + key], [`inflight:${token}`])) === 1;
+    this.#expiries.forget(token);
+    const value = `inflight:${token}`;
+    return (
+      (await this.#redis.eval(COMPARE_AND_DELETE, [this.#prefix + key], [value]).catch((error: unknown) => {
+        // Not left to block the gateway's retries for the rest of its TTL: released once Redis answers.
+        this.#release(key, value, error, ttlOf(token));
+        throw error;
+      })) === 1
+    );
+  }
+
+  /** Releases the claim `value` of `key` in the background, after `failure`'s write settled, for its TTL at most. */
+  #release(key: string, value: string, failure: unknown, ttlMs: number): void {
+    this.#redis.compensate(COMPARE_AND_DELETE, [this.#prefix + key], [value], failure, Math.min(ttlMs, MAX_CLAIM_TTL_MS));
   }
 
   /**
@@ -235,7 +277,9 @@ export class RedisWebhookStore implements WebhookStore {
    * ```
    */
   async renew(key: string, token: string, ttlMs: number): Promise<boolean> {
-    return (await this.#redis.eval(COMPARE_AND_PEXPIRE, [this.#prefix + key], [`inflight:${token}`, claimTtl(ttlMs)])) === 1;
+    const held = (await this.#redis.eval(COMPARE_AND_PEXPIRE, [this.#prefix + key], [`inflight:${token}`, claimTtl(ttlMs)])) === 1;
+    if (held) this.#expiries.held(token, Number(claimTtl(ttlMs)));
+    return held;
   }
 
   /**

@@ -2,7 +2,8 @@
  * The life of a claim while the merchant's handler runs: renew it, bound the wait for the
  * handler, and record the result even when the store stumbles. The long-lived renewal
  * timer is unref'd and every timer is cleared, so nothing keeps the process alive beyond
- * the bounded wait for an answer (at most `handlerTimeoutMs`, then ~300 ms of store retries).
+ * the bounded wait for an answer (at most `handlerTimeoutMs`, then ~300 ms of retries here; a
+ * store may retry each attempt itself, `RedisWebhookStore` through a failover up to the claim TTL).
  *
  * @module
  */

@@ -2,7 +2,7 @@
  * One instance behind the load balancer: a webhook handler on a RedisWebhookStore.
  * `{ type: 'deliver', body, headers, fail }` hands it one delivery; the answer says
  * what the handler answered and whether `onEvent` ran here; `{ type: 'ran' }` lists the payment
- * ids whose handler ran in this process.
+ * ids whose handler ran in this process; `{ type: 'reports' }` what its `onError` was told.
  */
 import { RedisWebhookStore } from '../../src/redis/index.js';
 import { createWebhookHandler } from '../../src/webhooks/index.js';
@@ -17,9 +17,11 @@ let holdMs = 0;
 let runs = 0;
 let started: (() => void) | undefined;
 const ran: string[] = []; // payment ids whose handler ran here, in order
+const reports: string[] = []; // what the handler reported through onError, in order
 const handler = createWebhookHandler({
   verifier: { apiKey: workerEnv('API_KEY') },
   store,
+  onError: (error) => void reports.push(`${error.code}: ${error.message}${error.cause instanceof Error ? ` (${error.cause.message})` : ''}`),
   // The default unless a test picks the in-window recovery (4 s) or another claim TTL.
   inFlightTtlMs: process.env.IN_FLIGHT_TTL_MS === undefined ? undefined : Number(process.env.IN_FLIGHT_TTL_MS),
   onEvent: async (event) => {
@@ -34,6 +36,7 @@ const handler = createWebhookHandler({
 
 serveRequests(async (message) => {
   if (message.type === 'ran') return ran;
+  if (message.type === 'reports') return reports;
   if (message.type === 'redis-ready') {
     // After an outage: wait until this process's client is back (bounded).
     for (let i = 0; i < 200; i++) {

@@ -5,7 +5,7 @@
  * fails within timeoutMs; and a failure carries only the client's error code, never its text
  * (a Redis error may echo a password or a key). Real servers: test/integration/redis-*.test.ts.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ConfigurationError } from '../../../src/core/errors/base.js';
 import { adaptClient, RedisStoreError, script } from '../../../src/redis/client.js';
 
@@ -92,5 +92,23 @@ describe('adaptClient', () => {
     const { client } = fakeClient(() => undefined as unknown as Promise<unknown>);
     const { redis } = adaptClient({ client }, 'RedisTokenStore');
     await expect(redis.send(['GET', 'k'])).rejects.toThrow(/returned no promise for GET/);
+  });
+
+  it('a follow-up of a write that timed out is sent only once the client settled that write, and again until Redis answers', async () => {
+    let settleWrite!: () => void;
+    let failures = 1;
+    const { client, sent } = fakeClient((args) => {
+      if (args[0] === 'SET') return new Promise((resolve) => (settleWrite = () => resolve('OK')));
+      return failures-- > 0 ? Promise.reject(Object.assign(new Error('down'), { code: 'ECONNREFUSED' })) : Promise.resolve(1);
+    });
+    const { redis } = adaptClient({ client, timeoutMs: 20 }, 'RedisWebhookStore');
+    const failure = await redis.send(['SET', 'k', 'v']).catch((e: unknown) => e);
+    redis.compensate(SCRIPT, ['k'], ['v'], failure, 5000);
+    await new Promise((r) => setTimeout(r, 50));
+    // The client still holds the write (it would send it to a promoted replica): no undo yet.
+    expect(sent.map((args) => args[0])).toEqual(['SET']);
+    settleWrite();
+    await vi.waitFor(() => expect(sent.map((args) => args[0])).toEqual(['SET', 'EVAL', 'EVAL']));
+    expect(sent[2]).toEqual(['EVAL', SCRIPT.source, '1', 'k', 'v']);
   });
 });
