@@ -14,6 +14,7 @@
  * @module
  */
 import { mkdir, writeFile } from 'node:fs/promises';
+import { availableParallelism, loadavg } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { setTimeout as delay } from 'node:timers/promises';
 import { MemoryRateLimiter, MemoryTokenStore, MyrGateway } from '../src/index.js';
@@ -37,7 +38,40 @@ export interface PacingBenchRow {
   ratio: number;
   /** Median 429s the service answered per burst. */
   rejected: number;
-  runs: { drainMs: number; rejected: number }[];
+  /**
+   * Median, over the bursts, of the whole-second rounding of the first window's reset: how much
+   * later than the service's true edge (its first accepted arrival + the window) the reset it
+   * reported lies. A cold limiter measures its window from that reset.
+   */
+  roundingMs: number;
+  /**
+   * Median, over the bursts, of the mean time per window edge that the first request of each
+   * next window arrived past the earliest the service would have accepted it.
+   */
+  edgeLateMs: number;
+  runs: Run[];
+}
+
+/** One burst, as the service saw it. */
+interface Run {
+  drainMs: number;
+  rejected: number;
+  roundingMs: number;
+  edgeLateMs: number;
+}
+
+/**
+ * Where a burst's time over the ideal went, from the service's own log of accepted arrivals
+ * (one clock, no client involved): the first reset's rounding, and how late each next window
+ * began past the service's edge (the arrival `LIMIT` places earlier, plus the window).
+ */
+function breakdown(service: RateLimitedService): { roundingMs: number; edgeLateMs: number } {
+  const accepted = service.creates.filter((c) => c.status === 200).map((c) => c.at);
+  const first = accepted[0] ?? 0;
+  const roundingMs = Math.ceil((first + WINDOW_MS) / 1000) * 1000 - (first + WINDOW_MS);
+  const late: number[] = [];
+  for (let i = LIMIT; i < accepted.length; i += LIMIT) late.push((accepted[i] as number) - ((accepted[i - LIMIT] as number) + WINDOW_MS));
+  return { roundingMs, edgeLateMs: late.length === 0 ? 0 : late.reduce((a, b) => a + b, 0) / late.length };
 }
 
 let seq = 0;
@@ -47,22 +81,23 @@ const params = () => ({ amount: 10, reference_id: `PACEBENCH${Date.now()}N${++se
  * Times one burst; `send` makes the calls. `warmToken` runs first, untimed: the burst starts with
  * a token (as a fleet restarted with its token in Redis does), so nothing but pacing spaces it out.
  */
-async function burst(service: RateLimitedService, send: () => Promise<void>, warmToken: () => Promise<unknown>): Promise<{ drainMs: number; rejected: number }> {
+async function burst(service: RateLimitedService, send: () => Promise<void>, warmToken: () => Promise<unknown>): Promise<Run> {
   await warmToken();
   service.reset();
   const started = performance.now();
   await send();
-  return { drainMs: performance.now() - started, rejected: service.creates.filter((c) => c.status === 429).length };
+  return { drainMs: performance.now() - started, rejected: service.creates.filter((c) => c.status === 429).length, ...breakdown(service) };
 }
 
-function row(scenario: string, runs: { drainMs: number; rejected: number }[], calls: number): PacingBenchRow {
+function row(scenario: string, runs: Run[], calls: number): PacingBenchRow {
   const idealMs = (Math.ceil(calls / LIMIT) - 1) * WINDOW_MS;
   const drainMs = median(runs.map((r) => r.drainMs));
-  return { scenario, drainMs, idealMs, ratio: drainMs / idealMs, rejected: median(runs.map((r) => r.rejected)), runs };
+  const of = (pick: (r: Run) => number) => median(runs.map(pick));
+  return { scenario, drainMs, idealMs, ratio: drainMs / idealMs, rejected: of((r) => r.rejected), roundingMs: of((r) => r.roundingMs), edgeLateMs: of((r) => r.edgeLateMs), runs };
 }
 
 /** Cold then warm, `rounds` times: each round a merchant of its own (cold), then the same again once the service's window is empty. */
-async function coldAndWarm(rounds: number, run: (merchantId: string) => Promise<{ drainMs: number; rejected: number }>) {
+async function coldAndWarm(rounds: number, run: (merchantId: string) => Promise<Run>) {
   const cold = [];
   const warm = [];
   for (let r = 0; r < rounds; r++) {
@@ -128,11 +163,21 @@ export async function runPacingBench(): Promise<void> {
     await service.close();
   }
 
+  console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(', ')} at the end (${availableParallelism()} cores)`);
   console.log(`${calls} concurrent payment creations against a service enforcing ${LIMIT} per ${WINDOW_MS / 1000} s (medians of ${rounds} bursts)`);
   console.log(
     table(
-      ['scenario', 'drain ms', 'ideal ms', 'ratio', '429s'],
-      rows.map((r) => [r.scenario, r.drainMs.toFixed(0), String(r.idealMs), `${r.ratio.toFixed(2)}×`, String(r.rejected)]),
+      ['scenario', 'drain ms', 'ideal ms', 'ratio', '429s', 'reset rounding ms', 'late per edge ms', 'drains ms'],
+      rows.map((r) => [
+        r.scenario,
+        r.drainMs.toFixed(0),
+        String(r.idealMs),
+        `${r.ratio.toFixed(2)}×`,
+        String(r.rejected),
+        r.roundingMs.toFixed(0),
+        r.edgeLateMs.toFixed(0),
+        r.runs.map((x) => x.drainMs.toFixed(0)).join(' '),
+      ]),
     ),
   );
   await mkdir(new URL('./results/', import.meta.url), { recursive: true });
