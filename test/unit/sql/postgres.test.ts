@@ -6,8 +6,11 @@ import { fromPg, fromPostgresJs } from '../../../src/sql/index.js';
 function fakePool(answers: Record<string, { command: string; rowCount?: number }> = {}) {
   const sent: string[] = [];
   const released: unknown[] = [];
+  const named: unknown[] = [];
   const client = {
-    async query(text: string) {
+    async query(query: string | { name: string; text: string; values: unknown[] }) {
+      if (typeof query !== 'string') named.push(query);
+      const text = typeof query === 'string' ? query : query.text;
       sent.push(text);
       const answer = answers[text] ?? { command: text.split(' ')[0] ?? '' };
       return { rows: [], rowCount: answer.rowCount ?? 0, command: answer.command };
@@ -16,7 +19,7 @@ function fakePool(answers: Record<string, { command: string; rowCount?: number }
       released.push(destroy ?? 'back to the pool');
     },
   };
-  return { pool: { connect: async () => client }, sent, released };
+  return { pool: { connect: async () => client }, sent, released, named };
 }
 
 describe('fromPg', () => {
@@ -24,6 +27,33 @@ describe('fromPg', () => {
     const { pool, sent } = fakePool();
     await fromPg(pool).begin(750);
     expect(sent).toEqual(['BEGIN; SET LOCAL lock_timeout = 750']);
+  });
+
+  it("prepares the run's statements once per connection under a name of their text, and BEGIN never", async () => {
+    const { pool, named } = fakePool();
+    const session = await fromPg(pool).begin(1000);
+    await session.query('SELECT 1 FROM t WHERE k = $1', ['a']);
+    await session.query('SELECT 1 FROM t WHERE k = $1', ['b']);
+    await session.query('SELECT 2 FROM t WHERE k = $1', ['c']);
+    const names = named.map((query) => (query as { name: string }).name);
+    expect(names).toHaveLength(3);
+    expect(names[0]).toMatch(/^myr_gateway_[0-9a-f]{24}$/);
+    expect(names[1]).toBe(names[0]);
+    expect(names[2]).not.toBe(names[0]);
+  });
+
+  it('with prepare: false (PgBouncer before 1.21) sends every statement unnamed', async () => {
+    const { pool, named, sent } = fakePool();
+    const session = await fromPg(pool, { prepare: false }).begin(1000);
+    await session.query('SELECT 1 FROM t WHERE k = $1', ['a']);
+    expect(named).toEqual([]);
+    expect(sent).toContain('SELECT 1 FROM t WHERE k = $1');
+  });
+
+  it('refuses a prepare option that is not a boolean', () => {
+    const { pool } = fakePool();
+    // @ts-expect-error: a string
+    expect(() => fromPg(pool, { prepare: 'no' })).toThrow(/prepare must be true or false/);
   });
 
   it('a COMMIT that Postgres answers with ROLLBACK (a failed transaction) is not a commit', async () => {
@@ -65,6 +95,18 @@ describe('fromPostgresJs', () => {
   it('refuses what has no reserve() (postgres.js before 3.4, or another client)', () => {
     // @ts-expect-error: a node-postgres Pool
     expect(() => fromPostgresJs({ connect: async () => undefined })).toThrow(/postgres.js instance \(postgres\(url\), version 3.4 or later\)/);
+  });
+
+  it("asks postgres.js to prepare the run's statements (its own prepare: false still wins), never BEGIN", async () => {
+    const asked: unknown[] = [];
+    const reserved = {
+      unsafe: (text: string, _params?: never[], options?: { prepare?: boolean }) => (asked.push([text, options?.prepare]), Promise.resolve(Object.assign([], { count: 0, command: text }))),
+      release: () => undefined,
+    };
+    const sql = Object.assign(() => undefined, { reserve: async () => reserved });
+    const session = await fromPostgresJs(sql).begin(500);
+    await session.query('SELECT 1 FROM t WHERE k = $1', ['a']);
+    expect(asked).toEqual([['BEGIN', undefined], ['SET LOCAL lock_timeout = 500', undefined], ['SELECT 1 FROM t WHERE k = $1', true]]);
   });
 
   it('sends BEGIN and SET LOCAL lock_timeout on the reserved connection, and gives it back after COMMIT', async () => {
