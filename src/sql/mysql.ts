@@ -37,6 +37,9 @@ function resultOf(result: unknown): { rows: readonly Record<string, unknown>[]; 
   return { rows: [], affected };
 }
 
+const RESTORE = 'SET SESSION innodb_lock_wait_timeout = @myr_gateway_lwt, SESSION autocommit = @myr_gateway_ac';
+const COMMIT_AND_RESTORE = 'SET SESSION autocommit = 1, SESSION innodb_lock_wait_timeout = @myr_gateway_lwt, SESSION autocommit = @myr_gateway_ac';
+
 /**
  * The ledger over a mysql2 promise pool (MySQL 8, MariaDB 10.11): each run checks a connection
  * out, and the handler's `tx` is that `PoolConnection` inside a transaction (autocommit off until
@@ -63,7 +66,7 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P): SqlClient<Mysql2C
         if (!open) return;
         open = false;
         // Queued behind nothing else of ours: the next user of the connection finds its own setting.
-        void settle(conn.query('SET SESSION innodb_lock_wait_timeout = @myr_gateway_lwt, SESSION autocommit = @myr_gateway_ac'));
+        void settle(conn.query(RESTORE));
         conn.release();
       };
       const destroy = () => {
@@ -90,12 +93,16 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P): SqlClient<Mysql2C
         },
         async commit() {
           try {
-            await conn.query('COMMIT');
+            // COMMIT and the restore in one round trip: turning autocommit on commits the open
+            // transaction (and answers an error when that commit fails), before the connection's
+            // own autocommit is put back.
+            await conn.query(COMMIT_AND_RESTORE);
           } catch (error) {
             destroy();
             throw error;
           }
-          release();
+          open = false;
+          conn.release();
         },
         async rollback() {
           try {

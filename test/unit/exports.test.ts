@@ -240,6 +240,8 @@ const ENTRIES = {
       'Mysql2PoolLike',
       'PgClientLike',
       'PgClientOf',
+      'PgLedgerOptions',
+      'PgNamedQuery',
       'PgPoolLike',
       'PgPromisedClient',
       'PostgresJsLike',

@@ -17,16 +17,32 @@ function fakePool() {
 }
 
 describe('fromMysql2', () => {
-  it('bounds lock waits in whole seconds (rounded up) and opens the transaction in the same round trip, and restores the connection\'s own settings before giving it back', async () => {
+  it('bounds lock waits in whole seconds (rounded up) and opens the transaction in the same round trip, and commits and restores the connection\'s own settings in one before giving it back', async () => {
     const { pool, sent, ended } = fakePool();
     const session = await fromMysql2(pool).begin(1500);
     await session.commit();
     expect(sent).toEqual([
       'SET @myr_gateway_lwt = @@SESSION.innodb_lock_wait_timeout, @myr_gateway_ac = @@SESSION.autocommit, SESSION innodb_lock_wait_timeout = 2, SESSION autocommit = 0',
-      'COMMIT',
-      'SET SESSION innodb_lock_wait_timeout = @myr_gateway_lwt, SESSION autocommit = @myr_gateway_ac',
+      // Turning autocommit on commits: COMMIT and the restore are one round trip.
+      'SET SESSION autocommit = 1, SESSION innodb_lock_wait_timeout = @myr_gateway_lwt, SESSION autocommit = @myr_gateway_ac',
     ]);
     expect(ended).toEqual(['released']);
+  });
+
+  it('a rollback restores the connection\'s own settings before giving it back', async () => {
+    const { pool, sent, ended } = fakePool();
+    const session = await fromMysql2(pool).begin(1000);
+    await session.rollback();
+    expect(sent.slice(1)).toEqual(['ROLLBACK', 'SET SESSION innodb_lock_wait_timeout = @myr_gateway_lwt, SESSION autocommit = @myr_gateway_ac']);
+    expect(ended).toEqual(['released']);
+  });
+
+  it('a failed commit destroys the connection (outcome unknown) and rejects', async () => {
+    const { pool, sent, ended } = fakePool();
+    const session = await fromMysql2(pool).begin(1000);
+    session.tx.query = async (text: string) => (sent.push(text), Promise.reject(new Error('connection lost')));
+    await expect(session.commit()).rejects.toThrow('connection lost');
+    expect(ended).toEqual(['destroyed']);
   });
 
   it('abandoning a transaction destroys its connection (the server rolls back); it never returns to the pool', async () => {

@@ -6,8 +6,11 @@ import { fromPg, fromPostgresJs } from '../../../src/sql/index.js';
 function fakePool(answers: Record<string, { command: string; rowCount?: number }> = {}) {
   const sent: string[] = [];
   const released: unknown[] = [];
+  const named: unknown[] = [];
   const client = {
-    async query(text: string) {
+    async query(query: string | { name: string; text: string; values: unknown[] }) {
+      if (typeof query !== 'string') named.push(query);
+      const text = typeof query === 'string' ? query : query.text;
       sent.push(text);
       const answer = answers[text] ?? { command: text.split(' ')[0] ?? '' };
       return { rows: [], rowCount: answer.rowCount ?? 0, command: answer.command };
@@ -16,7 +19,7 @@ function fakePool(answers: Record<string, { command: string; rowCount?: number }
       released.push(destroy ?? 'back to the pool');
     },
   };
-  return { pool: { connect: async () => client }, sent, released };
+  return { pool: { connect: async () => client }, sent, released, named };
 }
 
 describe('fromPg', () => {
@@ -24,6 +27,33 @@ describe('fromPg', () => {
     const { pool, sent } = fakePool();
     await fromPg(pool).begin(750);
     expect(sent).toEqual(['BEGIN; SET LOCAL lock_timeout = 750']);
+  });
+
+  it("prepares the run's statements once per connection under a name of their text, and BEGIN never", async () => {
+    const { pool, named } = fakePool();
+    const session = await fromPg(pool).begin(1000);
+    await session.query('SELECT 1 FROM t WHERE k = $1', ['a']);
+    await session.query('SELECT 1 FROM t WHERE k = $1', ['b']);
+    await session.query('SELECT 2 FROM t WHERE k = $1', ['c']);
+    const names = named.map((query) => (query as { name: string }).name);
+    expect(names).toHaveLength(3);
+    expect(names[0]).toMatch(/^myr_gateway_[0-9a-f]{24}$/);
+    expect(names[1]).toBe(names[0]);
+    expect(names[2]).not.toBe(names[0]);
+  });
+
+  it('with prepare: false (PgBouncer before 1.21) sends every statement unnamed', async () => {
+    const { pool, named, sent } = fakePool();
+    const session = await fromPg(pool, { prepare: false }).begin(1000);
+    await session.query('SELECT 1 FROM t WHERE k = $1', ['a']);
+    expect(named).toEqual([]);
+    expect(sent).toContain('SELECT 1 FROM t WHERE k = $1');
+  });
+
+  it('refuses a prepare option that is not a boolean', () => {
+    const { pool } = fakePool();
+    // @ts-expect-error: a string
+    expect(() => fromPg(pool, { prepare: 'no' })).toThrow(/prepare must be true or false/);
   });
 
   it('a COMMIT that Postgres answers with ROLLBACK (a failed transaction) is not a commit', async () => {
@@ -67,18 +97,57 @@ describe('fromPostgresJs', () => {
     expect(() => fromPostgresJs({ connect: async () => undefined })).toThrow(/postgres.js instance \(postgres\(url\), version 3.4 or later\)/);
   });
 
-  it('sends BEGIN and SET LOCAL lock_timeout on the reserved connection, and gives it back after COMMIT', async () => {
-    const sent: string[] = [];
-    let released = 0;
+  it("asks postgres.js to prepare the run's statements (its own prepare: false still wins), never BEGIN", async () => {
+    const asked: unknown[] = [];
     const reserved = {
-      unsafe: (text: string) => (sent.push(text), Promise.resolve(Object.assign([], { count: 0, command: text }))),
-      release: () => void (released += 1),
+      unsafe: (text: string, _params?: never[], options?: { prepare?: boolean }) => (asked.push([text, options?.prepare]), Promise.resolve(Object.assign([], { count: 0, command: text }))),
+      release: () => undefined,
     };
     const sql = Object.assign(() => undefined, { reserve: async () => reserved });
     const session = await fromPostgresJs(sql).begin(500);
+    await session.query('SELECT 1 FROM t WHERE k = $1', ['a']);
+    expect(asked).toEqual([
+      ['BEGIN', undefined],
+      ['SET LOCAL lock_timeout = 500', undefined],
+      ["SET LOCAL myr_gateway.ledger_tx = 'on'", undefined],
+      ['SELECT 1 FROM t WHERE k = $1', true],
+    ]);
+  });
+
+  /** A reserved postgres.js connection that records what is sent; `open` says whether the ledger's mark is still set. */
+  const reservedConnection = (open: () => boolean) => {
+    const sent: string[] = [];
+    let released = 0;
+    const reserved = {
+      unsafe: (text: string) => {
+        sent.push(text);
+        const held = text.startsWith('SELECT current_setting') ? [{ held: open() }] : [];
+        return Promise.resolve(Object.assign(held, { count: 0, command: text.split(' ')[0] }));
+      },
+      release: () => void (released += 1),
+    };
+    return { sent, released: () => released, sql: Object.assign(() => undefined, { reserve: async () => reserved }) };
+  };
+
+  it('sends BEGIN and SET LOCAL lock_timeout on the reserved connection, and gives it back after COMMIT', async () => {
+    const connection = reservedConnection(() => true);
+    const session = await fromPostgresJs(connection.sql).begin(500);
     await session.commit();
-    expect(sent).toEqual(['BEGIN', 'SET LOCAL lock_timeout = 500', 'COMMIT']);
-    expect(released).toBe(1);
+    expect(connection.sent).toEqual([
+      'BEGIN',
+      'SET LOCAL lock_timeout = 500',
+      "SET LOCAL myr_gateway.ledger_tx = 'on'",
+      "SELECT current_setting('myr_gateway.ledger_tx', true) = 'on' AS held",
+      'COMMIT',
+    ]);
+    expect(connection.released()).toBe(1);
+  });
+
+  it('refuses to call a COMMIT done when the work had ended the transaction itself (its SET LOCAL mark is gone)', async () => {
+    const connection = reservedConnection(() => false);
+    const session = await fromPostgresJs(connection.sql).begin(500);
+    await expect(session.commit()).rejects.toThrow(/no transaction in progress/);
+    expect(connection.released()).toBe(1);
   });
 });
 
