@@ -43,14 +43,14 @@ export function hasAtMostTwoDecimals(amount: number): boolean {
  * a valid MYR amount in `range`. Judged on the decimal text (the number's shortest form), so
  * there is no float rounding: `'120.50'` and `120.5` pass, `1.005`, `'1e3'` and `NaN` do not.
  */
-function amountProblem(value: number | string, range: { min: number; max: number }, kind: string): string | undefined {
+function amountProblem(value: unknown, range: { min: number; max: number }, kind: string): string | undefined {
   let text: string;
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) return `amount must be a finite number, not ${String(value)}`;
     // Exponent forms (`1e21`, `1e-7`) are out of range, and said so below.
     text = String(value);
   } else {
-    if (!DECIMAL_STRING.test(value)) {
+    if (typeof value !== 'string' || !DECIMAL_STRING.test(value)) {
       return 'amount as a string must be a plain decimal such as "120.50" (no sign, exponent, spaces or separators)';
     }
     text = value;
@@ -96,9 +96,9 @@ const isNumberOrString = (value: unknown): value is number | string => typeof va
  */
 export function amountSchema(range: { min: number; max: number }, kind: string) {
   return z.custom<number | string>(isNumberOrString, { error: 'amount must be a number or a decimal string such as "120.50"' }).check(
-    z.superRefine((value, context) => {
-      const problem = amountProblem(value, range, kind);
-      if (problem !== undefined) context.addIssue({ code: 'custom', message: problem, input: value });
+    // The refusal's words are found again from the input: only a refused amount pays for it.
+    z.refine((value) => amountProblem(value, range, kind) === undefined, {
+      error: (issue) => amountProblem(issue.input, range, kind),
     }),
     z.overwrite((value) => Number(value)),
   );

@@ -16,7 +16,7 @@ export const PAYMENT_METHODS = ['QR_PAYMENT', 'BANK_TRANSFER', 'MOBILE_WALLET'] 
 export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
 
 const depositAmount = amountSchema(DEPOSIT_AMOUNT, 'deposit');
-const currency = z.optional(z.literal(CURRENCY, { error: 'currency must be "MYR"' }));
+const currency = z.optional(oneOf([CURRENCY], 'currency must be "MYR"'));
 const customerName = nonBlank('customer_name');
 const customerPhone = z.string({ error: 'customer_phone must be a string' }).check(
   rule((s: string) => s.length > 0, 'customer_phone must not be empty'),
@@ -136,7 +136,7 @@ const bankTransferMetadata: z.ZodMiniObject<BankTransferMetadataShape, z.core.$l
   { provider_channel_id: providerChannelId },
   { error: 'BANK_TRANSFER requires metadata.provider_channel_id (a bank code from group A or B)' },
 );
-const bankTransferMethod = z.literal('BANK_TRANSFER');
+const bankTransferMethod = oneOf(['BANK_TRANSFER'], 'payment_method must be BANK_TRANSFER');
 
 /** A bank transfer: the shared fields, the method, and metadata with the bank. */
 type BankTransferShape = {

@@ -32,7 +32,7 @@ export const paymentCreatedSchema = z.looseObject({
   amount: z.optional(amountFromWire),
   currency: optionalText,
   reference_id: optionalText,
-  expires_in: z.optional(z.number()),
+  expires_in: z.optional(z.custom<number>(Number.isFinite)),
   expires_at: nullableText,
   gateway: z.optional(
     z.nullable(
