@@ -89,7 +89,9 @@ describe.each(CLIENT_KINDS)('first instance on %s', (kind) => {
   it('runOnce: Redis restarted empty while fn runs: onError gets CLAIM_LOST', async () => {
     const a = await connect(kind, server.url);
     try {
-      const store = new RedisWebhookStore({ client: a.client, timeoutMs: 300 });
+      const warnings: string[] = [];
+      const logger = { debug: () => undefined, info: () => undefined, warn: (m: string) => void warnings.push(m), error: (m: string) => void warnings.push(m) };
+      const store = new RedisWebhookStore({ client: a.client, timeoutMs: 300, logger });
       const errors: unknown[] = [];
       n += 1;
       const result = await runOnce(
@@ -105,6 +107,8 @@ describe.each(CLIENT_KINDS)('first instance on %s', (kind) => {
       );
       expect(result).toEqual({ outcome: 'processed', value: 'fulfilled' });
       expect(errors.filter((e) => e instanceof ClaimLostError)).toHaveLength(1);
+      // The store said once, at its first use, that this Redis keeps nothing across a restart.
+      expect(warnings.filter((line) => /persistence/.test(line))).toHaveLength(1);
     } finally {
       await a.close();
     }
