@@ -182,8 +182,8 @@ export function ledgerScenarios<Tx>(name: string, setup: () => LedgerFixture<Tx>
       const payment = `PAY_${randomUUID()}`;
       await fixture.outage.stop();
       let ran = false;
-      const down = await ledger.run(`payment:${payment}:SUCCESS`, () => void (ran = true), { raiseMark: false, completedTtlMs: DAY });
-      await fixture.outage.start();
+      // Started again whatever happens, so that a failure here does not take the next scenarios down too.
+      const down = await ledger.run(`payment:${payment}:SUCCESS`, () => void (ran = true), { raiseMark: false, completedTtlMs: DAY }).finally(() => fixture.outage?.start());
       expect(down.outcome).toBe('unavailable');
       expect(ran).toBe(false);
       // The pool's connections died with the server: the first runs after it may still meet one.
