@@ -133,7 +133,11 @@ async function mariadbRows(ops: number, rounds: number): Promise<LedgerBenchRow[
         if (wrapped.has(connection)) return connection;
         wrapped.add(connection);
         const query = connection.query.bind(connection) as (...args: unknown[]) => unknown;
-        return Object.assign(connection, { query: (...args: unknown[]) => (sent.push(String(args[0])), query(...args)) });
+        const execute = connection.execute.bind(connection) as (...args: unknown[]) => unknown;
+        return Object.assign(connection, {
+          query: (...args: unknown[]) => (sent.push(String(args[0])), query(...args)),
+          execute: (...args: unknown[]) => (sent.push(String(args[0])), execute(...args)),
+        });
       },
     });
     const ledger = new SqlLedger(counted, { table: 'bench_ledger_mysql' });

@@ -18,14 +18,27 @@ export interface SqlResult {
   readonly affected: number;
 }
 
+/** One parameterised statement. */
+export interface SqlStatement {
+  /** The SQL, with the dialect's placeholders. */
+  readonly text: string;
+  /** Its parameters, in placeholder order. */
+  readonly params: readonly unknown[];
+}
+
 /** One open transaction on one connection. */
 export interface SqlSession<Tx> {
   /** The merchant's own handle on this transaction, given to the work. */
   readonly tx: Tx;
   /** Sends one parameterised statement inside the transaction. */
   query(text: string, params: readonly unknown[]): Promise<SqlResult>;
-  /** COMMIT; rejects when the database did not confirm it (outcome unknown, or rolled back). */
-  commit(): Promise<void>;
+  /**
+   * COMMIT; rejects when the database did not confirm it (outcome unknown, or rolled back).
+   * `held` is the statement whose one row shows the ledger's claim is still this transaction's:
+   * a client with `commitChecked` that has no mark of its own (MySQL) checks it within COMMIT's
+   * round trip and rejects with code `25P02` when it finds no row (nothing committed).
+   */
+  commit(held?: SqlStatement): Promise<void>;
   /** ROLLBACK, then gives the connection back. Never rejects: a failed rollback destroys the connection. */
   rollback(): Promise<void>;
   /**
@@ -51,9 +64,10 @@ export interface SqlClient<Tx> {
   /** @internal Opens a transaction whose lock waits give up after `lockTimeoutMs`. */
   begin(lockTimeoutMs: number): Promise<SqlSession<Tx>>;
   /**
-   * @internal Whether `commit()` rejects (code `25P02`) when the database rolled the transaction
-   * back instead (Postgres answers COMMIT of an aborted transaction with ROLLBACK): then the ledger
-   * needs no statement of its own to check its claim is still there before COMMIT.
+   * @internal Whether `commit(held)` rejects (code `25P02`) when the transaction is no longer the
+   * ledger's (Postgres: COMMIT of an aborted transaction answers ROLLBACK, and a SET LOCAL mark is
+   * gone when the work ended the transaction; MySQL: `held` finds no row), in COMMIT's own round
+   * trip: then the ledger sends no statement of its own to check its claim before COMMIT.
    */
   readonly commitChecked?: boolean | undefined;
 }

@@ -167,9 +167,10 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
       return isConflict(settled.error) ? { outcome: 'in_flight' } : { outcome: 'failed', error: settled.error };
     }
 
+    const held = { text: this.#sql.done, params: this.#params.done(row, claimedUntil) };
     try {
-      const held = this.#client.commitChecked ? undefined : await session.query(this.#sql.done, this.#params.done(row, claimedUntil));
-      if (held && held.rows.length !== 1) {
+      const found = this.#client.commitChecked ? undefined : await session.query(held.text, held.params);
+      if (found && found.rows.length !== 1) {
         // The work ended the transaction itself (or the database did, and the work caught it).
         await session.rollback();
         return { outcome: 'failed', error: new ConfigurationError('the ledger\'s transaction was no longer open when the work returned: the work must not COMMIT or ROLLBACK tx, nor swallow a failed statement', 'tx') };
@@ -182,7 +183,7 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
       return isAbortedTransaction(error) ? { outcome: 'failed', error } : inFlightOrUnavailable(error);
     }
     try {
-      await session.commit();
+      await session.commit(held);
     } catch (error) {
       return isAbortedTransaction(error) ? { outcome: 'failed', error } : inFlightOrUnavailable(error);
     }
@@ -195,20 +196,14 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
    * refused.
    */
   async #claim(session: SqlSession<Tx>, row: string, claimedUntil: number, now: number, order: PaymentOrder | undefined): Promise<'duplicate' | 'superseded' | undefined> {
-    const superseded = async () => {
-      if (!order) return false;
-      const mark = (await session.query(this.#sql.readMark, this.#params.readMark(markRow(order.paymentId), now))).rows[0]?.mark_rank;
-      return mark !== undefined && mark !== null && Number(mark) > order.rank;
-    };
-    // MySQL reads the mark first (see statements.ts: no locking read of a missing row there).
-    const markFirst = order !== undefined && this.#sql.claimOrdered === undefined;
-    if (markFirst && (await superseded())) return 'superseded';
-    const claim =
-      order && this.#sql.claimOrdered
-        ? await session.query(this.#sql.claimOrdered, this.#params.claimOrdered(row, claimedUntil, now, markRow(order.paymentId), order.rank))
-        : await session.query(this.#sql.claim, this.#params.claim(row, claimedUntil, now));
+    const claim = order
+      ? await session.query(this.#sql.claimOrdered, this.#params.claimOrdered(row, claimedUntil, now, markRow(order.paymentId), order.rank))
+      : await session.query(this.#sql.claim, this.#params.claim(row, claimedUntil, now));
     if (claim.affected === 1) return undefined;
-    if (!markFirst && (await superseded())) return 'superseded';
+    if (order) {
+      const mark = (await session.query(this.#sql.readMark, this.#params.readMark(markRow(order.paymentId), now))).rows[0]?.mark_rank;
+      if (mark !== undefined && mark !== null && Number(mark) > order.rank) return 'superseded';
+    }
     // MySQL only: the row exists; an expired one is taken over.
     if (this.#sql.takeOver !== undefined && (await session.query(this.#sql.takeOver, this.#params.takeOver(row, claimedUntil, now))).affected === 1) return undefined;
     return 'duplicate';

@@ -66,6 +66,11 @@ export interface KyselyLike {
   startTransaction(): {
     /** Sends BEGIN; answers the transaction. */
     execute(): Promise<KyselyTransactionLike>;
+    /** The transaction's isolation level (MySQL: READ COMMITTED, where the claim reads without a lock). */
+    setIsolationLevel(level: 'read committed'): {
+      /** Sends it, and BEGIN; answers the transaction. */
+      execute(): Promise<KyselyTransactionLike>;
+    };
   };
 }
 
@@ -108,7 +113,8 @@ export function fromKysely<K extends KyselyLike>(db: K, dialect?: 'postgres' | '
   return {
     dialect: chosen,
     async begin(lockTimeoutMs) {
-      const trx = (await db.startTransaction().execute()) as KyselyTxOf<K> & KyselyTransactionLike;
+      const builder = db.startTransaction();
+      const trx = (await (chosen === 'mysql' ? builder.setIsolationLevel('read committed') : builder).execute()) as KyselyTxOf<K> & KyselyTransactionLike;
       const query: RawQuery = async (text, parameters) => {
         const result = await trx.executeQuery({ sql: text, parameters, query: { kind: 'RawNode', sqlFragments: [text], parameters: [] }, queryId: { queryId: `myr-gateway-ledger-${++queries}` } });
         return { rows: rowsOf(result.rows), affected: Number(result.numAffectedRows ?? 0) };
@@ -144,8 +150,11 @@ export function fromKysely<K extends KyselyLike>(db: K, dialect?: 'postgres' | '
 
 /** A Drizzle database over node-postgres or mysql2 (`drizzle(pool)`). */
 export interface DrizzleLike {
-  /** Runs `fn` in a transaction: COMMIT when it resolves, ROLLBACK when it throws. */
-  transaction(fn: (tx: unknown) => Promise<unknown>): Promise<unknown>;
+  /**
+   * Runs `fn` in a transaction: COMMIT when it resolves, ROLLBACK when it throws. On MySQL the
+   * ledger asks for READ COMMITTED, where the claim reads the payment's mark without a lock.
+   */
+  transaction(fn: (tx: unknown) => Promise<unknown>, config?: { isolationLevel: 'read committed' }): Promise<unknown>;
 }
 
 /** The transaction type of a Drizzle database. */
@@ -221,7 +230,7 @@ export function fromDrizzle<D extends DrizzleLike>(db: D, dialect?: 'postgres' |
           const commit = await decision;
           await restore?.();
           if (!commit) throw new Rollback();
-        });
+        }, chosen === 'mysql' ? { isolationLevel: 'read committed' } : undefined);
         finished.catch((error: unknown) => {
           if (!begun) failed(error);
         });

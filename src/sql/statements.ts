@@ -53,10 +53,9 @@ export interface Statements {
   /**
    * The claim of a callback with a place in its payment's life: inserts the key's row only if the
    * payment's live mark is not above the callback's rank, in the same round trip. 0 affected rows:
-   * a duplicate or superseded (told apart by `readMark`, off the common path). Absent (MySQL):
-   * the mark is read before a plain claim.
+   * a duplicate or superseded (told apart by `readMark`, off the common path).
    */
-  readonly claimOrdered?: string;
+  readonly claimOrdered: string;
   /** MySQL: takes over an expired row the claim found; 1 affected row: claimed. */
   readonly takeOver?: string;
   /** `[row, now]`: the live mark's rank (Postgres: locked for the transaction), or no row. */
@@ -106,9 +105,10 @@ export function statements(dialect: SqlDialect, table: string, bare: string): St
         // No upsert here: with mysql2's default FOUND_ROWS flag, ON DUPLICATE KEY UPDATE answers 1 both
         // for an insert and for an unchanged row. An expired row is taken over by `takeOver`.
         claim: `INSERT IGNORE INTO ${table} (ledger_key, expires_at) VALUES (?, ?)`,
-        // No claimOrdered, and a plain (snapshot) read of the mark: InnoDB's locking reads of a row
-        // that does not exist (most payments have no mark) take gap locks, and concurrent claims of
-        // other keys then deadlock on them.
+        // The mark is read without a lock: the ledger's transaction on MySQL is READ COMMITTED, where
+        // INSERT … SELECT reads its source as a snapshot. (Under REPEATABLE READ it would take a gap
+        // lock on the missing mark of most payments, and concurrent claims of other keys deadlock.)
+        claimOrdered: `INSERT IGNORE INTO ${table} (ledger_key, expires_at) SELECT ?, ? FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM ${table} WHERE ledger_key = ? AND expires_at > ? AND mark_rank > ?)`,
         readMark: `SELECT mark_rank FROM ${table} WHERE ledger_key = ? AND expires_at > ?`,
         takeOver: `UPDATE ${table} SET expires_at = ? WHERE ledger_key = ? AND expires_at <= ?`,
         done: `SELECT 1 AS held FROM ${table} WHERE ledger_key = ? AND expires_at = ?`,
@@ -139,10 +139,10 @@ export function statements(dialect: SqlDialect, table: string, bare: string): St
 
 /** The parameters of each statement in the dialect's order (Postgres numbers them; the others are positional). */
 export function params(dialect: SqlDialect) {
-  const positional = dialect !== 'postgres';
   return {
     claim: (row: string, expiresAt: number, now: number) => (dialect === 'mysql' ? [row, expiresAt] : [row, expiresAt, now]),
-    claimOrdered: (row: string, expiresAt: number, now: number, mark: string, rank: number) => (positional ? [row, expiresAt, mark, now, rank, now] : [row, expiresAt, now, mark, rank]),
+    claimOrdered: (row: string, expiresAt: number, now: number, mark: string, rank: number) =>
+      dialect === 'postgres' ? [row, expiresAt, now, mark, rank] : dialect === 'mysql' ? [row, expiresAt, mark, now, rank] : [row, expiresAt, mark, now, rank, now],
     takeOver: (row: string, expiresAt: number, now: number) => [expiresAt, row, now],
     readMark: (row: string, now: number) => [row, now],
     done: (row: string, claimed: number) => [row, claimed],

@@ -19,16 +19,18 @@ export class MariadbServer {
     readonly port: number,
     readonly dir: string,
     readonly durable: boolean,
+    /** More server options (say `--log-bin`). */
+    readonly args: readonly string[] = [],
   ) {}
 
   /** `durable: false` (the default) does not flush the log at each commit: tests need no crash safety of the server. */
-  static async start({ durable = false }: { durable?: boolean } = {}): Promise<MariadbServer> {
+  static async start({ durable = false, args = [] }: { durable?: boolean; args?: readonly string[] } = {}): Promise<MariadbServer> {
     if (!hasMariadb()) throw new Error('MariaDB is not installed: apt-get install -y mariadb-server (.ci/run does it)');
     const dir = mkdtempSync(join(tmpdir(), 'myr-mariadb-'));
     const user = process.getuid?.() === 0 ? ['--user=root'] : [];
     const init = spawnSync('mariadb-install-db', ['--no-defaults', `--datadir=${join(dir, 'data')}`, '--auth-root-authentication-method=normal', '--skip-test-db', ...user], { encoding: 'utf8' });
     if (init.status !== 0) throw new Error(`mariadb-install-db failed: ${init.stderr}${init.stdout}`);
-    const server = new MariadbServer(await freePort(), dir, durable);
+    const server = new MariadbServer(await freePort(), dir, durable, args);
     await server.start();
     return server;
   }
@@ -56,6 +58,7 @@ export class MariadbServer {
         '--skip-name-resolve',
         '--max-connections=300',
         `--innodb-flush-log-at-trx-commit=${this.durable ? 1 : 2}`,
+        ...this.args,
         ...user,
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },

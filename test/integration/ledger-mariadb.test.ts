@@ -8,7 +8,7 @@ import { Kysely, MysqlDialect } from 'kysely';
 import { createPool as createCallbackPool, type Pool as CallbackPool } from 'mysql2';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fromDrizzle, fromKysely, fromMysql2 } from '../../src/sql/index.js';
+import { SqlLedger, fromDrizzle, fromKysely, fromMysql2 } from '../../src/sql/index.js';
 import { MariadbServer } from '../helpers/mariadb.js';
 import { ledgerScenarios, newLedger } from './ledger-scenarios.js';
 
@@ -77,17 +77,79 @@ ledgerScenarios(
 );
 
 describe('the merchant\'s pooled connection after a run', () => {
-  it('is back in autocommit with its own lock wait timeout, whatever the run came to', async () => {
+  it('is back in autocommit with its own lock wait timeout and isolation level, whatever the run came to', async () => {
     const single = mysql.createPool({ ...server.options, connectionLimit: 1 });
     try {
-      await single.query('SET SESSION innodb_lock_wait_timeout = 7');
+      await single.query("SET SESSION innodb_lock_wait_timeout = 7, SESSION tx_isolation = 'SERIALIZABLE'");
       const ledger = await newLedger(fromMysql2(single), { lockTimeoutMs: 1000 });
       await ledger.run('processed-key', () => undefined, { raiseMark: false, completedTtlMs: 60_000 });
       await ledger.run('failed-key', () => Promise.reject(new Error('handler bug')), { raiseMark: false, completedTtlMs: 60_000 });
-      const [rows] = await single.query<mysql.RowDataPacket[]>('SELECT @@SESSION.autocommit AS autocommit, @@SESSION.innodb_lock_wait_timeout AS lockWait');
-      expect(rows[0]).toEqual({ autocommit: 1, lockWait: 7 });
+      const [rows] = await single.query<mysql.RowDataPacket[]>('SELECT @@SESSION.autocommit AS autocommit, @@SESSION.innodb_lock_wait_timeout AS lockWait, @@SESSION.tx_isolation AS isolation');
+      expect(rows[0]).toEqual({ autocommit: 1, lockWait: 7, isolation: 'SERIALIZABLE' });
     } finally {
       await single.end();
     }
+  });
+});
+
+describe('round trips of one callback through mysql2', () => {
+  /** A pool whose connections record every statement the ledger sends (plain or prepared). */
+  function counting(target: mysql.Pool) {
+    const sent: string[] = [];
+    const wrapped = new WeakSet<object>();
+    const counted = {
+      getConnection: async () => {
+        const connection = await target.getConnection();
+        if (!wrapped.has(connection)) {
+          wrapped.add(connection);
+          const query = connection.query.bind(connection) as (...args: unknown[]) => Promise<[unknown, unknown]>;
+          const execute = connection.execute.bind(connection) as (...args: unknown[]) => Promise<[unknown, unknown]>;
+          Object.assign(connection, {
+            query: (...args: unknown[]) => (sent.push(String(args[0])), query(...args)),
+            execute: (...args: unknown[]) => (sent.push(String(args[0])), execute(...args)),
+          });
+        }
+        return connection;
+      },
+    };
+    return { client: fromMysql2(counted), sent };
+  }
+
+  it('a payment callback is three: open, claim (the payment\'s mark checked by the insert itself), commit with its check', async () => {
+    const { client, sent } = counting(pool);
+    const ledger = await newLedger(client, { table: 'ledger_round_trips' });
+    sent.length = 0;
+    const run = await ledger.run('payment:PAY_RT:SUCCESS', () => undefined, { raiseMark: false, completedTtlMs: 60_000, order: { paymentId: 'PAY_RT', rank: 1 } });
+    expect(run.outcome).toBe('processed');
+    expect(sent).toHaveLength(3);
+    // The duplicate finds the record and runs nothing.
+    expect((await ledger.run('payment:PAY_RT:SUCCESS', () => undefined, { raiseMark: false, completedTtlMs: 60_000, order: { paymentId: 'PAY_RT', rank: 1 } })).outcome).toBe('duplicate');
+  });
+
+  it('the first callbacks of a new ledger, at once, are all processed (MariaDB 10.11 names its isolation variable tx_isolation; each run finds that out safely)', async () => {
+    await newLedger(fromMysql2(pool), { table: 'ledger_first_burst' });
+    // Warm connections, so the runs' first statements leave together.
+    const warm = await Promise.all(Array.from({ length: 12 }, () => pool.getConnection()));
+    for (const connection of warm) connection.release();
+    // A fresh client: its first statements are these runs' own.
+    const ledger = new SqlLedger(fromMysql2(pool), { table: 'ledger_first_burst' });
+    const runs = await Promise.all(Array.from({ length: 12 }, (_, i) => ledger.run(`payment:PAY_BURST_${i}:SUCCESS`, () => undefined, { raiseMark: false, completedTtlMs: 60_000 })));
+    expect(runs.map((run) => run.outcome)).toEqual(Array.from({ length: 12 }, () => 'processed'));
+  });
+
+  it('work that rolled tx back is not acknowledged as processed (the check travels with COMMIT), and the retry runs it', async () => {
+    const ledger = await newLedger(fromMysql2(pool), { table: 'ledger_work_ends_tx' });
+    const payment = 'PAY_WORK_ENDS_TX';
+    const first = await ledger.run(`payment:${payment}:SUCCESS`, async (tx) => {
+      await tx.query('ROLLBACK');
+      // A write after the work's own ROLLBACK: it must not commit as if the callback were handled.
+      await tx.query('INSERT INTO fulfilments (payment_id) VALUES (?)', [payment]);
+    }, { raiseMark: false, completedTtlMs: 60_000 });
+    expect(first.outcome).toBe('failed');
+    expect(await fulfilments(payment)).toBe(0);
+    let ran = false;
+    const retry = await ledger.run(`payment:${payment}:SUCCESS`, () => void (ran = true), { raiseMark: false, completedTtlMs: 60_000 });
+    expect(retry.outcome).toBe('processed');
+    expect(ran).toBe(true);
   });
 });

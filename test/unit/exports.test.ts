@@ -237,6 +237,7 @@ const ENTRIES = {
       'LedgerRunOptions',
       'Mysql2ConnectionLike',
       'Mysql2ConnectionOf',
+      'Mysql2LedgerOptions',
       'Mysql2PoolLike',
       'PgClientLike',
       'PgClientOf',

@@ -2,12 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../../src/index.js';
 import { fromMysql2 } from '../../../src/sql/index.js';
 
-function fakePool() {
+function fakePool({ refuse = () => undefined }: { refuse?: (text: string) => object | undefined } = {}) {
   const sent: string[] = [];
   const ended: string[] = [];
   const connection = {
     async query(text: string): Promise<[unknown, unknown]> {
       sent.push(text);
+      const refused = refuse(text);
+      if (refused) throw Object.assign(new Error('refused'), refused);
       return [{ affectedRows: 0 }, undefined];
     },
     release: () => void ended.push('released'),
@@ -17,23 +19,62 @@ function fakePool() {
 }
 
 describe('fromMysql2', () => {
-  it('bounds lock waits in whole seconds (rounded up) and opens the transaction in the same round trip, and commits and restores the connection\'s own settings in one before giving it back', async () => {
+  it('bounds lock waits in whole seconds (rounded up), reads committed, and opens the transaction in the same round trip; commits, checks the claim and restores the connection\'s own settings in one before giving it back', async () => {
     const { pool, sent, ended } = fakePool();
     const session = await fromMysql2(pool).begin(1500);
-    await session.commit();
+    await session.commit({ text: 'SELECT 1 FROM t WHERE ledger_key = ?', params: ['k:a'] });
     expect(sent).toEqual([
-      'SET @myr_gateway_lwt = @@SESSION.innodb_lock_wait_timeout, @myr_gateway_ac = @@SESSION.autocommit, SESSION innodb_lock_wait_timeout = 2, SESSION autocommit = 0',
-      // Turning autocommit on commits: COMMIT and the restore are one round trip.
-      'SET SESSION autocommit = 1, SESSION innodb_lock_wait_timeout = @myr_gateway_lwt, SESSION autocommit = @myr_gateway_ac',
+      'SET @myr_gateway_lwt = @@SESSION.innodb_lock_wait_timeout, @myr_gateway_ac = @@SESSION.autocommit, @myr_gateway_iso = @@SESSION.transaction_isolation, ' +
+        "SESSION innodb_lock_wait_timeout = 2, SESSION transaction_isolation = 'READ-COMMITTED', SESSION autocommit = 0",
+      // Turning autocommit on commits: COMMIT, its check and the restore are one round trip.
+      "SET SESSION autocommit = IF(EXISTS(SELECT 1 FROM t WHERE ledger_key = ?), 'ON', 'myr_gateway_claim_gone'), " +
+        'SESSION innodb_lock_wait_timeout = @myr_gateway_lwt, SESSION transaction_isolation = @myr_gateway_iso, SESSION autocommit = @myr_gateway_ac',
     ]);
     expect(ended).toEqual(['released']);
+  });
+
+  it('on MariaDB 10 (no transaction_isolation) names tx_isolation, from then on', async () => {
+    const { pool, sent } = fakePool({ refuse: (text) => (text.includes('transaction_isolation') ? { errno: 1193 } : undefined) });
+    const client = fromMysql2(pool);
+    await (await client.begin(1000)).rollback();
+    await (await client.begin(1000)).commit();
+    expect(sent.filter((text) => text.includes('transaction_isolation'))).toHaveLength(1);
+    expect(sent.slice(1)).toEqual([
+      expect.stringContaining("SESSION tx_isolation = 'READ-COMMITTED'"),
+      'ROLLBACK',
+      'SET SESSION innodb_lock_wait_timeout = @myr_gateway_lwt, SESSION tx_isolation = @myr_gateway_iso, SESSION autocommit = @myr_gateway_ac',
+      expect.stringContaining("SESSION tx_isolation = 'READ-COMMITTED'"),
+      "SET SESSION autocommit = 'ON', SESSION innodb_lock_wait_timeout = @myr_gateway_lwt, SESSION tx_isolation = @myr_gateway_iso, SESSION autocommit = @myr_gateway_ac",
+    ]);
+  });
+
+  it('a commit whose check finds the claim gone commits nothing: rolls back, restores, gives the connection back, and rejects as rolled back', async () => {
+    const { pool, sent, ended } = fakePool({ refuse: (text) => (text.includes('IF(EXISTS') ? { errno: 1231, message: "Variable 'autocommit' can't be set to the value of 'myr_gateway_claim_gone'" } : undefined) });
+    const session = await fromMysql2(pool).begin(1000);
+    await expect(session.commit({ text: 'SELECT 1', params: [] })).rejects.toMatchObject({ code: '25P02' });
+    expect(sent.slice(2)).toEqual(['ROLLBACK', expect.stringContaining('SET SESSION innodb_lock_wait_timeout = @myr_gateway_lwt')]);
+    expect(ended).toEqual(['released']);
+  });
+
+  it('sends the ledger\'s statements with parameters prepared (mysql2\'s execute, cached per connection), unless told not to; the settings, plainly', async () => {
+    for (const prepare of [undefined, false]) {
+      const { pool, sent } = fakePool();
+      const executed: string[] = [];
+      const connection = await pool.getConnection();
+      Object.assign(connection, { execute: async (text: string) => (executed.push(text), [{ affectedRows: 1 }, undefined]) });
+      const session = await fromMysql2(pool, prepare === undefined ? {} : { prepare }).begin(1000);
+      expect(await session.query('INSERT IGNORE INTO t (ledger_key) VALUES (?)', ['k:a'])).toEqual({ rows: [], affected: prepare === false ? 0 : 1 });
+      await session.commit({ text: 'SELECT 1 FROM t WHERE ledger_key = ?', params: ['k:a'] });
+      expect(executed).toHaveLength(prepare === false ? 0 : 2);
+      expect(sent).toHaveLength(prepare === false ? 3 : 1);
+    }
   });
 
   it('a rollback restores the connection\'s own settings before giving it back', async () => {
     const { pool, sent, ended } = fakePool();
     const session = await fromMysql2(pool).begin(1000);
     await session.rollback();
-    expect(sent.slice(1)).toEqual(['ROLLBACK', 'SET SESSION innodb_lock_wait_timeout = @myr_gateway_lwt, SESSION autocommit = @myr_gateway_ac']);
+    expect(sent.slice(1)).toEqual(['ROLLBACK', 'SET SESSION innodb_lock_wait_timeout = @myr_gateway_lwt, SESSION transaction_isolation = @myr_gateway_iso, SESSION autocommit = @myr_gateway_ac']);
     expect(ended).toEqual(['released']);
   });
 

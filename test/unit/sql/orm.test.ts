@@ -9,10 +9,30 @@ describe('fromKysely', () => {
   });
 
   it('asks for the dialect when it cannot read it from the instance, and takes it as the second argument', () => {
-    const db = { startTransaction: () => ({ execute: async () => Promise.reject(new Error('unused')) }) };
+    const unused = async () => Promise.reject(new Error('unused'));
+    const db = { startTransaction: () => ({ execute: unused, setIsolationLevel: () => ({ execute: unused }) }) };
     expect(() => fromKysely(db)).toThrow(ConfigurationError);
     expect(() => fromKysely(db)).toThrow(/second argument, 'postgres' or 'mysql'/);
     expect(fromKysely(db, 'mysql').dialect).toBe('mysql');
+  });
+});
+
+describe('the isolation level of a run on MySQL', () => {
+  it('Kysely and Drizzle start the ledger\'s MySQL transaction READ COMMITTED (its claim reads the mark without a gap lock), and leave Postgres\'s as it is', async () => {
+    const levels: string[] = [];
+    const refuse = async () => Promise.reject(new Error('stop after BEGIN'));
+    const kysely = {
+      startTransaction: () => ({
+        execute: async () => (levels.push('kysely: default'), refuse()),
+        setIsolationLevel: (level: string) => ({ execute: async () => (levels.push(`kysely: ${level}`), refuse()) }),
+      }),
+    };
+    const drizzle = { transaction: async (_fn: unknown, config?: { isolationLevel: string }) => (levels.push(`drizzle: ${config?.isolationLevel ?? 'default'}`), refuse()) };
+    for (const dialect of ['mysql', 'postgres'] as const) {
+      await expect(fromKysely(kysely, dialect).begin(1000)).rejects.toThrow('stop after BEGIN');
+      await expect(fromDrizzle(drizzle, dialect).begin(1000)).rejects.toThrow('stop after BEGIN');
+    }
+    expect(levels).toEqual(['kysely: read committed', 'drizzle: read committed', 'kysely: default', 'drizzle: default']);
   });
 });
 
