@@ -78,12 +78,24 @@ const CONFLICT_CODES = new Set<unknown>(['40001', '40P01', '55P03', 'ER_LOCK_DEA
 const CONFLICT_ERRNOS = new Set<unknown>([1213, 1205]);
 const SQLITE_CONFLICTS = new Set<unknown>([5, 6]);
 
+// Prisma: P2034 (an interactive transaction's write conflict or deadlock); a raw statement's
+// failure (P2010) carries the driver's code as `originalCode`, under `meta.driverAdapterError.cause`.
+const PRISMA_CONFLICT_CODES = new Set<unknown>(['P2034', '40001', '40P01', '55P03', '1213', '1205']);
+
 function field(error: object, name: string): unknown {
   return name in error ? (error as Record<string, unknown>)[name] : undefined;
 }
 
+/** The error this one wraps: its `cause`, or Prisma's driver adapter error. */
+function wrapped(error: object): unknown {
+  const cause = field(error, 'cause');
+  if (cause !== undefined) return cause;
+  const meta = field(error, 'meta');
+  return typeof meta === 'object' && meta !== null ? field(meta, 'driverAdapterError') : undefined;
+}
+
 /**
- * Whether `error` (or one of its causes: ORMs wrap the driver's error) is a lock wait that
+ * Whether `error` (or one of its causes: ORMs wrap the driver's error, Prisma under `meta`) is a lock wait that
  * timed out, a deadlock or a serialization failure: the transaction was rolled back because
  * another one holds the same rows, so the answer is "in flight, try later", never "failed".
  *
@@ -95,9 +107,10 @@ function field(error: object, name: string): unknown {
 export function isConflict(error: unknown): boolean {
   for (let depth = 0; depth < 5 && typeof error === 'object' && error !== null; depth++) {
     if (CONFLICT_CODES.has(field(error, 'code')) || CONFLICT_ERRNOS.has(field(error, 'errno'))) return true;
+    if (PRISMA_CONFLICT_CODES.has(field(error, 'code')) || PRISMA_CONFLICT_CODES.has(field(error, 'originalCode')) || field(error, 'kind') === 'TransactionWriteConflict') return true;
     const sqliteCode = field(error, 'errcode');
     if (typeof sqliteCode === 'number' && SQLITE_CONFLICTS.has(sqliteCode & 0xff)) return true;
-    error = field(error, 'cause');
+    error = wrapped(error);
   }
   return false;
 }

@@ -2,7 +2,7 @@
  * `myr-gateway/sql`: the exactly-once callback ledger in the merchant's own database
  * ({@link SqlLedger}). The claim of a callback, the handler's writes through `tx` and the record
  * that it was handled commit in one transaction, or none of them does. Bring your own client:
- * node-postgres, postgres.js, mysql2, Kysely, Drizzle, or the runtime's `node:sqlite`; this
+ * node-postgres, postgres.js, mysql2, Kysely, Drizzle, Prisma, or the runtime's `node:sqlite`; this
  * subpath imports none of them.
  *
  * @module
@@ -10,6 +10,7 @@
 export { type SqlClient, type SqlDialect } from './driver.js';
 export { SqlLedger, type LedgerRunOptions, type PruneOptions, type SqlLedgerOptions } from './ledger.js';
 export { fromPg, fromPostgresJs, type PgClientLike, type PgLedgerOptions, type PgNamedQuery, type PgClientOf, type PgPoolLike, type PgPromisedClient, type PostgresJsLike, type PostgresJsReservedLike, type PostgresJsTxOf } from './postgres.js';
+export { fromPrisma, type PrismaLike, type PrismaTransactionLike, type PrismaTxOf } from './prisma.js';
 export { fromMysql2, type Mysql2ConnectionLike, type Mysql2ConnectionOf, type Mysql2LedgerOptions, type Mysql2PoolLike } from './mysql.js';
 export { fromDrizzle, fromKysely, type DrizzleLike, type DrizzleTxOf, type KyselyLike, type KyselyTransactionLike, type KyselyTxOf } from './orm.js';
 export { fromSqlite, type SqliteDatabaseLike, type SqliteValue } from './sqlite.js';

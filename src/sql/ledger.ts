@@ -221,7 +221,7 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
    */
   async ensureSchema(): Promise<void> {
     await this.#transaction(SCHEMA_LOCK_TIMEOUT_MS, async (session) => {
-      if (this.#client.dialect === 'postgres') await session.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`myr-gateway:${this.table}`]);
+      if (this.#client.dialect === 'postgres') await session.query('SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext($1))', [`myr-gateway:${this.table}`]);
       for (const statement of this.#sql.schema) await session.query(statement, []);
     });
   }

@@ -227,7 +227,7 @@ const ENTRIES = {
     ],
   },
   'sql/index.ts': {
-    values: ['SqlLedger', 'fromDrizzle', 'fromKysely', 'fromMysql2', 'fromPg', 'fromPostgresJs', 'fromSqlite'],
+    values: ['SqlLedger', 'fromDrizzle', 'fromKysely', 'fromMysql2', 'fromPg', 'fromPostgresJs', 'fromPrisma', 'fromSqlite'],
     types: [
       'DrizzleLike',
       'DrizzleTxOf',
@@ -248,6 +248,9 @@ const ENTRIES = {
       'PostgresJsLike',
       'PostgresJsReservedLike',
       'PostgresJsTxOf',
+      'PrismaLike',
+      'PrismaTransactionLike',
+      'PrismaTxOf',
       'PruneOptions',
       'SqlClient',
       'SqlDialect',

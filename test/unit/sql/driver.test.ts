@@ -12,6 +12,9 @@ describe('isConflict: which database errors mean "another transaction holds the 
     ['node:sqlite SQLITE_BUSY', { code: 'ERR_SQLITE_ERROR', errcode: 5 }],
     ['node:sqlite extended SQLITE_BUSY_SNAPSHOT', { code: 'ERR_SQLITE_ERROR', errcode: 5 | (2 << 8) }],
     ['an ORM wrapping the driver error', { message: 'Failed query', cause: { code: '40P01' } }],
+    ['Prisma, a raw statement deadlocked on MariaDB (P2010)', { code: 'P2010', meta: { driverAdapterError: { cause: { originalCode: '1213', kind: 'TransactionWriteConflict' } } } }],
+    ['Prisma, a raw statement past lock_timeout on Postgres (P2010)', { code: 'P2010', meta: { driverAdapterError: { cause: { originalCode: '55P03', kind: 'postgres' } } } }],
+    ['Prisma, an interactive transaction\'s write conflict (P2034)', { code: 'P2034' }],
   ])('%s is a conflict', (_, error) => {
     expect(isConflict(error)).toBe(true);
   });
@@ -20,6 +23,7 @@ describe('isConflict: which database errors mean "another transaction holds the 
     ['Postgres unique_violation', { code: '23505' }],
     ['Postgres undefined_table', { code: '42P01' }],
     ['a refused connection', { code: 'ECONNREFUSED' }],
+    ['Prisma, a raw statement\'s unique violation (P2010)', { code: 'P2010', meta: { driverAdapterError: { cause: { originalCode: '23505', kind: 'UniqueConstraintViolation' } } } }],
     ['node:sqlite constraint', { code: 'ERR_SQLITE_ERROR', errcode: 19 }],
     ['a plain Error', new Error('boom')],
     ['a string', '40001'],

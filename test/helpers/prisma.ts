@@ -1,0 +1,26 @@
+/**
+ * Generates a Prisma client (Prisma 7, `prisma-client` generator, no query engine) for
+ * test/fixtures/prisma/schema.prisma into .tmp/, for one provider. `prisma generate` does not run
+ * the schema engine; the CLI only wants its file, which it would download from binaries.prisma.sh
+ * (not reachable here), so PRISMA_SCHEMA_ENGINE_BINARY names one that is never run.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+/** The generated client module's URL (import it), for `provider`. */
+export function generatePrismaClient(provider: 'postgresql' | 'mysql'): string {
+  const dir = join(ROOT, '.tmp', `prisma-${provider}-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  const schema = readFileSync(join(ROOT, 'test/fixtures/prisma/schema.prisma'), 'utf8').replace('provider = "postgresql"', `provider = "${provider}"`);
+  writeFileSync(join(dir, 'schema.prisma'), schema);
+  execFileSync(join(ROOT, 'node_modules/.bin/prisma'), ['generate', '--schema', 'schema.prisma'], {
+    cwd: dir,
+    env: { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: process.execPath, PRISMA_HIDE_UPDATE_MESSAGE: '1', CHECKPOINT_DISABLE: '1' },
+    stdio: 'pipe',
+  });
+  return pathToFileURL(join(dir, 'generated/client.ts')).href;
+}
