@@ -5,15 +5,23 @@
  * (not reachable here), so PRISMA_SCHEMA_ENGINE_BINARY names one that is never run.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
+/** Where the clients of this process are generated: {@link removePrismaClients} removes them. */
+const dirOf = (provider: string) => join(ROOT, '.tmp', `prisma-${provider}-${process.pid}`);
+
+/** Removes the clients this process generated. */
+export function removePrismaClients(): void {
+  for (const provider of ['postgresql', 'mysql']) rmSync(dirOf(provider), { recursive: true, force: true });
+}
+
 /** The generated client module's URL (import it), for `provider`. */
 export function generatePrismaClient(provider: 'postgresql' | 'mysql'): string {
-  const dir = join(ROOT, '.tmp', `prisma-${provider}-${process.pid}`);
+  const dir = dirOf(provider);
   mkdirSync(dir, { recursive: true });
   const schema = readFileSync(join(ROOT, 'test/fixtures/prisma/schema.prisma'), 'utf8').replace('provider = "postgresql"', `provider = "${provider}"`);
   writeFileSync(join(dir, 'schema.prisma'), schema);

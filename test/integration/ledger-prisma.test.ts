@@ -13,7 +13,7 @@ import { fromPrisma, type PrismaTransactionLike } from '../../src/sql/index.js';
 import { signCallback } from '../../src/webhooks/index.js';
 import { hasMariadb, MariadbServer } from '../helpers/mariadb.js';
 import { hasPostgres, PostgresServer } from '../helpers/postgres.js';
-import { generatePrismaClient } from '../helpers/prisma.js';
+import { generatePrismaClient, removePrismaClients } from '../helpers/prisma.js';
 import { ledgerScenarios, newLedger } from './ledger-scenarios.js';
 
 /** What the test uses of the generated client: its constructor, one model, raw SQL. */
@@ -52,6 +52,7 @@ afterAll(async () => {
   await mysqlClient?.$disconnect();
   await postgres?.destroy();
   await mariadb?.destroy();
+  removePrismaClients();
 });
 
 const skip = !hasPostgres() || !hasMariadb();
