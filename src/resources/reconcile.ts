@@ -10,7 +10,7 @@ import { type MyrGatewayError } from '../core/errors/base.js';
 import { OutcomeUnknownError, PaymentUrlUnavailableError } from '../core/errors/outcome.js';
 import { withResponse, type WithResponse } from '../core/observe/events.js';
 import { outcomeUnknownAdvice } from '../core/policy.js';
-import type { RequestOptions } from '../core/transport.js';
+import type { RequestOptions } from '../core/call-spec.js';
 import { type AnswerCheck, checkCustomerUrl, checkEcho } from '../core/validate.js';
 import { notOurs } from './ownership.js';
 import { customerRedirectUrl, type PaymentCreated, type PaymentMethod, type PaymentStatus } from '../schemas/payments.js';
