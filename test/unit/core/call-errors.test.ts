@@ -161,6 +161,6 @@ describe('the errors on their own', () => {
     expect(error.cause).toBe(cause);
     expect(error.message).toContain('POST /payment/withdraw request for reference_id WD7001');
     expect(error.message).toContain('(GATEWAY_TIMEOUT: upstream silent)');
-    expect(error.message).toContain('Wait for the withdrawal callback for reference_id WD7001');
+    expect(error.message).toContain('Wait for the callback for reference_id WD7001 or call withdrawals.recover');
   });
 });

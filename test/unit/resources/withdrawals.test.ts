@@ -173,7 +173,7 @@ describe('withdrawals.create: the answer', () => {
     const error = await caught(client.withdrawals.create(params()));
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect(error).toMatchObject({ code: 'INVALID_RESPONSE', field, referenceId: REF });
-    expect(error.message).toContain('may have been processed: do not send a new one');
+    expect(error.message).toContain('may have been processed: Wait for the callback for reference_id');
     expect(error.message).toContain('withdrawals.recover');
     expect(posts(fake)).toHaveLength(1);
   });
