@@ -38,13 +38,19 @@ export function stoppedError(cause: unknown, state: CallState): MyrGatewayError 
   return error;
 }
 
-/** A money-moving request that may have been processed, and will not be sent again here. */
-export function outcomeUnknownError(spec: CallSpec, error: MyrGatewayError): OutcomeUnknownError {
+/**
+ * A money-moving request that may have been processed: `why` the SDK stops there (by default:
+ * it is not sent again), the call's `error` as its cause, and what to do.
+ */
+export function outcomeUnknownError(
+  spec: Pick<CallSpec, 'method' | 'path' | 'operation' | 'referenceId'>,
+  error: MyrGatewayError,
+  why = 'it was not sent again because a second attempt could move money twice',
+): OutcomeUnknownError {
   const referenceId = spec.referenceId ?? '';
   return new OutcomeUnknownError(
     `OUTCOME_UNKNOWN: the ${spec.method} /${spec.path} request for reference_id ${referenceId} may have reached the service ` +
-      `(${error.message}); it was not sent again because a second attempt could move money twice. ` +
-      outcomeUnknownAdvice(spec.operation, referenceId),
+      `(${error.message}); ${why}. ${outcomeUnknownAdvice(spec.operation, referenceId)}`,
     { referenceId, status: error.status, correlationId: error.correlationId, cause: error },
   );
 }

@@ -7,9 +7,9 @@
  */
 import { DuplicateReferenceError } from '../core/errors/service.js';
 import { type MyrGatewayError } from '../core/errors/base.js';
-import { OutcomeUnknownError, PaymentUrlUnavailableError } from '../core/errors/outcome.js';
+import { type OutcomeUnknownError, PaymentUrlUnavailableError } from '../core/errors/outcome.js';
 import { withResponse, type WithResponse } from '../core/observe/events.js';
-import { outcomeUnknownAdvice } from '../core/policy.js';
+import { outcomeUnknownError } from '../core/call-errors.js';
 import type { RequestOptions } from '../core/call-spec.js';
 import { type AnswerCheck, checkCustomerUrl, checkEcho } from '../core/validate.js';
 import { notOurs } from './ownership.js';
@@ -45,13 +45,8 @@ export function createdPayment(
   return { ...created, customer_redirect_url: customerRedirectUrl(body.payment_method, created) };
 }
 
-function unknown(final: MyrGatewayError, referenceId: string, why: string): OutcomeUnknownError {
-  return new OutcomeUnknownError(
-    `OUTCOME_UNKNOWN: an attempt to create the payment for reference_id ${referenceId} may have reached the service ` +
-      `(the call ended with: ${final.message}) and ${why}. ${outcomeUnknownAdvice('payment.create', referenceId)}`,
-    { referenceId, status: final.status, correlationId: final.correlationId, cause: final },
-  );
-}
+const unknown = (final: MyrGatewayError, referenceId: string, why: string): OutcomeUnknownError =>
+  outcomeUnknownError({ method: 'POST', path: 'payment/request', operation: 'payment.create', referenceId }, final, why);
 
 /**
  * Looks the payment up within what is left of the call's total timeout and decides the answer.
