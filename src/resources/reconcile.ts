@@ -81,8 +81,7 @@ export async function reconcile(
   if (notOurs(existing, body.amount, callStartedAt)) {
     const error = new DuplicateReferenceError(
       `DUPLICATE_REFERENCE: reference_id ${referenceId} already belongs to ${existing.payment_id} (${existing.status}, amount ` +
-        `${existing.amount}, created ${String(existing.created_at)}), not this call's; this call created no payment. ` +
-        'Use a reference_id unique across your deposits and withdrawals.',
+        `${existing.amount}, created ${String(existing.created_at)}); this call created no payment. Use a reference_id unique across deposits and withdrawals.`,
       { code: 'DUPLICATE_REFERENCE', status: final.status, correlationId: final.correlationId, referenceId, cause: final },
     );
     error.existingPayment = existing;
@@ -99,9 +98,8 @@ export async function reconcile(
   }
   const expires = typeof existing.expires_at === 'string' ? ` It expires at ${existing.expires_at}.` : '';
   throw new PaymentUrlUnavailableError(
-    `PAYMENT_URL_UNAVAILABLE: payment ${existing.payment_id} for reference_id ${referenceId} was created (an earlier ` +
-      `answer was lost; the call ended with ${final.code}), but its status record has no payment_url. Create a new payment ` +
-      `under a new reference_id; nobody has this one's URL, so it expires unpaid.${expires}`,
+    `PAYMENT_URL_UNAVAILABLE: payment ${existing.payment_id} for reference_id ${referenceId} was created (its answer was lost: ` +
+      `${final.code}) but its status has no payment_url; create a new payment under a new reference_id (this one expires unpaid).${expires}`,
     { referenceId, existingPayment: existing, status: final.status, correlationId: final.correlationId, cause: final },
   );
 }

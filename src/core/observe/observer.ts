@@ -269,7 +269,7 @@ export class Observer {
         },
       },
       go,
-      () => this.log.warnOnce('tracer', 'the OpenTelemetry tracer threw; the call went on untouched, its span may be incomplete'),
+      () => this.log.warnOnce('tracer', 'the OpenTelemetry tracer threw; the call went on, its span may be incomplete'),
     );
   }
 }
