@@ -45,7 +45,7 @@ export function stoppedError(cause: unknown, state: CallState): MyrGatewayError 
 export function outcomeUnknownError(
   spec: Pick<CallSpec, 'method' | 'path' | 'operation' | 'referenceId'>,
   error: MyrGatewayError,
-  why = 'it was not sent again because a second attempt could move money twice',
+  why = 'not sent again: a second attempt could move money twice',
 ): OutcomeUnknownError {
   const referenceId = spec.referenceId ?? '';
   return new OutcomeUnknownError(

@@ -50,7 +50,7 @@ export function systemCodeOf(error: unknown): string | undefined {
 
 const WHAT_HAPPENED: Record<ConnectionStage, string> = {
   connect: 'the connection to the service could not be made; nothing was sent',
-  handshake: 'the secure connection to the service could not be made, so nothing was sent; check the scheme, host and certificate of baseUrl',
+  handshake: 'the TLS handshake with the service failed, so nothing was sent; check the scheme, host and certificate of baseUrl',
   exchange: 'the connection failed after the request may have been sent',
 };
 
