@@ -27,16 +27,20 @@ export interface CallEnv {
   readonly tokens: TokenManager | undefined;
 }
 
-/** What one call has learned so far: ky carries it to the hooks in its `context`. */
+/**
+ * What one call has learned so far: ky carries it to the hooks in its `context`. The fields the
+ * constructor sets are `declare`d, so the class body does not define each of them a second time
+ * in every merchant's bundle; the others are defined up front, so every call's state has one shape.
+ */
 export class CallState {
-  readonly spec: CallSpec;
-  readonly body: string | undefined;
-  readonly limits: CallDeadline;
-  readonly trace: CallTrace;
-  readonly maxRetries: number;
-  readonly attemptTimeout: number;
-  readonly judge: { redact: Redact };
-  readonly beforeAttempt: TokenAttemptHook | undefined;
+  declare readonly spec: CallSpec;
+  declare readonly body: string | undefined;
+  declare readonly limits: CallDeadline;
+  declare readonly trace: CallTrace;
+  declare readonly maxRetries: number;
+  declare readonly attemptTimeout: number;
+  declare readonly judge: { redact: Redact };
+  declare readonly beforeAttempt: TokenAttemptHook | undefined;
   token: string | undefined;
   /** Retries the policy granted (a token renewal is not one). */
   retries = 0;
