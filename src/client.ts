@@ -79,9 +79,9 @@ function observeOptions(options: MyrGatewayOptions, now: () => number) {
  */
 export class MyrGateway {
   /** Deposit payments and status lookups. */
-  readonly payments: Payments;
+  declare readonly payments: Payments;
   /** Withdrawals (payouts). */
-  readonly withdrawals: Withdrawals;
+  declare readonly withdrawals: Withdrawals;
   readonly #transport: Pick<Transport, 'call' | 'outcomeOf' | 'rateLimit'>;
   #settings: RequiredSettings;
 

@@ -220,9 +220,9 @@ export interface CallShape {
 
 /** A client's observability: one per client, handing a {@link CallTrace} to every call. */
 export class Observer {
-  readonly options: ObserveOptions;
-  readonly log: Log;
-  readonly now: () => number;
+  declare readonly options: ObserveOptions;
+  declare readonly log: Log;
+  declare readonly now: () => number;
   readonly #version: string;
 
   constructor(options: ObserveOptions, version: string) {
