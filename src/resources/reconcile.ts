@@ -81,7 +81,7 @@ export async function reconcile(
   if (notOurs(existing, body.amount, callStartedAt)) {
     const error = new DuplicateReferenceError(
       `DUPLICATE_REFERENCE: reference_id ${referenceId} already belongs to ${existing.payment_id} (${existing.status}, amount ` +
-        `${existing.amount}, created ${String(existing.created_at)}); this call created no payment. Use a reference_id unique across deposits and withdrawals.`,
+        `${existing.amount}, created ${String(existing.created_at)}), not this call's; this call created no payment. Use a reference_id unique across deposits and withdrawals.`,
       { code: 'DUPLICATE_REFERENCE', status: final.status, correlationId: final.correlationId, referenceId, cause: final },
     );
     error.existingPayment = existing;
