@@ -49,7 +49,7 @@ function observeOptions(options: MyrGatewayOptions, now: () => number) {
   const { logger, logLevel, onRequest, onResponse, onRetry, tracer } = options;
   for (const level of ['debug', 'info', 'warn', 'error'] as const) {
     if (logger !== undefined && typeof logger?.[level] !== 'function') {
-      throw new ConfigurationError(`logger must have debug, info, warn and error methods (console, pino, winston…); ${level} is missing`, 'logger');
+      throw new ConfigurationError(`logger must have debug, info, warn and error methods; ${level} is missing`, 'logger');
     }
   }
   if (logLevel !== undefined && !['debug', 'info', 'warn', 'error', 'off'].includes(logLevel)) {
@@ -79,9 +79,9 @@ function observeOptions(options: MyrGatewayOptions, now: () => number) {
  */
 export class MyrGateway {
   /** Deposit payments and status lookups. */
-  readonly payments: Payments;
+  declare readonly payments: Payments;
   /** Withdrawals (payouts). */
-  readonly withdrawals: Withdrawals;
+  declare readonly withdrawals: Withdrawals;
   readonly #transport: Pick<Transport, 'call' | 'outcomeOf' | 'rateLimit'>;
   #settings: RequiredSettings;
 

@@ -53,7 +53,7 @@ export {
 } from './core/pacing/limiter.js';
 export { MemoryRateLimiter } from './core/pacing/memory-limiter.js';
 export type { RetryOptions } from './core/retry-options.js';
-export type { RequestOptions } from './core/transport.js';
+export type { RequestOptions } from './core/call-spec.js';
 export type { Payments } from './resources/payments.js';
 export type { WaitForCompletionOptions } from './resources/wait.js';
 export type { WithdrawalRecovery, Withdrawals } from './resources/withdrawals.js';

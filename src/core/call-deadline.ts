@@ -9,7 +9,7 @@
  * (performance.now, unaffected by an injected clock or wall-clock jumps).
  */
 export class CallDeadline {
-  readonly user: AbortSignal | undefined;
+  declare readonly user: AbortSignal | undefined;
   readonly #endsAt: number;
   #signal: AbortSignal | undefined;
   #spent = false;

@@ -133,13 +133,7 @@ export function decide(input: PolicyInput): Decision {
 /** What a merchant should do about a money-moving request whose outcome is unknown. */
 export function outcomeUnknownAdvice(operation: Operation, referenceId: string): string {
   if (isAtMostOnce(operation)) {
-    return (
-      `Wait for the withdrawal callback for reference_id ${referenceId}, or call withdrawals.recover with the same params ` +
-      '(it cannot create a second payout). Do not send a new withdrawal until one of them has answered.'
-    );
+    return `Wait for the callback for reference_id ${referenceId} or call withdrawals.recover with the same params (never a second payout); send no new withdrawal before either answers.`;
   }
-  return (
-    `Call payments.create again with the same reference_id ${referenceId} (the service refuses a second payment under it ` +
-    'and the SDK then returns the existing one), or wait for the callback. Do not create it under a new reference_id yet.'
-  );
+  return `Call payments.create again with the same reference_id ${referenceId} (it returns the existing payment, never a second one) or wait for the callback; not under a new reference_id yet.`;
 }

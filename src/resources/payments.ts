@@ -1,7 +1,8 @@
 import { AbortError, InvalidResponseError } from '../core/errors/service.js';
 import { InvalidRequestError, MyrGatewayError } from '../core/errors/base.js';
 import { withResponse, type WithResponse } from '../core/observe/events.js';
-import type { RequestOptions } from '../core/transport.js';
+import type { RequestOptions } from '../core/call-spec.js';
+import { outcomeUnknownAdvice } from '../core/policy.js';
 import type { ResourceTransport } from './transport-port.js';
 import { type AnswerCheck, checkCustomerUrl, checkEcho, parseSuccess, validateRequest } from '../core/validate.js';
 import { referenceOf, tagReference } from '../core/errors/reference.js';
@@ -150,9 +151,7 @@ export class Payments {
   #check(referenceId: string): AnswerCheck {
     return {
       what: 'payment create',
-      followUp:
-        `. The payment for reference_id ${referenceId} may have been created: call payments.create again with the same ` +
-        'reference_id (never paid twice), not a new one',
+      followUp: `. The payment may have been created: ${outcomeUnknownAdvice('payment.create', referenceId)}`,
       allowInsecureLoopback: this.#allowInsecureLoopback,
     };
   }

@@ -7,10 +7,10 @@
  */
 import { DuplicateReferenceError } from '../core/errors/service.js';
 import { type MyrGatewayError } from '../core/errors/base.js';
-import { OutcomeUnknownError, PaymentUrlUnavailableError } from '../core/errors/outcome.js';
+import { type OutcomeUnknownError, PaymentUrlUnavailableError } from '../core/errors/outcome.js';
 import { withResponse, type WithResponse } from '../core/observe/events.js';
-import { outcomeUnknownAdvice } from '../core/policy.js';
-import type { RequestOptions } from '../core/transport.js';
+import { outcomeUnknownError } from '../core/call-errors.js';
+import type { RequestOptions } from '../core/call-spec.js';
 import { type AnswerCheck, checkCustomerUrl, checkEcho } from '../core/validate.js';
 import { notOurs } from './ownership.js';
 import { customerRedirectUrl, type PaymentCreated, type PaymentMethod, type PaymentStatus } from '../schemas/payments.js';
@@ -45,13 +45,8 @@ export function createdPayment(
   return { ...created, customer_redirect_url: customerRedirectUrl(body.payment_method, created) };
 }
 
-function unknown(final: MyrGatewayError, referenceId: string, why: string): OutcomeUnknownError {
-  return new OutcomeUnknownError(
-    `OUTCOME_UNKNOWN: an attempt to create the payment for reference_id ${referenceId} may have reached the service ` +
-      `(the call ended with: ${final.message}) and ${why}. ${outcomeUnknownAdvice('payment.create', referenceId)}`,
-    { referenceId, status: final.status, correlationId: final.correlationId, cause: final },
-  );
-}
+const unknown = (final: MyrGatewayError, referenceId: string, why: string): OutcomeUnknownError =>
+  outcomeUnknownError({ method: 'POST', path: 'payment/request', operation: 'payment.create', referenceId }, final, why);
 
 /**
  * Looks the payment up within what is left of the call's total timeout and decides the answer.
@@ -86,8 +81,7 @@ export async function reconcile(
   if (notOurs(existing, body.amount, callStartedAt)) {
     const error = new DuplicateReferenceError(
       `DUPLICATE_REFERENCE: reference_id ${referenceId} already belongs to ${existing.payment_id} (${existing.status}, amount ` +
-        `${existing.amount}, created ${String(existing.created_at)}), not this call's; this call created no payment. ` +
-        'Use a reference_id unique across your deposits and withdrawals.',
+        `${existing.amount}, created ${String(existing.created_at)}), not this call's; this call created no payment. Use a reference_id unique across deposits and withdrawals.`,
       { code: 'DUPLICATE_REFERENCE', status: final.status, correlationId: final.correlationId, referenceId, cause: final },
     );
     error.existingPayment = existing;
@@ -104,9 +98,8 @@ export async function reconcile(
   }
   const expires = typeof existing.expires_at === 'string' ? ` It expires at ${existing.expires_at}.` : '';
   throw new PaymentUrlUnavailableError(
-    `PAYMENT_URL_UNAVAILABLE: payment ${existing.payment_id} for reference_id ${referenceId} was created (an earlier ` +
-      `answer was lost; the call ended with ${final.code}), but its status record has no payment_url. Create a new payment ` +
-      `under a new reference_id; nobody has this one's URL, so it expires unpaid.${expires}`,
+    `PAYMENT_URL_UNAVAILABLE: payment ${existing.payment_id} for reference_id ${referenceId} was created (its answer was lost: ` +
+      `${final.code}) but its status has no payment_url; create a new payment under a new reference_id (this one expires unpaid).${expires}`,
     { referenceId, existingPayment: existing, status: final.status, correlationId: final.correlationId, cause: final },
   );
 }

@@ -1,6 +1,6 @@
-import type { Operation } from '../core/policy.js';
+import { type Operation, outcomeUnknownAdvice } from '../core/policy.js';
 import { withResponse, type WithResponse } from '../core/observe/events.js';
-import type { RequestOptions } from '../core/transport.js';
+import type { RequestOptions } from '../core/call-spec.js';
 import type { ResourceTransport } from './transport-port.js';
 import { type AnswerCheck, checkEcho, parseSuccess, validateRequest } from '../core/validate.js';
 import { referenceOf, tagReference } from '../core/errors/reference.js';
@@ -158,9 +158,7 @@ export class Withdrawals {
     );
     const check: AnswerCheck = {
       what: 'withdrawal create',
-      followUp:
-        `. The withdrawal for reference_id ${referenceId} may have been processed: do not send a new one; ` +
-        'wait for the callback or call withdrawals.recover with the same params',
+      followUp: `. The withdrawal may have been processed: ${outcomeUnknownAdvice(operation, referenceId)}`,
       allowInsecureLoopback: false,
     };
     const withdrawal = parseSuccess(withdrawalSchema, maskAccountNumbers(data, redact, body.account_number), check.what, check.followUp);

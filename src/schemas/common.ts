@@ -80,7 +80,7 @@ export const oneOf = <const T extends string>(values: readonly T[], error: strin
 export const referenceIdSchema = z.string({ error: 'reference_id must be a string' }).check(
   rule((s: string) => s.length > 0, 'reference_id must not be empty'),
   rule((s: string) => s.length <= REFERENCE_ID_MAX_LENGTH, `reference_id must be at most ${REFERENCE_ID_MAX_LENGTH} characters`),
-  rule((s: string) => /^[A-Za-z0-9]*$/.test(s), 'reference_id may contain only a-z, A-Z and 0-9 (no spaces, hyphens or other characters)'),
+  rule((s: string) => /^[A-Za-z0-9]*$/.test(s), 'reference_id may contain only a-z, A-Z and 0-9'),
 );
 
 const isNumberOrString = (value: unknown): value is number | string => typeof value === 'number' || typeof value === 'string';

@@ -134,7 +134,7 @@ describe('the spec error table', () => {
     const error = await caught(gateway.withdrawals.create({ amount: 60, reference_id: 'WDMALFORMED1', bank_code: 'PBBEMYKL', account_number: '5140123456789', account_name: 'A' }));
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect(error.retryable).toBe(false);
-    expect(error.message).toContain('do not send a new one');
+    expect(error.message).toContain('send no new withdrawal');
     expect(error.message).toContain('withdrawals.recover');
     expect(error.message).not.toContain('retrieve');
     expect(error.referenceId).toBe('WDMALFORMED1');

@@ -93,22 +93,22 @@ export class MyrGatewayError extends Error {
   /** `'MyrGatewayError'`, so logs show which error it is. */
   override name = 'MyrGatewayError';
   /** The service's error code (see the spec's error table) or the SDK's own code. */
-  readonly code: ErrorCode;
+  declare readonly code: ErrorCode;
   /** HTTP status, when the error came from a response. */
-  readonly status: number | undefined;
+  declare readonly status: number | undefined;
   /** Whether retrying the same request later is safe and may succeed. */
-  readonly retryable: boolean;
+  declare readonly retryable: boolean;
   /** Correlation id of the failing request, when the service sent one. */
-  readonly correlationId: string | undefined;
+  declare readonly correlationId: string | undefined;
   /** Seconds to wait before retrying, when the service said so. */
-  readonly retryAfter: number | undefined;
+  declare readonly retryAfter: number | undefined;
   /** The request field at fault, for validation errors. */
-  readonly field: string | undefined;
+  declare readonly field: string | undefined;
   /**
    * The `reference_id` of the payment or withdrawal the failed call was about. Set on every
    * error a money-moving call (payment create, withdrawal create/recover) throws.
    */
-  readonly referenceId: string | undefined;
+  declare readonly referenceId: string | undefined;
 
   constructor(message: string, init: MyrGatewayErrorInit) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });

@@ -21,53 +21,20 @@ export type ConnectionStage = 'connect' | 'handshake' | 'exchange';
 const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /**
- * Codes that only a TLS handshake raises: the certificate checks (OpenSSL's verify codes and
- * Node's host check) and the handshake's own failures. A connection that is already secured never
- * raises them, so the request, which is written after the handshake, never left.
+ * Codes that only a TLS handshake raises, so the request, which is written after the handshake,
+ * never left: OpenSSL's certificate verification codes (every `CERT_…`, `UNABLE_TO_…` and
+ * `ERROR_IN_CERT_…` code, and the six without a common prefix), Node's host check, and the
+ * handshake's own failures (no TLS on the other end, no common protocol, an alert), named one by
+ * one: other `ERR_SSL_` codes (a bad record MAC, say) can come after the request was written.
  */
-const HANDSHAKE_REFUSED = new Set([
-  // The server's certificate.
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'CERT_REVOKED',
-  'CERT_UNTRUSTED',
-  'CERT_REJECTED',
-  'CERT_SIGNATURE_FAILURE',
-  'CERT_CHAIN_TOO_LONG',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
-  'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY',
-  'ERROR_IN_CERT_NOT_BEFORE_FIELD',
-  'ERROR_IN_CERT_NOT_AFTER_FIELD',
-  'INVALID_CA',
-  'INVALID_PURPOSE',
-  'PATH_LENGTH_EXCEEDED',
-  'HOSTNAME_MISMATCH',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-  // The handshake itself: no TLS on the other end (a plain-HTTP port), no common protocol, an alert.
-  'ERR_TLS_HANDSHAKE_TIMEOUT',
-  'ERR_SSL_WRONG_VERSION_NUMBER',
-  'ERR_SSL_PACKET_LENGTH_TOO_LONG',
-  'ERR_SSL_HTTP_REQUEST',
-  'ERR_SSL_UNSUPPORTED_PROTOCOL',
-  'ERR_SSL_NO_PROTOCOLS_AVAILABLE',
-  'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE',
-  'ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE',
-  'ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION',
-  'ERR_SSL_TLSV1_ALERT_UNKNOWN_CA',
-  'ERR_SSL_TLSV1_UNRECOGNIZED_NAME',
-  'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED',
-]);
+const HANDSHAKE_REFUSED =
+  /^(?:CERT_|UNABLE_TO_|ERROR_IN_CERT_)|^(?:DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|INVALID_CA|INVALID_PURPOSE|PATH_LENGTH_EXCEEDED|HOSTNAME_MISMATCH|ERR_TLS_CERT_ALTNAME_INVALID|ERR_TLS_HANDSHAKE_TIMEOUT|ERR_SSL_(?:WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|HTTP_REQUEST|UNSUPPORTED_PROTOCOL|NO_PROTOCOLS_AVAILABLE|SSLV3_ALERT_HANDSHAKE_FAILURE|SSLV3_ALERT_BAD_CERTIFICATE|TLSV1_ALERT_PROTOCOL_VERSION|TLSV1_ALERT_UNKNOWN_CA|TLSV1_UNRECOGNIZED_NAME|TLSV13_ALERT_CERTIFICATE_REQUIRED))$/;
 
 /** How far a request whose connection failed with `code` got (no code proves nothing: `exchange`). */
 export function connectionStage(code: string | undefined): ConnectionStage {
   if (code === undefined) return 'exchange';
   if (NOT_CONNECTED.has(code)) return 'connect';
-  return HANDSHAKE_REFUSED.has(code) ? 'handshake' : 'exchange';
+  return HANDSHAKE_REFUSED.test(code) ? 'handshake' : 'exchange';
 }
 
 /** Walks a cause chain for the first system error code (ECONNREFUSED, UND_ERR_SOCKET, …). */
@@ -83,7 +50,7 @@ export function systemCodeOf(error: unknown): string | undefined {
 
 const WHAT_HAPPENED: Record<ConnectionStage, string> = {
   connect: 'the connection to the service could not be made; nothing was sent',
-  handshake: 'the secure connection to the service could not be made, so nothing was sent; check the scheme, host and certificate of baseUrl',
+  handshake: 'the TLS handshake with the service failed, so nothing was sent; check the scheme, host and certificate of baseUrl',
   exchange: 'the connection failed after the request may have been sent',
 };
 

@@ -65,9 +65,9 @@ export class PaymentUrlUnavailableError extends MyrGatewayError {
   override name = 'PaymentUrlUnavailableError';
   declare readonly referenceId: string;
   /** The status record of the payment that exists under `referenceId`. */
-  readonly existingPayment: PaymentStatus;
+  declare readonly existingPayment: PaymentStatus;
   /** When the existing payment expires (ISO 8601), when the service said so. */
-  readonly expiresAt: string | undefined;
+  declare readonly expiresAt: string | undefined;
   constructor(message: string, init: Omit<MyrGatewayErrorInit, 'code'> & { referenceId: string; existingPayment: PaymentStatus }) {
     super(message, { ...init, code: 'PAYMENT_URL_UNAVAILABLE', retryable: false });
     this.existingPayment = init.existingPayment;
@@ -98,9 +98,9 @@ export class PaymentUrlUnavailableError extends MyrGatewayError {
 export class PaymentPendingError extends MyrGatewayError {
   override name = 'PaymentPendingError';
   /** The payment_id or reference_id that was polled. */
-  readonly identifier: string;
+  declare readonly identifier: string;
   /** The last status record seen, if any lookup answered. */
-  readonly lastStatus: PaymentStatus | undefined;
+  declare readonly lastStatus: PaymentStatus | undefined;
   constructor(message: string, init: { identifier: string; lastStatus: PaymentStatus | undefined; cause?: unknown }) {
     super(message, {
       code: 'PAYMENT_PENDING',

@@ -21,7 +21,6 @@ export function noteClient(baseUrl: string, merchantId: string, log: WarnSink = 
   warnedManyClients = true;
   clientCounts.clear();
   log(
-    `${count} MyrGateway clients were created in this process for merchant ${merchantId} at ${baseUrl}. ` +
-      'They share one cached token, but a client is meant to be created once (at module scope) and reused.',
+    `${count} MyrGateway clients were created in this process for merchant ${merchantId} at ${baseUrl}: create one (at module scope) and reuse it.`,
   );
 }

@@ -78,30 +78,25 @@ export class CallTrace {
   #rateLimit: RateLimitInfo | undefined;
   #errorCode: string | undefined;
   readonly #observer: Observer;
-  readonly #method: string;
-  readonly #path: string;
-  readonly #referenceId: string | undefined;
+  /** What every event and log line of the call names it by. */
+  readonly #call: { method: string; path: string; referenceId: string | undefined };
   readonly #span: SpanLike | undefined;
   readonly #start: number;
 
   constructor(observer: Observer, spec: CallShape, span: SpanLike | undefined) {
     this.#observer = observer;
-    this.#method = spec.method;
-    this.#path = `/${spec.path}`;
-    this.#referenceId = spec.referenceId;
+    this.#call = { method: spec.method, path: `/${spec.path}`, referenceId: spec.referenceId };
     this.#span = span;
     this.#start = observer.now();
   }
 
   #requestEvent(): RequestEvent {
-    return { method: this.#method, path: this.#path, referenceId: this.#referenceId, attempt: this.attempts };
+    return { ...this.#call, attempt: this.attempts };
   }
 
   #responseEvent(): ResponseEvent {
     return {
-      method: this.#method,
-      path: this.#path,
-      referenceId: this.#referenceId,
+      ...this.#call,
       attempt: this.attempts,
       status: this.#status,
       durationMs: this.#durationMs,
@@ -200,9 +195,7 @@ export class CallTrace {
     }
     if (obs.log.enabled('info')) {
       const fields = {
-        method: this.#method,
-        path: this.#path,
-        referenceId: this.#referenceId,
+        ...this.#call,
         attempts: this.attempts,
         status,
         durationMs,
@@ -227,9 +220,9 @@ export interface CallShape {
 
 /** A client's observability: one per client, handing a {@link CallTrace} to every call. */
 export class Observer {
-  readonly options: ObserveOptions;
-  readonly log: Log;
-  readonly now: () => number;
+  declare readonly options: ObserveOptions;
+  declare readonly log: Log;
+  declare readonly now: () => number;
   readonly #version: string;
 
   constructor(options: ObserveOptions, version: string) {
@@ -269,7 +262,7 @@ export class Observer {
         },
       },
       go,
-      () => this.log.warnOnce('tracer', 'the OpenTelemetry tracer threw; the call went on untouched, its span may be incomplete'),
+      () => this.log.warnOnce('tracer', 'the OpenTelemetry tracer threw; the call went on, its span may be incomplete'),
     );
   }
 }

@@ -52,8 +52,8 @@ export class TokenLimiter {
     if (renewal || this.#seen.length < TOKEN_REQUESTS_PER_MINUTE) return;
     const seconds = Math.ceil(((this.#seen[0] as number) + WINDOW_MS - now) / 1000);
     throw new RateLimitError(
-      `RATE_LIMITED: this process already sent ${TOKEN_REQUESTS_PER_MINUTE} access-token requests for this merchant in the last minute ` +
-        `(the service's limit for POST /auth/token); not sending another. Check the credentials and retry in ${seconds} s.`,
+      `RATE_LIMITED: ${TOKEN_REQUESTS_PER_MINUTE} token requests for this merchant in the last minute, the limit of POST /auth/token; ` +
+        `not sending another. Check the credentials; retry in ${seconds} s.`,
       { code: 'RATE_LIMITED', retryable: true, retryAfter: seconds },
     );
   }

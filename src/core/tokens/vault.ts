@@ -151,7 +151,7 @@ export class TokenVault {
     const token: StoredToken | undefined =
       clear === undefined ? undefined : { accessToken: clear, expiresAt: stored.expiresAt, ...(stored.issuedAt === undefined ? {} : { issuedAt: stored.issuedAt }) };
     if (!token || !isStoredToken(token)) {
-      if (!quiet) shared.warn('unsealed', 'the token store returned a token this client cannot open (not sealed with this api key, or altered); ignoring it.', this.#warn);
+      if (!quiet) shared.warn('unsealed', 'the token store returned a token this client cannot open (sealed with another api key, or altered); ignoring it.', this.#warn);
       return undefined;
     }
     shared.rememberOpened(stored, token);

@@ -167,7 +167,7 @@ describe('sendAttempt', () => {
   });
 
   // Which limit cut it (ky's attempt timeout, the total timeout, the caller) is the transport's
-  // to tell: test/unit/core/transport.test.ts, 'timeouts and aborts'.
+  // to tell: test/unit/core/transport.test.ts ('an attempt') and test/unit/core/call-errors.test.ts.
   it('hands fetch the signal it was given, and ends as a timeout when that signal aborts', async () => {
     const controller = new AbortController();
     const { sent, fetch } = scriptedFetch(hang);

@@ -251,7 +251,7 @@ describe('payments.create: the answer', () => {
     const error = await caught(client.payments.create(qr()));
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect(error).toMatchObject({ code: 'INVALID_RESPONSE', field, referenceId: REF });
-    expect(error.message).toContain(`may have been created: call payments.create again with the same reference_id (never paid twice)`);
+    expect(error.message).toContain(`may have been created: Call payments.create again with the same reference_id`);
     expect(fake.calls()).toHaveLength(1);
   });
 

@@ -173,7 +173,7 @@ describe('withdrawals.create: the answer', () => {
     const error = await caught(client.withdrawals.create(params()));
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect(error).toMatchObject({ code: 'INVALID_RESPONSE', field, referenceId: REF });
-    expect(error.message).toContain('may have been processed: do not send a new one');
+    expect(error.message).toContain('may have been processed: Wait for the callback for reference_id');
     expect(error.message).toContain('withdrawals.recover');
     expect(posts(fake)).toHaveLength(1);
   });
@@ -220,7 +220,7 @@ describe('withdrawals.create: money moves once', () => {
     const error = await caught(client.withdrawals.create(params()));
     expect(error).toBeInstanceOf(OutcomeUnknownError);
     expect(error).toMatchObject({ code: 'OUTCOME_UNKNOWN', retryable: false, referenceId: REF, status });
-    expect(error.message).toContain('it was not sent again because a second attempt could move money twice');
+    expect(error.message).toContain('not sent again: a second attempt could move money twice');
     expect(error.message).toContain('withdrawals.recover with the same params');
     expect(error.cause).toBeInstanceOf(status === undefined ? ConnectionError : ServiceUnavailableError);
     expect(posts(fake)).toHaveLength(1);

@@ -12,21 +12,66 @@ describe('connectionStage', () => {
     expect(connectionStage(code)).toBe('connect');
   });
 
+  // OpenSSL's certificate verification codes and the handshake's own failures; the CRL checks
+  // are verification codes too.
   it.each([
     'CERT_HAS_EXPIRED',
+    'CERT_NOT_YET_VALID',
+    'CERT_REVOKED',
+    'CERT_UNTRUSTED',
+    'CERT_REJECTED',
+    'CERT_SIGNATURE_FAILURE',
+    'CERT_CHAIN_TOO_LONG',
     'DEPTH_ZERO_SELF_SIGNED_CERT',
     'SELF_SIGNED_CERT_IN_CHAIN',
+    'UNABLE_TO_GET_ISSUER_CERT',
+    'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
     'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+    'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
+    'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY',
+    'ERROR_IN_CERT_NOT_BEFORE_FIELD',
+    'ERROR_IN_CERT_NOT_AFTER_FIELD',
+    'INVALID_CA',
+    'INVALID_PURPOSE',
+    'PATH_LENGTH_EXCEEDED',
+    'HOSTNAME_MISMATCH',
     'ERR_TLS_CERT_ALTNAME_INVALID',
+    'ERR_TLS_HANDSHAKE_TIMEOUT',
     'ERR_SSL_WRONG_VERSION_NUMBER',
     'ERR_SSL_PACKET_LENGTH_TOO_LONG',
-    'ERR_TLS_HANDSHAKE_TIMEOUT',
+    'ERR_SSL_HTTP_REQUEST',
+    'ERR_SSL_UNSUPPORTED_PROTOCOL',
+    'ERR_SSL_NO_PROTOCOLS_AVAILABLE',
+    'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE',
+    'ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE',
+    'ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION',
+    'ERR_SSL_TLSV1_ALERT_UNKNOWN_CA',
+    'ERR_SSL_TLSV1_UNRECOGNIZED_NAME',
+    'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED',
+    'UNABLE_TO_GET_CRL',
+    'UNABLE_TO_DECRYPT_CRL_SIGNATURE',
   ])('%s: TLS refused the server during the handshake, nothing was sent', (code) => {
     expect(connectionStage(code)).toBe('handshake');
   });
 
   // After these the request may have reached the service: retrying blindly could move money twice.
-  it.each(['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SOCKET', 'UND_ERR_HEADERS_TIMEOUT', 'EPROTO', 'econnrefused', undefined])('%s proves nothing', (code) => {
+  // TLS failures of a secured connection are among them: the request may already have been written.
+  it.each([
+    'ECONNRESET',
+    'EPIPE',
+    'ETIMEDOUT',
+    'UND_ERR_SOCKET',
+    'UND_ERR_HEADERS_TIMEOUT',
+    'EPROTO',
+    'econnrefused',
+    'cert_has_expired',
+    'ERR_SSL_DECRYPTION_FAILED_OR_BAD_RECORD_MAC',
+    'ERR_SSL_SSLV3_ALERT_BAD_RECORD_MAC',
+    'ERR_SSL_TLSV1_ALERT_DECRYPT_ERROR',
+    'ERR_SSL_WRONG_VERSION_NUMBER_',
+    'X_CERT_HAS_EXPIRED',
+    undefined,
+  ])('%s proves nothing', (code) => {
     expect(connectionStage(code)).toBe('exchange');
   });
 });

@@ -20,7 +20,7 @@ describe('noteClient', () => {
     expect(lines).toEqual([]);
     noteClient('https://api.example.test/', 'M1', (m) => lines.push(m));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^20 MyrGateway clients .* merchant M1 at https:\/\/api\.example\.test\/\..*created once .* reused\.$/);
+    expect(lines[0]).toMatch(/^20 MyrGateway clients .* merchant M1 at https:\/\/api\.example\.test\/: create one \(at module scope\) and reuse it\.$/);
     for (let i = 0; i < 3 * MANY_CLIENTS; i++) noteClient('https://api.example.test/', 'M1', (m) => lines.push(m));
     expect(lines).toHaveLength(1);
   });

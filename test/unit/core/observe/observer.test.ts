@@ -419,7 +419,7 @@ describe('hooks and loggers that throw', () => {
     }
     expect(runs).toBe(2);
     expect(lines.map((l) => [l.level, l.message])).toEqual([
-      ['warn', 'myr-gateway: the OpenTelemetry tracer threw; the call went on untouched, its span may be incomplete'],
+      ['warn', 'myr-gateway: the OpenTelemetry tracer threw; the call went on, its span may be incomplete'],
     ]);
   });
 
