@@ -151,6 +151,62 @@ describe('fromPostgresJs', () => {
   });
 });
 
+describe('fromPostgresJs and a connection postgres.js has closed (the server went away)', () => {
+  // postgres.js takes a closed connection back into its pool by itself; a statement sent on it
+  // afterwards never settles (or throws outside any promise), and giving it back would hand the
+  // dead connection to the next caller.
+  const closedAfter = (statements: number) => {
+    const sent: string[] = [];
+    let released = 0;
+    const reserved = {
+      unsafe: (text: string) => {
+        sent.push(text);
+        if (sent.length > statements) return Promise.reject(Object.assign(new Error('write CONNECTION_CLOSED 127.0.0.1:5432'), { code: 'CONNECTION_CLOSED' }));
+        return Promise.resolve(Object.assign([], { count: 0, command: text.split(' ')[0] }));
+      },
+      release: () => void (released += 1),
+    };
+    return { sent, released: () => released, sql: Object.assign(() => undefined, { reserve: async () => reserved }) };
+  };
+
+  it('BEGIN failed on a closed connection: rejects at once, sends no ROLLBACK, does not give the connection back', async () => {
+    const connection = closedAfter(0);
+    await expect(fromPostgresJs(connection.sql).begin(500)).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
+    expect(connection.sent).toEqual(['BEGIN', 'SET LOCAL lock_timeout = 500', "SET LOCAL myr_gateway.ledger_tx = 'on'"]);
+    expect(connection.released()).toBe(0);
+  });
+
+  it("a claim that met the closed connection: the rollback sends nothing more and keeps the connection", async () => {
+    const connection = closedAfter(3);
+    const session = await fromPostgresJs(connection.sql).begin(500);
+    await expect(session.query('INSERT INTO t VALUES ($1)', ['k'])).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
+    await session.rollback();
+    expect(connection.sent.at(-1)).toBe('INSERT INTO t VALUES ($1)');
+    expect(connection.released()).toBe(0);
+  });
+
+  it("the work's own statement met it (a socket error, or the server's FATAL): neither a rollback nor an abandoned work sends on it", async () => {
+    for (const cause of [Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' }), Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01', severity: 'FATAL' })]) {
+      const rolledBack = closedAfter(99);
+      await (await fromPostgresJs(rolledBack.sql).begin(500)).rollback(cause);
+      const abandoned = closedAfter(99);
+      (await fromPostgresJs(abandoned.sql).begin(500)).abandon(Promise.resolve(cause));
+      await new Promise((resolve) => setImmediate(resolve));
+      for (const connection of [rolledBack, abandoned]) {
+        expect(connection.sent).not.toContain('ROLLBACK');
+        expect(connection.released()).toBe(0);
+      }
+    }
+  });
+
+  it('a statement error on a live connection still rolls back and gives the connection back', async () => {
+    const connection = closedAfter(99);
+    await (await fromPostgresJs(connection.sql).begin(500)).rollback(Object.assign(new Error('duplicate key'), { code: '23505', severity: 'ERROR' }));
+    expect(connection.sent.at(-1)).toBe('ROLLBACK');
+    expect(connection.released()).toBe(1);
+  });
+});
+
 describe('fromPg and a connection that dies while the ledger holds it', () => {
   it('listens for the client\'s error event while it is checked out (no uncaught error), and stops when it goes back', async () => {
     const { EventEmitter } = await import('node:events');
