@@ -60,6 +60,14 @@ interface Shop<Tx> {
   outage?: { stop(): Promise<void>; start(): Promise<void> };
   /** Postgres: the server ends the session of `tx`'s connection (pg_terminate_backend), as a failover or an admin would. */
   endSession?(tx: Tx): Promise<void>;
+  /** Takes every connection of the ledger's pool (other requests hold them); answers how to give them back. */
+  exhaust?(): Promise<() => void>;
+}
+
+/** Checks out `count` connections, and answers how to give them all back. */
+async function holdAll<C>(count: number, take: () => Promise<C>, give: (connection: C) => void): Promise<() => void> {
+  const held = await Promise.all(Array.from({ length: count }, take));
+  return () => held.forEach(give);
 }
 
 const terminate = async (pid: unknown) => void (await pgPool.query('SELECT pg_terminate_backend($1)', [pid]));
@@ -70,6 +78,7 @@ handlerScenarios('node-postgres', {
   fulfilments: async (referenceId) => Number((await pgPool.query('SELECT count(*) AS n FROM orders WHERE reference_id = $1', [referenceId])).rows[0].n),
   outage: { stop: () => postgresServer.stop(), start: () => postgresServer.start() },
   endSession: async (tx) => terminate((await tx.query('SELECT pg_backend_pid() AS pid')).rows[0].pid),
+  exhaust: () => holdAll(10, () => pgPool.connect(), (client) => client.release()),
 });
 handlerScenarios('postgres.js', {
   client: () => fromPostgresJs(postgresJs),
@@ -77,12 +86,14 @@ handlerScenarios('postgres.js', {
   fulfilments: async (referenceId) => Number((await pgPool.query('SELECT count(*) AS n FROM orders WHERE reference_id = $1', [referenceId])).rows[0].n),
   outage: { stop: () => postgresServer.stop(), start: () => postgresServer.start() },
   endSession: async (tx) => terminate((await tx`SELECT pg_backend_pid() AS pid`)[0]?.pid),
+  exhaust: () => holdAll(10, () => postgresJs.reserve(), (reserved) => reserved.release()),
 });
 handlerScenarios('mysql2 (MariaDB)', {
   client: () => fromMysql2(mysqlPool),
   fulfil: async (tx, referenceId) => void (await tx.query('INSERT INTO orders (reference_id) VALUES (?)', [referenceId])),
   fulfilments: async (referenceId) => Number((await mysqlPool.query<mysql.RowDataPacket[]>('SELECT count(*) AS n FROM orders WHERE reference_id = ?', [referenceId]))[0][0]?.n),
   outage: { stop: () => mariadb.stop(), start: () => mariadb.start() },
+  exhaust: () => holdAll(10, () => mysqlPool.getConnection(), (connection) => connection.release()),
 });
 handlerScenarios('node:sqlite', {
   client: () => fromSqlite(join(dir, 'shop.db')),
@@ -187,6 +198,19 @@ function handlerScenarios<Tx>(name: string, shop: Shop<Tx>): void {
       expect(reconciled).toEqual({ outcome: 'duplicate' });
       expect(await shop.fulfilments(referenceId)).toBe(1);
     });
+
+    if (shop.exhaust) {
+      it('every connection of the pool busy: 503 within handlerTimeoutMs, the handler not run; once one is free the retry is handled once', async () => {
+        const { handler, ran } = await receiver({ handlerTimeoutMs: 300 });
+        const { request, referenceId } = await delivery('SUCCESS');
+        const giveBack = await shop.exhaust!();
+        const busy = await handler.handle(request).finally(giveBack);
+        expect(busy).toMatchObject({ status: 503, body: { outcome: 'unavailable' }, headers: { 'retry-after': expect.any(String) } });
+        expect(ran).toEqual([]);
+        expect(await handler.handle(request)).toMatchObject({ status: 200, body: { outcome: 'processed' } });
+        expect(await shop.fulfilments(referenceId)).toBe(1);
+      });
+    }
 
     if (shop.endSession) {
       it("the server ends the transaction's session under the handler: answered, nothing committed; the retry fulfils once", async () => {
