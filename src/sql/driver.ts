@@ -2,7 +2,8 @@
  * The one contract every adapter (`fromPg`, `fromMysql2`, `fromSqlite`, …) fulfils for the
  * ledger: open a transaction on one connection, send parameterised statements through it, and
  * end it by COMMIT, ROLLBACK, or by abandoning it (the work outlived its time: the transaction
- * must never commit). Which database errors mean "somebody else holds the key" is decided here.
+ * must never commit). Which database errors mean "somebody else holds the key", and which "the
+ * connection is gone", is decided here.
  *
  * @module
  */
@@ -38,12 +39,17 @@ export interface SqlSession<Tx> {
    * a client with `commitChecked` that has no mark of its own (MySQL) checks it within COMMIT's
    * round trip and rejects with code `25P02` when it finds no row (nothing committed).
    */
-  commit(held?: SqlStatement): Promise<void>;
-  /** ROLLBACK, then gives the connection back. Never rejects: a failed rollback destroys the connection. */
-  rollback(): Promise<void>;
+  commit(held: SqlStatement | undefined): Promise<void>;
+  /**
+   * ROLLBACK, then gives the connection back. Never rejects: a failed rollback destroys the
+   * connection. `cause`, what made the run roll back: when it says the connection is gone, an
+   * adapter sends nothing more on it (the server rolled back already).
+   */
+  rollback(cause?: unknown): Promise<void>;
   /**
    * The work outlived its time and still holds `tx`: make sure this transaction never commits
-   * (destroy the connection now, or roll back once `settled` resolves). Never rejects.
+   * (destroy the connection now, or roll back once `settled` resolves, with what the work threw
+   * or undefined). Never rejects.
    */
   abandon(settled: Promise<unknown>): void;
 }
@@ -113,6 +119,26 @@ export function isConflict(error: unknown): boolean {
     error = wrapped(error);
   }
   return false;
+}
+
+// postgres.js's own codes for a connection it closed (node-postgres and mysql2 destroy theirs).
+const LOST_CONNECTION = new Set<unknown>(['CONNECTION_CLOSED', 'CONNECTION_DESTROYED', 'CONNECTION_ENDED', 'CONNECT_TIMEOUT']);
+
+/**
+ * Whether `error` says the connection is gone, so nothing more can be sent on it: the driver
+ * closed it, its socket failed (a system error has a `syscall`), or the server ended the session
+ * (a FATAL or PANIC, such as 57P01 when an admin or a failover terminates it).
+ *
+ * @example
+ * ```ts
+ * connectionLost({ code: 'ECONNRESET', syscall: 'read' }); // true
+ * ```
+ */
+export function connectionLost(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const syscall = field(error, 'syscall');
+  const severity = field(error, 'severity');
+  return LOST_CONNECTION.has(field(error, 'code')) || typeof syscall === 'string' || severity === 'FATAL' || severity === 'PANIC';
 }
 
 /** The error of a COMMIT the database turned into a ROLLBACK (a statement of the work had failed). */

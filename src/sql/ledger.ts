@@ -9,7 +9,8 @@
 import { ConfigurationError } from '../core/errors/base.js';
 import { milliseconds } from '../core/milliseconds.js';
 import type { LedgerRun, PaymentOrder, TransactionalWebhookStore } from '../webhooks/stores/types.js';
-import { isConflict, settle, type SqlClient, type SqlDialect, type SqlSession } from './driver.js';
+import { runBudget } from './deadline.js';
+import { isConflict, type SqlClient, type SqlDialect, type SqlSession } from './driver.js';
 import { checkTableName, keyRow, markRow, params, statements, type Statements } from './statements.js';
 
 /** Options of {@link SqlLedger}. */
@@ -55,7 +56,11 @@ export interface LedgerRunOptions {
   readonly order?: PaymentOrder | undefined;
   /** Write (or raise) the payment's high-water mark to `order.rank` with the done mark. */
   readonly raiseMark: boolean;
-  /** The most the work may take, in ms; then the transaction is rolled back and the run `timed_out`. */
+  /**
+   * The most the run may take, in ms: acquiring a connection, the claim, the work and the COMMIT
+   * each wait only what is left of it. Work that outlives it is rolled back (`timed_out`); a
+   * database that does not answer in it makes the run `unavailable` (nothing acknowledged).
+   */
   readonly timeoutMs?: number | undefined;
   /** How long the done record lasts, in ms. */
   readonly completedTtlMs: number;
@@ -139,9 +144,10 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
     const now = Date.now();
     const row = keyRow(key);
     const claimedUntil = now + completedTtlMs;
+    const budget = runBudget(this.#client, timeoutMs);
     let session: SqlSession<Tx>;
     try {
-      session = await this.#client.begin(this.#lockTimeoutMs);
+      session = await budget.client.begin(this.#lockTimeoutMs);
     } catch (error) {
       return inFlightOrUnavailable(error);
     }
@@ -152,18 +158,18 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
         return { outcome: refused };
       }
     } catch (error) {
-      await session.rollback();
+      await session.rollback(error);
       return inFlightOrUnavailable(error);
     }
 
     const running = Promise.resolve(session.tx).then(work);
-    const settled = await within(running, timeoutMs);
+    const settled = await within(running, budget.remainingMs());
     if (settled === undefined) {
-      session.abandon(settle(running));
+      session.abandon(running.then(() => undefined, (error: unknown) => error));
       return { outcome: 'timed_out' };
     }
     if (!settled.ok) {
-      await session.rollback();
+      await session.rollback(settled.error);
       return isConflict(settled.error) ? { outcome: 'in_flight' } : { outcome: 'failed', error: settled.error };
     }
 
@@ -179,7 +185,7 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
         await session.query(this.#sql.raiseMark, this.#params.raiseMark(markRow(order.paymentId), order.rank, Date.now() + completedTtlMs, Date.now()));
       }
     } catch (error) {
-      await session.rollback();
+      await session.rollback(error);
       return isAbortedTransaction(error) ? { outcome: 'failed', error } : inFlightOrUnavailable(error);
     }
     try {
@@ -274,7 +280,7 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
       await session.rollback();
       throw error;
     }
-    await session.commit();
+    await session.commit(undefined);
     return result;
   }
 }

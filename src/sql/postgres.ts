@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ConfigurationError } from '../core/errors/base.js';
-import { rolledBack, settle, type SqlClient, type SqlResult, type SqlSession } from './driver.js';
+import { connectionLost, rolledBack, settle, type SqlClient, type SqlResult, type SqlSession } from './driver.js';
 
 /** A node-postgres client checked out of a pool (`pg.PoolClient`), as the ledger drives it. */
 export interface PgClientLike {
@@ -274,9 +274,18 @@ export function fromPostgresJs<S extends PostgresJsLike>(sql: S, options: PgLedg
     commitChecked: true,
     async begin(lockTimeoutMs) {
       const reserved = (await sql.reserve()) as PostgresJsTxOf<S> & PostgresJsReservedLike;
+      // postgres.js has taken a connection that died back into its pool by itself: a statement
+      // sent on it afterwards never settles (or throws outside any promise), and giving it back
+      // would hand the dead connection to the next caller. Once it is lost, nothing more is sent
+      // on it, and it is not given back.
+      let lost = false;
+      const noticeLoss = (error: unknown) => {
+        if (connectionLost(error)) lost = true;
+        throw error;
+      };
       // Only statements with parameters are prepared: the run's, never BEGIN or the schema's DDL.
       const send = (text: string, params: readonly unknown[] = []) =>
-        Promise.resolve(prepare && params.length > 0 ? reserved.unsafe(text, params as never[], { prepare: true }) : reserved.unsafe(text, params as never[]));
+        Promise.resolve(prepare && params.length > 0 ? reserved.unsafe(text, params as never[], { prepare: true }) : reserved.unsafe(text, params as never[])).catch(noticeLoss);
       // postgres.js pipelines: BEGIN and SET LOCAL leave together with the first statement. The
       // second setting marks this transaction, so that COMMIT can tell it is still the one open.
       const begun = Promise.all([send('BEGIN'), send(`SET LOCAL lock_timeout = ${lockTimeoutMs}`), send(`SET LOCAL ${LEDGER_TX} = 'on'`)]);
@@ -284,16 +293,17 @@ export function fromPostgresJs<S extends PostgresJsLike>(sql: S, options: PgLedg
       const end = () => {
         if (!open) return;
         open = false;
-        reserved.release();
+        if (!lost) reserved.release();
       };
-      const rollback = async () => {
-        await settle(send('ROLLBACK'));
+      const rollback = async (cause?: unknown) => {
+        if (connectionLost(cause)) lost = true;
+        if (!lost) await settle(send('ROLLBACK'));
         end();
       };
       try {
         await begun;
       } catch (error) {
-        await rollback();
+        await rollback(error);
         throw error;
       }
       return {

@@ -137,14 +137,17 @@ describe('round trips of one callback through mysql2', () => {
     expect(runs.map((run) => run.outcome)).toEqual(Array.from({ length: 12 }, () => 'processed'));
   });
 
-  it('work that rolled tx back is not acknowledged as processed (the check travels with COMMIT), and the retry runs it', async () => {
-    const ledger = await newLedger(fromMysql2(pool), { table: 'ledger_work_ends_tx' });
-    const payment = 'PAY_WORK_ENDS_TX';
+  it.each([
+    ['runOnce (no time limit)', undefined],
+    ['the webhook handler (handlerTimeoutMs)', 10_000],
+  ])('work that rolled tx back is not acknowledged as processed (the check travels with COMMIT), and the retry runs it: %s', async (_, timeoutMs) => {
+    const ledger = await newLedger(fromMysql2(pool));
+    const payment = `PAY_WORK_ENDS_TX_${timeoutMs ?? 0}`;
     const first = await ledger.run(`payment:${payment}:SUCCESS`, async (tx) => {
       await tx.query('ROLLBACK');
       // A write after the work's own ROLLBACK: it must not commit as if the callback were handled.
       await tx.query('INSERT INTO fulfilments (payment_id) VALUES (?)', [payment]);
-    }, { raiseMark: false, completedTtlMs: 60_000 });
+    }, { raiseMark: false, completedTtlMs: 60_000, timeoutMs });
     expect(first.outcome).toBe('failed');
     expect(await fulfilments(payment)).toBe(0);
     let ran = false;

@@ -23,8 +23,9 @@ beforeAll(async () => {
   pool.on('error', () => undefined); // idle clients die with the server in the outage scenario
   reader = new pg.Pool({ connectionString: server.url, max: 2 });
   reader.on('error', () => undefined);
-  // connect_timeout: while the server is down (the outage scenario) a connection attempt can wait
-  // its default 30 s, the scenario's whole time; a few seconds show the outage as well.
+  // connect_timeout: postgres.js 3.4.9 sends nothing on a connection that died with a write still
+  // queued (the outage scenario) until its next connect times out, by default after 30 s, the
+  // scenario's whole time; a few seconds show the outage as well.
   sql = postgres(server.url, { max: 20, onnotice: () => undefined, connect_timeout: 3 });
   await reader.query('CREATE TABLE fulfilments (payment_id TEXT NOT NULL)');
 });

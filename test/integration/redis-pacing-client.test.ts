@@ -4,26 +4,15 @@
  * cannot set the window the others pace by, and shared state edited to nonsense does not stall
  * the fleet.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MemoryTokenStore, MyrGateway, type MyrGatewayOptions } from '../../src/index.js';
 import { RedisRateLimiter } from '../../src/redis/index.js';
 import { paymentParams } from '../helpers/client.js';
-import { type RateLimitedService, startRateLimitedService } from '../helpers/rate-limited-server.js';
-import { CLIENT_KINDS, connect, rawCommand, RedisServer, whileRedisDown } from '../helpers/redis.js';
+import type { RateLimitedService } from '../helpers/rate-limited-server.js';
+import { redisPacingHarness } from '../helpers/redis-pacing-harness.js';
+import { CLIENT_KINDS, rawCommand, whileRedisDown } from '../helpers/redis.js';
 
-let redis: RedisServer;
-beforeAll(async () => {
-  redis = await RedisServer.start();
-});
-afterAll(() => redis?.stop());
-
-let service: RateLimitedService | undefined;
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await service?.close();
-  service = undefined;
-  for (const close of closers.splice(0)) await close();
-});
+const harness = redisPacingHarness();
 
 function gateway(base: string, limiter: RedisRateLimiter, extra: Partial<MyrGatewayOptions> = {}) {
   return new MyrGateway({ baseUrl: base, merchantId: 'MERCHANT_FLEET_1', apiKey: 'sk_test_fleet', allowInsecureLoopback: true, tokenStore: new MemoryTokenStore(), rateLimiter: limiter, ...extra });
@@ -34,13 +23,12 @@ const statuses = (s: RateLimitedService, from: number) => s.creates.slice(from).
 describe.each(CLIENT_KINDS)('RedisRateLimiter on %s, through the client', (kind) => {
   /** A limiter on a connection of its own (one process of the fleet), on this test's key prefix. */
   async function processLimiter(keyPrefix: string) {
-    const conn = await connect(kind, redis.url);
-    closers.push(conn.close);
+    const conn = await harness.connect(kind);
     return { limiter: new RedisRateLimiter({ client: conn.client, keyPrefix, timeoutMs: 5000 }), client: conn.client };
   }
 
   it('a process whose clock is 5 s ahead does not set the window: the others meet no 429', async () => {
-    service = await startRateLimitedService(10, 10_000);
+    const service = await harness.startService(10, 10_000);
     const keyPrefix = `skew${Date.now()}${kind}:`;
     const ahead = gateway(service.baseUrl, (await processLimiter(keyPrefix)).limiter, { now: () => Date.now() + 5000 });
     const [a, b] = [gateway(service.baseUrl, (await processLimiter(keyPrefix)).limiter), gateway(service.baseUrl, (await processLimiter(keyPrefix)).limiter)];
@@ -57,7 +45,7 @@ describe.each(CLIENT_KINDS)('RedisRateLimiter on %s, through the client', (kind)
   }, 40_000);
 
   it('rate-cfg edited to limit 0: creations still go ahead', async () => {
-    service = await startRateLimitedService(5, 2000);
+    const service = await harness.startService(5, 2000);
     const keyPrefix = `cfg${Date.now()}${kind}:`;
     const first = await processLimiter(keyPrefix);
     await gateway(service.baseUrl, first.limiter).payments.create(paymentParams());
@@ -74,14 +62,14 @@ describe.each(CLIENT_KINDS)('RedisRateLimiter on %s, through the client', (kind)
   }, 40_000);
 
   it("a limiter given no logger warns through its client's logger, never the console", async () => {
-    service = await startRateLimitedService(5, 2000);
+    const service = await harness.startService(5, 2000);
     const onConsole = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     const warnings: string[] = [];
     const logger = { debug: () => undefined, info: () => undefined, warn: (m: string) => void warnings.push(m), error: () => undefined };
     try {
       await whileRedisDown(kind, async (client) => {
         const limiter = new RedisRateLimiter({ client, timeoutMs: 100 });
-        await gateway(service!.baseUrl, limiter, { logger }).payments.create(paymentParams());
+        await gateway(service.baseUrl, limiter, { logger }).payments.create(paymentParams());
       });
       expect(warnings.filter((m) => m.includes('RedisRateLimiter could not reach Redis'))).toHaveLength(1);
       expect(onConsole).not.toHaveBeenCalled();

@@ -9,22 +9,10 @@ import { MemoryTokenStore, MyrGateway, type MyrGatewayOptions } from '../../src/
 import { RedisRateLimiter, RedisTokenStore } from '../../src/redis/index.js';
 import { createMockGateway } from '../../src/testing/index.js';
 import { clientFor, paymentParams } from '../helpers/client.js';
-import { type RateLimitedService, startRateLimitedService } from '../helpers/rate-limited-server.js';
-import { CLIENT_KINDS, connect, rawCommand, RedisServer } from '../helpers/redis.js';
+import { redisPacingHarness } from '../helpers/redis-pacing-harness.js';
+import { CLIENT_KINDS, rawCommand } from '../helpers/redis.js';
 
-let redis: RedisServer;
-beforeAll(async () => {
-  redis = await RedisServer.start();
-});
-afterAll(() => redis?.stop());
-
-let service: RateLimitedService | undefined;
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await service?.close();
-  service = undefined;
-  for (const close of closers.splice(0)) await close();
-});
+const harness = redisPacingHarness();
 
 /** A logger keeping the warnings. */
 function warnLog() {
@@ -37,12 +25,11 @@ let n = 0;
 describe.each(CLIENT_KINDS)('the shared pacing state on %s is input', (kind) => {
   /** One process of the fleet: a client with a limiter on a connection of its own. */
   async function fleetProcess(keyPrefix: string, extra: Partial<MyrGatewayOptions> = {}) {
-    const conn = await connect(kind, redis.url);
-    closers.push(conn.close);
+    const conn = await harness.connect(kind);
     const { logger, warnings } = warnLog();
     const limiter = new RedisRateLimiter({ client: conn.client, keyPrefix, timeoutMs: 5000 });
     const gateway = new MyrGateway({
-      baseUrl: service!.baseUrl,
+      baseUrl: harness.service.baseUrl,
       merchantId: 'MERCHANT_SHARED_1',
       apiKey: 'sk_test_shared',
       allowInsecureLoopback: true,
@@ -65,7 +52,7 @@ describe.each(CLIENT_KINDS)('the shared pacing state on %s is input', (kind) => 
   const failures = (results: PromiseSettledResult<unknown>[]) => results.flatMap((r) => (r.status === 'rejected' ? [String(r.reason)] : []));
 
   it('limit 1 per hour and a slot scored an hour ahead, written by someone else: warm and new processes keep creating', async () => {
-    service = await startRateLimitedService(10, 4000);
+    const service = await harness.startService(10, 4000);
     const keyPrefix = `poison${++n}${kind}:`;
     const warm = await fleetProcess(keyPrefix);
     await warm.gateway.payments.create(paymentParams());
@@ -85,7 +72,7 @@ describe.each(CLIENT_KINDS)('the shared pacing state on %s is input', (kind) => 
   }, 40_000);
 
   it('well-formed slots filling an hour-long window: a new process hears the service and keeps creating; a refusal names Redis, not the service', async () => {
-    service = await startRateLimitedService(10, 4000);
+    await harness.startService(10, 4000);
     const keyPrefix = `formed${++n}${kind}:`;
     const first = await fleetProcess(keyPrefix);
     await first.gateway.payments.create(paymentParams());
@@ -107,7 +94,7 @@ describe.each(CLIENT_KINDS)('the shared pacing state on %s is input', (kind) => 
   }, 40_000);
 
   it.each(['slots', 'cfg', 'probe'] as const)('the %s key holding another type of value: it is dropped, creates go ahead, one warning', async (which) => {
-    service = await startRateLimitedService(10, 4000);
+    await harness.startService(10, 4000);
     const keyPrefix = `type${++n}${kind}:`;
     const first = await fleetProcess(keyPrefix);
     await first.gateway.payments.create(paymentParams());
@@ -124,7 +111,7 @@ describe.each(CLIENT_KINDS)('the shared pacing state on %s is input', (kind) => 
   }, 40_000);
 
   it('a probe lock with no TTL does not hold back a newly started process', async () => {
-    service = await startRateLimitedService(10, 4000);
+    await harness.startService(10, 4000);
     const keyPrefix = `probe${++n}${kind}:`;
     const first = await fleetProcess(keyPrefix);
     await first.gateway.payments.create(paymentParams());
@@ -149,8 +136,7 @@ describe.each(CLIENT_KINDS)('the shared token state on %s is input', (kind) => {
     ['a value with no TTL', ['SET', 'KEY', '{"accessToken":"v1.AAAA.BBBB","lifetimeMs":3600000}']],
     ['a value of another type', ['HSET', 'KEY', 'accessToken', 'x']],
   ])('a token key holding %s is a miss: the call fetches a token of its own, and the key is rewritten with a TTL', async (_what, command) => {
-    const conn = await connect(kind, redis.url);
-    closers.push(conn.close);
+    const conn = await harness.connect(kind);
     const keyPrefix = `tokv${++n}${kind}:`;
     const send = (args: string[]) => rawCommand(conn.client, args);
     const { logger, warnings } = warnLog();
@@ -168,8 +154,7 @@ describe.each(CLIENT_KINDS)('the shared token state on %s is input', (kind) => {
   }, 20_000);
 
   it('a refresh lock with no TTL does not hold calls for their whole totalTimeout: it is taken over, and the lock expires again', async () => {
-    const conn = await connect(kind, redis.url);
-    closers.push(conn.close);
+    const conn = await harness.connect(kind);
     const keyPrefix = `tok${++n}${kind}:`;
     const send = (args: string[]) => rawCommand(conn.client, args);
     const fleetProcess = () => clientFor(mock, { tokenStore: new RedisTokenStore({ client: conn.client, keyPrefix, pollIntervalMs: 10 }) }).gateway;

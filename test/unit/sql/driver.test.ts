@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isConflict, settle } from '../../../src/sql/driver.js';
+import { connectionLost, isConflict, settle } from '../../../src/sql/driver.js';
 
 describe('isConflict: which database errors mean "another transaction holds the rows" (409, never 500)', () => {
   it.each([
@@ -43,5 +43,26 @@ describe('settle', () => {
   it('resolves whether the promise resolved or rejected', async () => {
     await expect(settle(Promise.reject(new Error('x')))).resolves.toBeUndefined();
     await expect(settle(Promise.resolve(1))).resolves.toBeUndefined();
+  });
+});
+
+describe('connectionLost: which errors mean nothing more can be sent on the connection', () => {
+  it.each([
+    [{ code: 'CONNECTION_CLOSED' }, true],
+    [{ code: 'CONNECTION_DESTROYED' }, true],
+    [{ code: 'CONNECTION_ENDED' }, true],
+    [{ code: 'CONNECT_TIMEOUT' }, true],
+    [{ code: 'ECONNRESET', syscall: 'read' }, true],
+    [{ code: 'EPIPE', syscall: 'write' }, true],
+    [{ code: '57P01', severity: 'FATAL' }, true],
+    [{ code: 'XX000', severity: 'PANIC' }, true],
+    [{ code: '23505', severity: 'ERROR' }, false],
+    [{ code: '55P03', severity: 'ERROR' }, false],
+    [{ code: 'ER_LOCK_WAIT_TIMEOUT', errno: 1205 }, false],
+    [new Error('the warehouse API is down'), false],
+    [undefined, false],
+    ['CONNECTION_CLOSED', false],
+  ])('%o → %s', (error, lost) => {
+    expect(connectionLost(error)).toBe(lost);
   });
 });

@@ -37,7 +37,7 @@ describe('fromMysql2', () => {
     const { pool, sent } = fakePool({ refuse: (text) => (text.includes('transaction_isolation') ? { errno: 1193 } : undefined) });
     const client = fromMysql2(pool);
     await (await client.begin(1000)).rollback();
-    await (await client.begin(1000)).commit();
+    await (await client.begin(1000)).commit(undefined);
     expect(sent.filter((text) => text.includes('transaction_isolation'))).toHaveLength(1);
     expect(sent.slice(1)).toEqual([
       expect.stringContaining("SESSION tx_isolation = 'READ-COMMITTED'"),
@@ -82,7 +82,7 @@ describe('fromMysql2', () => {
     const { pool, sent, ended } = fakePool();
     const session = await fromMysql2(pool).begin(1000);
     session.tx.query = async (text: string) => (sent.push(text), Promise.reject(new Error('connection lost')));
-    await expect(session.commit()).rejects.toThrow('connection lost');
+    await expect(session.commit(undefined)).rejects.toThrow('connection lost');
     expect(ended).toEqual(['destroyed']);
   });
 

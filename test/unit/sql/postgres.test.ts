@@ -59,7 +59,7 @@ describe('fromPg', () => {
   it('a COMMIT that Postgres answers with ROLLBACK (a failed transaction) is not a commit', async () => {
     const { pool } = fakePool({ COMMIT: { command: 'ROLLBACK' } });
     const session = await fromPg(pool).begin(1000);
-    await expect(session.commit()).rejects.toThrow(/COMMIT answered ROLLBACK/);
+    await expect(session.commit(undefined)).rejects.toThrow(/COMMIT answered ROLLBACK/);
   });
 
   it('abandoning a transaction destroys its connection at once (the server rolls back), and only once', async () => {
@@ -132,7 +132,7 @@ describe('fromPostgresJs', () => {
   it('sends BEGIN and SET LOCAL lock_timeout on the reserved connection, and gives it back after COMMIT', async () => {
     const connection = reservedConnection(() => true);
     const session = await fromPostgresJs(connection.sql).begin(500);
-    await session.commit();
+    await session.commit(undefined);
     expect(connection.sent).toEqual([
       'BEGIN',
       'SET LOCAL lock_timeout = 500',
@@ -146,7 +146,63 @@ describe('fromPostgresJs', () => {
   it('refuses to call a COMMIT done when the work had ended the transaction itself (its SET LOCAL mark is gone)', async () => {
     const connection = reservedConnection(() => false);
     const session = await fromPostgresJs(connection.sql).begin(500);
-    await expect(session.commit()).rejects.toThrow(/no transaction in progress/);
+    await expect(session.commit(undefined)).rejects.toThrow(/no transaction in progress/);
+    expect(connection.released()).toBe(1);
+  });
+});
+
+describe('fromPostgresJs and a connection postgres.js has closed (the server went away)', () => {
+  // postgres.js takes a closed connection back into its pool by itself; a statement sent on it
+  // afterwards never settles (or throws outside any promise), and giving it back would hand the
+  // dead connection to the next caller.
+  const closedAfter = (statements: number) => {
+    const sent: string[] = [];
+    let released = 0;
+    const reserved = {
+      unsafe: (text: string) => {
+        sent.push(text);
+        if (sent.length > statements) return Promise.reject(Object.assign(new Error('write CONNECTION_CLOSED 127.0.0.1:5432'), { code: 'CONNECTION_CLOSED' }));
+        return Promise.resolve(Object.assign([], { count: 0, command: text.split(' ')[0] }));
+      },
+      release: () => void (released += 1),
+    };
+    return { sent, released: () => released, sql: Object.assign(() => undefined, { reserve: async () => reserved }) };
+  };
+
+  it('BEGIN failed on a closed connection: rejects at once, sends no ROLLBACK, does not give the connection back', async () => {
+    const connection = closedAfter(0);
+    await expect(fromPostgresJs(connection.sql).begin(500)).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
+    expect(connection.sent).toEqual(['BEGIN', 'SET LOCAL lock_timeout = 500', "SET LOCAL myr_gateway.ledger_tx = 'on'"]);
+    expect(connection.released()).toBe(0);
+  });
+
+  it("a claim that met the closed connection: the rollback sends nothing more and keeps the connection", async () => {
+    const connection = closedAfter(3);
+    const session = await fromPostgresJs(connection.sql).begin(500);
+    await expect(session.query('INSERT INTO t VALUES ($1)', ['k'])).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
+    await session.rollback();
+    expect(connection.sent.at(-1)).toBe('INSERT INTO t VALUES ($1)');
+    expect(connection.released()).toBe(0);
+  });
+
+  it("the work's own statement met it (a socket error, or the server's FATAL): neither a rollback nor an abandoned work sends on it", async () => {
+    for (const cause of [Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' }), Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01', severity: 'FATAL' })]) {
+      const rolledBack = closedAfter(99);
+      await (await fromPostgresJs(rolledBack.sql).begin(500)).rollback(cause);
+      const abandoned = closedAfter(99);
+      (await fromPostgresJs(abandoned.sql).begin(500)).abandon(Promise.resolve(cause));
+      await new Promise((resolve) => setImmediate(resolve));
+      for (const connection of [rolledBack, abandoned]) {
+        expect(connection.sent).not.toContain('ROLLBACK');
+        expect(connection.released()).toBe(0);
+      }
+    }
+  });
+
+  it('a statement error on a live connection still rolls back and gives the connection back', async () => {
+    const connection = closedAfter(99);
+    await (await fromPostgresJs(connection.sql).begin(500)).rollback(Object.assign(new Error('duplicate key'), { code: '23505', severity: 'ERROR' }));
+    expect(connection.sent.at(-1)).toBe('ROLLBACK');
     expect(connection.released()).toBe(1);
   });
 });
@@ -160,7 +216,7 @@ describe('fromPg and a connection that dies while the ledger holds it', () => {
     });
     const session = await fromPg({ connect: async () => client }).begin(1000);
     expect(() => client.emit('error', new Error('Connection terminated unexpectedly'))).not.toThrow();
-    await session.commit();
+    await session.commit(undefined);
     expect(client.listenerCount('error')).toBe(0);
   });
 });

@@ -36,7 +36,7 @@ describe('fromPrisma', () => {
     const session = await client.begin(1500);
     expect(await session.query('SELECT 1 AS held FROM t WHERE ledger_key = $1', ['k:a'])).toEqual({ rows: [{ held: 1 }], affected: 0 });
     expect(await session.query('INSERT INTO t (ledger_key) VALUES ($1)', ['k:a'])).toEqual({ rows: [], affected: 1 });
-    await session.commit();
+    await session.commit(undefined);
     expect(sent).toEqual(['execute SET LOCAL lock_timeout = 1500', 'query SELECT 1 AS held FROM t WHERE ledger_key = $1', 'execute INSERT INTO t (ledger_key) VALUES ($1)']);
     expect(options).toEqual([{ timeout: 900_000 }]);
     expect(ended).toEqual(['COMMIT']);
