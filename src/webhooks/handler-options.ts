@@ -120,8 +120,10 @@ export interface WebhookHandlerOptions<Tx = undefined> {
   /**
    * How long the gateway waits for an answer while the handler runs, in ms. After it the
    * gateway gets 503 `in_flight` (so it retries); the handler keeps running and keeps its
-   * claim, and its result is recorded when it settles. Keep it below the gateway's own
-   * request timeout.
+   * claim, and its result is recorded when it settles. With a transactional store
+   * (`SqlLedger`) it bounds the whole run instead: getting a connection, the claim, the
+   * handler and COMMIT; past it the transaction is rolled back (503, nothing committed). Keep
+   * it below the gateway's own request timeout.
    *
    * @example
    * ```ts
