@@ -2,13 +2,17 @@
  * The fleet's edge probe is the in-process one: the Lua functions RedisRateLimiter's scripts use
  * (src/redis/rate-edge-probe.ts), run on a real redis-server over every row of the pure decision
  * (src/core/pacing/edge-probe.ts, rows in test/helpers/edge-probe-rows.ts), answer as it does.
+ * And what the fleet keeps of it in Redis is input: a value it did not write stops nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryTokenStore, MyrGateway } from '../../src/index.js';
 import { edgeProbeVerdict, planEdgeProbe, windowAfterAccepted } from '../../src/core/pacing/edge-probe.js';
-import type { RedisClientLike } from '../../src/redis/index.js';
+import { type RedisClientLike, RedisRateLimiter } from '../../src/redis/index.js';
 import { EDGE_RULES_LUA } from '../../src/redis/rate-edge-probe.js';
+import { paymentParams } from '../helpers/client.js';
 import { ACCEPTED_ROWS, PLAN_ROWS, VERDICT_ROWS } from '../helpers/edge-probe-rows.js';
-import { connect, rawCommand, RedisServer } from '../helpers/redis.js';
+import { startRateLimitedService } from '../helpers/rate-limited-server.js';
+import { CLIENT_KINDS, connect, rawCommand, RedisServer } from '../helpers/redis.js';
 
 // Lua numbers come back from Redis truncated to integers: the harness answers in strings.
 const HARNESS = `${EDGE_RULES_LUA}
@@ -53,4 +57,42 @@ describe('the Lua edge probe answers as planEdgeProbe, edgeProbeVerdict and wind
   it.each(ACCEPTED_ROWS)('window after an accepted probe: lone sent at %d, probe answered at %d', async (from, answered) => {
     expect(await lua(['accepted', from, answered])).toBe(String(windowAfterAccepted(from, answered)));
   });
+});
+
+describe.each(CLIENT_KINDS)("the edge probe's state in rate-cfg on %s is input", (kind) => {
+  it.each([
+    ['an edge value of another shape', 'edge', 'plan:soon'],
+    ['a plan with times a day away', 'edge', `plan:${Date.now() + 86_400_000}:${Date.now()}:${Date.now() + 86_400_000}`],
+    ['a probe out under a slot of another form', 'edge', `out:${Date.now()}:not-a-slot`],
+  ])('%s: deleted, creates go ahead, one warning', async (_what, field, value) => {
+    const service = await startRateLimitedService(10, 4000);
+    const conn = await connect(kind, redis.url);
+    try {
+      const keyPrefix = `edge${Date.now()}${kind}:`;
+      const warnings: string[] = [];
+      const logger = { debug: () => undefined, info: () => undefined, warn: (m: unknown) => void warnings.push(String(m)), error: () => undefined };
+      const gateway = new MyrGateway({
+        baseUrl: service.baseUrl,
+        merchantId: 'MERCHANT_EDGE_INPUT',
+        apiKey: 'sk_test_edge_input',
+        allowInsecureLoopback: true,
+        tokenStore: new MemoryTokenStore(),
+        rateLimiter: new RedisRateLimiter({ client: conn.client, keyPrefix, timeoutMs: 5000, logger }),
+      });
+      await gateway.payments.create(paymentParams());
+      const [cfg] = (await rawCommand(conn.client, ['KEYS', `${keyPrefix}rate-cfg:*`])) as string[];
+      await rawCommand(conn.client, ['HSET', cfg as string, field, value, 'lone', 'not a time']);
+      // 12 more in a window of 10: the window fills, and the acquire that finds it full reads the plan.
+      const results = await Promise.allSettled(Array.from({ length: 12 }, () => gateway.payments.create(paymentParams(), { totalTimeout: 20_000 })));
+
+      expect(results.filter((r) => r.status === 'rejected').map((r) => String(r.reason))).toEqual([]);
+      expect(service.creates.filter((c) => c.status === 429).length).toBe(0);
+      expect(await rawCommand(conn.client, ['HGET', cfg as string, field])).not.toBe(value);
+      expect(await rawCommand(conn.client, ['HGET', cfg as string, 'lone'])).not.toBe('not a time');
+      expect(warnings).toEqual([expect.stringContaining('that this SDK does not write')]);
+    } finally {
+      await conn.close();
+      await service.close();
+    }
+  }, 40_000);
 });
