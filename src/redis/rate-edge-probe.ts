@@ -3,11 +3,11 @@
  * rows, on Redis's clock. test/integration/redis-rate-edge-probe.test.ts runs these functions on a
  * real redis-server over the rows of test/unit/core/pacing/edge-probe.test.ts and holds them equal.
  *
- * The fleet keeps the probe in the `rate-cfg` hash: `lone` (the reset of the last answer alone in
- * its window, Unix ms) and `edge`, one of `plan:<at>:<from>:<until>` (a planned probe: from when
- * it may go, when the lone request it tests took its slot, when the plan is void), `out:<from>:<slot>`
- * (sent, its answer not yet learned) or `done`. The hash is input: {@link EDGE_READ_LUA} reads a
- * value of another shape, or times more than an hour from now, as no value (and says so).
+ * The fleet keeps the probe in the `rate-cfg` hash's `edge`, one of `plan:<at>:<from>:<until>` (a
+ * planned probe: from when it may go, when the lone request it tests took its slot, when the plan
+ * is void; Redis ms), `out:<from>:<slot>` (sent, its answer not yet learned) or `done`. The hash is
+ * input: {@link EDGE_READ_LUA} deletes a value of another shape, or with times more than an hour
+ * from now, and says so.
  *
  * @module
  */
@@ -15,15 +15,15 @@ import { MAX_WINDOW_MS, MIN_WINDOW_MS } from '../core/pacing/limiter.js';
 import { EDGE_PROBE_MIN_GAIN_MS, RESET_GRAIN_MS } from '../core/pacing/edge-probe.js';
 
 /**
- * `planEdge(state, window, sent, answered, reset, previousReset)` → `at, until` (nil when no probe):
+ * `planEdge(state, window, sent, answered, reset)` → `at, until` (nil when no probe):
  * `planEdgeProbe`. `edgeVerdict(status, limit)` → 'accepted' | 'refused' | 'unknown', status a
  * string ('' when no answer came): `edgeProbeVerdict`. `windowAfterAccepted(from, answered)`.
  */
 export const EDGE_RULES_LUA = `
-local function planEdge(state, window, sent, answered, reset, previousReset)
-  if state ~= 'ready' or not previousReset then return nil end
-  if not (sent >= previousReset) then return nil end
-  local whole = reset - ${RESET_GRAIN_MS} - previousReset
+local function planEdge(state, window, sent, answered, reset)
+  if state ~= 'ready' then return nil end
+  local whole = ${RESET_GRAIN_MS} * math.floor((reset - sent) / ${RESET_GRAIN_MS})
+  if not (whole == ${RESET_GRAIN_MS} * math.floor((reset - answered) / ${RESET_GRAIN_MS})) then return nil end
   if not (whole >= ${MIN_WINDOW_MS} and whole <= window - ${EDGE_PROBE_MIN_GAIN_MS}) then return nil end
   return answered + whole, answered + window
 end
@@ -37,8 +37,7 @@ local function windowAfterAccepted(from, answered) return math.ceil(answered - f
 /**
  * `readEdge(hashKey, now)` → the probe's state ('ready' | 'out' | 'done'), then for a plan
  * `at, from, until`, for a probe out `from, slot`, and last whether a value was discarded.
- * `readLone(hashKey, now)` → the last lone reset, or nil (a value not a time within an hour of now
- * is deleted). Needs `now` and `redis` (the PRELUDE of rate-scripts.ts).
+ * Needs `redis` (the PRELUDE of rate-scripts.ts).
  */
 export const EDGE_READ_LUA = `
 local function near(v, now) return v and v == math.floor(v) and math.abs(v - now) <= ${MAX_WINDOW_MS} end
@@ -54,13 +53,5 @@ local function readEdge(key, now)
   if near(from, now) then return 'out', from, slot end
   redis.call('HDEL', key, 'edge')
   return 'ready', nil, nil, nil, true
-end
-local function readLone(key, now)
-  local v = redis.call('HGET', key, 'lone')
-  if not v then return nil end
-  local n = tonumber(v)
-  if near(n, now) then return n end
-  redis.call('HDEL', key, 'lone')
-  return nil
 end
 local function int(v) return string.format('%d', math.floor(v)) end`;

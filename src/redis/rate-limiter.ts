@@ -103,7 +103,8 @@ class SharedBucket extends BucketModel {
  * was there to avoid.
  *
  * Keys: `<keyPrefix>rate:{<hash>}` (a sorted set of slots, expiring 2 h after the last one),
- * `<keyPrefix>rate-cfg:{<hash>}` (the learned limit and window, 1 h) and
+ * `<keyPrefix>rate-cfg:{<hash>}` (the learned limit and window, and the state of the fleet's one
+ * edge probe, 1 h) and
  * `<keyPrefix>rate-probe:{<hash>}` (the slow-start probe, at most 10 s). No secret is stored.
  *
  * @example
@@ -187,7 +188,10 @@ export class RedisRateLimiter implements RateLimiter {
     // not a sign the model was wrong: its 429 holds nothing back (edge-probe.ts).
     const refusedEdge = (edge || slot === EDGE_PROBE_SLOT) && edgeProbeVerdict(o) === 'refused';
     if (!edge || !refusedEdge) this.#local.observe(key, bucket, o, name === undefined ? slot : undefined);
-    if (!refusedEdge) b.learn(o, monotonicNow(), 0, b.windowFull ? b.limit : 0);
+    // Its limit is learned all the same: a process whose first answer this was must not go on
+    // pacing (and overruling the fleet) on the published limit while it counts the limit as seen.
+    if (refusedEdge) b.learnLimit(o);
+    else b.learn(o, monotonicNow(), 0, b.windowFull ? b.limit : 0);
     if (probeOutcome(o) === 'limits-seen') b.limitsSeen = true;
     if (probe || edge || this.#teaches(b, o)) {
       b.sharedLimit = o.limit;

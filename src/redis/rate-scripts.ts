@@ -34,7 +34,7 @@ ${EDGE_READ_LUA}`;
 /**
  * Takes up to ARGV[3] slots in one step.
  *
- * KEYS: the slot set, the learned `{ limit, window, headerless, remeasure }` hash, the probe
+ * KEYS: the slot set, the learned `{ limit, window, headerless, remeasure, edge }` hash, the probe
  * lock. ARGV: this process's limit and window (used where the hash holds none, or nonsense),
  * slots wanted, a batch id, how long a slot granted now may be in flight (ms), '1' when this
  * process has seen the service's limits itself, the probe lock's hold (ms).
@@ -50,8 +50,8 @@ ${EDGE_READ_LUA}`;
  * - a probe lock with no TTL, or a TTL longer than any probe holds it, is cut;
  * - a process that has not heard the service itself, which the shared state would hold back
  *   for longer than the published window, sends one request (under the probe lock) to hear it;
- * - an `edge` or `lone` field of another shape, or with times more than an hour from now, is
- *   deleted (counted with the foreign values).
+ * - an `edge` field of another shape, or with times more than an hour from now, is deleted
+ *   (counted with the foreign values).
  *
  * When the window is exactly full and the hash holds a planned edge probe whose time has come
  * (src/core/pacing/edge-probe.ts), one more slot is granted as the probe, once for the fleet; a
@@ -196,16 +196,12 @@ if validLimit(limit) then
     if verdict ~= 'refused' then redis.call('HSET', KEYS[1], 'remeasure', '1') end
   elseif remaining == limit - 1 and reset and sent then
     narrow(math.ceil(reset - now + sent))
-    if reset >= now and near(reset, now) then
-      local previous = readLone(KEYS[1], now)
-      redis.call('HSET', KEYS[1], 'lone', int(reset))
-      if readEdge(KEYS[1], now) == 'ready' then
-        local window = tonumber(redis.call('HGET', KEYS[1], 'window'))
-        local at, untilAt
-        if validWindow(window) then at, untilAt = planEdge('ready', window, now - sent, now, reset, previous) end
-        if at then redis.call('HSET', KEYS[1], 'edge', 'plan:' .. int(at) .. ':' .. int(now - sent) .. ':' .. int(untilAt))
-        else redis.call('HDEL', KEYS[1], 'edge') end
-      end
+    if reset >= now and near(reset, now) and readEdge(KEYS[1], now) == 'ready' then
+      local window = tonumber(redis.call('HGET', KEYS[1], 'window'))
+      local at, untilAt
+      if validWindow(window) then at, untilAt = planEdge('ready', window, now - sent, now, reset) end
+      if at then redis.call('HSET', KEYS[1], 'edge', 'plan:' .. int(at) .. ':' .. int(now - sent) .. ':' .. int(untilAt))
+      else redis.call('HDEL', KEYS[1], 'edge') end
     end
   end
 elseif ARGV[5] ~= '' then

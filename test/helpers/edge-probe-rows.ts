@@ -4,30 +4,34 @@
  */
 import { EDGE_PROBE_MIN_GAIN_MS, type EdgePlan, type EdgePlanInput, type edgeProbeVerdict } from '../../src/core/pacing/edge-probe.js';
 
-/** 30 per 6 s: the first reset (7 s) lay 700 ms past the true edge, so the upper bound is 6,720 ms. */
+/**
+ * 30 per 6 s. The lone request was sent 300 ms into a second of the service's clock and answered
+ * 10 ms later; the reset (7 s) lies 700 ms past its true edge, so the upper bound is 6,700 ms.
+ */
 function input(over: Partial<Omit<EdgePlanInput, 'lone'>> & { lone?: Partial<EdgePlanInput['lone']> } = {}): EdgePlanInput {
   return {
     state: over.state ?? 'ready',
-    windowMs: over.windowMs ?? 6720,
-    previousResetAt: 'previousResetAt' in over ? over.previousResetAt : 7000,
-    lone: { sentAt: 7020, answeredAt: 7030, resetAt: 14_000, ...over.lone },
+    windowMs: over.windowMs ?? 6700,
+    lone: { sentAt: 300, answeredAt: 310, resetAt: 7000, ...over.lone },
   };
 }
 
 export const PLAN_ROWS: [string, EdgePlanInput, EdgePlan | undefined][] = [
-  ['the second lone answer after a reset 700 ms loose: probe a whole-second window after its answer', input(), { at: 13_030, until: 13_750 }],
-  ['its request went late (a loaded host): still the whole-second window after its answer', input({ lone: { sentAt: 7400, answeredAt: 7600, resetAt: 14_000 } }), { at: 13_600, until: 14_320 }],
-  ['a window of 6.5 s: the whole seconds say 6 s, the probe goes (and will be refused)', input({ windowMs: 7200, lone: { resetAt: 14_000 } }), { at: 13_030, until: 14_230 }],
+  ['a lone answer 700 ms short of its reset: probe a whole-second window after the answer', input(), { at: 6310, until: 7010 }],
+  ['a slow answer within the same second: still a whole-second window after the answer', input({ lone: { answeredAt: 990 } }), { at: 6990, until: 7690 }],
+  ['the answer came in the next second (reset 6 s after it): the arrival second is unknown, no probe', input({ lone: { answeredAt: 1001 } }), undefined],
+  ['the answer exactly on the whole second', input({ lone: { answeredAt: 1000 } }), { at: 7000, until: 7700 }],
+  ['sent exactly on a whole second: it arrived in the next one, which reads as a second crossed: no probe', input({ windowMs: 7000, lone: { sentAt: 0 } }), undefined],
+  ['the second lone request, sent just after the first rounded reset', input({ windowMs: 6720, lone: { sentAt: 7020, answeredAt: 7030, resetAt: 14_000 } }), { at: 13_030, until: 13_750 }],
+  ['a window of 6.5 s: the whole seconds say 6 s, the probe goes (and will be refused)', input({ windowMs: 6900, lone: { sentAt: 100, answeredAt: 110 } }), { at: 6110, until: 7010 }],
   ['a probe already out', input({ state: 'out' }), undefined],
   ['a probe already answered', input({ state: 'done' }), undefined],
-  ['no lone answer before', input({ previousResetAt: undefined }), undefined],
-  ['sent before the previous reset: its window did not begin on that rounding', input({ lone: { sentAt: 6990 } }), undefined],
-  ['sent at the previous reset exactly', input({ lone: { sentAt: 7000 } }), { at: 13_030, until: 13_750 }],
   ['gain below the minimum: no 429 risked for it', input({ windowMs: 6000 + EDGE_PROBE_MIN_GAIN_MS - 1 }), undefined],
-  ['gain exactly the minimum', input({ windowMs: 6000 + EDGE_PROBE_MIN_GAIN_MS }), { at: 13_030, until: 13_130 }],
-  ['a whole-second window longer than the bound (lone answers far apart)', input({ lone: { resetAt: 21_000 } }), undefined],
-  ['a whole-second window under the shortest believed (1 s)', input({ lone: { resetAt: 8_900 } }), undefined],
-  ['the shortest believed window', input({ windowMs: 2000, lone: { resetAt: 9_000 } }), { at: 8_030, until: 9_030 }],
+  ['gain exactly the minimum', input({ windowMs: 6000 + EDGE_PROBE_MIN_GAIN_MS }), { at: 6310, until: 6410 }],
+  ['a whole-second window longer than the window paced on', input({ windowMs: 6700, lone: { resetAt: 8000 } }), undefined],
+  ['a whole-second window under the shortest believed (1 s)', input({ windowMs: 1700, lone: { resetAt: 1200 } }), undefined],
+  ['the shortest believed window', input({ windowMs: 1700, lone: { resetAt: 2000 } }), { at: 1310, until: 2010 }],
+  ['a reset before the send', input({ lone: { resetAt: 200 } }), undefined],
   ['NaN times', input({ lone: { sentAt: Number.NaN } }), undefined],
 ];
 

@@ -1,24 +1,27 @@
 /**
  * The edge probe: one early request per bucket that tests where the service's window edge lies,
- * instead of pacing a whole second past it.
+ * instead of pacing up to a whole second past it.
  *
  * The service reports `X-RateLimit-Reset` in whole seconds, so a window measured from an answer
  * alone in its window (reset − send time) is an upper bound up to a second long, and a cold
- * burst paced on it reaches each next window up to a second late. Once the first window's edge
- * has been paced on that rounded reset, the next window's lone first request was sent just after
- * a whole second: its own reset, one second less, is then a lower bound of its edge within a round
- * trip of the truth. If the window is a whole number of seconds (the spec's is a minute), the
- * distance between the two lone requests' resets, one second less, is the window itself, and
- * the edge of the lone request's window lies at most that window after its answer.
+ * burst paced on it reaches each next window up to a second late. The reset is the lone request's
+ * arrival plus the window, rounded up to the service's next whole second. If no whole second of
+ * the service's clock passed while the request was out (sent and answered in the same second,
+ * counted back from the reset), its arrival's second is known; if the window is a whole number of
+ * seconds (the spec's is a minute), it is then the whole seconds between the send and the reset,
+ * and the request leaves the window at most that long after its answer.
  *
- * So, after such a second lone answer ({@link planEdgeProbe}), the limiter sends one request at its
+ * So, after such a lone answer ({@link planEdgeProbe}), the limiter sends one request at its
  * answer plus that whole-second window, before the upper bound would free a slot: accepted, it
  * proves the lone request has left the window, so the window is at most from the lone request's
- * send to the probe's answer ({@link windowAfterAccepted}: within a round trip or two); refused,
- * it is one 429 (not counted by the service, so its slot is dropped and the bucket is not held
- * back), and pacing goes on with the measured upper bound. The probe's request is any paced call
- * waiting for a slot; a 429 moved no money, and its call is retried after `Retry-After` as any 429
- * (src/core/policy.ts). At most one probe per bucket: `done` after its answer, whatever it was.
+ * send to the probe's answer ({@link windowAfterAccepted}: within a round trip or two); refused
+ * (the window is not whole seconds), it is one 429, not counted by the service, so its slot is
+ * dropped and the bucket is not held back, and pacing goes on with the measured upper bound. In a
+ * cold burst the first window's lone request (slow start's) plans it; if that request was out
+ * across a whole second, the next window's lone request does (it is sent just after the first
+ * window's rounded reset). The probe's request is any paced call waiting for a slot; a 429 moved
+ * no money, and its call is retried after `Retry-After` as any 429 (src/core/policy.ts). At most
+ * one probe per bucket: `done` after its answer, whatever it was.
  *
  * A pure decision: `MemoryRateLimiter` applies it per process, and `RedisRateLimiter`'s scripts
  * apply the same rows for a fleet (src/redis/rate-edge-probe.ts, which
@@ -63,8 +66,6 @@ export interface EdgePlanInput {
   windowMs: number;
   /** The answer alone in its window just received. */
   lone: LoneAnswer;
-  /** The reset of the answer alone in its window before it (same clock), if any. */
-  previousResetAt: number | undefined;
 }
 
 /** A planned probe: it may go from `at`, and is void from `until` (the upper bound frees a slot then anyway). */
@@ -75,22 +76,23 @@ export interface EdgePlan {
 
 /**
  * When to send the edge probe after an answer alone in its window, or undefined for none: the
- * bucket has not probed yet, the previous lone answer's reset is known and this request was sent
- * after it (its window began on that reset's rounding), the whole-second window they give is
- * believable, and the probe would gain at least {@link EDGE_PROBE_MIN_GAIN_MS} over the upper bound.
+ * bucket has not probed yet, no whole second (counted back from the reset) passed between the
+ * request's send and its answer, the whole-second window that gives is believable, and the probe
+ * would gain at least {@link EDGE_PROBE_MIN_GAIN_MS} over the upper bound.
  *
  * @example
  * ```ts
- * // 30 per 6 s; the first reset was 700 ms past the true edge, so the upper bound is 6.72 s
- * planEdgeProbe({ state: 'ready', windowMs: 6720, previousResetAt: 7000, lone: { sentAt: 7020, answeredAt: 7030, resetAt: 14_000 } });
- * // { at: 13_030, until: 13_750 }
+ * // 30 per 6 s; sent 300 ms into a second, so the reset lies 700 ms past the true edge and the
+ * // upper bound is 6.7 s; a whole-second window is 6 s
+ * planEdgeProbe({ state: 'ready', windowMs: 6700, lone: { sentAt: 300, answeredAt: 310, resetAt: 7000 } });
+ * // { at: 6310, until: 7010 }
  * ```
  */
 export function planEdgeProbe(input: EdgePlanInput): EdgePlan | undefined {
-  const { state, windowMs, lone, previousResetAt } = input;
-  if (state !== 'ready' || previousResetAt === undefined) return undefined;
-  if (!(lone.sentAt >= previousResetAt)) return undefined;
-  const wholeSeconds = lone.resetAt - RESET_GRAIN_MS - previousResetAt;
+  const { state, windowMs, lone } = input;
+  if (state !== 'ready') return undefined;
+  const wholeSeconds = RESET_GRAIN_MS * Math.floor((lone.resetAt - lone.sentAt) / RESET_GRAIN_MS);
+  if (!(wholeSeconds === RESET_GRAIN_MS * Math.floor((lone.resetAt - lone.answeredAt) / RESET_GRAIN_MS))) return undefined;
   if (!(wholeSeconds >= MIN_WINDOW_MS && wholeSeconds <= windowMs - EDGE_PROBE_MIN_GAIN_MS)) return undefined;
   return { at: lone.answeredAt + wholeSeconds, until: lone.answeredAt + windowMs };
 }
@@ -117,7 +119,7 @@ export function edgeProbeVerdict(answer: { status?: number | undefined; limit?: 
  *
  * @example
  * ```ts
- * windowAfterAccepted(7020, 13_041.5); // 6022
+ * windowAfterAccepted(300, 6321.5); // 6022
  * ```
  */
 export function windowAfterAccepted(loneSentAt: number, probeAnsweredAt: number): number {

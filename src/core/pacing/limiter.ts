@@ -153,6 +153,11 @@ export class BucketModel {
     return this.limit > UNPACED_ABOVE;
   }
 
+  /** Takes the answer's `X-RateLimit-Limit`, if it is one (a whole number above 0). */
+  learnLimit(o: RateLimitObservation): void {
+    if (o.limit !== undefined && Number.isInteger(o.limit) && o.limit > 0) this.limit = o.limit;
+  }
+
   /** Whether an answer (not a 429) was alone in its window: `Remaining = Limit − 1`, with a believable reset. */
   alone(o: RateLimitObservation): boolean {
     return o.status !== 429 && o.remaining === this.limit - 1 && o.resetInMs !== undefined && o.resetInMs >= 0 && o.resetInMs <= HOUR_MS;
@@ -181,7 +186,7 @@ export class BucketModel {
    * rounded up to the next whole second (up to a second lost at every window edge).
    */
   learn(o: RateLimitObservation, now: number, inFlight: number, counted = 0): number | undefined {
-    if (o.limit !== undefined && Number.isInteger(o.limit) && o.limit > 0) this.limit = o.limit;
+    this.learnLimit(o);
     const resetInMs = o.resetInMs !== undefined && o.resetInMs >= 0 && o.resetInMs <= HOUR_MS ? o.resetInMs : undefined;
     if (o.status === 429) {
       this.#windowKnown = false; // the model was wrong: take the next measurement as it comes

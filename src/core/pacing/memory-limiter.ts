@@ -42,8 +42,6 @@ class LocalBucket extends BucketModel implements SlowStartState {
   /** The edge probe (edge-probe.ts): its state, its plan, and when the lone request it tests took its slot. */
   edge: EdgeProbeState = 'ready';
   edgePlan: (EdgePlan & { from: number }) | undefined;
-  /** The reset of the last answer alone in its window (limiter clock). */
-  loneResetAt: number | undefined;
 
   get inFlight(): number {
     return this.flying.length;
@@ -103,6 +101,7 @@ class LocalBucket extends BucketModel implements SlowStartState {
     const verdict = edgeProbeVerdict(observation);
     if (verdict === 'accepted' && from !== undefined) this.narrowWindow(windowAfterAccepted(from, now));
     if (verdict !== 'refused') return false;
+    this.learnLimit(observation);
     this.log.pop(); // this answer's, just logged
     return true;
   }
@@ -110,11 +109,9 @@ class LocalBucket extends BucketModel implements SlowStartState {
   /** After an answer alone in its window: the edge probe it allows, if any. */
   planEdge(now: number, observation: RateLimitObservation): void {
     if (observation.resetInMs === undefined) return;
-    const lone = { sentAt: now - observation.elapsedMs, answeredAt: now, resetAt: now + observation.resetInMs };
-    const previousResetAt = this.loneResetAt;
-    this.loneResetAt = lone.resetAt;
     if (this.edge !== 'ready') return;
-    const plan = this.windowKnown ? planEdgeProbe({ state: this.edge, windowMs: this.windowMs, lone, previousResetAt }) : undefined;
+    const lone = { sentAt: now - observation.elapsedMs, answeredAt: now, resetAt: now + observation.resetInMs };
+    const plan = this.windowKnown ? planEdgeProbe({ state: this.edge, windowMs: this.windowMs, lone }) : undefined;
     this.edgePlan = plan && { ...plan, from: lone.sentAt };
   }
 

@@ -50,7 +50,7 @@ async function burst(l: MemoryRateLimiter, calls: number, limit: number, windowM
 }
 
 describe('MemoryRateLimiter: the edge probe', () => {
-  it('a whole-second window: one probe at the second edge, accepted; no 429; every call answered once', async () => {
+  it('a whole-second window: one probe, at the first edge, accepted; no 429; every call answered once', async () => {
     const answers = await burst(new MemoryRateLimiter({ now: () => Date.now() }), 10, 2, 2000);
     expect(answers.filter((a) => a.slot === EDGE_PROBE_SLOT).map((a) => a.status)).toEqual([201]);
     expect(answers.filter((a) => a.status === 429)).toEqual([]);
