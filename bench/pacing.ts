@@ -49,6 +49,8 @@ export interface PacingBenchRow {
    * next window arrived past the earliest the service would have accepted it.
    */
   edgeLateMs: number;
+  /** Median, over the bursts, of how late the first request of each next window arrived, edge by edge. */
+  edgesLateMs: number[];
   runs: Run[];
 }
 
@@ -58,6 +60,7 @@ interface Run {
   rejected: number;
   roundingMs: number;
   edgeLateMs: number;
+  edgesLateMs: number[];
 }
 
 /**
@@ -65,13 +68,13 @@ interface Run {
  * (one clock, no client involved): the first reset's rounding, and how late each next window
  * began past the service's edge (the arrival `LIMIT` places earlier, plus the window).
  */
-function breakdown(service: RateLimitedService): { roundingMs: number; edgeLateMs: number } {
+function breakdown(service: RateLimitedService): { roundingMs: number; edgeLateMs: number; edgesLateMs: number[] } {
   const accepted = service.creates.filter((c) => c.status === 200).map((c) => c.at);
   const first = accepted[0] ?? 0;
   const roundingMs = Math.ceil((first + WINDOW_MS) / 1000) * 1000 - (first + WINDOW_MS);
   const late: number[] = [];
   for (let i = LIMIT; i < accepted.length; i += LIMIT) late.push((accepted[i] as number) - ((accepted[i - LIMIT] as number) + WINDOW_MS));
-  return { roundingMs, edgeLateMs: late.length === 0 ? 0 : late.reduce((a, b) => a + b, 0) / late.length };
+  return { roundingMs, edgeLateMs: late.length === 0 ? 0 : late.reduce((a, b) => a + b, 0) / late.length, edgesLateMs: late };
 }
 
 let seq = 0;
@@ -93,7 +96,9 @@ function row(scenario: string, runs: Run[], calls: number): PacingBenchRow {
   const idealMs = (Math.ceil(calls / LIMIT) - 1) * WINDOW_MS;
   const drainMs = median(runs.map((r) => r.drainMs));
   const of = (pick: (r: Run) => number) => median(runs.map(pick));
-  return { scenario, drainMs, idealMs, ratio: drainMs / idealMs, rejected: of((r) => r.rejected), roundingMs: of((r) => r.roundingMs), edgeLateMs: of((r) => r.edgeLateMs), runs };
+  const edges = Math.max(0, ...runs.map((r) => r.edgesLateMs.length));
+  const edgesLateMs = Array.from({ length: edges }, (_, i) => median(runs.flatMap((r) => (i < r.edgesLateMs.length ? [r.edgesLateMs[i] as number] : []))));
+  return { scenario, drainMs, idealMs, ratio: drainMs / idealMs, rejected: of((r) => r.rejected), roundingMs: of((r) => r.roundingMs), edgeLateMs: of((r) => r.edgeLateMs), edgesLateMs, runs };
 }
 
 /** Cold then warm, `rounds` times: each round a merchant of its own (cold), then the same again once the service's window is empty. */
@@ -167,7 +172,7 @@ export async function runPacingBench(): Promise<void> {
   console.log(`${calls} concurrent payment creations against a service enforcing ${LIMIT} per ${WINDOW_MS / 1000} s (medians of ${rounds} bursts)`);
   console.log(
     table(
-      ['scenario', 'drain ms', 'ideal ms', 'ratio', '429s', 'reset rounding ms', 'late per edge ms', 'drains ms'],
+      ['scenario', 'drain ms', 'ideal ms', 'ratio', '429s', 'reset rounding ms', 'late per edge ms', 'late at each edge ms', 'drains ms'],
       rows.map((r) => [
         r.scenario,
         r.drainMs.toFixed(0),
@@ -176,6 +181,7 @@ export async function runPacingBench(): Promise<void> {
         String(r.rejected),
         r.roundingMs.toFixed(0),
         r.edgeLateMs.toFixed(0),
+        r.edgesLateMs.map((x) => x.toFixed(0)).join(' / '),
         r.runs.map((x) => x.drainMs.toFixed(0)).join(' '),
       ]),
     ),

@@ -17,6 +17,7 @@ import {
 } from '../core/pacing/limiter.js';
 import { MemoryRateLimiter } from '../core/pacing/memory-limiter.js';
 import { probeOutcome } from '../core/pacing/slow-start.js';
+import { EDGE_PROBE_SLOT, edgeProbeVerdict } from '../core/pacing/edge-probe.js';
 import { consoleWarn, Log, type Logger, type WarnSink } from '../core/observe/log.js';
 import { within } from '../core/wait.js';
 import { adaptClient, type RedisCommands, type RedisStoreOptions } from './client.js';
@@ -58,6 +59,8 @@ class SharedBucket extends BucketModel {
   limitsSeen = false;
   /** The fleet's probe slots this process holds, until their answers. */
   readonly probes = new Set<string>();
+  /** The fleet's edge probe slot, if this process holds it (edge-probe.ts), until its answer. */
+  readonly edgeProbes = new Set<string>();
   /** The limit last sent to Redis, and when (monotonic ms). */
   sharedLimit: number | undefined;
   sharedAt = 0;
@@ -100,7 +103,8 @@ class SharedBucket extends BucketModel {
  * was there to avoid.
  *
  * Keys: `<keyPrefix>rate:{<hash>}` (a sorted set of slots, expiring 2 h after the last one),
- * `<keyPrefix>rate-cfg:{<hash>}` (the learned limit and window, 1 h) and
+ * `<keyPrefix>rate-cfg:{<hash>}` (the learned limit and window, and the state of the fleet's one
+ * edge probe, 1 h) and
  * `<keyPrefix>rate-probe:{<hash>}` (the slow-start probe, at most 10 s). No secret is stored.
  *
  * @example
@@ -175,18 +179,25 @@ export class RedisRateLimiter implements RateLimiter {
 
   observe(key: string, bucket: RateBucket, observation: RateLimitObservation, slot?: string): void {
     const o = this.#onRedisClock(observation);
-    this.#local.observe(key, bucket, o);
     const b = this.#bucket(key, bucket);
-    b.learn(o, monotonicNow(), 0, b.windowFull ? b.limit : 0);
-    if (probeOutcome(o) === 'limits-seen') b.limitsSeen = true;
-    // A slot of the in-process fallback has no name: Redis never held it.
+    // A slot of the in-process fallback has no name Redis gave it: Redis never held it.
     const name = slot !== undefined && slot.startsWith(SLOT_PREFIX) ? slot.slice(SLOT_PREFIX.length) : undefined;
     const probe = name !== undefined && b.probes.delete(name);
-    if (probe || this.#teaches(b, o)) {
+    const edge = name !== undefined && b.edgeProbes.delete(name);
+    // A refused edge probe (the fleet's, or the fallback's own) was a test of the window's edge,
+    // not a sign the model was wrong: its 429 holds nothing back (edge-probe.ts).
+    const refusedEdge = (edge || slot === EDGE_PROBE_SLOT) && edgeProbeVerdict(o) === 'refused';
+    if (!edge || !refusedEdge) this.#local.observe(key, bucket, o, name === undefined ? slot : undefined);
+    // Its limit is learned all the same: a process whose first answer this was must not go on
+    // pacing (and overruling the fleet) on the published limit while it counts the limit as seen.
+    if (refusedEdge) b.learnLimit(o);
+    else b.learn(o, monotonicNow(), 0, b.windowFull ? b.limit : 0);
+    if (probeOutcome(o) === 'limits-seen') b.limitsSeen = true;
+    if (probe || edge || this.#teaches(b, o)) {
       b.sharedLimit = o.limit;
       b.sharedAt = monotonicNow();
       const args = [o.limit, o.remaining, o.resetAt, o.elapsedMs, o.status].map((v) => (v === undefined || !Number.isFinite(v) ? '' : String(v)));
-      this.#redis.eval(LEARN, [b.keys[1], b.keys[2]], [...args, probe ? name : '']).catch(() => (b.sharedLimit = undefined));
+      this.#redis.eval(LEARN, [b.keys[1], b.keys[2], b.keys[0]], [...args, probe ? name : '', edge ? name : '']).catch(() => (b.sharedLimit = undefined));
       b.wake?.(); // waiting calls ask again (the same connection runs LEARN first)
     }
     // The slot Redis granted for this request now counts from its answer.
@@ -231,7 +242,7 @@ export class RedisRateLimiter implements RateLimiter {
         const now = monotonicNow();
         if (now < this.#redisAfter) {
           for (const w of b.queue.drain()) {
-            this.#local.acquire(key, b.bucket, { signal: w.signal, maxWaitMs: w.deadline - now }).then(() => w.grant(), (error: unknown) => w.fail(error));
+            this.#local.acquire(key, b.bucket, { signal: w.signal, maxWaitMs: w.deadline - now }).then((local) => w.grant(local ?? undefined), (error: unknown) => w.fail(error));
           }
           return;
         }
@@ -259,15 +270,18 @@ export class RedisRateLimiter implements RateLimiter {
         const r = readAcquire(reply, want, MAX_POLL_MS);
         if (r.redisNow !== undefined) this.#offset = r.redisNow - Date.now();
         if (r.paced) b.paced = r.paced;
-        b.windowFull = r.granted < want;
+        // An edge probe is a slot past a full window: its answer (Remaining 0) must not hold the bucket to the rounded reset.
+        b.windowFull = r.granted < want || r.edgeProbe;
         this.#warnShared(b, r);
         if (r.probe) b.probes.add(`${id}:1`);
+        if (r.edgeProbe) b.edgeProbes.add(`${id}:${r.granted}`);
         for (let i = 1; i <= r.granted; i++) {
           const waiter = b.queue.first();
           // A slot whose caller left meanwhile: nothing will be sent, it counts from now.
           if (waiter) waiter.grant(`${SLOT_PREFIX}${id}:${i}`);
           else {
-            if (r.probe) this.observe(key, b.bucket, { elapsedMs: 0 }, `${SLOT_PREFIX}${id}:${i}`);
+            // The fleet's probe or edge probe unsent: Redis learns it had no answer, so the fleet does not wait on it.
+            if (r.probe || (r.edgeProbe && i === r.granted)) this.observe(key, b.bucket, { elapsedMs: 0 }, `${SLOT_PREFIX}${id}:${i}`);
             else this.#answered(b, `${id}:${i}`);
           }
         }
@@ -293,7 +307,7 @@ export class RedisRateLimiter implements RateLimiter {
       const now = monotonicNow();
       for (const w of b.queue.spendStore(answer === late ? Math.max(least, now - started) : now - started)) {
         this.#warnOnce('budget', "RedisRateLimiter: Redis did not answer within a call's store budget (tokenStoreTimeout, shared with the token store); paced that call in this process only.");
-        this.#local.acquire(key, b.bucket, { signal: w.signal, maxWaitMs: w.deadline - now }).then(() => w.grant(), (error: unknown) => w.fail(error));
+        this.#local.acquire(key, b.bucket, { signal: w.signal, maxWaitMs: w.deadline - now }).then((local) => w.grant(local ?? undefined), (error: unknown) => w.fail(error));
       }
       if (answer !== late) return answer;
     }

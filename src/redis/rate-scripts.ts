@@ -13,6 +13,7 @@
 import { MAX_WINDOW_MS, MIN_WINDOW_MS, PUBLISHED_WINDOW_MS, UNPACED_ABOVE } from '../core/pacing/limiter.js';
 import { MAX_HEADERLESS_ANSWERS } from '../core/pacing/slow-start.js';
 import { script } from './client.js';
+import { EDGE_READ_LUA, EDGE_RULES_LUA } from './rate-edge-probe.js';
 
 /** How often a process whose calls wait for the fleet's probe asks Redis again. */
 export const PROBE_POLL_MS = 100;
@@ -26,12 +27,14 @@ if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local function validLimit(v) return v and v == math.floor(v) and v >= 1 and v <= ${UNPACED_ABOVE} end
-local function validWindow(v) return v and v >= ${MIN_WINDOW_MS} and v <= ${MAX_WINDOW_MS} end`;
+local function validWindow(v) return v and v >= ${MIN_WINDOW_MS} and v <= ${MAX_WINDOW_MS} end
+${EDGE_RULES_LUA}
+${EDGE_READ_LUA}`;
 
 /**
  * Takes up to ARGV[3] slots in one step.
  *
- * KEYS: the slot set, the learned `{ limit, window, headerless, remeasure }` hash, the probe
+ * KEYS: the slot set, the learned `{ limit, window, headerless, remeasure, edge }` hash, the probe
  * lock. ARGV: this process's limit and window (used where the hash holds none, or nonsense),
  * slots wanted, a batch id, how long a slot granted now may be in flight (ms), '1' when this
  * process has seen the service's limits itself, the probe lock's hold (ms).
@@ -46,7 +49,13 @@ local function validWindow(v) return v and v >= ${MIN_WINDOW_MS} and v <= ${MAX_
  *   dropped, and so is any slot scored further ahead than a grant can score one;
  * - a probe lock with no TTL, or a TTL longer than any probe holds it, is cut;
  * - a process that has not heard the service itself, which the shared state would hold back
- *   for longer than the published window, sends one request (under the probe lock) to hear it.
+ *   for longer than the published window, sends one request (under the probe lock) to hear it;
+ * - an `edge` field of another shape, or with times more than an hour from now, is deleted
+ *   (counted with the foreign values).
+ *
+ * When the window is exactly full and the hash holds a planned edge probe whose time has come
+ * (src/core/pacing/edge-probe.ts), one more slot is granted as the probe, once for the fleet; a
+ * wait before a planned probe ends at its time.
  *
  * With no limit seen anywhere (slow start, src/core/pacing/slow-start.ts), one probe goes for
  * the whole fleet and the others wait for its answer. A slot is scored with the time it stops
@@ -56,7 +65,8 @@ local function validWindow(v) return v and v >= ${MIN_WINDOW_MS} and v <= ${MAX_
  * Returns { slots taken, ms until asking again (0 when all were taken), 1 when the slot is a
  * probe, Redis's time in ms, 1 when an invalid value was discarded, the limit and window paced
  * on, 1 when they came from the hash, 1 when the hash was overruled, slots dropped as foreign,
- * 1 when a probe lock was cut, ms until a slot frees (unbounded) }.
+ * 1 when a probe lock was cut, ms until a slot frees (unbounded), 1 when the last slot granted
+ * is the edge probe }.
  */
 export const ACQUIRE = script(`${PRELUDE}
 local discarded, overruled, foreign, cut = 0, 0, 0, 0
@@ -111,17 +121,33 @@ if used + want > limit then
 end
 local granted = math.max(0, math.min(want, limit - used))
 for i = 1, granted do redis.call('ZADD', KEYS[1], score, ARGV[4] .. ':' .. i) end
+local edgeSlot, edgeAt = 0, nil
+if granted < want then
+  local state, at, from, untilAt, bad = readEdge(KEYS[2], now)
+  if bad then foreign = foreign + 1 end
+  if state == 'ready' and at and now >= untilAt then redis.call('HDEL', KEYS[2], 'edge')
+  elseif state == 'ready' and at and used + granted == limit then
+    if now >= at then
+      granted = granted + 1
+      redis.call('ZADD', KEYS[1], score, ARGV[4] .. ':' .. granted)
+      redis.call('HSET', KEYS[2], 'edge', 'out:' .. int(from) .. ':' .. ARGV[4] .. ':' .. granted)
+      edgeSlot = 1
+    else edgeAt = at end
+  end
+end
 -- The TTL only collects an idle merchant's set (pruning is by score): longer than any hold.
 if granted > 0 then redis.call('PEXPIRE', KEYS[1], 7200000) end
-if granted == want then return { granted, 0, 0, now, discarded, limit, window, fromHash, overruled, foreign, cut, 0 } end
+if granted == want then return { granted, 0, 0, now, discarded, limit, window, fromHash, overruled, foreign, cut, 0, edgeSlot } end
 local idx = used + granted - limit
 local e = redis.call('ZRANGE', KEYS[1], idx, idx, 'WITHSCORES')
 local wait = window
 if e[2] ~= nil then wait = math.max(1, tonumber(e[2]) + window - now) end
-if granted == 0 and not seen and fromHash == 1 and wait > ${PUBLISHED_WINDOW_MS} and takeProbeLock() then
+local freeIn = wait
+if edgeAt then wait = math.max(1, math.min(wait, edgeAt - now)) end
+if granted == 0 and not seen and fromHash == 1 and freeIn > ${PUBLISHED_WINDOW_MS} and takeProbeLock() then
   return probe(want > 1 and ${PROBE_POLL_MS} or 0, fromHash)
 end
-return { granted, wait, 0, now, discarded, limit, window, fromHash, overruled, foreign, cut, wait }`);
+return { granted, wait, 0, now, discarded, limit, window, fromHash, overruled, foreign, cut, freeIn, edgeSlot }`);
 
 /** The requests of these slots (ARGV) were answered: each counts from now. XX: a pruned slot stays gone. */
 export const ANSWERED = script(`${PRELUDE}
@@ -129,31 +155,53 @@ for i = 1, #ARGV do redis.call('ZADD', KEYS[1], 'XX', now, ARGV[i]) end
 return #ARGV`);
 
 /**
- * What one answer taught, for the fleet. KEYS: the hash, the probe lock. ARGV: X-RateLimit-Limit,
- * -Remaining, -Reset in Unix ms (each '' when absent), ms since the request's slot was taken,
- * the status ('' when no answer came), the probe's slot name ('' when not the probe).
+ * What one answer taught, for the fleet. KEYS: the hash, the probe lock, the slot set. ARGV:
+ * X-RateLimit-Limit, -Remaining, -Reset in Unix ms (each '' when absent), ms since the request's
+ * slot was taken, the status ('' when no answer came), the probe's slot name ('' when not the
+ * probe), the edge probe's slot name ('' when not the edge probe).
  *
  * The window is measured here, on Redis's clock: an answer alone in its window
  * (Remaining = Limit − 1) says the window is (reset − send time). The shortest measurement wins
  * (whole-second resets err long), until a 429 says the model was wrong. No process's clock is
- * used, so one that runs ahead cannot shorten the fleet's window.
+ * used, so one that runs ahead cannot shorten the fleet's window. Such an answer may plan the
+ * fleet's edge probe (src/core/pacing/edge-probe.ts); the probe's answer ends it: accepted, it
+ * narrows the window; refused, its slot is removed (the service did not count it) and the
+ * window stands (the 429 was a test, not a sign the model was wrong).
  */
 export const LEARN = script(`${PRELUDE}
+local function narrow(w)
+  if not validWindow(w) then return end
+  local current = tonumber(redis.call('HGET', KEYS[1], 'window'))
+  if not validWindow(current) or w < current or redis.call('HEXISTS', KEYS[1], 'remeasure') == 1 then
+    redis.call('HSET', KEYS[1], 'window', w)
+    redis.call('HDEL', KEYS[1], 'remeasure')
+  end
+end
 local limit = tonumber(ARGV[1])
+local verdict
+if (ARGV[7] or '') ~= '' then
+  local state, from, slot = readEdge(KEYS[1], now)
+  if state == 'out' and slot == ARGV[7] then
+    verdict = edgeVerdict(ARGV[5], limit)
+    redis.call('HSET', KEYS[1], 'edge', 'done')
+    if verdict == 'refused' then redis.call('ZREM', KEYS[3], ARGV[7]) end
+    if verdict == 'accepted' then narrow(windowAfterAccepted(from, now)) end
+  end
+end
 if validLimit(limit) then
   redis.call('HSET', KEYS[1], 'limit', limit)
   redis.call('HDEL', KEYS[1], 'headerless')
   local remaining, reset, sent = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
   if ARGV[5] == '429' then
-    redis.call('HSET', KEYS[1], 'remeasure', '1')
+    if verdict ~= 'refused' then redis.call('HSET', KEYS[1], 'remeasure', '1') end
   elseif remaining == limit - 1 and reset and sent then
-    local w = math.ceil(reset - now + sent)
-    if validWindow(w) then
-      local current = tonumber(redis.call('HGET', KEYS[1], 'window'))
-      if not validWindow(current) or w < current or redis.call('HEXISTS', KEYS[1], 'remeasure') == 1 then
-        redis.call('HSET', KEYS[1], 'window', w)
-        redis.call('HDEL', KEYS[1], 'remeasure')
-      end
+    narrow(math.ceil(reset - now + sent))
+    if reset >= now and near(reset, now) and readEdge(KEYS[1], now) == 'ready' then
+      local window = tonumber(redis.call('HGET', KEYS[1], 'window'))
+      local at, untilAt
+      if validWindow(window) then at, untilAt = planEdge('ready', window, now - sent, now, reset) end
+      if at then redis.call('HSET', KEYS[1], 'edge', 'plan:' .. int(at) .. ':' .. int(now - sent) .. ':' .. int(untilAt))
+      else redis.call('HDEL', KEYS[1], 'edge') end
     end
   end
 elseif ARGV[5] ~= '' then
@@ -180,6 +228,8 @@ export interface AcquireReply {
   foreign: number;
   /** A probe lock with no TTL, or one longer than any probe holds it, was cut. */
   cutProbeLock: boolean;
+  /** The last slot granted is the fleet's edge probe (src/core/pacing/edge-probe.ts). */
+  edgeProbe: boolean;
 }
 
 /** Reads an ACQUIRE reply; anything malformed reads as "no slot, ask again later". */
@@ -204,6 +254,7 @@ export function readAcquire(reply: unknown, want: number, maxPollMs: number): Ac
     overruled: field(8) === 1,
     foreign: Number.isInteger(foreign) && foreign > 0 ? foreign : 0,
     cutProbeLock: field(10) === 1,
+    edgeProbe: taken >= 1 && field(12) === 1,
   };
 }
 

@@ -52,3 +52,19 @@ it('3 processes × 30 creations from cold at 30 per 6 s: at most one 429, all 90
   expect(rejected.length, `429s at ms after the first creation: ${rejected.join(', ')}`).toBeLessThanOrEqual(1);
   expect(elapsed).toBeLessThan(1.3 * IDEAL_MS);
 }, 60_000);
+
+it("3 processes from cold against 30 per 2.1 s (a window not whole seconds): the fleet's one edge probe is refused, exactly one 429, every creation made once", async () => {
+  // The fleet's edge probe goes a whole-second window (2 s) after a lone request's answer: here
+  // before the edge, so the service refuses it; its create is sent again after Retry-After.
+  service.setWindow(2100);
+  const results = await pool.all<Result>({ type: 'burst', calls: 90 / WORKERS, merchantId: 'MERCHANT_FLEET_EDGE' });
+
+  expect(results.flatMap((r) => r.errors)).toEqual([]);
+  expect(results.reduce((sum, r) => sum + r.ok, 0)).toBe(90);
+  const first = Math.min(...service.creates.map((c) => c.at));
+  const rejected = service.creates.filter((c) => c.status === 429).map((c) => c.at - first);
+  expect(rejected.length, `429s at ms after the first creation: ${rejected.join(', ')}`).toBe(1);
+  // Each creation accepted once: 90 accepted, 90 distinct references.
+  expect(service.creates.filter((c) => c.status === 200).length).toBe(90);
+  expect(service.created.size).toBe(90);
+}, 60_000);

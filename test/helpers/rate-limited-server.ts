@@ -3,7 +3,9 @@
  * (issue 14: a cold burst must not meet a 429 storm). It answers `POST /api/v1/auth/token` and
  * `POST /api/v1/payment/request`; payment creations count in a sliding window of `windowMs`, as
  * the spec describes: every answer carries `X-RateLimit-Limit`, `-Remaining` and `-Reset` (Unix
- * seconds, whole), a 429 also `Retry-After` (seconds) and the spec's error envelope.
+ * seconds, whole), a 429 also `Retry-After` (seconds) and the spec's error envelope. The window
+ * may be any number of milliseconds (the spec's is a minute): one that is not whole seconds is
+ * where the client's edge probe (src/core/pacing/edge-probe.ts) is refused.
  */
 import { json, listen, readBody, service } from './real-server.js';
 
@@ -16,11 +18,14 @@ export interface RateLimitedService {
   readonly created: Set<string>;
   /** Forgets the window and what was created (a fresh service, on the same address). */
   reset(): void;
+  /** Forgets as `reset` does, and counts in a window of `windowMs` from now on (one that is not whole seconds, say). */
+  setWindow(windowMs: number): void;
   close(): Promise<void>;
 }
 
 /** Starts the service: at most `limit` payment creations per sliding `windowMs`. */
-export async function startRateLimitedService(limit: number, windowMs: number): Promise<RateLimitedService> {
+export async function startRateLimitedService(limit: number, initialWindowMs: number): Promise<RateLimitedService> {
+  let windowMs = initialWindowMs;
   const arrivals: number[] = [];
   const creates: { status: number; at: number }[] = [];
   const created = new Set<string>();
@@ -54,5 +59,9 @@ export async function startRateLimitedService(limit: number, windowMs: number): 
     creates.length = 0;
     created.clear();
   };
-  return { baseUrl: `${url}/api/v1`, creates, created, reset, close };
+  const setWindow = (ms: number) => {
+    reset();
+    windowMs = ms;
+  };
+  return { baseUrl: `${url}/api/v1`, creates, created, reset, setWindow, close };
 }

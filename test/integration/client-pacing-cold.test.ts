@@ -4,7 +4,7 @@
  * budget shared by every client of a merchant however its clock is given.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryTokenStore, MyrGateway, type MyrGatewayOptions, RateLimitError } from '../../src/index.js';
+import { MemoryRateLimiter, MemoryTokenStore, MyrGateway, type MyrGatewayOptions, RateLimitError } from '../../src/index.js';
 import { createMockGateway, type MockGateway } from '../../src/testing/index.js';
 import { caught, paymentParams, withdrawalParams } from '../helpers/client.js';
 import { type RateLimitedService, startRateLimitedService } from '../helpers/rate-limited-server.js';
@@ -42,6 +42,53 @@ describe('a cold burst against a limit lower than the published one', () => {
     expect(service.created.size).toBe(90);
     expect(service.creates.filter((c) => c.status === 429).length).toBeLessThanOrEqual(1);
     expect(elapsed).toBeLessThan(1.3 * IDEAL_MS);
+  }, 60_000);
+});
+
+describe("the edge probe: one early request at a window's edge", () => {
+  // 10 per 2.1 s: not whole seconds, so the probe (sent 2 s, a whole-second window, after a lone
+  // request's answer) arrives before the edge and is refused. The refused create is sent again
+  // after Retry-After, as any 429, and created once. (Only a lone request whose arrival fell in
+  // the last milliseconds of its second, about one in a few hundred, would read as 3 s, too little
+  // gain over the 3.1 s measured for a probe: none then.)
+  it('against a window that is not whole seconds: exactly one 429 per cold burst, and every creation made once', async () => {
+    service = await startRateLimitedService(10, 2100);
+    const gateway = new MyrGateway({
+      baseUrl: service.baseUrl,
+      merchantId: 'MERCHANT_COLD_EDGE',
+      apiKey: 'sk_test_cold_edge',
+      allowInsecureLoopback: true,
+      tokenStore: new MemoryTokenStore(),
+      rateLimiter: new MemoryRateLimiter(),
+    });
+    const params = Array.from({ length: 40 }, () => paymentParams());
+    const results = await Promise.allSettled(params.map((p) => gateway.payments.create(p)));
+
+    expect(results.filter((r) => r.status === 'rejected').map((r) => String(r.reason))).toEqual([]);
+    // One 429 in 3 window edges: the probe, once; never a second.
+    expect(service.creates.filter((c) => c.status === 429).length).toBe(1);
+    // Each reference created once: 40 accepted creations, 40 references, each the call's own.
+    expect(service.creates.filter((c) => c.status === 200).length).toBe(40);
+    expect([...service.created].sort()).toEqual(params.map((p) => p.reference_id).sort());
+  }, 60_000);
+
+  it("the same limiter's next burst sends no probe again: no 429", async () => {
+    service = await startRateLimitedService(10, 2100);
+    const limiter = new MemoryRateLimiter();
+    const gateway = new MyrGateway({
+      baseUrl: service.baseUrl,
+      merchantId: 'MERCHANT_COLD_EDGE_2',
+      apiKey: 'sk_test_cold_edge',
+      allowInsecureLoopback: true,
+      tokenStore: new MemoryTokenStore(),
+      rateLimiter: limiter,
+    });
+    await Promise.all(Array.from({ length: 40 }, () => gateway.payments.create(paymentParams())));
+    expect(service.creates.filter((c) => c.status === 429).length).toBe(1);
+    service.reset(); // the service forgets its window: the next burst starts on an empty one
+    await Promise.all(Array.from({ length: 40 }, () => gateway.payments.create(paymentParams())));
+    expect(service.creates.filter((c) => c.status === 429).length).toBe(0);
+    expect(service.created.size).toBe(40);
   }, 60_000);
 });
 

@@ -153,6 +153,27 @@ export class BucketModel {
     return this.limit > UNPACED_ABOVE;
   }
 
+  /** Takes the answer's `X-RateLimit-Limit`, if it is one (a whole number above 0). */
+  learnLimit(o: RateLimitObservation): void {
+    if (o.limit !== undefined && Number.isInteger(o.limit) && o.limit > 0) this.limit = o.limit;
+  }
+
+  /** Whether an answer (not a 429) was alone in its window: `Remaining = Limit − 1`, with a believable reset. */
+  alone(o: RateLimitObservation): boolean {
+    return o.status !== 429 && o.remaining === this.limit - 1 && o.resetInMs !== undefined && o.resetInMs >= 0 && o.resetInMs <= HOUR_MS;
+  }
+
+  /**
+   * Takes `windowMs` as the window if it is an upper bound shorter than the one known (or none
+   * is known). A measurement outside the believable range is dropped and leaves the window unknown.
+   */
+  narrowWindow(windowMs: number): void {
+    if (windowMs >= MIN_WINDOW_MS && windowMs <= MAX_WINDOW_MS && (!this.#windowKnown || windowMs < this.windowMs)) {
+      this.windowMs = windowMs;
+      this.#windowKnown = true;
+    }
+  }
+
   /**
    * Learns from an answer. `inFlight`: other requests of this bucket sent and not answered
    * (they may not be counted in `remaining` yet). `counted`: requests of the current window the
@@ -165,7 +186,7 @@ export class BucketModel {
    * rounded up to the next whole second (up to a second lost at every window edge).
    */
   learn(o: RateLimitObservation, now: number, inFlight: number, counted = 0): number | undefined {
-    if (o.limit !== undefined && Number.isInteger(o.limit) && o.limit > 0) this.limit = o.limit;
+    this.learnLimit(o);
     const resetInMs = o.resetInMs !== undefined && o.resetInMs >= 0 && o.resetInMs <= HOUR_MS ? o.resetInMs : undefined;
     if (o.status === 429) {
       this.#windowKnown = false; // the model was wrong: take the next measurement as it comes
@@ -177,14 +198,7 @@ export class BucketModel {
     // Alone in the window: the reset is when this very request leaves it, so the window is
     // (reset − send time). The reset is in whole seconds, so each measurement errs long, never
     // short: the shortest one seen is the closest.
-    if (o.remaining === this.limit - 1) {
-      const window = Math.ceil(resetInMs + o.elapsedMs);
-      // A measurement outside the believable range is dropped and leaves the window unknown.
-      if (window >= MIN_WINDOW_MS && window <= MAX_WINDOW_MS && (!this.#windowKnown || window < this.windowMs)) {
-        this.windowMs = window;
-        this.#windowKnown = true;
-      }
-    }
+    if (this.alone(o)) this.narrowWindow(Math.ceil(resetInMs + o.elapsedMs));
     const free = o.remaining - inFlight;
     if (free <= 0 && counted < this.limit) this.blockedUntil = Math.max(this.blockedUntil, now + resetInMs);
     return Math.max(0, free);

@@ -14,6 +14,7 @@ import {
   WaitQueue,
 } from './limiter.js';
 import { admission, afterAnswer, type SlowStartState } from './slow-start.js';
+import { EDGE_PROBE_SLOT, type EdgePlan, type EdgeProbeState, edgeProbeVerdict, planEdgeProbe, windowAfterAccepted } from './edge-probe.js';
 import { unref } from '../wait.js';
 
 /**
@@ -38,6 +39,9 @@ class LocalBucket extends BucketModel implements SlowStartState {
   readonly flying: number[] = [];
   readonly queue = new WaitQueue();
   timer: ReturnType<typeof setTimeout> | undefined;
+  /** The edge probe (edge-probe.ts): its state, its plan, and when the lone request it tests took its slot. */
+  edge: EdgeProbeState = 'ready';
+  edgePlan: (EdgePlan & { from: number }) | undefined;
 
   get inFlight(): number {
     return this.flying.length;
@@ -56,16 +60,59 @@ class LocalBucket extends BucketModel implements SlowStartState {
     return Math.max(now, this.blockedUntil, fromLog);
   }
 
-  /** Whether a slot can be taken now: slow start allows it and the window has room. */
+  /** Whether a slot can be taken now: slow start allows it and the window has room, or the edge probe may go. */
   open(now: number): boolean {
     if (this.unpaced) return true;
-    return admission(this) !== 'hold' && this.freeAt(now) <= now;
+    return admission(this) !== 'hold' && (this.freeAt(now) <= now || this.edgeAt(now) <= now);
   }
 
-  take(now: number): void {
+  /**
+   * When the planned edge probe may go (Infinity when none): it takes the place of the lone
+   * request's slot, so only while the window holds exactly the limit.
+   */
+  edgeAt(now: number): number {
+    const plan = this.edgePlan;
+    if (this.edge !== 'ready' || plan === undefined) return Number.POSITIVE_INFINITY;
+    if (now >= plan.until) this.edgePlan = undefined;
+    else if (this.blockedUntil <= now && this.log.length + this.flying.length === this.limit) return Math.max(now, plan.at);
+    return Number.POSITIVE_INFINITY;
+  }
+
+  /** Takes a slot; returns the edge probe's slot name when the window had no room but the probe may go. */
+  take(now: number): string | undefined {
     // Until the service's limits are seen, the one request admitted is the probe (slow-start.ts).
     if (admission(this) === 'probe') this.probeOut = true;
-    if (!this.unpaced) this.flying.push(now);
+    if (this.unpaced) return undefined;
+    const edge = this.freeAt(now) > now && this.edgeAt(now) <= now;
+    this.flying.push(now);
+    if (!edge) return undefined;
+    this.edge = 'out';
+    return EDGE_PROBE_SLOT;
+  }
+
+  /**
+   * The edge probe's answer (edge-probe.ts). Returns true when it was refused: the service did
+   * not count it, so its slot is dropped, and the bucket is not held back by its 429.
+   */
+  edgeAnswered(now: number, observation: RateLimitObservation): boolean {
+    const from = this.edgePlan?.from;
+    this.edge = 'done';
+    this.edgePlan = undefined;
+    const verdict = edgeProbeVerdict(observation);
+    if (verdict === 'accepted' && from !== undefined) this.narrowWindow(windowAfterAccepted(from, now));
+    if (verdict !== 'refused') return false;
+    this.learnLimit(observation);
+    this.log.pop(); // this answer's, just logged
+    return true;
+  }
+
+  /** After an answer alone in its window: the edge probe it allows, if any. */
+  planEdge(now: number, observation: RateLimitObservation): void {
+    if (observation.resetInMs === undefined) return;
+    if (this.edge !== 'ready') return;
+    const lone = { sentAt: now - observation.elapsedMs, answeredAt: now, resetAt: now + observation.resetInMs };
+    const plan = this.windowKnown ? planEdgeProbe({ state: this.edge, windowMs: this.windowMs, lone }) : undefined;
+    this.edgePlan = plan && { ...plan, from: lone.sentAt };
   }
 
   /** One request was answered (or given up): its slot counts from now. */
@@ -105,26 +152,33 @@ export class MemoryRateLimiter implements RateLimiter {
     return b;
   }
 
-  acquire(key: string, bucket: RateBucket, options: AcquireOptions): Promise<void> {
+  /**
+   * Resolves once a slot is taken: to nothing, or to the edge probe's slot name (to hand back to
+   * {@link MemoryRateLimiter.observe} with its answer, as the client does).
+   */
+  acquire(key: string, bucket: RateBucket, options: AcquireOptions): Promise<string | void> {
     const b = this.#bucket(key, bucket);
     const now = this.#now();
-    if (b.queue.length === 0 && b.open(now)) {
-      b.take(now);
-      return Promise.resolve();
-    }
+    if (b.queue.length === 0 && b.open(now)) return Promise.resolve(b.take(now));
     // A call that cannot be served before its deadline, even if nothing else changes, fails now.
     const earliest = b.freeAt(now, b.queue.length);
     if (Number.isFinite(earliest) && earliest - now > options.maxWaitMs) return Promise.reject(pacingError(bucket, b.limit, b.windowMs, earliest - now));
     const waiting = b.queue.add(options, now, () => pacingError(bucket, b.limit, b.windowMs, b.freeAt(this.#now()) - this.#now()));
     this.#pump(b);
-    return waiting.then(() => undefined); // local slots have no name
+    return waiting;
   }
 
-  observe(key: string, bucket: RateBucket, observation: RateLimitObservation): void {
+  /** Learns from the answer to a request that took a slot; `slot`: what `acquire` resolved to. */
+  observe(key: string, bucket: RateBucket, observation: RateLimitObservation, slot?: string): void {
     const b = this.#bucket(key, bucket);
     const now = this.#now();
     b.answered(now);
     afterAnswer(b, observation);
+    // A refused edge probe was expected to be possible: pacing goes on with the window it measured.
+    if (slot === EDGE_PROBE_SLOT && b.edge === 'out' && b.edgeAnswered(now, observation)) {
+      if (b.queue.length > 0) this.#pump(b);
+      return;
+    }
     b.freeAt(now); // forgets the slots out of the window, so the count below is the window's
     const free = b.learn(observation, now, b.inFlight, b.log.length + b.inFlight);
     // The service counts fewer of our requests than the log does (a shorter window, a reset
@@ -134,6 +188,7 @@ export class MemoryRateLimiter implements RateLimiter {
       const excess = b.log.length - (b.limit - free);
       if (excess > 0) b.log.splice(0, excess);
     }
+    if (b.alone(observation)) b.planEdge(now, observation);
     if (b.queue.length > 0) this.#pump(b);
   }
 
@@ -141,13 +196,10 @@ export class MemoryRateLimiter implements RateLimiter {
     clearTimeout(b.timer);
     b.timer = undefined;
     const now = this.#now();
-    for (let waiter = b.queue.first(); waiter && b.open(now); waiter = b.queue.first()) {
-      b.take(now);
-      waiter.grant();
-    }
+    for (let waiter = b.queue.first(); waiter && b.open(now); waiter = b.queue.first()) waiter.grant(b.take(now));
     // Held for a probe: its answer (observe) pumps again; no timer could know when.
     if (b.queue.length === 0 || admission(b) === 'hold') return;
-    const at = b.freeAt(now);
+    const at = Math.min(b.freeAt(now), b.edgeAt(now));
     if (!Number.isFinite(at)) return;
     // Every waiter's own deadline timer keeps the process alive while it waits; the pump must
     // not do so after the last waiter gave up (its blocked time can be an hour). A scheduled

@@ -8,7 +8,7 @@ import { type AcquireReply, readAcquire, sharedStateWarnings } from '../../../sr
 
 const NOW = 1_764_000_000_000;
 /** A reply of the old five fields: nothing paced on, nothing found wrong. */
-const NOTHING = { paced: undefined, overruled: false, foreign: 0, cutProbeLock: false };
+const NOTHING = { paced: undefined, overruled: false, foreign: 0, cutProbeLock: false, edgeProbe: false };
 // reply, slots wanted → what the limiter acts on
 const ROWS: [string, unknown, number, AcquireReply][] = [
   ['all taken', [3, 0, 0, NOW, 0], 3, { granted: 3, waitMs: 0, probe: false, redisNow: NOW, discarded: false, ...NOTHING }],
@@ -22,6 +22,8 @@ const ROWS: [string, unknown, number, AcquireReply][] = [
   ['a wait of NaN', [0, 'x', 0, NOW, 0], 3, { granted: 0, waitMs: 1000, probe: false, redisNow: NOW, discarded: false, ...NOTHING }],
   ['a wait of 0 with nothing granted: no hot loop', [0, 0, 0, NOW, 0], 3, { granted: 0, waitMs: 1, probe: false, redisNow: NOW, discarded: false, ...NOTHING }],
   ['probe flag on a grant of 2', [2, 0, 1, NOW, 0], 2, { granted: 2, waitMs: 0, probe: false, redisNow: NOW, discarded: false, ...NOTHING }],
+  ['the edge probe, the last of 2 slots granted', [2, 0, 0, NOW, 0, 30, 6000, 1, 0, 0, 0, 0, 1], 3, { granted: 2, waitMs: 1, probe: false, redisNow: NOW, discarded: false, ...NOTHING, paced: { limit: 30, windowMs: 6000, fromRedis: true, freeInMs: 0 }, edgeProbe: true }],
+  ['an edge flag with nothing granted', [0, 500, 0, NOW, 0, 30, 6000, 1, 0, 0, 0, 500, 1], 3, { granted: 0, waitMs: 500, probe: false, redisNow: NOW, discarded: false, ...NOTHING, paced: { limit: 30, windowMs: 6000, fromRedis: true, freeInMs: 500 }, edgeProbe: false }],
   ['no time', [1, 0, 0], 1, { granted: 1, waitMs: 0, probe: false, redisNow: undefined, discarded: false, ...NOTHING }],
   ['not an array', 'OK', 3, { granted: 0, waitMs: 1000, probe: false, redisNow: undefined, discarded: false, ...NOTHING }],
   ['null', null, 3, { granted: 0, waitMs: 1000, probe: false, redisNow: undefined, discarded: false, ...NOTHING }],
@@ -32,7 +34,7 @@ const FULL: [string, unknown, AcquireReply][] = [
   [
     'paced on the hash, overruled, 2 foreign slots dropped, a probe lock cut',
     [0, 900, 0, NOW, 0, 30, 6000, 1, 1, 2, 1, 4000],
-    { granted: 0, waitMs: 900, probe: false, redisNow: NOW, discarded: false, paced: { limit: 30, windowMs: 6000, fromRedis: true, freeInMs: 4000 }, overruled: true, foreign: 2, cutProbeLock: true },
+    { granted: 0, waitMs: 900, probe: false, redisNow: NOW, discarded: false, paced: { limit: 30, windowMs: 6000, fromRedis: true, freeInMs: 4000 }, overruled: true, foreign: 2, cutProbeLock: true, edgeProbe: false },
   ],
   [
     'a limit of 0 or a window of a day is no pacing to report',
