@@ -7,6 +7,8 @@
  * calls; the difference, divided by `large - small`, is the steady-state cost of one call (the
  * start-up, the module loading and the first compilations are in both runs and cancel). The
  * contenders and the callback are bench/webhook-callback.ts's, bundled from src/ by esbuild.
+ * Node runs `--single-threaded`: with V8's compiler and GC threads, when optimized code lands
+ * depends on the machine's load, and the same run varied by 2-3% from one run to the next.
  *
  * Needs valgrind (not a test dependency: nothing in the test suite runs this).
  * Run: `npx tsx bench/webhooks-instructions.ts [contender…]` (default: floor verifySync; also
@@ -69,7 +71,7 @@ export interface InstructionRow {
 function instructions(worker: string, contender: string, count: number, dir: string): number {
   const out = join(dir, `${contender}-${count}.callgrind`);
   // callgrind reports its totals on stderr; the profile file itself is not read.
-  const run = spawnSync('valgrind', ['--tool=callgrind', `--callgrind-out-file=${out}`, process.execPath, worker, contender, String(count)], {
+  const run = spawnSync('valgrind', ['--tool=callgrind', `--callgrind-out-file=${out}`, process.execPath, '--single-threaded', worker, contender, String(count)], {
     encoding: 'utf8',
     stdio: ['ignore', 'ignore', 'pipe'],
   });
