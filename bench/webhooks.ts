@@ -10,13 +10,13 @@
  *
  * @module
  */
-import { createHmac, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import Stripe from 'stripe';
 import { Webhook } from 'svix';
 import { WebhookVerifier } from '../src/webhooks/index.js';
-import { deriveSigningKeyBytesWeb, signCallbackFields } from '../src/webhooks/signature.js';
+import { BENCH_API_KEY, benchCallback, benchFloor } from './webhook-callback.js';
 
 /** One contender's result. */
 export interface WebhookBenchRow {
@@ -38,8 +38,6 @@ export interface WebhookBenchOptions {
   /** Print the table to stdout. @default true */
   print?: boolean;
 }
-
-const API_KEY = 'sk_live_bench_0123456789abcdef';
 
 interface Contender {
   name: string;
@@ -81,46 +79,15 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
   const roundMs = options.roundMs ?? Number(process.env.BENCH_MS ?? 200);
   const print = options.print ?? true;
 
-  // A callback as the service sends it.
+  // A callback as the service sends it, and the floor: what any correct verifier must do at least.
   const now = Date.now();
-  const timestamp = new Date(now).toISOString();
-  const fields = {
-    webhook_id: '6f1c2a9e-3b1d-4c8e-9a51-2f7d8e0b4c11',
-    payment_id: 'PAY_8F3K2M9Q7X',
-    reference_id: 'ORDER20260301000123',
-    amount: 1250.5,
-    currency: 'MYR',
-    status: 'SUCCESS',
-    transaction_type: 'DEPOSIT',
-    gateway_reference: 'GW2026030112345678',
-    completed_at: timestamp,
-    created_at: new Date(now - 60_000).toISOString(),
-    timestamp,
-  };
-  const signature = await signCallbackFields(API_KEY, fields);
-  const body = { ...fields, signature };
-  const raw = JSON.stringify(body);
-  const headers = {
-    'content-type': 'application/json',
-    'x-webhook-signature': signature,
-    'x-webhook-id': body.webhook_id,
-    'x-webhook-timestamp': timestamp,
-    'x-payment-id': body.payment_id,
-  };
+  const { raw, headers } = await benchCallback(now);
+  const floor = await benchFloor(raw);
 
   // Ours.
-  const nodeVerifier = new WebhookVerifier({ apiKey: API_KEY, crypto: 'node' });
-  const webVerifier = new WebhookVerifier({ apiKey: API_KEY, crypto: 'web' });
+  const nodeVerifier = new WebhookVerifier({ apiKey: BENCH_API_KEY, crypto: 'node' });
+  const webVerifier = new WebhookVerifier({ apiKey: BENCH_API_KEY, crypto: 'web' });
   const request = { body: raw, headers };
-
-  // The floor: what any correct verifier must do at least.
-  const floorKey = createSecretKey(await deriveSigningKeyBytesWeb(API_KEY));
-  const floor = () => {
-    const b = JSON.parse(raw) as typeof body;
-    const message = `${b.webhook_id}|${b.payment_id}|${b.reference_id}|${b.amount}|${b.currency}|${b.status}|${b.timestamp}|${b.completed_at ?? ''}`;
-    const mac = createHmac('sha256', floorKey).update(message, 'utf8').digest();
-    if (!timingSafeEqual(mac, Buffer.from(b.signature, 'hex'))) throw new Error('floor: bad signature');
-  };
 
   // Stripe, on a payload of the same size.
   const stripe = new Stripe('sk_test_bench');

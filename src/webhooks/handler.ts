@@ -5,7 +5,7 @@
  * @module
  */
 import { claimAndRun, paymentKey } from './claim-and-run.js';
-import { WebhookHandlerError, WebhookVerificationError, type WebhookVerificationReason } from './errors.js';
+import { WebhookHandlerError, type WebhookVerificationError, type WebhookVerificationReason } from './errors.js';
 import type { WebhookEvent } from './events.js';
 import {
   resolveHandlerOptions,
@@ -16,7 +16,7 @@ import {
   type WebhookResponseBody,
 } from './handler-options.js';
 import { webhookLog, type WebhookLogLevel } from './log.js';
-import type { WebhookRequest } from './request-parts.js';
+import { asVerificationError, type WebhookRequest } from './request-parts.js';
 import { traced } from './tracing.js';
 
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
@@ -99,8 +99,7 @@ export function createWebhookHandler<Tx = undefined>(options: WebhookHandlerOpti
     try {
       event = await verifier.verify(request);
     } catch (error) {
-      const failure =
-        error instanceof WebhookVerificationError ? error : new WebhookVerificationError('malformed', 'the callback could not be read');
+      const failure = asVerificationError(error);
       report(failure, undefined, failure.reason === 'internal' ? 'error' : 'warn');
       return {
         status: statusFor(failure.reason),

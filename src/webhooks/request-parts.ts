@@ -7,7 +7,7 @@
  * @module
  */
 import { WebhookVerificationError, type WebhookVerificationReason } from './errors.js';
-import { buildSignedString, SignedStringError, type SignedCallbackFields } from './signature.js';
+import { signedStringOf, type SignedCallbackFields } from './signature.js';
 
 /**
  * The callback body: the raw bytes or text as received, or the object a JSON body
@@ -47,6 +47,12 @@ export function fail(reason: WebhookVerificationReason, message: string): Webhoo
   return new WebhookVerificationError(reason, message);
 }
 
+/** Anything thrown while reading hostile input becomes a WebhookVerificationError. */
+export function asVerificationError(error: unknown): WebhookVerificationError {
+  if (error instanceof WebhookVerificationError) return error;
+  return fail('malformed', 'the callback could not be read');
+}
+
 /** The signed fields read from the body, before the signature has been checked. */
 export interface SignedParts {
   readonly body: Record<string, unknown>;
@@ -72,19 +78,11 @@ export function readSignedParts(request: WebhookRequest): SignedParts {
   }
   const body = readBody(request.body);
 
-  const bodySignature = body.signature;
-  let signature: string;
-  let fromBody: boolean;
-  if (bodySignature !== undefined && bodySignature !== null) {
-    if (typeof bodySignature !== 'string') throw fail('invalid_signature', 'the body signature is not a string');
-    signature = bodySignature;
-    fromBody = true;
-  } else {
-    const fromHeader = getHeader(headers, 'x-webhook-signature');
-    if (fromHeader === undefined) throw fail('missing_signature', 'the callback carries no signature');
-    signature = fromHeader;
-    fromBody = false;
-  }
+  // The body's signature when it has one (a header, when present, must then equal it), else the header's.
+  const fromBody = body.signature !== undefined && body.signature !== null;
+  const signature = fromBody ? body.signature : getHeader(headers, 'x-webhook-signature');
+  if (signature === undefined) throw fail('missing_signature', 'the callback carries no signature');
+  if (typeof signature !== 'string') throw fail('invalid_signature', 'the body signature is not a string');
   const signatureBytes = decodeSignature(signature);
   if (signatureBytes === null) throw fail('invalid_signature', 'the signature is not 64 lowercase hex characters');
 
@@ -122,12 +120,9 @@ export function readSignedParts(request: WebhookRequest): SignedParts {
     timestamp,
     completed_at: completed_at === '' ? null : completed_at,
   };
-  let message: string;
-  try {
-    message = buildSignedString(fields);
-  } catch (error) {
-    if (!(error instanceof SignedStringError)) throw error;
-    throw fail('malformed', error.problem === 'separator' ? 'a signed field contains "|"' : 'a signed field is not well-formed Unicode');
+  const message = signedStringOf(fields);
+  if (typeof message !== 'string') {
+    throw fail('malformed', message[1] === 'separator' ? 'a signed field contains "|"' : 'a signed field is not well-formed Unicode');
   }
   return {
     body,
@@ -142,21 +137,15 @@ export function readSignedParts(request: WebhookRequest): SignedParts {
 
 
 function readBody(raw: unknown): Record<string, unknown> {
-  let value: unknown = raw;
-  if (typeof raw === 'string') {
-    value = parseJson(raw);
-  } else if (raw instanceof Uint8Array) {
-    value = parseJson(decodeUtf8(raw));
-  } else if (raw instanceof ArrayBuffer) {
-    value = parseJson(decodeUtf8(new Uint8Array(raw)));
-  }
+  const value: unknown =
+    typeof raw === 'string' ? parseJson(raw) : raw instanceof Uint8Array || raw instanceof ArrayBuffer ? parseJson(decodeUtf8(raw)) : raw;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw fail('malformed', 'the body is not a JSON object (pass the raw body or the parsed JSON object)');
   }
   return value as Record<string, unknown>; // checked just above: a non-null, non-array object
 }
 
-function decodeUtf8(bytes: Uint8Array): string {
+function decodeUtf8(bytes: Uint8Array | ArrayBuffer): string {
   try {
     return decoder.decode(bytes);
   } catch {
@@ -213,20 +202,16 @@ function getHeader(headers: unknown, name: string): string | undefined {
  */
 export function assertHeadersAgree(parts: SignedParts): void {
   const { headers, fields } = parts;
-  if (parts.fromBody) {
-    const header = getHeader(headers, 'x-webhook-signature');
-    if (header !== undefined && header !== parts.signature) {
-      throw fail('header_mismatch', 'X-Webhook-Signature differs from the body signature');
-    }
-  }
-  const id = getHeader(headers, 'x-webhook-id');
-  if (id !== undefined && id !== fields.webhook_id) throw fail('header_mismatch', 'X-Webhook-ID differs from webhook_id');
-  const ts = getHeader(headers, 'x-webhook-timestamp');
-  if (ts !== undefined && ts !== fields.timestamp) {
-    throw fail('header_mismatch', 'X-Webhook-Timestamp differs from timestamp');
-  }
-  const pay = getHeader(headers, 'x-payment-id');
-  if (pay !== undefined && pay !== fields.payment_id) throw fail('header_mismatch', 'X-Payment-ID differs from payment_id');
+  if (parts.fromBody) agree(headers, 'x-webhook-signature', parts.signature, 'X-Webhook-Signature differs from the body signature');
+  agree(headers, 'x-webhook-id', fields.webhook_id, 'X-Webhook-ID differs from webhook_id');
+  agree(headers, 'x-webhook-timestamp', fields.timestamp, 'X-Webhook-Timestamp differs from timestamp');
+  agree(headers, 'x-payment-id', fields.payment_id, 'X-Payment-ID differs from payment_id');
+}
+
+/** The header `name`, when present, equals `value`; else header_mismatch with `message`. */
+function agree(headers: unknown, name: string, value: string, message: string): void {
+  const header = getHeader(headers, name);
+  if (header !== undefined && header !== value) throw fail('header_mismatch', message);
 }
 
 /** Lowercase hex digit value, or -1 (uppercase is refused: the spec's hex is lowercase). */

@@ -95,6 +95,35 @@ function isWellFormed(text: string): boolean {
   return nativeWellFormed ? nativeWellFormed.call(text) : !LONE_SURROGATE.test(text);
 }
 
+/** Why `fields` cannot be signed: the first field at fault, in signing order, and its problem. */
+function refusal(fields: SignedCallbackFields): [field: string, problem: SignedStringProblem] | undefined {
+  for (const name of SIGNED_FIELDS) {
+    const part = String(fields[name] ?? '');
+    if (part.includes('|')) return [name, 'separator'];
+    if (!isWellFormed(part)) return [name, 'unicode'];
+  }
+  return undefined;
+}
+
+/** A field as the signed string writes it: `String()` of its value, '' for null (a string as it is, without a call). */
+const part = (value: string | number | null): string => (typeof value === 'string' ? value : String(value ?? ''));
+
+/**
+ * @internal The signed string of `fields`, or the first field that would make it ambiguous and
+ * why. The verifier refuses with its own error; every signer goes through
+ * {@link buildSignedString}, so what one refuses the other refuses.
+ */
+export function signedStringOf(fields: SignedCallbackFields): string | [field: string, problem: SignedStringProblem] {
+  // Every callback passes here: one template (what the service writes), then one count of the
+  // separators (a field's own "|" adds one) and one Unicode scan of the whole string (a "|"
+  // between fields pairs no surrogates). Only a refusal goes back to find the field at fault.
+  const message = `${part(fields.webhook_id)}|${part(fields.payment_id)}|${part(fields.reference_id)}|${part(fields.amount)}|${part(fields.currency)}|${part(fields.status)}|${part(fields.timestamp)}|${part(fields.completed_at)}`;
+  let separators = 0;
+  for (let at = message.indexOf('|'); at >= 0; at = message.indexOf('|', at + 1)) separators++;
+  if (separators === 7 && isWellFormed(message)) return message;
+  return refusal(fields) ?? message;
+}
+
 /**
  * The exact string the service signs: the spec's fields joined with `|`, `amount` in
  * JavaScript's number-to-string form (100.00 becomes `100`), a null `completed_at` as ''.
@@ -108,28 +137,15 @@ function isWellFormed(text: string): boolean {
  * ```
  */
 export function buildSignedString(fields: SignedCallbackFields): string {
-  let message = '';
-  let clean = true;
-  for (const name of SIGNED_FIELDS) {
-    const part = String(fields[name] ?? '');
-    clean &&= !part.includes('|');
-    message += name === 'webhook_id' ? part : `|${part}`;
-  }
-  // Every callback passes here: one Unicode scan of the whole string (a "|" between fields pairs
-  // no surrogates). Only a refusal looks for the first field at fault, to name it. The verifier
-  // builds its string here too, so what one refuses the other refuses.
-  if (clean && isWellFormed(message)) return message;
-  for (const name of SIGNED_FIELDS) {
-    const part = String(fields[name] ?? '');
-    if (part.includes('|')) throw new SignedStringError(name, 'separator');
-    if (!isWellFormed(part)) throw new SignedStringError(name, 'unicode');
-  }
+  const message = signedStringOf(fields);
+  if (typeof message !== 'string') throw new SignedStringError(...message);
   return message;
 }
 
 export { nodeCrypto };
 
-const encoder = new TextEncoder();
+/** @internal UTF-8, for the Web Crypto paths (the verifier's too). */
+export const encoder = new TextEncoder();
 
 /** A signing key as a node:crypto `KeyObject`. */
 export interface NodeSigningKey {

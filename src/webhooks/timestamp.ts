@@ -1,16 +1,19 @@
 /**
- * The callback `timestamp`, read on every callback: a strict ISO 8601 parser with no regex
- * and no Date object (the calendar's arithmetic is `Date.UTC`'s).
+ * The callback `timestamp`, read on every callback: a strict ISO 8601 parser with no regex,
+ * no Date object and no call into the runtime's calendar.
  *
  * @module
  */
 
-/** Two or four ASCII digits at `at`, or -1. */
+/**
+ * Two or four ASCII digits at `at`, or NaN. NaN fails every range check below (`NaN < 24` is
+ * false) and turns the result into NaN, so a non-digit needs no check of its own.
+ */
 function digitsAt(text: string, at: number, count: number): number {
   let value = 0;
   for (let i = 0; i < count; i++) {
     const digit = text.charCodeAt(at + i) - 48;
-    if (digit < 0 || digit > 9) return -1;
+    if (!(digit >= 0 && digit <= 9)) return NaN;
     value = value * 10 + digit;
   }
   return value;
@@ -26,16 +29,17 @@ function digitsAt(text: string, at: number, count: number): number {
  */
 export function parseTimestamp(text: string): number {
   const length = text.length;
-  if (length < 19 || length > 40) return Number.NaN;
   const separator = text.charCodeAt(10);
   if (
+    length < 19 ||
+    length > 40 ||
     text.charCodeAt(4) !== 45 /* - */ ||
     text.charCodeAt(7) !== 45 ||
     (separator !== 84 /* T */ && separator !== 116 /* t */ && separator !== 32) /* space */ ||
     text.charCodeAt(13) !== 58 /* : */ ||
     text.charCodeAt(16) !== 58
   ) {
-    return Number.NaN;
+    return NaN;
   }
   const year = digitsAt(text, 0, 4);
   const month = digitsAt(text, 5, 2);
@@ -43,50 +47,47 @@ export function parseTimestamp(text: string): number {
   const hour = digitsAt(text, 11, 2);
   const minute = digitsAt(text, 14, 2);
   const second = digitsAt(text, 17, 2);
-  if (year < 0 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) {
-    return Number.NaN;
-  }
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-  const monthDays = month === 2 ? (leap ? 29 : 28) : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
-  if (day > monthDays) return Number.NaN;
+  // 31 and 30 days alternate from January and again from August; February apart.
+  const monthDays = month === 2 ? (leap ? 29 : 28) : 30 + ((month + (month >> 3)) & 1);
+  if (!(year >= 0 && month >= 1 && month <= 12 && day >= 1 && day <= monthDays && hour < 24 && minute < 60 && second < 60)) {
+    return NaN;
+  }
 
+  // A fraction of up to nine digits (nanoseconds): the first three are the milliseconds.
   let at = 19;
   let ms = 0;
   if (text.charCodeAt(at) === 46 /* . */) {
-    const start = ++at;
-    while (at < length && at - start < 9) {
+    for (let unit = 100; ++at < length && at < 29; unit /= 10) {
       const digit = text.charCodeAt(at) - 48;
-      if (digit < 0 || digit > 9) break;
-      if (at - start < 3) ms = ms * 10 + digit;
-      at++;
+      if (!(digit >= 0 && digit <= 9)) break;
+      if (unit >= 1) ms += digit * unit;
     }
-    const count = at - start;
-    if (count === 0) return Number.NaN;
-    if (count === 1) ms *= 100;
-    else if (count === 2) ms *= 10;
+    if (at === 20) return NaN;
   }
 
-  let offset = 0;
+  const rest = length - at;
   const zone = text.charCodeAt(at);
-  if (at === length) {
-    // No zone: UTC, as the spec defines the timestamp.
-  } else if (zone === 90 /* Z */ || zone === 122 /* z */) {
-    if (at + 1 !== length) return Number.NaN;
+  let offset = 0; // minutes to add to reach UTC
+  if (zone === 90 /* Z */ || zone === 122 /* z */) {
+    if (rest !== 1) return NaN;
   } else if (zone === 43 /* + */ || zone === 45 /* - */) {
-    const rest = length - at; // ±hh:mm (6), ±hhmm (5) or ±hh (3)
-    if (rest !== 6 && rest !== 5 && rest !== 3) return Number.NaN;
-    if (rest === 6 && text.charCodeAt(at + 3) !== 58) return Number.NaN;
-    const offsetHours = digitsAt(text, at + 1, 2);
-    const offsetMinutes = rest === 3 ? 0 : digitsAt(text, at + (rest === 6 ? 4 : 3), 2);
-    if (offsetHours < 0 || offsetHours > 23 || offsetMinutes < 0 || offsetMinutes > 59) return Number.NaN;
-    offset = (offsetHours * 60 + offsetMinutes) * 60_000;
-    if (zone === 43) offset = -offset;
-  } else {
-    return Number.NaN;
+    // ±hh, ±hhmm or ±hh:mm
+    const hours = digitsAt(text, at + 1, 2);
+    const minutes =
+      rest === 3 ? 0 : rest === 5 ? digitsAt(text, at + 3, 2) : rest === 6 && text.charCodeAt(at + 3) === 58 ? digitsAt(text, at + 4, 2) : NaN;
+    if (!(hours < 24 && minutes < 60)) return NaN;
+    offset = zone === 43 ? -hours * 60 - minutes : hours * 60 + minutes;
+  } else if (rest !== 0) {
+    return NaN; // no zone at all is UTC, as the spec defines the timestamp
   }
 
-  // Days since 1970-01-01 (proleptic Gregorian).
-  // Date.UTC (a number, no Date object) reads years 0 to 99 as 1900 to 1999: 400 years later
-  // is the same calendar, exactly 146,097 days on.
-  return Date.UTC(year + 400, month - 1, day, hour, minute, second, ms) - 146_097 * 86_400_000 + offset;
+  // Days since 1970-01-01 (proleptic Gregorian), counted in integers rather than by Date.UTC (a
+  // runtime call on every callback): years taken to begin in March, so that a leap day ends
+  // its year, and 400 years on (the same calendar, 146,097 days later), so that every year
+  // counted is positive. From March, each five months make 153 days (31, 30, 31, 30, 31).
+  // 1970-01-01 counts 865,565 days, hence the constant (with the day of the month from 0).
+  const y = year + (month > 2 ? 400 : 399);
+  const days = 365 * y + (y >> 2) - ((y / 100) | 0) + ((y / 400) | 0) + ((((month + 9) % 12) * 153 + 2) / 5 | 0) + day - 865_566;
+  return (((days * 24 + hour) * 60 + minute + offset) * 60 + second) * 1000 + ms;
 }

@@ -54,7 +54,7 @@ function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
   return out;
 }
 
-const DRAIN_MAX_BYTES = 1024 * 1024;
+const DRAIN_MAX_BYTES = 1_048_576; // 1 MiB, a literal so that bundles that never drain drop it
 const DRAIN_MAX_MS = 500;
 
 /**

@@ -84,6 +84,69 @@ describe('parseTimestamp: accepted forms', () => {
     }
   });
 
+  // Day numbers from Python's datetime (date.toordinal() - date(1970, 1, 1).toordinal()), not
+  // from JavaScript's calendar: the leap rules at 1600, 1900, 2000, 2100 and 2400, the days on
+  // each side of a leap day, and the ends of the range.
+  it.each([
+    ['0000-01-01', -719_528],
+    ['0000-02-29', -719_469],
+    ['0000-03-01', -719_468],
+    ['0001-01-01', -719_162],
+    ['1600-02-29', -135_081],
+    ['1600-03-01', -135_080],
+    ['1899-12-31', -25_568],
+    ['1900-02-28', -25_509],
+    ['1900-03-01', -25_508],
+    ['1969-12-31', -1],
+    ['1970-01-01', 0],
+    ['1972-02-29', 789],
+    ['1999-12-31', 10_956],
+    ['2000-02-29', 11_016],
+    ['2000-03-01', 11_017],
+    ['2024-02-29', 19_782],
+    ['2026-11-26', 20_783],
+    ['2100-02-28', 47_540],
+    ['2100-03-01', 47_541],
+    ['2400-02-29', 157_113],
+    ['2400-12-31', 157_419],
+    ['9999-12-31', 2_932_896],
+  ])('counts %s as day %d since 1970-01-01', (date, days) => {
+    expect(parseTimestamp(`${date}T00:00:00Z`)).toBe(days * 86_400_000);
+    expect(parseTimestamp(`${date}T23:59:59.999Z`)).toBe((days + 1) * 86_400_000 - 1);
+  });
+
+  it('agrees with the calendar on every day from 1600 to 2400, and refuses the day after each month ends', () => {
+    for (let year = 1600; year <= 2400; year++) {
+      for (let month = 1; month <= 12; month++) {
+        const last = new Date(Date.UTC(year, month, 0)).getUTCDate();
+        const prefix = `${year}-${String(month).padStart(2, '0')}-`;
+        for (let day = 1; day <= last; day++) {
+          const text = `${prefix}${String(day).padStart(2, '0')}T00:00:00Z`;
+          if (parseTimestamp(text) !== Date.UTC(year, month - 1, day)) expect.fail(`${text}: ${parseTimestamp(text)} !== ${Date.UTC(year, month - 1, day)}`);
+        }
+        const after = `${prefix}${last + 1}T00:00:00Z`;
+        if (!Number.isNaN(parseTimestamp(after))) expect.fail(`${after} was accepted`);
+      }
+    }
+  });
+
+  it('agrees with the calendar on the years 0 to 99 and 9900 to 9999, leap days included', () => {
+    // Date.UTC reads the years 0 to 99 as 1900 to 1999; setUTCFullYear does not.
+    const calendar = (year: number, month: number, day: number) => new Date(0).setUTCFullYear(year, month - 1, day);
+    for (const year of [...Array.from({ length: 100 }, (_, i) => i), ...Array.from({ length: 100 }, (_, i) => 9900 + i)]) {
+      const leap = new Date(calendar(year, 2, 29)).getUTCMonth() === 1;
+      for (let month = 1; month <= 12; month++) {
+        for (const day of [1, 28, 29, 30, 31]) {
+          const text = `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}T06:07:08.009Z`;
+          const exists = new Date(calendar(year, month, day)).getUTCDate() === day;
+          const expected = exists ? calendar(year, month, day) + 6 * HOUR + 7 * MINUTE + 8009 : Number.NaN;
+          if (!Object.is(parseTimestamp(text), expected)) expect.fail(`${text}: ${parseTimestamp(text)} !== ${expected}`);
+        }
+      }
+      expect(Number.isNaN(parseTimestamp(`${String(year).padStart(4, '0')}-02-29T00:00:00Z`))).toBe(!leap);
+    }
+  });
+
   it('reads the extremes of four-digit years', () => {
     expect(parseTimestamp('0000-01-01T00:00:00Z')).toBe(Date.parse('0000-01-01T00:00:00Z'));
     expect(parseTimestamp('9999-12-31T23:59:59.999Z')).toBe(Date.parse('9999-12-31T23:59:59.999Z'));
