@@ -162,9 +162,13 @@ describe.each(CLIENT_KINDS)('a Redis that does not answer, through %s', (kind) =
   };
   // One budget, with a margin of most of a budget for a loaded machine: stacked waits take 2 or 3 budgets.
   const BUDGET_MS = 1500;
+  // The stores' own timeouts are longer than the call's budget, so that the budget is what ends
+  // each wait: two equal timers fire in either order on a loaded machine (a store's own timeout
+  // first is a 'failed' warning, then a second one for the refresh).
+  const STORE_TIMEOUT_MS = 4 * BUDGET_MS;
   const client = () => {
     const { logger, warnings } = warnLog();
-    const tokenStore = new RedisTokenStore({ client: conn.client, timeoutMs: BUDGET_MS });
+    const tokenStore = new RedisTokenStore({ client: conn.client, timeoutMs: STORE_TIMEOUT_MS });
     return { gateway: clientFor(mock, { logger, tokenStoreTimeout: BUDGET_MS, tokenStore }).gateway, warnings };
   };
   const timed = async <T>(work: Promise<T>) => {
@@ -187,8 +191,8 @@ describe.each(CLIENT_KINDS)('a Redis that does not answer, through %s', (kind) =
   it('a cold create on a token store and a rate limiter that both wait on it spends one store budget, not one per store', async () => {
     await pause();
     const { logger, warnings } = warnLog();
-    const tokenStore = new RedisTokenStore({ client: conn.client, timeoutMs: BUDGET_MS });
-    const rateLimiter = new RedisRateLimiter({ client: conn.client, timeoutMs: BUDGET_MS });
+    const tokenStore = new RedisTokenStore({ client: conn.client, timeoutMs: STORE_TIMEOUT_MS });
+    const rateLimiter = new RedisRateLimiter({ client: conn.client, timeoutMs: STORE_TIMEOUT_MS });
     const { gateway } = clientFor(mock, { logger, tokenStoreTimeout: BUDGET_MS, tokenStore, rateLimiter });
     const { result, elapsed } = await timed(gateway.payments.create(paymentParams()));
     expect(result.payment_id).toMatch(/^PAY_/);
