@@ -10,7 +10,8 @@ import { ConfigurationError } from '../core/errors/base.js';
 import { settle, type SqlClient, type SqlDialect, type SqlResult, type SqlSession } from './driver.js';
 
 type OrmDialect = Extract<SqlDialect, 'postgres' | 'mysql'>;
-type RawQuery = (text: string, params: readonly unknown[]) => Promise<SqlResult>;
+/** Sends one of the ledger's statements through the ORM's transaction. */
+export type RawQuery = (text: string, params: readonly unknown[]) => Promise<SqlResult>;
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 const rowsOf = (value: unknown): readonly Record<string, unknown>[] => (Array.isArray(value) ? value.filter(isRecord) : []);
@@ -193,6 +194,58 @@ function driverQuery(dialect: OrmDialect, tx: unknown): RawQuery {
 class Rollback extends Error {}
 
 /**
+ * A transaction an ORM opens with a callback (Drizzle's `transaction`, Prisma's `$transaction`),
+ * held open until the ledger decides: `open` starts it with the body, `connect` gives the
+ * handler's `tx` and the ledger's raw queries for the ORM's transaction object. Lock waits are
+ * bounded inside it; it commits when the body returns and rolls back when it throws.
+ */
+export function heldTransaction<R, Tx>(
+  dialect: OrmDialect,
+  lockTimeoutMs: number,
+  open: (body: (raw: R) => Promise<void>) => PromiseLike<unknown>,
+  connect: (raw: R) => { readonly tx: Tx; readonly query: RawQuery },
+): Promise<SqlSession<Tx>> {
+  return new Promise<SqlSession<Tx>>((handOut, failed) => {
+    let decide!: (commit: boolean) => void;
+    const decision = new Promise<boolean>((resolve) => (decide = resolve));
+    let begun = false;
+    const finished = Promise.resolve(
+      open(async (raw) => {
+        const { tx, query } = connect(raw);
+        const restore = await boundLockWaits(dialect, query, lockTimeoutMs);
+        begun = true;
+        handOut(session(tx, query));
+        const commit = await decision;
+        // Before the transaction ends: the ORM gives the connection back right after.
+        await restore?.();
+        if (!commit) throw new Rollback();
+      }),
+    );
+    finished.catch((error: unknown) => {
+      if (!begun) failed(error);
+    });
+    const session = (tx: Tx, query: RawQuery): SqlSession<Tx> => {
+      const rollback = async () => {
+        decide(false);
+        await settle(finished);
+      };
+      return {
+        tx,
+        query,
+        async commit() {
+          decide(true);
+          await finished;
+        },
+        rollback,
+        abandon(settled) {
+          void settled.then(rollback);
+        },
+      };
+    };
+  });
+}
+
+/**
  * The ledger over Drizzle (drizzle-orm/node-postgres or drizzle-orm/mysql2, over a pool): each run
  * is one `db.transaction(…)`, and the handler's `tx` is that Drizzle transaction. The dialect is
  * read from the instance; give it as the second argument when that fails.
@@ -215,44 +268,14 @@ export function fromDrizzle<D extends DrizzleLike>(db: D, dialect?: 'postgres' |
   return {
     dialect: chosen,
     begin(lockTimeoutMs) {
-      return new Promise<SqlSession<DrizzleTxOf<D>>>((handOut, failed) => {
-        let decide!: (commit: boolean) => void;
-        const decision = new Promise<boolean>((resolve) => (decide = resolve));
-        let restore: (() => Promise<void>) | undefined;
-        let begun = false;
-        // Drizzle's transaction is a callback: it stays open until the ledger decides.
-        const finished = db.transaction(async (tx: unknown) => {
-          const query = driverQuery(chosen, tx);
-          restore = await boundLockWaits(chosen, query, lockTimeoutMs);
-          begun = true;
-          // Drizzle calls back with the transaction whose type DrizzleTxOf<D> names.
-          handOut(session(tx as DrizzleTxOf<D>, query));
-          const commit = await decision;
-          await restore?.();
-          if (!commit) throw new Rollback();
-        }, chosen === 'mysql' ? { isolationLevel: 'read committed' } : undefined);
-        finished.catch((error: unknown) => {
-          if (!begun) failed(error);
-        });
-        const session = (tx: DrizzleTxOf<D>, query: RawQuery): SqlSession<DrizzleTxOf<D>> => {
-          const rollback = async () => {
-            decide(false);
-            await settle(finished);
-          };
-          return {
-            tx,
-            query,
-            async commit() {
-              decide(true);
-              await finished;
-            },
-            rollback,
-            abandon(settled) {
-              void settled.then(rollback);
-            },
-          };
-        };
-      });
+      // Drizzle's transaction is a callback: it stays open until the ledger decides.
+      return heldTransaction(
+        chosen,
+        lockTimeoutMs,
+        (body) => db.transaction(body, chosen === 'mysql' ? { isolationLevel: 'read committed' } : undefined),
+        // Drizzle calls back with the transaction whose type DrizzleTxOf<D> names.
+        (raw: unknown) => ({ tx: raw as DrizzleTxOf<D>, query: driverQuery(chosen, raw) }),
+      );
     },
   };
 }

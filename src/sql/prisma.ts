@@ -7,7 +7,8 @@
  * @module
  */
 import { ConfigurationError } from '../core/errors/base.js';
-import { settle, type SqlClient, type SqlDialect, type SqlResult, type SqlSession } from './driver.js';
+import type { SqlClient, SqlDialect } from './driver.js';
+import { heldTransaction, type RawQuery } from './orm.js';
 
 /** The raw-SQL methods of a Prisma transaction client that the ledger sends its statements through. */
 export interface PrismaTransactionLike {
@@ -42,15 +43,13 @@ type PrismaDialect = Extract<SqlDialect, 'postgres' | 'mysql'>;
 // whose handler never settles: 15 minutes, the longest a fleet claim lives too.
 const TRANSACTION_TIMEOUT_MS = 15 * 60_000;
 
-class Rollback extends Error {}
-
 function prismaDialect(prisma: object): PrismaDialect | undefined {
   // The generated client keeps its datasource's provider; the dialect argument covers the rest.
   const provider = '_activeProvider' in prisma ? prisma._activeProvider : undefined;
   return provider === 'postgresql' || provider === 'postgres' ? 'postgres' : provider === 'mysql' ? 'mysql' : undefined;
 }
 
-function rawQuery(tx: PrismaTransactionLike): (text: string, params: readonly unknown[]) => Promise<SqlResult> {
+function rawQuery(tx: PrismaTransactionLike): RawQuery {
   return async (text, params) => {
     // Only the ledger's own reads want rows; everything else answers its count.
     if (text.startsWith('SELECT')) {
@@ -89,54 +88,13 @@ export function fromPrisma<P extends PrismaLike>(prisma: P, dialect?: 'postgres'
   return {
     dialect: chosen,
     begin(lockTimeoutMs) {
-      return new Promise<SqlSession<PrismaTxOf<P>>>((handOut, failed) => {
-        let decide!: (commit: boolean) => void;
-        const decision = new Promise<boolean>((resolve) => (decide = resolve));
-        let begun = false;
-        const finished = Promise.resolve(
-          prisma.$transaction(
-            async (tx) => {
-              const query = rawQuery(tx);
-              let restore: (() => Promise<void>) | undefined;
-              if (chosen === 'postgres') {
-                await query(`SET LOCAL lock_timeout = ${lockTimeoutMs}`, []);
-              } else {
-                await query(`SET @myr_gateway_lwt = @@SESSION.innodb_lock_wait_timeout, SESSION innodb_lock_wait_timeout = ${Math.ceil(lockTimeoutMs / 1000)}`, []);
-                // Before the transaction ends: Prisma gives the connection back right after.
-                restore = () => settle(query('SET SESSION innodb_lock_wait_timeout = @myr_gateway_lwt', []));
-              }
-              begun = true;
-              // Prisma calls back with the transaction client whose type PrismaTxOf<P> names.
-              handOut(session(tx as PrismaTxOf<P>, query));
-              const commit = await decision;
-              await restore?.();
-              if (!commit) throw new Rollback();
-            },
-            chosen === 'mysql' ? { timeout: TRANSACTION_TIMEOUT_MS, isolationLevel: 'ReadCommitted' } : { timeout: TRANSACTION_TIMEOUT_MS },
-          ),
-        );
-        finished.catch((error: unknown) => {
-          if (!begun) failed(error);
-        });
-        const session = (tx: PrismaTxOf<P>, query: (text: string, params: readonly unknown[]) => Promise<SqlResult>): SqlSession<PrismaTxOf<P>> => {
-          const rollback = async () => {
-            decide(false);
-            await settle(finished);
-          };
-          return {
-            tx,
-            query,
-            async commit() {
-              decide(true);
-              await finished;
-            },
-            rollback,
-            abandon(settled) {
-              void settled.then(rollback);
-            },
-          };
-        };
-      });
+      return heldTransaction(
+        chosen,
+        lockTimeoutMs,
+        (body) => prisma.$transaction(body, chosen === 'mysql' ? { timeout: TRANSACTION_TIMEOUT_MS, isolationLevel: 'ReadCommitted' } : { timeout: TRANSACTION_TIMEOUT_MS }),
+        // Prisma calls back with the transaction client whose type PrismaTxOf<P> names.
+        (raw: PrismaTransactionLike) => ({ tx: raw as PrismaTxOf<P>, query: rawQuery(raw) }),
+      );
     },
   };
 }
