@@ -9,6 +9,7 @@
 import { ConfigurationError } from '../core/errors/base.js';
 import { milliseconds } from '../core/milliseconds.js';
 import type { LedgerRun, PaymentOrder, TransactionalWebhookStore } from '../webhooks/stores/types.js';
+import { supersedesNothing } from '../webhooks/lifecycle.js';
 import { runBudget } from './deadline.js';
 import { isConflict, type SqlClient, type SqlDialect, type SqlSession } from './driver.js';
 import { checkTableName, keyRow, markRow, params, statements, type Statements } from './statements.js';
@@ -54,7 +55,11 @@ export interface PruneOptions {
 export interface LedgerRunOptions {
   /** The payment's place in its life: the run is `superseded` when a later status was handled. */
   readonly order?: PaymentOrder | undefined;
-  /** Write (or raise) the payment's high-water mark to `order.rank` with the done mark. */
+  /**
+   * Raise the payment's high-water mark to `order.rank`, committed with the work (a REFUNDED: a
+   * later SUCCESS is then superseded). The ledger writes the mark's row for every run with an
+   * `order` all the same, for its lock: that row orders one payment's callbacks.
+   */
   readonly raiseMark: boolean;
   /**
    * The most the run may take, in ms: acquiring a connection, the claim, the work and the COMMIT
@@ -152,7 +157,7 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
       return inFlightOrUnavailable(error);
     }
     try {
-      const refused = await this.#claim(session, row, claimedUntil, now, order);
+      const refused = await this.#claim(session, row, claimedUntil, now, order, options.raiseMark);
       if (refused) {
         await session.rollback();
         return { outcome: refused };
@@ -181,9 +186,6 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
         await session.rollback();
         return { outcome: 'failed', error: new ConfigurationError('the ledger\'s transaction was no longer open when the work returned: the work must not COMMIT or ROLLBACK tx, nor swallow a failed statement', 'tx') };
       }
-      if (options.raiseMark && order) {
-        await session.query(this.#sql.raiseMark, this.#params.raiseMark(markRow(order.paymentId), order.rank, Date.now() + completedTtlMs, Date.now()));
-      }
     } catch (error) {
       await session.rollback(error);
       return isAbortedTransaction(error) ? { outcome: 'failed', error } : inFlightOrUnavailable(error);
@@ -197,14 +199,23 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
   }
 
   /**
-   * Takes the key in this transaction; answers why not otherwise. One statement on the common
-   * path (the payment's mark is checked by the insert itself); the reason is read only when it
-   * refused.
+   * Takes the key in this transaction; answers why not otherwise. A callback with a place in its
+   * payment's life first writes the payment's mark (raised to its rank when `raiseMark`, else
+   * written at the rank that supersedes nothing), which locks the mark's row until COMMIT: one
+   * payment's ordered callbacks run one at a time, and each claim reads the mark its predecessor
+   * committed. Postgres does both in one statement, MySQL and SQLite in two; the reason for a
+   * refusal is read only then, off the common path.
    */
-  async #claim(session: SqlSession<Tx>, row: string, claimedUntil: number, now: number, order: PaymentOrder | undefined): Promise<'duplicate' | 'superseded' | undefined> {
-    const claim = order
-      ? await session.query(this.#sql.claimOrdered, this.#params.claimOrdered(row, claimedUntil, now, markRow(order.paymentId), order.rank))
-      : await session.query(this.#sql.claim, this.#params.claim(row, claimedUntil, now));
+  async #claim(session: SqlSession<Tx>, row: string, claimedUntil: number, now: number, order: PaymentOrder | undefined, raiseMark: boolean): Promise<'duplicate' | 'superseded' | undefined> {
+    let claim;
+    if (order) {
+      const mark = markRow(order.paymentId);
+      const markRank = raiseMark ? order.rank : supersedesNothing();
+      if (this.#sql.lockMark !== undefined) await session.query(this.#sql.lockMark, this.#params.lockMark(mark, markRank, claimedUntil, now));
+      claim = await session.query(this.#sql.claimOrdered, this.#params.claimOrdered(row, claimedUntil, now, mark, order.rank, markRank));
+    } else {
+      claim = await session.query(this.#sql.claim, this.#params.claim(row, claimedUntil, now));
+    }
     if (claim.affected === 1) return undefined;
     if (order) {
       const mark = (await session.query(this.#sql.readMark, this.#params.readMark(markRow(order.paymentId), now))).rows[0]?.mark_rank;

@@ -52,10 +52,19 @@ export interface Statements {
   readonly claim: string;
   /**
    * The claim of a callback with a place in its payment's life: inserts the key's row only if the
-   * payment's live mark is not above the callback's rank, in the same round trip. 0 affected rows:
-   * a duplicate or superseded (told apart by `readMark`, off the common path).
+   * payment's live mark is not above the callback's rank. 0 affected rows: a duplicate or
+   * superseded (told apart by `readMark`, off the common path). It runs after `lockMark`, in the
+   * same transaction; Postgres writes the mark in this statement itself (a CTE), one round trip.
    */
   readonly claimOrdered: string;
+  /**
+   * `[row, rank, expiresAt, now]`: writes the payment's mark row first (raising it to `rank`
+   * unless it is live and higher), absent where `claimOrdered` does it itself (Postgres). Writing
+   * the row locks it until COMMIT, so one payment's ordered callbacks are claimed one at a time:
+   * a SUCCESS delivered while its REFUNDED still runs waits for it (then finds it, superseded)
+   * instead of running beside it and committing after the refund.
+   */
+  readonly lockMark?: string;
   /** MySQL: takes over an expired row the claim found; 1 affected row: claimed. */
   readonly takeOver?: string;
   /** `[row, now]`: the live mark's rank (Postgres: locked for the transaction), or no row. */
@@ -66,8 +75,6 @@ export interface Statements {
    * row already says done, since it never commits without the work.
    */
   readonly done: string;
-  /** `[row, rank, expiresAt, now]`: writes or raises a mark. */
-  readonly raiseMark: string;
   /** `[now, batch]`: deletes at most `batch` expired rows. */
   readonly prune: string;
 }
@@ -82,15 +89,15 @@ export function statements(dialect: SqlDialect, table: string, bare: string): St
           `CREATE INDEX IF NOT EXISTS ${bare}_expires ON ${table} (expires_at)`,
         ],
         claim: `INSERT INTO ${table} AS l (ledger_key, expires_at) VALUES ($1, $2) ON CONFLICT (ledger_key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE l.expires_at <= $3`,
+        // The mark's upsert waits for a transaction holding the row and then updates the row as
+        // that one committed it, so the claim's test reads the mark as of the last COMMIT.
         claimOrdered:
-          `INSERT INTO ${table} AS l (ledger_key, expires_at) SELECT $1::varchar, $2::bigint WHERE NOT EXISTS ` +
-          `(SELECT 1 FROM ${table} WHERE ledger_key = $4::varchar AND expires_at > $3::bigint AND mark_rank > $5::smallint FOR SHARE) ` +
+          `WITH mark AS (INSERT INTO ${table} AS m (ledger_key, mark_rank, expires_at) VALUES ($4::varchar, $6::smallint, $2::bigint) ON CONFLICT (ledger_key) DO UPDATE SET ` +
+          'mark_rank = CASE WHEN m.expires_at <= $3::bigint THEN EXCLUDED.mark_rank ELSE GREATEST(m.mark_rank, EXCLUDED.mark_rank) END, expires_at = GREATEST(m.expires_at, EXCLUDED.expires_at) RETURNING mark_rank) ' +
+          `INSERT INTO ${table} AS l (ledger_key, expires_at) SELECT $1::varchar, $2::bigint FROM mark WHERE mark.mark_rank <= $5::smallint ` +
           'ON CONFLICT (ledger_key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE l.expires_at <= $3::bigint',
         readMark: `SELECT mark_rank FROM ${table} WHERE ledger_key = $1 AND expires_at > $2 FOR SHARE`,
         done: `SELECT 1 AS held FROM ${table} WHERE ledger_key = $1 AND expires_at = $2`,
-        raiseMark:
-          `INSERT INTO ${table} AS l (ledger_key, mark_rank, expires_at) VALUES ($1, $2, $3) ON CONFLICT (ledger_key) DO UPDATE SET ` +
-          'mark_rank = CASE WHEN l.expires_at <= $4 THEN EXCLUDED.mark_rank ELSE GREATEST(l.mark_rank, EXCLUDED.mark_rank) END, expires_at = GREATEST(l.expires_at, EXCLUDED.expires_at)',
         // The outer test is re-checked on a row a concurrent takeover just made live again (the
         // sub-select is not): without it prune deletes the done record that takeover committed.
         prune: `DELETE FROM ${table} WHERE ledger_key IN (SELECT ledger_key FROM ${table} WHERE expires_at <= $1 LIMIT $2) AND expires_at <= $1`,
@@ -105,14 +112,15 @@ export function statements(dialect: SqlDialect, table: string, bare: string): St
         // No upsert here: with mysql2's default FOUND_ROWS flag, ON DUPLICATE KEY UPDATE answers 1 both
         // for an insert and for an unchanged row. An expired row is taken over by `takeOver`.
         claim: `INSERT IGNORE INTO ${table} (ledger_key, expires_at) VALUES (?, ?)`,
-        // The mark is read without a lock: the ledger's transaction on MySQL is READ COMMITTED, where
-        // INSERT … SELECT reads its source as a snapshot. (Under REPEATABLE READ it would take a gap
-        // lock on the missing mark of most payments, and concurrent claims of other keys deadlock.)
+        // The mark is read without a lock, after `lockMark` wrote it: the ledger's transaction on
+        // MySQL is READ COMMITTED, where INSERT … SELECT reads its source as a snapshot that has
+        // this transaction's own write. (Under REPEATABLE READ it would take a gap lock on the
+        // missing mark of most payments, and concurrent claims of other keys deadlock.)
         claimOrdered: `INSERT IGNORE INTO ${table} (ledger_key, expires_at) SELECT ?, ? FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM ${table} WHERE ledger_key = ? AND expires_at > ? AND mark_rank > ?)`,
         readMark: `SELECT mark_rank FROM ${table} WHERE ledger_key = ? AND expires_at > ?`,
         takeOver: `UPDATE ${table} SET expires_at = ? WHERE ledger_key = ? AND expires_at <= ?`,
         done: `SELECT 1 AS held FROM ${table} WHERE ledger_key = ? AND expires_at = ?`,
-        raiseMark:
+        lockMark:
           `INSERT INTO ${table} (ledger_key, mark_rank, expires_at) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE ` +
           'mark_rank = IF(expires_at <= ?, ?, GREATEST(COALESCE(mark_rank, 0), ?)), expires_at = GREATEST(expires_at, ?)',
         prune: `DELETE FROM ${table} WHERE expires_at <= ? LIMIT ?`,
@@ -129,7 +137,7 @@ export function statements(dialect: SqlDialect, table: string, bare: string): St
           'ON CONFLICT (ledger_key) DO UPDATE SET expires_at = excluded.expires_at WHERE expires_at <= ?',
         readMark: `SELECT mark_rank FROM ${table} WHERE ledger_key = ? AND expires_at > ?`,
         done: `SELECT 1 AS held FROM ${table} WHERE ledger_key = ? AND expires_at = ?`,
-        raiseMark:
+        lockMark:
           `INSERT INTO ${table} (ledger_key, mark_rank, expires_at) VALUES (?, ?, ?) ON CONFLICT (ledger_key) DO UPDATE SET ` +
           'mark_rank = CASE WHEN expires_at <= ? THEN excluded.mark_rank ELSE max(coalesce(mark_rank, 0), excluded.mark_rank) END, expires_at = max(expires_at, excluded.expires_at)',
         prune: `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE expires_at <= ? LIMIT ?)`,
@@ -141,12 +149,13 @@ export function statements(dialect: SqlDialect, table: string, bare: string): St
 export function params(dialect: SqlDialect) {
   return {
     claim: (row: string, expiresAt: number, now: number) => (dialect === 'mysql' ? [row, expiresAt] : [row, expiresAt, now]),
-    claimOrdered: (row: string, expiresAt: number, now: number, mark: string, rank: number) =>
-      dialect === 'postgres' ? [row, expiresAt, now, mark, rank] : dialect === 'mysql' ? [row, expiresAt, mark, now, rank] : [row, expiresAt, mark, now, rank, now],
+    /** `markRank`: what `lockMark` (or Postgres's claim) writes into the mark, see SqlLedger's claim. */
+    claimOrdered: (row: string, expiresAt: number, now: number, mark: string, rank: number, markRank: number) =>
+      dialect === 'postgres' ? [row, expiresAt, now, mark, rank, markRank] : dialect === 'mysql' ? [row, expiresAt, mark, now, rank] : [row, expiresAt, mark, now, rank, now],
     takeOver: (row: string, expiresAt: number, now: number) => [expiresAt, row, now],
     readMark: (row: string, now: number) => [row, now],
     done: (row: string, claimed: number) => [row, claimed],
-    raiseMark: (row: string, rank: number, expiresAt: number, now: number) =>
+    lockMark: (row: string, rank: number, expiresAt: number, now: number) =>
       dialect === 'mysql' ? [row, rank, expiresAt, now, rank, rank, expiresAt] : [row, rank, expiresAt, now],
     prune: (now: number, batch: number) => [now, batch],
   };

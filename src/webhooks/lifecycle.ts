@@ -45,6 +45,15 @@ export function laterRanks(rank: number): number[] {
   return [...new Set(RANK_OF.values())].filter((later) => later > rank);
 }
 
+/**
+ * @internal The rank no status is later than, so a mark at it supersedes nothing: what the SQL
+ * ledger writes into a payment's mark for a status that does not raise it (it writes the row
+ * for its lock). A function, so that the webhooks entry, which never calls it, does not carry it.
+ */
+export function supersedesNothing(): number {
+  return Math.min(...RANK_OF.values());
+}
+
 const LOWEST_CALLBACK_RANK = Math.min(...TERMINAL_STATUSES.map(lifecycleRank));
 
 /**

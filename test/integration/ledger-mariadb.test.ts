@@ -115,13 +115,15 @@ describe('round trips of one callback through mysql2', () => {
     return { client: fromMysql2(counted), sent };
   }
 
-  it('a payment callback is three: open, claim (the payment\'s mark checked by the insert itself), commit with its check', async () => {
+  // The mark's own statement is the price of ordering: its row's lock makes a payment's callbacks
+  // wait for each other (Postgres folds it into the claim; MySQL has no statement that can).
+  it('a payment callback is four: open, the payment\'s mark (written, so locked), claim (reading that mark), commit with its check', async () => {
     const { client, sent } = counting(pool);
     const ledger = await newLedger(client, { table: 'ledger_round_trips' });
     sent.length = 0;
     const run = await ledger.run('payment:PAY_RT:SUCCESS', () => undefined, { raiseMark: false, completedTtlMs: 60_000, order: { paymentId: 'PAY_RT', rank: 1 } });
     expect(run.outcome).toBe('processed');
-    expect(sent).toHaveLength(3);
+    expect(sent).toHaveLength(4);
     // The duplicate finds the record and runs nothing.
     expect((await ledger.run('payment:PAY_RT:SUCCESS', () => undefined, { raiseMark: false, completedTtlMs: 60_000, order: { paymentId: 'PAY_RT', rank: 1 } })).outcome).toBe('duplicate');
   });

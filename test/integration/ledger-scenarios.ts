@@ -117,6 +117,81 @@ export function ledgerScenarios<Tx>(name: string, setup: () => LedgerFixture<Tx>
       expect(ran).toBe(false);
     });
 
+    // A payment's ordered callbacks are claimed one at a time, on the lock of its mark's row: a
+    // SUCCESS delivered while the REFUNDED still runs must not run beside it and commit after it.
+    scenario('a SUCCESS delivered while its REFUNDED is in flight waits for it, then is superseded and does not run', async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture);
+      const payment = `PAY_${randomUUID()}`;
+      const hold = gate();
+      const started = gate();
+      const refunded = ledger.run(`payment:${payment}:REFUNDED`, async () => {
+        started.open();
+        await hold.opened;
+        return 'refund recorded';
+      }, { raiseMark: true, completedTtlMs: DAY, order: { paymentId: payment, rank: lifecycleRank('REFUNDED') } });
+      await started.opened;
+      let ran = false;
+      const success = ledger.run(`payment:${payment}:SUCCESS`, async (tx) => {
+        ran = true;
+        await fixture.fulfil(tx, payment);
+      }, { raiseMark: false, completedTtlMs: DAY, order: { paymentId: payment, rank: lifecycleRank('SUCCESS') } });
+      await sleep(100); // the SUCCESS reaches its claim while the REFUNDED holds its transaction
+      hold.open();
+      expect(await refunded).toEqual({ outcome: 'processed', value: 'refund recorded' });
+      expect(await success).toEqual({ outcome: 'superseded' });
+      expect(ran).toBe(false);
+      expect(await fixture.fulfilments(payment)).toBe(0);
+    });
+
+    scenario('a SUCCESS while its REFUNDED holds past lockTimeoutMs is in_flight and does not run; its retry is superseded', async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture, { lockTimeoutMs: 300 });
+      const payment = `PAY_${randomUUID()}`;
+      const hold = gate();
+      const started = gate();
+      const refunded = ledger.run(`payment:${payment}:REFUNDED`, async () => {
+        started.open();
+        await hold.opened;
+      }, { raiseMark: true, completedTtlMs: DAY, order: { paymentId: payment, rank: lifecycleRank('REFUNDED') } });
+      await started.opened;
+      let ran = false;
+      const success = { raiseMark: false, completedTtlMs: DAY, order: { paymentId: payment, rank: lifecycleRank('SUCCESS') } };
+      const during = await ledger.run(`payment:${payment}:SUCCESS`, () => void (ran = true), success);
+      hold.open();
+      expect(during).toEqual({ outcome: 'in_flight' });
+      expect((await refunded).outcome).toBe('processed');
+      expect(await ledger.run(`payment:${payment}:SUCCESS`, () => void (ran = true), success)).toEqual({ outcome: 'superseded' });
+      expect(ran).toBe(false);
+    });
+
+    scenario('a REFUNDED delivered while its SUCCESS is in flight runs only after the SUCCESS committed', async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture);
+      const payment = `PAY_${randomUUID()}`;
+      const hold = gate();
+      const started = gate();
+      const events: string[] = [];
+      const success = ledger.run(`payment:${payment}:SUCCESS`, async (tx) => {
+        await fixture.fulfil(tx, payment);
+        started.open();
+        await hold.opened;
+        events.push('SUCCESS done');
+      }, { raiseMark: false, completedTtlMs: DAY, order: { paymentId: payment, rank: lifecycleRank('SUCCESS') } });
+      await started.opened;
+      const refunded = ledger.run(`payment:${payment}:REFUNDED`, () => void events.push('REFUNDED started'), {
+        raiseMark: true,
+        completedTtlMs: DAY,
+        order: { paymentId: payment, rank: lifecycleRank('REFUNDED') },
+      });
+      await sleep(100);
+      hold.open();
+      expect((await success).outcome).toBe('processed');
+      expect((await refunded).outcome).toBe('processed');
+      expect(events).toEqual(['SUCCESS done', 'REFUNDED started']);
+      expect(await fixture.fulfilments(payment)).toBe(1);
+    });
+
     scenario('a duplicate while the first still runs waits lockTimeoutMs, then is in_flight and does not run', async () => {
       const fixture = setup();
       const ledger = await newLedger(fixture, { lockTimeoutMs: 300 });

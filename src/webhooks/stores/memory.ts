@@ -34,6 +34,8 @@ interface Entry {
   state: typeof IN_FLIGHT | typeof DONE;
   token: string;
   expiresAt: number;
+  /** A claim with a payment order: the id of the payment's lock it holds. */
+  lock?: string | undefined;
 }
 
 const INSPECT = Symbol.for('nodejs.util.inspect.custom');
@@ -44,6 +46,14 @@ const INSPECT = Symbol.for('nodejs.util.inspect.custom');
  */
 function orderKey(order: PaymentOrder): string {
   return `order:${order.paymentId}`;
+}
+
+/**
+ * The lock of a payment's ordered callbacks, held by the one being handled: a SUCCESS delivered
+ * while its REFUNDED runs (or the other way round) is `in_flight` until that one is done.
+ */
+function lockKey(order: PaymentOrder): string {
+  return `lock:${order.paymentId}`;
 }
 
 /**
@@ -97,8 +107,12 @@ export class MemoryWebhookStore implements WebhookStore {
       return { acquired: false, state: existing.state === DONE ? 'done' : 'in_flight' };
     }
     if (order && this.#outranked(order, now)) return { acquired: false, state: 'superseded' };
+    const lock = order && lockKey(order);
+    if (lock !== undefined && (this.#get(lock)?.expiresAt ?? now) > now) return { acquired: false, state: 'in_flight' };
     const token = String(++this.#seq);
-    this.#set(id, { state: IN_FLIGHT, token, expiresAt: now + ttlMs });
+    const expiresAt = now + ttlMs;
+    this.#set(id, { state: IN_FLIGHT, token, expiresAt, lock });
+    if (lock !== undefined) this.#set(lock, { state: IN_FLIGHT, token, expiresAt });
     return { acquired: true, token };
   }
 
@@ -109,6 +123,7 @@ export class MemoryWebhookStore implements WebhookStore {
     const existing = this.#get(id);
     const live = existing !== undefined && existing.expiresAt > now;
     const held = live && existing.state === IN_FLIGHT && existing.token === token;
+    if (held) this.#unlock(existing, token);
     // Record it when nobody else holds the key, even if this claim had lapsed meanwhile.
     if (!live || held) {
       this.#set(id, { state: DONE, token, expiresAt: now + ttlMs });
@@ -123,8 +138,8 @@ export class MemoryWebhookStore implements WebhookStore {
     const existing = this.#get(id);
     const held = existing !== undefined && existing.token === token && existing.state === IN_FLIGHT && existing.expiresAt > this.#clock();
     if (held) {
-      this.#current.delete(id);
-      this.#previous.delete(id);
+      this.#unlock(existing, token);
+      this.#delete(id);
     }
     return held;
   }
@@ -137,6 +152,8 @@ export class MemoryWebhookStore implements WebhookStore {
       return false;
     }
     existing.expiresAt = now + ttlMs;
+    const lock = existing.lock === undefined ? undefined : this.#get(existing.lock);
+    if (lock?.token === token) lock.expiresAt = existing.expiresAt;
     return true;
   }
 
@@ -150,6 +167,16 @@ export class MemoryWebhookStore implements WebhookStore {
   #outranked(order: PaymentOrder, now: number): boolean {
     const highest = this.#get(orderKey(order));
     return highest !== undefined && highest.expiresAt > now && laterRanks(order.rank).includes(Number(highest.token));
+  }
+
+  /** Frees the payment lock that the claim `token` of `entry` holds, if it still holds it. */
+  #unlock(entry: Entry, token: string): void {
+    if (entry.lock !== undefined && this.#get(entry.lock)?.token === token) this.#delete(entry.lock);
+  }
+
+  #delete(key: string): void {
+    this.#current.delete(key);
+    this.#previous.delete(key);
   }
 
   #get(key: string): Entry | undefined {

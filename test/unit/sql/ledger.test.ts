@@ -7,9 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../../src/index.js';
 import type { SqlClient, SqlResult, SqlSession } from '../../../src/sql/driver.js';
 import { SqlLedger } from '../../../src/sql/index.js';
+import { laterRanks, supersedesNothing } from '../../../src/webhooks/lifecycle.js';
 
-type Step = 'begin' | 'claim' | 'readMark' | 'done' | 'raiseMark' | 'commit';
+type Step = 'begin' | 'lockMark' | 'claim' | 'readMark' | 'takeOver' | 'done' | 'commit';
 interface Script {
+  /** The dialect's statements the ledger sends (default postgres). */
+  dialect?: 'postgres' | 'mysql';
   fail?: Partial<Record<Step, object>>;
   claimed?: number;
   mark?: number | null;
@@ -20,6 +23,7 @@ const TX = { the: 'merchant transaction' };
 
 function scripted(script: Script = {}) {
   const events: string[] = [];
+  const claims: unknown[][] = [];
   const abandoned: Promise<unknown>[] = [];
   const step = (name: Step) => {
     events.push(name);
@@ -27,17 +31,28 @@ function scripted(script: Script = {}) {
     if (failure instanceof Error) throw failure;
     if (failure !== undefined) throw Object.assign(new Error(`${name} failed`), failure);
   };
-  const kind = (text: string): Step => (text.startsWith('INSERT INTO t AS l (ledger_key, expires_at)') ? 'claim' : text.startsWith('SELECT mark_rank') ? 'readMark' : text.startsWith('SELECT 1 AS held') ? 'done' : 'raiseMark');
+  const kind = (text: string): Step =>
+    /^(WITH mark AS|INSERT INTO t AS l \(ledger_key, expires_at\)|INSERT IGNORE)/.test(text)
+      ? 'claim'
+      : text.startsWith('INSERT INTO t (ledger_key, mark_rank')
+        ? 'lockMark'
+        : text.startsWith('SELECT mark_rank')
+          ? 'readMark'
+          : text.startsWith('SELECT 1 AS held')
+            ? 'done'
+            : 'takeOver';
   const client: SqlClient<typeof TX> = {
-    dialect: 'postgres',
+    dialect: script.dialect ?? 'postgres',
     async begin() {
       step('begin');
       const session: SqlSession<typeof TX> = {
         tx: TX,
-        async query(text): Promise<SqlResult> {
+        async query(text, params): Promise<SqlResult> {
           const name = kind(text);
           step(name);
+          if (name === 'claim') claims.push([...params]);
           if (name === 'claim') return { rows: [], affected: script.claimed ?? 1 };
+          if (name === 'takeOver') return { rows: [], affected: 0 };
           if (name === 'readMark') return { rows: script.mark === undefined ? [] : [{ mark_rank: script.mark }], affected: 0 };
           if (name === 'done') return { rows: Array.from({ length: script.doneRows ?? 1 }, () => ({ held: 1 })), affected: 0 };
           return { rows: [], affected: 1 };
@@ -56,7 +71,7 @@ function scripted(script: Script = {}) {
       return session;
     },
   };
-  return { client, events, abandoned, ledger: new SqlLedger(client, { table: 't' }) };
+  return { client, events, claims, abandoned, ledger: new SqlLedger(client, { table: 't' }) };
 }
 
 const RUN = { raiseMark: false, completedTtlMs: 60_000 };
@@ -92,13 +107,24 @@ describe('SqlLedger.run', () => {
     expect(events).toEqual(['begin', 'claim', 'done', 'commit']);
   });
 
-  it('raises the mark with the done mark only when asked and given the order', async () => {
+  it("writes the payment's mark in the claim (its row's lock orders the payment's callbacks): at the callback's rank only when asked", async () => {
     const raised = scripted();
-    await raised.ledger.run('k', () => undefined, { ...RUN, raiseMark: true, order: ORDER });
-    expect(raised.events).toEqual(['begin', 'claim', 'done', 'raiseMark', 'commit']);
+    await raised.ledger.run('k', () => undefined, { ...RUN, raiseMark: true, order: { paymentId: 'PAY_1', rank: 2 } });
+    expect(raised.events).toEqual(['begin', 'claim', 'done', 'commit']);
+    expect(raised.claims[0]?.[5]).toBe(2);
     const notAsked = scripted();
-    await notAsked.ledger.run('k', () => undefined, { ...RUN, order: ORDER });
-    expect(notAsked.events).not.toContain('raiseMark');
+    await notAsked.ledger.run('k', () => undefined, { ...RUN, order: { paymentId: 'PAY_1', rank: 2 } });
+    expect(notAsked.claims[0]?.[5]).toBe(supersedesNothing());
+    expect(laterRanks(2)).not.toContain(supersedesNothing());
+  });
+
+  it('MySQL: the mark is written (and locked) by a statement of its own before the claim reads it', async () => {
+    const { ledger, events } = scripted({ dialect: 'mysql' });
+    expect((await ledger.run('k', () => 'ran', { ...RUN, order: ORDER })).outcome).toBe('processed');
+    expect(events).toEqual(['begin', 'lockMark', 'claim', 'done', 'commit']);
+    const unordered = scripted({ dialect: 'mysql' });
+    await unordered.ledger.run('k', () => 'ran', RUN);
+    expect(unordered.events).toEqual(['begin', 'claim', 'done', 'commit']);
   });
 
   it('failed: the work threw; rolled back, never committed, the error kept', async () => {
@@ -165,7 +191,7 @@ describe('SqlLedger.run', () => {
     ['claim', { code: 'ECONNRESET' }, 'unavailable'],
     ['readMark', { errno: 1205 }, 'in_flight', { claimed: 0 }],
     ['done', { code: 'ECONNRESET' }, 'unavailable'],
-    ['raiseMark', { code: '40P01' }, 'in_flight'],
+    ['lockMark', { errno: 1213 }, 'in_flight', { dialect: 'mysql' }],
     ['commit', { code: 'ECONNRESET' }, 'unavailable'],
     ['commit', { code: '40001' }, 'in_flight'],
   ] as const)('%s failing with %o: %s, never processed', async (at, error, outcome, script: Script = {}) => {
