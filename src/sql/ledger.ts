@@ -78,6 +78,9 @@ const inFlightOrUnavailable = (error: unknown): LedgerRun<never> => (isConflict(
 // Postgres: a statement of the work failed and the work caught it; the transaction is aborted.
 const isAbortedTransaction = (error: unknown) => typeof error === 'object' && error !== null && 'code' in error && error.code === '25P02';
 
+/** A claim that could not tell whether the key's row is its own: claimed again, in two statements. */
+const UNCLEAR = Symbol('unclear');
+
 /** What became of the work: its value, what it threw, or nothing yet when its time ran out. */
 type Settled<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown } | undefined;
 
@@ -150,22 +153,9 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
     const row = keyRow(key);
     const claimedUntil = now + completedTtlMs;
     const budget = runBudget(this.#client, timeoutMs);
-    let session: SqlSession<Tx>;
-    try {
-      session = await budget.client.begin(this.#lockTimeoutMs);
-    } catch (error) {
-      return inFlightOrUnavailable(error);
-    }
-    try {
-      const refused = await this.#claim(session, row, claimedUntil, now, order, options.raiseMark);
-      if (refused) {
-        await session.rollback();
-        return { outcome: refused };
-      }
-    } catch (error) {
-      await session.rollback(error);
-      return inFlightOrUnavailable(error);
-    }
+    const claimed = await this.#open(budget.client, row, claimedUntil, now, order, options.raiseMark, true);
+    if (!('session' in claimed)) return claimed;
+    const { session } = claimed;
 
     const running = Promise.resolve(session.tx).then(work);
     const settled = await within(running, budget.remainingMs());
@@ -199,29 +189,67 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
   }
 
   /**
+   * Opens the run's transaction and claims the key in it: the session, or the outcome when the
+   * claim was refused (rolled back). `beside`: MySQL may try its one-statement claim first; when
+   * that cannot say whose the key's row is, the claim starts again in a new transaction without it.
+   */
+  async #open(client: SqlClient<Tx>, row: string, claimedUntil: number, now: number, order: PaymentOrder | undefined, raiseMark: boolean, beside: boolean): Promise<{ readonly session: SqlSession<Tx> } | LedgerRun<never>> {
+    let session: SqlSession<Tx>;
+    try {
+      session = await client.begin(this.#lockTimeoutMs);
+    } catch (error) {
+      return inFlightOrUnavailable(error);
+    }
+    try {
+      const refused = await this.#claim(session, row, claimedUntil, now, order, raiseMark, beside);
+      if (refused === undefined) return { session };
+      await session.rollback();
+      return refused === UNCLEAR ? this.#open(client, row, claimedUntil, now, order, raiseMark, false) : { outcome: refused };
+    } catch (error) {
+      await session.rollback(error);
+      return inFlightOrUnavailable(error);
+    }
+  }
+
+  /**
    * Takes the key in this transaction; answers why not otherwise. A callback with a place in its
    * payment's life first writes the payment's mark (raised to its rank when `raiseMark`, else
-   * written at the rank that supersedes nothing), which locks the mark's row until COMMIT: one
-   * payment's ordered callbacks run one at a time, and each claim reads the mark its predecessor
-   * committed. Postgres does both in one statement, MySQL and SQLite in two; the reason for a
-   * refusal is read only then, off the common path.
+   * written at the rank that supersedes nothing, or left as it is), which locks the mark's row
+   * until COMMIT: one payment's ordered callbacks run one at a time, and each claim reads the
+   * mark its predecessor committed. One statement on the common path (Postgres: a CTE; MySQL: one
+   * INSERT IGNORE of both rows, unless the status raises the mark); SQLite writes the mark in a
+   * call of its own. The reason for a refusal is read only then, off the common path.
    */
-  async #claim(session: SqlSession<Tx>, row: string, claimedUntil: number, now: number, order: PaymentOrder | undefined, raiseMark: boolean): Promise<'duplicate' | 'superseded' | undefined> {
-    let claim;
-    if (order) {
-      const mark = markRow(order.paymentId);
-      const markRank = raiseMark ? order.rank : supersedesNothing();
-      if (this.#sql.lockMark !== undefined) await session.query(this.#sql.lockMark, this.#params.lockMark(mark, markRank, claimedUntil, now));
-      claim = await session.query(this.#sql.claimOrdered, this.#params.claimOrdered(row, claimedUntil, now, mark, order.rank, markRank));
-    } else {
-      claim = await session.query(this.#sql.claim, this.#params.claim(row, claimedUntil, now));
+  async #claim(session: SqlSession<Tx>, row: string, claimedUntil: number, now: number, order: PaymentOrder | undefined, raiseMark: boolean, beside: boolean): Promise<'duplicate' | 'superseded' | typeof UNCLEAR | undefined> {
+    if (order === undefined) {
+      if ((await session.query(this.#sql.claim, this.#params.claim(row, claimedUntil, now))).affected === 1) return undefined;
+      return this.#takeOver(session, row, claimedUntil, now);
     }
-    if (claim.affected === 1) return undefined;
-    if (order) {
-      const mark = (await session.query(this.#sql.readMark, this.#params.readMark(markRow(order.paymentId), now))).rows[0]?.mark_rank;
-      if (mark !== undefined && mark !== null && Number(mark) > order.rank) return 'superseded';
+    const mark = markRow(order.paymentId);
+    const markRank = raiseMark ? order.rank : supersedesNothing();
+    if (beside && !raiseMark && this.#sql.claimBeside !== undefined) {
+      const inserted = (await session.query(this.#sql.claimBeside, this.#params.claimBeside(mark, markRank, row, claimedUntil))).affected;
+      // Both rows new: nothing marked the payment, so nothing supersedes the callback.
+      if (inserted === 2) return undefined;
+      if (await this.#superseded(session, mark, order.rank, now)) return 'superseded';
+      // Neither new: the key's row was there. One: the mark's or the key's, and no statement can
+      // tell a row this transaction inserted from one committed alike (a duplicate in the same ms).
+      return inserted === 0 ? this.#takeOver(session, row, claimedUntil, now) : UNCLEAR;
     }
-    // MySQL only: the row exists; an expired one is taken over.
+    if (this.#sql.lockMark !== undefined) await session.query(this.#sql.lockMark, this.#params.lockMark(mark, markRank, claimedUntil, now));
+    if ((await session.query(this.#sql.claimOrdered, this.#params.claimOrdered(row, claimedUntil, now, mark, order.rank, markRank))).affected === 1) return undefined;
+    if (await this.#superseded(session, mark, order.rank, now)) return 'superseded';
+    return this.#takeOver(session, row, claimedUntil, now);
+  }
+
+  /** Whether the payment's live mark (as last committed, and locked by the claim) is above `rank`. */
+  async #superseded(session: SqlSession<Tx>, mark: string, rank: number, now: number): Promise<boolean> {
+    const highest = (await session.query(this.#sql.readMark, this.#params.readMark(mark, now))).rows[0]?.mark_rank;
+    return highest !== undefined && highest !== null && Number(highest) > rank;
+  }
+
+  /** The key's row exists: claimed when it had expired (MySQL takes it over here; the others in the claim), else a duplicate. */
+  async #takeOver(session: SqlSession<Tx>, row: string, claimedUntil: number, now: number): Promise<'duplicate' | undefined> {
     if (this.#sql.takeOver !== undefined && (await session.query(this.#sql.takeOver, this.#params.takeOver(row, claimedUntil, now))).affected === 1) return undefined;
     return 'duplicate';
   }

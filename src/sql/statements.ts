@@ -65,6 +65,15 @@ export interface Statements {
    * instead of running beside it and committing after the refund.
    */
   readonly lockMark?: string;
+  /**
+   * MySQL: `[mark, rank, expiresAt, row, expiresAt]`, the claim of a callback whose status does
+   * not raise the mark: the mark's row and the key's row in one INSERT IGNORE, in that order. A
+   * new mark row is locked as inserted; an existing one is share-locked by the duplicate check,
+   * which first waits for a transaction writing it (a REFUNDED in flight). 2 affected rows: both
+   * new, so claimed and nothing could supersede it; fewer: told apart by `readMark`, `done` and
+   * `takeOver`, off the common path. One statement where `lockMark` and `claimOrdered` are two.
+   */
+  readonly claimBeside?: string;
   /** MySQL: takes over an expired row the claim found; 1 affected row: claimed. */
   readonly takeOver?: string;
   /** `[row, now]`: the live mark's rank (Postgres: locked for the transaction), or no row. */
@@ -117,6 +126,7 @@ export function statements(dialect: SqlDialect, table: string, bare: string): St
         // this transaction's own write. (Under REPEATABLE READ it would take a gap lock on the
         // missing mark of most payments, and concurrent claims of other keys deadlock.)
         claimOrdered: `INSERT IGNORE INTO ${table} (ledger_key, expires_at) SELECT ?, ? FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM ${table} WHERE ledger_key = ? AND expires_at > ? AND mark_rank > ?)`,
+        claimBeside: `INSERT IGNORE INTO ${table} (ledger_key, mark_rank, expires_at) VALUES (?, ?, ?), (?, NULL, ?)`,
         readMark: `SELECT mark_rank FROM ${table} WHERE ledger_key = ? AND expires_at > ?`,
         takeOver: `UPDATE ${table} SET expires_at = ? WHERE ledger_key = ? AND expires_at <= ?`,
         done: `SELECT 1 AS held FROM ${table} WHERE ledger_key = ? AND expires_at = ?`,
@@ -152,6 +162,7 @@ export function params(dialect: SqlDialect) {
     /** `markRank`: what `lockMark` (or Postgres's claim) writes into the mark, see SqlLedger's claim. */
     claimOrdered: (row: string, expiresAt: number, now: number, mark: string, rank: number, markRank: number) =>
       dialect === 'postgres' ? [row, expiresAt, now, mark, rank, markRank] : dialect === 'mysql' ? [row, expiresAt, mark, now, rank] : [row, expiresAt, mark, now, rank, now],
+    claimBeside: (mark: string, rank: number, row: string, expiresAt: number) => [mark, rank, expiresAt, row, expiresAt],
     takeOver: (row: string, expiresAt: number, now: number) => [expiresAt, row, now],
     readMark: (row: string, now: number) => [row, now],
     done: (row: string, claimed: number) => [row, claimed],

@@ -115,15 +115,13 @@ describe('round trips of one callback through mysql2', () => {
     return { client: fromMysql2(counted), sent };
   }
 
-  // The mark's own statement is the price of ordering: its row's lock makes a payment's callbacks
-  // wait for each other (Postgres folds it into the claim; MySQL has no statement that can).
-  it('a payment callback is four: open, the payment\'s mark (written, so locked), claim (reading that mark), commit with its check', async () => {
+  it('a payment callback is three: open, claim (the payment\'s mark row written beside the key\'s, so locked), commit with its check', async () => {
     const { client, sent } = counting(pool);
     const ledger = await newLedger(client, { table: 'ledger_round_trips' });
     sent.length = 0;
     const run = await ledger.run('payment:PAY_RT:SUCCESS', () => undefined, { raiseMark: false, completedTtlMs: 60_000, order: { paymentId: 'PAY_RT', rank: 1 } });
     expect(run.outcome).toBe('processed');
-    expect(sent).toHaveLength(4);
+    expect(sent).toHaveLength(3);
     // The duplicate finds the record and runs nothing.
     expect((await ledger.run('payment:PAY_RT:SUCCESS', () => undefined, { raiseMark: false, completedTtlMs: 60_000, order: { paymentId: 'PAY_RT', rank: 1 } })).outcome).toBe('duplicate');
   });

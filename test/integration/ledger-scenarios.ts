@@ -226,6 +226,42 @@ export function ledgerScenarios<Tx>(name: string, setup: () => LedgerFixture<Tx>
       expect(await fixture.fulfilments(payment)).toBe(1);
     });
 
+    scenario("many deliveries of one payment's callback at once, as the handler runs them (with its order): exactly one fulfilment", async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture);
+      const payment = `PAY_${randomUUID()}`;
+      const order = { paymentId: payment, rank: lifecycleRank('SUCCESS') };
+      const runs = await Promise.all(
+        Array.from({ length: 8 }, () => ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), { raiseMark: false, completedTtlMs: DAY, order })),
+      );
+      expect(runs.filter((run) => run.outcome === 'processed')).toHaveLength(1);
+      expect(runs.every((run) => ['processed', 'duplicate', 'in_flight'].includes(run.outcome))).toBe(true);
+      expect(await fixture.fulfilments(payment)).toBe(1);
+      expect(await ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), { raiseMark: false, completedTtlMs: DAY, order })).toEqual({ outcome: 'duplicate' });
+    });
+
+    scenario('two outcomes of one rank (FAILED, then SUCCESS) both run: neither supersedes the other', async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture);
+      const payment = `PAY_${randomUUID()}`;
+      const failed = await ledger.run(`payment:${payment}:FAILED`, () => 'failed', { raiseMark: false, completedTtlMs: DAY, order: { paymentId: payment, rank: lifecycleRank('FAILED') } });
+      const success = await ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), { raiseMark: false, completedTtlMs: DAY, order: { paymentId: payment, rank: lifecycleRank('SUCCESS') } });
+      expect([failed.outcome, success.outcome]).toEqual(['processed', 'processed']);
+      expect(await fixture.fulfilments(payment)).toBe(1);
+    });
+
+    scenario("an expired record of a payment's callback is handled again", async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture);
+      const payment = `PAY_${randomUUID()}`;
+      const order = { paymentId: payment, rank: lifecycleRank('SUCCESS') };
+      expect((await ledger.run(`payment:${payment}:SUCCESS`, () => undefined, { raiseMark: false, completedTtlMs: 1, order })).outcome).toBe('processed');
+      await sleep(5);
+      expect((await ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), { raiseMark: false, completedTtlMs: DAY, order })).outcome).toBe('processed');
+      expect(await ledger.run(`payment:${payment}:SUCCESS`, () => undefined, { raiseMark: false, completedTtlMs: DAY, order })).toEqual({ outcome: 'duplicate' });
+      expect(await fixture.fulfilments(payment)).toBe(1);
+    });
+
     scenario('64 different callbacks at once, as the handler runs them: each processed, none held up by another', async () => {
       const fixture = setup();
       const ledger = await newLedger(fixture);

@@ -9,12 +9,14 @@ import type { SqlClient, SqlResult, SqlSession } from '../../../src/sql/driver.j
 import { SqlLedger } from '../../../src/sql/index.js';
 import { laterRanks, supersedesNothing } from '../../../src/webhooks/lifecycle.js';
 
-type Step = 'begin' | 'lockMark' | 'claim' | 'readMark' | 'takeOver' | 'done' | 'commit';
+type Step = 'begin' | 'lockMark' | 'claimBeside' | 'claim' | 'readMark' | 'takeOver' | 'done' | 'commit';
 interface Script {
   /** The dialect's statements the ledger sends (default postgres). */
   dialect?: 'postgres' | 'mysql';
   fail?: Partial<Record<Step, object>>;
   claimed?: number;
+  /** Rows MySQL's one-statement claim inserts (the mark's and the key's; default 2). */
+  beside?: number;
   mark?: number | null;
   doneRows?: number;
 }
@@ -32,7 +34,9 @@ function scripted(script: Script = {}) {
     if (failure !== undefined) throw Object.assign(new Error(`${name} failed`), failure);
   };
   const kind = (text: string): Step =>
-    /^(WITH mark AS|INSERT INTO t AS l \(ledger_key, expires_at\)|INSERT IGNORE)/.test(text)
+    text.startsWith('INSERT IGNORE INTO t (ledger_key, mark_rank')
+      ? 'claimBeside'
+      : /^(WITH mark AS|INSERT INTO t AS l \(ledger_key, expires_at\)|INSERT IGNORE)/.test(text)
       ? 'claim'
       : text.startsWith('INSERT INTO t (ledger_key, mark_rank')
         ? 'lockMark'
@@ -53,6 +57,7 @@ function scripted(script: Script = {}) {
           if (name === 'claim') claims.push([...params]);
           if (name === 'claim') return { rows: [], affected: script.claimed ?? 1 };
           if (name === 'takeOver') return { rows: [], affected: 0 };
+          if (name === 'claimBeside') return { rows: [], affected: script.beside ?? 2 };
           if (name === 'readMark') return { rows: script.mark === undefined ? [] : [{ mark_rank: script.mark }], affected: 0 };
           if (name === 'done') return { rows: Array.from({ length: script.doneRows ?? 1 }, () => ({ held: 1 })), affected: 0 };
           return { rows: [], affected: 1 };
@@ -118,13 +123,28 @@ describe('SqlLedger.run', () => {
     expect(laterRanks(2)).not.toContain(supersedesNothing());
   });
 
-  it('MySQL: the mark is written (and locked) by a statement of its own before the claim reads it', async () => {
+  it("MySQL: the mark's row and the key's in one INSERT IGNORE; a status that raises the mark writes it first, by a statement of its own", async () => {
     const { ledger, events } = scripted({ dialect: 'mysql' });
     expect((await ledger.run('k', () => 'ran', { ...RUN, order: ORDER })).outcome).toBe('processed');
-    expect(events).toEqual(['begin', 'lockMark', 'claim', 'done', 'commit']);
+    expect(events).toEqual(['begin', 'claimBeside', 'done', 'commit']);
+    const raising = scripted({ dialect: 'mysql' });
+    await raising.ledger.run('k', () => 'ran', { ...RUN, raiseMark: true, order: { paymentId: 'PAY_1', rank: 2 } });
+    expect(raising.events).toEqual(['begin', 'lockMark', 'claim', 'done', 'commit']);
     const unordered = scripted({ dialect: 'mysql' });
     await unordered.ledger.run('k', () => 'ran', RUN);
     expect(unordered.events).toEqual(['begin', 'claim', 'done', 'commit']);
+  });
+
+  it("MySQL: when one of the two rows was there, whose the key's row is cannot be told: the claim starts again in two statements", async () => {
+    const { ledger, events } = scripted({ dialect: 'mysql', beside: 1 });
+    expect((await ledger.run('k', () => 'ran', { ...RUN, order: ORDER })).outcome).toBe('processed');
+    expect(events).toEqual(['begin', 'claimBeside', 'readMark', 'rollback', 'begin', 'lockMark', 'claim', 'done', 'commit']);
+    const superseded = scripted({ dialect: 'mysql', beside: 1, mark: 2 });
+    expect(await superseded.ledger.run('k', () => 'ran', { ...RUN, order: ORDER })).toEqual({ outcome: 'superseded' });
+    expect(superseded.events).toEqual(['begin', 'claimBeside', 'readMark', 'rollback']);
+    const both = scripted({ dialect: 'mysql', beside: 0 });
+    expect(await both.ledger.run('k', () => 'ran', { ...RUN, order: ORDER })).toEqual({ outcome: 'duplicate' });
+    expect(both.events).toEqual(['begin', 'claimBeside', 'readMark', 'takeOver', 'rollback']);
   });
 
   it('failed: the work threw; rolled back, never committed, the error kept', async () => {

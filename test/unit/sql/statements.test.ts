@@ -47,7 +47,7 @@ describe('rows of keys and marks', () => {
 describe('statements', () => {
   it.each(['postgres', 'mysql', 'sqlite'] as const)('%s: every value is a parameter: the statements hold no value, only the table name', (dialect) => {
     const sql = statements(dialect, 'shop.ledger', 'ledger');
-    const text = [sql.claim, sql.claimOrdered, sql.readMark, sql.done, sql.lockMark ?? '', sql.prune, sql.takeOver ?? ''].join('\n');
+    const text = [sql.claim, sql.claimOrdered, sql.readMark, sql.done, sql.lockMark ?? '', sql.claimBeside ?? '', sql.prune, sql.takeOver ?? ''].join('\n');
     expect(text).not.toMatch(/'/);
     expect(sql.schema.join('\n')).toContain('shop.ledger');
   });
@@ -62,6 +62,7 @@ describe('statements', () => {
       expect(p.done('k', 2)).toHaveLength(count(sql.done));
       expect(p.claimOrdered('k', 2, 1, 'm', 1, 0)).toHaveLength(count(sql.claimOrdered));
       if (sql.lockMark) expect(p.lockMark('m', 2, 3, 1)).toHaveLength(count(sql.lockMark));
+      if (sql.claimBeside) expect(p.claimBeside('m', 0, 'k', 2)).toHaveLength(count(sql.claimBeside));
       // Postgres writes the mark in its claim; the others in a statement before it.
       expect(sql.lockMark === undefined).toBe(dialect === 'postgres');
       expect(p.prune(1, 10)).toHaveLength(count(sql.prune));
