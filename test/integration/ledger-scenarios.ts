@@ -294,17 +294,20 @@ export function ledgerScenarios<Tx>(name: string, setup: () => LedgerFixture<Tx>
       await fixture.outage.stop();
       let ran = false;
       // Started again whatever happens, so that a failure here does not take the next scenarios down too.
-      const down = await ledger.run(`payment:${payment}:SUCCESS`, () => void (ran = true), { raiseMark: false, completedTtlMs: DAY }).finally(() => fixture.outage?.start());
+      // Each run bounded as the webhook handler bounds it (handlerTimeoutMs): a pool may hold many
+      // connections that died with the server, and one may stall (postgres.js, ledger.md).
+      const bounded = { raiseMark: false, completedTtlMs: DAY, timeoutMs: 5_000 };
+      const down = await ledger.run(`payment:${payment}:SUCCESS`, () => void (ran = true), bounded).finally(() => fixture.outage?.start());
       expect(down.outcome).toBe('unavailable');
       expect(ran).toBe(false);
       // The pool's connections died with the server: the first runs after it may still meet one.
       let run;
-      for (let attempt = 0; attempt < 5; attempt++) {
-        run = await ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), { raiseMark: false, completedTtlMs: DAY });
+      for (let attempt = 0; attempt < 8; attempt++) {
+        run = await ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), bounded);
         if (run.outcome !== 'unavailable') break;
       }
       expect(run?.outcome).toBe('processed');
       expect(await fixture.fulfilments(payment)).toBe(1);
-    }, 30_000);
+    }, 60_000);
   });
 }
