@@ -13,7 +13,7 @@ import { isMilliseconds, milliseconds } from '../core/milliseconds.js';
 import { driveClient } from './topology.js';
 import { CLAIM, COMPLETE, MAX_CLAIM_TTL_MS, RAISE_MARK } from './claim-scripts.js';
 import { ClaimExpiries, untilAnswered } from './failover.js';
-import { adaptClient, COMPARE_AND_DELETE, COMPARE_AND_PEXPIRE, type RedisCommands, type RedisStoreOptions } from './client.js';
+import { adaptClient, COMPARE_AND_LET_GO, type RedisCommands, type RedisStoreOptions } from './client.js';
 
 function ttl(ms: number): string {
   return String(milliseconds(ms, 'ttlMs'));
@@ -27,6 +27,11 @@ function ttlOf(token: string): number {
 
 function claimTtl(ms: number): string {
   return ttl(Math.min(milliseconds(ms, 'ttlMs'), MAX_CLAIM_TTL_MS));
+}
+
+/** A claim not taken, from the claim script's answer: 'done', 'superseded', or held (in flight). */
+function refused(reply: unknown): WebhookClaim {
+  return { acquired: false, state: reply === 'done' || reply === 'superseded' ? reply : 'in_flight' };
 }
 
 /** Options of {@link RedisWebhookStore}. */
@@ -133,9 +138,11 @@ function replicaWait(options: RedisWebhookStoreOptions): [string, string, string
 /**
  * A {@link WebhookStore} on Redis, for webhook handlers running in more than one
  * process: the gateway's retries of one callback, landing on different instances, run
- * the handler once. Claim and complete are one round trip each (a Lua script); complete,
- * release and renew only touch a key the caller's claim still holds, and answer `false`
- * when it no longer did (the handler then reports `CLAIM_LOST`).
+ * the handler once. Claim and complete are one round trip each (a Lua script; a few on a
+ * Cluster, docs/fleet.md); complete, release and renew only touch a key the caller's claim
+ * still holds, and answer `false` when it no longer did (the handler then reports `CLAIM_LOST`).
+ * A claim given its payment (`order`) also takes the payment's lock, held as long as the claim:
+ * one payment's callbacks run one at a time, and another status of it meanwhile is `in_flight`.
  *
  * Fails closed: when Redis is down or slower than `timeoutMs`, a claim rejects with a
  * {@link RedisStoreError}, so the handler answers 503 and the gateway retries later; the
@@ -144,7 +151,9 @@ function replicaWait(options: RedisWebhookStoreOptions): [string, string, string
  * claim would lapse (a failover takes seconds; docs/fleet.md), then once more in the background.
  *
  * Keys are `<keyPrefix>webhook:<idempotency key>` (a payment id and status, or a
- * webhook id); values are `inflight:<claim TTL>:<random token>` or `done`, always with a TTL.
+ * webhook id), and `<keyPrefix>webhook-lock:<payment id>`, `<keyPrefix>webhook-order:<payment id>`
+ * for a payment's lock and high-water mark; values are `inflight:<claim TTL>:<random token>` or
+ * `done` (a mark: the rank), always with a TTL.
  * A live claim is never shortened by another claimant's shorter TTL. No secret is stored. A value of any other shape (written by something else) is replaced
  * by the next claim and reported as `foreign_value`.
  *
@@ -166,6 +175,8 @@ export class RedisWebhookStore implements WebhookStore {
   readonly #prefix: string;
   /** Where the payments' high-water marks live: out of reach of every idempotency key (`<prefix>webhook:<key>`). */
   readonly #markPrefix: string;
+  /** Where the payments' in-flight locks live, as far from the idempotency keys. */
+  readonly #lockPrefix: string;
   readonly #wait: [string, string, string] | undefined;
   readonly #macKeys: Buffer[];
   /** Whether the client is a Cluster client: then no script touches two keys. */
@@ -178,6 +189,7 @@ export class RedisWebhookStore implements WebhookStore {
     this.#redis = redis;
     this.#prefix = `${prefix}webhook:`;
     this.#markPrefix = `${prefix}webhook-order:`;
+    this.#lockPrefix = `${prefix}webhook-lock:`;
     this.#wait = replicaWait(options);
     this.#macKeys = ledgerKeys(options);
     this.#cluster = /cluster/i.test(driveClient(options.client, 'RedisWebhookStore').kind);
@@ -191,42 +203,60 @@ export class RedisWebhookStore implements WebhookStore {
     }
     // The claim's TTL travels in its value, so another claimant can tell a live claim of this
     // store (never shortened) from a foreign one (claim-scripts.ts).
-    const token = `${claimTtl(ttlMs)}:${randomUUID()}`;
+    const ms = claimTtl(ttlMs);
+    const token = `${ms}:${randomUUID()}`;
     const value = `inflight:${token}`;
-    const keys = this.#keys(key, order, true);
-    const done = this.#values(keys[0] as string, 'done'); // #keys always returns the ledger key first
+    // One payment's ordered callbacks run one at a time: the claim also takes the payment's lock.
+    const lock = order && this.#lockKey(order);
+    const keys = this.#keys(key, lock, order, true);
+    const ledgerKey = keys[0] as string; // #keys always returns the ledger key first
+    const done = this.#values(ledgerKey, 'done');
     // The later marks under the mark's key and under its legacy key (read, never written).
     const later = order ? [...this.#laterMarks(order, this.#orderKey(order)), ...this.#laterMarks(order, this.#legacyOrderKey(order))] : [];
-    if (this.#cluster && order && later.length > 0) {
-      const highest = await Promise.all([this.#orderKey(order), this.#legacyOrderKey(order)].map((k) => this.#redis.send(['GET', k])));
-      // A missing callback key is what makes it superseded rather than done: ask, as the script would.
-      if (highest.some((mark) => later.includes(String(mark))) && Number(await this.#redis.send(['EXISTS', keys[0] as string])) === 0) {
-        return { acquired: false, state: 'superseded' };
+    // The holder answers 503, yet a write whose answer was lost may stand: run before the answer
+    // was lost (and replicated to the replica a failover promotes), or still held by the client
+    // and sent once Redis is back. Released once the client settled it, retried until Redis answers.
+    const undo = (taken: string[]) => (error: unknown) => {
+      this.#undo(taken, value, error, ttlMs);
+      throw error;
+    };
+    let locked: unknown = 1;
+    if (this.#cluster && order && lock) {
+      // The lock is in its own slot: taken first, in its own step, by the same script. Safe in
+      // this order: a claim holds its payment's lock before it can hold its key, so two statuses
+      // of one payment never both run; one that then does not get its key frees the lock, having
+      // held it off for a moment at most (the other status is retried: late, never beside it).
+      // The mark is read only under the lock, which a REFUNDED frees only after raising it.
+      locked = await this.#redis.eval(CLAIM, [lock], [value, ms, '0']).catch(undo([lock]));
+      if (locked !== 1 && locked !== 2) {
+        // Another status of the payment runs; this callback's own record and the mark come first.
+        const own = await this.#redis.eval(CLAIM, [ledgerKey], ['', ms, String(done.length), ...done]);
+        return refused(own === 0 && (await this.#supersededOnCluster(ledgerKey, order, later)) ? 'superseded' : own);
+      }
+      if (await this.#supersededOnCluster(ledgerKey, order, later).catch(undo([lock]))) {
+        await this.#free(lock, value, ttlMs);
+        return refused('superseded');
       }
     }
-    const reply = await this.#redis.eval(CLAIM, keys, [value, claimTtl(ttlMs), String(done.length), ...done, ...later]).catch((error: unknown) => {
-      // The holder answers 503, yet the claim may stand: run before the answer was lost (and
-      // replicated to the replica a failover promotes), or still held by the client and sent
-      // once Redis is back. Release it once the client settled it, retried until Redis answers.
-      this.#release(key, value, error, ttlMs);
-      throw error;
-    });
+    const reply = await this.#redis.eval(CLAIM, keys, [value, ms, String(done.length), ...done, ...later]).catch(undo(lock ? [ledgerKey, lock] : [ledgerKey]));
     if (reply === 1 || reply === 2) {
-      this.#expiries.held(token, Number(claimTtl(ttlMs)));
+      this.#expiries.held(token, Number(ms), lock);
       const replicated = await this.#replicated();
-      const warning = reply === 2 ? 'foreign_value' : replicated ? undefined : 'under_replicated';
+      const warning = reply === 2 || locked === 2 ? 'foreign_value' : replicated ? undefined : 'under_replicated';
       return warning === undefined ? { acquired: true, token } : { acquired: true, token, warning };
     }
-    if (reply === 'done') return { acquired: false, state: 'done' };
-    if (reply === 'superseded') return { acquired: false, state: 'superseded' };
-    return { acquired: false, state: 'in_flight' };
+    if (this.#cluster && lock) await this.#free(lock, value, ttlMs);
+    return refused(reply);
   }
 
   async complete(key: string, token: string, ttlMs: number, order?: PaymentOrder): Promise<boolean | 'under_replicated'> {
-    const keys = this.#keys(key, order);
-    // #keys returns the ledger key first; #values returns one value per key given.
+    // The payment lock its claim took, known to the process holding the claim (after a crash, the lock's TTL frees it).
+    const lock = this.#expiries.lockOf(token) ?? (order && this.#lockKey(order));
+    const keys = this.#keys(key, lock, order);
+    const ledgerKey = keys[0] as string; // #keys always returns the ledger key first
+    // #values returns one value per key given.
     const marks = order ? [this.#values(this.#orderKey(order), String(order.rank))[0] as string, ...this.#laterMarks(order, this.#orderKey(order))] : [];
-    const args = [`inflight:${token}`, ttl(ttlMs), this.#values(keys[0] as string, 'done')[0] as string, ...marks]; // see above
+    const args = [`inflight:${token}`, ttl(ttlMs), this.#values(ledgerKey, 'done')[0] as string, ...marks];
     // Retried while Redis does not answer (a failover takes seconds) and the claim still stands:
     // a finished run left unrecorded would run again on another instance once its claim lapsed.
     let failed = false;
@@ -239,37 +269,37 @@ export class RedisWebhookStore implements WebhookStore {
       // The claim may have lapsed meanwhile: recorded still once Redis answers, unless another
       // claim took the key (the script then leaves it), so the gateway's next delivery finds it done.
       // The expiry stays known: the caller's next attempts get one try each, not another wait.
+      // On a Cluster the lock is left to its TTL: freed now, it would let another status of the
+      // payment be claimed before this one is recorded and its mark raised.
       this.#redis.compensate(COMPLETE, keys, args, error, ttlOf(token));
       throw error;
     });
     this.#expiries.forget(token);
     // Held by something else after a failed attempt: that attempt may have recorded it after all.
-    if (reply === 0 && failed && (await this.#redis.send(['GET', keys[0] as string])) === args[2]) return true;
-    if (this.#cluster && order && reply !== 0) await this.#redis.eval(RAISE_MARK, [this.#orderKey(order)], [marks[0] as string, ttl(ttlMs), ...marks.slice(1)]); // non-empty: order is set
-    if (reply !== 1) return false;
+    const recorded = reply !== 0 || (failed && (await this.#redis.send(['GET', ledgerKey])) === args[2]);
+    if (this.#cluster) {
+      // The mark first, then the lock (off a Cluster, COMPLETE does both in its one step).
+      if (order && recorded) await this.#redis.eval(RAISE_MARK, [this.#orderKey(order)], [marks[0] as string, ttl(ttlMs), ...marks.slice(1)]); // non-empty: order is set
+      if (lock) await this.#free(lock, args[0] as string, ttlOf(token));
+    }
+    if (reply !== 1) return reply === 0 && recorded;
     return (await this.#replicated()) ? true : 'under_replicated';
   }
 
   async release(key: string, token: string): Promise<boolean> {
+    const keys = [this.#prefix + key, ...this.#lockOf(token)];
     this.#expiries.forget(token);
     const value = `inflight:${token}`;
-    return (
-      (await this.#redis.eval(COMPARE_AND_DELETE, [this.#prefix + key], [value]).catch((error: unknown) => {
-        // Not left to block the gateway's retries for the rest of its TTL: released once Redis answers.
-        this.#release(key, value, error, ttlOf(token));
-        throw error;
-      })) === 1
-    );
-  }
-
-  /** Releases the claim `value` of `key` in the background, after `failure`'s write settled, for its TTL at most. */
-  #release(key: string, value: string, failure: unknown, ttlMs: number): void {
-    this.#redis.compensate(COMPARE_AND_DELETE, [this.#prefix + key], [value], failure, Math.min(ttlMs, MAX_CLAIM_TTL_MS));
+    return this.#letGo(keys, [value]).catch((error: unknown) => {
+      // Not left to block the gateway's retries for the rest of its TTL: released once Redis answers.
+      this.#undo(keys, value, error, ttlOf(token));
+      throw error;
+    });
   }
 
   /**
-   * Extends a claim the caller still holds by `ttlMs`, for handlers that may outlive
-   * the handler's `inFlightTtlMs`. False when `token` no longer holds `key`.
+   * Extends a claim the caller still holds (and its payment's lock) by `ttlMs`, for handlers
+   * that may outlive the handler's `inFlightTtlMs`. False when `token` no longer holds `key`.
    *
    * @example
    * ```ts
@@ -277,18 +307,61 @@ export class RedisWebhookStore implements WebhookStore {
    * ```
    */
   async renew(key: string, token: string, ttlMs: number): Promise<boolean> {
-    const held = (await this.#redis.eval(COMPARE_AND_PEXPIRE, [this.#prefix + key], [`inflight:${token}`, claimTtl(ttlMs)])) === 1;
+    const held = await this.#letGo([this.#prefix + key, ...this.#lockOf(token)], [`inflight:${token}`, claimTtl(ttlMs)]);
     if (held) this.#expiries.held(token, Number(claimTtl(ttlMs)));
     return held;
   }
 
   /**
-   * The script's keys: the idempotency key, and (given an order, off a Cluster) the payment's
-   * high-water mark, then (`legacy`, for a claim) where it lived before.
+   * COMPARE_AND_LET_GO (release, or renew given a TTL) on a claim's key and its payment's lock: one step off
+   * a Cluster, else one per key, at once (their slots differ; the work they served has settled,
+   * or still runs under both). Answers whether the claim still held its key.
    */
-  #keys(key: string, order: PaymentOrder | undefined, legacy = false): string[] {
-    if (order === undefined || this.#cluster) return [this.#prefix + key];
-    return legacy ? [this.#prefix + key, this.#orderKey(order), this.#legacyOrderKey(order)] : [this.#prefix + key, this.#orderKey(order)];
+  async #letGo(keys: string[], args: string[]): Promise<boolean> {
+    const replies = await Promise.all(this.#cluster ? keys.map((k) => this.#redis.eval(COMPARE_AND_LET_GO, [k], args)) : [this.#redis.eval(COMPARE_AND_LET_GO, keys, args)]);
+    return replies[0] === 1;
+  }
+
+  /** Releases the claim `value` of `keys` (a key, its payment's lock) in the background, after `failure`'s write settled, for its TTL at most. */
+  #undo(keys: string[], value: string, failure: unknown, ttlMs: number): void {
+    for (const step of this.#cluster ? keys.map((k) => [k]) : [keys]) this.#redis.compensate(COMPARE_AND_LET_GO, step, [value], failure, Math.min(ttlMs, MAX_CLAIM_TTL_MS));
+  }
+
+  /** Frees a payment's `lock` if the claim `value` still holds it; should Redis not answer, in the background. */
+  async #free(lock: string, value: string, ttlMs: number): Promise<void> {
+    await this.#redis.eval(COMPARE_AND_LET_GO, [lock], [value]).catch((error: unknown) => this.#undo([lock], value, error, ttlMs));
+  }
+
+  /** The payment lock `token`'s claim took, as a list of keys (none when it took none, or this process forgot it). */
+  #lockOf(token: string): string[] {
+    const lock = this.#expiries.lockOf(token);
+    return lock === undefined ? [] : [lock];
+  }
+
+  /** On a Cluster, whether a later status's mark supersedes a callback whose key is free: the claim script's rule, in steps. */
+  async #supersededOnCluster(ledgerKey: string, order: PaymentOrder, later: string[]): Promise<boolean> {
+    if (later.length === 0) return false;
+    const highest = await Promise.all([this.#orderKey(order), this.#legacyOrderKey(order)].map((k) => this.#redis.send(['GET', k])));
+    // A missing callback key is what makes it superseded rather than done: ask, as the script would.
+    return highest.some((mark) => later.includes(String(mark))) && Number(await this.#redis.send(['EXISTS', ledgerKey])) === 0;
+  }
+
+  /**
+   * The scripts' keys: the idempotency key, then off a Cluster the payment's lock and (given an
+   * order) its high-water mark, then (`legacy`, for a claim) where the mark lived before.
+   */
+  #keys(key: string, lock: string | undefined, order: PaymentOrder | undefined, legacy = false): string[] {
+    const keys = [this.#prefix + key];
+    if (this.#cluster || lock === undefined) return keys;
+    keys.push(lock);
+    if (order) keys.push(this.#orderKey(order));
+    if (order && legacy) keys.push(this.#legacyOrderKey(order));
+    return keys;
+  }
+
+  /** Where a payment's lock lives: out of reach of every idempotency key, like its mark. */
+  #lockKey(order: PaymentOrder): string {
+    return this.#lockPrefix + order.paymentId;
   }
 
   #orderKey(order: PaymentOrder): string {
