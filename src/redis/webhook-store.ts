@@ -341,9 +341,10 @@ export class RedisWebhookStore implements WebhookStore {
   /** On a Cluster, whether a later status's mark supersedes a callback whose key is free: the claim script's rule, in steps. */
   async #supersededOnCluster(ledgerKey: string, order: PaymentOrder, later: string[]): Promise<boolean> {
     if (later.length === 0) return false;
-    const highest = await Promise.all([this.#orderKey(order), this.#legacyOrderKey(order)].map((k) => this.#redis.send(['GET', k])));
+    // MGET, not GET: a value of another type reads as no mark (as in the script), not as an error every claim would meet.
+    const highest = await Promise.all([this.#orderKey(order), this.#legacyOrderKey(order)].map((k) => this.#redis.send(['MGET', k])));
     // A missing callback key is what makes it superseded rather than done: ask, as the script would.
-    return highest.some((mark) => later.includes(String(mark))) && Number(await this.#redis.send(['EXISTS', ledgerKey])) === 0;
+    return highest.some((mark) => later.includes(String(mark))) && Number(await this.#redis.send(['EXISTS', ledgerKey])) === 0; // String([v]) is v
   }
 
   /**

@@ -273,6 +273,16 @@ describe.each(redisRows)('one payment at a time — %s', (_, makeRow) => {
     expect(await store.claim(paymentKey(payment, 'REFUNDED'), 60_000, { paymentId: payment, rank: 2 })).toEqual({ acquired: false, state: 'in_flight' });
   });
 
+  it("a mark of another type under the payment's mark key neither supersedes nor blocks its callbacks", async () => {
+    const { store, client, prefix } = await makeRow();
+    const seen: string[] = [];
+    const handler = handlerOf(store, seen);
+    const payment = `PAY_LOCK_${++n}`;
+    await rawCommand(client, ['HSET', `${prefix}webhook-order:${payment}`, 'rank', '2']);
+    expect(await handler.handle(await deliver(payment, 'SUCCESS'))).toMatchObject({ status: 200, body: { outcome: 'processed' } });
+    expect(seen).toEqual(['callback SUCCESS']);
+  });
+
   it.each([
     ['an in-flight value of another shape', 'inflight:forged'],
     ['one of its own shape that states a day-long TTL', 'inflight:86400000:forged'],
