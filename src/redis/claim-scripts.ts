@@ -37,7 +37,8 @@ export const MAX_CLAIM_TTL_MS = 900_000;
 //
 // ARGV: 1 the claim's value, 2 its TTL, 3 how many accepted `done` values follow, then those,
 // then the high-water values of later statuses (KEYS[3], and KEYS[4] where the mark lived
-// before): a free key of an older status answers 'superseded'.
+// before): a key of an older status that holds no live record of this store (free, or a foreign
+// value) answers 'superseded'.
 export const CLAIM = script(`
 local function listed(v, from, to)
   for i = from, to do if ARGV[i] == v then return true end end
@@ -60,7 +61,7 @@ local function holds(k, n)
 end
 local n = tonumber(ARGV[3])
 local got = holds(KEYS[1], n)
-if got == 0 then
+if type(got) == 'number' then
   for k = 3, #KEYS do
     local highest = text(KEYS[k])
     if highest and listed(highest, 4 + n, #ARGV) then return 'superseded' end

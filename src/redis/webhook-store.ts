@@ -228,12 +228,14 @@ export class RedisWebhookStore implements WebhookStore {
       // held it off for a moment at most (the other status is retried: late, never beside it).
       // The mark is read only under the lock, which a REFUNDED frees only after raising it.
       locked = await this.#redis.eval(CLAIM, [lock], [value, ms, '0']).catch(undo([lock]));
+      // What the callback's own key holds, read only: a number when no live record of this store (the script's rule).
+      const own = () => this.#redis.eval(CLAIM, [ledgerKey], ['', ms, String(done.length), ...done]);
       if (locked !== 1 && locked !== 2) {
         // Another status of the payment runs; this callback's own record and the mark come first.
-        const own = await this.#redis.eval(CLAIM, [ledgerKey], ['', ms, String(done.length), ...done]);
-        return refused(own === 0 && (await this.#supersededOnCluster(ledgerKey, order, later)) ? 'superseded' : own);
+        const record = await own();
+        return refused(typeof record === 'number' && (await this.#markedLater(order, later)) ? 'superseded' : record);
       }
-      if (await this.#supersededOnCluster(ledgerKey, order, later).catch(undo([lock]))) {
+      if (await this.#markedLater(order, later).then(async (marked) => marked && typeof (await own()) === 'number').catch(undo([lock]))) {
         await this.#free(lock, value, ttlMs);
         return refused('superseded');
       }
@@ -338,13 +340,12 @@ export class RedisWebhookStore implements WebhookStore {
     return lock === undefined ? [] : [lock];
   }
 
-  /** On a Cluster, whether a later status's mark supersedes a callback whose key is free: the claim script's rule, in steps. */
-  async #supersededOnCluster(ledgerKey: string, order: PaymentOrder, later: string[]): Promise<boolean> {
+  /** On a Cluster, whether the payment's mark (or its legacy key) names a status later than `later`'s callback. */
+  async #markedLater(order: PaymentOrder, later: string[]): Promise<boolean> {
     if (later.length === 0) return false;
     // MGET, not GET: a value of another type reads as no mark (as in the script), not as an error every claim would meet.
     const highest = await Promise.all([this.#orderKey(order), this.#legacyOrderKey(order)].map((k) => this.#redis.send(['MGET', k])));
-    // A missing callback key is what makes it superseded rather than done: ask, as the script would.
-    return highest.some((mark) => later.includes(String(mark))) && Number(await this.#redis.send(['EXISTS', ledgerKey])) === 0; // String([v]) is v
+    return highest.some((mark) => later.includes(String(mark))); // String([v]) is v
   }
 
   /**

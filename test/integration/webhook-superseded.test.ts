@@ -284,6 +284,21 @@ describe.each(redisRows)('one payment at a time — %s', (_, makeRow) => {
   });
 
   it.each([
+    ['another shape, with a day-long TTL', ['SET', 'anything', 'PX', '86400000']],
+    ['a value of another type', ['HSET', 'f', 'v']],
+  ])('a foreign value under a callback key — %s — does not let a superseded callback run', async (_, command) => {
+    const { store, client, prefix } = await makeRow();
+    const seen: string[] = [];
+    const handler = handlerOf(store, seen);
+    const payment = `PAY_LOCK_${++n}`;
+    expect(await handler.handle(await deliver(payment, 'REFUNDED'))).toMatchObject({ status: 200, body: { outcome: 'processed' } });
+    const [verb, ...rest] = command as [string, ...string[]];
+    await rawCommand(client, [verb, `${prefix}webhook:${paymentKey(payment, 'SUCCESS')}`, ...rest]);
+    expect(await handler.handle(await deliver(payment, 'SUCCESS'))).toMatchObject({ status: 200, body: { outcome: 'superseded' } });
+    expect(seen).toEqual(['callback REFUNDED']);
+  });
+
+  it.each([
     ['an in-flight value of another shape', 'inflight:forged'],
     ['one of its own shape that states a day-long TTL', 'inflight:86400000:forged'],
   ])('a forged payment lock — %s, held for a day — holds the payment no longer than one claim TTL', async (_, forged) => {
