@@ -4,16 +4,17 @@
  *
  * @module
  */
-import { createHash, createHmac, hkdfSync, randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { ConfigurationError } from '../core/errors/base.js';
 import type { PaymentOrder, WebhookClaim, WebhookStore } from '../webhooks/stores/types.js';
 import { laterRanks } from '../webhooks/lifecycle.js';
 import { renewEveryMs } from '../webhooks/delivery-policy.js';
-import { isMilliseconds, milliseconds } from '../core/milliseconds.js';
+import { milliseconds } from '../core/milliseconds.js';
 import { driveClient } from './topology.js';
 import { CLAIM, COMPLETE, MAX_CLAIM_TTL_MS, RAISE_MARK } from './claim-scripts.js';
 import { ClaimExpiries, untilAnswered } from './failover.js';
-import { adaptClient, COMPARE_AND_LET_GO, type RedisCommands, type RedisStoreOptions } from './client.js';
+import { adaptClient, COMPARE_AND_LET_GO, type RedisCommands } from './client.js';
+import { ledgerKeys, replicaWait, type RedisWebhookStoreOptions } from './webhook-ledger-options.js';
 
 function ttl(ms: number): string {
   return String(milliseconds(ms, 'ttlMs'));
@@ -32,107 +33,6 @@ function claimTtl(ms: number): string {
 /** A claim not taken, from the claim script's answer: 'done', 'superseded', or held (in flight). */
 function refused(reply: unknown): WebhookClaim {
   return { acquired: false, state: reply === 'done' || reply === 'superseded' ? reply : 'in_flight' };
-}
-
-/** Options of {@link RedisWebhookStore}. */
-export interface RedisWebhookStoreOptions extends RedisStoreOptions {
-  /**
-   * After a claim and after a completion, wait (Redis `WAIT`) until `replicas` replicas
-   * acknowledged the write, at most `timeoutMs` (below the store's `timeoutMs`). Fewer in
-   * time is reported as `under_replicated` (the handler's `onError`), not refused: the
-   * write stands on the primary, and a failover before the replicas catch up can lose it
-   * (see docs/fleet.md, "When Redis loses data").
-   *
-   * @example
-   * ```ts
-   * new RedisWebhookStore({ client, timeoutMs: 1000, waitForReplicas: { replicas: 1, timeoutMs: 200 } });
-   * ```
-   *
-   * @default undefined (no WAIT: one round trip per claim and per completion)
-   */
-  waitForReplicas?:
-    | {
-        /** Replicas that must acknowledge each claim and completion (Redis `WAIT numreplicas`). @example 1 */
-        readonly replicas: number;
-        /** Milliseconds to wait for them before the write is reported as under-replicated (`WAIT timeout`). @example 200 */
-        readonly timeoutMs: number;
-      }
-    | undefined;
-  /**
-   * Authenticates the ledger's own values: give the api key(s) the handler's verifier has.
-   * Every key listed is accepted when reading; one is written (`writeWith`, by default the
-   * last listed). The store derives its own key from each (HKDF-SHA256 over SHA-256 of the api
-   * key, info `myr-gateway webhook-ledger v1`: never the signing key, and no key reaches Redis)
-   * and writes `done:<mac>` and MAC'd per-payment high-water marks, so a `done` or a REFUNDED
-   * mark written by anyone else is detected: replaced by the next claim and reported
-   * (`foreign_value`) instead of suppressing fulfilment.
-   *
-   * Switch it on for the whole fleet at once: a process without it writes plain `done`,
-   * which a process with it treats as foreign (the callback would run again). Rotating the
-   * key takes two phases (docs/fleet.md): list `[newKey, oldKey]` everywhere (still writing
-   * under the old key, which every instance reads), then, once every instance lists both,
-   * `writeWith: newKey`; drop the old key only `completedTtlMs` after that.
-   *
-   * @example
-   * ```ts
-   * new RedisWebhookStore({ client, authenticateWith: process.env.MYR_API_KEY! });
-   * ```
-   *
-   * @default undefined (values are checked for shape and TTL only; see docs/assumptions.md)
-   */
-  authenticateWith?: string | readonly string[] | undefined;
-  /**
-   * The api key, one of `authenticateWith`, whose MAC this store writes. Phase 2 of a key
-   * rotation: set it to the new key only once every instance lists the new key, so no instance
-   * meets a record it cannot read (it would take it for foreign and run the callback again).
-   *
-   * @example
-   * ```ts
-   * new RedisWebhookStore({ client, authenticateWith: [newKey, oldKey], writeWith: newKey });
-   * ```
-   *
-   * @default the last key of `authenticateWith` (the one every instance of a rotation shares)
-   */
-  writeWith?: string | undefined;
-}
-
-/** The MAC keys derived from the api keys given, the one written first (none: plain values). */
-function ledgerKeys(options: RedisWebhookStoreOptions): Buffer[] {
-  const given = options.authenticateWith;
-  const writeWith: unknown = options.writeWith;
-  if (given === undefined) {
-    if (writeWith !== undefined) throw new ConfigurationError('writeWith needs authenticateWith, the keys it is one of', 'writeWith');
-    return [];
-  }
-  // unknown: a JavaScript caller may pass anything; the check below establishes string[].
-  const apiKeys: unknown = typeof given === 'string' ? [given] : given;
-  if (!isApiKeyList(apiKeys)) {
-    throw new ConfigurationError('authenticateWith must be an api key or a non-empty list of them', 'authenticateWith');
-  }
-  // Written: the key every instance of a rotation already reads (the last), unless told.
-  const written = writeWith === undefined ? apiKeys.length - 1 : apiKeys.findIndex((apiKey) => apiKey === writeWith);
-  if (written < 0) throw new ConfigurationError('writeWith must be one of the authenticateWith keys', 'writeWith');
-  const ordered = [apiKeys[written] as string, ...apiKeys.filter((_, index) => index !== written)]; // written is an index of apiKeys
-  return ordered.map((apiKey) =>
-    Buffer.from(hkdfSync('sha256', createHash('sha256').update(apiKey).digest(), Buffer.alloc(0), 'myr-gateway webhook-ledger v1', 32)),
-  );
-}
-
-function isApiKeyList(value: unknown): value is readonly string[] {
-  return Array.isArray(value) && value.length > 0 && value.every((key) => typeof key === 'string' && key.length > 0);
-}
-
-function replicaWait(options: RedisWebhookStoreOptions): [string, string, string] | undefined {
-  const wait = options.waitForReplicas;
-  if (wait === undefined) return undefined;
-  const storeTimeout = options.timeoutMs ?? 1000;
-  if (!Number.isInteger(wait.replicas) || wait.replicas < 1) {
-    throw new ConfigurationError('waitForReplicas.replicas must be a whole number of at least 1', 'waitForReplicas');
-  }
-  if (!isMilliseconds(wait.timeoutMs, 1, storeTimeout - 1)) {
-    throw new ConfigurationError('waitForReplicas.timeoutMs must be a whole number of ms below the store timeoutMs', 'waitForReplicas');
-  }
-  return ['WAIT', String(wait.replicas), String(wait.timeoutMs)];
 }
 
 /**
@@ -217,7 +117,7 @@ export class RedisWebhookStore implements WebhookStore {
     // was lost (and replicated to the replica a failover promotes), or still held by the client
     // and sent once Redis is back. Released once the client settled it, retried until Redis answers.
     const undo = (taken: string[]) => (error: unknown) => {
-      this.#undo(taken, value, error, ttlMs);
+      this.#undo(taken, token, error);
       throw error;
     };
     let locked: unknown = 1;
@@ -236,7 +136,7 @@ export class RedisWebhookStore implements WebhookStore {
         return refused(typeof record === 'number' && (await this.#markedLater(order, later)) ? 'superseded' : record);
       }
       if (await this.#markedLater(order, later).then(async (marked) => marked && typeof (await own()) === 'number').catch(undo([lock]))) {
-        await this.#free(lock, value, ttlMs);
+        await this.#free(lock, token);
         return refused('superseded');
       }
     }
@@ -247,7 +147,7 @@ export class RedisWebhookStore implements WebhookStore {
       const warning = reply === 2 || locked === 2 ? 'foreign_value' : replicated ? undefined : 'under_replicated';
       return warning === undefined ? { acquired: true, token } : { acquired: true, token, warning };
     }
-    if (this.#cluster && lock) await this.#free(lock, value, ttlMs);
+    if (this.#cluster && lock) await this.#free(lock, token);
     return refused(reply);
   }
 
@@ -282,19 +182,18 @@ export class RedisWebhookStore implements WebhookStore {
     if (this.#cluster) {
       // The mark first, then the lock (off a Cluster, COMPLETE does both in its one step).
       if (order && recorded) await this.#redis.eval(RAISE_MARK, [this.#orderKey(order)], [marks[0] as string, ttl(ttlMs), ...marks.slice(1)]); // non-empty: order is set
-      if (lock) await this.#free(lock, args[0] as string, ttlOf(token));
+      if (lock) await this.#free(lock, token);
     }
     if (reply !== 1) return reply === 0 && recorded;
     return (await this.#replicated()) ? true : 'under_replicated';
   }
 
   async release(key: string, token: string): Promise<boolean> {
-    const keys = [this.#prefix + key, ...this.#lockOf(token)];
+    const keys = this.#claimKeys(key, token);
     this.#expiries.forget(token);
-    const value = `inflight:${token}`;
-    return this.#letGo(keys, [value]).catch((error: unknown) => {
+    return this.#letGo(keys, [`inflight:${token}`]).catch((error: unknown) => {
       // Not left to block the gateway's retries for the rest of its TTL: released once Redis answers.
-      this.#undo(keys, value, error, ttlOf(token));
+      this.#undo(keys, token, error);
       throw error;
     });
   }
@@ -309,7 +208,7 @@ export class RedisWebhookStore implements WebhookStore {
    * ```
    */
   async renew(key: string, token: string, ttlMs: number): Promise<boolean> {
-    const held = await this.#letGo([this.#prefix + key, ...this.#lockOf(token)], [`inflight:${token}`, claimTtl(ttlMs)]);
+    const held = await this.#letGo(this.#claimKeys(key, token), [`inflight:${token}`, claimTtl(ttlMs)]);
     if (held) this.#expiries.held(token, Number(claimTtl(ttlMs)));
     return held;
   }
@@ -324,20 +223,20 @@ export class RedisWebhookStore implements WebhookStore {
     return replies[0] === 1;
   }
 
-  /** Releases the claim `value` of `keys` (a key, its payment's lock) in the background, after `failure`'s write settled, for its TTL at most. */
-  #undo(keys: string[], value: string, failure: unknown, ttlMs: number): void {
-    for (const step of this.#cluster ? keys.map((k) => [k]) : [keys]) this.#redis.compensate(COMPARE_AND_LET_GO, step, [value], failure, Math.min(ttlMs, MAX_CLAIM_TTL_MS));
+  /** Releases the claim `token` of `keys` (a key, its payment's lock) in the background, after `failure`'s write settled, for its TTL at most. */
+  #undo(keys: string[], token: string, failure: unknown): void {
+    for (const step of this.#cluster ? keys.map((k) => [k]) : [keys]) this.#redis.compensate(COMPARE_AND_LET_GO, step, [`inflight:${token}`], failure, ttlOf(token));
   }
 
-  /** Frees a payment's `lock` if the claim `value` still holds it; should Redis not answer, in the background. */
-  async #free(lock: string, value: string, ttlMs: number): Promise<void> {
-    await this.#redis.eval(COMPARE_AND_LET_GO, [lock], [value]).catch((error: unknown) => this.#undo([lock], value, error, ttlMs));
+  /** Frees a payment's `lock` if the claim `token` still holds it; should Redis not answer, in the background. */
+  async #free(lock: string, token: string): Promise<void> {
+    await this.#letGo([lock], [`inflight:${token}`]).catch((error: unknown) => this.#undo([lock], token, error));
   }
 
-  /** The payment lock `token`'s claim took, as a list of keys (none when it took none, or this process forgot it). */
-  #lockOf(token: string): string[] {
+  /** The keys `token`'s claim holds: `key`, and the payment lock it took (unless it took none, or this process forgot it). */
+  #claimKeys(key: string, token: string): string[] {
     const lock = this.#expiries.lockOf(token);
-    return lock === undefined ? [] : [lock];
+    return lock === undefined ? [this.#prefix + key] : [this.#prefix + key, lock];
   }
 
   /** On a Cluster, whether the payment's mark (or its legacy key) names a status later than `later`'s callback. */
