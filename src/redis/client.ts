@@ -86,14 +86,21 @@ export function script(source: string): Script {
   return { source, sha: createHash('sha1').update(source).digest('hex') };
 }
 
-/** Deletes KEYS[1] if it still holds ARGV[1] (a claim or a lock its holder gives back). */
-export const COMPARE_AND_DELETE = script(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`);
-/** Extends KEYS[1] to ARGV[2] ms if it still holds ARGV[1]; 1 when it did. */
-export const COMPARE_AND_PEXPIRE = script(`
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0`);
+/**
+ * Gives back (DEL) or, given a TTL in ms as ARGV[2], extends (PEXPIRE) each of KEYS that still
+ * holds ARGV[1]: a claim or a lock its holder keeps or gives back (a webhook claim with its
+ * payment's lock, in one step). Never touches anyone else's value, of any type. Answers for
+ * KEYS[1]: 1 when it still held ARGV[1].
+ */
+export const COMPARE_AND_LET_GO = script(`
+local r = 0
+for i = #KEYS, 1, -1 do
+  r = 0
+  if redis.call('TYPE', KEYS[i]).ok == 'string' and redis.call('GET', KEYS[i]) == ARGV[1] then
+    r = ARGV[2] and redis.call('PEXPIRE', KEYS[i], ARGV[2]) or redis.call('DEL', KEYS[i])
+  end
+end
+return r`);
 
 /** The commands the stores need, with a timeout per operation. */
 export interface RedisCommands {

@@ -53,25 +53,32 @@ const MAX_TRACKED = 10_000;
 
 /**
  * When each live claim of one store lapses unless renewed, by token: how long a completion
- * may keep retrying through a failover and still find its claim standing. Bounded: a
- * forgotten claim falls back to its TTL from now.
+ * may keep retrying through a failover and still find its claim standing; and the payment lock
+ * it took, which its renewal, completion and release carry along (they are given the token, not
+ * the payment). Bounded: a forgotten claim falls back to its TTL from now, and its lock, no
+ * longer renewed nor freed by this process, lapses with that TTL.
  */
 export class ClaimExpiries {
-  readonly #at = new Map<string, number>();
+  readonly #at = new Map<string, { at: number; lock: string | undefined }>();
 
-  /** The claim `token` was taken or renewed for `ttlMs` just now. */
-  held(token: string, ttlMs: number): void {
+  /** The claim `token` was taken (with the payment lock `lock`) or renewed for `ttlMs` just now. */
+  held(token: string, ttlMs: number, lock = this.lockOf(token)): void {
     this.#at.delete(token);
     if (this.#at.size >= MAX_TRACKED) {
       const oldest = this.#at.keys().next();
       if (!oldest.done) this.#at.delete(oldest.value);
     }
-    this.#at.set(token, Date.now() + ttlMs);
+    this.#at.set(token, { at: Date.now() + ttlMs, lock });
   }
 
   /** When `token`'s claim lapses (`ttlMs` from now when not tracked). */
   expiresAt(token: string, ttlMs: number): number {
-    return this.#at.get(token) ?? Date.now() + ttlMs;
+    return this.#at.get(token)?.at ?? Date.now() + ttlMs;
+  }
+
+  /** The payment lock `token`'s claim took, while it is tracked. */
+  lockOf(token: string): string | undefined {
+    return this.#at.get(token)?.lock;
   }
 
   /** The claim ended (recorded or released). */

@@ -10,5 +10,6 @@
 export { type RedisClientLike, type RedisStoreOptions } from './client.js';
 export { MINIMUM_REDIS_VERSION, MINIMUM_VALKEY_VERSION, RedisStoreError, RedisVersionError } from './errors.js';
 export { RedisTokenStore, type RedisTokenStoreOptions } from './token-store.js';
-export { RedisWebhookStore, type RedisWebhookStoreOptions } from './webhook-store.js';
+export { RedisWebhookStore } from './webhook-store.js';
+export { type RedisWebhookStoreOptions } from './webhook-ledger-options.js';
 export { RedisRateLimiter, type RedisRateLimiterOptions } from './rate-limiter.js';

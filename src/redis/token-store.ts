@@ -9,7 +9,7 @@ import { DEFAULTS } from '../core/settings.js';
 import { milliseconds } from '../core/milliseconds.js';
 import { TimeoutError } from '../core/errors/service.js';
 import { wait } from '../core/wait.js';
-import { adaptClient, COMPARE_AND_DELETE, COMPARE_AND_PEXPIRE, script, type RedisCommands, type RedisStoreOptions } from './client.js';
+import { adaptClient, COMPARE_AND_LET_GO, script, type RedisCommands, type RedisStoreOptions } from './client.js';
 
 /** Options of {@link RedisTokenStore}. */
 export interface RedisTokenStoreOptions extends RedisStoreOptions {
@@ -208,7 +208,7 @@ export class RedisTokenStore implements TokenStore {
       const fence = randomUUID();
       const locked = await this.#redis.eval(TAKE_LOCK, [keys.lock], [fence, String(this.#lockTtlMs)]).catch((error: unknown) => {
         // As for a webhook claim: a lock request still queued must not hold the lock later.
-        this.#redis.compensate(COMPARE_AND_DELETE, [keys.lock], [fence]);
+        this.#redis.compensate(COMPARE_AND_LET_GO, [keys.lock], [fence]);
         throw error;
       });
       if (Number(locked) > 0) {
@@ -239,7 +239,7 @@ export class RedisTokenStore implements TokenStore {
   async #fetchUnderLock(keys: { token: string; lock: string }, fence: string, fetchToken: () => Promise<StoredToken>): Promise<StoredToken> {
     // Keep the lock while the request runs, however long its retries take.
     const extend = setInterval(() => {
-      this.#redis.eval(COMPARE_AND_PEXPIRE, [keys.lock], [fence, String(this.#lockTtlMs)]).catch(() => undefined);
+      this.#redis.eval(COMPARE_AND_LET_GO, [keys.lock], [fence, String(this.#lockTtlMs)]).catch(() => undefined);
     }, Math.max(50, Math.floor(this.#lockTtlMs / 3)));
     let token: StoredToken;
     try {
@@ -262,7 +262,7 @@ export class RedisTokenStore implements TokenStore {
   }
 
   async #unlock(lock: string, fence: string): Promise<void> {
-    await this.#redis.eval(COMPARE_AND_DELETE, [lock], [fence]);
+    await this.#redis.eval(COMPARE_AND_LET_GO, [lock], [fence]);
   }
 
   /** A secret-free view for logs (no tokens, no keys). */

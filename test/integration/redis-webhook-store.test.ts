@@ -234,7 +234,9 @@ describe.each(CLIENT_KINDS)('RedisWebhookStore on %s', (kind) => {
       const payment = `PAY_MARK_${++n}`;
       await rawCommand(client.client, ['SET', `t:${kind}:mac:order:${payment}`, '2', 'PX', '86400000']);
       const success = await store.claim(`payment:${payment}:SUCCESS`, 60_000, { paymentId: payment, rank: 1 });
-      expect(success.acquired).toBe(true);
+      if (!success.acquired) throw new Error('superseded by a forged mark');
+      // One payment's callbacks run one at a time: its SUCCESS is done before its REFUNDED is claimed.
+      expect(await store.complete(`payment:${payment}:SUCCESS`, success.token, 60_000)).toBe(true);
       const refunded = await store.claim(`payment:${payment}:REFUNDED`, 60_000, { paymentId: payment, rank: 2 });
       if (!refunded.acquired) throw new Error('not acquired');
       await store.complete(`payment:${payment}:REFUNDED`, refunded.token, 60_000, { paymentId: payment, rank: 2 });
@@ -346,6 +348,34 @@ describe('RedisWebhookStore when Redis does not answer', () => {
       await a.close();
       await b.close();
       await outage.stop();
+    }
+  });
+
+  it.each(CLIENT_KINDS)('%s: a payment claim whose answer was lost (Redis paused past timeoutMs) leaves neither its key nor its payment held', async (kind) => {
+    const a = await connect(kind, server.url);
+    const admin = await connect(kind, server.url);
+    const prefix = `lost:${kind}:`;
+    const storeA = new RedisWebhookStore({ client: a.client, timeoutMs: 200, keyPrefix: prefix });
+    const storeB = new RedisWebhookStore({ client: admin.client, keyPrefix: prefix });
+    try {
+      await storeA.claim(key(), 60_000); // the server checked and the script loaded: the claim below goes by SHA
+      const payment = `PAY_LOST_${++n}`;
+      await rawCommand(admin.client, ['CLIENT', 'PAUSE', '600', 'ALL']);
+      // Held by the paused server past timeoutMs, the claim runs once Redis resumes: it takes the
+      // key and the payment's lock, and its answer comes too late for the caller.
+      await expect(storeA.claim(`payment:${payment}:SUCCESS`, 60_000, { paymentId: payment, rank: 1 })).rejects.toBeInstanceOf(RedisStoreError);
+      const refund = () => storeB.claim(`payment:${payment}:REFUNDED`, 60_000, { paymentId: payment, rank: 2 });
+      let claim = await refund();
+      // The release follows the late claim within a round trip or two (bounded wait).
+      for (let i = 0; i < 100 && !claim.acquired; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        claim = await refund();
+      }
+      expect(claim).toMatchObject({ acquired: true });
+      expect((await storeB.claim(`payment:${payment}:SUCCESS`, 60_000)).acquired).toBe(true);
+    } finally {
+      await a.close();
+      await admin.close();
     }
   });
 

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisWebhookStore } from '../../src/redis/index.js';
 import { signCallback } from '../../src/testing/index.js';
 import { createWebhookHandler, MemoryWebhookStore, paymentKey, runOnce, type WebhookStore } from '../../src/webhooks/index.js';
-import { CLIENT_KINDS, connect, RedisServer } from '../helpers/redis.js';
+import type { RedisClientLike } from '../../src/redis/index.js';
+import { CLIENT_KINDS, connect, rawCommand, RedisServer } from '../helpers/redis.js';
 import { connectTarget, RedisClusterServers } from '../helpers/redis-topologies.js';
 import { lifecycleOrder, storeOrder } from '../helpers/store-ranks.js';
 
@@ -24,25 +25,38 @@ afterAll(async () => {
   await Promise.all([server?.stop(), cluster?.stop()]);
 });
 
-const stores: [string, () => Promise<WebhookStore>][] = [
-  ['memory', () => Promise.resolve(new MemoryWebhookStore())],
-  ...CLIENT_KINDS.map((kind): [string, () => Promise<WebhookStore>] => [
+/** A Redis row: the store, and its client and key prefix to set up and inspect shared state. */
+interface RedisRow {
+  store: RedisWebhookStore;
+  client: RedisClientLike;
+  prefix: string;
+}
+
+const redisRows: [string, () => Promise<RedisRow>][] = [
+  ...CLIENT_KINDS.map((kind): [string, () => Promise<RedisRow>] => [
     `Redis on ${kind}`,
     async () => {
       const conn = await connect(kind, server.url);
       closers.push(conn.close);
-      return new RedisWebhookStore({ client: conn.client, keyPrefix: `sup:${kind}:` });
+      const prefix = `sup:${kind}:`;
+      return { store: new RedisWebhookStore({ client: conn.client, keyPrefix: prefix }), client: conn.client, prefix };
     },
   ]),
-  // On a Cluster the payment's high-water mark lives in another slot than the callback's key.
-  ...CLIENT_KINDS.map((kind): [string, () => Promise<WebhookStore>] => [
+  // On a Cluster the payment's high-water mark and its lock live in other slots than the callback's key.
+  ...CLIENT_KINDS.map((kind): [string, () => Promise<RedisRow>] => [
     `Redis Cluster on ${kind}`,
     async () => {
       const conn = await connectTarget(kind, cluster.target);
       closers.push(conn.close);
-      return new RedisWebhookStore({ client: conn.client, keyPrefix: `supc:${kind}:` });
+      const prefix = `supc:${kind}:`;
+      return { store: new RedisWebhookStore({ client: conn.client, keyPrefix: prefix }), client: conn.client, prefix };
     },
   ]),
+];
+
+const stores: [string, () => Promise<WebhookStore>][] = [
+  ['memory', () => Promise.resolve(new MemoryWebhookStore())],
+  ...redisRows.map(([name, make]): [string, () => Promise<WebhookStore>] => [name, async () => (await make()).store]),
 ];
 
 let n = 0;
@@ -140,5 +154,162 @@ describe.each(stores)('%s', (_, makeStore) => {
     const again = await runOnce(store, paymentKey(payment, 'SUCCESS'), () => void seen.push('job SUCCESS'), { payment: { payment_id: payment, status: 'SUCCESS' } });
     expect(again.outcome).toBe('superseded');
     expect(seen).toEqual(['job REFUNDED']);
+  });
+});
+
+/** Waits until `condition` holds (the work under test has started). */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A work that records `label` when it starts, then runs until the test lets it finish or fail. */
+function gated(seen: string[], label: string) {
+  let finish!: () => void;
+  let fail!: (error: Error) => void;
+  const gate = new Promise<void>((resolve, reject) => {
+    finish = resolve;
+    fail = reject;
+  });
+  return {
+    work: () => {
+      seen.push(label);
+      return gate;
+    },
+    finish,
+    fail,
+  };
+}
+
+// One payment's ordered callbacks are handled one at a time: a later status still running keeps
+// an earlier one from running beside it (and finishing after it). The memory store joins these
+// rows once MemoryWebhookStore takes the same payment lock.
+describe.each(redisRows)('one payment at a time — %s', (_, makeRow) => {
+  const handlerOf = (store: WebhookStore, seen: string[]) =>
+    createWebhookHandler({ verifier: { apiKey: API_KEY }, store, onEvent: (e) => void seen.push(`callback ${e.signed.status}`) });
+
+  it('a SUCCESS delivered while its REFUNDED still runs answers 409, then superseded once the refund is done: fulfilment never runs', async () => {
+    const { store } = await makeRow();
+    const seen: string[] = [];
+    const handler = handlerOf(store, seen);
+    const payment = `PAY_LOCK_${++n}`;
+    const refund = gated(seen, 'job REFUNDED');
+    const refunded = runOnce(store, paymentKey(payment, 'REFUNDED'), refund.work, { payment: { payment_id: payment, status: 'REFUNDED' } });
+    await until(() => seen.length > 0);
+    const early = await handler.handle(await deliver(payment, 'SUCCESS'));
+    expect(early).toMatchObject({ status: 409, body: { ok: false, outcome: 'in_flight' }, headers: { 'retry-after': '1' } });
+    refund.finish();
+    expect(await refunded).toEqual({ outcome: 'processed', value: undefined });
+    expect(await handler.handle(await deliver(payment, 'SUCCESS'))).toMatchObject({ status: 200, body: { ok: true, outcome: 'superseded' } });
+    expect(seen).toEqual(['job REFUNDED']);
+  });
+
+  it('a REFUNDED delivered while its SUCCESS still runs answers 409, and runs once the fulfilment finished: fulfilment, then refund', async () => {
+    const { store } = await makeRow();
+    const seen: string[] = [];
+    const handler = handlerOf(store, seen);
+    const payment = `PAY_LOCK_${++n}`;
+    const fulfil = gated(seen, 'job SUCCESS');
+    const fulfilled = runOnce(store, paymentKey(payment, 'SUCCESS'), fulfil.work, { payment: { payment_id: payment, status: 'SUCCESS' } });
+    await until(() => seen.length > 0);
+    expect(await handler.handle(await deliver(payment, 'REFUNDED'))).toMatchObject({ status: 409, body: { outcome: 'in_flight' } });
+    expect(seen).toEqual(['job SUCCESS']);
+    fulfil.finish();
+    expect(await fulfilled).toEqual({ outcome: 'processed', value: undefined });
+    expect(await handler.handle(await deliver(payment, 'REFUNDED'))).toMatchObject({ status: 200, body: { outcome: 'processed' } });
+    expect(seen).toEqual(['job SUCCESS', 'callback REFUNDED']);
+  });
+
+  it('a run that fails gives its payment back at once: the status it held off runs on the next delivery', async () => {
+    const { store } = await makeRow();
+    const seen: string[] = [];
+    const handler = handlerOf(store, seen);
+    const payment = `PAY_LOCK_${++n}`;
+    const refund = gated(seen, 'job REFUNDED');
+    const refunded = runOnce(store, paymentKey(payment, 'REFUNDED'), refund.work, { payment: { payment_id: payment, status: 'REFUNDED' } });
+    await until(() => seen.length > 0);
+    expect(await handler.handle(await deliver(payment, 'SUCCESS'))).toMatchObject({ status: 409 });
+    refund.fail(new Error('the refund handler failed'));
+    await expect(refunded).rejects.toMatchObject({ stage: 'handler' });
+    expect(await handler.handle(await deliver(payment, 'SUCCESS'))).toMatchObject({ status: 200, body: { outcome: 'processed' } });
+    expect(seen).toEqual(['job REFUNDED', 'callback SUCCESS']);
+  });
+
+  it('a claim lost with its process holds its payment for its own TTL only', async () => {
+    const { store } = await makeRow();
+    const seen: string[] = [];
+    const handler = handlerOf(store, seen);
+    const payment = `PAY_LOCK_${++n}`;
+    const success = await deliver(payment, 'SUCCESS');
+    // Claimed for 1 s and never completed nor released: the process holding it died.
+    expect(await store.claim(paymentKey(payment, 'REFUNDED'), 1000, { paymentId: payment, rank: 2 })).toMatchObject({ acquired: true });
+    expect(await handler.handle(success)).toMatchObject({ status: 409 });
+    await sleep(1500); // past the lost claim's TTL
+    expect(await handler.handle(success)).toMatchObject({ status: 200, body: { outcome: 'processed' } });
+    expect(seen).toEqual(['callback SUCCESS']);
+  });
+
+  it('a claim without a payment takes no payment lock', async () => {
+    const { store } = await makeRow();
+    const payment = `PAY_LOCK_${++n}`;
+    expect(await store.claim(paymentKey(payment, 'REFUNDED'), 60_000, { paymentId: payment, rank: 2 })).toMatchObject({ acquired: true });
+    expect(await store.claim(paymentKey(payment, 'SUCCESS'), 60_000)).toMatchObject({ acquired: true });
+  });
+
+  it.each([
+    ['another shape, with a day-long TTL', ['SET', 'anything', 'PX', '86400000']],
+    ['an in-flight value without TTL', ['SET', 'inflight:forged']],
+    ['one of its own shape without TTL', ['SET', 'inflight:60000:forged']],
+    ['a value of another type', ['HSET', 'f', 'v']],
+  ])('a foreign value under the payment lock — %s — is replaced by the next claim and reported', async (_, command) => {
+    const { store, client, prefix } = await makeRow();
+    const payment = `PAY_LOCK_${++n}`;
+    const [verb, ...rest] = command as [string, ...string[]];
+    await rawCommand(client, [verb, `${prefix}webhook-lock:${payment}`, ...rest]);
+    const claim = await store.claim(paymentKey(payment, 'SUCCESS'), 60_000, { paymentId: payment, rank: 1 });
+    expect(claim).toMatchObject({ acquired: true, warning: 'foreign_value' });
+    // The lock is now this claim's: another status of the payment waits for it.
+    expect(await store.claim(paymentKey(payment, 'REFUNDED'), 60_000, { paymentId: payment, rank: 2 })).toEqual({ acquired: false, state: 'in_flight' });
+  });
+
+  it("a mark of another type under the payment's mark key neither supersedes nor blocks its callbacks", async () => {
+    const { store, client, prefix } = await makeRow();
+    const seen: string[] = [];
+    const handler = handlerOf(store, seen);
+    const payment = `PAY_LOCK_${++n}`;
+    await rawCommand(client, ['HSET', `${prefix}webhook-order:${payment}`, 'rank', '2']);
+    expect(await handler.handle(await deliver(payment, 'SUCCESS'))).toMatchObject({ status: 200, body: { outcome: 'processed' } });
+    expect(seen).toEqual(['callback SUCCESS']);
+  });
+
+  it.each([
+    ['another shape, with a day-long TTL', ['SET', 'anything', 'PX', '86400000']],
+    ['a value of another type', ['HSET', 'f', 'v']],
+  ])('a foreign value under a callback key — %s — does not let a superseded callback run', async (_, command) => {
+    const { store, client, prefix } = await makeRow();
+    const seen: string[] = [];
+    const handler = handlerOf(store, seen);
+    const payment = `PAY_LOCK_${++n}`;
+    expect(await handler.handle(await deliver(payment, 'REFUNDED'))).toMatchObject({ status: 200, body: { outcome: 'processed' } });
+    const [verb, ...rest] = command as [string, ...string[]];
+    await rawCommand(client, [verb, `${prefix}webhook:${paymentKey(payment, 'SUCCESS')}`, ...rest]);
+    expect(await handler.handle(await deliver(payment, 'SUCCESS'))).toMatchObject({ status: 200, body: { outcome: 'superseded' } });
+    expect(seen).toEqual(['callback REFUNDED']);
+  });
+
+  it.each([
+    ['an in-flight value of another shape', 'inflight:forged'],
+    ['one of its own shape that states a day-long TTL', 'inflight:86400000:forged'],
+  ])('a forged payment lock — %s, held for a day — holds the payment no longer than one claim TTL', async (_, forged) => {
+    const { store, client, prefix } = await makeRow();
+    const payment = `PAY_LOCK_${++n}`;
+    const lock = `${prefix}webhook-lock:${payment}`;
+    await rawCommand(client, ['SET', lock, forged, 'PX', '86400000']);
+    const claim = () => store.claim(paymentKey(payment, 'SUCCESS'), 500, { paymentId: payment, rank: 1 });
+    expect(await claim()).toEqual({ acquired: false, state: 'in_flight' });
+    expect(Number(await rawCommand(client, ['PTTL', lock]))).toBeLessThanOrEqual(500);
+    await sleep(1000); // past one claim TTL
+    expect(await claim()).toMatchObject({ acquired: true });
   });
 });

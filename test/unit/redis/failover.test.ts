@@ -75,6 +75,17 @@ describe('ClaimExpiries', () => {
     expect(expiries.expiresAt('t1', 4000)).toBe(1_008_000);
   });
 
+  it('keeps the payment lock a claim took through its renewals, and forgets it with the claim', () => {
+    const expiries = new ClaimExpiries();
+    expiries.held('t1', 4000, 'p:webhook-lock:PAY_1');
+    expiries.held('t2', 4000);
+    expiries.held('t1', 4000); // a renewal: given no lock, it keeps the one taken
+    expect(expiries.lockOf('t1')).toBe('p:webhook-lock:PAY_1');
+    expect(expiries.lockOf('t2')).toBeUndefined();
+    expiries.forget('t1');
+    expect(expiries.lockOf('t1')).toBeUndefined();
+  });
+
   it('tracks at most 10 000 claims, forgetting the oldest first', () => {
     vi.useFakeTimers({ now: 0 });
     const expiries = new ClaimExpiries();
