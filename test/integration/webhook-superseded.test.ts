@@ -182,15 +182,15 @@ function gated(seen: string[], label: string) {
   };
 }
 
+const handlerOf = (store: WebhookStore, seen: string[]) =>
+  createWebhookHandler({ verifier: { apiKey: API_KEY }, store, onEvent: (e) => void seen.push(`callback ${e.signed.status}`) });
+
 // One payment's ordered callbacks are handled one at a time: a later status still running keeps
-// an earlier one from running beside it (and finishing after it). The memory store joins these
-// rows once MemoryWebhookStore takes the same payment lock.
-describe.each(redisRows)('one payment at a time — %s', (_, makeRow) => {
-  const handlerOf = (store: WebhookStore, seen: string[]) =>
-    createWebhookHandler({ verifier: { apiKey: API_KEY }, store, onEvent: (e) => void seen.push(`callback ${e.signed.status}`) });
+// an earlier one from running beside it (and finishing after it).
+describe.each(stores)('one payment at a time — %s', (_, makeStore) => {
 
   it('a SUCCESS delivered while its REFUNDED still runs answers 409, then superseded once the refund is done: fulfilment never runs', async () => {
-    const { store } = await makeRow();
+    const store = await makeStore();
     const seen: string[] = [];
     const handler = handlerOf(store, seen);
     const payment = `PAY_LOCK_${++n}`;
@@ -206,7 +206,7 @@ describe.each(redisRows)('one payment at a time — %s', (_, makeRow) => {
   });
 
   it('a REFUNDED delivered while its SUCCESS still runs answers 409, and runs once the fulfilment finished: fulfilment, then refund', async () => {
-    const { store } = await makeRow();
+    const store = await makeStore();
     const seen: string[] = [];
     const handler = handlerOf(store, seen);
     const payment = `PAY_LOCK_${++n}`;
@@ -222,7 +222,7 @@ describe.each(redisRows)('one payment at a time — %s', (_, makeRow) => {
   });
 
   it('a run that fails gives its payment back at once: the status it held off runs on the next delivery', async () => {
-    const { store } = await makeRow();
+    const store = await makeStore();
     const seen: string[] = [];
     const handler = handlerOf(store, seen);
     const payment = `PAY_LOCK_${++n}`;
@@ -237,7 +237,7 @@ describe.each(redisRows)('one payment at a time — %s', (_, makeRow) => {
   });
 
   it('a claim lost with its process holds its payment for its own TTL only', async () => {
-    const { store } = await makeRow();
+    const store = await makeStore();
     const seen: string[] = [];
     const handler = handlerOf(store, seen);
     const payment = `PAY_LOCK_${++n}`;
@@ -251,12 +251,16 @@ describe.each(redisRows)('one payment at a time — %s', (_, makeRow) => {
   });
 
   it('a claim without a payment takes no payment lock', async () => {
-    const { store } = await makeRow();
+    const store = await makeStore();
     const payment = `PAY_LOCK_${++n}`;
     expect(await store.claim(paymentKey(payment, 'REFUNDED'), 60_000, { paymentId: payment, rank: 2 })).toMatchObject({ acquired: true });
     expect(await store.claim(paymentKey(payment, 'SUCCESS'), 60_000)).toMatchObject({ acquired: true });
   });
 
+});
+
+// The payment's lock and mark on Redis are shared state: input, never trusted to stop the fleet.
+describe.each(redisRows)("one payment's shared state — %s", (_, makeRow) => {
   it.each([
     ['another shape, with a day-long TTL', ['SET', 'anything', 'PX', '86400000']],
     ['an in-flight value without TTL', ['SET', 'inflight:forged']],

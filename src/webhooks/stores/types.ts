@@ -98,7 +98,10 @@ export interface WebhookStore {
   /**
    * Atomically takes `key` for `ttlMs` milliseconds if nobody holds it and it is not
    * done (or its record expired), and (given `order`) no later status of the payment was
-   * completed.
+   * completed (else `superseded`) and no other claim of the same payment is held (else
+   * `in_flight`): given `order`, the claim also takes the payment for as long as it holds the
+   * key (renewed by `renew`, given back by `complete` and `release`), so one payment's
+   * callbacks run one at a time and a SUCCESS never runs beside its REFUNDED.
    */
   claim(key: string, ttlMs: number, order?: PaymentOrder): Promise<WebhookClaim>;
   /**
