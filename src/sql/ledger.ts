@@ -11,6 +11,7 @@ import { milliseconds } from '../core/milliseconds.js';
 import type { LedgerRun, PaymentOrder, TransactionalWebhookStore } from '../webhooks/stores/types.js';
 import { supersedesNothing } from '../webhooks/lifecycle.js';
 import { runBudget } from './deadline.js';
+import { ensureSchema, pruneExpired, type PruneOptions } from './maintenance.js';
 import { isConflict, type SqlClient, type SqlDialect, type SqlSession } from './driver.js';
 import { checkTableName, keyRow, markRow, params, statements, type Statements } from './statements.js';
 
@@ -43,14 +44,6 @@ export interface SqlLedgerOptions {
   lockTimeoutMs?: number | undefined;
 }
 
-/** Options of {@link SqlLedger.prune}. */
-export interface PruneOptions {
-  /** Only rows whose record expired at least this many ms ago. @default 0 */
-  olderThanMs?: number | undefined;
-  /** Rows deleted per transaction, so a large backlog never holds locks for long. @default 1000 */
-  batchSize?: number | undefined;
-}
-
 /** Options of one {@link SqlLedger.run} (the webhook handler and `runOnce` pass them). */
 export interface LedgerRunOptions {
   /** The payment's place in its life: the run is `superseded` when a later status was handled. */
@@ -71,12 +64,12 @@ export interface LedgerRunOptions {
   readonly completedTtlMs: number;
 }
 
-// Schema changes wait longer than a callback: 4 processes may create the table at once.
-const SCHEMA_LOCK_TIMEOUT_MS = 30_000;
 
 const inFlightOrUnavailable = (error: unknown): LedgerRun<never> => (isConflict(error) ? { outcome: 'in_flight' } : { outcome: 'unavailable', error });
 // Postgres: a statement of the work failed and the work caught it; the transaction is aborted.
 const isAbortedTransaction = (error: unknown) => typeof error === 'object' && error !== null && 'code' in error && error.code === '25P02';
+
+export type { PruneOptions } from './maintenance.js';
 
 /** A claim that could not tell whether the key's row is its own: claimed again, in two statements. */
 const UNCLEAR = Symbol('unclear');
@@ -232,9 +225,13 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
       // Both rows new: nothing marked the payment, so nothing supersedes the callback.
       if (inserted === 2) return undefined;
       if (await this.#superseded(session, mark, order.rank, now)) return 'superseded';
-      // Neither new: the key's row was there. One: the mark's or the key's, and no statement can
-      // tell a row this transaction inserted from one committed alike (a duplicate in the same ms).
-      return inserted === 0 ? this.#takeOver(session, row, claimedUntil, now) : UNCLEAR;
+      // One: the mark's or the key's, and no statement can tell a row this transaction inserted
+      // from one committed alike (a duplicate in the same ms). Neither: the key's row was there; a
+      // live one is a duplicate. Both go again the two-statement way, which locks the mark for
+      // writing: an existing mark is only share-locked here, which another status of the payment
+      // (taking over its own expired record) would share, and run beside this one.
+      if (inserted === 0 && (await this.#takeOver(session, row, claimedUntil, now)) === 'duplicate') return 'duplicate';
+      return UNCLEAR;
     }
     if (this.#sql.lockMark !== undefined) await session.query(this.#sql.lockMark, this.#params.lockMark(mark, markRank, claimedUntil, now));
     if ((await session.query(this.#sql.claimOrdered, this.#params.claimOrdered(row, claimedUntil, now, mark, order.rank, markRank))).affected === 1) return undefined;
@@ -265,10 +262,7 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
    * ```
    */
   async ensureSchema(): Promise<void> {
-    await this.#transaction(SCHEMA_LOCK_TIMEOUT_MS, async (session) => {
-      if (this.#client.dialect === 'postgres') await session.query('SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext($1))', [`myr-gateway:${this.table}`]);
-      for (const statement of this.#sql.schema) await session.query(statement, []);
-    });
+    await ensureSchema(this.#client, this.#sql, this.table);
   }
 
   /**
@@ -297,29 +291,7 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
    * const deleted = await ledger.prune({ olderThanMs: 86_400_000 });
    * ```
    */
-  async prune(options: PruneOptions = {}): Promise<number> {
-    const olderThanMs = milliseconds(options.olderThanMs ?? 0, 'olderThanMs', 0);
-    const batchSize = options.batchSize ?? 1000;
-    if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 100_000) throw new ConfigurationError('batchSize must be a whole number from 1 to 100000', 'batchSize');
-    const before = Date.now() - olderThanMs;
-    let total = 0;
-    for (;;) {
-      const deleted = await this.#transaction(this.#lockTimeoutMs, async (session) => (await session.query(this.#sql.prune, this.#params.prune(before, batchSize))).affected);
-      total += deleted;
-      if (deleted < batchSize) return total;
-    }
-  }
-
-  async #transaction<R>(lockTimeoutMs: number, body: (session: SqlSession<Tx>) => Promise<R>): Promise<R> {
-    const session = await this.#client.begin(lockTimeoutMs);
-    let result: R;
-    try {
-      result = await body(session);
-    } catch (error) {
-      await session.rollback();
-      throw error;
-    }
-    await session.commit(undefined);
-    return result;
+  prune(options: PruneOptions = {}): Promise<number> {
+    return pruneExpired(this.#client, this.#sql.prune, this.#params.prune, this.#lockTimeoutMs, options);
   }
 }

@@ -262,6 +262,27 @@ export function ledgerScenarios<Tx>(name: string, setup: () => LedgerFixture<Tx>
       expect(await fixture.fulfilments(payment)).toBe(1);
     });
 
+    scenario('two outcomes of one payment whose records expired, delivered again at once, run one after the other', async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture);
+      const payment = `PAY_${randomUUID()}`;
+      const options = (status: string, completedTtlMs: number) => ({ raiseMark: false, completedTtlMs, order: { paymentId: payment, rank: lifecycleRank(status) } });
+      await ledger.run(`payment:${payment}:EXPIRED`, () => undefined, options('EXPIRED', DAY)); // the payment's mark stays live
+      await ledger.run(`payment:${payment}:SUCCESS`, () => undefined, options('SUCCESS', 1));
+      await ledger.run(`payment:${payment}:FAILED`, () => undefined, options('FAILED', 1));
+      await sleep(20);
+      let running = 0;
+      let overlapped = false;
+      const work = async () => {
+        overlapped ||= ++running > 1;
+        await sleep(200);
+        running -= 1;
+      };
+      const runs = await Promise.all([ledger.run(`payment:${payment}:SUCCESS`, work, options('SUCCESS', DAY)), ledger.run(`payment:${payment}:FAILED`, work, options('FAILED', DAY))]);
+      expect(runs.map((run) => run.outcome)).toEqual(['processed', 'processed']);
+      expect(overlapped).toBe(false);
+    });
+
     scenario('64 different callbacks at once, as the handler runs them: each processed, none held up by another', async () => {
       const fixture = setup();
       const ledger = await newLedger(fixture);

@@ -17,6 +17,8 @@ interface Script {
   claimed?: number;
   /** Rows MySQL's one-statement claim inserts (the mark's and the key's; default 2). */
   beside?: number;
+  /** Rows MySQL's takeover of an expired key updates (default 0). */
+  takenOver?: number;
   mark?: number | null;
   doneRows?: number;
 }
@@ -56,7 +58,7 @@ function scripted(script: Script = {}) {
           step(name);
           if (name === 'claim') claims.push([...params]);
           if (name === 'claim') return { rows: [], affected: script.claimed ?? 1 };
-          if (name === 'takeOver') return { rows: [], affected: 0 };
+          if (name === 'takeOver') return { rows: [], affected: script.takenOver ?? 0 };
           if (name === 'claimBeside') return { rows: [], affected: script.beside ?? 2 };
           if (name === 'readMark') return { rows: script.mark === undefined ? [] : [{ mark_rank: script.mark }], affected: 0 };
           if (name === 'done') return { rows: Array.from({ length: script.doneRows ?? 1 }, () => ({ held: 1 })), affected: 0 };
@@ -145,6 +147,10 @@ describe('SqlLedger.run', () => {
     const both = scripted({ dialect: 'mysql', beside: 0 });
     expect(await both.ledger.run('k', () => 'ran', { ...RUN, order: ORDER })).toEqual({ outcome: 'duplicate' });
     expect(both.events).toEqual(['begin', 'claimBeside', 'readMark', 'takeOver', 'rollback']);
+    // An expired key taken over beside a mark only share-locked: again, holding the mark for writing.
+    const expired = scripted({ dialect: 'mysql', beside: 0, takenOver: 1 });
+    expect((await expired.ledger.run('k', () => 'ran', { ...RUN, order: ORDER })).outcome).toBe('processed');
+    expect(expired.events).toEqual(['begin', 'claimBeside', 'readMark', 'takeOver', 'rollback', 'begin', 'lockMark', 'claim', 'done', 'commit']);
   });
 
   it('failed: the work threw; rolled back, never committed, the error kept', async () => {
@@ -257,30 +263,5 @@ describe('schemaSql and prune', () => {
     expect(ledger.schemaSql('sqlite')).toContain('CREATE INDEX IF NOT EXISTS t_expires ON t');
     // @ts-expect-error: not a dialect
     expect(() => ledger.schemaSql('oracle')).toThrow(ConfigurationError);
-  });
-
-  it('prunes in batches until a batch is not full', async () => {
-    const deleted = [3, 3, 1];
-    const events: string[] = [];
-    const client: SqlClient<null> = {
-      dialect: 'sqlite',
-      async begin() {
-        return {
-          tx: null,
-          async query(text) {
-            events.push(text.startsWith('DELETE') ? 'delete' : text);
-            return { rows: [], affected: deleted.shift() ?? 0 };
-          },
-          async commit() {
-            events.push('commit');
-          },
-          async rollback() {},
-          abandon() {},
-        };
-      },
-    };
-    expect(await new SqlLedger(client).prune({ batchSize: 3 })).toBe(7);
-    expect(events).toEqual(['delete', 'commit', 'delete', 'commit', 'delete', 'commit']);
-    await expect(new SqlLedger(client).prune({ batchSize: 0 })).rejects.toThrow(ConfigurationError);
   });
 });

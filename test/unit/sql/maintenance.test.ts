@@ -1,0 +1,73 @@
+/**
+ * The ledger's upkeep (src/sql/maintenance.ts) over a scripted client: `prune` deletes in
+ * batches, and a batch that met the claims beside it is tried again. The same on real databases:
+ * test/integration/ledger-*.test.ts and ledger-prune-race.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import { ConfigurationError } from '../../../src/index.js';
+import type { SqlClient } from '../../../src/sql/driver.js';
+import { SqlLedger } from '../../../src/sql/index.js';
+
+describe('prune', () => {
+  it('prunes in batches until a batch is not full', async () => {
+    const deleted = [3, 3, 1];
+    const events: string[] = [];
+    const client: SqlClient<null> = {
+      dialect: 'sqlite',
+      async begin() {
+        return {
+          tx: null,
+          async query(text) {
+            events.push(text.startsWith('DELETE') ? 'delete' : text);
+            return { rows: [], affected: deleted.shift() ?? 0 };
+          },
+          async commit() {
+            events.push('commit');
+          },
+          async rollback() {},
+          abandon() {},
+        };
+      },
+    };
+    expect(await new SqlLedger(client).prune({ batchSize: 3 })).toBe(7);
+    expect(events).toEqual(['delete', 'commit', 'delete', 'commit', 'delete', 'commit']);
+    await expect(new SqlLedger(client).prune({ batchSize: 0 })).rejects.toThrow(ConfigurationError);
+  });
+
+  // A batch meets the claims running beside it (MySQL reports a deadlock, Postgres a lock
+  // timeout): rolled back, it deleted nothing, so it is simply tried again.
+  it('tries a batch again when it met a deadlock or a lock wait, and gives up after three tries or on any other error', async () => {
+    const pruning = (failures: object[]) => {
+      const events: string[] = [];
+      const client: SqlClient<null> = {
+        dialect: 'mysql',
+        async begin() {
+          return {
+            tx: null,
+            async query() {
+              const failure = failures.shift();
+              if (failure !== undefined) throw Object.assign(new Error('prune failed'), failure);
+              events.push('delete');
+              return { rows: [], affected: 2 };
+            },
+            async commit() {
+              events.push('commit');
+            },
+            async rollback() {
+              events.push('rollback');
+            },
+            abandon() {},
+          };
+        },
+      };
+      return { events, ledger: new SqlLedger(client) };
+    };
+    const deadlocked = pruning([{ errno: 1213 }, { code: '55P03' }]);
+    expect(await deadlocked.ledger.prune({ batchSize: 3 })).toBe(2);
+    expect(deadlocked.events).toEqual(['rollback', 'rollback', 'delete', 'commit']);
+    await expect(pruning([{ errno: 1213 }, { errno: 1213 }, { errno: 1213 }]).ledger.prune()).rejects.toMatchObject({ errno: 1213 });
+    const broken = pruning([{ code: 'ECONNRESET' }]);
+    await expect(broken.ledger.prune()).rejects.toMatchObject({ code: 'ECONNRESET' });
+    expect(broken.events).toEqual(['rollback']);
+  });
+});
