@@ -6,7 +6,7 @@
  * @module
  */
 import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
-import { deriveSigningKeyBytesWeb, signCallbackFields } from '../src/webhooks/signature.js';
+import { deriveSigningKeyBytesWeb, signCallbackFields, type SignedCallbackFields } from '../src/webhooks/signature.js';
 
 /** The api key every bench callback is signed with. */
 export const BENCH_API_KEY = 'sk_live_bench_0123456789abcdef';
@@ -49,17 +49,8 @@ export async function benchCallback(now: number): Promise<BenchCallback> {
   return { raw, headers, signature };
 }
 
-interface FloorBody {
-  webhook_id: string;
-  payment_id: string;
-  reference_id: string;
-  amount: number;
-  currency: string;
-  status: string;
-  timestamp: string;
-  completed_at: string | null;
-  signature: string;
-}
+/** A callback body as the floor reads it: the signed fields and the signature. */
+type FloorBody = SignedCallbackFields & { signature: string };
 
 /**
  * The floor: the least any correct Node verifier must do for `raw` (JSON.parse, the signed
