@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SqlLedger, type SqlClient, type SqlLedgerOptions } from '../../src/sql/index.js';
-import { lifecycleRank } from '../../src/webhooks/lifecycle.js';
+import { canSupersede, lifecycleRank } from '../../src/webhooks/lifecycle.js';
 
 export interface LedgerFixture<Tx> {
   /** The merchant's client, wrapped by its adapter. */
@@ -24,6 +24,16 @@ export interface LedgerFixture<Tx> {
 
 const DAY = 86_400_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The run options the webhook handler gives a payment callback of `status` (claim-and-run.ts):
+ * its place in the payment's life, and whether it raises the payment's mark.
+ */
+const asCallback = (payment: string, status: string, completedTtlMs = DAY) => ({
+  raiseMark: canSupersede(status),
+  completedTtlMs,
+  order: { paymentId: payment, rank: lifecycleRank(status) },
+});
 
 /** A gate a test opens by hand: the work waits on it while the test does something else. */
 function gate() {
@@ -50,7 +60,7 @@ export function ledgerScenarios<Tx>(name: string, setup: () => LedgerFixture<Tx>
       const fixture = setup();
       const ledger = await newLedger(fixture);
       const payment = `PAY_${randomUUID()}`;
-      const options = { raiseMark: false, completedTtlMs: DAY, order: { paymentId: payment, rank: lifecycleRank('SUCCESS') } };
+      const options = asCallback(payment, 'SUCCESS');
       const first = await ledger.run(`payment:${payment}:SUCCESS`, async (tx) => (await fixture.fulfil(tx, payment), 'fulfilled'), options);
       let ran = false;
       const second = await ledger.run(`payment:${payment}:SUCCESS`, () => void (ran = true), options);
@@ -101,17 +111,9 @@ export function ledgerScenarios<Tx>(name: string, setup: () => LedgerFixture<Tx>
       const fixture = setup();
       const ledger = await newLedger(fixture);
       const payment = `PAY_${randomUUID()}`;
-      const refunded = await ledger.run(`payment:${payment}:REFUNDED`, () => 'refund recorded', {
-        raiseMark: true,
-        completedTtlMs: DAY,
-        order: { paymentId: payment, rank: lifecycleRank('REFUNDED') },
-      });
+      const refunded = await ledger.run(`payment:${payment}:REFUNDED`, () => 'refund recorded', asCallback(payment, 'REFUNDED'));
       let ran = false;
-      const success = await ledger.run(`payment:${payment}:SUCCESS`, () => void (ran = true), {
-        raiseMark: false,
-        completedTtlMs: DAY,
-        order: { paymentId: payment, rank: lifecycleRank('SUCCESS') },
-      });
+      const success = await ledger.run(`payment:${payment}:SUCCESS`, () => void (ran = true), asCallback(payment, 'SUCCESS'));
       expect(refunded.outcome).toBe('processed');
       expect(success).toEqual({ outcome: 'superseded' });
       expect(ran).toBe(false);
@@ -129,13 +131,13 @@ export function ledgerScenarios<Tx>(name: string, setup: () => LedgerFixture<Tx>
         started.open();
         await hold.opened;
         return 'refund recorded';
-      }, { raiseMark: true, completedTtlMs: DAY, order: { paymentId: payment, rank: lifecycleRank('REFUNDED') } });
+      }, asCallback(payment, 'REFUNDED'));
       await started.opened;
       let ran = false;
       const success = ledger.run(`payment:${payment}:SUCCESS`, async (tx) => {
         ran = true;
         await fixture.fulfil(tx, payment);
-      }, { raiseMark: false, completedTtlMs: DAY, order: { paymentId: payment, rank: lifecycleRank('SUCCESS') } });
+      }, asCallback(payment, 'SUCCESS'));
       await sleep(100); // the SUCCESS reaches its claim while the REFUNDED holds its transaction
       hold.open();
       expect(await refunded).toEqual({ outcome: 'processed', value: 'refund recorded' });
@@ -153,10 +155,10 @@ export function ledgerScenarios<Tx>(name: string, setup: () => LedgerFixture<Tx>
       const refunded = ledger.run(`payment:${payment}:REFUNDED`, async () => {
         started.open();
         await hold.opened;
-      }, { raiseMark: true, completedTtlMs: DAY, order: { paymentId: payment, rank: lifecycleRank('REFUNDED') } });
+      }, asCallback(payment, 'REFUNDED'));
       await started.opened;
       let ran = false;
-      const success = { raiseMark: false, completedTtlMs: DAY, order: { paymentId: payment, rank: lifecycleRank('SUCCESS') } };
+      const success = asCallback(payment, 'SUCCESS');
       const during = await ledger.run(`payment:${payment}:SUCCESS`, () => void (ran = true), success);
       hold.open();
       expect(during).toEqual({ outcome: 'in_flight' });
@@ -177,13 +179,9 @@ export function ledgerScenarios<Tx>(name: string, setup: () => LedgerFixture<Tx>
         started.open();
         await hold.opened;
         events.push('SUCCESS done');
-      }, { raiseMark: false, completedTtlMs: DAY, order: { paymentId: payment, rank: lifecycleRank('SUCCESS') } });
+      }, asCallback(payment, 'SUCCESS'));
       await started.opened;
-      const refunded = ledger.run(`payment:${payment}:REFUNDED`, () => void events.push('REFUNDED started'), {
-        raiseMark: true,
-        completedTtlMs: DAY,
-        order: { paymentId: payment, rank: lifecycleRank('REFUNDED') },
-      });
+      const refunded = ledger.run(`payment:${payment}:REFUNDED`, () => void events.push('REFUNDED started'), asCallback(payment, 'REFUNDED'));
       await sleep(100);
       hold.open();
       expect((await success).outcome).toBe('processed');
@@ -230,22 +228,21 @@ export function ledgerScenarios<Tx>(name: string, setup: () => LedgerFixture<Tx>
       const fixture = setup();
       const ledger = await newLedger(fixture);
       const payment = `PAY_${randomUUID()}`;
-      const order = { paymentId: payment, rank: lifecycleRank('SUCCESS') };
       const runs = await Promise.all(
-        Array.from({ length: 8 }, () => ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), { raiseMark: false, completedTtlMs: DAY, order })),
+        Array.from({ length: 8 }, () => ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), asCallback(payment, 'SUCCESS'))),
       );
       expect(runs.filter((run) => run.outcome === 'processed')).toHaveLength(1);
       expect(runs.every((run) => ['processed', 'duplicate', 'in_flight'].includes(run.outcome))).toBe(true);
       expect(await fixture.fulfilments(payment)).toBe(1);
-      expect(await ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), { raiseMark: false, completedTtlMs: DAY, order })).toEqual({ outcome: 'duplicate' });
+      expect(await ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), asCallback(payment, 'SUCCESS'))).toEqual({ outcome: 'duplicate' });
     });
 
     scenario('two outcomes of one rank (FAILED, then SUCCESS) both run: neither supersedes the other', async () => {
       const fixture = setup();
       const ledger = await newLedger(fixture);
       const payment = `PAY_${randomUUID()}`;
-      const failed = await ledger.run(`payment:${payment}:FAILED`, () => 'failed', { raiseMark: false, completedTtlMs: DAY, order: { paymentId: payment, rank: lifecycleRank('FAILED') } });
-      const success = await ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), { raiseMark: false, completedTtlMs: DAY, order: { paymentId: payment, rank: lifecycleRank('SUCCESS') } });
+      const failed = await ledger.run(`payment:${payment}:FAILED`, () => 'failed', asCallback(payment, 'FAILED'));
+      const success = await ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), asCallback(payment, 'SUCCESS'));
       expect([failed.outcome, success.outcome]).toEqual(['processed', 'processed']);
       expect(await fixture.fulfilments(payment)).toBe(1);
     });
@@ -254,11 +251,10 @@ export function ledgerScenarios<Tx>(name: string, setup: () => LedgerFixture<Tx>
       const fixture = setup();
       const ledger = await newLedger(fixture);
       const payment = `PAY_${randomUUID()}`;
-      const order = { paymentId: payment, rank: lifecycleRank('SUCCESS') };
-      expect((await ledger.run(`payment:${payment}:SUCCESS`, () => undefined, { raiseMark: false, completedTtlMs: 1, order })).outcome).toBe('processed');
+      expect((await ledger.run(`payment:${payment}:SUCCESS`, () => undefined, asCallback(payment, 'SUCCESS', 1))).outcome).toBe('processed');
       await sleep(5);
-      expect((await ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), { raiseMark: false, completedTtlMs: DAY, order })).outcome).toBe('processed');
-      expect(await ledger.run(`payment:${payment}:SUCCESS`, () => undefined, { raiseMark: false, completedTtlMs: DAY, order })).toEqual({ outcome: 'duplicate' });
+      expect((await ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), asCallback(payment, 'SUCCESS'))).outcome).toBe('processed');
+      expect(await ledger.run(`payment:${payment}:SUCCESS`, () => undefined, asCallback(payment, 'SUCCESS'))).toEqual({ outcome: 'duplicate' });
       expect(await fixture.fulfilments(payment)).toBe(1);
     });
 
@@ -266,10 +262,9 @@ export function ledgerScenarios<Tx>(name: string, setup: () => LedgerFixture<Tx>
       const fixture = setup();
       const ledger = await newLedger(fixture);
       const payment = `PAY_${randomUUID()}`;
-      const options = (status: string, completedTtlMs: number) => ({ raiseMark: false, completedTtlMs, order: { paymentId: payment, rank: lifecycleRank(status) } });
-      await ledger.run(`payment:${payment}:EXPIRED`, () => undefined, options('EXPIRED', DAY)); // the payment's mark stays live
-      await ledger.run(`payment:${payment}:SUCCESS`, () => undefined, options('SUCCESS', 1));
-      await ledger.run(`payment:${payment}:FAILED`, () => undefined, options('FAILED', 1));
+      await ledger.run(`payment:${payment}:EXPIRED`, () => undefined, asCallback(payment, 'EXPIRED')); // the payment's mark stays live
+      await ledger.run(`payment:${payment}:SUCCESS`, () => undefined, asCallback(payment, 'SUCCESS', 1));
+      await ledger.run(`payment:${payment}:FAILED`, () => undefined, asCallback(payment, 'FAILED', 1));
       await sleep(20);
       let running = 0;
       let overlapped = false;
@@ -278,7 +273,7 @@ export function ledgerScenarios<Tx>(name: string, setup: () => LedgerFixture<Tx>
         await sleep(200);
         running -= 1;
       };
-      const runs = await Promise.all([ledger.run(`payment:${payment}:SUCCESS`, work, options('SUCCESS', DAY)), ledger.run(`payment:${payment}:FAILED`, work, options('FAILED', DAY))]);
+      const runs = await Promise.all([ledger.run(`payment:${payment}:SUCCESS`, work, asCallback(payment, 'SUCCESS')), ledger.run(`payment:${payment}:FAILED`, work, asCallback(payment, 'FAILED'))]);
       expect(runs.map((run) => run.outcome)).toEqual(['processed', 'processed']);
       expect(overlapped).toBe(false);
     });
@@ -289,7 +284,7 @@ export function ledgerScenarios<Tx>(name: string, setup: () => LedgerFixture<Tx>
       const payments = Array.from({ length: 64 }, () => `PAY_${randomUUID()}`);
       const runs = await Promise.all(
         payments.map((payment) =>
-          ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), { raiseMark: false, completedTtlMs: DAY, order: { paymentId: payment, rank: lifecycleRank('SUCCESS') } }),
+          ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), asCallback(payment, 'SUCCESS')),
         ),
       );
       expect(runs.map((run) => run.outcome)).toEqual(payments.map(() => 'processed'));
