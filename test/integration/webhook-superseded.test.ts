@@ -164,22 +164,23 @@ async function until(condition: () => boolean): Promise<void> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A work that records `label` when it starts, then runs until the test lets it finish or fail. */
-function gated(seen: string[], label: string) {
+/**
+ * A reconciliation job's `runOnce` of `status` for `payment`, started and running: it recorded
+ * `job <status>` in `seen`, and runs until the test lets it finish or fail.
+ */
+async function runningJob(store: WebhookStore, payment: string, status: 'SUCCESS' | 'REFUNDED', seen: string[]) {
   let finish!: () => void;
   let fail!: (error: Error) => void;
   const gate = new Promise<void>((resolve, reject) => {
     finish = resolve;
     fail = reject;
   });
-  return {
-    work: () => {
-      seen.push(label);
-      return gate;
-    },
-    finish,
-    fail,
-  };
+  const run = runOnce(store, paymentKey(payment, status), () => {
+    seen.push(`job ${status}`);
+    return gate;
+  }, { payment: { payment_id: payment, status } });
+  await until(() => seen.length > 0);
+  return { run, finish, fail };
 }
 
 const handlerOf = (store: WebhookStore, seen: string[]) =>
@@ -188,19 +189,16 @@ const handlerOf = (store: WebhookStore, seen: string[]) =>
 // One payment's ordered callbacks are handled one at a time: a later status still running keeps
 // an earlier one from running beside it (and finishing after it).
 describe.each(stores)('one payment at a time — %s', (_, makeStore) => {
-
   it('a SUCCESS delivered while its REFUNDED still runs answers 409, then superseded once the refund is done: fulfilment never runs', async () => {
     const store = await makeStore();
     const seen: string[] = [];
     const handler = handlerOf(store, seen);
     const payment = `PAY_LOCK_${++n}`;
-    const refund = gated(seen, 'job REFUNDED');
-    const refunded = runOnce(store, paymentKey(payment, 'REFUNDED'), refund.work, { payment: { payment_id: payment, status: 'REFUNDED' } });
-    await until(() => seen.length > 0);
+    const refund = await runningJob(store, payment, 'REFUNDED', seen);
     const early = await handler.handle(await deliver(payment, 'SUCCESS'));
     expect(early).toMatchObject({ status: 409, body: { ok: false, outcome: 'in_flight' }, headers: { 'retry-after': '1' } });
     refund.finish();
-    expect(await refunded).toEqual({ outcome: 'processed', value: undefined });
+    expect(await refund.run).toEqual({ outcome: 'processed', value: undefined });
     expect(await handler.handle(await deliver(payment, 'SUCCESS'))).toMatchObject({ status: 200, body: { ok: true, outcome: 'superseded' } });
     expect(seen).toEqual(['job REFUNDED']);
   });
@@ -210,13 +208,11 @@ describe.each(stores)('one payment at a time — %s', (_, makeStore) => {
     const seen: string[] = [];
     const handler = handlerOf(store, seen);
     const payment = `PAY_LOCK_${++n}`;
-    const fulfil = gated(seen, 'job SUCCESS');
-    const fulfilled = runOnce(store, paymentKey(payment, 'SUCCESS'), fulfil.work, { payment: { payment_id: payment, status: 'SUCCESS' } });
-    await until(() => seen.length > 0);
+    const fulfil = await runningJob(store, payment, 'SUCCESS', seen);
     expect(await handler.handle(await deliver(payment, 'REFUNDED'))).toMatchObject({ status: 409, body: { outcome: 'in_flight' } });
     expect(seen).toEqual(['job SUCCESS']);
     fulfil.finish();
-    expect(await fulfilled).toEqual({ outcome: 'processed', value: undefined });
+    expect(await fulfil.run).toEqual({ outcome: 'processed', value: undefined });
     expect(await handler.handle(await deliver(payment, 'REFUNDED'))).toMatchObject({ status: 200, body: { outcome: 'processed' } });
     expect(seen).toEqual(['job SUCCESS', 'callback REFUNDED']);
   });
@@ -226,12 +222,10 @@ describe.each(stores)('one payment at a time — %s', (_, makeStore) => {
     const seen: string[] = [];
     const handler = handlerOf(store, seen);
     const payment = `PAY_LOCK_${++n}`;
-    const refund = gated(seen, 'job REFUNDED');
-    const refunded = runOnce(store, paymentKey(payment, 'REFUNDED'), refund.work, { payment: { payment_id: payment, status: 'REFUNDED' } });
-    await until(() => seen.length > 0);
+    const refund = await runningJob(store, payment, 'REFUNDED', seen);
     expect(await handler.handle(await deliver(payment, 'SUCCESS'))).toMatchObject({ status: 409 });
     refund.fail(new Error('the refund handler failed'));
-    await expect(refunded).rejects.toMatchObject({ stage: 'handler' });
+    await expect(refund.run).rejects.toMatchObject({ stage: 'handler' });
     expect(await handler.handle(await deliver(payment, 'SUCCESS'))).toMatchObject({ status: 200, body: { outcome: 'processed' } });
     expect(seen).toEqual(['job REFUNDED', 'callback SUCCESS']);
   });
