@@ -64,10 +64,11 @@ export interface LedgerRunOptions {
   readonly completedTtlMs: number;
 }
 
-
 const inFlightOrUnavailable = (error: unknown): LedgerRun<never> => (isConflict(error) ? { outcome: 'in_flight' } : { outcome: 'unavailable', error });
 // Postgres: a statement of the work failed and the work caught it; the transaction is aborted.
 const isAbortedTransaction = (error: unknown) => typeof error === 'object' && error !== null && 'code' in error && error.code === '25P02';
+/** The mark a status that does not raise it writes: the payment's row, for its lock, superseding nothing. */
+const LOCK_ONLY_RANK = supersedesNothing();
 
 export type { PruneOptions } from './maintenance.js';
 
@@ -219,7 +220,7 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
       return this.#takeOver(session, row, claimedUntil, now);
     }
     const mark = markRow(order.paymentId);
-    const markRank = raiseMark ? order.rank : supersedesNothing();
+    const markRank = raiseMark ? order.rank : LOCK_ONLY_RANK;
     if (beside && !raiseMark && this.#sql.claimBeside !== undefined) {
       const inserted = (await session.query(this.#sql.claimBeside, this.#params.claimBeside(mark, markRank, row, claimedUntil))).affected;
       // Both rows new: nothing marked the payment, so nothing supersedes the callback.
