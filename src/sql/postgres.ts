@@ -248,6 +248,48 @@ export type PostgresJsTxOf<S> = S extends {
   ? R
   : never;
 
+/** The options the adapter gives one postgres.js statement. */
+interface PostgresJsQueryOptions {
+  prepare?: boolean;
+  onexecute?: (connection: unknown) => boolean;
+}
+
+/** The error of a statement the adapter did not send: postgres.js had seen the connection close. */
+const connectionClosed = () => Object.assign(new Error('myr-gateway: the database closed the ledger\'s connection (nothing more was sent on it)'), { code: 'CONNECTION_CLOSED' });
+
+/**
+ * Calls `closed` when postgres.js sees the reserved connection close while the run holds it: the
+ * server ended the session (an admin, a failover, `idle_in_transaction_session_timeout`) while
+ * the work was busy elsewhere, and no statement of the ledger's was there to fail. A reserved
+ * connection says nothing of it in postgres.js's public API; its `onexecute` statement option
+ * (what its own `sql.begin` watches a connection with) hands over the connection, whose
+ * `onclose` postgres.js calls once on closing. Where a version does neither, the loss is
+ * learnt, as before, from the next statement that fails.
+ */
+function watchClose(closed: () => void): { readonly options: PostgresJsQueryOptions; stop(): void } {
+  let connection: object | undefined;
+  let previous: unknown;
+  const listener = (error: unknown) => {
+    closed();
+    if (typeof previous === 'function') Reflect.apply(previous, undefined, [error]);
+  };
+  return {
+    options: {
+      onexecute(c) {
+        if (connection === undefined && typeof c === 'object' && c !== null) {
+          connection = c;
+          previous = Reflect.get(c, 'onclose');
+          Reflect.set(c, 'onclose', listener);
+        }
+        return true;
+      },
+    },
+    stop() {
+      if (connection !== undefined && Reflect.get(connection, 'onclose') === listener) Reflect.set(connection, 'onclose', previous);
+    },
+  };
+}
+
 function countOf(result: unknown): number {
   if (typeof result === 'object' && result !== null && 'count' in result && typeof result.count === 'number') return result.count;
   return 0;
@@ -275,24 +317,27 @@ export function fromPostgresJs<S extends PostgresJsLike>(sql: S, options: PgLedg
     async begin(lockTimeoutMs) {
       const reserved = (await sql.reserve()) as PostgresJsTxOf<S> & PostgresJsReservedLike;
       // postgres.js has taken a connection that died back into its pool by itself: a statement
-      // sent on it afterwards never settles (or throws outside any promise), and giving it back
-      // would hand the dead connection to the next caller. Once it is lost, nothing more is sent
-      // on it, and it is not given back.
+      // sent on it afterwards never settles, or throws outside any promise (postgres.js 3.4.9
+      // writes to the closed socket from a setImmediate: an uncaught TypeError that ends the
+      // process), and giving it back would hand the dead connection to the next caller. Once it
+      // is lost, nothing more is sent on it, and it is not given back.
       let lost = false;
       const noticeLoss = (error: unknown) => {
         if (connectionLost(error)) lost = true;
         throw error;
       };
+      const closes = watchClose(() => (lost = true));
       // Only statements with parameters are prepared: the run's, never BEGIN or the schema's DDL.
-      const send = (text: string, params: readonly unknown[] = []) =>
-        Promise.resolve(prepare && params.length > 0 ? reserved.unsafe(text, params as never[], { prepare: true }) : reserved.unsafe(text, params as never[])).catch(noticeLoss);
+      const send = (text: string, params: readonly unknown[] = [], options: PostgresJsQueryOptions = prepare && params.length > 0 ? { prepare: true } : {}) =>
+        lost ? Promise.reject(connectionClosed()) : Promise.resolve(reserved.unsafe(text, params as never[], options)).catch(noticeLoss);
       // postgres.js pipelines: BEGIN and SET LOCAL leave together with the first statement. The
       // second setting marks this transaction, so that COMMIT can tell it is still the one open.
-      const begun = Promise.all([send('BEGIN'), send(`SET LOCAL lock_timeout = ${lockTimeoutMs}`), send(`SET LOCAL ${LEDGER_TX} = 'on'`)]);
+      const begun = Promise.all([send('BEGIN', [], closes.options), send(`SET LOCAL lock_timeout = ${lockTimeoutMs}`), send(`SET LOCAL ${LEDGER_TX} = 'on'`)]);
       let open = true;
       const end = () => {
         if (!open) return;
         open = false;
+        closes.stop();
         if (!lost) reserved.release();
       };
       const rollback = async (cause?: unknown) => {

@@ -207,6 +207,54 @@ describe('fromPostgresJs and a connection postgres.js has closed (the server wen
   });
 });
 
+describe('fromPostgresJs and a connection the server closes while the work runs (no statement of the ledger in flight)', () => {
+  // postgres.js 3.4.9 writes a statement sent on a closed connection from a setImmediate, to a
+  // socket it has set to null: an uncaught TypeError that ends the merchant's process.
+  const watched = () => {
+    const sent: string[] = [];
+    let released = 0;
+    const connection: { onclose?: (error: unknown) => void } = {};
+    const reserved = {
+      unsafe: (text: string, _params?: never[], options?: { prepare?: boolean; onexecute?: (connection: unknown) => boolean }) => {
+        sent.push(text);
+        options?.onexecute?.(connection);
+        return Promise.resolve(Object.assign([{ held: true }], { count: 1, command: text.split(' ')[0] }));
+      },
+      release: () => void (released += 1),
+    };
+    return { sent, connection, released: () => released, sql: Object.assign(() => undefined, { reserve: async () => reserved }) };
+  };
+
+  it('COMMIT is not sent on it: the run answers CONNECTION_CLOSED (nothing acknowledged), and the connection is not given back', async () => {
+    const db = watched();
+    const session = await fromPostgresJs(db.sql).begin(500);
+    await session.query('INSERT INTO t VALUES ($1)', ['k']);
+    db.connection.onclose?.(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }));
+    await expect(session.commit(undefined)).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
+    await expect(session.query('SELECT 1', [])).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
+    expect(db.sent).toEqual(['BEGIN', 'SET LOCAL lock_timeout = 500', "SET LOCAL myr_gateway.ledger_tx = 'on'", 'INSERT INTO t VALUES ($1)']);
+    expect(db.released()).toBe(0);
+  });
+
+  it("the connection's own close handler still runs, and is put back when the run gives the connection back", async () => {
+    const db = watched();
+    const own: unknown[] = [];
+    const ownHandler = (error: unknown) => void own.push(error);
+    db.connection.onclose = ownHandler;
+    const session = await fromPostgresJs(db.sql).begin(500);
+    await session.query('INSERT INTO t VALUES ($1)', ['k']);
+    expect(db.connection.onclose).not.toBe(ownHandler);
+    db.connection.onclose?.('closed');
+    expect(own).toEqual(['closed']);
+
+    const next = watched();
+    next.connection.onclose = ownHandler;
+    await (await fromPostgresJs(next.sql).begin(500)).commit(undefined);
+    expect(next.connection.onclose).toBe(ownHandler);
+    expect(next.released()).toBe(1);
+  });
+});
+
 describe('fromPg and a connection that dies while the ledger holds it', () => {
   it('listens for the client\'s error event while it is checked out (no uncaught error), and stops when it goes back', async () => {
     const { EventEmitter } = await import('node:events');
