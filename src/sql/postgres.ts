@@ -330,9 +330,13 @@ export function fromPostgresJs<S extends PostgresJsLike>(sql: S, options: PgLedg
       // Only statements with parameters are prepared: the run's, never BEGIN or the schema's DDL.
       const send = (text: string, params: readonly unknown[] = [], options: PostgresJsQueryOptions = prepare && params.length > 0 ? { prepare: true } : {}) =>
         lost ? Promise.reject(connectionClosed()) : Promise.resolve(reserved.unsafe(text, params as never[], options)).catch(noticeLoss);
-      // postgres.js pipelines: BEGIN and SET LOCAL leave together with the first statement. The
-      // second setting marks this transaction, so that COMMIT can tell it is still the one open.
-      const begun = Promise.all([send('BEGIN', [], closes.options), send(`SET LOCAL lock_timeout = ${lockTimeoutMs}`), send(`SET LOCAL ${LEDGER_TX} = 'on'`)]);
+      // One simple query: BEGIN, the run's lock_timeout, and a mark of this transaction, so that
+      // COMMIT can tell it is still the one open. Not awaited here: postgres.js pipelines, so the
+      // claim leaves right behind it, in the same round trip. Nothing is lost by it: the claim runs
+      // in the transaction BEGIN opened (on the same connection, in order), or fails with it.
+      const begun = send(`BEGIN; SET LOCAL lock_timeout = ${lockTimeoutMs}; SET LOCAL ${LEDGER_TX} = 'on'`, [], closes.options);
+      // Answered by the first statement after it, or by the rollback: never an unhandled rejection.
+      void settle(begun);
       let open = true;
       const end = () => {
         if (!open) return;
@@ -345,31 +349,32 @@ export function fromPostgresJs<S extends PostgresJsLike>(sql: S, options: PgLedg
         if (!lost) await settle(send('ROLLBACK'));
         end();
       };
-      try {
-        await begun;
-      } catch (error) {
-        await rollback(error);
-        throw error;
-      }
       return {
         tx: reserved,
         async query(text, params) {
-          const result = await send(text, params);
+          const [, result] = await Promise.all([begun, send(text, params)]);
           return { rows: rows(result), affected: countOf(result) };
         },
         async commit() {
+          let result;
           try {
-            // Sent with COMMIT, in the same round trip (postgres.js pipelines): whether the
-            // ledger's transaction is still the one open. Work that ended it on tx (a ROLLBACK)
-            // took the claim along; COMMIT is then a no-op warning this client does not surface,
-            // and the check, run outside that transaction, no longer sees its SET LOCAL mark.
-            const [held, result] = await Promise.all([send(`SELECT current_setting('${LEDGER_TX}', true) = 'on' AS held`), send('COMMIT')]);
-            const command = typeof result === 'object' && result !== null && 'command' in result ? result.command : undefined;
-            if (typeof command === 'string' && command !== 'COMMIT') throw rolledBack(command);
-            if (rows(held)[0]?.held !== true) throw rolledBack('no transaction in progress');
-          } finally {
-            end();
+            await begun;
+            // The check and COMMIT in one simple query: whether the ledger's transaction is still
+            // the one open. Work that ended it on tx (a ROLLBACK) took the claim along; COMMIT is
+            // then a no-op warning this client does not surface, and the check, run outside that
+            // transaction, no longer sees its SET LOCAL mark. The answer carries the check's row
+            // and COMMIT's command tag (ROLLBACK for a transaction a failed statement aborted).
+            result = await send(`SELECT current_setting('${LEDGER_TX}', true) = 'on' AS held; COMMIT`);
+          } catch (error) {
+            // An aborted transaction fails the check and skips COMMIT: it is still open. A COMMIT
+            // that failed has ended it already; the ROLLBACK is then a warning.
+            await rollback(error);
+            throw error;
           }
+          end();
+          const command = typeof result === 'object' && result !== null && 'command' in result ? result.command : undefined;
+          if (typeof command === 'string' && command !== 'COMMIT') throw rolledBack(command);
+          if (rows(result)[0]?.held !== true) throw rolledBack('no transaction in progress');
         },
         rollback,
         abandon(settled) {

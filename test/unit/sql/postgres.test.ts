@@ -107,9 +107,7 @@ describe('fromPostgresJs', () => {
     const session = await fromPostgresJs(sql).begin(500);
     await session.query('SELECT 1 FROM t WHERE k = $1', ['a']);
     expect(asked).toEqual([
-      ['BEGIN', undefined],
-      ['SET LOCAL lock_timeout = 500', undefined],
-      ["SET LOCAL myr_gateway.ledger_tx = 'on'", undefined],
+      ["BEGIN; SET LOCAL lock_timeout = 500; SET LOCAL myr_gateway.ledger_tx = 'on'", undefined],
       ['SELECT 1 FROM t WHERE k = $1', true],
     ]);
   });
@@ -121,26 +119,63 @@ describe('fromPostgresJs', () => {
     const reserved = {
       unsafe: (text: string) => {
         sent.push(text);
+        // A simple query of several statements answers the rows of its SELECT and the tag of its last.
         const held = text.startsWith('SELECT current_setting') ? [{ held: open() }] : [];
-        return Promise.resolve(Object.assign(held, { count: 0, command: text.split(' ')[0] }));
+        return Promise.resolve(Object.assign(held, { count: 0, command: text.split('; ').at(-1)?.split(' ')[0] }));
       },
       release: () => void (released += 1),
     };
     return { sent, released: () => released, sql: Object.assign(() => undefined, { reserve: async () => reserved }) };
   };
 
-  it('sends BEGIN and SET LOCAL lock_timeout on the reserved connection, and gives it back after COMMIT', async () => {
+  it('sends BEGIN with SET LOCAL lock_timeout, then the check with COMMIT, each one query on the reserved connection, and gives it back after COMMIT', async () => {
     const connection = reservedConnection(() => true);
     const session = await fromPostgresJs(connection.sql).begin(500);
     await session.commit(undefined);
-    expect(connection.sent).toEqual([
-      'BEGIN',
-      'SET LOCAL lock_timeout = 500',
-      "SET LOCAL myr_gateway.ledger_tx = 'on'",
-      "SELECT current_setting('myr_gateway.ledger_tx', true) = 'on' AS held",
-      'COMMIT',
-    ]);
+    expect(connection.sent).toEqual(["BEGIN; SET LOCAL lock_timeout = 500; SET LOCAL myr_gateway.ledger_tx = 'on'", "SELECT current_setting('myr_gateway.ledger_tx', true) = 'on' AS held; COMMIT"]);
     expect(connection.released()).toBe(1);
+  });
+
+  it("sends the claim right behind BEGIN, before BEGIN's answer (postgres.js pipelines them: one round trip), and answers BEGIN's failure first", async () => {
+    const sent: string[] = [];
+    let answerBegin!: (value: unknown) => void;
+    let failBegin!: (error: unknown) => void;
+    const reserved = {
+      unsafe: (text: string) => {
+        sent.push(text);
+        if (text.startsWith('BEGIN')) return new Promise((resolve, reject) => ((answerBegin = resolve), (failBegin = reject)));
+        return Promise.resolve(Object.assign([], { count: 1, command: 'INSERT' }));
+      },
+      release: () => undefined,
+    };
+    const sql = Object.assign(() => undefined, { reserve: async () => reserved });
+    const session = await fromPostgresJs(sql).begin(500);
+    const claimed = session.query('INSERT INTO t VALUES ($1)', ['k']);
+    expect(sent).toEqual(["BEGIN; SET LOCAL lock_timeout = 500; SET LOCAL myr_gateway.ledger_tx = 'on'", 'INSERT INTO t VALUES ($1)']);
+    answerBegin(Object.assign([], { count: 0, command: 'SET' }));
+    await expect(claimed).resolves.toEqual({ rows: [], affected: 1 });
+
+    const failing = await fromPostgresJs(sql).begin(500);
+    const refused = failing.query('INSERT INTO t VALUES ($1)', ['k']);
+    failBegin(Object.assign(new Error('invalid value for parameter "lock_timeout"'), { code: '22023', severity: 'ERROR' }));
+    await expect(refused).rejects.toMatchObject({ code: '22023' });
+  });
+
+  it('a transaction a failed statement aborted (the check fails, COMMIT is skipped): rolled back, the failure answered, the connection given back', async () => {
+    const sent: string[] = [];
+    let released = 0;
+    const reserved = {
+      unsafe: (text: string) => {
+        sent.push(text);
+        if (text.startsWith('SELECT current_setting')) return Promise.reject(Object.assign(new Error('current transaction is aborted'), { code: '25P02', severity: 'ERROR' }));
+        return Promise.resolve(Object.assign([], { count: 0, command: 'SET' }));
+      },
+      release: () => void (released += 1),
+    };
+    const session = await fromPostgresJs(Object.assign(() => undefined, { reserve: async () => reserved })).begin(500);
+    await expect(session.commit(undefined)).rejects.toMatchObject({ code: '25P02' });
+    expect(sent.at(-1)).toBe('ROLLBACK');
+    expect(released).toBe(1);
   });
 
   it('refuses to call a COMMIT done when the work had ended the transaction itself (its SET LOCAL mark is gone)', async () => {
@@ -169,15 +204,18 @@ describe('fromPostgresJs and a connection postgres.js has closed (the server wen
     return { sent, released: () => released, sql: Object.assign(() => undefined, { reserve: async () => reserved }) };
   };
 
-  it('BEGIN failed on a closed connection: rejects at once, sends no ROLLBACK, does not give the connection back', async () => {
+  it('BEGIN failed on a closed connection: the claim behind it answers so, the rollback sends nothing, the connection is not given back', async () => {
     const connection = closedAfter(0);
-    await expect(fromPostgresJs(connection.sql).begin(500)).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
-    expect(connection.sent).toEqual(['BEGIN', 'SET LOCAL lock_timeout = 500', "SET LOCAL myr_gateway.ledger_tx = 'on'"]);
+    const session = await fromPostgresJs(connection.sql).begin(500);
+    const claim = session.query('INSERT INTO t VALUES ($1)', ['k']);
+    await expect(claim).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
+    await session.rollback(await claim.catch((error: unknown) => error));
+    expect(connection.sent).not.toContain('ROLLBACK');
     expect(connection.released()).toBe(0);
   });
 
   it("a claim that met the closed connection: the rollback sends nothing more and keeps the connection", async () => {
-    const connection = closedAfter(3);
+    const connection = closedAfter(1);
     const session = await fromPostgresJs(connection.sql).begin(500);
     await expect(session.query('INSERT INTO t VALUES ($1)', ['k'])).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
     await session.rollback();
@@ -218,7 +256,7 @@ describe('fromPostgresJs and a connection the server closes while the work runs 
       unsafe: (text: string, _params?: never[], options?: { prepare?: boolean; onexecute?: (connection: unknown) => boolean }) => {
         sent.push(text);
         options?.onexecute?.(connection);
-        return Promise.resolve(Object.assign([{ held: true }], { count: 1, command: text.split(' ')[0] }));
+        return Promise.resolve(Object.assign([{ held: true }], { count: 1, command: text.split('; ').at(-1)?.split(' ')[0] }));
       },
       release: () => void (released += 1),
     };
@@ -232,7 +270,7 @@ describe('fromPostgresJs and a connection the server closes while the work runs 
     db.connection.onclose?.(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }));
     await expect(session.commit(undefined)).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
     await expect(session.query('SELECT 1', [])).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
-    expect(db.sent).toEqual(['BEGIN', 'SET LOCAL lock_timeout = 500', "SET LOCAL myr_gateway.ledger_tx = 'on'", 'INSERT INTO t VALUES ($1)']);
+    expect(db.sent).toEqual(["BEGIN; SET LOCAL lock_timeout = 500; SET LOCAL myr_gateway.ledger_tx = 'on'", 'INSERT INTO t VALUES ($1)']);
     expect(db.released()).toBe(0);
   });
 
