@@ -76,6 +76,11 @@ export interface SqlClient<Tx> {
    * trip: then the ledger sends no statement of its own to check its claim before COMMIT.
    */
   readonly commitChecked?: boolean | undefined;
+  /**
+   * @internal Whether the claim may leave before BEGIN's answer (postgres.js pipelines them): the
+   * ledger then sends its guarded form, which fails outside the ledger's transaction.
+   */
+  readonly claimBeforeBegun?: boolean | undefined;
 }
 
 // Postgres: serialization_failure, deadlock_detected, lock_not_available (lock_timeout).

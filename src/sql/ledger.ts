@@ -126,7 +126,7 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
     this.table = qualified;
     this.#client = client;
     this.#lockTimeoutMs = milliseconds(options.lockTimeoutMs ?? 1000, 'lockTimeoutMs');
-    this.#sql = statements(client.dialect, qualified, bare);
+    this.#sql = statements(client.dialect, qualified, bare, client.claimBeforeBegun === true);
     this.#params = params(client.dialect);
   }
 

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { ConfigurationError } from '../core/errors/base.js';
 import { connectionLost, rolledBack, settle, type SqlClient, type SqlResult, type SqlSession } from './driver.js';
+import { LEDGER_TX } from './statements.js';
 
 /** A node-postgres client checked out of a pool (`pg.PoolClient`), as the ledger drives it. */
 export interface PgClientLike {
@@ -94,8 +95,6 @@ export type PgPromisedClient<P> = P extends {
   : never;
 
 const isRow = (row: unknown): row is Record<string, unknown> => typeof row === 'object' && row !== null;
-/** A setting only the ledger's own transactions hold (SET LOCAL): gone once the transaction ended. */
-const LEDGER_TX = 'myr_gateway.ledger_tx';
 
 const rows = (value: unknown): readonly Record<string, unknown>[] => (Array.isArray(value) ? value.filter(isRow) : []);
 
@@ -314,6 +313,7 @@ export function fromPostgresJs<S extends PostgresJsLike>(sql: S, options: PgLedg
   return {
     dialect: 'postgres',
     commitChecked: true,
+    claimBeforeBegun: true,
     async begin(lockTimeoutMs) {
       const reserved = (await sql.reserve()) as PostgresJsTxOf<S> & PostgresJsReservedLike;
       // postgres.js has taken a connection that died back into its pool by itself: a statement
@@ -333,7 +333,8 @@ export function fromPostgresJs<S extends PostgresJsLike>(sql: S, options: PgLedg
       // One simple query: BEGIN, the run's lock_timeout, and a mark of this transaction, so that
       // COMMIT can tell it is still the one open. Not awaited here: postgres.js pipelines, so the
       // claim leaves right behind it, in the same round trip. Nothing is lost by it: the claim runs
-      // in the transaction BEGIN opened (on the same connection, in order), or fails with it.
+      // in the transaction BEGIN opened (on the same connection, in order), or fails (its guarded
+      // form, `claimBeforeBegun`, fails outside that transaction).
       const begun = send(`BEGIN; SET LOCAL lock_timeout = ${lockTimeoutMs}; SET LOCAL ${LEDGER_TX} = 'on'`, [], closes.options);
       // Answered by the first statement after it, or by the rollback: never an unhandled rejection.
       void settle(begun);

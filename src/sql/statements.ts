@@ -44,6 +44,21 @@ export const keyRow = (key: string): string => rowKey('k:', key);
 /** The row of a payment's high-water mark. */
 export const markRow = (paymentId: string): string => rowKey('m:', paymentId);
 
+/**
+ * A setting only the ledger's own Postgres transactions hold (SET LOCAL, with BEGIN): gone once
+ * the transaction ended, so a statement can tell it runs inside one.
+ */
+export const LEDGER_TX = 'myr_gateway.ledger_tx';
+
+/**
+ * The claim's expiry, `$2`, in a claim sent before BEGIN's answer (postgres.js pipelines them): a
+ * value only inside the ledger's transaction, an error outside it (NULL breaks NOT NULL, '' is not
+ * a number). So when BEGIN fails and the connection lives on (a cancel, a statement_timeout), the
+ * claim fails too instead of committing on its own, which would record the callback done without
+ * its work. `current_setting` is not a constant: it is read at execution, never folded in planning.
+ */
+const GUARDED_EXPIRY = `(CASE WHEN current_setting('${LEDGER_TX}', true) = 'on' THEN $2::bigint ELSE current_setting('${LEDGER_TX}', true)::bigint END)`;
+
 /** The statements of one dialect, for one table. */
 export interface Statements {
   /** DDL, in order; idempotent. */
@@ -88,8 +103,12 @@ export interface Statements {
   readonly prune: string;
 }
 
-/** The statements of `dialect` for `table` (already checked). */
-export function statements(dialect: SqlDialect, table: string, bare: string): Statements {
+/**
+ * The statements of `dialect` for `table` (already checked). `guarded`: the client sends the claim
+ * before BEGIN's answer; its claims then fail unless they run in the ledger's transaction.
+ */
+export function statements(dialect: SqlDialect, table: string, bare: string, guarded = false): Statements {
+  const expiry = guarded ? GUARDED_EXPIRY : '$2::bigint';
   switch (dialect) {
     case 'postgres':
       return {
@@ -97,13 +116,13 @@ export function statements(dialect: SqlDialect, table: string, bare: string): St
           `CREATE TABLE IF NOT EXISTS ${table} (ledger_key VARCHAR(255) PRIMARY KEY, mark_rank SMALLINT, expires_at BIGINT NOT NULL)`,
           `CREATE INDEX IF NOT EXISTS ${bare}_expires ON ${table} (expires_at)`,
         ],
-        claim: `INSERT INTO ${table} AS l (ledger_key, expires_at) VALUES ($1, $2) ON CONFLICT (ledger_key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE l.expires_at <= $3`,
+        claim: `INSERT INTO ${table} AS l (ledger_key, expires_at) VALUES ($1, ${expiry}) ON CONFLICT (ledger_key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE l.expires_at <= $3`,
         // The mark's upsert waits for a transaction holding the row and then updates the row as
         // that one committed it, so the claim's test reads the mark as of the last COMMIT.
         claimOrdered:
           `WITH mark AS (INSERT INTO ${table} AS m (ledger_key, mark_rank, expires_at) VALUES ($4::varchar, $6::smallint, $2::bigint) ON CONFLICT (ledger_key) DO UPDATE SET ` +
           'mark_rank = CASE WHEN m.expires_at <= $3::bigint THEN EXCLUDED.mark_rank ELSE GREATEST(m.mark_rank, EXCLUDED.mark_rank) END, expires_at = GREATEST(m.expires_at, EXCLUDED.expires_at) RETURNING mark_rank) ' +
-          `INSERT INTO ${table} AS l (ledger_key, expires_at) SELECT $1::varchar, $2::bigint FROM mark WHERE mark.mark_rank <= $5::smallint ` +
+          `INSERT INTO ${table} AS l (ledger_key, expires_at) SELECT $1::varchar, ${expiry} FROM mark WHERE mark.mark_rank <= $5::smallint ` +
           'ON CONFLICT (ledger_key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE l.expires_at <= $3::bigint',
         readMark: `SELECT mark_rank FROM ${table} WHERE ledger_key = $1 AND expires_at > $2 FOR SHARE`,
         done: `SELECT 1 AS held FROM ${table} WHERE ledger_key = $1 AND expires_at = $2`,

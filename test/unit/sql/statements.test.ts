@@ -52,6 +52,17 @@ describe('statements', () => {
     expect(sql.schema.join('\n')).toContain('shop.ledger');
   });
 
+  it("postgres, guarded (the claim sent before BEGIN's answer): both claims read the ledger's transaction mark, with the same parameters; the other statements are unchanged", () => {
+    const plain = statements('postgres', 't', 't');
+    const guarded = statements('postgres', 't', 't', true);
+    for (const claim of ['claim', 'claimOrdered'] as const) {
+      expect(plain[claim]).not.toContain('current_setting');
+      expect(guarded[claim]).toContain("current_setting('myr_gateway.ledger_tx', true)");
+      expect(new Set(guarded[claim].match(/\$\d+/g))).toEqual(new Set(plain[claim].match(/\$\d+/g)));
+    }
+    expect({ ...guarded, claim: '', claimOrdered: '' }).toEqual({ ...plain, claim: '', claimOrdered: '' });
+  });
+
   it('gives each statement as many parameters as it has placeholders', () => {
     for (const dialect of ['postgres', 'mysql', 'sqlite'] as const) {
       const sql = statements(dialect, 't', 't');
