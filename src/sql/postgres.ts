@@ -364,7 +364,8 @@ export function fromPostgresJs<S extends PostgresJsLike>(sql: S, options: PgLedg
             // the one open. Work that ended it on tx (a ROLLBACK) took the claim along; COMMIT is
             // then a no-op warning this client does not surface, and the check, run outside that
             // transaction, no longer sees its SET LOCAL mark. The answer carries the check's row
-            // and COMMIT's command tag (ROLLBACK for a transaction a failed statement aborted).
+            // and COMMIT's command tag; in a transaction a failed statement aborted, the check
+            // itself fails (25P02) and COMMIT does not run.
             result = await send(`SELECT current_setting('${LEDGER_TX}', true) = 'on' AS held; COMMIT`);
           } catch (error) {
             // An aborted transaction fails the check and skips COMMIT: it is still open. A COMMIT
