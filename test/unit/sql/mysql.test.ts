@@ -56,7 +56,7 @@ describe('fromMysql2', () => {
     expect(ended).toEqual(['released']);
   });
 
-  it('sends the ledger\'s statements with parameters prepared (mysql2\'s execute, cached per connection), unless told not to; the settings, plainly', async () => {
+  it('sends the statements of a callback\'s path prepared (mysql2\'s execute, cached per connection), the settings\' one too, unless told not to', async () => {
     for (const prepare of [undefined, false]) {
       const { pool, sent } = fakePool();
       const executed: string[] = [];
@@ -65,9 +65,28 @@ describe('fromMysql2', () => {
       const session = await fromMysql2(pool, prepare === undefined ? {} : { prepare }).begin(1000);
       expect(await session.query('INSERT IGNORE INTO t (ledger_key) VALUES (?)', ['k:a'])).toEqual({ rows: [], affected: prepare === false ? 0 : 1 });
       await session.commit({ text: 'SELECT 1 FROM t WHERE ledger_key = ?', params: ['k:a'] });
-      expect(executed).toHaveLength(prepare === false ? 0 : 2);
-      expect(sent).toHaveLength(prepare === false ? 3 : 1);
+      expect(prepare === false ? sent : executed).toEqual([
+        expect.stringContaining("SESSION autocommit = 0"),
+        'INSERT IGNORE INTO t (ledger_key) VALUES (?)',
+        expect.stringContaining('SET SESSION autocommit = IF(EXISTS(SELECT 1 FROM t WHERE ledger_key = ?)'),
+      ]);
+      expect(prepare === false ? executed : sent).toEqual([]);
     }
+  });
+
+  it('prepared, still finds out the isolation variable\'s name on MariaDB 10 (refused at prepare)', async () => {
+    const { pool } = fakePool();
+    const executed: string[] = [];
+    const connection = await pool.getConnection();
+    Object.assign(connection, {
+      execute: async (text: string) => {
+        executed.push(text);
+        if (text.includes('transaction_isolation')) throw Object.assign(new Error('Unknown system variable'), { errno: 1193 });
+        return [{ affectedRows: 0 }, undefined];
+      },
+    });
+    await (await fromMysql2(pool).begin(1000)).commit(undefined);
+    expect(executed).toEqual([expect.stringContaining('@@SESSION.transaction_isolation'), expect.stringContaining("SESSION tx_isolation = 'READ-COMMITTED'")]);
   });
 
   it('a rollback restores the connection\'s own settings before giving it back', async () => {
