@@ -9,7 +9,8 @@
  */
 export { type SqlClient, type SqlDialect } from './driver.js';
 export { SqlLedger, type LedgerRunOptions, type PruneOptions, type SqlLedgerOptions } from './ledger.js';
-export { fromPg, fromPostgresJs, type PgClientLike, type PgLedgerOptions, type PgNamedQuery, type PgClientOf, type PgPoolLike, type PgPromisedClient, type PostgresJsLike, type PostgresJsReservedLike, type PostgresJsTxOf } from './postgres.js';
+export { fromPg, type PgClientLike, type PgLedgerOptions, type PgNamedQuery, type PgClientOf, type PgPoolLike, type PgPromisedClient } from './postgres.js';
+export { fromPostgresJs, type PostgresJsLike, type PostgresJsReservedLike, type PostgresJsTxOf } from './postgres-js.js';
 export { fromPrisma, type PrismaLike, type PrismaTransactionLike, type PrismaTxOf } from './prisma.js';
 export { fromMysql2, type Mysql2ConnectionLike, type Mysql2ConnectionOf, type Mysql2LedgerOptions, type Mysql2PoolLike } from './mysql.js';
 export { fromDrizzle, fromKysely, type DrizzleLike, type DrizzleTxOf, type KyselyLike, type KyselyTransactionLike, type KyselyTxOf } from './orm.js';
