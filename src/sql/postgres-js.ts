@@ -51,6 +51,9 @@ interface PostgresJsQueryOptions {
 /** The error of a statement the adapter did not send: postgres.js had seen the connection close. */
 const connectionClosed = () => Object.assign(new Error('myr-gateway: the database closed the ledger\'s connection (nothing more was sent on it)'), { code: 'CONNECTION_CLOSED' });
 
+/** The error of a query the work sent through `tx` after its run had ended. */
+const usedAfterRun = () => new Error("myr-gateway: a query was sent through the ledger's tx after its run had ended (nothing was sent: the connection is no longer the run's)");
+
 /**
  * Calls `closed` when postgres.js sees the reserved connection close while the run holds it: the
  * server ended the session (an admin, a failover, `idle_in_transaction_session_timeout`) while
@@ -60,11 +63,14 @@ const connectionClosed = () => Object.assign(new Error('myr-gateway: the databas
  * `onclose` postgres.js calls once on closing. Where a version does neither, the loss is
  * learnt, as before, from the next statement that fails.
  */
-function watchClose(closed: () => void): { readonly options: PostgresJsQueryOptions; stop(): void } {
+function watchClose(closed: () => void): CloseWatch {
   let connection: object | undefined;
   let previous: unknown;
+  let seen!: () => void;
+  const closing = new Promise<void>((resolve) => (seen = resolve));
   const listener = (error: unknown) => {
     closed();
+    seen();
     if (typeof previous === 'function') Reflect.apply(previous, undefined, [error]);
   };
   return {
@@ -81,7 +87,73 @@ function watchClose(closed: () => void): { readonly options: PostgresJsQueryOpti
     stop() {
       if (connection !== undefined && Reflect.get(connection, 'onclose') === listener) Reflect.set(connection, 'onclose', previous);
     },
+    watching: () => connection !== undefined,
+    async closesWithin(ms) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+      await Promise.race([closing, late]).finally(() => clearTimeout(timer));
+    },
   };
+}
+
+/** What {@link watchClose} answers. */
+interface CloseWatch {
+  /** The options of the statement that hands the connection over (the run's first). */
+  readonly options: PostgresJsQueryOptions;
+  /** Puts the connection's own close handler back: the run gave the connection back. */
+  stop(): void;
+  /** Whether the connection was handed over, so that its close is reported. */
+  watching(): boolean;
+  /** Settles when the connection closes, or after `ms`. */
+  closesWithin(ms: number): Promise<void>;
+}
+
+/**
+ * How long a rollback waits for postgres.js to report the close when what made the run roll back
+ * looks like a lost connection: the server closes a session right after its FATAL, so a real loss
+ * is reported within milliseconds; an error from elsewhere in the work (a file, an HTTP call: a
+ * Node system error also has a `syscall`) is not one, and the transaction is rolled back after it.
+ */
+const LOSS_REPORTED_WITHIN_MS = 100;
+
+/** A postgres.js query (a Promise that runs its handler once awaited or executed). */
+interface PendingQueryLike {
+  handler: ((query: unknown) => unknown) & { debug?: unknown };
+  reject(error: unknown): void;
+}
+
+/** The reserved connection's methods that answer a query made on it (the others make fragments or values). */
+const QUERY_METHODS = new Set<string | symbol>(['unsafe', 'file', 'notify']);
+
+const isPendingQuery = (value: unknown): value is PendingQueryLike =>
+  value instanceof Promise && typeof Reflect.get(value, 'handler') === 'function' && typeof Reflect.get(value, 'reject') === 'function';
+
+/**
+ * The work's `tx`: the reserved connection, whose queries are refused (rejected, never sent) once
+ * the run no longer holds a live connection. postgres.js reconnects a closed connection object
+ * for whoever asks next, so a statement the work sent after the close ran in another run's
+ * transaction or in autocommit (a second fulfilment), or met its write to a null socket (an
+ * uncaught TypeError). Each query made through `tx` is checked when it runs, not when it is made.
+ */
+function guardedTx<R extends object>(reserved: R, refusal: () => Error | undefined): R {
+  const guard = (value: unknown) => {
+    if (isPendingQuery(value)) {
+      const { handler } = value;
+      const checked = (query: unknown) => {
+        const refused = refusal();
+        return refused === undefined ? Reflect.apply(handler, query, [query]) : value.reject(refused);
+      };
+      value.handler = Object.assign(checked, { debug: handler.debug });
+    }
+    return value;
+  };
+  return new Proxy(reserved, {
+    apply: (target, self, args) => guard(Reflect.apply(target as (...args: unknown[]) => unknown, self, args)),
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key);
+      return typeof value === 'function' && QUERY_METHODS.has(key) ? (...args: unknown[]) => guard(Reflect.apply(value, target, args)) : value;
+    },
+  });
 }
 
 function countOf(result: unknown): number {
@@ -141,12 +213,18 @@ export function fromPostgresJs<S extends PostgresJsLike>(sql: S, options: PgLedg
         if (!lost) reserved.release();
       };
       const rollback = async (cause?: unknown) => {
-        if (connectionLost(cause)) lost = true;
+        // What the work threw may come from anywhere; only a connection postgres.js cannot report
+        // on is taken as lost from it.
+        if (!lost && connectionLost(cause)) {
+          if (closes.watching()) await closes.closesWithin(LOSS_REPORTED_WITHIN_MS);
+          else lost = true;
+        }
         if (!lost) await settle(send('ROLLBACK'));
         end();
       };
+      const tx = guardedTx(reserved, () => (lost ? connectionClosed() : open ? undefined : usedAfterRun()));
       return {
-        tx: reserved,
+        tx,
         async query(text, params) {
           const [, result] = await Promise.all([begun, send(text, params)]);
           return { rows: rows(result), affected: countOf(result) };

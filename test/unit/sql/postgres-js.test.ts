@@ -202,3 +202,63 @@ describe('fromPostgresJs and a connection the server closes while the work runs 
     expect(next.released()).toBe(1);
   });
 });
+
+describe("fromPostgresJs: the work's tx once the run no longer holds a live connection", () => {
+  /** A reserved connection whose queries postgres.js would run by calling their handler; it records what ran. */
+  const reservedWithQueries = () => {
+    const ran: string[] = [];
+    const connection: { onclose?: (error: unknown) => void } = {};
+    let released = 0;
+    const query = (text: string) => {
+      let reject!: (error: unknown) => void;
+      const pending = new Promise((_resolve, fail) => (reject = fail));
+      pending.catch(() => undefined);
+      return Object.assign(pending, { handler: () => void ran.push(text), reject, command: 'SET', count: 0 });
+    };
+    const reserved = Object.assign((strings: TemplateStringsArray, ..._values: unknown[]) => query(strings.join('?')), {
+      unsafe: (text: string, _params?: never[], options?: { prepare?: boolean; onexecute?: (connection: unknown) => boolean }) => {
+        options?.onexecute?.(connection);
+        if (text.startsWith('SELECT current_setting')) return Promise.resolve(Object.assign([{ held: true }], { command: 'COMMIT' }));
+        return text.startsWith('BEGIN') || text === 'ROLLBACK' ? Promise.resolve(Object.assign([], { command: 'SET' })) : query(text);
+      },
+      types: Object.assign(() => 'typed', { money: () => 'a custom type' }),
+      release: () => void (released += 1),
+    });
+    return { ran, connection, released: () => released, sql: { reserve: async () => reserved } };
+  };
+  /** Runs a query the way postgres.js does once it is awaited: its handler, with itself. */
+  const runQuery = (query: unknown) => {
+    const pending = query as { handler: (self: unknown) => unknown };
+    pending.handler(pending);
+    return query as Promise<unknown>;
+  };
+
+  it('a query made before the close and run after it is refused, never sent (it would land on the reconnected connection)', async () => {
+    const db = reservedWithQueries();
+    const session = await fromPostgresJs(db.sql).begin(500);
+    const made = session.tx.unsafe("INSERT INTO orders VALUES ('A')");
+    db.connection.onclose?.(new Error('closed'));
+    await expect(runQuery(made)).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
+    await expect(runQuery(session.tx`INSERT INTO orders VALUES (${'A'})`)).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
+    expect(db.ran).toEqual([]);
+  });
+
+  it('a query sent through tx after the run ended is refused; while the run holds the connection, queries run, and the connection keeps its other methods', async () => {
+    const db = reservedWithQueries();
+    const session = await fromPostgresJs(db.sql).begin(500);
+    void runQuery(session.tx.unsafe('UPDATE orders SET paid = true'));
+    expect(db.ran).toEqual(['UPDATE orders SET paid = true']);
+    expect(session.tx.types.money()).toBe('a custom type');
+    await session.commit(undefined);
+    await expect(runQuery(session.tx.unsafe('UPDATE orders SET paid = false'))).rejects.toThrow(/after its run had ended/);
+    expect(db.ran).toEqual(['UPDATE orders SET paid = true']);
+    expect(db.released()).toBe(1);
+  });
+
+  it('work that threw an error with a syscall (a file, an HTTP call) on a live connection: rolled back and given back', async () => {
+    const db = reservedWithQueries();
+    const session = await fromPostgresJs(db.sql).begin(500);
+    await session.rollback(Object.assign(new Error("ENOENT: no such file or directory, open '/etc/shop.json'"), { code: 'ENOENT', syscall: 'open' }));
+    expect(db.released()).toBe(1);
+  });
+});
