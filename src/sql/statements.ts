@@ -55,7 +55,8 @@ export const LEDGER_TX = 'myr_gateway.ledger_tx';
  * value only inside the ledger's transaction, an error outside it (NULL breaks NOT NULL, '' is not
  * a number). So when BEGIN fails and the connection lives on (a cancel, a statement_timeout), the
  * claim fails too instead of committing on its own, which would record the callback done without
- * its work. `current_setting` is not a constant: it is read at execution, never folded in planning.
+ * its work (nor does it extend a payment's mark). `current_setting` is not a constant: it is read
+ * at execution, never folded in planning.
  */
 const GUARDED_EXPIRY = `(CASE WHEN current_setting('${LEDGER_TX}', true) = 'on' THEN $2::bigint ELSE current_setting('${LEDGER_TX}', true)::bigint END)`;
 
@@ -120,7 +121,7 @@ export function statements(dialect: SqlDialect, table: string, bare: string, gua
         // The mark's upsert waits for a transaction holding the row and then updates the row as
         // that one committed it, so the claim's test reads the mark as of the last COMMIT.
         claimOrdered:
-          `WITH mark AS (INSERT INTO ${table} AS m (ledger_key, mark_rank, expires_at) VALUES ($4::varchar, $6::smallint, $2::bigint) ON CONFLICT (ledger_key) DO UPDATE SET ` +
+          `WITH mark AS (INSERT INTO ${table} AS m (ledger_key, mark_rank, expires_at) VALUES ($4::varchar, $6::smallint, ${expiry}) ON CONFLICT (ledger_key) DO UPDATE SET ` +
           'mark_rank = CASE WHEN m.expires_at <= $3::bigint THEN EXCLUDED.mark_rank ELSE GREATEST(m.mark_rank, EXCLUDED.mark_rank) END, expires_at = GREATEST(m.expires_at, EXCLUDED.expires_at) RETURNING mark_rank) ' +
           `INSERT INTO ${table} AS l (ledger_key, expires_at) SELECT $1::varchar, ${expiry} FROM mark WHERE mark.mark_rank <= $5::smallint ` +
           'ON CONFLICT (ledger_key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE l.expires_at <= $3::bigint',
