@@ -148,7 +148,7 @@ function guardedTx<R extends object>(reserved: R, refusal: () => Error | undefin
     return value;
   };
   return new Proxy(reserved, {
-    apply: (target, self, args) => guard(Reflect.apply(target as (...args: unknown[]) => unknown, self, args)),
+    apply: (target, self, args) => (typeof target === 'function' ? guard(Reflect.apply(target, self, args)) : undefined),
     get(target, key) {
       const value: unknown = Reflect.get(target, key);
       return typeof value === 'function' && QUERY_METHODS.has(key) ? (...args: unknown[]) => guard(Reflect.apply(value, target, args)) : value;
@@ -164,6 +164,8 @@ function countOf(result: unknown): number {
 /**
  * The ledger over postgres.js: each run reserves one connection, and the handler's `tx` is that
  * reserved `sql` inside BEGIN … COMMIT (use it as a tagged template: ``await tx`UPDATE …` ``).
+ * `tx` refuses a query (it rejects, nothing is sent) once postgres.js has seen the connection
+ * close, or once the run has ended: keep it inside the handler.
  *
  * @example
  * ```ts
