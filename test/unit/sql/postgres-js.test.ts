@@ -262,3 +262,39 @@ describe("fromPostgresJs: the work's tx once the run no longer holds a live conn
     expect(db.released()).toBe(1);
   });
 });
+
+describe('fromPostgresJs: a rollback whose cause looks like a lost connection, on a watched connection', () => {
+  const watchedConnection = () => {
+    const sent: string[] = [];
+    let released = 0;
+    const connection: { onclose?: (error: unknown) => void } = {};
+    const reserved = {
+      unsafe: (text: string, _params?: never[], options?: { prepare?: boolean; onexecute?: (connection: unknown) => boolean }) => {
+        sent.push(text);
+        options?.onexecute?.(connection);
+        return Promise.resolve(Object.assign([], { count: 0, command: 'SET' }));
+      },
+      release: () => void (released += 1),
+    };
+    return { sent, connection, released: () => released, sql: { reserve: async () => reserved } };
+  };
+  const fatal = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01', severity: 'FATAL' });
+
+  it('the server ended the session (its FATAL, then the close postgres.js reports): nothing is sent, the connection is not given back', async () => {
+    const db = watchedConnection();
+    const session = await fromPostgresJs(db.sql).begin(500);
+    const rolledBack = session.rollback(fatal);
+    db.connection.onclose?.(fatal);
+    await rolledBack;
+    expect(db.sent).not.toContain('ROLLBACK');
+    expect(db.released()).toBe(0);
+  });
+
+  it('no close is reported (the FATAL came from another client the work used): rolled back and given back', async () => {
+    const db = watchedConnection();
+    const session = await fromPostgresJs(db.sql).begin(500);
+    await session.rollback(fatal);
+    expect(db.sent.at(-1)).toBe('ROLLBACK');
+    expect(db.released()).toBe(1);
+  });
+});
