@@ -155,23 +155,28 @@ describe('fromPostgresJs and a connection postgres.js has closed (the server wen
   });
 });
 
+/**
+ * A reserved connection that hands itself over to `onexecute` (as postgres.js does), so the test
+ * can close it through its `onclose`; it records what is sent and answers the ledger's check held.
+ */
+const watched = () => {
+  const sent: string[] = [];
+  let released = 0;
+  const connection: { onclose?: (error: unknown) => void } = {};
+  const reserved = {
+    unsafe: (text: string, _params?: never[], options?: { prepare?: boolean; onexecute?: (connection: unknown) => boolean }) => {
+      sent.push(text);
+      options?.onexecute?.(connection);
+      return Promise.resolve(Object.assign([{ held: true }], { count: 1, command: text.split('; ').at(-1)?.split(' ')[0] }));
+    },
+    release: () => void (released += 1),
+  };
+  return { sent, connection, released: () => released, sql: Object.assign(() => undefined, { reserve: async () => reserved }) };
+};
+
 describe('fromPostgresJs and a connection the server closes while the work runs (no statement of the ledger in flight)', () => {
   // postgres.js 3.4.9 writes a statement sent on a closed connection from a setImmediate, to a
   // socket it has set to null: an uncaught TypeError that ends the merchant's process.
-  const watched = () => {
-    const sent: string[] = [];
-    let released = 0;
-    const connection: { onclose?: (error: unknown) => void } = {};
-    const reserved = {
-      unsafe: (text: string, _params?: never[], options?: { prepare?: boolean; onexecute?: (connection: unknown) => boolean }) => {
-        sent.push(text);
-        options?.onexecute?.(connection);
-        return Promise.resolve(Object.assign([{ held: true }], { count: 1, command: text.split('; ').at(-1)?.split(' ')[0] }));
-      },
-      release: () => void (released += 1),
-    };
-    return { sent, connection, released: () => released, sql: Object.assign(() => undefined, { reserve: async () => reserved }) };
-  };
 
   it('COMMIT is not sent on it: the run answers CONNECTION_CLOSED (nothing acknowledged), and the connection is not given back', async () => {
     const db = watched();
@@ -264,24 +269,10 @@ describe("fromPostgresJs: the work's tx once the run no longer holds a live conn
 });
 
 describe('fromPostgresJs: a rollback whose cause looks like a lost connection, on a watched connection', () => {
-  const watchedConnection = () => {
-    const sent: string[] = [];
-    let released = 0;
-    const connection: { onclose?: (error: unknown) => void } = {};
-    const reserved = {
-      unsafe: (text: string, _params?: never[], options?: { prepare?: boolean; onexecute?: (connection: unknown) => boolean }) => {
-        sent.push(text);
-        options?.onexecute?.(connection);
-        return Promise.resolve(Object.assign([], { count: 0, command: 'SET' }));
-      },
-      release: () => void (released += 1),
-    };
-    return { sent, connection, released: () => released, sql: { reserve: async () => reserved } };
-  };
   const fatal = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01', severity: 'FATAL' });
 
   it('the server ended the session (its FATAL, then the close postgres.js reports): nothing is sent, the connection is not given back', async () => {
-    const db = watchedConnection();
+    const db = watched();
     const session = await fromPostgresJs(db.sql).begin(500);
     const rolledBack = session.rollback(fatal);
     db.connection.onclose?.(fatal);
@@ -291,7 +282,7 @@ describe('fromPostgresJs: a rollback whose cause looks like a lost connection, o
   });
 
   it('no close is reported (the FATAL came from another client the work used): rolled back and given back', async () => {
-    const db = watchedConnection();
+    const db = watched();
     const session = await fromPostgresJs(db.sql).begin(500);
     await session.rollback(fatal);
     expect(db.sent.at(-1)).toBe('ROLLBACK');
