@@ -6,6 +6,7 @@
  * @module
  */
 import { ConfigurationError } from '../core/errors/base.js';
+import { within } from '../core/wait.js';
 import { connectionLost, rolledBack, settle, type SqlClient } from './driver.js';
 import { preparing, rows, type PgLedgerOptions } from './postgres.js';
 import { LEDGER_TX } from './statements.js';
@@ -88,11 +89,7 @@ function watchClose(closed: () => void): CloseWatch {
       if (connection !== undefined && Reflect.get(connection, 'onclose') === listener) Reflect.set(connection, 'onclose', previous);
     },
     watching: () => connection !== undefined,
-    async closesWithin(ms) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-      await Promise.race([closing, late]).finally(() => clearTimeout(timer));
-    },
+    closesWithin: (ms) => within(closing, { ms, onTimeout: () => undefined }),
   };
 }
 
