@@ -6,7 +6,7 @@
  * @module
  */
 import { errorFromResponse } from './errors/from-response.js';
-import { connectionError, type ConnectionStage, connectionStage, systemCodeOf } from './errors/connection.js';
+import { connectionError, type ConnectionStage, connectionStage, systemErrorOf } from './errors/connection.js';
 import { alsoRedact, type Redact } from './redact.js';
 import type { MyrGatewayError } from './errors/base.js';
 import { isRetryable, type AttemptFailure } from './policy.js';
@@ -89,8 +89,8 @@ export async function sendAttempt(endpoint: Endpoint, request: AttemptRequest, s
     return { kind: 'response', response, text, timing: readAnswerTiming(response.headers, now()) };
   } catch (error) {
     if (signal.aborted) return { kind: 'timeout' }; // the transport decides which limit it was
-    const systemCode = systemCodeOf(error);
-    return { kind: 'network', systemCode, stage: connectionStage(systemCode), raw: error };
+    const system = systemErrorOf(error);
+    return { kind: 'network', systemCode: system?.code, stage: connectionStage(system?.code, system?.message), raw: error };
   }
 }
 

@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import net from 'node:net';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -166,6 +167,70 @@ describe('a secure connection that cannot be made', () => {
       expect(recorder.delays).toEqual([]);
     } finally {
       await served.close();
+    }
+  });
+});
+
+// A server (or a middlebox in front of it) that closes the connection while the TLS handshake is
+// under way: Node says so ("disconnected before secure TLS connection was established"), and the
+// request, written only after the handshake, never left.
+describe('a server that closes the connection during the TLS handshake', () => {
+  async function closingServer(): Promise<{ baseUrl: string; connections: () => number; close: () => Promise<void> }> {
+    let connections = 0;
+    const server = net.createServer((socket) => {
+      connections++;
+      socket.once('data', () => socket.end()); // the ClientHello arrived: close without answering
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as net.AddressInfo;
+    return {
+      baseUrl: `https://127.0.0.1:${port}/api/v1`,
+      connections: () => connections,
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    };
+  }
+
+  it('is not sent: not retried, not counted against the token limit, says what to check', async () => {
+    const closing = await closingServer();
+    try {
+      const recorder = recordingSleep();
+      const gateway = new MyrGateway({ baseUrl: closing.baseUrl, merchantId: 'MERCHANT_CLOSES', apiKey: 'sk_test_closes', sleep: recorder.sleep, tokenStore: new MemoryTokenStore() });
+      for (let call = 0; call < 6; call++) {
+        const error = await caught(gateway.payments.create(paymentParams()));
+        expect(error).toBeInstanceOf(ConnectionError);
+        expect(error).not.toBeInstanceOf(RateLimitError);
+        expect(error.message).toMatch(/check the scheme, host and certificate/);
+        expect(error.retryable).toBe(false);
+      }
+      expect(recorder.delays).toEqual([]);
+      expect(closing.connections()).toBe(6); // one token attempt per call, none cut by the local limit
+    } finally {
+      await closing.close();
+    }
+  });
+
+  it('a withdrawal there is a ConnectionError, not OUTCOME_UNKNOWN, and is not sent again', async () => {
+    const closing = await closingServer();
+    const plain = createMockGateway();
+    const served = await plain.serve();
+    try {
+      const recorder = recordingSleep();
+      // The token comes from the mock; the withdrawal goes to the server that closes in the handshake.
+      const fetch: typeof globalThis.fetch = (input, init) => {
+        const url = input instanceof Request ? input.url : input instanceof URL ? input.href : input;
+        return globalThis.fetch(url.endsWith('/auth/token') ? `${served.baseUrl}/auth/token` : url, init);
+      };
+      const gateway = new MyrGateway({ baseUrl: closing.baseUrl, merchantId: plain.merchant.merchantId, apiKey: plain.merchant.apiKey, sleep: recorder.sleep, tokenStore: new MemoryTokenStore(), fetch });
+      const error = await caught(gateway.withdrawals.create(withdrawalParams()));
+      expect(error).toBeInstanceOf(ConnectionError);
+      expect(error).not.toBeInstanceOf(OutcomeUnknownError);
+      expect(error.message).toMatch(/check the scheme, host and certificate/);
+      expect(plain.count('auth')).toBe(1);
+      expect(closing.connections()).toBe(1);
+      expect(recorder.delays).toEqual([]);
+    } finally {
+      await served.close();
+      await closing.close();
     }
   });
 });

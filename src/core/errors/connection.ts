@@ -11,7 +11,8 @@ import { ConnectionError } from './service.js';
  * How far a request got before its connection failed:
  * - `connect`: no connection was made (refused, no route, DNS, connect timeout); nothing was sent.
  * - `handshake`: TLS refused the server (a certificate it does not trust or that names another
- *   host, or no TLS at all: `https://` to a plain-HTTP port); nothing was sent, and retrying
+ *   host, or no TLS at all: `https://` to a plain-HTTP port), or the server closed the connection
+ *   before the handshake ended; nothing was sent, and retrying
  *   cannot help: the scheme, host or certificate is wrong.
  * - `exchange`: the connection failed after the request may have been sent.
  */
@@ -30,20 +31,30 @@ const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUN
 const HANDSHAKE_REFUSED =
   /^(?:CERT_|UNABLE_TO_|ERROR_IN_CERT_)|^(?:DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|INVALID_CA|INVALID_PURPOSE|PATH_LENGTH_EXCEEDED|HOSTNAME_MISMATCH|ERR_TLS_CERT_ALTNAME_INVALID|ERR_TLS_HANDSHAKE_TIMEOUT|ERR_SSL_(?:WRONG_VERSION_NUMBER|PACKET_LENGTH_TOO_LONG|HTTP_REQUEST|UNSUPPORTED_PROTOCOL|NO_PROTOCOLS_AVAILABLE|SSLV3_ALERT_HANDSHAKE_FAILURE|SSLV3_ALERT_BAD_CERTIFICATE|TLSV1_ALERT_PROTOCOL_VERSION|TLSV1_ALERT_UNKNOWN_CA|TLSV1_UNRECOGNIZED_NAME|TLSV13_ALERT_CERTIFICATE_REQUIRED))$/;
 
-/** How far a request whose connection failed with `code` got (no code proves nothing: `exchange`). */
-export function connectionStage(code: string | undefined): ConnectionStage {
+/**
+ * Node's words for a TLS connection the other end closed before the handshake ended: a plain
+ * `ECONNRESET` that, unlike one read after the request was written (`read ECONNRESET`), proves
+ * nothing left.
+ */
+const CLOSED_IN_HANDSHAKE = /before secure TLS/;
+
+/**
+ * How far a request whose connection failed with the system error `code` (and its `message`)
+ * got; no code proves nothing: `exchange`.
+ */
+export function connectionStage(code: string | undefined, message?: unknown): ConnectionStage {
   if (code === undefined) return 'exchange';
   if (NOT_CONNECTED.has(code)) return 'connect';
-  return HANDSHAKE_REFUSED.test(code) ? 'handshake' : 'exchange';
+  return HANDSHAKE_REFUSED.test(code) || CLOSED_IN_HANDSHAKE.test(String(message)) ? 'handshake' : 'exchange';
 }
 
-/** Walks a cause chain for the first system error code (ECONNREFUSED, UND_ERR_SOCKET, …). */
-export function systemCodeOf(error: unknown): string | undefined {
+/** Walks a cause chain for the first system error: the one with a code (ECONNREFUSED, UND_ERR_SOCKET, …). */
+export function systemErrorOf(error: unknown): { code: string; message?: unknown } | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 6 && current !== null && typeof current === 'object'; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = (current as { cause?: unknown }).cause;
+    const failure = current as { code?: unknown; message?: unknown; cause?: unknown };
+    if (typeof failure.code === 'string') return { code: failure.code, message: failure.message };
+    current = failure.cause;
   }
   return undefined;
 }

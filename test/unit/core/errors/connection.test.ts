@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ConnectionError } from '../../../../src/core/errors/service.js';
-import { connectionError, connectionStage, systemCodeOf } from '../../../../src/core/errors/connection.js';
+import { connectionError, connectionStage, systemErrorOf } from '../../../../src/core/errors/connection.js';
 
 describe('connectionStage', () => {
   it.each(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT'])('%s: no connection was made, nothing was sent', (code) => {
@@ -94,21 +94,29 @@ describe('connectionError', () => {
   });
 });
 
-describe('systemCodeOf', () => {
-  it('finds the first string code down a cause chain', () => {
+describe('a connection closed during the TLS handshake', () => {
+  it('is the handshake by Node\'s words for it; any other ECONNRESET may have followed the request', () => {
+    expect(connectionStage('ECONNRESET', 'Client network socket disconnected before secure TLS connection was established')).toBe('handshake');
+    expect(connectionStage('ECONNRESET', 'read ECONNRESET')).toBe('exchange');
+    expect(connectionStage('ECONNRESET')).toBe('exchange');
+  });
+});
+
+describe('systemErrorOf', () => {
+  it('finds the first string code down a cause chain, with that error\'s message', () => {
     const inner = Object.assign(new Error('connect'), { code: 'ECONNREFUSED' });
-    expect(systemCodeOf(new TypeError('fetch failed', { cause: inner }))).toBe('ECONNREFUSED');
-    expect(systemCodeOf(new Error('a', { cause: new Error('b', { cause: { code: 'UND_ERR_SOCKET' } }) }))).toBe('UND_ERR_SOCKET');
+    expect(systemErrorOf(new TypeError('fetch failed', { cause: inner }))).toEqual({ code: 'ECONNREFUSED', message: 'connect' });
+    expect(systemErrorOf(new Error('a', { cause: new Error('b', { cause: { code: 'UND_ERR_SOCKET' } }) }))?.code).toBe('UND_ERR_SOCKET');
   });
 
   it('ignores numeric codes and gives up on a chain deeper than six, or a cycle', () => {
-    expect(systemCodeOf({ code: 5, cause: { code: 'EPIPE' } })).toBe('EPIPE');
+    expect(systemErrorOf({ code: 5, cause: { code: 'EPIPE' } })?.code).toBe('EPIPE');
     let deep: Record<string, unknown> = { code: 'TOO_DEEP' };
     for (let i = 0; i < 6; i++) deep = { cause: deep };
-    expect(systemCodeOf(deep)).toBeUndefined();
+    expect(systemErrorOf(deep)).toBeUndefined();
     const cycle: Record<string, unknown> = {};
     cycle.cause = cycle;
-    expect(systemCodeOf(cycle)).toBeUndefined();
-    expect(systemCodeOf('ECONNREFUSED')).toBeUndefined();
+    expect(systemErrorOf(cycle)).toBeUndefined();
+    expect(systemErrorOf('ECONNREFUSED')).toBeUndefined();
   });
 });
