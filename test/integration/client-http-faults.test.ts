@@ -9,7 +9,7 @@ import { ConfigurationError, ConnectionError, MyrGateway, MyrGatewayError, Outco
 import { caught, paymentParams, recordingSleep, withdrawalParams } from '../helpers/client.js';
 import { asListener, closedPortUrl, json, readBody, service } from '../helpers/real-server.js';
 
-type Behaviour = 'ok' | 'drop-after-read' | 'duplicate';
+type Behaviour = 'ok' | 'drop-after-read' | 'duplicate' | 'huge-error';
 let behaviour: Behaviour[] = [];
 const received: string[] = [];
 let server: Server;
@@ -27,6 +27,8 @@ beforeAll(async () => {
       req.socket.destroy(); // the request was read (and, for a real service, maybe acted on); no answer
       return;
     }
+    // A broken upstream (or a hostile middlebox) answering with a message of megabytes.
+    if (next === 'huge-error') return json(res, 400, { status: 'error', error: 'VALIDATION_ERROR', message: `bad ${'A'.repeat(4_000_000)}` });
     if (next === 'duplicate') return json(res, 409, { status: 'error', error: 'DUPLICATE_REFERENCE', message: 'reference_id already used' });
     const parsed = JSON.parse(body) as { reference_id: string; amount: number };
     if (path.endsWith('/payment/withdraw')) return json(res, 200, service.withdrawal('WD_REAL1', parsed.reference_id, parsed.amount));
@@ -168,5 +170,16 @@ describe('base URL safety', () => {
   it.each([['merchantId'], ['apiKey']])('refuses a %s that is not a string at construction', (field) => {
     const options = { baseUrl: 'https://api.gateway.example/api/v1', merchantId: 'M', apiKey: 'k', [field]: 42 };
     expect(() => new MyrGateway(options as never)).toThrow(field);
+  });
+
+  it('an error body of megabytes does not become an error message of megabytes (logs, alerts, JSON)', async () => {
+    const { gateway } = client();
+    behaviour = ['huge-error'];
+    const error = await caught(gateway.payments.create(paymentParams()));
+    expect(error).toBeInstanceOf(MyrGatewayError);
+    expect(error.code).toBe('VALIDATION_ERROR');
+    expect(error.message).toMatch(/^VALIDATION_ERROR \(HTTP 400\): bad A/);
+    expect(error.message.length).toBeLessThan(2_000);
+    expect(JSON.stringify(error).length).toBeLessThan(2_000);
   });
 });

@@ -103,7 +103,8 @@ export function errorFromResponse(response: FailedResponse, redact: (text: strin
     response.status >= 300 && response.status < 400
       ? 'a redirect, which the SDK does not follow (it would re-send credentials); check baseUrl'
       : parsed.message
-        ? redact(parsed.message)
+        ? // Cut after redacting (no secret is left half-cut): a body of megabytes is no message.
+          redact(parsed.message).slice(0, 500)
         : response.text.trimStart().startsWith('<')
           ? 'non-JSON (HTML) error page'
           : 'no error message';
