@@ -86,7 +86,8 @@ export async function runDoctor(input: DoctorInput): Promise<CheckResult[]> {
       totalTimeout: 30_000,
       logLevel: 'off',
       tracer: false,
-      onResponse: (event) => void events.push(event),
+      // Answers only: an attempt that got none (a refused or failed TLS connection) says nothing of the service.
+      onResponse: (event) => void (event.status !== undefined && events.push(event)),
       fetch: async (resource, init) => {
         const response = await baseFetch(resource, init);
         const date = response.headers.get('date');

@@ -87,6 +87,9 @@ describe('npx myr-gateway doctor', () => {
     expect(code).toBe(1);
     expect(line(lines, 'token')).toMatch(/^FAIL {2}token .*check the scheme, host and certificate/);
     expect(mock.count()).toBe(0);
+    // Nothing answered: no claim about the service's headers, and the hint that fits no answer at all.
+    expect(line(lines, 'rate limits')).toBe('skip  rate limits    no answer from the service');
+    expect(line(lines, 'token')).toMatch(/is MYR_GATEWAY_BASE_URL right and the service reachable\?$/);
   });
 
   it('without the environment fails naming the configuration check and the missing variables', async () => {
