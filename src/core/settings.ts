@@ -45,6 +45,13 @@ export function millisecondsSetting(value: number | undefined, fallback: number,
   return value;
 }
 
+/** A call's `signal`: an AbortSignal, or none (undefined or null); anything else is refused before a request is built. */
+export function signalSetting(value: unknown): AbortSignal | undefined {
+  if (value == null) return undefined;
+  if (!(value instanceof AbortSignal)) throw refuse('call', 'signal', 'an AbortSignal');
+  return value;
+}
+
 /** A retry count: a whole number from 0 to {@link MAX_RETRIES}, or the fallback. */
 export function retriesSetting(value: number | undefined, fallback: number, field: string, source: SettingSource): number {
   if (value === undefined) return fallback;

@@ -18,7 +18,7 @@ import { CallState } from './call-state.js';
 import { stoppedError } from './call-errors.js';
 import { kyFailure, kyHooks } from './ky-hooks.js';
 import { shouldRetry } from './retry-decision.js';
-import { millisecondsSetting, retriesSetting } from './settings.js';
+import { millisecondsSetting, retriesSetting, signalSetting } from './settings.js';
 import type { Pacer } from './pacing/pacer.js';
 import type { RateLimitInfo } from './pacing/rate-limit-headers.js';
 import type { ResolvedRetryOptions } from './retry-options.js';
@@ -112,7 +112,7 @@ export class Transport {
   #start(spec: CallSpec, options: RequestOptions, trace: CallTrace, beforeAttempt: TokenAttemptHook | undefined): CallState {
     const cfg = this.#config;
     const maxRetries = retriesSetting(options.maxRetries, cfg.retry.maxRetries, 'maxRetries', 'call');
-    const limits = new CallDeadline(options.signal, millisecondsSetting(options.totalTimeout, cfg.totalTimeout, 'totalTimeout', 'call'));
+    const limits = new CallDeadline(signalSetting(options.signal), millisecondsSetting(options.totalTimeout, cfg.totalTimeout, 'totalTimeout', 'call'));
     const attemptTimeout = millisecondsSetting(options.timeout, cfg.timeout, 'timeout', 'call');
     // A call that knows more secrets (a withdrawal's account number) redacts them too; others reuse the client's.
     const judge = spec.redact === undefined ? cfg : { redact: bothRedact(cfg.redact, spec.redact) };

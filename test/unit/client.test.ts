@@ -167,6 +167,8 @@ describe('MyrGateway: per-call options are checked before anything is sent', () 
     ['a totalTimeout beyond a timer', { totalTimeout: 2 ** 31 }, 'totalTimeout'],
     ['maxRetries above 10', { maxRetries: 11 }, 'maxRetries'],
     ['a negative maxRetries', { maxRetries: -1 }, 'maxRetries'],
+    ['a signal that is no AbortSignal', { signal: 'stop' }, 'signal'],
+    ['a signal-like object', { signal: { aborted: false } }, 'signal'],
   ])('%s is an InvalidRequestError for every method, and nothing is fetched (not even a token)', async (_label, callOptions, field) => {
     const fake = scriptedFetch();
     const client = new MyrGateway(gatewayOptions(fake.fetch));

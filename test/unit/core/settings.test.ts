@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError, InvalidRequestError } from '../../../src/core/errors/base.js';
-import { DEFAULTS, MAX_RETRIES, MAX_TIMER_MS, millisecondsSetting, retriesSetting } from '../../../src/core/settings.js';
+import { DEFAULTS, MAX_RETRIES, MAX_TIMER_MS, millisecondsSetting, retriesSetting, signalSetting } from '../../../src/core/settings.js';
 import { MyrGateway } from '../../../src/index.js';
 
 const base = { baseUrl: 'https://api.gateway.example/api/v1', merchantId: 'M1', apiKey: 'sk_settings' };
@@ -27,6 +27,20 @@ describe('millisecondsSetting and retriesSetting', () => {
   it.each([-1, 11, 2.5, Number.NaN])('refuses %s retries', (value) => {
     expect(() => retriesSetting(value, 3, 'maxRetries', 'call')).toThrow(InvalidRequestError);
     expect(() => retriesSetting(value, 3, 'maxRetries', 'client')).toThrow(expect.objectContaining({ field: 'maxRetries' }));
+  });
+});
+
+describe('signalSetting', () => {
+  it('takes an AbortSignal as is, and undefined or null as none', () => {
+    const signal = new AbortController().signal;
+    expect(signalSetting(signal)).toBe(signal);
+    expect(signalSetting(undefined)).toBeUndefined();
+    expect(signalSetting(null)).toBeUndefined();
+  });
+
+  it.each(['stop', { aborted: false }, new AbortController()])('refuses %o as a request error naming signal', (value) => {
+    expect(() => signalSetting(value)).toThrow(InvalidRequestError);
+    expect(() => signalSetting(value)).toThrow('signal must be an AbortSignal');
   });
 });
 
