@@ -64,6 +64,33 @@ export function attemptReport(attempt: Attempt): TokenAttemptReport {
 }
 
 /**
+ * The most of an answer's body that is read, in bytes. The service's answers are records of a few
+ * kB; a larger body (a broken upstream's page, a hostile host streaming without end) is cut here
+ * instead of being held whole in memory, and then reads as the malformed answer it is.
+ */
+const MAX_ANSWER_BYTES = 1_048_576;
+
+/** The answer's body as text, its first {@link MAX_ANSWER_BYTES} at most (the rest is not read). */
+async function answerText(response: Response): Promise<string> {
+  const declared = response.headers.get('content-length');
+  if (declared !== null && Number(declared) <= MAX_ANSWER_BYTES) return response.text();
+  const reader = response.body?.getReader();
+  if (!reader) return '';
+  const decoder = new TextDecoder();
+  let text = '';
+  for (let left = MAX_ANSWER_BYTES; ; ) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    if (value.byteLength > left) {
+      reader.cancel().catch(() => undefined);
+      return text + decoder.decode(value.subarray(0, left));
+    }
+    left -= value.byteLength;
+    text += decoder.decode(value, { stream: true });
+  }
+}
+
+/**
  * Sends one attempt and reads its answer; ky calls this (through the transport's `fetch`) for
  * every attempt, under the signal that carries ky's attempt timeout, the call's total timeout
  * and the caller's abort. The merchant's fetch gets the URL and an init, never ky's Request:
@@ -84,7 +111,7 @@ export async function sendAttempt(endpoint: Endpoint, request: AttemptRequest, s
       signal,
       redirect: 'manual',
     });
-    const text = await response.text();
+    const text = await answerText(response);
     // Its timing headers, read once here for everyone who needs them.
     return { kind: 'response', response, text, timing: readAnswerTiming(response.headers, now()) };
   } catch (error) {
