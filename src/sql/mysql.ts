@@ -19,6 +19,43 @@ export interface Mysql2ConnectionLike {
   destroy(): void;
 }
 
+/** The callback connection under a mysql2 promise connection (its `connection`), as the ledger sends through it. */
+interface Mysql2CallbackConnectionLike {
+  query(sql: string, values: unknown[], done: (error: unknown, result?: unknown) => void): unknown;
+  execute(sql: string, values: unknown[], done: (error: unknown, result?: unknown) => void): unknown;
+}
+
+/** How the ledger sends its own statements on one connection: `execute` prepared, `query` parsed each time. */
+interface LedgerSend {
+  (how: 'query' | 'execute', text: string, values: readonly unknown[]): Promise<unknown>;
+}
+
+function isCallbackConnection(value: unknown): value is Mysql2CallbackConnectionLike {
+  return typeof value === 'object' && value !== null && 'query' in value && typeof value.query === 'function' && 'execute' in value && typeof value.execute === 'function';
+}
+
+/**
+ * The ledger's own statements go to mysql2's callback connection under the promise one when
+ * there is one: its promise wrapper captures a stack trace per statement (`trace`, on by
+ * default), which the ledger's errors never show, and that was a tenth of the Node side's CPU per
+ * callback. The merchant's `tx` is still the promise connection, untouched.
+ */
+function ledgerSend(conn: Mysql2ConnectionLike): LedgerSend {
+  const core: unknown = 'connection' in conn ? conn.connection : undefined;
+  if (isCallbackConnection(core)) {
+    return (how, text, values) =>
+      new Promise((resolve, reject) =>
+        core[how](text, [...values], (error: unknown, result?: unknown) => {
+          // mysql2 answers null on success; a failure is passed on as it came (its errno is read).
+          const failure: unknown = error;
+          if (error) reject(failure);
+          else resolve(result);
+        }),
+      );
+  }
+  return async (how, text, values) => (await (how === 'execute' && conn.execute ? conn.execute(text, [...values]) : conn.query(text, [...values])))[0];
+}
+
 /** A mysql2 promise `Pool` (`mysql.createPool(…)` from `mysql2/promise`). */
 export interface Mysql2PoolLike {
   /** Checks a connection out. */
@@ -96,12 +133,11 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P, options: Mysql2Led
     throw new ConfigurationError("fromMysql2 takes a mysql2 promise pool (createPool from 'mysql2/promise'; for a callback pool, pass pool.promise())", 'pool');
   }
   const prepare = options.prepare ?? true;
-  const send = (conn: Mysql2ConnectionLike, text: string, values: readonly unknown[]) =>
-    prepare && values.length > 0 && conn.execute ? conn.execute(text, [...values]) : conn.query(text, [...values]);
+  const how = (values: readonly unknown[]) => (prepare && values.length > 0 ? 'execute' : 'query');
   let isolation: IsolationVariable = 'transaction_isolation';
   // One round trip: autocommit off opens the transaction at the next statement (START TRANSACTION
   // would be a second). Whole seconds: MySQL's unit; the value is a checked integer.
-  const open = async (conn: Mysql2ConnectionLike, lockTimeoutMs: number) => {
+  const open = async (send: LedgerSend, lockTimeoutMs: number) => {
     // The name this statement uses: runs that start together all try it before any learns.
     const named = isolation;
     try {
@@ -110,11 +146,11 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P, options: Mysql2Led
           `SESSION innodb_lock_wait_timeout = ${Math.ceil(lockTimeoutMs / 1000)}, SESSION ${named} = 'READ-COMMITTED', SESSION autocommit = 0`;
       // Prepared as well, though it has no parameters: parsing its six assignments costs the
       // server more than running them (about a tenth of its time per callback).
-      await (prepare && conn.execute ? conn.execute(text, []) : conn.query(text));
+      await send(prepare ? 'execute' : 'query', text, []);
     } catch (error) {
       if (named === 'tx_isolation' || typeof error !== 'object' || error === null || !('errno' in error) || error.errno !== UNKNOWN_VARIABLE) throw error;
       isolation = 'tx_isolation';
-      await open(conn, lockTimeoutMs);
+      await open(send, lockTimeoutMs);
     }
   };
   return {
@@ -122,12 +158,13 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P, options: Mysql2Led
     commitChecked: true,
     async begin(lockTimeoutMs) {
       const conn = (await pool.getConnection()) as Mysql2ConnectionOf<P> & Mysql2ConnectionLike;
+      const send = ledgerSend(conn);
       let live = true;
       const release = () => {
         if (!live) return;
         live = false;
         // Queued behind nothing else of ours: the next user of the connection finds its own settings.
-        void settle(conn.query(`SET ${restoreOf(isolation)}`));
+        void settle(send('query', `SET ${restoreOf(isolation)}`, []));
         conn.release();
       };
       const destroy = () => {
@@ -136,7 +173,7 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P, options: Mysql2Led
         conn.destroy();
       };
       try {
-        await open(conn, lockTimeoutMs);
+        await open(send, lockTimeoutMs);
       } catch (error) {
         destroy();
         throw error;
@@ -145,8 +182,7 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P, options: Mysql2Led
         tx: conn,
         async query(text, values) {
           try {
-            const [result] = await send(conn, text, values);
-            return resultOf(result);
+            return resultOf(await send(how(values), text, values));
           } catch (error) {
             if (typeof error === 'object' && error !== null && 'errno' in error && error.errno === STATEMENT_BINLOG) {
               throw new ConfigurationError(
@@ -164,7 +200,8 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P, options: Mysql2Led
           // is gone (the work ended the transaction): then nothing of it commits.
           const commit = held ? `IF(EXISTS(${held.text}), 'ON', '${NOT_HELD}')` : "'ON'";
           try {
-            await send(conn, `SET SESSION autocommit = ${commit}, ${restoreOf(isolation)}`, held?.params ?? []);
+            const params = held?.params ?? [];
+            await send(how(params), `SET SESSION autocommit = ${commit}, ${restoreOf(isolation)}`, params);
           } catch (error) {
             if (!notHeld(error)) {
               destroy();
@@ -178,7 +215,7 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P, options: Mysql2Led
         },
         async rollback() {
           try {
-            await conn.query('ROLLBACK');
+            await send('query', 'ROLLBACK', []);
             release();
           } catch {
             destroy();

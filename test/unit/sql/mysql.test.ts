@@ -89,6 +89,38 @@ describe('fromMysql2', () => {
     expect(executed).toEqual([expect.stringContaining('@@SESSION.transaction_isolation'), expect.stringContaining("SESSION tx_isolation = 'READ-COMMITTED'")]);
   });
 
+  it('sends its own statements through mysql2\'s callback connection under the promise one (no stack captured per statement), errors with their errno; tx stays the promise connection', async () => {
+    const { pool, sent, ended } = fakePool();
+    const viaCore: string[] = [];
+    const core = {
+      query(text: string, _values: unknown[], done: (error: unknown, result?: unknown) => void) {
+        viaCore.push(`query ${text}`);
+        done(null, { affectedRows: 0 });
+      },
+      execute(text: string, _values: unknown[], done: (error: unknown, result?: unknown) => void) {
+        viaCore.push(`execute ${text}`);
+        if (text.includes('IF(EXISTS')) done(Object.assign(new Error("Variable 'autocommit' can't be set to the value of 'myr_gateway_claim_gone'"), { errno: 1231 }));
+        else done(null, { affectedRows: 2 });
+      },
+    };
+    const connection = await pool.getConnection();
+    Object.assign(connection, { connection: core, execute: () => Promise.reject(new Error('the promise execute was used')) });
+    const session = await fromMysql2(pool).begin(1000);
+    expect(session.tx).toBe(connection);
+    expect(await session.query('INSERT IGNORE INTO t (ledger_key) VALUES (?), (?)', ['k:a', 'm:a'])).toEqual({ rows: [], affected: 2 });
+    // The check's refusal is read from the callback's error: nothing commits, the run is rolled back.
+    await expect(session.commit({ text: 'SELECT 1 FROM t WHERE ledger_key = ?', params: ['k:a'] })).rejects.toMatchObject({ code: '25P02' });
+    expect(viaCore).toEqual([
+      expect.stringMatching(/^execute SET @myr_gateway_lwt/),
+      'execute INSERT IGNORE INTO t (ledger_key) VALUES (?), (?)',
+      expect.stringMatching(/^execute SET SESSION autocommit = IF\(EXISTS/),
+      'query ROLLBACK',
+      expect.stringMatching(/^query SET SESSION innodb_lock_wait_timeout = @myr_gateway_lwt/),
+    ]);
+    expect(sent).toEqual([]);
+    expect(ended).toEqual(['released']);
+  });
+
   it('a rollback restores the connection\'s own settings before giving it back', async () => {
     const { pool, sent, ended } = fakePool();
     const session = await fromMysql2(pool).begin(1000);
