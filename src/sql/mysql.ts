@@ -6,6 +6,7 @@
  */
 import { ConfigurationError } from '../core/errors/base.js';
 import { rolledBack, settle, type SqlClient, type SqlSession } from './driver.js';
+import { workTx } from './mysql-tx.js';
 
 /** A mysql2 promise connection checked out of a pool (`PoolConnection`), as the ledger drives it. */
 export interface Mysql2ConnectionLike {
@@ -178,8 +179,9 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P, options: Mysql2Led
         destroy();
         throw error;
       }
+      const work = workTx(conn);
       const session: SqlSession<Mysql2ConnectionOf<P>> = {
-        tx: conn,
+        tx: work.tx,
         async query(text, values) {
           try {
             return resultOf(await send(how(values), text, values));
@@ -197,11 +199,17 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P, options: Mysql2Led
           // COMMIT, its check and the restore in one round trip: turning autocommit on commits the
           // open transaction (and answers an error when that commit fails), before the connection's
           // own settings are put back. The check refuses the whole statement when the claim's row
-          // is gone (the work ended the transaction): then nothing of it commits.
-          const commit = held ? `IF(EXISTS(${held.text}), 'ON', '${NOT_HELD}')` : "'ON'";
+          // is gone (the work ended the transaction): then nothing of it commits. It is needed only
+          // when the work did something through tx that may have ended the transaction (see
+          // mysql-tx.ts): otherwise nothing was sent on the connection since the claim but plain
+          // reads and writes that succeeded, and a transaction nobody touches is not rolled back
+          // while its connection lives (a server that kills it fails this statement instead).
+          const checked = held !== undefined && work.mayHaveEnded();
+          work.end();
+          const commit = checked ? `IF(EXISTS(${held.text}), 'ON', '${NOT_HELD}')` : "'ON'";
           try {
-            const params = held?.params ?? [];
-            await send(how(params), `SET SESSION autocommit = ${commit}, ${restoreOf(isolation)}`, params);
+            // Prepared with or without the check's parameters, as the statement that opened the run.
+            await send(prepare ? 'execute' : 'query', `SET SESSION autocommit = ${commit}, ${restoreOf(isolation)}`, checked ? held.params : []);
           } catch (error) {
             if (!notHeld(error)) {
               destroy();
@@ -214,6 +222,7 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P, options: Mysql2Led
           conn.release();
         },
         async rollback() {
+          work.end();
           try {
             await send('query', 'ROLLBACK', []);
             release();
@@ -223,6 +232,7 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P, options: Mysql2Led
         },
         abandon() {
           // Closing the connection makes the server roll the transaction back at once.
+          work.end();
           destroy();
         },
       };

@@ -1,0 +1,105 @@
+/**
+ * What the work may do with its mysql2 `tx`, and whether COMMIT must check that the transaction is
+ * still the ledger's. The work's `tx` is the run's `PoolConnection` behind a Proxy that sees every
+ * statement sent through it: once the run has ended, statements are refused (never sent: the
+ * connection is back in the pool, maybe in another run's transaction); while it runs, anything
+ * that may have ended the transaction (a statement that failed, which on MySQL can roll the whole
+ * transaction back; one that is not a plain read or write; a method that is not a statement; the
+ * callback connection underneath) is noted, and COMMIT then checks the claim (mysql.ts).
+ *
+ * @module
+ */
+import { usedAfterRun } from './driver.js';
+
+/**
+ * A statement that cannot end a transaction when it succeeds: one plain read or write (a stored
+ * function it calls may not commit, MySQL refuses that), with no second statement after it. A
+ * comment before it, `CALL`, `SET`, DDL, transaction control and anything else does not match:
+ * COMMIT checks the claim after those.
+ */
+const KEEPS_TRANSACTION = /^\s*(?:SELECT|INSERT|UPDATE|DELETE|REPLACE|WITH|VALUES|TABLE)\b[^;]*;?\s*$/i;
+
+/** The statement text of mysql2's `query`/`execute` arguments (a string, or an options object's `sql`). */
+function statementText(first: unknown): string | undefined {
+  if (typeof first === 'string') return first;
+  const sql: unknown = typeof first === 'object' && first !== null ? Reflect.get(first, 'sql') : undefined;
+  return typeof sql === 'string' ? sql : undefined;
+}
+
+/** Whether `first` (the first argument of `query`/`execute`) is a statement that cannot end a transaction when it succeeds. */
+export function keepsTransaction(first: unknown): boolean {
+  const text = statementText(first);
+  return text !== undefined && KEEPS_TRANSACTION.test(text);
+}
+
+/** The members of a mysql2 connection that send nothing: the work may use them as it likes. */
+const SENDS_NOTHING = new Set<string | symbol>(['escape', 'escapeId', 'format', 'threadId', 'config', 'state']);
+/** What gives the connection back or closes it: after the run, the connection is no longer the work's to give. */
+const LETS_GO = new Set<string | symbol>(['release', 'destroy']);
+
+/** The work's `tx` and what the ledger learns from it. */
+export interface WorkTx<C extends object> {
+  /** The connection behind the Proxy, given to the work. */
+  readonly tx: C;
+  /** Whether something sent or done through `tx` may have ended the ledger's transaction (or is still running). */
+  mayHaveEnded(): boolean;
+  /** The run is over: from now on `tx` sends nothing. */
+  end(): void;
+}
+
+/**
+ * Wraps the run's connection for the work. Statements go to the connection as they are; the
+ * Proxy only counts them and what became of them, so the merchant's results and errors are
+ * mysql2's own.
+ */
+export function workTx<C extends object>(connection: C): WorkTx<C> {
+  let pending = 0;
+  let touched = false;
+  let ended = false;
+  /** `query` or `execute`: sent as it is, counted until it settles. */
+  const statement =
+    (send: unknown) =>
+    (...args: unknown[]): unknown => {
+      if (ended) return Promise.reject(usedAfterRun());
+      if (typeof send !== 'function') return undefined;
+      if (!keepsTransaction(args[0])) touched = true;
+      const sent: unknown = Reflect.apply(send, connection, args);
+      if (!(sent instanceof Promise)) {
+        touched = true;
+        return sent;
+      }
+      pending += 1;
+      sent.then(
+        () => (pending -= 1),
+        () => {
+          pending -= 1;
+          touched = true;
+        },
+      );
+      return sent;
+    };
+  const tx = new Proxy(connection, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key);
+      if (SENDS_NOTHING.has(key)) return value;
+      if (typeof value !== 'function') {
+        // The callback connection underneath (`connection`) sends past the Proxy.
+        if (typeof value === 'object' && value !== null) touched = true;
+        return value;
+      }
+      if (key === 'query' || key === 'execute') return statement(value);
+      return (...args: unknown[]) => {
+        if (ended && LETS_GO.has(key)) return undefined;
+        if (ended) return Promise.reject(usedAfterRun());
+        touched = true;
+        const answer: unknown = Reflect.apply(value, target, args);
+        return answer;
+      };
+    },
+  });
+  return {
+    tx,
+    mayHaveEnded: () => touched || pending > 0,
+    end: () => void (ended = true),
+  };
+}

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { keepsTransaction, workTx } from '../../../src/sql/mysql-tx.js';
+
+describe('keepsTransaction: the statements after which COMMIT need not check the claim', () => {
+  it.each([
+    ['UPDATE orders SET paid = 1 WHERE id = ?', true],
+    ['  insert into fulfilments (payment_id) values (?)', true],
+    ['INSERT INTO outbox (body) SELECT ? FROM DUAL', true],
+    ['SELECT paid FROM orders WHERE id = ? FOR UPDATE;', true],
+    ['DELETE FROM holds WHERE id = ?', true],
+    ['REPLACE INTO cache VALUES (?, ?)', true],
+    ['WITH o AS (SELECT 1) SELECT * FROM o', true],
+    [{ sql: 'UPDATE orders SET paid = 1', timeout: 1000 }, true],
+    // What may end the transaction, or run what does:
+    ['COMMIT', false],
+    ['ROLLBACK', false],
+    ['START TRANSACTION', false],
+    ['BEGIN', false],
+    ['SAVEPOINT a', false],
+    ['SET autocommit = 1', false],
+    ['CALL settle_order(?)', false],
+    ['CREATE TABLE t (a INT)', false],
+    ['TRUNCATE orders', false],
+    ['LOCK TABLES orders WRITE', false],
+    ['DO RELEASE_ALL_LOCKS()', false],
+    ['UPDATE orders SET paid = 1; COMMIT', false],
+    ["UPDATE orders SET note = 'a;b'", false],
+    ['/* tagged */ UPDATE orders SET paid = 1', false],
+    ['UPDATEorders', false],
+    [{ values: [1] }, false],
+    [undefined, false],
+    [42, false],
+  ])('%j → %s', (statement, keeps) => {
+    expect(keepsTransaction(statement)).toBe(keeps);
+  });
+});
+
+describe('workTx', () => {
+  function connection() {
+    const sent: string[] = [];
+    const settles: ((fail: boolean) => void)[] = [];
+    const target = {
+      threadId: 7,
+      escape: (value: string) => `'${value}'`,
+      connection: { query() {} },
+      query(text: string): Promise<string> {
+        sent.push(text);
+        return new Promise((resolve, reject) => settles.push((fail) => (fail ? reject(new Error('failed')) : resolve(text))));
+      },
+      execute(text: string): Promise<string> {
+        return this.query(text);
+      },
+      beginTransaction: () => Promise.resolve('begun'),
+      release: () => void sent.push('released'),
+    };
+    return { target, sent, settle: (fail = false) => settles.shift()?.(fail) };
+  }
+
+  it('passes statements and their answers through untouched, and counts until they settle', async () => {
+    const { target, sent, settle } = connection();
+    const work = workTx(target);
+    const answer = work.tx.query('UPDATE orders SET paid = 1');
+    expect(work.mayHaveEnded()).toBe(true); // still running: it would run before COMMIT
+    settle();
+    await expect(answer).resolves.toBe('UPDATE orders SET paid = 1');
+    expect(work.mayHaveEnded()).toBe(false);
+    expect(sent).toEqual(['UPDATE orders SET paid = 1']);
+    expect([work.tx.threadId, work.tx.escape('a')]).toEqual([7, "'a'"]);
+    expect(work.mayHaveEnded()).toBe(false);
+  });
+
+  it('notes a failed statement, the merchant still getting its rejection', async () => {
+    const { target, settle } = connection();
+    const work = workTx(target);
+    const answer = work.tx.execute('UPDATE orders SET paid = 1');
+    settle(true);
+    await expect(answer).rejects.toThrow('failed');
+    expect(work.mayHaveEnded()).toBe(true);
+  });
+
+  it('notes any other method, and a reach for the callback connection underneath', async () => {
+    for (const touch of [(tx: ReturnType<typeof connection>['target']) => tx.beginTransaction(), (tx: ReturnType<typeof connection>['target']) => tx.connection]) {
+      const work = workTx(connection().target);
+      await touch(work.tx);
+      expect(work.mayHaveEnded()).toBe(true);
+    }
+  });
+
+  it('after the run, refuses statements and methods without sending, and does not let the connection go again', async () => {
+    const { target, sent } = connection();
+    const work = workTx(target);
+    work.end();
+    await expect(work.tx.query('UPDATE orders SET paid = 1')).rejects.toThrow(/after its run had ended/);
+    await expect(work.tx.beginTransaction()).rejects.toThrow(/after its run had ended/);
+    work.tx.release();
+    expect(sent).toEqual([]);
+  });
+});
