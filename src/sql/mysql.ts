@@ -118,7 +118,8 @@ function notHeld(error: unknown): boolean {
  * The ledger over a mysql2 promise pool (MySQL 8, MariaDB 10.11): each run checks a connection
  * out, and the handler's `tx` is that `PoolConnection` inside a READ COMMITTED transaction
  * (autocommit off until COMMIT; Postgres's default level, where the claim reads the payment's
- * mark without a lock). The connection's `innodb_lock_wait_timeout`, isolation level and
+ * mark without a lock), behind a Proxy that refuses its statements once the run has ended (they
+ * reject, nothing is sent). The connection's `innodb_lock_wait_timeout`, isolation level and
  * `autocommit` are set for the run and restored after it; the handler must not start or end a
  * transaction on `tx` itself.
  *
