@@ -34,8 +34,6 @@ export function keepsTransaction(first: unknown): boolean {
 
 /** The members of a mysql2 connection that send nothing: the work may use them as it likes. */
 const SENDS_NOTHING = new Set<string | symbol>(['escape', 'escapeId', 'format', 'threadId', 'config', 'state']);
-/** What gives the connection back or closes it: after the run, the connection is no longer the work's to give. */
-const LETS_GO = new Set<string | symbol>(['release', 'destroy']);
 
 /** The work's `tx` and what the ledger learns from it. */
 export interface WorkTx<C extends object> {
@@ -88,8 +86,12 @@ export function workTx<C extends object>(connection: C): WorkTx<C> {
         return value;
       }
       if (key === 'query' || key === 'execute') return statement(value);
+      // The ledger gives the connection back when the run ends; given back by the work, it would
+      // serve another run in the middle of this one's transaction.
+      if (key === 'release') return () => undefined;
       return (...args: unknown[]) => {
-        if (ended && LETS_GO.has(key)) return undefined;
+        // After the run, the connection is no longer the work's to close.
+        if (ended && key === 'destroy') return undefined;
         if (ended) return Promise.reject(usedAfterRun());
         touched = true;
         const answer: unknown = Reflect.apply(value, target, args);

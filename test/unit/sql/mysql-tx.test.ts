@@ -86,6 +86,14 @@ describe('workTx', () => {
     }
   });
 
+  it('does not let the work give the connection back: the ledger does, when the run ends', () => {
+    const { target, sent } = connection();
+    const work = workTx(target);
+    work.tx.release();
+    expect(sent).toEqual([]);
+    expect(work.mayHaveEnded()).toBe(false);
+  });
+
   it('after the run, refuses statements and methods without sending, and does not let the connection go again', async () => {
     const { target, sent } = connection();
     const work = workTx(target);
