@@ -32,6 +32,18 @@ export function keepsTransaction(first: unknown): boolean {
   return text !== undefined && KEEPS_TRANSACTION.test(text);
 }
 
+/**
+ * mysql2's ways to give a pooled connection back, as the work finds them on `tx`: `release`, `end`
+ * (which releases a pooled connection) and `[Symbol.asyncDispose]` (what `await using` calls).
+ * The ledger gives the connection back when the run ends; given back by the work, it would serve
+ * another run in the middle of this one's transaction. Each does nothing, with mysql2's answer.
+ */
+const GIVES_BACK = new Map<string | symbol, () => unknown>([
+  ['release', () => undefined],
+  ['end', () => Promise.resolve()],
+  [Symbol.asyncDispose, () => Promise.resolve()],
+]);
+
 /** The members of a mysql2 connection that send nothing: the work may use them as it likes. */
 const SENDS_NOTHING = new Set<string | symbol>(['escape', 'escapeId', 'format', 'threadId', 'config', 'state']);
 
@@ -86,9 +98,8 @@ export function workTx<C extends object>(connection: C): WorkTx<C> {
         return value;
       }
       if (key === 'query' || key === 'execute') return statement(value);
-      // The ledger gives the connection back when the run ends; given back by the work, it would
-      // serve another run in the middle of this one's transaction.
-      if (key === 'release') return () => undefined;
+      const givesBack = GIVES_BACK.get(key);
+      if (givesBack) return givesBack;
       return (...args: unknown[]) => {
         // After the run, the connection is no longer the work's to close.
         if (ended && key === 'destroy') return undefined;

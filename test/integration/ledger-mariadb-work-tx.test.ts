@@ -6,7 +6,7 @@
  * after its run has ended is refused, never sent on a connection that is back in the pool.
  */
 import mysql from 'mysql2/promise';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fromMysql2, type SqlLedger } from '../../src/sql/index.js';
 import { MariadbServer } from '../helpers/mariadb.js';
 import { newLedger } from './ledger-scenarios.js';
@@ -28,7 +28,7 @@ beforeAll(async () => {
   });
   ledger = await newLedger(fromMysql2(pool), { lockTimeoutMs: 1000 });
   await pool.query('CREATE TABLE orders (id INT PRIMARY KEY, fulfilled INT NOT NULL DEFAULT 0) ENGINE=InnoDB');
-  await pool.query('INSERT INTO orders (id) VALUES (1), (2), (3)');
+  await pool.query('INSERT INTO orders (id) VALUES (1), (2), (3), (4), (5)');
 });
 afterAll(async () => {
   await pool?.end();
@@ -98,5 +98,55 @@ describe('the work\'s tx on MariaDB', () => {
     await expect(late).rejects.toThrow(/after its run had ended/);
     expect(sent).toEqual([]);
     expect(await fulfilled(1)).toBe(2);
+  });
+});
+
+describe('the work\'s tx on MariaDB: giving the connection back', () => {
+  // mysql2's other ways to give a pooled connection back: `end()` (deprecated, it releases) and
+  // `[Symbol.asyncDispose]` (what `await using` calls). Mid-run, either puts the connection back
+  // in the pool inside the run's open transaction.
+  it.each([
+    ['end()', (tx: mysql.PoolConnection) => tx.end()],
+    ['[Symbol.asyncDispose]() (await using)', (tx: mysql.PoolConnection) => tx[Symbol.asyncDispose]()],
+  ])('tx.%s in the work does not let another run check the connection out inside this run\'s transaction', async (_, giveBack) => {
+    const solo = mysql.createPool({ ...server.options, connectionLimit: 1 });
+    // mysql2 warns when end() reaches a pooled connection (it releases it): it must not.
+    const warned = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const soloLedger = await newLedger(fromMysql2(solo), { lockTimeoutMs: 1000 });
+      let aSettled = (): void => undefined;
+      const aDone = new Promise<void>((resolve) => (aSettled = resolve));
+      let bStarted = (): void => undefined;
+      const bRunning = new Promise<void>((resolve) => (bStarted = resolve));
+      let b: Promise<unknown> | undefined;
+      const a = await soloLedger.run('give-back:a', async (tx) => {
+        await giveBack(tx);
+        // Another callback arrives: its run waits for the pool's one connection (`enqueue`), or
+        // gets this run's connection while its transaction is open.
+        const queued = new Promise((resolve) => solo.once('enqueue', resolve));
+        b = soloLedger.run('give-back:b', async (txB) => {
+          bStarted();
+          await txB.query('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?', [5]);
+          await aDone;
+          throw new Error('B fails after its write');
+        }, options);
+        await Promise.race([bRunning, queued]);
+        await tx.query('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?', [4]);
+      }, options);
+      aSettled();
+      expect(a.outcome).toBe('processed');
+      expect(await fulfilled(4)).toBe(1);
+      expect(await b).toMatchObject({ outcome: 'failed' });
+      // B failed: none of its writes is kept, and its redelivery runs it again.
+      expect(await fulfilled(5)).toBe(0);
+      expect((await soloLedger.run('give-back:b', () => undefined, options)).outcome).toBe('processed');
+      // The pool's connection is back with its own settings: a plain write commits on its own.
+      expect((await solo.query<mysql.RowDataPacket[]>('SELECT @@autocommit AS ac'))[0][0]?.ac).toBe(1);
+      expect(warned).not.toHaveBeenCalled();
+    } finally {
+      warned.mockRestore();
+      await solo.end();
+      await pool.query('UPDATE orders SET fulfilled = 0 WHERE id IN (4, 5)');
+    }
   });
 });

@@ -52,6 +52,9 @@ describe('workTx', () => {
       },
       beginTransaction: () => Promise.resolve('begun'),
       release: () => void sent.push('released'),
+      // mysql2's end() on a pooled connection releases it; `await using` calls [Symbol.asyncDispose].
+      end: () => Promise.resolve(void sent.push('released')),
+      [Symbol.asyncDispose]: () => Promise.resolve(void sent.push('released')),
     };
     return { target, sent, settle: (fail = false) => settles.shift()?.(fail) };
   }
@@ -86,10 +89,12 @@ describe('workTx', () => {
     }
   });
 
-  it('does not let the work give the connection back: the ledger does, when the run ends', () => {
+  it('does not let the work give the connection back (release, end, await using): the ledger does, when the run ends', async () => {
     const { target, sent } = connection();
     const work = workTx(target);
     work.tx.release();
+    await work.tx.end();
+    await work.tx[Symbol.asyncDispose]();
     expect(sent).toEqual([]);
     expect(work.mayHaveEnded()).toBe(false);
   });
@@ -101,6 +106,8 @@ describe('workTx', () => {
     await expect(work.tx.query('UPDATE orders SET paid = 1')).rejects.toThrow(/after its run had ended/);
     await expect(work.tx.beginTransaction()).rejects.toThrow(/after its run had ended/);
     work.tx.release();
+    await work.tx.end();
+    await work.tx[Symbol.asyncDispose]();
     expect(sent).toEqual([]);
   });
 });
