@@ -91,10 +91,16 @@ export function workTx<C extends object>(connection: C): WorkTx<C> {
   const tx = new Proxy(connection, {
     get(target, key) {
       const value: unknown = Reflect.get(target, key);
-      if (SENDS_NOTHING.has(key)) return value;
+      // Called on the connection itself: mysql2's escape and format read `this.connection`,
+      // which through the Proxy would count as a reach underneath (and be refused after the run).
+      if (SENDS_NOTHING.has(key)) return typeof value === 'function' ? (...args: unknown[]): unknown => Reflect.apply(value, target, args) : value;
       if (typeof value !== 'function') {
-        // The callback connection underneath (`connection`) sends past the Proxy.
-        if (typeof value === 'object' && value !== null) touched = true;
+        if (typeof value === 'object' && value !== null) {
+          // The callback connection underneath (`connection`) sends past the Proxy: after the
+          // run it is back in the pool, so it is not handed out.
+          if (ended) throw usedAfterRun();
+          touched = true;
+        }
         return value;
       }
       if (key === 'query' || key === 'execute') return statement(value);

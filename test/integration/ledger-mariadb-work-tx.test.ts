@@ -28,7 +28,7 @@ beforeAll(async () => {
   });
   ledger = await newLedger(fromMysql2(pool), { lockTimeoutMs: 1000 });
   await pool.query('CREATE TABLE orders (id INT PRIMARY KEY, fulfilled INT NOT NULL DEFAULT 0) ENGINE=InnoDB');
-  await pool.query('INSERT INTO orders (id) VALUES (1), (2), (3), (4), (5)');
+  await pool.query('INSERT INTO orders (id) VALUES (1), (2), (3), (4), (5), (6)');
 });
 afterAll(async () => {
   await pool?.end();
@@ -49,6 +49,16 @@ describe('the work\'s tx on MariaDB', () => {
     expect(await fulfilled(1)).toBe(1);
     expect(sent.find((text) => text.startsWith('SET SESSION autocommit = '))).toMatch(/^SET SESSION autocommit = 'ON', /);
     expect((await ledger.run('work-tx:plain', () => undefined, options)).outcome).toBe('duplicate');
+  });
+
+  it('a plain write built with tx.escape and tx.format is still plain: COMMIT carries no check', async () => {
+    sent.length = 0;
+    const run = await ledger.run('work-tx:escaped', async (tx) => {
+      await tx.query(tx.format('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?', [6]) + ` AND ${tx.escapeId('id')} = ${tx.escape(6)}`);
+    }, options);
+    expect(run.outcome).toBe('processed');
+    expect(await fulfilled(6)).toBe(1);
+    expect(sent.find((text) => text.startsWith('SET SESSION autocommit = '))).toMatch(/^SET SESSION autocommit = 'ON', /);
   });
 
   it('a statement the work sent but did not wait for runs inside the transaction, and COMMIT checks the claim after it (it could have failed and rolled it back)', async () => {
@@ -98,6 +108,36 @@ describe('the work\'s tx on MariaDB', () => {
     await expect(late).rejects.toThrow(/after its run had ended/);
     expect(sent).toEqual([]);
     expect(await fulfilled(1)).toBe(2);
+  });
+});
+
+describe('the work\'s tx on MariaDB: after its run', () => {
+  it('the callback connection under tx (`tx.connection`, where mysql2 and libraries over it send) is refused after the run: nothing is sent', async () => {
+    let keep: mysql.PoolConnection | undefined;
+    const run = await ledger.run('work-tx:late-core', (tx) => {
+      keep = tx;
+    }, options);
+    expect(run.outcome).toBe('processed');
+    const before = await fulfilled(1);
+    sent.length = 0;
+    const late = new Promise<unknown>((resolve, reject) => {
+      // mysql2's typings name `connection` the promise connection; it is the callback one.
+      const core: object | undefined = keep?.connection;
+      const query: unknown = core && Reflect.get(core, 'query');
+      if (typeof query !== 'function') throw new Error('tx has no callback connection');
+      Reflect.apply(query, core, ['UPDATE orders SET fulfilled = fulfilled + 100 WHERE id = ?', [1], (error: Error | null, result: unknown) => (error ? reject(error) : resolve(result))]);
+    });
+    await expect(late).rejects.toThrow(/after its run had ended/);
+    expect(sent).toEqual([]);
+    expect(await fulfilled(1)).toBe(before);
+  });
+
+  it('what sends nothing still works after the run (escape, format, threadId)', async () => {
+    let keep: mysql.PoolConnection | undefined;
+    await ledger.run('work-tx:late-escape', (tx) => {
+      keep = tx;
+    }, options);
+    expect([keep?.escape("it's"), keep?.escapeId('a'), keep?.format('SELECT ?', [1]), typeof keep?.threadId]).toEqual(["'it\\'s'", '`a`', 'SELECT 1', 'number']);
   });
 });
 

@@ -41,8 +41,11 @@ describe('workTx', () => {
     const settles: ((fail: boolean) => void)[] = [];
     const target = {
       threadId: 7,
-      escape: (value: string) => `'${value}'`,
-      connection: { query() {} },
+      connection: { query() {}, escape: (value: string) => `'${value}'` },
+      // As mysql2's promise connection: passed on to the callback connection underneath.
+      escape(value: string): string {
+        return this.connection.escape(value);
+      },
       query(text: string): Promise<string> {
         sent.push(text);
         return new Promise((resolve, reject) => settles.push((fail) => (fail ? reject(new Error('failed')) : resolve(text))));
@@ -108,6 +111,8 @@ describe('workTx', () => {
     work.tx.release();
     await work.tx.end();
     await work.tx[Symbol.asyncDispose]();
+    expect(() => work.tx.connection).toThrow(/after its run had ended/);
+    expect(work.tx.escape('a')).toBe("'a'");
     expect(sent).toEqual([]);
   });
 });
