@@ -44,6 +44,21 @@ const GIVES_BACK = new Map<string | symbol, () => unknown>([
   [Symbol.asyncDispose, () => Promise.resolve()],
 ]);
 
+/** Whether mysql2's `query(first, values)` is given values to put in the text (`?` or named placeholders). */
+function hasValues(first: unknown, values: unknown): boolean {
+  return values !== undefined || (typeof first === 'object' && first !== null && Reflect.get(first, 'values') !== undefined);
+}
+
+/**
+ * Whether the connection sends several statements in one `query` (`multipleStatements`): then a
+ * value that is raw SQL (`mysql.raw`, any `toSqlString`) may add a statement after `;` that the
+ * text does not show, so a `query` with values is not taken for plain (`execute` binds its values).
+ */
+function runsSeveral(connection: object): boolean {
+  const config: unknown = Reflect.get(connection, 'config');
+  return typeof config === 'object' && config !== null && Reflect.get(config, 'multipleStatements') === true;
+}
+
 /** The members of a mysql2 connection that send nothing: the work may use them as it likes. */
 const SENDS_NOTHING = new Set<string | symbol>(['escape', 'escapeId', 'format', 'threadId', 'config', 'state']);
 
@@ -66,13 +81,14 @@ export function workTx<C extends object>(connection: C): WorkTx<C> {
   let pending = 0;
   let touched = false;
   let ended = false;
+  const several = runsSeveral(connection);
   /** `query` or `execute`: sent as it is, counted until it settles. */
   const statement =
-    (send: unknown) =>
+    (send: unknown, formats: boolean) =>
     (...args: unknown[]): unknown => {
       if (ended) return Promise.reject(usedAfterRun());
       if (typeof send !== 'function') return undefined;
-      if (!keepsTransaction(args[0])) touched = true;
+      if (!keepsTransaction(args[0]) || (formats && several && hasValues(args[0], args[1]))) touched = true;
       const sent: unknown = Reflect.apply(send, connection, args);
       if (!(sent instanceof Promise)) {
         touched = true;
@@ -103,7 +119,7 @@ export function workTx<C extends object>(connection: C): WorkTx<C> {
         }
         return value;
       }
-      if (key === 'query' || key === 'execute') return statement(value);
+      if (key === 'query' || key === 'execute') return statement(value, key === 'query');
       const givesBack = GIVES_BACK.get(key);
       if (givesBack) return givesBack;
       return (...args: unknown[]) => {

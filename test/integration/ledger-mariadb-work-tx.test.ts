@@ -28,7 +28,7 @@ beforeAll(async () => {
   });
   ledger = await newLedger(fromMysql2(pool), { lockTimeoutMs: 1000 });
   await pool.query('CREATE TABLE orders (id INT PRIMARY KEY, fulfilled INT NOT NULL DEFAULT 0) ENGINE=InnoDB');
-  await pool.query('INSERT INTO orders (id) VALUES (1), (2), (3), (4), (5), (6)');
+  await pool.query('INSERT INTO orders (id) VALUES (1), (2), (3), (4), (5), (6), (7)');
 });
 afterAll(async () => {
   await pool?.end();
@@ -108,6 +108,30 @@ describe('the work\'s tx on MariaDB', () => {
     await expect(late).rejects.toThrow(/after its run had ended/);
     expect(sent).toEqual([]);
     expect(await fulfilled(1)).toBe(2);
+  });
+});
+
+describe('the work\'s tx on MariaDB: a pool with multipleStatements', () => {
+  it('a plain statement whose value is raw SQL (mysql.raw) ending the transaction is not taken for plain: the callback is not acknowledged, and its retry fulfils once', async () => {
+    const multi = mysql.createPool({ ...server.options, connectionLimit: 1, multipleStatements: true });
+    try {
+      const multiLedger = await newLedger(fromMysql2(multi), { lockTimeoutMs: 1000 });
+      const fulfil = async (tx: mysql.PoolConnection) => {
+        // The text is one plain SELECT; the statement sent is that SELECT, then a ROLLBACK.
+        await tx.query('SELECT 1 AS one, ?', [mysql.raw('2; ROLLBACK')]);
+        await tx.query('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?', [7]);
+      };
+      const first = await multiLedger.run('work-tx:raw', fulfil, options);
+      expect(first.outcome).toBe('failed');
+      expect(await fulfilled(7)).toBe(0);
+      const retry = await multiLedger.run('work-tx:raw', async (tx) => {
+        await tx.query('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?', [7]);
+      }, options);
+      expect(retry.outcome).toBe('processed');
+      expect(await fulfilled(7)).toBe(1);
+    } finally {
+      await multi.end();
+    }
   });
 });
 

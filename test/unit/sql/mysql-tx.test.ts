@@ -46,7 +46,9 @@ describe('workTx', () => {
       escape(value: string): string {
         return this.connection.escape(value);
       },
-      query(text: string): Promise<string> {
+      query(statement: string | { sql: string; values?: unknown }, values?: unknown): Promise<string> {
+        void values;
+        const text = typeof statement === 'string' ? statement : statement.sql;
         sent.push(text);
         return new Promise((resolve, reject) => settles.push((fail) => (fail ? reject(new Error('failed')) : resolve(text))));
       },
@@ -89,6 +91,23 @@ describe('workTx', () => {
       const work = workTx(connection().target);
       await touch(work.tx);
       expect(work.mayHaveEnded()).toBe(true);
+    }
+  });
+
+  it('on a connection with multipleStatements, notes a query with values (one may be raw SQL adding a statement), not one without, nor execute', async () => {
+    const tries: [(tx: ReturnType<typeof connection>['target']) => Promise<unknown>, boolean][] = [
+      [(tx) => tx.query('UPDATE orders SET paid = 1'), false],
+      [(tx) => tx.execute('UPDATE orders SET paid = 1'), false],
+      [(tx) => tx.query('UPDATE orders SET paid = ?', [1]), true],
+      [(tx) => tx.query({ sql: 'UPDATE orders SET paid = ?', values: [1] }), true],
+    ];
+    for (const [send, noted] of tries) {
+      const { target, settle } = connection();
+      const work = workTx(Object.assign(target, { config: { multipleStatements: true } }));
+      const answer = send(work.tx);
+      settle();
+      await answer;
+      expect(work.mayHaveEnded()).toBe(noted);
     }
   });
 
