@@ -104,6 +104,14 @@ export function workTx<C extends object>(connection: C): WorkTx<C> {
       );
       return sent;
     };
+  /**
+   * The callback connection underneath (`connection`, however it is read) sends past the Proxy:
+   * noted; after the run it is back in the pool, so it is not handed out.
+   */
+  const reach = () => {
+    if (ended) throw usedAfterRun();
+    touched = true;
+  };
   const tx = new Proxy(connection, {
     get(target, key) {
       const value: unknown = Reflect.get(target, key);
@@ -111,12 +119,7 @@ export function workTx<C extends object>(connection: C): WorkTx<C> {
       // which through the Proxy would count as a reach underneath (and be refused after the run).
       if (SENDS_NOTHING.has(key)) return typeof value === 'function' ? (...args: unknown[]): unknown => Reflect.apply(value, target, args) : value;
       if (typeof value !== 'function') {
-        if (typeof value === 'object' && value !== null) {
-          // The callback connection underneath (`connection`) sends past the Proxy: after the
-          // run it is back in the pool, so it is not handed out.
-          if (ended) throw usedAfterRun();
-          touched = true;
-        }
+        if (typeof value === 'object' && value !== null) reach();
         return value;
       }
       if (key === 'query' || key === 'execute') return statement(value, key === 'query');
@@ -130,6 +133,13 @@ export function workTx<C extends object>(connection: C): WorkTx<C> {
         const answer: unknown = Reflect.apply(value, target, args);
         return answer;
       };
+    },
+    // What copies the connection's properties (Object.getOwnPropertyDescriptors, …) reads them here.
+    getOwnPropertyDescriptor(target, key) {
+      const described = Reflect.getOwnPropertyDescriptor(target, key);
+      const value: unknown = described?.value;
+      if (typeof value === 'object' && value !== null) reach();
+      return described;
     },
   });
   return {

@@ -28,7 +28,7 @@ beforeAll(async () => {
   });
   ledger = await newLedger(fromMysql2(pool), { lockTimeoutMs: 1000 });
   await pool.query('CREATE TABLE orders (id INT PRIMARY KEY, fulfilled INT NOT NULL DEFAULT 0) ENGINE=InnoDB');
-  await pool.query('INSERT INTO orders (id) VALUES (1), (2), (3), (4), (5), (6), (7)');
+  await pool.query('INSERT INTO orders (id) VALUES (1), (2), (3), (4), (5), (6), (7), (8)');
 });
 afterAll(async () => {
   await pool?.end();
@@ -108,6 +108,26 @@ describe('the work\'s tx on MariaDB', () => {
     await expect(late).rejects.toThrow(/after its run had ended/);
     expect(sent).toEqual([]);
     expect(await fulfilled(1)).toBe(2);
+  });
+});
+
+describe('the work\'s tx on MariaDB: the callback connection underneath, read without `tx.connection`', () => {
+  it('read through its property descriptor (as code copying tx\'s properties does), what is sent on it makes COMMIT check the claim: the callback is not acknowledged, and its retry fulfils once', async () => {
+    const fulfil = async (tx: mysql.PoolConnection) => {
+      const core: unknown = Object.getOwnPropertyDescriptor(tx, 'connection')?.value;
+      const query: unknown = typeof core === 'object' && core !== null ? Reflect.get(core, 'query') : undefined;
+      if (typeof query !== 'function') throw new Error('tx has no callback connection');
+      await new Promise((resolve, reject) => Reflect.apply(query, core, ['ROLLBACK', (error: Error | null) => (error ? reject(error) : resolve(undefined))]));
+      await tx.query('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?', [8]);
+    };
+    const first = await ledger.run('work-tx:descriptor', fulfil, options);
+    expect(first.outcome).toBe('failed');
+    expect(await fulfilled(8)).toBe(0);
+    const retry = await ledger.run('work-tx:descriptor', async (tx) => {
+      await tx.query('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?', [8]);
+    }, options);
+    expect(retry.outcome).toBe('processed');
+    expect(await fulfilled(8)).toBe(1);
   });
 });
 

@@ -87,7 +87,7 @@ describe('workTx', () => {
   });
 
   it('notes any other method, and a reach for the callback connection underneath', async () => {
-    for (const touch of [(tx: ReturnType<typeof connection>['target']) => tx.beginTransaction(), (tx: ReturnType<typeof connection>['target']) => tx.connection]) {
+    for (const touch of [(tx: ReturnType<typeof connection>['target']) => tx.beginTransaction(), (tx: ReturnType<typeof connection>['target']) => tx.connection, (tx: object) => Object.getOwnPropertyDescriptor(tx, 'connection')]) {
       const work = workTx(connection().target);
       await touch(work.tx);
       expect(work.mayHaveEnded()).toBe(true);
@@ -131,6 +131,7 @@ describe('workTx', () => {
     await work.tx.end();
     await work.tx[Symbol.asyncDispose]();
     expect(() => work.tx.connection).toThrow(/after its run had ended/);
+    expect(() => Object.getOwnPropertyDescriptors(work.tx)).toThrow(/after its run had ended/);
     expect(work.tx.escape('a')).toBe("'a'");
     expect(sent).toEqual([]);
   });
