@@ -131,7 +131,8 @@ export function workTx<C extends object>(connection: C): WorkTx<C> {
         if (ended) return Promise.reject(usedAfterRun());
         touched = true;
         const answer: unknown = Reflect.apply(value, target, args);
-        return answer;
+        // EventEmitter's methods answer the connection itself, for chaining: the work gets tx.
+        return answer === target ? tx : answer;
       };
     },
     // What copies the connection's properties (Object.getOwnPropertyDescriptors, …) reads them here.

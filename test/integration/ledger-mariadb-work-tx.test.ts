@@ -176,6 +176,19 @@ describe('the work\'s tx on MariaDB: after its run', () => {
     expect(await fulfilled(1)).toBe(before);
   });
 
+  it('what tx\'s EventEmitter methods answer (the connection, for chaining) is tx, refused after the run as tx is: nothing is sent', async () => {
+    let keep: mysql.PoolConnection | undefined;
+    const run = await ledger.run('work-tx:late-chained', (tx) => {
+      keep = tx.on('error', () => undefined);
+    }, options);
+    expect(run.outcome).toBe('processed');
+    const before = await fulfilled(1);
+    sent.length = 0;
+    await expect(keep?.query('UPDATE orders SET fulfilled = fulfilled + 100 WHERE id = ?', [1])).rejects.toThrow(/after its run had ended/);
+    expect(sent).toEqual([]);
+    expect(await fulfilled(1)).toBe(before);
+  });
+
   it('what sends nothing still works after the run (escape, format, threadId)', async () => {
     let keep: mysql.PoolConnection | undefined;
     await ledger.run('work-tx:late-escape', (tx) => {
