@@ -112,6 +112,21 @@ export function workTx<C extends object>(connection: C): WorkTx<C> {
     if (ended) throw usedAfterRun();
     touched = true;
   };
+  /**
+   * A statement prepared through `tx` executes on the run's connection: kept by the work (to
+   * reuse in later callbacks), it would send there after the run, when the connection is back in
+   * the pool. Its methods are refused then, as `tx`'s are.
+   */
+  const preparedStatement = (statement: unknown): unknown =>
+    typeof statement !== 'object' || statement === null
+      ? statement
+      : new Proxy(statement, {
+          get(target, key) {
+            const value: unknown = Reflect.get(target, key);
+            if (typeof value !== 'function') return value;
+            return (...args: unknown[]): unknown => (ended ? Promise.reject(usedAfterRun()) : Reflect.apply(value, target, args));
+          },
+        });
   const tx = new Proxy(connection, {
     get(target, key) {
       const value: unknown = Reflect.get(target, key);
@@ -131,6 +146,7 @@ export function workTx<C extends object>(connection: C): WorkTx<C> {
         if (ended) return Promise.reject(usedAfterRun());
         touched = true;
         const answer: unknown = Reflect.apply(value, target, args);
+        if (key === 'prepare' && answer instanceof Promise) return answer.then(preparedStatement);
         // EventEmitter's methods answer the connection itself, for chaining: the work gets tx.
         return answer === target ? tx : answer;
       };

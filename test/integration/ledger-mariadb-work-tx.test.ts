@@ -28,7 +28,7 @@ beforeAll(async () => {
   });
   ledger = await newLedger(fromMysql2(pool), { lockTimeoutMs: 1000 });
   await pool.query('CREATE TABLE orders (id INT PRIMARY KEY, fulfilled INT NOT NULL DEFAULT 0) ENGINE=InnoDB');
-  await pool.query('INSERT INTO orders (id) VALUES (1), (2), (3), (4), (5), (6), (7), (8)');
+  await pool.query('INSERT INTO orders (id) VALUES (1), (2), (3), (4), (5), (6), (7), (8), (9)');
 });
 afterAll(async () => {
   await pool?.end();
@@ -187,6 +187,20 @@ describe('the work\'s tx on MariaDB: after its run', () => {
     await expect(keep?.query('UPDATE orders SET fulfilled = fulfilled + 100 WHERE id = ?', [1])).rejects.toThrow(/after its run had ended/);
     expect(sent).toEqual([]);
     expect(await fulfilled(1)).toBe(before);
+  });
+
+  it('a statement prepared through tx (kept to reuse in later callbacks) is refused after the run: nothing is sent on the connection back in the pool', async () => {
+    let kept: mysql.PreparedStatementInfo | undefined;
+    const run = await ledger.run('work-tx:late-prepared', async (tx) => {
+      kept = await tx.prepare('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?');
+      await kept.execute([9]);
+    }, options);
+    expect(run.outcome).toBe('processed');
+    expect(await fulfilled(9)).toBe(1);
+    sent.length = 0;
+    await expect(kept?.execute([9])).rejects.toThrow(/after its run had ended/);
+    expect(sent).toEqual([]);
+    expect(await fulfilled(9)).toBe(1);
   });
 
   it('what sends nothing still works after the run (escape, format, threadId)', async () => {

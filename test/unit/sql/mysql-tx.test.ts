@@ -56,6 +56,7 @@ describe('workTx', () => {
         return this.query(text);
       },
       beginTransaction: () => Promise.resolve('begun'),
+      prepare: (text: string) => Promise.resolve({ id: 3, execute: () => Promise.resolve(void sent.push(`executed ${text}`)) }),
       release: () => void sent.push('released'),
       // mysql2's end() on a pooled connection releases it; `await using` calls [Symbol.asyncDispose].
       end: () => Promise.resolve(void sent.push('released')),
@@ -92,6 +93,17 @@ describe('workTx', () => {
       await touch(work.tx);
       expect(work.mayHaveEnded()).toBe(true);
     }
+  });
+
+  it('notes a prepared statement, which executes while the run lasts and is refused after it', async () => {
+    const { target, sent } = connection();
+    const work = workTx(target);
+    const statement = await work.tx.prepare('UPDATE orders SET paid = ?');
+    expect(work.mayHaveEnded()).toBe(true);
+    await statement.execute();
+    work.end();
+    await expect(statement.execute()).rejects.toThrow(/after its run had ended/);
+    expect([sent, statement.id]).toEqual([['executed UPDATE orders SET paid = ?'], 3]);
   });
 
   it('on a connection with multipleStatements, notes a query with values (one may be raw SQL adding a statement), not one without, nor execute', async () => {
