@@ -152,10 +152,14 @@ export function workTx<C extends object>(connection: C): WorkTx<C> {
       };
     },
     // What copies the connection's properties (Object.getOwnPropertyDescriptors, …) reads them here.
+    // After the run the value is not handed out, but listing the properties still works.
     getOwnPropertyDescriptor(target, key) {
       const described = Reflect.getOwnPropertyDescriptor(target, key);
       const value: unknown = described?.value;
-      if (typeof value === 'object' && value !== null) reach();
+      if (described === undefined || typeof value !== 'object' || value === null) return described;
+      // (A Proxy may describe a configurable property otherwise than its target does.)
+      if (ended) return described.configurable === true ? { ...described, value: undefined } : described;
+      touched = true;
       return described;
     },
   });

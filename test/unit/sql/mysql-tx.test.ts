@@ -143,7 +143,8 @@ describe('workTx', () => {
     await work.tx.end();
     await work.tx[Symbol.asyncDispose]();
     expect(() => work.tx.connection).toThrow(/after its run had ended/);
-    expect(() => Object.getOwnPropertyDescriptors(work.tx)).toThrow(/after its run had ended/);
+    expect(Object.getOwnPropertyDescriptor(work.tx, 'connection')).toMatchObject({ value: undefined });
+    expect(Object.keys(work.tx)).toContain('connection');
     expect(work.tx.escape('a')).toBe("'a'");
     expect(sent).toEqual([]);
   });
