@@ -1,11 +1,13 @@
 /**
  * What the work may do with its mysql2 `tx`, and whether COMMIT must check that the transaction is
  * still the ledger's. The work's `tx` is the run's `PoolConnection` behind a Proxy that sees every
- * statement sent through it: once the run has ended, statements are refused (never sent: the
- * connection is back in the pool, maybe in another run's transaction); while it runs, anything
- * that may have ended the transaction (a statement that failed, which on MySQL can roll the whole
- * transaction back; one that is not a plain read or write; a method that is not a statement; the
- * callback connection underneath) is noted, and COMMIT then checks the claim (mysql.ts).
+ * statement sent through it: once the run has ended, statements (and those of a statement it
+ * prepared) are refused (never sent: the connection is back in the pool, maybe in another run's
+ * transaction); while it runs, anything that may have ended the transaction (a statement that
+ * failed, which on MySQL can roll the whole transaction back; one that is not a plain read or
+ * write, or may carry another in a raw value; a method that is not a statement; the callback
+ * connection underneath) is noted, and COMMIT then checks the claim (mysql.ts). The work cannot
+ * give the connection back (`release`, `end`, `await using`): the ledger does when the run ends.
  *
  * @module
  */
