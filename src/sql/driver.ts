@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { ConfigurationError } from '../core/errors/base.js';
 
 /** The three SQL dialects the ledger writes. */
 export type SqlDialect = 'postgres' | 'mysql' | 'sqlite';
@@ -152,8 +153,8 @@ export function rolledBack(answer: string): Error {
 }
 
 /** What a statement sent through the work's `tx` after its run had ended is refused with (nothing is sent). */
-export function usedAfterRun(): Error {
-  return new Error("myr-gateway: a query was sent through the ledger's tx after its run had ended (nothing was sent: the connection is no longer the run's)");
+export function usedAfterRun(): ConfigurationError {
+  return new ConfigurationError("a query was sent through the ledger's tx after its run had ended (nothing was sent: the connection is no longer the run's); use tx only inside the handler", 'tx');
 }
 
 /** Waits for `promise` and drops its outcome: for clean-up whose failure changes nothing. */

@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { ConfigurationError } from '../core/errors/base.js';
 import { usedAfterRun } from './driver.js';
 
 /**
@@ -60,6 +61,17 @@ function runsSeveral(connection: object): boolean {
   const config: unknown = Reflect.get(connection, 'config');
   return typeof config === 'object' && config !== null && Reflect.get(config, 'multipleStatements') === true;
 }
+
+/**
+ * mysql2's methods that begin or end a transaction, or start a new session (autocommit back on):
+ * the ledger's transaction is begun and ended by the ledger, so they are refused (nothing sent).
+ */
+const TRANSACTION_CONTROL = new Set<string | symbol>(['beginTransaction', 'commit', 'rollback', 'changeUser']);
+/** mysql2's other methods that answer a promise: after the run they reject; the rest do nothing then. */
+const ANSWERS_PROMISE = new Set<string | symbol>(['prepare', 'ping', 'connect', 'reset']);
+
+const controlRefused = () =>
+  new ConfigurationError("the ledger begins and ends the handler's transaction: do not begin, commit or roll back tx, nor change its user (nothing was sent)", 'tx');
 
 /** The members of a mysql2 connection that send nothing: the work may use them as it likes. */
 const SENDS_NOTHING = new Set<string | symbol>(['escape', 'escapeId', 'format', 'threadId', 'config', 'state']);
@@ -142,10 +154,12 @@ export function workTx<C extends object>(connection: C): WorkTx<C> {
       if (key === 'query' || key === 'execute') return statement(value, key === 'query');
       const givesBack = GIVES_BACK.get(key);
       if (givesBack) return givesBack;
+      if (TRANSACTION_CONTROL.has(key)) return () => Promise.reject(ended ? usedAfterRun() : controlRefused());
       return (...args: unknown[]) => {
-        // After the run, the connection is no longer the work's to close.
-        if (ended && key === 'destroy') return undefined;
-        if (ended) return Promise.reject(usedAfterRun());
+        // After the run the connection is no longer the work's: a method that answers a promise
+        // rejects; any other (destroy, pause, an EventEmitter's) does nothing, for a rejection
+        // nobody awaits would end the process.
+        if (ended) return ANSWERS_PROMISE.has(key) ? Promise.reject(usedAfterRun()) : undefined;
         touched = true;
         const answer: unknown = Reflect.apply(value, target, args);
         if (key === 'prepare' && answer instanceof Promise) return answer.then(preparedStatement);

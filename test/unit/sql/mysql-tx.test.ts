@@ -56,6 +56,11 @@ describe('workTx', () => {
         return this.query(text);
       },
       beginTransaction: () => Promise.resolve('begun'),
+      ping: () => Promise.resolve('pong'),
+      commit: () => Promise.resolve(void sent.push('COMMIT')),
+      rollback: () => Promise.resolve(void sent.push('ROLLBACK')),
+      changeUser: (options: object) => Promise.resolve(void sent.push(`changeUser ${JSON.stringify(options)}`)),
+      pause: () => undefined,
       prepare: (text: string) => Promise.resolve({ id: 3, execute: () => Promise.resolve(void sent.push(`executed ${text}`)) }),
       release: () => void sent.push('released'),
       // mysql2's end() on a pooled connection releases it; `await using` calls [Symbol.asyncDispose].
@@ -88,7 +93,7 @@ describe('workTx', () => {
   });
 
   it('notes any other method, and a reach for the callback connection underneath', async () => {
-    for (const touch of [(tx: ReturnType<typeof connection>['target']) => tx.beginTransaction(), (tx: ReturnType<typeof connection>['target']) => tx.connection, (tx: object) => Object.getOwnPropertyDescriptor(tx, 'connection')]) {
+    for (const touch of [(tx: ReturnType<typeof connection>['target']) => tx.ping(), (tx: ReturnType<typeof connection>['target']) => tx.connection, (tx: object) => Object.getOwnPropertyDescriptor(tx, 'connection')]) {
       const work = workTx(connection().target);
       await touch(work.tx);
       expect(work.mayHaveEnded()).toBe(true);
@@ -123,6 +128,16 @@ describe('workTx', () => {
     }
   });
 
+  it('refuses to begin, commit or roll back the ledger\'s transaction, or change its user: a ConfigurationError, nothing sent', async () => {
+    const { target, sent } = connection();
+    const work = workTx(target);
+    const { tx } = work;
+    for (const control of [() => tx.beginTransaction(), () => tx.commit(), () => tx.rollback(), () => tx.changeUser({ user: 'other' })]) {
+      await expect(control()).rejects.toMatchObject({ name: 'ConfigurationError', code: 'INVALID_CONFIGURATION', field: 'tx' });
+    }
+    expect(sent).toEqual([]);
+  });
+
   it('does not let the work give the connection back (release, end, await using): the ledger does, when the run ends', async () => {
     const { target, sent } = connection();
     const work = workTx(target);
@@ -139,6 +154,9 @@ describe('workTx', () => {
     work.end();
     await expect(work.tx.query('UPDATE orders SET paid = 1')).rejects.toThrow(/after its run had ended/);
     await expect(work.tx.beginTransaction()).rejects.toThrow(/after its run had ended/);
+    await expect(work.tx.ping()).rejects.toThrow(/after its run had ended/);
+    // A method that answers no promise does nothing: a rejection nobody awaits would end the process.
+    expect(work.tx.pause()).toBeUndefined();
     work.tx.release();
     await work.tx.end();
     await work.tx[Symbol.asyncDispose]();
