@@ -76,13 +76,55 @@ function notHeld(error: unknown): boolean {
   return typeof error === 'object' && error !== null && 'errno' in error && error.errno === 1231 && 'message' in error && String(error.message).includes(NOT_HELD);
 }
 
+const errnoOf = (error: unknown): unknown => (typeof error === 'object' && error !== null && 'errno' in error ? error.errno : undefined);
+// ER_LOCK_DEADLOCK: InnoDB rolled the whole transaction back. ER_LOCK_WAIT_TIMEOUT: the statement,
+// or the whole transaction when the server runs with innodb_rollback_on_timeout.
+const DEADLOCK = 1213;
+const LOCK_WAIT_TIMEOUT = 1205;
+/** What the work's statements through `tx` told of the transaction. */
+interface WorkSeen {
+  /** A deadlock: the transaction, with the ledger's claim, was rolled back under the work. */
+  deadlock: boolean;
+  /** A lock wait timeout: the same, if the server rolls back on one. */
+  lockWaitTimeout: boolean;
+}
+const TX_QUERIES = new Set<string | symbol>(['query', 'execute']);
+const usedAfterRun = () => new Error("myr-gateway: a query was sent through the ledger's tx after its run had ended (nothing was sent: the connection is no longer the run's)");
+
+/**
+ * The work's `tx`: the pooled connection, whose `query` and `execute` note a deadlock or a lock
+ * wait timeout (the work may catch it and go on, in a new transaction the next statement opens:
+ * the claim gone, and the same key perhaps claimed and committed by a duplicate meanwhile), and
+ * are refused (rejected, never sent) once the run has ended: the connection is then back in the
+ * pool, where a statement would run on its own or in another callback's transaction. `release()`
+ * does nothing: the ledger gives the connection back, and a second release would hand it out twice.
+ */
+function guardedTx<C extends Mysql2ConnectionLike>(conn: C, ended: () => boolean, seen: WorkSeen): C {
+  const notice = (error: unknown) => {
+    if (errnoOf(error) === DEADLOCK) seen.deadlock = true;
+    if (errnoOf(error) === LOCK_WAIT_TIMEOUT) seen.lockWaitTimeout = true;
+    throw error;
+  };
+  return new Proxy(conn, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key);
+      if (key === 'release') return () => undefined;
+      if (typeof value !== 'function' || !TX_QUERIES.has(key)) return value;
+      return (...args: unknown[]) => (ended() ? Promise.reject(usedAfterRun()) : Promise.resolve(Reflect.apply(value, target, args)).catch(notice));
+    },
+  });
+}
+
 /**
  * The ledger over a mysql2 promise pool (MySQL 8, MariaDB 10.11): each run checks a connection
  * out, and the handler's `tx` is that `PoolConnection` inside a READ COMMITTED transaction
  * (autocommit off until COMMIT; Postgres's default level, where the claim reads the payment's
  * mark without a lock). The connection's `innodb_lock_wait_timeout`, isolation level and
  * `autocommit` are set for the run and restored after it; the handler must not start or end a
- * transaction on `tx` itself.
+ * transaction on `tx` itself. `tx` is a Proxy of the connection (same type, not the same object):
+ * its `query` and `execute` are refused once the run has ended, and a deadlock they met (or a lock
+ * wait timeout, on a server with `innodb_rollback_on_timeout`) fails the run even when the handler
+ * caught it; its `release()` does nothing.
  *
  * @example
  * ```ts
@@ -141,8 +183,9 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P, options: Mysql2Led
         destroy();
         throw error;
       }
+      const seen: WorkSeen = { deadlock: false, lockWaitTimeout: false };
       const session: SqlSession<Mysql2ConnectionOf<P>> = {
-        tx: conn,
+        tx: guardedTx(conn, () => !live, seen),
         async query(text, values) {
           try {
             const [result] = await send(conn, text, values);
@@ -162,7 +205,13 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P, options: Mysql2Led
           // open transaction (and answers an error when that commit fails), before the connection's
           // own settings are put back. The check refuses the whole statement when the claim's row
           // is gone (the work ended the transaction): then nothing of it commits.
-          const commit = held ? `IF(EXISTS(${held.text}), 'ON', '${NOT_HELD}')` : "'ON'";
+          if (seen.deadlock) {
+            await session.rollback();
+            throw rolledBack("nothing: a statement of the work met a deadlock (1213), which rolled back the ledger's claim with the transaction, and the work went on");
+          }
+          // A lock wait timeout the work caught took the claim along only on such a server.
+          const kept = seen.lockWaitTimeout ? ' AND @@GLOBAL.innodb_rollback_on_timeout = 0' : '';
+          const commit = held ? `IF(EXISTS(${held.text})${kept}, 'ON', '${NOT_HELD}')` : "'ON'";
           try {
             await send(conn, `SET SESSION autocommit = ${commit}, ${restoreOf(isolation)}`, held?.params ?? []);
           } catch (error) {
