@@ -151,6 +151,11 @@ export function rolledBack(answer: string): Error {
   return Object.assign(new Error(`COMMIT answered ${answer}: the transaction was rolled back (a statement of the work failed)`), { code: '25P02' });
 }
 
+/** The error of a query the work sent through `tx` after its run had ended (nothing was sent). */
+export function usedAfterRun(): Error {
+  return new Error("myr-gateway: a query was sent through the ledger's tx after its run had ended (nothing was sent: the connection is no longer the run's)");
+}
+
 /** Waits for `promise` and drops its outcome: for clean-up whose failure changes nothing. */
 export function settle(promise: Promise<unknown>): Promise<void> {
   return promise.then(

@@ -5,7 +5,7 @@
  * @module
  */
 import { ConfigurationError } from '../core/errors/base.js';
-import { rolledBack, settle, type SqlClient, type SqlSession } from './driver.js';
+import { rolledBack, settle, usedAfterRun, type SqlClient, type SqlSession } from './driver.js';
 
 /** A mysql2 promise connection checked out of a pool (`PoolConnection`), as the ledger drives it. */
 export interface Mysql2ConnectionLike {
@@ -89,7 +89,6 @@ interface WorkSeen {
   lockWaitTimeout: boolean;
 }
 const TX_QUERIES = new Set<string | symbol>(['query', 'execute']);
-const usedAfterRun = () => new Error("myr-gateway: a query was sent through the ledger's tx after its run had ended (nothing was sent: the connection is no longer the run's)");
 
 /**
  * The work's `tx`: the pooled connection, whose `query` and `execute` note a deadlock or a lock
