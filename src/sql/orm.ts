@@ -7,7 +7,7 @@
  * @module
  */
 import { ConfigurationError } from '../core/errors/base.js';
-import { settle, type SqlClient, type SqlDialect, type SqlResult, type SqlSession } from './driver.js';
+import { settle, usedAfterRun, type SqlClient, type SqlDialect, type SqlResult, type SqlSession } from './driver.js';
 
 type OrmDialect = Extract<SqlDialect, 'postgres' | 'mysql'>;
 /** Sends one of the ledger's statements through the ORM's transaction. */
@@ -193,6 +193,25 @@ function driverQuery(dialect: OrmDialect, tx: unknown): RawQuery {
 
 class Rollback extends Error {}
 
+const DRIVER_QUERIES = new Set<string | symbol>(['query', 'execute']);
+
+/**
+ * A Drizzle transaction whose checked-out connection (`session.client`, which every query Drizzle
+ * builds from it reads) refuses statements once the transaction ended: back in the pool, a late
+ * one would run on its own or in another callback's transaction.
+ */
+function guardedDrizzleTx<T>(tx: T, ended: () => boolean): T {
+  if (!isRecord(tx)) return tx;
+  const guarded = <O extends object>(target: O, wrap: (key: string | symbol, value: unknown) => unknown): O =>
+    new Proxy(target, { get: (object, key) => wrap(key, Reflect.get(object, key)) });
+  const client = (value: object) =>
+    guarded(value, (key, method) =>
+      typeof method === 'function' && DRIVER_QUERIES.has(key) ? (...args: unknown[]): unknown => (ended() ? Promise.reject(usedAfterRun()) : Reflect.apply(method, value, args)) : method,
+    );
+  const session = (value: object) => guarded(value, (key, field) => (key === 'client' && isRecord(field) ? client(field) : field));
+  return guarded(tx, (key, field) => (key === 'session' && isRecord(field) ? session(field) : field));
+}
+
 /**
  * A transaction an ORM opens with a callback (Drizzle's `transaction`, Prisma's `$transaction`),
  * held open until the ledger decides: `open` starts it with the body, `connect` gives the
@@ -203,15 +222,16 @@ export function heldTransaction<R, Tx>(
   dialect: OrmDialect,
   lockTimeoutMs: number,
   open: (body: (raw: R) => Promise<void>) => PromiseLike<unknown>,
-  connect: (raw: R) => { readonly tx: Tx; readonly query: RawQuery },
+  connect: (raw: R, ended: () => boolean) => { readonly tx: Tx; readonly query: RawQuery },
 ): Promise<SqlSession<Tx>> {
   return new Promise<SqlSession<Tx>>((handOut, failed) => {
     let decide!: (commit: boolean) => void;
     const decision = new Promise<boolean>((resolve) => (decide = resolve));
     let begun = false;
+    let ended = false;
     const finished = Promise.resolve(
       open(async (raw) => {
-        const { tx, query } = connect(raw);
+        const { tx, query } = connect(raw, () => ended);
         const restore = await boundLockWaits(dialect, query, lockTimeoutMs);
         begun = true;
         handOut(session(tx, query));
@@ -221,9 +241,13 @@ export function heldTransaction<R, Tx>(
         if (!commit) throw new Rollback();
       }),
     );
-    finished.catch((error: unknown) => {
-      if (!begun) failed(error);
-    });
+    finished.then(
+      () => (ended = true),
+      (error: unknown) => {
+        ended = true;
+        if (!begun) failed(error);
+      },
+    );
     const session = (tx: Tx, query: RawQuery): SqlSession<Tx> => {
       const rollback = async () => {
         decide(false);
@@ -247,8 +271,9 @@ export function heldTransaction<R, Tx>(
 
 /**
  * The ledger over Drizzle (drizzle-orm/node-postgres or drizzle-orm/mysql2, over a pool): each run
- * is one `db.transaction(…)`, and the handler's `tx` is that Drizzle transaction. The dialect is
- * read from the instance; give it as the second argument when that fails.
+ * is one `db.transaction(…)`, and the handler's `tx` is that Drizzle transaction (a Proxy of it,
+ * whose queries are refused once the run ended). The dialect is read from the instance; give it
+ * as the second argument when that fails.
  *
  * @example
  * ```ts
@@ -274,7 +299,7 @@ export function fromDrizzle<D extends DrizzleLike>(db: D, dialect?: 'postgres' |
         lockTimeoutMs,
         (body) => db.transaction(body, chosen === 'mysql' ? { isolationLevel: 'read committed' } : undefined),
         // Drizzle calls back with the transaction whose type DrizzleTxOf<D> names.
-        (raw: unknown) => ({ tx: raw as DrizzleTxOf<D>, query: driverQuery(chosen, raw) }),
+        (raw: unknown, ended) => ({ tx: guardedDrizzleTx(raw as DrizzleTxOf<D>, ended), query: driverQuery(chosen, raw) }),
       );
     },
   };

@@ -6,9 +6,11 @@
  * `tx.release()`, the habit of every mysql2 code that checks a connection out. None of them may
  * fulfil a callback twice.
  */
+import { sql } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/mysql2';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { fromMysql2 } from '../../src/sql/index.js';
+import { fromDrizzle, fromMysql2 } from '../../src/sql/index.js';
 import type { LedgerRun } from '../../src/webhooks/index.js';
 import { MariadbServer } from '../helpers/mariadb.js';
 import { newLedger } from './ledger-scenarios.js';
@@ -199,6 +201,27 @@ describe("the handler's tx once its run ended (mysql2, MariaDB)", () => {
     const retried = await ledger.run('payment:PAY_LATE:SUCCESS', async (tx) => void (await tx.query('INSERT INTO orders (payment_id, attempt) VALUES (?, 2)', ['PAY_LATE'])), OPTIONS);
     expect(retried.outcome).toBe('processed');
     expect(await orders(admin, 'PAY_LATE')).toBe(1);
+  });
+
+  it('refuses it on Drizzle over mysql2 too: the retry fulfils the payment once', async () => {
+    const ledger = await newLedger(fromDrizzle(drizzle(pool)));
+    const write = (tx: { execute(query: ReturnType<typeof sql>): Promise<unknown> }, attempt: number) => tx.execute(sql`INSERT INTO orders (payment_id, attempt) VALUES (${'PAY_LATE_DZ'}, ${attempt})`);
+    let kept: Parameters<Parameters<typeof ledger.run>[1]>[0] | undefined;
+    const failed = await ledger.run(
+      'payment:PAY_LATE_DZ:SUCCESS',
+      (tx) => {
+        kept = tx;
+        throw new Error('handler bug, with a write still to come');
+      },
+      OPTIONS,
+    );
+    expect(failed.outcome).toBe('failed');
+    // Drizzle wraps the driver's error ("Failed query: …") with it as the cause.
+    await expect(kept && write(kept, 1)).rejects.toMatchObject({ cause: { message: expect.stringMatching(/after its run had ended/) } });
+
+    const retried = await ledger.run('payment:PAY_LATE_DZ:SUCCESS', async (tx) => void (await write(tx, 2)), OPTIONS);
+    expect(retried.outcome).toBe('processed');
+    expect(await orders(admin, 'PAY_LATE_DZ')).toBe(1);
   });
 
   it('keeps its connection when the handler calls tx.release(): the pool does not hand it to another caller mid-run', async () => {

@@ -3,11 +3,14 @@
  * (a fire-and-forget promise, a write after it threw) reached the client back in the pool, where
  * the write ran on its own, or in another callback's transaction, and the retry fulfilled the
  * callback a second time; a handler's `tx.release()` (node-postgres's habit) handed the run's
- * client to another run mid-transaction. Real PostgreSQL 15, through the public SqlLedger.run.
+ * client to another run mid-transaction. Drizzle's transaction holds the same client. Real
+ * PostgreSQL 15, through the public SqlLedger.run.
  */
+import { sql } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { fromPg } from '../../src/sql/index.js';
+import { fromDrizzle, fromPg } from '../../src/sql/index.js';
 import { PostgresServer } from '../helpers/postgres.js';
 import { newLedger } from './ledger-scenarios.js';
 
@@ -46,6 +49,32 @@ it('tx refuses a write the handler sends after it threw: the retry fulfils the p
     const retried = await ledger.run('payment:PAY_LATE:SUCCESS', async (tx) => void (await tx.query('INSERT INTO orders (payment_id) VALUES ($1)', ['PAY_LATE'])), OPTIONS);
     expect(retried.outcome).toBe('processed');
     expect(await orders('PAY_LATE')).toBe(1);
+  } finally {
+    await pool.end();
+  }
+});
+
+it("Drizzle's tx refuses a write the handler sends after it threw: the retry fulfils the payment once", async () => {
+  const pool = new pg.Pool({ connectionString: server.url, max: 1 });
+  try {
+    const ledger = await newLedger(fromDrizzle(drizzle(pool)));
+    const write = (tx: { execute(query: ReturnType<typeof sql>): Promise<unknown> }) => tx.execute(sql`INSERT INTO orders (payment_id) VALUES (${'PAY_LATE_DZ'})`);
+    let kept: Parameters<Parameters<typeof ledger.run>[1]>[0] | undefined;
+    const failed = await ledger.run(
+      'payment:PAY_LATE_DZ:SUCCESS',
+      (tx) => {
+        kept = tx;
+        throw new Error('handler bug, with a write still to come');
+      },
+      OPTIONS,
+    );
+    expect(failed.outcome).toBe('failed');
+    // Drizzle wraps the driver's error ("Failed query: …") with it as the cause.
+    await expect(kept && write(kept)).rejects.toMatchObject({ cause: { message: expect.stringMatching(/after its run had ended/) } });
+
+    const retried = await ledger.run('payment:PAY_LATE_DZ:SUCCESS', async (tx) => void (await write(tx)), OPTIONS);
+    expect(retried.outcome).toBe('processed');
+    expect(await orders('PAY_LATE_DZ')).toBe(1);
   } finally {
     await pool.end();
   }
