@@ -8,9 +8,11 @@
  */
 import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/mysql2';
+import { Kysely, MysqlDialect, sql as ksql } from 'kysely';
+import { createPool as createCallbackPool, type Pool as CallbackPool } from 'mysql2';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { fromDrizzle, fromMysql2 } from '../../src/sql/index.js';
+import { fromDrizzle, fromKysely, fromMysql2 } from '../../src/sql/index.js';
 import type { LedgerRun } from '../../src/webhooks/index.js';
 import { MariadbServer } from '../helpers/mariadb.js';
 import { newLedger } from './ledger-scenarios.js';
@@ -21,6 +23,7 @@ let pool: mysql.Pool;
 let admin: mysql.Pool;
 let rotPool: mysql.Pool;
 let rotAdmin: mysql.Pool;
+let callbackPool: CallbackPool;
 
 async function tables(on: mysql.Pool): Promise<void> {
   await on.query('CREATE TABLE orders (payment_id VARCHAR(100) NOT NULL, attempt INT NOT NULL)');
@@ -35,10 +38,12 @@ beforeAll(async () => {
   admin = mysql.createPool({ ...server.options, connectionLimit: 2 });
   rotPool = mysql.createPool({ ...rollsBackOnTimeout.options, connectionLimit: 4 });
   rotAdmin = mysql.createPool({ ...rollsBackOnTimeout.options, connectionLimit: 2 });
+  callbackPool = createCallbackPool({ ...server.options, connectionLimit: 4 });
   await Promise.all([tables(admin), tables(rotAdmin)]);
 }, 60_000);
 afterAll(async () => {
   await Promise.all([pool, admin, rotPool, rotAdmin].map((each) => each?.end()));
+  await new Promise((resolve) => (callbackPool ? callbackPool.end(resolve) : resolve(undefined)));
   await Promise.all([server?.destroy(), rollsBackOnTimeout?.destroy()]);
 });
 
@@ -50,21 +55,25 @@ async function orders(on: mysql.Pool, payment: string): Promise<number> {
   return Number(rows[0]?.n);
 }
 
+/** Sends one statement through a run's `tx`, whatever its client. */
+type Send = (text: string) => Promise<unknown>;
+const throughMysql2 = (tx: Tx): Send => (text) => tx.query(text);
+
 /**
  * Makes the run's transaction a deadlock's victim: another session, heavier (InnoDB rolls back the
  * lighter one), locks the rows in the other order. Answers the error `tx` met, caught.
  */
-async function deadlock(tx: Tx): Promise<unknown> {
-  const [ids] = await tx.query<mysql.RowDataPacket[]>('SELECT CONNECTION_ID() AS id');
+async function deadlock(tx: Tx | Send): Promise<unknown> {
+  const send = typeof tx === 'function' ? tx : throughMysql2(tx);
   const other = await admin.getConnection();
   try {
     await other.query('START TRANSACTION');
     await other.query('UPDATE stock SET id = id WHERE id = 2');
     await other.query('INSERT INTO audit (n) SELECT seq FROM seq_1_to_50');
-    await tx.query('SELECT id FROM stock WHERE id = 1 FOR UPDATE');
-    const waiting = tx.query('SELECT id FROM stock WHERE id = 2 FOR UPDATE').then(() => undefined, (error: unknown) => error);
+    await send('SELECT id FROM stock WHERE id = 1 FOR UPDATE');
+    const waiting = send('SELECT id FROM stock WHERE id = 2 FOR UPDATE').then(() => undefined, (error: unknown) => error);
     await vi.waitFor(async () => {
-      const [rows] = await admin.query<mysql.RowDataPacket[]>("SELECT count(*) AS n FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT' AND trx_mysql_thread_id = ?", [ids[0]?.id]);
+      const [rows] = await admin.query<mysql.RowDataPacket[]>("SELECT count(*) AS n FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT' AND trx_query LIKE '%WHERE id = 2 FOR UPDATE'");
       expect(Number(rows[0]?.n)).toBe(1);
     });
     const closing = other.query('SELECT id FROM stock WHERE id = 1 FOR UPDATE').catch(() => undefined);
@@ -115,6 +124,42 @@ describe('a handler that catches a deadlock and goes on (mysql2, MariaDB)', () =
     expect(first.outcome).toBe('failed');
     expect(await orders(admin, 'PAY_DL')).toBe(1);
   });
+});
+
+describe('a handler that catches a deadlock and goes on (Kysely, Drizzle over mysql2, MariaDB)', () => {
+  // The ORM opens the transaction with START TRANSACTION: after InnoDB rolled it back, a session
+  // in autocommit would commit the handler's next write on its own, outside the ledger.
+  type Run = (key: string, work: (send: Send) => Promise<void>) => Promise<LedgerRun<void>>;
+  const orms: Record<string, () => Promise<Run>> = {
+    Kysely: async () => {
+      const ledger = await newLedger(fromKysely(new Kysely<Record<string, never>>({ dialect: new MysqlDialect({ pool: callbackPool }) })));
+      return (key, work) => ledger.run(key, (tx) => work((text) => ksql.raw(text).execute(tx)), OPTIONS);
+    },
+    Drizzle: async () => {
+      const ledger = await newLedger(fromDrizzle(drizzle(pool)));
+      return (key, work) => ledger.run(key, (tx) => work((text) => tx.execute(sql.raw(text))), OPTIONS);
+    },
+  };
+  for (const [name, orm] of Object.entries(orms)) {
+    it(`${name}: nothing of the run commits, and the retry fulfils the payment once`, async () => {
+      const run = await orm();
+      const payment = `PAY_DL_${name}`;
+      const write = (send: Send, attempt: number) => send(`INSERT INTO orders (payment_id, attempt) VALUES ('${payment}', ${attempt})`);
+      let met: unknown;
+      const first = await run(`payment:${payment}:SUCCESS`, async (send) => {
+        await write(send, 1);
+        met = await deadlock(send);
+        await write(send, 2);
+      });
+      // Drizzle wraps the driver's error ("Failed query: …") with it as the cause.
+      expect(met).toSatisfy((error) => [error, (error as { cause?: unknown } | undefined)?.cause].some((each) => (each as { errno?: unknown } | undefined)?.errno === 1213));
+      expect(first.outcome).toBe('failed');
+      expect(await orders(admin, payment)).toBe(0);
+      const retried = await run(`payment:${payment}:SUCCESS`, (send) => write(send, 3).then(() => undefined));
+      expect(retried.outcome).toBe('processed');
+      expect(await orders(admin, payment)).toBe(1);
+    });
+  }
 });
 
 describe('a handler that catches a lock wait timeout and goes on (mysql2, MariaDB)', () => {
