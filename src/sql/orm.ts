@@ -7,7 +7,8 @@
  * @module
  */
 import { ConfigurationError } from '../core/errors/base.js';
-import { settle, usedAfterRun, type SqlClient, type SqlDialect, type SqlResult, type SqlSession } from './driver.js';
+import { settle, type SqlClient, type SqlDialect, type SqlResult, type SqlSession } from './driver.js';
+import { guardedDrizzleTx } from './drizzle-tx.js';
 
 type OrmDialect = Extract<SqlDialect, 'postgres' | 'mysql'>;
 /** Sends one of the ledger's statements through the ORM's transaction. */
@@ -208,25 +209,6 @@ function driverQuery(dialect: OrmDialect, tx: unknown): RawQuery {
 }
 
 class Rollback extends Error {}
-
-const DRIVER_QUERIES = new Set<string | symbol>(['query', 'execute']);
-
-/**
- * A Drizzle transaction whose checked-out connection (`session.client`, which every query Drizzle
- * builds from it reads) refuses statements once the transaction ended: back in the pool, a late
- * one would run on its own or in another callback's transaction.
- */
-function guardedDrizzleTx<T>(tx: T, ended: () => boolean): T {
-  if (!isRecord(tx)) return tx;
-  const guarded = <O extends object>(target: O, wrap: (key: string | symbol, value: unknown) => unknown): O =>
-    new Proxy(target, { get: (object, key) => wrap(key, Reflect.get(object, key)) });
-  const client = (value: object) =>
-    guarded(value, (key, method) =>
-      typeof method === 'function' && DRIVER_QUERIES.has(key) ? (...args: unknown[]): unknown => (ended() ? Promise.reject(usedAfterRun()) : Reflect.apply(method, value, args)) : method,
-    );
-  const session = (value: object) => guarded(value, (key, field) => (key === 'client' && isRecord(field) ? client(field) : field));
-  return guarded(tx, (key, field) => (key === 'session' && isRecord(field) ? session(field) : field));
-}
 
 /**
  * A transaction an ORM opens with a callback (Drizzle's `transaction`, Prisma's `$transaction`),
