@@ -6,8 +6,10 @@
  * transaction); while it runs, anything that may have ended the transaction (a statement that
  * failed, which on MySQL can roll the whole transaction back; one that is not a plain read or
  * write, or may carry another in a raw value; a method that is not a statement; the callback
- * connection underneath) is noted, and COMMIT then checks the claim (mysql.ts). The work cannot
- * give the connection back (`release`, `end`, `await using`): the ledger does when the run ends.
+ * connection underneath) is noted, and COMMIT then checks the claim (mysql.ts); a deadlock a
+ * statement met (or a lock wait timeout) is noted apart, even when the work caught it. The work
+ * cannot give the connection back (`release`, `end`, `await using`), nor begin or end a
+ * transaction on it: the ledger does.
  *
  * @module
  */
@@ -76,10 +78,25 @@ const controlRefused = () =>
 /** The members of a mysql2 connection that send nothing: the work may use them as it likes. */
 const SENDS_NOTHING = new Set<string | symbol>(['escape', 'escapeId', 'format', 'threadId', 'config', 'state']);
 
+// ER_LOCK_DEADLOCK: InnoDB rolled the whole transaction back. ER_LOCK_WAIT_TIMEOUT: the statement,
+// or the whole transaction when the server runs with innodb_rollback_on_timeout.
+const DEADLOCK = 1213;
+const LOCK_WAIT_TIMEOUT = 1205;
+
+/** What a failed statement of the work told of the transaction (the work may have caught it and gone on). */
+export interface WorkMet {
+  /** A deadlock: the transaction, with the ledger's claim, was rolled back under the work. */
+  deadlock: boolean;
+  /** A lock wait timeout: the same, if the server rolls back on one. */
+  lockWaitTimeout: boolean;
+}
+
 /** The work's `tx` and what the ledger learns from it. */
 export interface WorkTx<C extends object> {
   /** The connection behind the Proxy, given to the work. */
   readonly tx: C;
+  /** What the work's failed statements met: a deadlock or a lock wait timeout, caught or not. */
+  readonly met: Readonly<WorkMet>;
   /** Whether something sent or done through `tx` may have ended the ledger's transaction (or is still running). */
   mayHaveEnded(): boolean;
   /** The run is over: from now on `tx` sends nothing. */
@@ -95,6 +112,7 @@ export function workTx<C extends object>(connection: C): WorkTx<C> {
   let pending = 0;
   let touched = false;
   let ended = false;
+  const met: WorkMet = { deadlock: false, lockWaitTimeout: false };
   const several = runsSeveral(connection);
   /** `query` or `execute`: sent as it is, counted until it settles. */
   const statement =
@@ -111,9 +129,12 @@ export function workTx<C extends object>(connection: C): WorkTx<C> {
       pending += 1;
       sent.then(
         () => (pending -= 1),
-        () => {
+        (error: unknown) => {
           pending -= 1;
           touched = true;
+          const errno: unknown = typeof error === 'object' && error !== null ? Reflect.get(error, 'errno') : undefined;
+          if (errno === DEADLOCK) met.deadlock = true;
+          if (errno === LOCK_WAIT_TIMEOUT) met.lockWaitTimeout = true;
         },
       );
       return sent;
@@ -181,6 +202,7 @@ export function workTx<C extends object>(connection: C): WorkTx<C> {
   });
   return {
     tx,
+    met,
     mayHaveEnded: () => touched || pending > 0,
     end: () => void (ended = true),
   };

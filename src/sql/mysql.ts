@@ -118,10 +118,13 @@ function notHeld(error: unknown): boolean {
  * The ledger over a mysql2 promise pool (MySQL 8, MariaDB 10.11): each run checks a connection
  * out, and the handler's `tx` is that `PoolConnection` inside a READ COMMITTED transaction
  * (autocommit off until COMMIT; Postgres's default level, where the claim reads the payment's
- * mark without a lock), behind a Proxy that refuses its statements once the run has ended (they
- * reject, nothing is sent). The connection's `innodb_lock_wait_timeout`, isolation level and
+ * mark without a lock). The connection's `innodb_lock_wait_timeout`, isolation level and
  * `autocommit` are set for the run and restored after it; the handler must not start or end a
- * transaction on `tx` itself.
+ * transaction on `tx` itself. `tx` is a Proxy of the connection (same type, not the same object,
+ * see mysql-tx.ts): its statements are refused once the run has ended (they reject, nothing is
+ * sent), so are `beginTransaction`, `commit`, `rollback` and `changeUser`; a deadlock they met
+ * (or a lock wait timeout, on a server with `innodb_rollback_on_timeout`) fails the run even when
+ * the handler caught it; its `release()` does nothing.
  *
  * @example
  * ```ts
@@ -205,9 +208,17 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P, options: Mysql2Led
           // mysql-tx.ts): otherwise nothing was sent on the connection since the claim but plain
           // reads and writes that succeeded, and a transaction nobody touches is not rolled back
           // while its connection lives (a server that kills it fails this statement instead).
+          // A deadlock the work met rolled the claim back with the transaction: the check could
+          // find a duplicate's claim of the same key made in the same ms, so nothing is sent.
+          if (work.met.deadlock) {
+            await session.rollback();
+            throw rolledBack("nothing: a statement of the work met a deadlock (1213), which rolled back the ledger's claim with the transaction, and the work went on");
+          }
           const checked = held !== undefined && work.mayHaveEnded();
           work.end();
-          const commit = checked ? `IF(EXISTS(${held.text}), 'ON', '${NOT_HELD}')` : "'ON'";
+          // A lock wait timeout the work caught took the claim along only on such a server.
+          const kept = work.met.lockWaitTimeout ? ' AND @@GLOBAL.innodb_rollback_on_timeout = 0' : '';
+          const commit = checked ? `IF(EXISTS(${held.text})${kept}, 'ON', '${NOT_HELD}')` : "'ON'";
           try {
             // Prepared with or without the check's parameters, as the statement that opened the run.
             await send(prepare ? 'execute' : 'query', `SET SESSION autocommit = ${commit}, ${restoreOf(isolation)}`, checked ? held.params : []);

@@ -52,8 +52,6 @@ interface PostgresJsQueryOptions {
 /** The error of a statement the adapter did not send: postgres.js had seen the connection close. */
 const connectionClosed = () => Object.assign(new Error('myr-gateway: the database closed the ledger\'s connection (nothing more was sent on it)'), { code: 'CONNECTION_CLOSED' });
 
-/** The error of a query the work sent through `tx` after its run had ended. */
-
 /**
  * Calls `closed` when postgres.js sees the reserved connection close while the run holds it: the
  * server ended the session (an admin, a failover, `idle_in_transaction_session_timeout`) while

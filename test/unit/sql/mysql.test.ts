@@ -39,7 +39,7 @@ describe('fromMysql2', () => {
     const touches: [string, (tx: Tx) => unknown][] = [
       ['a statement that is not a plain read or write', (tx) => tx.query('CALL settle_order(1)')],
       ['two statements in one', (tx) => tx.query('UPDATE orders SET paid = 1; COMMIT')],
-      ['a statement that failed (a deadlock rolls back the whole transaction)', (tx) => tx.query('UPDATE orders SET paid = 1 /* fails */').catch(() => undefined)],
+      ['a statement that failed (a trigger\'s error may have come from anything)', (tx) => tx.query('UPDATE orders SET paid = 1 /* fails */').catch(() => undefined)],
       ['a statement still running when the work returned', (tx) => void tx.query('UPDATE orders SET paid = 1 /* still running */')],
       ['a method that is not a statement', (tx) => tx.ping()],
       ['the callback connection underneath', (tx) => tx.connection],
@@ -51,7 +51,7 @@ describe('fromMysql2', () => {
         connection: {},
         query(text: string): Promise<[unknown, unknown]> {
           sent.push(text);
-          if (text.includes('/* fails */')) return Promise.reject(Object.assign(new Error('Deadlock found'), { errno: 1213 }));
+          if (text.includes('/* fails */')) return Promise.reject(Object.assign(new Error('Duplicate entry'), { errno: 1062 }));
           if (text.includes('/* still running */')) return new Promise(() => undefined);
           return Promise.resolve([{ affectedRows: 0 }, undefined]);
         },
@@ -197,6 +197,32 @@ describe('fromMysql2', () => {
     session.abandon(new Promise(() => undefined));
     await session.rollback();
     expect(ended).toEqual(['destroyed']);
+  });
+
+  it("tx refuses a query once the run ended, and its release() leaves the connection to the ledger", async () => {
+    const { pool, sent, ended } = fakePool();
+    const session = await fromMysql2(pool).begin(1000);
+    session.tx.release();
+    expect(ended).toEqual([]);
+    await session.tx.query('INSERT INTO orders VALUES (1)');
+    await session.rollback();
+    await expect(session.tx.query('INSERT INTO orders VALUES (2)')).rejects.toThrow(/after its run had ended/);
+    expect(sent.filter((text) => text.startsWith('INSERT'))).toEqual(['INSERT INTO orders VALUES (1)']);
+    expect(ended).toEqual(['released']);
+  });
+
+  it('a deadlock the work met through tx (and caught) makes the commit roll back without sending it; a lock wait timeout makes its check ask whether the server rolled back on one', async () => {
+    const deadlocked = fakePool({ refuse: (text) => (text === 'UPDATE stock' ? { errno: 1213 } : undefined) });
+    const session = await fromMysql2(deadlocked.pool).begin(1000);
+    await expect(session.tx.query('UPDATE stock')).rejects.toMatchObject({ errno: 1213 });
+    await expect(session.commit({ text: 'SELECT 1', params: [] })).rejects.toMatchObject({ code: '25P02' });
+    expect(deadlocked.sent.slice(2)).toEqual(['ROLLBACK', expect.stringContaining('SET SESSION innodb_lock_wait_timeout = @myr_gateway_lwt')]);
+
+    const timedOut = fakePool({ refuse: (text) => (text === 'UPDATE stock' ? { errno: 1205 } : undefined) });
+    const waited = await fromMysql2(timedOut.pool).begin(1000);
+    await expect(waited.tx.query('UPDATE stock')).rejects.toMatchObject({ errno: 1205 });
+    await waited.commit({ text: 'SELECT 1', params: [] });
+    expect(timedOut.sent.at(-1)).toContain("IF(EXISTS(SELECT 1) AND @@GLOBAL.innodb_rollback_on_timeout = 0, 'ON', 'myr_gateway_claim_gone')");
   });
 
   it('refuses a callback pool or anything else, and says how to get a promise pool', () => {
