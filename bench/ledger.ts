@@ -125,31 +125,26 @@ async function mariadbRows(ops: number, rounds: number): Promise<LedgerBenchRow[
   try {
     const pool = mysql.createPool({ ...server.options, connectionLimit: 16 });
     const sent: string[] = [];
-    const wrapped = new WeakSet<object>();
-    // Counts what the ledger sends on each connection it checks out (each connection wrapped once).
-    const counted: SqlClient<mysql.PoolConnection> = fromMysql2({
-      getConnection: async () => {
-        const connection = await pool.getConnection();
-        if (wrapped.has(connection)) return connection;
-        wrapped.add(connection);
-        const query = connection.query.bind(connection) as (...args: unknown[]) => unknown;
-        const execute = connection.execute.bind(connection) as (...args: unknown[]) => unknown;
-        return Object.assign(connection, {
-          query: (...args: unknown[]) => (sent.push(String(args[0])), query(...args)),
-          execute: (...args: unknown[]) => (sent.push(String(args[0])), execute(...args)),
-        });
-      },
+    // Counts what each connection sends, on mysql2's callback connection (what the pool's
+    // 'connection' event hands over, whatever its typings say): the ledger's own statements and
+    // everything sent through the promise connection go through it.
+    pool.on('connection', (core: object) => {
+      for (const method of ['query', 'execute'] as const) {
+        const send: unknown = Reflect.get(core, method);
+        if (typeof send !== 'function') continue;
+        Reflect.set(core, method, (...args: unknown[]) => (sent.push(String(args[0])), Reflect.apply(send, core, args)));
+      }
     });
+    const counted: SqlClient<mysql.PoolConnection> = fromMysql2(pool);
     const ledger = new SqlLedger(counted, { table: 'bench_ledger_mysql' });
     await ledger.ensureSchema();
     await pool.query('CREATE TABLE bench_floor_mysql (ledger_key VARCHAR(255) PRIMARY KEY, expires_at BIGINT NOT NULL, INDEX expires_at_idx (expires_at)) ENGINE=InnoDB');
     const floor = async () => {
       const connection = await pool.getConnection();
-      const query = (text: string, values?: unknown[]) => (sent.push(text), connection.query(text, values));
       try {
-        await query('START TRANSACTION');
-        await query('INSERT IGNORE INTO bench_floor_mysql (ledger_key, expires_at) VALUES (?, ?)', [`k:${++seq}`, Date.now() + DAY]);
-        await query('COMMIT');
+        await connection.query('START TRANSACTION');
+        await connection.query('INSERT IGNORE INTO bench_floor_mysql (ledger_key, expires_at) VALUES (?, ?)', [`k:${++seq}`, Date.now() + DAY]);
+        await connection.query('COMMIT');
       } finally {
         connection.release();
       }

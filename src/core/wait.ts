@@ -2,9 +2,9 @@
  * The one abort-aware wait of the SDK: a promise raced against a timer and a signal, with the
  * timer and the signal's listener removed however it ends, so no waiter keeps the process
  * alive (or a listener attached to a long-lived signal) after its call is over. Backoff, store
- * timeouts, the pacing queue, token refresh waits and the webhook handler's timeout all build
- * on it. It imports nothing, so the webhooks entry may share it (see the allow-list in
- * test/unit/webhooks/imports.test.ts).
+ * timeouts, the pacing queue, token refresh waits, the webhook handler's timeout and the SQL
+ * ledger's run and statement times all build on it. It imports nothing, so the webhooks entry
+ * may share it (see the allow-list in test/unit/webhooks/imports.test.ts).
  *
  * @module
  */

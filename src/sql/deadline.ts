@@ -8,6 +8,7 @@
  * @module
  */
 import { MyrGatewayError } from '../core/errors/base.js';
+import { within } from '../core/wait.js';
 import { settle, type SqlClient, type SqlSession } from './driver.js';
 
 /** A run's client whose every database wait ends with the run's time, and what is left of it. */
@@ -36,11 +37,7 @@ export function runBudget<Tx>(client: SqlClient<Tx>, timeoutMs: number | undefin
   const limitMs = timeoutMs;
   const end = performance.now() + limitMs;
   const remainingMs = () => Math.max(0, end - performance.now());
-  function beforeEnd<T>(pending: Promise<T>): Promise<T | typeof EXPIRED> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const expired = new Promise<typeof EXPIRED>((resolve) => (timer = setTimeout(() => resolve(EXPIRED), remainingMs())));
-    return Promise.race([pending, expired]).finally(() => clearTimeout(timer));
-  }
+  const beforeEnd = <T>(pending: Promise<T>): Promise<T | typeof EXPIRED> => within(pending, { ms: remainingMs(), onTimeout: () => EXPIRED });
 
   function bounded(session: SqlSession<Tx>): SqlSession<Tx> {
     let abandoned = false;

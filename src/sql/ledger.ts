@@ -8,6 +8,7 @@
  */
 import { ConfigurationError } from '../core/errors/base.js';
 import { milliseconds } from '../core/milliseconds.js';
+import { within } from '../core/wait.js';
 import type { LedgerRun, PaymentOrder, TransactionalWebhookStore } from '../webhooks/stores/types.js';
 import { supersedesNothing } from '../webhooks/lifecycle.js';
 import { runBudget } from './deadline.js';
@@ -78,17 +79,12 @@ const UNCLEAR = Symbol('unclear');
 /** What became of the work: its value, what it threw, or nothing yet when its time ran out. */
 type Settled<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown } | undefined;
 
-function within<T>(running: Promise<T>, timeoutMs: number | undefined): Promise<Settled<T>> {
+function settledWithin<T>(running: Promise<T>, timeoutMs: number | undefined): Promise<Settled<T>> {
   const settled = running.then(
     (value) => ({ ok: true as const, value }),
     (error: unknown) => ({ ok: false as const, error }),
   );
-  if (timeoutMs === undefined) return settled;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), timeoutMs);
-  });
-  return Promise.race([settled, timeout]).finally(() => clearTimeout(timer));
+  return timeoutMs === undefined ? settled : within(settled, { ms: timeoutMs, onTimeout: () => undefined });
 }
 
 /**
@@ -152,7 +148,7 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
     const { session } = claimed;
 
     const running = Promise.resolve(session.tx).then(work);
-    const settled = await within(running, budget.remainingMs());
+    const settled = await settledWithin(running, budget.remainingMs());
     if (settled === undefined) {
       session.abandon(running.then(() => undefined, (error: unknown) => error));
       return { outcome: 'timed_out' };

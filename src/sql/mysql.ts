@@ -6,6 +6,7 @@
  */
 import { ConfigurationError } from '../core/errors/base.js';
 import { rolledBack, settle, type SqlClient, type SqlSession } from './driver.js';
+import { workTx } from './mysql-tx.js';
 
 /** A mysql2 promise connection checked out of a pool (`PoolConnection`), as the ledger drives it. */
 export interface Mysql2ConnectionLike {
@@ -17,6 +18,43 @@ export interface Mysql2ConnectionLike {
   release(): void;
   /** Closes the connection (the server rolls back its transaction). */
   destroy(): void;
+}
+
+/** The callback connection under a mysql2 promise connection (its `connection`), as the ledger sends through it. */
+interface Mysql2CallbackConnectionLike {
+  query(sql: string, values: unknown[], done: (error: unknown, result?: unknown) => void): unknown;
+  execute(sql: string, values: unknown[], done: (error: unknown, result?: unknown) => void): unknown;
+}
+
+/** How the ledger sends its own statements on one connection: `execute` prepared, `query` parsed each time. */
+interface LedgerSend {
+  (how: 'query' | 'execute', text: string, values: readonly unknown[]): Promise<unknown>;
+}
+
+function isCallbackConnection(value: unknown): value is Mysql2CallbackConnectionLike {
+  return typeof value === 'object' && value !== null && 'query' in value && typeof value.query === 'function' && 'execute' in value && typeof value.execute === 'function';
+}
+
+/**
+ * The ledger's own statements go to mysql2's callback connection under the promise one when
+ * there is one: its promise wrapper captures a stack trace per statement (`trace`, on by
+ * default), which the ledger's errors never show, and that was a tenth of the Node side's CPU per
+ * callback. The merchant's `tx` is still the promise connection, untouched.
+ */
+function ledgerSend(conn: Mysql2ConnectionLike): LedgerSend {
+  const core: unknown = 'connection' in conn ? conn.connection : undefined;
+  if (isCallbackConnection(core)) {
+    return (how, text, values) =>
+      new Promise((resolve, reject) =>
+        core[how](text, [...values], (error: unknown, result?: unknown) => {
+          // mysql2 answers null on success; a failure is passed on as it came (its errno is read).
+          const failure: unknown = error;
+          if (error) reject(failure);
+          else resolve(result);
+        }),
+      );
+  }
+  return async (how, text, values) => (await (how === 'execute' && conn.execute ? conn.execute(text, [...values]) : conn.query(text, [...values])))[0];
 }
 
 /** A mysql2 promise `Pool` (`mysql.createPool(…)` from `mysql2/promise`). */
@@ -82,7 +120,11 @@ function notHeld(error: unknown): boolean {
  * (autocommit off until COMMIT; Postgres's default level, where the claim reads the payment's
  * mark without a lock). The connection's `innodb_lock_wait_timeout`, isolation level and
  * `autocommit` are set for the run and restored after it; the handler must not start or end a
- * transaction on `tx` itself.
+ * transaction on `tx` itself. `tx` is a Proxy of the connection (same type, not the same object,
+ * see mysql-tx.ts): its statements are refused once the run has ended (they reject, nothing is
+ * sent), so are `beginTransaction`, `commit`, `rollback` and `changeUser`; a deadlock they met
+ * (or a lock wait timeout, on a server with `innodb_rollback_on_timeout`) fails the run even when
+ * the handler caught it; its `release()` does nothing.
  *
  * @example
  * ```ts
@@ -96,12 +138,11 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P, options: Mysql2Led
     throw new ConfigurationError("fromMysql2 takes a mysql2 promise pool (createPool from 'mysql2/promise'; for a callback pool, pass pool.promise())", 'pool');
   }
   const prepare = options.prepare ?? true;
-  const send = (conn: Mysql2ConnectionLike, text: string, values: readonly unknown[]) =>
-    prepare && values.length > 0 && conn.execute ? conn.execute(text, [...values]) : conn.query(text, [...values]);
+  const how = (values: readonly unknown[]) => (prepare && values.length > 0 ? 'execute' : 'query');
   let isolation: IsolationVariable = 'transaction_isolation';
   // One round trip: autocommit off opens the transaction at the next statement (START TRANSACTION
   // would be a second). Whole seconds: MySQL's unit; the value is a checked integer.
-  const open = async (conn: Mysql2ConnectionLike, lockTimeoutMs: number) => {
+  const open = async (send: LedgerSend, lockTimeoutMs: number) => {
     // The name this statement uses: runs that start together all try it before any learns.
     const named = isolation;
     try {
@@ -110,11 +151,11 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P, options: Mysql2Led
           `SESSION innodb_lock_wait_timeout = ${Math.ceil(lockTimeoutMs / 1000)}, SESSION ${named} = 'READ-COMMITTED', SESSION autocommit = 0`;
       // Prepared as well, though it has no parameters: parsing its six assignments costs the
       // server more than running them (about a tenth of its time per callback).
-      await (prepare && conn.execute ? conn.execute(text, []) : conn.query(text));
+      await send(prepare ? 'execute' : 'query', text, []);
     } catch (error) {
       if (named === 'tx_isolation' || typeof error !== 'object' || error === null || !('errno' in error) || error.errno !== UNKNOWN_VARIABLE) throw error;
       isolation = 'tx_isolation';
-      await open(conn, lockTimeoutMs);
+      await open(send, lockTimeoutMs);
     }
   };
   return {
@@ -122,12 +163,13 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P, options: Mysql2Led
     commitChecked: true,
     async begin(lockTimeoutMs) {
       const conn = (await pool.getConnection()) as Mysql2ConnectionOf<P> & Mysql2ConnectionLike;
+      const send = ledgerSend(conn);
       let live = true;
       const release = () => {
         if (!live) return;
         live = false;
         // Queued behind nothing else of ours: the next user of the connection finds its own settings.
-        void settle(conn.query(`SET ${restoreOf(isolation)}`));
+        void settle(send('query', `SET ${restoreOf(isolation)}`, []));
         conn.release();
       };
       const destroy = () => {
@@ -136,17 +178,17 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P, options: Mysql2Led
         conn.destroy();
       };
       try {
-        await open(conn, lockTimeoutMs);
+        await open(send, lockTimeoutMs);
       } catch (error) {
         destroy();
         throw error;
       }
+      const work = workTx(conn);
       const session: SqlSession<Mysql2ConnectionOf<P>> = {
-        tx: conn,
+        tx: work.tx,
         async query(text, values) {
           try {
-            const [result] = await send(conn, text, values);
-            return resultOf(result);
+            return resultOf(await send(how(values), text, values));
           } catch (error) {
             if (typeof error === 'object' && error !== null && 'errno' in error && error.errno === STATEMENT_BINLOG) {
               throw new ConfigurationError(
@@ -161,10 +203,25 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P, options: Mysql2Led
           // COMMIT, its check and the restore in one round trip: turning autocommit on commits the
           // open transaction (and answers an error when that commit fails), before the connection's
           // own settings are put back. The check refuses the whole statement when the claim's row
-          // is gone (the work ended the transaction): then nothing of it commits.
-          const commit = held ? `IF(EXISTS(${held.text}), 'ON', '${NOT_HELD}')` : "'ON'";
+          // is gone (the work ended the transaction): then nothing of it commits. It is needed only
+          // when the work did something through tx that may have ended the transaction (see
+          // mysql-tx.ts): otherwise nothing was sent on the connection since the claim but plain
+          // reads and writes that succeeded, and a transaction nobody touches is not rolled back
+          // while its connection lives (a server that kills it fails this statement instead).
+          // A deadlock the work met rolled the claim back with the transaction: the check could
+          // find a duplicate's claim of the same key made in the same ms, so nothing is sent.
+          if (work.met.deadlock) {
+            await session.rollback();
+            throw rolledBack("nothing: a statement of the work met a deadlock (1213), which rolled back the ledger's claim with the transaction, and the work went on");
+          }
+          const checked = held !== undefined && work.mayHaveEnded();
+          work.end();
+          // A lock wait timeout the work caught took the claim along only on such a server.
+          const kept = work.met.lockWaitTimeout ? ' AND @@GLOBAL.innodb_rollback_on_timeout = 0' : '';
+          const commit = checked ? `IF(EXISTS(${held.text})${kept}, 'ON', '${NOT_HELD}')` : "'ON'";
           try {
-            await send(conn, `SET SESSION autocommit = ${commit}, ${restoreOf(isolation)}`, held?.params ?? []);
+            // Prepared with or without the check's parameters, as the statement that opened the run.
+            await send(prepare ? 'execute' : 'query', `SET SESSION autocommit = ${commit}, ${restoreOf(isolation)}`, checked ? held.params : []);
           } catch (error) {
             if (!notHeld(error)) {
               destroy();
@@ -177,8 +234,9 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P, options: Mysql2Led
           conn.release();
         },
         async rollback() {
+          work.end();
           try {
-            await conn.query('ROLLBACK');
+            await send('query', 'ROLLBACK', []);
             release();
           } catch {
             destroy();
@@ -186,6 +244,7 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P, options: Mysql2Led
         },
         abandon() {
           // Closing the connection makes the server roll the transaction back at once.
+          work.end();
           destroy();
         },
       };

@@ -8,6 +8,7 @@
  */
 import { ConfigurationError } from '../core/errors/base.js';
 import { settle, type SqlClient, type SqlDialect, type SqlResult, type SqlSession } from './driver.js';
+import { guardedDrizzleTx } from './drizzle-tx.js';
 
 type OrmDialect = Extract<SqlDialect, 'postgres' | 'mysql'>;
 /** Sends one of the ledger's statements through the ORM's transaction. */
@@ -22,17 +23,28 @@ function checkDialect(dialect: unknown, from: string): OrmDialect {
 }
 
 /**
- * The transaction's lock wait bound: Postgres `SET LOCAL` (ends with the transaction); MySQL sets
- * the session's `innodb_lock_wait_timeout` and answers the statement that restores it, sent before
- * the transaction ends (the ORM gives the connection back to its pool right after).
+ * The transaction's lock wait bound: Postgres `SET LOCAL` (ends with the transaction). MySQL sets
+ * the session's `innodb_lock_wait_timeout`, and turns autocommit off for the run: InnoDB rolls the
+ * whole transaction back on a deadlock, and in autocommit a statement the work sent after it
+ * (having caught the error) would commit on its own, outside the ledger. Answers how the run ends,
+ * before the ORM gives the connection back: `end(true)` restores both (turning autocommit back on
+ * commits, and rejects when that commit fails), `end(false)` rolls back first.
  */
-async function boundLockWaits(dialect: OrmDialect, query: RawQuery, lockTimeoutMs: number): Promise<(() => Promise<void>) | undefined> {
+async function boundLockWaits(dialect: OrmDialect, query: RawQuery, lockTimeoutMs: number): Promise<((commit: boolean) => Promise<void>) | undefined> {
   if (dialect === 'postgres') {
     await query(`SET LOCAL lock_timeout = ${lockTimeoutMs}`, []);
     return undefined;
   }
-  await query(`SET @myr_gateway_lwt = @@SESSION.innodb_lock_wait_timeout, SESSION innodb_lock_wait_timeout = ${Math.ceil(lockTimeoutMs / 1000)}`, []);
-  return () => settle(query('SET SESSION innodb_lock_wait_timeout = @myr_gateway_lwt', []));
+  await query(
+    `SET @myr_gateway_lwt = @@SESSION.innodb_lock_wait_timeout, @myr_gateway_ac = @@SESSION.autocommit, SESSION innodb_lock_wait_timeout = ${Math.ceil(lockTimeoutMs / 1000)}, SESSION autocommit = 0`,
+    [],
+  );
+  const restore = () => query('SET SESSION innodb_lock_wait_timeout = @myr_gateway_lwt, SESSION autocommit = @myr_gateway_ac', []);
+  return async (commit) => {
+    if (commit) return void (await restore());
+    await settle(query('ROLLBACK', []));
+    await settle(restore());
+  };
 }
 
 /** A Kysely transaction started with `db.startTransaction().execute()`, as the ledger drives it. */
@@ -121,9 +133,9 @@ export function fromKysely<K extends KyselyLike>(db: K, dialect?: 'postgres' | '
         return { rows: rowsOf(result.rows), affected: Number(result.numAffectedRows ?? 0) };
       };
       const rollback = () => settle(trx.rollback().execute());
-      let restore: (() => Promise<void>) | undefined;
+      let end: ((commit: boolean) => Promise<void>) | undefined;
       try {
-        restore = await boundLockWaits(chosen, query, lockTimeoutMs);
+        end = await boundLockWaits(chosen, query, lockTimeoutMs);
       } catch (error) {
         await rollback();
         throw error;
@@ -132,11 +144,16 @@ export function fromKysely<K extends KyselyLike>(db: K, dialect?: 'postgres' | '
         tx: trx,
         query,
         async commit() {
-          await restore?.();
+          try {
+            await end?.(true);
+          } catch (error) {
+            await rollback();
+            throw error;
+          }
           await trx.commit().execute();
         },
         async rollback() {
-          await restore?.();
+          await end?.(false);
           await rollback();
         },
         abandon(settled) {
@@ -203,27 +220,32 @@ export function heldTransaction<R, Tx>(
   dialect: OrmDialect,
   lockTimeoutMs: number,
   open: (body: (raw: R) => Promise<void>) => PromiseLike<unknown>,
-  connect: (raw: R) => { readonly tx: Tx; readonly query: RawQuery },
+  connect: (raw: R, ended: () => boolean) => { readonly tx: Tx; readonly query: RawQuery },
 ): Promise<SqlSession<Tx>> {
   return new Promise<SqlSession<Tx>>((handOut, failed) => {
     let decide!: (commit: boolean) => void;
     const decision = new Promise<boolean>((resolve) => (decide = resolve));
     let begun = false;
+    let ended = false;
     const finished = Promise.resolve(
       open(async (raw) => {
-        const { tx, query } = connect(raw);
-        const restore = await boundLockWaits(dialect, query, lockTimeoutMs);
+        const { tx, query } = connect(raw, () => ended);
+        const end = await boundLockWaits(dialect, query, lockTimeoutMs);
         begun = true;
         handOut(session(tx, query));
         const commit = await decision;
         // Before the transaction ends: the ORM gives the connection back right after.
-        await restore?.();
+        await end?.(commit);
         if (!commit) throw new Rollback();
       }),
     );
-    finished.catch((error: unknown) => {
-      if (!begun) failed(error);
-    });
+    finished.then(
+      () => (ended = true),
+      (error: unknown) => {
+        ended = true;
+        if (!begun) failed(error);
+      },
+    );
     const session = (tx: Tx, query: RawQuery): SqlSession<Tx> => {
       const rollback = async () => {
         decide(false);
@@ -247,8 +269,9 @@ export function heldTransaction<R, Tx>(
 
 /**
  * The ledger over Drizzle (drizzle-orm/node-postgres or drizzle-orm/mysql2, over a pool): each run
- * is one `db.transaction(…)`, and the handler's `tx` is that Drizzle transaction. The dialect is
- * read from the instance; give it as the second argument when that fails.
+ * is one `db.transaction(…)`, and the handler's `tx` is that Drizzle transaction (a Proxy of it,
+ * whose queries are refused once the run ended). The dialect is read from the instance; give it
+ * as the second argument when that fails.
  *
  * @example
  * ```ts
@@ -274,7 +297,7 @@ export function fromDrizzle<D extends DrizzleLike>(db: D, dialect?: 'postgres' |
         lockTimeoutMs,
         (body) => db.transaction(body, chosen === 'mysql' ? { isolationLevel: 'read committed' } : undefined),
         // Drizzle calls back with the transaction whose type DrizzleTxOf<D> names.
-        (raw: unknown) => ({ tx: raw as DrizzleTxOf<D>, query: driverQuery(chosen, raw) }),
+        (raw: unknown, ended) => ({ tx: guardedDrizzleTx(raw as DrizzleTxOf<D>, ended), query: driverQuery(chosen, raw) }),
       );
     },
   };

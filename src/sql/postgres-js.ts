@@ -7,7 +7,7 @@
  */
 import { ConfigurationError } from '../core/errors/base.js';
 import { within } from '../core/wait.js';
-import { connectionLost, rolledBack, settle, type SqlClient } from './driver.js';
+import { connectionLost, rolledBack, settle, usedAfterRun, type SqlClient } from './driver.js';
 import { preparing, rows, type PgLedgerOptions } from './postgres.js';
 import { LEDGER_TX } from './statements.js';
 
@@ -51,9 +51,6 @@ interface PostgresJsQueryOptions {
 
 /** The error of a statement the adapter did not send: postgres.js had seen the connection close. */
 const connectionClosed = () => Object.assign(new Error('myr-gateway: the database closed the ledger\'s connection (nothing more was sent on it)'), { code: 'CONNECTION_CLOSED' });
-
-/** The error of a query the work sent through `tx` after its run had ended. */
-const usedAfterRun = () => new Error("myr-gateway: a query was sent through the ledger's tx after its run had ended (nothing was sent: the connection is no longer the run's)");
 
 /**
  * Calls `closed` when postgres.js sees the reserved connection close while the run holds it: the

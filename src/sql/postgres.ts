@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ConfigurationError } from '../core/errors/base.js';
-import { rolledBack, type SqlClient, type SqlResult, type SqlSession } from './driver.js';
+import { rolledBack, usedAfterRun, type SqlClient, type SqlResult, type SqlSession } from './driver.js';
 
 /** A node-postgres client checked out of a pool (`pg.PoolClient`), as the ledger drives it. */
 export interface PgClientLike {
@@ -101,7 +101,9 @@ export const rows = (value: unknown): readonly Record<string, unknown>[] => (Arr
 
 /**
  * The ledger over a node-postgres `Pool`: each run checks a client out, and the handler's `tx` is
- * that `PoolClient`, inside BEGIN … COMMIT.
+ * that `PoolClient`, inside BEGIN … COMMIT. `tx` is a Proxy of it (same type, not the same
+ * object): its `query` is refused once the run has ended, and its `release()` does nothing (the
+ * ledger gives the client back).
  *
  * @example
  * ```ts
@@ -164,6 +166,39 @@ export function preparing(options: PgLedgerOptions): boolean {
   return options.prepare ?? true;
 }
 
+/**
+ * The work's `tx`: the pooled client, whose `query` is refused (nothing is sent) once the run has
+ * ended, when the client is back in the pool, where a statement would run on its own or in
+ * another callback's transaction; and whose `release()` does nothing: the ledger gives the client
+ * back, and a release by the work would hand it to another caller mid-transaction.
+ */
+function guardedTx<C extends PgClientLike>(client: C, ended: () => boolean): C {
+  const refuse = (args: readonly unknown[]): unknown => {
+    const refused = usedAfterRun();
+    const [first] = args;
+    const callback = args.at(-1);
+    if (typeof callback === 'function') {
+      queueMicrotask(() => void Reflect.apply(callback, undefined, [refused]));
+      return undefined;
+    }
+    // A submittable (a cursor, a stream) is answered through its own error path, as node-postgres does.
+    const handleError: unknown = typeof first === 'object' && first !== null ? Reflect.get(first, 'handleError') : undefined;
+    if (typeof handleError === 'function') {
+      queueMicrotask(() => void Reflect.apply(handleError, first, [refused]));
+      return first;
+    }
+    return Promise.reject(refused);
+  };
+  return new Proxy(client, {
+    get(target, key) {
+      if (key === 'release') return () => undefined;
+      const value: unknown = Reflect.get(target, key);
+      if (key !== 'query' || typeof value !== 'function') return value;
+      return (...args: unknown[]): unknown => (ended() ? refuse(args) : Reflect.apply(value, target, args));
+    },
+  });
+}
+
 function pgSession<C extends PgClientLike>(client: C, prepare: boolean): SqlSession<C> {
   let open = true;
   const stopListening = listenForErrors(client);
@@ -175,7 +210,7 @@ function pgSession<C extends PgClientLike>(client: C, prepare: boolean): SqlSess
     client.release(destroy);
   };
   return {
-    tx: client,
+    tx: guardedTx(client, () => !open),
     async query(text, values): Promise<SqlResult> {
       // Only statements with parameters: the run's, never the schema's DDL.
       const result = await (prepare && values.length > 0 ? client.query({ name: statementName(text), text, values: [...values] }) : client.query(text, [...values]));

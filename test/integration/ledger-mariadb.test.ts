@@ -93,21 +93,24 @@ describe('the merchant\'s pooled connection after a run', () => {
 });
 
 describe('round trips of one callback through mysql2', () => {
-  /** A pool whose connections record every statement the ledger sends (plain or prepared). */
+  /**
+   * A pool whose connections record every statement the ledger sends (plain or prepared), on
+   * mysql2's callback connection under the promise one, which the ledger's own statements and
+   * the promise connection's both go through.
+   */
   function counting(target: mysql.Pool) {
     const sent: string[] = [];
     const wrapped = new WeakSet<object>();
     const counted = {
       getConnection: async () => {
         const connection = await target.getConnection();
-        if (!wrapped.has(connection)) {
-          wrapped.add(connection);
-          const query = connection.query.bind(connection) as (...args: unknown[]) => Promise<[unknown, unknown]>;
-          const execute = connection.execute.bind(connection) as (...args: unknown[]) => Promise<[unknown, unknown]>;
-          Object.assign(connection, {
-            query: (...args: unknown[]) => (sent.push(String(args[0])), query(...args)),
-            execute: (...args: unknown[]) => (sent.push(String(args[0])), execute(...args)),
-          });
+        const core: unknown = connection.connection;
+        if (typeof core === 'object' && core !== null && !wrapped.has(core)) {
+          wrapped.add(core);
+          for (const method of ['query', 'execute'] as const) {
+            const send: unknown = Reflect.get(core, method);
+            if (typeof send === 'function') Reflect.set(core, method, (...args: unknown[]) => (sent.push(String(args[0])), Reflect.apply(send, core, args)));
+          }
         }
         return connection;
       },

@@ -113,6 +113,12 @@ handlerScenarios('mysql2 (MariaDB)', {
   fulfil: async (tx, referenceId) => void (await tx.query('INSERT INTO orders (reference_id) VALUES (?)', [referenceId])),
   fulfilments: async (referenceId) => Number((await mysqlPool.query<mysql.RowDataPacket[]>('SELECT count(*) AS n FROM orders WHERE reference_id = ?', [referenceId]))[0][0]?.n),
   outage: { stop: () => mariadb.stop(), start: () => mariadb.start() },
+  endSession: async (tx) => {
+    const [rows] = await tx.query<mysql.RowDataPacket[]>('SELECT CONNECTION_ID() AS id');
+    const seen = new Promise((resolve) => tx.connection.once('end', resolve));
+    await mysqlPool.query(`KILL ${Number(rows[0]?.id)}`);
+    await seen;
+  },
   exhaust: () => holdAll(10, () => mysqlPool.getConnection(), (connection) => connection.release()),
 });
 handlerScenarios('node:sqlite', {

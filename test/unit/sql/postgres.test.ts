@@ -71,6 +71,21 @@ describe('fromPg', () => {
     expect(released[0]).toBeInstanceOf(Error);
   });
 
+  it("tx refuses a query once the run ended (promise and callback forms), and its release() leaves the client to the ledger", async () => {
+    const { pool, sent, released } = fakePool();
+    const session = await fromPg(pool).begin(1000);
+    session.tx.release();
+    expect(released).toEqual([]);
+    await session.tx.query('INSERT INTO orders VALUES (1)');
+    await session.commit(undefined);
+    await expect(session.tx.query('INSERT INTO orders VALUES (2)')).rejects.toThrow(/after its run had ended/);
+    // node-postgres's callback form, which the fake's type does not declare.
+    const answered = await new Promise((resolve) => void Reflect.apply(Reflect.get(session.tx, 'query') as (...args: unknown[]) => unknown, undefined, ['INSERT INTO orders VALUES (3)', [], resolve]));
+    expect(answered).toBeInstanceOf(Error);
+    expect(sent.filter((text) => text.startsWith('INSERT'))).toEqual(['INSERT INTO orders VALUES (1)']);
+    expect(released).toEqual(['back to the pool']);
+  });
+
   it('a failed ROLLBACK destroys the connection instead of giving it back mid-transaction', async () => {
     const { pool, released } = fakePool();
     const session = await fromPg(pool).begin(1000);

@@ -42,14 +42,16 @@ describe('fromPrisma', () => {
     expect(ended).toEqual(['COMMIT']);
   });
 
-  it('MySQL: READ COMMITTED, the lock wait set for the run and restored before the transaction ends; a rollback is Prisma\'s ROLLBACK', async () => {
+  it('MySQL: READ COMMITTED, the lock wait set and autocommit off for the run, both restored before the transaction ends; a rollback goes first, then Prisma\'s ROLLBACK', async () => {
     const { prisma, sent, options, ended } = fakePrisma('mysql');
     const session = await fromPrisma(prisma).begin(1000);
     await session.rollback();
     expect(options).toEqual([{ timeout: 900_000, isolationLevel: 'ReadCommitted' }]);
     expect(sent).toEqual([
-      'execute SET @myr_gateway_lwt = @@SESSION.innodb_lock_wait_timeout, SESSION innodb_lock_wait_timeout = 1',
-      'execute SET SESSION innodb_lock_wait_timeout = @myr_gateway_lwt',
+      'execute SET @myr_gateway_lwt = @@SESSION.innodb_lock_wait_timeout, @myr_gateway_ac = @@SESSION.autocommit, SESSION innodb_lock_wait_timeout = 1, SESSION autocommit = 0',
+      // Turning autocommit back on would commit: the transaction is rolled back before it.
+      'execute ROLLBACK',
+      'execute SET SESSION innodb_lock_wait_timeout = @myr_gateway_lwt, SESSION autocommit = @myr_gateway_ac',
     ]);
     expect(ended).toEqual(['ROLLBACK']);
   });

@@ -1,0 +1,295 @@
+/**
+ * What a merchant's handler does with mysql2's `tx` that it should not, on a real MariaDB 10.11:
+ * it catches a deadlock (or, on a server with innodb_rollback_on_timeout, a lock wait timeout)
+ * and goes on, while InnoDB has rolled back the whole transaction with the ledger's claim and a
+ * duplicate of the callback takes the key; it keeps `tx` and writes after its run ended; it calls
+ * `tx.release()`, the habit of every mysql2 code that checks a connection out. None of them may
+ * fulfil a callback twice.
+ */
+import { sql } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/mysql2';
+import { Kysely, MysqlDialect, sql as ksql } from 'kysely';
+import { createPool as createCallbackPool, type Pool as CallbackPool } from 'mysql2';
+import mysql from 'mysql2/promise';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { fromDrizzle, fromKysely, fromMysql2 } from '../../src/sql/index.js';
+import type { LedgerRun } from '../../src/webhooks/index.js';
+import { MariadbServer } from '../helpers/mariadb.js';
+import { newLedger } from './ledger-scenarios.js';
+
+let server: MariadbServer;
+let rollsBackOnTimeout: MariadbServer;
+let pool: mysql.Pool;
+let admin: mysql.Pool;
+let rotPool: mysql.Pool;
+let rotAdmin: mysql.Pool;
+let callbackPool: CallbackPool;
+
+async function tables(on: mysql.Pool): Promise<void> {
+  await on.query('CREATE TABLE orders (payment_id VARCHAR(100) NOT NULL, attempt INT NOT NULL)');
+  await on.query('CREATE TABLE stock (id INT PRIMARY KEY) ENGINE=InnoDB');
+  await on.query('INSERT INTO stock (id) VALUES (1), (2)');
+  await on.query('CREATE TABLE audit (n INT NOT NULL)');
+}
+
+beforeAll(async () => {
+  [server, rollsBackOnTimeout] = await Promise.all([MariadbServer.start(), MariadbServer.start({ args: ['--innodb-rollback-on-timeout=1'] })]);
+  pool = mysql.createPool({ ...server.options, connectionLimit: 4 });
+  admin = mysql.createPool({ ...server.options, connectionLimit: 2 });
+  rotPool = mysql.createPool({ ...rollsBackOnTimeout.options, connectionLimit: 4 });
+  rotAdmin = mysql.createPool({ ...rollsBackOnTimeout.options, connectionLimit: 2 });
+  callbackPool = createCallbackPool({ ...server.options, connectionLimit: 4 });
+  await Promise.all([tables(admin), tables(rotAdmin)]);
+}, 60_000);
+afterAll(async () => {
+  await Promise.all([pool, admin, rotPool, rotAdmin].map((each) => each?.end()));
+  await new Promise((resolve) => (callbackPool ? callbackPool.end(resolve) : resolve(undefined)));
+  await Promise.all([server?.destroy(), rollsBackOnTimeout?.destroy()]);
+});
+
+const OPTIONS = { raiseMark: false, completedTtlMs: 86_400_000 } as const;
+type Tx = mysql.PoolConnection;
+
+async function orders(on: mysql.Pool, payment: string): Promise<number> {
+  const [rows] = await on.query<mysql.RowDataPacket[]>('SELECT count(*) AS n FROM orders WHERE payment_id = ?', [payment]);
+  return Number(rows[0]?.n);
+}
+
+/** Sends one statement through a run's `tx`, whatever its client. */
+type Send = (text: string) => Promise<unknown>;
+const throughMysql2 = (tx: Tx): Send => (text) => tx.query(text);
+
+/**
+ * Makes the run's transaction a deadlock's victim: another session, heavier (InnoDB rolls back the
+ * lighter one), locks the rows in the other order. Answers the error `tx` met, caught.
+ */
+async function deadlock(tx: Tx | Send): Promise<unknown> {
+  const send = typeof tx === 'function' ? tx : throughMysql2(tx);
+  const other = await admin.getConnection();
+  try {
+    await other.query('START TRANSACTION');
+    await other.query('UPDATE stock SET id = id WHERE id = 2');
+    await other.query('INSERT INTO audit (n) SELECT seq FROM seq_1_to_50');
+    await send('SELECT id FROM stock WHERE id = 1 FOR UPDATE');
+    const waiting = send('SELECT id FROM stock WHERE id = 2 FOR UPDATE').then(() => undefined, (error: unknown) => error);
+    await vi.waitFor(async () => {
+      const [rows] = await admin.query<mysql.RowDataPacket[]>("SELECT count(*) AS n FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT' AND trx_query LIKE '%WHERE id = 2 FOR UPDATE'");
+      expect(Number(rows[0]?.n)).toBe(1);
+    });
+    const closing = other.query('SELECT id FROM stock WHERE id = 1 FOR UPDATE').catch(() => undefined);
+    const met = await waiting;
+    await closing;
+    await other.query('ROLLBACK');
+    return met;
+  } finally {
+    other.release();
+  }
+}
+
+/** Calls `start` with the clock at `now`: a delivery that began in the same ms as another (a receiver given four at once). */
+function atMs<T>(now: number, start: () => T): T {
+  const clock = vi.spyOn(Date, 'now').mockReturnValue(now);
+  try {
+    return start();
+  } finally {
+    clock.mockRestore();
+  }
+}
+
+const order = (payment: string, attempt: number) => async (tx: Tx) => void (await tx.query('INSERT INTO orders (payment_id, attempt) VALUES (?, ?)', [payment, attempt]));
+
+describe('a handler that catches a deadlock and goes on (mysql2, MariaDB)', () => {
+  it('is not committed when a duplicate of the same ms claimed the key meanwhile: the payment is fulfilled once', async () => {
+    const ledger = await newLedger(fromMysql2(pool), { lockTimeoutMs: 10_000 });
+    const now = Date.now();
+    let duplicate: Promise<LedgerRun<void>> | undefined;
+    let met: unknown;
+    const first = await atMs(now, () =>
+      ledger.run(
+        'payment:PAY_DL:SUCCESS',
+        async (tx) => {
+          await order('PAY_DL', 1)(tx);
+          // Waits on the key; claims it once the deadlock rolled the first one's claim back, and commits.
+          duplicate = atMs(now, () => ledger.run('payment:PAY_DL:SUCCESS', order('PAY_DL', 3), OPTIONS));
+          met = await deadlock(tx);
+          await duplicate;
+          await order('PAY_DL', 2)(tx);
+        },
+        OPTIONS,
+      ),
+    );
+
+    expect(met).toMatchObject({ errno: 1213 });
+    expect((await duplicate)?.outcome).toBe('processed');
+    expect(first.outcome).toBe('failed');
+    expect(await orders(admin, 'PAY_DL')).toBe(1);
+  });
+});
+
+describe('a handler that catches a deadlock and goes on (Kysely, Drizzle over mysql2, MariaDB)', () => {
+  // The ORM opens the transaction with START TRANSACTION: after InnoDB rolled it back, a session
+  // in autocommit would commit the handler's next write on its own, outside the ledger.
+  type Run = (key: string, work: (send: Send) => Promise<void>) => Promise<LedgerRun<void>>;
+  const orms: Record<string, () => Promise<Run>> = {
+    Kysely: async () => {
+      const ledger = await newLedger(fromKysely(new Kysely<Record<string, never>>({ dialect: new MysqlDialect({ pool: callbackPool }) })));
+      return (key, work) => ledger.run(key, (tx) => work((text) => ksql.raw(text).execute(tx)), OPTIONS);
+    },
+    Drizzle: async () => {
+      const ledger = await newLedger(fromDrizzle(drizzle(pool)));
+      return (key, work) => ledger.run(key, (tx) => work((text) => tx.execute(sql.raw(text))), OPTIONS);
+    },
+  };
+  for (const [name, orm] of Object.entries(orms)) {
+    it(`${name}: nothing of the run commits, and the retry fulfils the payment once`, async () => {
+      const run = await orm();
+      const payment = `PAY_DL_${name}`;
+      const write = (send: Send, attempt: number) => send(`INSERT INTO orders (payment_id, attempt) VALUES ('${payment}', ${attempt})`);
+      let met: unknown;
+      const first = await run(`payment:${payment}:SUCCESS`, async (send) => {
+        await write(send, 1);
+        met = await deadlock(send);
+        await write(send, 2);
+      });
+      // Drizzle wraps the driver's error ("Failed query: …") with it as the cause.
+      expect(met).toSatisfy((error) => [error, (error as { cause?: unknown } | undefined)?.cause].some((each) => (each as { errno?: unknown } | undefined)?.errno === 1213));
+      expect(first.outcome).toBe('failed');
+      expect(await orders(admin, payment)).toBe(0);
+      const retried = await run(`payment:${payment}:SUCCESS`, (send) => write(send, 3).then(() => undefined));
+      expect(retried.outcome).toBe('processed');
+      expect(await orders(admin, payment)).toBe(1);
+    });
+  }
+});
+
+describe('a handler that catches a lock wait timeout and goes on (mysql2, MariaDB)', () => {
+  async function holdStock(on: mysql.Pool): Promise<mysql.PoolConnection> {
+    const holder = await on.getConnection();
+    await holder.query('START TRANSACTION');
+    await holder.query('SELECT id FROM stock WHERE id = 1 FOR UPDATE');
+    return holder;
+  }
+  const waitForStock = (tx: Tx) => tx.query('SELECT id FROM stock WHERE id = 1 FOR UPDATE').then(() => undefined, (error: unknown) => error);
+
+  it("commits once on a server that rolls back only the statement (the default): its retried statement is in the claim's transaction", async () => {
+    const ledger = await newLedger(fromMysql2(pool), { lockTimeoutMs: 1000 });
+    const holder = await holdStock(admin);
+    let met: unknown;
+    try {
+      const run = await ledger.run(
+        'payment:PAY_LW:SUCCESS',
+        async (tx) => {
+          await order('PAY_LW', 1)(tx);
+          met = await waitForStock(tx);
+          await holder.query('ROLLBACK');
+          await tx.query('SELECT id FROM stock WHERE id = 1 FOR UPDATE');
+        },
+        OPTIONS,
+      );
+      expect(met).toMatchObject({ errno: 1205 });
+      expect(run.outcome).toBe('processed');
+    } finally {
+      holder.release();
+    }
+    expect(await orders(admin, 'PAY_LW')).toBe(1);
+  });
+
+  it('is not committed on a server with innodb_rollback_on_timeout when a duplicate of the same ms claimed the key meanwhile', async () => {
+    const { table } = await newLedger(fromMysql2(rotPool));
+    const impatient = await newLedger(fromMysql2(rotPool), { table, lockTimeoutMs: 1000 });
+    // The duplicate waits for the key longer than the first waits for the stock.
+    const patient = await newLedger(fromMysql2(rotPool), { table, lockTimeoutMs: 10_000 });
+    const holder = await holdStock(rotAdmin);
+    const now = Date.now();
+    let duplicate: Promise<LedgerRun<void>> | undefined;
+    let met: unknown;
+    try {
+      const first = await atMs(now, () =>
+        impatient.run(
+          'payment:PAY_RT:SUCCESS',
+          async (tx) => {
+            await order('PAY_RT', 1)(tx);
+            duplicate = atMs(now, () => patient.run('payment:PAY_RT:SUCCESS', order('PAY_RT', 3), OPTIONS));
+            met = await waitForStock(tx);
+            await holder.query('ROLLBACK');
+            await duplicate;
+            await order('PAY_RT', 2)(tx);
+          },
+          OPTIONS,
+        ),
+      );
+      expect(met).toMatchObject({ errno: 1205 });
+      expect((await duplicate)?.outcome).toBe('processed');
+      expect(first.outcome).toBe('failed');
+    } finally {
+      holder.release();
+    }
+    expect(await orders(rotAdmin, 'PAY_RT')).toBe(1);
+  });
+});
+
+describe("the handler's tx once its run ended (mysql2, MariaDB)", () => {
+  it('refuses a write the handler sends after it threw: the retry fulfils the payment once', async () => {
+    const ledger = await newLedger(fromMysql2(pool));
+    let kept: Tx | undefined;
+    const failed = await ledger.run(
+      'payment:PAY_LATE:SUCCESS',
+      (tx) => {
+        kept = tx;
+        throw new Error('handler bug, with a write still to come');
+      },
+      OPTIONS,
+    );
+    expect(failed.outcome).toBe('failed');
+    await expect(kept?.query('INSERT INTO orders (payment_id, attempt) VALUES (?, 1)', ['PAY_LATE'])).rejects.toThrow(/after its run had ended/);
+
+    const retried = await ledger.run('payment:PAY_LATE:SUCCESS', async (tx) => void (await tx.query('INSERT INTO orders (payment_id, attempt) VALUES (?, 2)', ['PAY_LATE'])), OPTIONS);
+    expect(retried.outcome).toBe('processed');
+    expect(await orders(admin, 'PAY_LATE')).toBe(1);
+  });
+
+  it('refuses it on Drizzle over mysql2 too: the retry fulfils the payment once', async () => {
+    const ledger = await newLedger(fromDrizzle(drizzle(pool)));
+    const write = (tx: { execute(query: ReturnType<typeof sql>): Promise<unknown> }, attempt: number) => tx.execute(sql`INSERT INTO orders (payment_id, attempt) VALUES (${'PAY_LATE_DZ'}, ${attempt})`);
+    let kept: Parameters<Parameters<typeof ledger.run>[1]>[0] | undefined;
+    const failed = await ledger.run(
+      'payment:PAY_LATE_DZ:SUCCESS',
+      (tx) => {
+        kept = tx;
+        throw new Error('handler bug, with a write still to come');
+      },
+      OPTIONS,
+    );
+    expect(failed.outcome).toBe('failed');
+    // Drizzle wraps the driver's error ("Failed query: …") with it as the cause.
+    await expect(kept && write(kept, 1)).rejects.toMatchObject({ cause: { message: expect.stringMatching(/after its run had ended/) } });
+
+    const retried = await ledger.run('payment:PAY_LATE_DZ:SUCCESS', async (tx) => void (await write(tx, 2)), OPTIONS);
+    expect(retried.outcome).toBe('processed');
+    expect(await orders(admin, 'PAY_LATE_DZ')).toBe(1);
+  });
+
+  it('keeps its connection when the handler calls tx.release(): the pool does not hand it to another caller mid-run', async () => {
+    const single = mysql.createPool({ ...server.options, connectionLimit: 1 });
+    try {
+      const ledger = await newLedger(fromMysql2(single));
+      let waiting: Promise<mysql.PoolConnection> | undefined;
+      const run = await ledger.run(
+        'payment:PAY_REL:SUCCESS',
+        async (tx) => {
+          await tx.query('INSERT INTO orders (payment_id, attempt) VALUES (?, 1)', ['PAY_REL']);
+          tx.release();
+          waiting = single.getConnection();
+          // A free connection is handed out on the next tick; a statement takes a round trip.
+          return Promise.race([waiting.then(() => 'handed out'), tx.query('SELECT 1').then(() => 'still the run\'s')]);
+        },
+        OPTIONS,
+      );
+      expect(run).toEqual({ outcome: 'processed', value: "still the run's" });
+      (await waiting)?.release();
+      expect(await orders(admin, 'PAY_REL')).toBe(1);
+    } finally {
+      await single.end();
+    }
+  });
+});
