@@ -5,7 +5,7 @@
  * @module
  */
 import { ConfigurationError } from '../core/errors/base.js';
-import { rolledBack, settle, type SqlClient, type SqlSession } from './driver.js';
+import { rolledBack, type SqlClient, type SqlSession } from './driver.js';
 import { workTx } from './mysql-tx.js';
 
 /** A mysql2 promise connection checked out of a pool (`PoolConnection`), as the ledger drives it. */
@@ -165,12 +165,18 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P, options: Mysql2Led
       const conn = (await pool.getConnection()) as Mysql2ConnectionOf<P> & Mysql2ConnectionLike;
       const send = ledgerSend(conn);
       let live = true;
-      const release = () => {
+      // The connection goes back to the pool only with its own settings restored: one whose
+      // restore failed (a KILL QUERY landing on it) would keep autocommit off, and the next
+      // user's writes would never commit. It is closed instead.
+      const release = async () => {
         if (!live) return;
         live = false;
-        // Queued behind nothing else of ours: the next user of the connection finds its own settings.
-        void settle(send('query', `SET ${restoreOf(isolation)}`, []));
-        conn.release();
+        try {
+          await send('query', `SET ${restoreOf(isolation)}`, []);
+          conn.release();
+        } catch {
+          conn.destroy();
+        }
       };
       const destroy = () => {
         if (!live) return;
@@ -237,10 +243,11 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P, options: Mysql2Led
           work.end();
           try {
             await send('query', 'ROLLBACK', []);
-            release();
           } catch {
             destroy();
+            return;
           }
+          await release();
         },
         abandon() {
           // Closing the connection makes the server roll the transaction back at once.

@@ -183,6 +183,14 @@ describe('fromMysql2', () => {
     expect(ended).toEqual(['released']);
   });
 
+  it('a rollback whose restore of the connection\'s settings fails closes the connection instead of giving it back with autocommit off', async () => {
+    const { pool, sent, ended } = fakePool({ refuse: (text) => (text.startsWith('SET SESSION innodb_lock_wait_timeout = @myr_gateway_lwt') ? { errno: 1317 } : undefined) });
+    const session = await fromMysql2(pool).begin(1000);
+    await session.rollback();
+    expect(sent.slice(1)).toEqual(['ROLLBACK', expect.stringContaining('SET SESSION innodb_lock_wait_timeout = @myr_gateway_lwt')]);
+    expect(ended).toEqual(['destroyed']);
+  });
+
   it('a failed commit destroys the connection (outcome unknown) and rejects', async () => {
     const { pool, sent, ended } = fakePool();
     const session = await fromMysql2(pool).begin(1000);
