@@ -146,6 +146,9 @@ export function connectionLost(error: unknown): boolean {
   return LOST_CONNECTION.has(field(error, 'code')) || typeof syscall === 'string' || severity === 'FATAL' || severity === 'PANIC';
 }
 
+/** Whether `error` is Postgres's in_failed_sql_transaction (25P02): a statement of the work failed and the work caught it. */
+export const aborted = (error: unknown): boolean => typeof error === 'object' && error !== null && 'code' in error && error.code === '25P02';
+
 /** The error of a COMMIT the database turned into a ROLLBACK (a statement of the work had failed). */
 export function rolledBack(answer: string): Error {
   return Object.assign(new Error(`COMMIT answered ${answer}: the transaction was rolled back (a statement of the work failed)`), { code: '25P02' });
