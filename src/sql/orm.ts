@@ -8,6 +8,7 @@
  */
 import { ConfigurationError } from '../core/errors/base.js';
 import { settle, type SqlClient, type SqlDialect, type SqlResult, type SqlSession } from './driver.js';
+import { listenForErrors } from './postgres.js';
 
 type OrmDialect = Extract<SqlDialect, 'postgres' | 'mysql'>;
 /** Sends one of the ledger's statements through the ORM's transaction. */
@@ -175,13 +176,17 @@ function drizzleDialect(db: object): unknown {
 }
 
 /** The driver client under a Drizzle transaction (node-postgres `PoolClient`, mysql2 `PoolConnection`). */
-function driverQuery(dialect: OrmDialect, tx: unknown): RawQuery {
+function driverClient(tx: unknown): { readonly client: object; readonly send: (...args: unknown[]) => unknown } {
   const session = isRecord(tx) && isRecord(tx.session) ? tx.session : undefined;
   const client = session && isRecord(session.client) ? session.client : undefined;
   const send = client?.query;
   if (!client || typeof send !== 'function') throw new ConfigurationError('fromDrizzle supports Drizzle over node-postgres (drizzle-orm/node-postgres) and mysql2 (drizzle-orm/mysql2)', 'db');
+  return { client, send: (...args): unknown => Reflect.apply(send, client, args) };
+}
+
+function driverQuery(dialect: OrmDialect, send: (...args: unknown[]) => unknown): RawQuery {
   return async (text, params) => {
-    const result: unknown = await Reflect.apply(send, client, [text, [...params]]);
+    const result: unknown = await send(text, [...params]);
     if (dialect === 'postgres') {
       return isRecord(result) ? { rows: rowsOf(result.rows), affected: typeof result.rowCount === 'number' ? result.rowCount : 0 } : { rows: [], affected: 0 };
     }
@@ -203,15 +208,18 @@ export function heldTransaction<R, Tx>(
   dialect: OrmDialect,
   lockTimeoutMs: number,
   open: (body: (raw: R) => Promise<void>) => PromiseLike<unknown>,
-  connect: (raw: R) => { readonly tx: Tx; readonly query: RawQuery },
+  connect: (raw: R) => { readonly tx: Tx; readonly query: RawQuery; readonly ended?: () => void },
 ): Promise<SqlSession<Tx>> {
   return new Promise<SqlSession<Tx>>((handOut, failed) => {
     let decide!: (commit: boolean) => void;
     const decision = new Promise<boolean>((resolve) => (decide = resolve));
     let begun = false;
+    let ended: (() => void) | undefined;
     const finished = Promise.resolve(
       open(async (raw) => {
-        const { tx, query } = connect(raw);
+        const connected = connect(raw);
+        const { tx, query } = connected;
+        ended = connected.ended;
         const restore = await boundLockWaits(dialect, query, lockTimeoutMs);
         begun = true;
         handOut(session(tx, query));
@@ -224,6 +232,7 @@ export function heldTransaction<R, Tx>(
     finished.catch((error: unknown) => {
       if (!begun) failed(error);
     });
+    void settle(finished).then(() => ended?.());
     const session = (tx: Tx, query: RawQuery): SqlSession<Tx> => {
       const rollback = async () => {
         decide(false);
@@ -273,8 +282,12 @@ export function fromDrizzle<D extends DrizzleLike>(db: D, dialect?: 'postgres' |
         chosen,
         lockTimeoutMs,
         (body) => db.transaction(body, chosen === 'mysql' ? { isolationLevel: 'read committed' } : undefined),
-        // Drizzle calls back with the transaction whose type DrizzleTxOf<D> names.
-        (raw: unknown) => ({ tx: raw as DrizzleTxOf<D>, query: driverQuery(chosen, raw) }),
+        (raw: unknown) => {
+          const { client, send } = driverClient(raw);
+          const ended = chosen === 'postgres' ? listenForErrors(client) : () => undefined;
+          // Drizzle calls back with the transaction whose type DrizzleTxOf<D> names.
+          return { tx: raw as DrizzleTxOf<D>, query: driverQuery(chosen, send), ended };
+        },
       );
     },
   };

@@ -137,11 +137,12 @@ export function fromPg<P extends PgPoolLike>(pool: P, options: PgLedgerOptions =
 }
 
 /**
- * While the ledger holds a checked-out client, its connection dying (the database restarting)
- * must not be an uncaught 'error' event (node-postgres removes the pool's listener at checkout):
- * the statement in flight rejects with the same error, which the ledger answers.
+ * While the ledger holds a checked-out client (its own, or Drizzle's), its connection dying (the
+ * database restarting, a terminated session) must not be an uncaught 'error' event: node-postgres
+ * removes the pool's listener at checkout, and Drizzle adds none. The statement in flight rejects
+ * with the same error, which the ledger answers. Answers how to stop listening.
  */
-function listenForErrors(client: object): () => void {
+export function listenForErrors(client: object): () => void {
   return listen(client, 'error', () => undefined);
 }
 
