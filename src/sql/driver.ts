@@ -149,6 +149,25 @@ export function connectionLost(error: unknown): boolean {
 /** Whether `error` is Postgres's in_failed_sql_transaction (25P02): a statement of the work failed and the work caught it. */
 export const aborted = (error: unknown): boolean => typeof error === 'object' && error !== null && 'code' in error && error.code === '25P02';
 
+/**
+ * Whether `error` (or one of its causes: ORMs wrap the driver's error) is a Postgres integrity
+ * constraint violation (class 23): at COMMIT, a deferred constraint the work's writes broke. The
+ * server answered, and rolled everything back: the outcome is known, and it is the work's.
+ *
+ * @example
+ * ```ts
+ * constraintBroken({ code: '23503' }); // true: foreign_key_violation
+ * ```
+ */
+export function constraintBroken(error: unknown): boolean {
+  for (let depth = 0; depth < 5 && typeof error === 'object' && error !== null; depth++) {
+    const code = field(error, 'code');
+    if (typeof code === 'string' && /^23[0-9A-Z]{3}$/.test(code)) return true;
+    error = wrapped(error);
+  }
+  return false;
+}
+
 /** The error of a COMMIT the database turned into a ROLLBACK (a statement of the work had failed). */
 export function rolledBack(answer: string): Error {
   return Object.assign(new Error(`COMMIT answered ${answer}: the transaction was rolled back (a statement of the work failed)`), { code: '25P02' });

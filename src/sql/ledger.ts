@@ -12,7 +12,7 @@ import type { LedgerRun, PaymentOrder, TransactionalWebhookStore } from '../webh
 import { supersedesNothing } from '../webhooks/lifecycle.js';
 import { runBudget } from './deadline.js';
 import { ensureSchema, pruneExpired, type PruneOptions } from './maintenance.js';
-import { aborted, isConflict, type SqlClient, type SqlDialect, type SqlSession } from './driver.js';
+import { aborted, constraintBroken, isConflict, type SqlClient, type SqlDialect, type SqlSession } from './driver.js';
 import { checkTableName, keyRow, markRow, params, statements, type Statements } from './statements.js';
 
 /** Options of {@link SqlLedger}. */
@@ -175,7 +175,8 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
     try {
       await session.commit(held);
     } catch (error) {
-      return aborted(error) ? { outcome: 'failed', error } : inFlightOrUnavailable(error);
+      // A deferred constraint the work broke fails COMMIT itself: known, rolled back, the work's.
+      return aborted(error) || constraintBroken(error) ? { outcome: 'failed', error } : inFlightOrUnavailable(error);
     }
     return { outcome: 'processed', value: settled.value };
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { connectionLost, isConflict, settle } from '../../../src/sql/driver.js';
+import { connectionLost, constraintBroken, isConflict, settle } from '../../../src/sql/driver.js';
 
 describe('isConflict: which database errors mean "another transaction holds the rows" (409, never 500)', () => {
   it.each([
@@ -64,5 +64,21 @@ describe('connectionLost: which errors mean nothing more can be sent on the conn
     ['CONNECTION_CLOSED', false],
   ])('%o → %s', (error, lost) => {
     expect(connectionLost(error)).toBe(lost);
+  });
+});
+
+describe('constraintBroken: a deferred constraint refused at COMMIT (the work failed, nothing committed)', () => {
+  it.each([
+    [{ code: '23503', severity: 'ERROR' }, true],
+    [{ code: '23505' }, true],
+    [Object.assign(new Error('Failed query: commit'), { cause: { code: '23514' } }), true],
+    [{ code: '25P02' }, false],
+    [{ code: '40001' }, false],
+    [{ code: 23503 }, false],
+    [{ code: 'ECONNRESET', syscall: 'read' }, false],
+    [new Error('no code'), false],
+    [undefined, false],
+  ])('%o: %s', (error, expected) => {
+    expect(constraintBroken(error)).toBe(expected);
   });
 });
