@@ -146,8 +146,26 @@ export function connectionLost(error: unknown): boolean {
   return LOST_CONNECTION.has(field(error, 'code')) || typeof syscall === 'string' || severity === 'FATAL' || severity === 'PANIC';
 }
 
-/** Whether `error` is Postgres's in_failed_sql_transaction (25P02): a statement of the work failed and the work caught it. */
-export const aborted = (error: unknown): boolean => typeof error === 'object' && error !== null && 'code' in error && error.code === '25P02';
+/** The SQLSTATEs `error` and its causes carry (`code`; Prisma's driver adapter error: `originalCode`). */
+function sqlStates(error: unknown): unknown[] {
+  const found: unknown[] = [];
+  for (let depth = 0; depth < 5 && typeof error === 'object' && error !== null; depth++) {
+    found.push(field(error, 'code'), field(error, 'originalCode'));
+    error = wrapped(error);
+  }
+  return found;
+}
+
+/**
+ * Whether `error` (or one of its causes) is Postgres's in_failed_sql_transaction (25P02): a
+ * statement of the work failed and the work caught it.
+ *
+ * @example
+ * ```ts
+ * aborted({ code: '25P02' }); // true
+ * ```
+ */
+export const aborted = (error: unknown): boolean => sqlStates(error).includes('25P02');
 
 /**
  * Whether `error` (or one of its causes: ORMs wrap the driver's error) is a Postgres integrity
@@ -160,12 +178,7 @@ export const aborted = (error: unknown): boolean => typeof error === 'object' &&
  * ```
  */
 export function constraintBroken(error: unknown): boolean {
-  for (let depth = 0; depth < 5 && typeof error === 'object' && error !== null; depth++) {
-    const code = field(error, 'code');
-    if (typeof code === 'string' && /^23[0-9A-Z]{3}$/.test(code)) return true;
-    error = wrapped(error);
-  }
-  return false;
+  return sqlStates(error).some((code) => typeof code === 'string' && /^23[0-9A-Z]{3}$/.test(code));
 }
 
 /** The error of a COMMIT the database turned into a ROLLBACK (a statement of the work had failed). */
