@@ -134,7 +134,15 @@ export function fromKysely<K extends KyselyLike>(db: K, dialect?: 'postgres' | '
         query,
         async commit() {
           await restore?.();
-          await trx.commit().execute();
+          try {
+            await trx.commit().execute();
+          } catch (error) {
+            // Kysely gives the connection back after a failed COMMIT only when it reads the
+            // error as an aborted transaction; a deferred constraint broken at COMMIT would keep
+            // it out of the pool for ever. The ROLLBACK gives it back (or is refused: given back).
+            await rollback();
+            throw error;
+          }
         },
         async rollback() {
           await restore?.();

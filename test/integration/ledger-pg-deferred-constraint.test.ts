@@ -4,7 +4,8 @@
  * outcome is known (nothing committed, the handler's write refused), so the delivery is the
  * handler's failure (500, stage 'handler'), not a database whose COMMIT outcome is unknown (503,
  * stage 'store', STORE_UNAVAILABLE), which would send the merchant looking for an outage.
- * Real PostgreSQL 15, through node-postgres, Kysely and Drizzle and the public runOnce.
+ * Its connection goes back to the pool. Real PostgreSQL 15, through node-postgres, Kysely and
+ * Drizzle and the public runOnce.
  */
 import { sql as drizzleSql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
@@ -51,6 +52,8 @@ it.each(Object.keys(drivers))('%s: a deferred constraint broken at COMMIT is the
   expect(failure).toBeInstanceOf(WebhookHandlerError);
   expect(failure).toMatchObject({ stage: 'handler' });
   expect((await pool.query('SELECT count(*)::int AS n FROM shipments WHERE k = $1', [key])).rows[0]).toEqual({ n: 0 });
+  // The run's connection went back to the pool (a leaked one would starve the next callbacks).
+  expect(pool.totalCount - pool.idleCount).toBe(0);
   // Nothing was recorded either: a retry runs the handler again.
   let ran = false;
   expect((await runOnce(ledger, key, () => void (ran = true))).outcome).toBe('processed');
