@@ -147,6 +147,41 @@ export function connectionLost(error: unknown): boolean {
   return LOST_CONNECTION.has(field(error, 'code')) || typeof syscall === 'string' || severity === 'FATAL' || severity === 'PANIC';
 }
 
+/** The SQLSTATEs `error` and its causes carry (`code`; Prisma's driver adapter error: `originalCode`). */
+function sqlStates(error: unknown): unknown[] {
+  const found: unknown[] = [];
+  for (let depth = 0; depth < 5 && typeof error === 'object' && error !== null; depth++) {
+    found.push(field(error, 'code'), field(error, 'originalCode'));
+    error = wrapped(error);
+  }
+  return found;
+}
+
+/**
+ * Whether `error` (or one of its causes) is Postgres's in_failed_sql_transaction (25P02): a
+ * statement of the work failed and the work caught it.
+ *
+ * @example
+ * ```ts
+ * aborted({ code: '25P02' }); // true
+ * ```
+ */
+export const aborted = (error: unknown): boolean => sqlStates(error).includes('25P02');
+
+/**
+ * Whether `error` (or one of its causes: ORMs wrap the driver's error) is a Postgres integrity
+ * constraint violation (class 23): at COMMIT, a deferred constraint the work's writes broke. The
+ * server answered, and rolled everything back: the outcome is known, and it is the work's.
+ *
+ * @example
+ * ```ts
+ * constraintBroken({ code: '23503' }); // true: foreign_key_violation
+ * ```
+ */
+export function constraintBroken(error: unknown): boolean {
+  return sqlStates(error).some((code) => typeof code === 'string' && /^23[0-9A-Z]{3}$/.test(code));
+}
+
 /** The error of a COMMIT the database turned into a ROLLBACK (a statement of the work had failed). */
 export function rolledBack(answer: string): Error {
   return Object.assign(new Error(`COMMIT answered ${answer}: the transaction was rolled back (a statement of the work failed)`), { code: '25P02' });

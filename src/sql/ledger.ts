@@ -13,7 +13,7 @@ import type { LedgerRun, PaymentOrder, TransactionalWebhookStore } from '../webh
 import { supersedesNothing } from '../webhooks/lifecycle.js';
 import { runBudget } from './deadline.js';
 import { ensureSchema, pruneExpired, type PruneOptions } from './maintenance.js';
-import { isConflict, type SqlClient, type SqlDialect, type SqlSession } from './driver.js';
+import { aborted, constraintBroken, isConflict, type SqlClient, type SqlDialect, type SqlSession } from './driver.js';
 import { checkTableName, keyRow, markRow, params, statements, type Statements } from './statements.js';
 
 /** Options of {@link SqlLedger}. */
@@ -66,8 +66,6 @@ export interface LedgerRunOptions {
 }
 
 const inFlightOrUnavailable = (error: unknown): LedgerRun<never> => (isConflict(error) ? { outcome: 'in_flight' } : { outcome: 'unavailable', error });
-// Postgres: a statement of the work failed and the work caught it; the transaction is aborted.
-const isAbortedTransaction = (error: unknown) => typeof error === 'object' && error !== null && 'code' in error && error.code === '25P02';
 /** The mark a status that does not raise it writes: the payment's row, for its lock, superseding nothing. */
 const LOCK_ONLY_RANK = supersedesNothing();
 
@@ -168,12 +166,13 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
       }
     } catch (error) {
       await session.rollback(error);
-      return isAbortedTransaction(error) ? { outcome: 'failed', error } : inFlightOrUnavailable(error);
+      return aborted(error) ? { outcome: 'failed', error } : inFlightOrUnavailable(error);
     }
     try {
       await session.commit(held);
     } catch (error) {
-      return isAbortedTransaction(error) ? { outcome: 'failed', error } : inFlightOrUnavailable(error);
+      // A deferred constraint the work broke fails COMMIT itself: known, rolled back, the work's.
+      return aborted(error) || constraintBroken(error) ? { outcome: 'failed', error } : inFlightOrUnavailable(error);
     }
     return { outcome: 'processed', value: settled.value };
   }

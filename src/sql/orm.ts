@@ -9,6 +9,7 @@
 import { ConfigurationError } from '../core/errors/base.js';
 import { settle, type SqlClient, type SqlDialect, type SqlResult, type SqlSession } from './driver.js';
 import { guardedDrizzleTx } from './drizzle-tx.js';
+import { listenForErrors } from './postgres.js';
 
 type OrmDialect = Extract<SqlDialect, 'postgres' | 'mysql'>;
 /** Sends one of the ledger's statements through the ORM's transaction. */
@@ -150,7 +151,16 @@ export function fromKysely<K extends KyselyLike>(db: K, dialect?: 'postgres' | '
             await rollback();
             throw error;
           }
-          await trx.commit().execute();
+          try {
+            await trx.commit().execute();
+          } catch (error) {
+            // Kysely gives the connection back after a failed COMMIT only when it reads the
+            // error as an aborted transaction; a deadlock or a deferred constraint broken at
+            // COMMIT would keep it out of the pool for ever. The ROLLBACK gives it back (or is
+            // refused: given back).
+            await rollback();
+            throw error;
+          }
         },
         async rollback() {
           await end?.(false);
@@ -192,13 +202,17 @@ function drizzleDialect(db: object): unknown {
 }
 
 /** The driver client under a Drizzle transaction (node-postgres `PoolClient`, mysql2 `PoolConnection`). */
-function driverQuery(dialect: OrmDialect, tx: unknown): RawQuery {
+function driverClient(tx: unknown): { readonly client: object; readonly send: (...args: unknown[]) => unknown } {
   const session = isRecord(tx) && isRecord(tx.session) ? tx.session : undefined;
   const client = session && isRecord(session.client) ? session.client : undefined;
   const send = client?.query;
   if (!client || typeof send !== 'function') throw new ConfigurationError('fromDrizzle supports Drizzle over node-postgres (drizzle-orm/node-postgres) and mysql2 (drizzle-orm/mysql2)', 'db');
+  return { client, send: (...args): unknown => Reflect.apply(send, client, args) };
+}
+
+function driverQuery(dialect: OrmDialect, send: (...args: unknown[]) => unknown): RawQuery {
   return async (text, params) => {
-    const result: unknown = await Reflect.apply(send, client, [text, [...params]]);
+    const result: unknown = await send(text, [...params]);
     if (dialect === 'postgres') {
       return isRecord(result) ? { rows: rowsOf(result.rows), affected: typeof result.rowCount === 'number' ? result.rowCount : 0 } : { rows: [], affected: 0 };
     }
@@ -220,16 +234,20 @@ export function heldTransaction<R, Tx>(
   dialect: OrmDialect,
   lockTimeoutMs: number,
   open: (body: (raw: R) => Promise<void>) => PromiseLike<unknown>,
-  connect: (raw: R, ended: () => boolean) => { readonly tx: Tx; readonly query: RawQuery },
+  connect: (raw: R, ended: () => boolean) => { readonly tx: Tx; readonly query: RawQuery; readonly stop?: (() => void) | undefined },
 ): Promise<SqlSession<Tx>> {
   return new Promise<SqlSession<Tx>>((handOut, failed) => {
     let decide!: (commit: boolean) => void;
     const decision = new Promise<boolean>((resolve) => (decide = resolve));
     let begun = false;
     let ended = false;
+    /** Stops what the connection was given for the run (an error listener), once the transaction is over. */
+    let stop: (() => void) | undefined;
     const finished = Promise.resolve(
       open(async (raw) => {
-        const { tx, query } = connect(raw, () => ended);
+        const connected = connect(raw, () => ended);
+        const { tx, query } = connected;
+        stop = connected.stop;
         const end = await boundLockWaits(dialect, query, lockTimeoutMs);
         begun = true;
         handOut(session(tx, query));
@@ -246,6 +264,7 @@ export function heldTransaction<R, Tx>(
         if (!begun) failed(error);
       },
     );
+    void settle(finished).then(() => stop?.());
     const session = (tx: Tx, query: RawQuery): SqlSession<Tx> => {
       const rollback = async () => {
         decide(false);
@@ -296,8 +315,14 @@ export function fromDrizzle<D extends DrizzleLike>(db: D, dialect?: 'postgres' |
         chosen,
         lockTimeoutMs,
         (body) => db.transaction(body, chosen === 'mysql' ? { isolationLevel: 'read committed' } : undefined),
-        // Drizzle calls back with the transaction whose type DrizzleTxOf<D> names.
-        (raw: unknown, ended) => ({ tx: guardedDrizzleTx(raw as DrizzleTxOf<D>, ended), query: driverQuery(chosen, raw) }),
+        (raw: unknown, ended) => {
+          const { client, send } = driverClient(raw);
+          // node-postgres's client emits 'error' when the server ends the session: unheard, the
+          // process would end.
+          const stop = chosen === 'postgres' ? listenForErrors(client) : undefined;
+          // Drizzle calls back with the transaction whose type DrizzleTxOf<D> names.
+          return { tx: guardedDrizzleTx(raw as DrizzleTxOf<D>, ended), query: driverQuery(chosen, send), stop };
+        },
       );
     },
   };

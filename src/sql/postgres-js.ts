@@ -9,7 +9,7 @@ import { ConfigurationError } from '../core/errors/base.js';
 import { within } from '../core/wait.js';
 import { connectionLost, rolledBack, settle, usedAfterRun, type SqlClient } from './driver.js';
 import { preparing, rows, type PgLedgerOptions } from './postgres.js';
-import { LEDGER_TX } from './statements.js';
+import { CHECK_THEN_COMMIT, LEDGER_TX, notHeld } from './statements.js';
 
 /** A postgres.js `sql` instance (`postgres(url)`), as the ledger drives it. */
 export interface PostgresJsLike {
@@ -229,17 +229,13 @@ export function fromPostgresJs<S extends PostgresJsLike>(sql: S, options: PgLedg
           let result;
           try {
             await begun;
-            // The check and COMMIT in one simple query: whether the ledger's transaction is still
-            // the one open. Work that ended it on tx (a ROLLBACK) took the claim along; COMMIT is
-            // then a no-op warning this client does not surface, and the check, run outside that
-            // transaction, no longer sees its SET LOCAL mark. The answer carries the check's row
-            // and COMMIT's command tag; in a transaction a failed statement aborted, the check
-            // itself fails (25P02) and COMMIT does not run.
-            result = await send(`SELECT current_setting('${LEDGER_TX}', true) = 'on' AS held; COMMIT`);
+            // The check and COMMIT in one simple query (CHECK_THEN_COMMIT says why).
+            result = await send(CHECK_THEN_COMMIT);
           } catch (error) {
-            // An aborted transaction fails the check and skips COMMIT: it is still open. A COMMIT
-            // that failed has ended it already; the ROLLBACK is then a warning.
+            // The check failed and COMMIT was not sent, or a COMMIT that failed has ended the
+            // transaction already (the ROLLBACK is then a warning).
             await rollback(error);
+            if (notHeld(error)) throw rolledBack('no transaction in progress');
             throw error;
           }
           end();

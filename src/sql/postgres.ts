@@ -7,7 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import { ConfigurationError } from '../core/errors/base.js';
-import { rolledBack, usedAfterRun, type SqlClient, type SqlResult, type SqlSession } from './driver.js';
+import { aborted, rolledBack, usedAfterRun, type SqlClient, type SqlResult, type SqlSession } from './driver.js';
+import { CHECK_THEN_COMMIT, LEDGER_TX, notHeld } from './statements.js';
 
 /** A node-postgres client checked out of a pool (`pg.PoolClient`), as the ledger drives it. */
 export interface PgClientLike {
@@ -125,8 +126,9 @@ export function fromPg<P extends PgPoolLike>(pool: P, options: PgLedgerOptions =
       const client = (await pool.connect()) as PgClientOf<P> & PgClientLike;
       const session = pgSession(client, prepare);
       try {
-        // One round trip (simple protocol, two statements); the value is a checked integer.
-        await client.query(`BEGIN; SET LOCAL lock_timeout = ${lockTimeoutMs}`);
+        // One round trip (simple protocol): BEGIN, the run's lock_timeout (a checked integer), and
+        // the mark of this transaction COMMIT's check reads.
+        await client.query(`BEGIN; SET LOCAL lock_timeout = ${lockTimeoutMs}; SET LOCAL ${LEDGER_TX} = 'on'`);
       } catch (error) {
         session.abandon(Promise.resolve());
         throw error;
@@ -137,11 +139,12 @@ export function fromPg<P extends PgPoolLike>(pool: P, options: PgLedgerOptions =
 }
 
 /**
- * While the ledger holds a checked-out client, its connection dying (the database restarting)
- * must not be an uncaught 'error' event (node-postgres removes the pool's listener at checkout):
- * the statement in flight rejects with the same error, which the ledger answers.
+ * While the ledger holds a checked-out client (its own, or Drizzle's), its connection dying (the
+ * database restarting, a terminated session) must not be an uncaught 'error' event: node-postgres
+ * removes the pool's listener at checkout, and Drizzle adds none. The statement in flight rejects
+ * with the same error, which the ledger answers. Answers how to stop listening.
  */
-function listenForErrors(client: object): () => void {
+export function listenForErrors(client: object): () => void {
   return listen(client, 'error', () => undefined);
 }
 
@@ -209,6 +212,14 @@ function pgSession<C extends PgClientLike>(client: C, prepare: boolean): SqlSess
     if (!destroy) stopListening();
     client.release(destroy);
   };
+  const rollback = async () => {
+    try {
+      await client.query('ROLLBACK');
+      end();
+    } catch (error) {
+      end(toError(error));
+    }
+  };
   return {
     tx: guardedTx(client, () => !open),
     async query(text, values): Promise<SqlResult> {
@@ -217,34 +228,27 @@ function pgSession<C extends PgClientLike>(client: C, prepare: boolean): SqlSess
       return { rows: rows(result.rows), affected: result.rowCount ?? 0 };
     },
     async commit() {
-      // COMMIT with no transaction open (the work ended it on tx, taking the claim along) is only
-      // a warning, no_active_sql_transaction (25P01): the claim may not have been committed.
-      let noTransaction = false;
-      const stopNotices = listen(client, 'notice', (notice: unknown) => {
-        if (typeof notice === 'object' && notice !== null && 'code' in notice && notice.code === '25P01') noTransaction = true;
-      });
-      let result;
+      // Several statements in one simple query answer one result each: COMMIT's is the last.
+      let answer: unknown;
       try {
-        result = await client.query('COMMIT');
+        answer = await client.query(CHECK_THEN_COMMIT);
       } catch (error) {
+        // The check failed (the ledger's transaction had ended, or a statement of the work had
+        // failed), and COMMIT was not sent: roll back whatever transaction is open.
+        if (notHeld(error) || aborted(error)) {
+          await rollback();
+          throw notHeld(error) ? rolledBack('no transaction in progress') : error;
+        }
         end(toError(error));
         throw error;
-      } finally {
-        stopNotices();
       }
       end();
+      const last: unknown = Array.isArray(answer) ? answer.at(-1) : answer;
+      const command = typeof last === 'object' && last !== null && 'command' in last ? last.command : undefined;
       // Postgres answers COMMIT of a failed transaction with ROLLBACK, not an error.
-      if (result.command !== 'COMMIT') throw rolledBack(result.command);
-      if (noTransaction) throw rolledBack('no transaction in progress');
+      if (command !== 'COMMIT') throw rolledBack(String(command));
     },
-    async rollback() {
-      try {
-        await client.query('ROLLBACK');
-        end();
-      } catch (error) {
-        end(toError(error));
-      }
-    },
+    rollback,
     abandon() {
       // Closing the connection makes the server roll the transaction back at once, and frees its locks.
       end(new Error('myr-gateway: the work outlived its time; its transaction is rolled back'));

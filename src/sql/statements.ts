@@ -51,6 +51,20 @@ export const markRow = (paymentId: string): string => rowKey('m:', paymentId);
 export const LEDGER_TX = 'myr_gateway.ledger_tx';
 
 /**
+ * The check and COMMIT of a Postgres run, in one simple query: COMMIT only while the ledger's
+ * transaction is still the one open. Work that ended it on tx took the claim along, and work that
+ * then began again left a transaction of its own open: COMMIT would commit its writes without the
+ * claim (the redelivery, finding the key free, writes them again). Outside the ledger's
+ * transaction the check fails (22P02: its text is no boolean), and Postgres skips the rest of a
+ * simple query after an error, so that COMMIT is never sent; in a transaction a failed statement
+ * aborted, it fails with 25P02 alike. Either leaves at most a transaction to roll back.
+ */
+export const CHECK_THEN_COMMIT = `SELECT CASE WHEN current_setting('${LEDGER_TX}', true) = 'on' THEN true ELSE ('myr-gateway: the ledger''s transaction is no longer open' || coalesce(current_setting('${LEDGER_TX}', true), ''))::boolean END AS held; COMMIT`;
+
+/** Whether CHECK_THEN_COMMIT failed because the ledger's transaction was no longer the one open. */
+export const notHeld = (error: unknown): boolean => typeof error === 'object' && error !== null && 'code' in error && error.code === '22P02';
+
+/**
  * The claim's expiry, `$2`, in a claim sent before BEGIN's answer (postgres.js pipelines them): a
  * value only inside the ledger's transaction, an error outside it (NULL breaks NOT NULL, '' is not
  * a number). So when BEGIN fails and the connection lives on (a cancel, a statement_timeout), the

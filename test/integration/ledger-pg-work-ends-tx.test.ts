@@ -62,3 +62,38 @@ it('postgres.js: work that rolled tx back is not acknowledged as processed eithe
     await sql.end();
   }
 }, 60_000);
+
+/**
+ * Work that ends the ledger's transaction and opens one of its own on tx (a ROLLBACK, then BEGIN
+ * and its write) leaves a transaction open for the ledger's COMMIT to commit: its write, without
+ * the claim. The run must not commit that write (the redelivery, finding the key free, writes the
+ * order again): it is answered failed, and the callback is fulfilled once, by the redelivery.
+ */
+it.each(['node-postgres', 'postgres.js'] as const)('%s: work that rolled tx back and began again is rolled back, and the order is written once', async (driver) => {
+  const sql = postgres(server.url, { max: 2, onnotice: () => undefined });
+  try {
+    await pool.query('CREATE TABLE IF NOT EXISTS orders_begun_again (k text)');
+    const write = driver === 'node-postgres'
+      ? (tx: unknown, k: string) => (tx as pg.PoolClient).query('INSERT INTO orders_begun_again VALUES ($1)', [k])
+      : (tx: unknown, k: string) => (tx as postgres.Sql).unsafe('INSERT INTO orders_begun_again VALUES ($1)', [k]);
+    const begin = driver === 'node-postgres' ? (tx: unknown, text: string) => (tx as pg.PoolClient).query(text) : (tx: unknown, text: string) => (tx as postgres.Sql).unsafe(text);
+    const ledger = new SqlLedger<unknown>(driver === 'node-postgres' ? fromPg(pool) : fromPostgresJs(sql), { table: `ledger_begun_again_${driver === 'node-postgres' ? 'pg' : 'js'}` });
+    await ledger.ensureSchema();
+    const key = `payment:PAY_AGAIN_${driver}:SUCCESS`;
+    const first = await runOnce(ledger, key, async ({ tx }) => {
+      await begin(tx, 'ROLLBACK');
+      await begin(tx, 'BEGIN');
+      await write(tx, key);
+    }).then(
+      (result) => result.outcome,
+      (error: unknown) => (error instanceof WebhookHandlerError ? error.stage : 'other'),
+    );
+    expect(first).toBe('handler');
+    const retry = await runOnce(ledger, key, async ({ tx }) => void (await write(tx, key)));
+    expect(retry.outcome).toBe('processed');
+    const { rows } = await pool.query('SELECT count(*)::int AS n FROM orders_begun_again WHERE k = $1', [key]);
+    expect(rows[0]).toEqual({ n: 1 });
+  } finally {
+    await sql.end();
+  }
+}, 60_000);

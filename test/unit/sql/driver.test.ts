@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { connectionLost, isConflict, settle } from '../../../src/sql/driver.js';
+import { aborted, connectionLost, constraintBroken, isConflict, settle } from '../../../src/sql/driver.js';
 
 describe('isConflict: which database errors mean "another transaction holds the rows" (409, never 500)', () => {
   it.each([
@@ -64,5 +64,37 @@ describe('connectionLost: which errors mean nothing more can be sent on the conn
     ['CONNECTION_CLOSED', false],
   ])('%o → %s', (error, lost) => {
     expect(connectionLost(error)).toBe(lost);
+  });
+});
+
+describe('constraintBroken: a deferred constraint refused at COMMIT (the work failed, nothing committed)', () => {
+  it.each([
+    [{ code: '23503', severity: 'ERROR' }, true],
+    [{ code: '23505' }, true],
+    [Object.assign(new Error('Failed query: commit'), { cause: { code: '23514' } }), true],
+    // Prisma: a DriverAdapterError whose cause carries the SQLSTATE as originalCode.
+    [Object.assign(new Error('DriverAdapterError'), { cause: { kind: 'ForeignKeyConstraintViolation', originalCode: '23503' } }), true],
+    [{ code: '25P02' }, false],
+    [{ code: '40001' }, false],
+    [{ code: 23503 }, false],
+    [{ code: 'ECONNRESET', syscall: 'read' }, false],
+    [new Error('no code'), false],
+    [undefined, false],
+  ])('%o: %s', (error, expected) => {
+    expect(constraintBroken(error)).toBe(expected);
+  });
+});
+
+describe('aborted: a statement of the work failed and the work caught it (the transaction is aborted: 500)', () => {
+  it.each([
+    [{ code: '25P02' }, true],
+    // Prisma: a raw statement's failure (P2010) carries the driver's code under meta.driverAdapterError.cause.
+    [{ code: 'P2010', meta: { driverAdapterError: { cause: { originalCode: '25P02' } } } }, true],
+    [Object.assign(new Error('Failed query'), { cause: { code: '25P02' } }), true],
+    [{ code: '25P01' }, false],
+    [{ code: '23503' }, false],
+    [null, false],
+  ])('%o: %s', (error, expected) => {
+    expect(aborted(error)).toBe(expected);
   });
 });

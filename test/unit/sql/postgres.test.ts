@@ -2,6 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../../src/index.js';
 import { fromPg } from '../../../src/sql/index.js';
 
+/**
+ * node-postgres's answer to `text`: a query of several statements (the check and COMMIT) answers
+ * one result per statement, an array, COMMIT's last.
+ */
+function answerOf(text: string, command: string, rowCount = 0) {
+  const result = { rows: [], rowCount, command };
+  if (!text.includes('; COMMIT')) return result;
+  return Object.assign([{ rows: [{ held: true }], rowCount: 1, command: 'SELECT' }, result], result);
+}
+
 /** A node-postgres pool whose one client records what it is sent and how it is given back. */
 function fakePool(answers: Record<string, { command: string; rowCount?: number }> = {}) {
   const sent: string[] = [];
@@ -12,8 +22,9 @@ function fakePool(answers: Record<string, { command: string; rowCount?: number }
       if (typeof query !== 'string') named.push(query);
       const text = typeof query === 'string' ? query : query.text;
       sent.push(text);
-      const answer = answers[text] ?? { command: text.split(' ')[0] ?? '' };
-      return { rows: [], rowCount: answer.rowCount ?? 0, command: answer.command };
+      const statement = text.includes('; COMMIT') ? 'COMMIT' : text;
+      const answer = answers[statement] ?? { command: statement.split(' ')[0] ?? '' };
+      return answerOf(text, answer.command, answer.rowCount);
     },
     release(destroy?: Error | boolean) {
       released.push(destroy ?? 'back to the pool');
@@ -26,7 +37,7 @@ describe('fromPg', () => {
   it('opens each transaction with its lock_timeout in one round trip', async () => {
     const { pool, sent } = fakePool();
     await fromPg(pool).begin(750);
-    expect(sent).toEqual(['BEGIN; SET LOCAL lock_timeout = 750']);
+    expect(sent).toEqual(["BEGIN; SET LOCAL lock_timeout = 750; SET LOCAL myr_gateway.ledger_tx = 'on'"]);
   });
 
   it("prepares the run's statements once per connection under a name of their text, and BEGIN never", async () => {
@@ -110,7 +121,7 @@ describe('fromPg and a connection that dies while the ledger holds it', () => {
   it('listens for the client\'s error event while it is checked out (no uncaught error), and stops when it goes back', async () => {
     const { EventEmitter } = await import('node:events');
     const client = Object.assign(new EventEmitter(), {
-      query: async (text: string) => ({ rows: [], rowCount: 0, command: text.split(' ')[0] ?? '' }),
+      query: async (text: string) => answerOf(text, text.includes('; COMMIT') ? 'COMMIT' : (text.split(' ')[0] ?? '')),
       release: () => undefined,
     });
     const session = await fromPg({ connect: async () => client }).begin(1000);
