@@ -15,27 +15,8 @@
  */
 import { ConfigurationError } from '../core/errors/base.js';
 import { usedAfterRun } from './driver.js';
+import { keepsTransaction } from './plain-statement.js';
 
-/**
- * A statement that cannot end a transaction when it succeeds: one plain read or write (a stored
- * function it calls may not commit, MySQL refuses that), with no second statement after it. A
- * comment before it, `CALL`, `SET`, DDL, transaction control and anything else does not match:
- * COMMIT checks the claim after those.
- */
-const KEEPS_TRANSACTION = /^\s*(?:SELECT|INSERT|UPDATE|DELETE|REPLACE|WITH|VALUES|TABLE)\b[^;]*;?\s*$/i;
-
-/** The statement text of mysql2's `query`/`execute` arguments (a string, or an options object's `sql`). */
-function statementText(first: unknown): string | undefined {
-  if (typeof first === 'string') return first;
-  const sql: unknown = typeof first === 'object' && first !== null ? Reflect.get(first, 'sql') : undefined;
-  return typeof sql === 'string' ? sql : undefined;
-}
-
-/** Whether `first` (the first argument of `query`/`execute`) is a statement that cannot end a transaction when it succeeds. */
-export function keepsTransaction(first: unknown): boolean {
-  const text = statementText(first);
-  return text !== undefined && KEEPS_TRANSACTION.test(text);
-}
 
 /**
  * mysql2's ways to give a pooled connection back, as the work finds them on `tx`: `release`, `end`

@@ -8,7 +8,11 @@
 import { createHash } from 'node:crypto';
 import { ConfigurationError } from '../core/errors/base.js';
 import { aborted, rolledBack, usedAfterRun, type SqlClient, type SqlResult, type SqlSession } from './driver.js';
+import { keepsTransaction } from './plain-statement.js';
 import { CHECK_THEN_COMMIT, LEDGER_TX, notHeld } from './statements.js';
+
+/** node-postgres's members that send nothing and reach nothing underneath: the work may use them as it likes. */
+const SENDS_NOTHING = new Set<string | symbol>(['escapeLiteral', 'escapeIdentifier']);
 
 /** A node-postgres client checked out of a pool (`pg.PoolClient`), as the ledger drives it. */
 export interface PgClientLike {
@@ -173,9 +177,16 @@ export function preparing(options: PgLedgerOptions): boolean {
  * The work's `tx`: the pooled client, whose `query` is refused (nothing is sent) once the run has
  * ended, when the client is back in the pool, where a statement would run on its own or in
  * another callback's transaction; and whose `release()` does nothing: the ledger gives the client
- * back, and a release by the work would hand it to another caller mid-transaction.
+ * back, and a release by the work would hand it to another caller mid-transaction. It also tells
+ * whether the work may have ended the ledger's transaction: after plain reads and writes that
+ * were answered (plain-statement.ts), it cannot have (one that failed leaves the transaction
+ * aborted, which COMMIT's answer says), so COMMIT goes without its check; after anything else
+ * (another statement, one still running, a cursor or a callback, another member of the client),
+ * the check goes with COMMIT.
  */
-function guardedTx<C extends PgClientLike>(client: C, ended: () => boolean): C {
+function guardedTx<C extends PgClientLike>(client: C, ended: () => boolean): { readonly tx: C; mayHaveEnded(): boolean } {
+  let touched = false;
+  let pending = 0;
   const refuse = (args: readonly unknown[]): unknown => {
     const refused = usedAfterRun();
     const [first] = args;
@@ -192,14 +203,33 @@ function guardedTx<C extends PgClientLike>(client: C, ended: () => boolean): C {
     }
     return Promise.reject(refused);
   };
-  return new Proxy(client, {
+  /** Sends a query of the work, noting what may have ended the transaction. */
+  const send = (query: unknown, args: unknown[]): unknown => {
+    if (typeof query !== 'function') return undefined;
+    if (!keepsTransaction(args[0])) touched = true;
+    const sent: unknown = Reflect.apply(query, client, args);
+    if (!(sent instanceof Promise)) {
+      touched = true;
+      return sent;
+    }
+    pending += 1;
+    sent.then(
+      () => (pending -= 1),
+      () => (pending -= 1),
+    );
+    return sent;
+  };
+  const tx = new Proxy(client, {
     get(target, key) {
       if (key === 'release') return () => undefined;
       const value: unknown = Reflect.get(target, key);
-      if (key !== 'query' || typeof value !== 'function') return value;
-      return (...args: unknown[]): unknown => (ended() ? refuse(args) : Reflect.apply(value, target, args));
+      if (key === 'query' && typeof value === 'function') return (...args: unknown[]): unknown => (ended() ? refuse(args) : send(value, args));
+      // A method, or an object underneath (the connection): it may send past this Proxy.
+      if (!SENDS_NOTHING.has(key) && (typeof value === 'function' || (typeof value === 'object' && value !== null))) touched = true;
+      return value;
     },
   });
+  return { tx, mayHaveEnded: () => touched || pending > 0 };
 }
 
 function pgSession<C extends PgClientLike>(client: C, prepare: boolean): SqlSession<C> {
@@ -212,6 +242,7 @@ function pgSession<C extends PgClientLike>(client: C, prepare: boolean): SqlSess
     if (!destroy) stopListening();
     client.release(destroy);
   };
+  const work = guardedTx(client, () => !open);
   const rollback = async () => {
     try {
       await client.query('ROLLBACK');
@@ -221,7 +252,7 @@ function pgSession<C extends PgClientLike>(client: C, prepare: boolean): SqlSess
     }
   };
   return {
-    tx: guardedTx(client, () => !open),
+    tx: work.tx,
     async query(text, values): Promise<SqlResult> {
       // Only statements with parameters: the run's, never the schema's DDL.
       const result = await (prepare && values.length > 0 ? client.query({ name: statementName(text), text, values: [...values] }) : client.query(text, [...values]));
@@ -231,7 +262,8 @@ function pgSession<C extends PgClientLike>(client: C, prepare: boolean): SqlSess
       // Several statements in one simple query answer one result each: COMMIT's is the last.
       let answer: unknown;
       try {
-        answer = await client.query(CHECK_THEN_COMMIT);
+        // The check only when the work may have ended the transaction (see guardedTx).
+        answer = await client.query(work.mayHaveEnded() ? CHECK_THEN_COMMIT : 'COMMIT');
       } catch (error) {
         // The check failed (the ledger's transaction had ended, or a statement of the work had
         // failed), and COMMIT was not sent: roll back whatever transaction is open.

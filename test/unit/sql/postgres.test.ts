@@ -67,6 +67,30 @@ describe('fromPg', () => {
     expect(() => fromPg(pool, { prepare: 'no' })).toThrow(/prepare must be true or false/);
   });
 
+  it('commits without the check after plain reads and writes through tx that were answered, and with it after anything that may have ended the transaction', async () => {
+    const cases: [string, (tx: { query(text: string): Promise<unknown>; connection?: unknown }) => unknown, boolean][] = [
+      ['nothing', () => undefined, false],
+      ['plain writes, answered', async (tx) => { await tx.query('UPDATE orders SET paid = true WHERE id = $1'); await tx.query('SELECT 1'); }, false],
+      ['a ROLLBACK', (tx) => tx.query('ROLLBACK'), true],
+      ['ROLLBACK then BEGIN in one query', (tx) => tx.query('ROLLBACK; BEGIN'), true],
+      ['a write still running', (tx) => void tx.query('UPDATE orders SET paid = true /* still running */'), true],
+      ['the connection underneath', (tx) => tx.connection, true],
+    ];
+    for (const [what, work, checked] of cases) {
+      const { pool, sent } = fakePool();
+      const client = await pool.connect();
+      const query = client.query.bind(client);
+      Object.assign(client, {
+        connection: {},
+        query: (text: string) => (text.includes('still running') ? (sent.push(text), new Promise(() => undefined)) : query(text)),
+      });
+      const session = await fromPg(pool).begin(1000);
+      await work(session.tx);
+      await session.commit(undefined);
+      expect(sent.at(-1), what).toEqual(checked ? expect.stringMatching(/^SELECT CASE WHEN current_setting\('myr_gateway.ledger_tx', true\) = 'on'.*; COMMIT$/) : 'COMMIT');
+    }
+  });
+
   it('a COMMIT that Postgres answers with ROLLBACK (a failed transaction) is not a commit', async () => {
     const { pool } = fakePool({ COMMIT: { command: 'ROLLBACK' } });
     const session = await fromPg(pool).begin(1000);
