@@ -127,8 +127,8 @@ export function fromPg<P extends PgPoolLike>(pool: P, options: PgLedgerOptions =
     dialect: 'postgres',
     commitChecked: true,
     async begin(lockTimeoutMs) {
-      const client = (await pool.connect()) as PgClientOf<P> & PgClientLike;
-      const session = pgSession(client, prepare);
+      const { client, stopListening } = await checkOut<PgClientOf<P> & PgClientLike>(pool);
+      const session = pgSession(client, prepare, stopListening);
       try {
         // One round trip (simple protocol): BEGIN, the run's lock_timeout (a checked integer), and
         // the mark of this transaction COMMIT's check reads.
@@ -232,9 +232,36 @@ function guardedTx<C extends PgClientLike>(client: C, ended: () => boolean): { r
   return { tx, mayHaveEnded: () => touched || pending > 0 };
 }
 
-function pgSession<C extends PgClientLike>(client: C, prepare: boolean): SqlSession<C> {
+/**
+ * Checks a client out, listening for its `'error'` event from the moment the pool hands it over.
+ * pg-pool calls a `connect` callback synchronously, as the client becomes ready; its promise
+ * resumes the caller a microtask later, after the rest of that network read, and a FATAL that came
+ * in it (a session terminated as it was handed out) was emitted with nobody listening: an uncaught
+ * exception that ends the process. A pool with only the promise form is heard when it resolves.
+ */
+function checkOut<C extends PgClientLike>(pool: PgPoolLike): Promise<{ readonly client: C; readonly stopListening: () => void }> {
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const handOver = (client: C) => {
+      if (answered) return;
+      answered = true;
+      resolve({ client, stopListening: listenForErrors(client) });
+    };
+    const fail = (error: unknown) => {
+      if (answered) return;
+      answered = true;
+      reject(error instanceof Error ? error : new Error(String(error)));
+    };
+    const connect: unknown = Reflect.get(pool, 'connect');
+    if (typeof connect !== 'function') return fail(new TypeError('the pool has no connect()'));
+    const called: unknown = Reflect.apply(connect, pool, [(error: unknown, client: C) => (error ? fail(error) : handOver(client))]);
+    const then: unknown = typeof called === 'object' && called !== null ? Reflect.get(called, 'then') : undefined;
+    if (typeof then === 'function') Reflect.apply(then, called, [(client: C) => handOver(client), fail]);
+  });
+}
+
+function pgSession<C extends PgClientLike>(client: C, prepare: boolean, stopListening: () => void): SqlSession<C> {
   let open = true;
-  const stopListening = listenForErrors(client);
   const end = (destroy?: Error) => {
     if (!open) return;
     open = false;

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../../src/index.js';
 import { fromPg } from '../../../src/sql/index.js';
@@ -89,6 +90,30 @@ describe('fromPg', () => {
       await session.commit(undefined);
       expect(sent.at(-1), what).toEqual(checked ? expect.stringMatching(/^SELECT CASE WHEN current_setting\('myr_gateway.ledger_tx', true\) = 'on'.*; COMMIT$/) : 'COMMIT');
     }
+  });
+
+  it("hears a session's FATAL that comes in the same read as the client's hand-over (pg-pool's callback form): no uncaught error", async () => {
+    const client = Object.assign(new EventEmitter(), {
+      query: (text: string) => Promise.resolve(answerOf(text, text.split(' ')[0] ?? '')),
+      release: () => undefined,
+    });
+    const fatal = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+    // pg-pool calls a connect callback as the client becomes ready, inside the network read that
+    // may carry a FATAL right after; its promise form resumes the caller only after that read.
+    const read = (handOver: () => void) =>
+      setImmediate(() => {
+        handOver();
+        client.emit('error', fatal);
+      });
+    const pool = {
+      connect(callback?: (error: Error | undefined, given: typeof client) => void): Promise<typeof client> | undefined {
+        if (callback) return void read(() => callback(undefined, client));
+        return new Promise((resolve) => read(() => resolve(client)));
+      },
+    };
+    const session = await fromPg(pool as { connect(): Promise<typeof client> }).begin(1000);
+    expect(client.listenerCount('error')).toBe(1);
+    await session.rollback();
   });
 
   it('a COMMIT that Postgres answers with ROLLBACK (a failed transaction) is not a commit', async () => {
