@@ -137,7 +137,8 @@ class LocalBucket extends BucketModel implements SlowStartState {
  * ```
  */
 export class MemoryRateLimiter implements RateLimiter {
-  readonly #buckets = new Map<string, LocalBucket>();
+  /** By merchant key, then bucket: the key string is the same one on every call, so the Map reuses its hash (a joined id would be built and hashed anew). */
+  readonly #buckets = new Map<string, Partial<Record<RateBucket, LocalBucket>>>();
   readonly #now: () => number;
 
   /** `now`: a monotonic clock in ms (tests). */
@@ -146,10 +147,9 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 
   #bucket(key: string, bucket: RateBucket): LocalBucket {
-    const id = `${bucket}:${key}`;
-    let b = this.#buckets.get(id);
-    if (!b) this.#buckets.set(id, (b = new LocalBucket(bucket)));
-    return b;
+    let ofKey = this.#buckets.get(key);
+    if (!ofKey) this.#buckets.set(key, (ofKey = {}));
+    return (ofKey[bucket] ??= new LocalBucket(bucket));
   }
 
   /**
@@ -209,7 +209,9 @@ export class MemoryRateLimiter implements RateLimiter {
 
   /** @internal */
   [Symbol.for('nodejs.util.inspect.custom')](): string {
-    return `MemoryRateLimiter { buckets: ${this.#buckets.size} }`;
+    let buckets = 0;
+    for (const ofKey of this.#buckets.values()) buckets += Object.keys(ofKey).length;
+    return `MemoryRateLimiter { buckets: ${buckets} }`;
   }
 }
 

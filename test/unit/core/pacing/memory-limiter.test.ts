@@ -1,4 +1,5 @@
 /** The in-process limiter's rules (src/core/pacing/limiter.ts, memory-limiter.ts) on a fake clock. */
+import { inspect } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryRateLimiter, RateLimitError } from '../../../../src/index.js';
 
@@ -17,6 +18,24 @@ function grants(l: MemoryRateLimiter, n: number, bucket: 'withdraw' | 'other' = 
 }
 
 describe('MemoryRateLimiter', () => {
+  it('keeps one budget per merchant and bucket, and inspects as their count without the merchant keys', async () => {
+    const l = limiter();
+    // The first request of each bucket goes at once (the cold probe); the next waits for its answer.
+    await l.acquire('merchant-a', 'payment', wait);
+    await l.acquire('merchant-a', 'withdraw', wait);
+    await l.acquire('merchant-b', 'payment', wait);
+    expect(inspect(l)).toBe('MemoryRateLimiter { buckets: 3 }');
+    let aSent = false;
+    let bSent = false;
+    void l.acquire('merchant-a', 'payment', wait).then(() => (aSent = true));
+    void l.acquire('merchant-b', 'payment', wait).then(() => (bSent = true));
+    // Only merchant-b's probe is answered: only merchant-b's payment budget opens.
+    l.observe('merchant-b', 'payment', { status: 200, limit: 100, remaining: 99, resetInMs: 60_000, elapsedMs: 1 });
+    await vi.advanceTimersByTimeAsync(10);
+    expect([aSent, bSent]).toEqual([false, true]);
+    expect(inspect(l)).not.toContain('merchant');
+  });
+
   it('from cold sends one probe and holds the rest until its answer says the limits, then paces to them', async () => {
     const l = limiter();
     const times = grants(l, 4, 'other');
