@@ -58,7 +58,7 @@ export interface SqlSession<Tx> {
 
 /**
  * What an adapter gives {@link SqlLedger}: a merchant's database client, wrapped. Built by
- * `fromPg`, `fromPostgresJs`, `fromMysql2`, `fromKysely`, `fromDrizzle` or `fromSqlite`;
+ * `fromPg`, `fromPostgresJs`, `fromMysql2`, `fromKysely`, `fromDrizzle`, `fromPrisma` or `fromSqlite`;
  * `Tx` is the type the handler receives as `tx`.
  *
  * @example
