@@ -2,8 +2,9 @@
  * The one contract every adapter (`fromPg`, `fromMysql2`, `fromSqlite`, …) fulfils for the
  * ledger: open a transaction on one connection, send parameterised statements through it, and
  * end it by COMMIT, ROLLBACK, or by abandoning it (the work outlived its time: the transaction
- * must never commit). Which database errors mean "somebody else holds the key", and which "the
- * connection is gone", is decided here.
+ * must never commit). Which database errors mean "somebody else holds the key", which "the
+ * connection is gone", and which "the work's writes were refused" (an aborted transaction, a
+ * deferred constraint broken at COMMIT), is decided here.
  *
  * @module
  */
@@ -57,7 +58,7 @@ export interface SqlSession<Tx> {
 
 /**
  * What an adapter gives {@link SqlLedger}: a merchant's database client, wrapped. Built by
- * `fromPg`, `fromPostgresJs`, `fromMysql2`, `fromKysely`, `fromDrizzle` or `fromSqlite`;
+ * `fromPg`, `fromPostgresJs`, `fromMysql2`, `fromKysely`, `fromDrizzle`, `fromPrisma` or `fromSqlite`;
  * `Tx` is the type the handler receives as `tx`.
  *
  * @example
@@ -106,6 +107,16 @@ function wrapped(error: object): unknown {
   return typeof meta === 'object' && meta !== null ? field(meta, 'driverAdapterError') : undefined;
 }
 
+/** `error` and the errors it wraps, outermost first (at most 5). */
+function causes(error: unknown): object[] {
+  const found: object[] = [];
+  for (let depth = 0; depth < 5 && typeof error === 'object' && error !== null; depth++) {
+    found.push(error);
+    error = wrapped(error);
+  }
+  return found;
+}
+
 /**
  * Whether `error` (or one of its causes: ORMs wrap the driver's error, Prisma under `meta`) is a lock wait that
  * timed out, a deadlock or a serialization failure: the transaction was rolled back because
@@ -117,14 +128,12 @@ function wrapped(error: object): unknown {
  * ```
  */
 export function isConflict(error: unknown): boolean {
-  for (let depth = 0; depth < 5 && typeof error === 'object' && error !== null; depth++) {
-    if (CONFLICT_CODES.has(field(error, 'code')) || CONFLICT_ERRNOS.has(field(error, 'errno'))) return true;
-    if (PRISMA_CONFLICT_CODES.has(field(error, 'code')) || PRISMA_CONFLICT_CODES.has(field(error, 'originalCode')) || field(error, 'kind') === 'TransactionWriteConflict') return true;
-    const sqliteCode = field(error, 'errcode');
-    if (typeof sqliteCode === 'number' && SQLITE_CONFLICTS.has(sqliteCode & 0xff)) return true;
-    error = wrapped(error);
-  }
-  return false;
+  return causes(error).some((cause) => {
+    if (CONFLICT_CODES.has(field(cause, 'code')) || CONFLICT_ERRNOS.has(field(cause, 'errno'))) return true;
+    if (PRISMA_CONFLICT_CODES.has(field(cause, 'code')) || PRISMA_CONFLICT_CODES.has(field(cause, 'originalCode')) || field(cause, 'kind') === 'TransactionWriteConflict') return true;
+    const sqliteCode = field(cause, 'errcode');
+    return typeof sqliteCode === 'number' && SQLITE_CONFLICTS.has(sqliteCode & 0xff);
+  });
 }
 
 // postgres.js's own codes for a connection it closed (node-postgres and mysql2 destroy theirs).
@@ -148,14 +157,7 @@ export function connectionLost(error: unknown): boolean {
 }
 
 /** The SQLSTATEs `error` and its causes carry (`code`; Prisma's driver adapter error: `originalCode`). */
-function sqlStates(error: unknown): unknown[] {
-  const found: unknown[] = [];
-  for (let depth = 0; depth < 5 && typeof error === 'object' && error !== null; depth++) {
-    found.push(field(error, 'code'), field(error, 'originalCode'));
-    error = wrapped(error);
-  }
-  return found;
-}
+const sqlStates = (error: unknown): unknown[] => causes(error).flatMap((cause) => [field(cause, 'code'), field(cause, 'originalCode')]);
 
 /**
  * Whether `error` (or one of its causes) is Postgres's in_failed_sql_transaction (25P02): a
@@ -168,18 +170,32 @@ function sqlStates(error: unknown): unknown[] {
  */
 export const aborted = (error: unknown): boolean => sqlStates(error).includes('25P02');
 
+// SQLite's SQLITE_CONSTRAINT (19): node:sqlite's `errcode` is the extended code, whose low byte
+// it is (787, a foreign key); better-sqlite3 names it in `code` (SQLITE_CONSTRAINT_FOREIGNKEY).
+const SQLITE_CONSTRAINT = 19;
+
 /**
- * Whether `error` (or one of its causes: ORMs wrap the driver's error) is a Postgres integrity
- * constraint violation (class 23): at COMMIT, a deferred constraint the work's writes broke. The
- * server answered, and rolled everything back: the outcome is known, and it is the work's.
+ * Whether `error` (or one of its causes: ORMs wrap the driver's error) is an integrity constraint
+ * violation: Postgres's class 23, SQLite's SQLITE_CONSTRAINT. At COMMIT, a deferred constraint the
+ * work's writes broke (a deferred foreign key on SQLite). The server answered, and rolled
+ * everything back (SQLite: the ledger does): the outcome is known, and it is the work's.
  *
  * @example
  * ```ts
  * constraintBroken({ code: '23503' }); // true: foreign_key_violation
+ * constraintBroken({ code: 'ERR_SQLITE_ERROR', errcode: 787 }); // true: SQLITE_CONSTRAINT_FOREIGNKEY
  * ```
  */
 export function constraintBroken(error: unknown): boolean {
-  return sqlStates(error).some((code) => typeof code === 'string' && /^23[0-9A-Z]{3}$/.test(code));
+  return causes(error).some((cause) => {
+    const code = field(cause, 'code');
+    const sqlite = field(cause, 'errcode');
+    return (
+      [code, field(cause, 'originalCode')].some((state) => typeof state === 'string' && /^23[0-9A-Z]{3}$/.test(state)) ||
+      (typeof sqlite === 'number' && (sqlite & 0xff) === SQLITE_CONSTRAINT) ||
+      (typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT'))
+    );
+  });
 }
 
 /** The error of a COMMIT the database turned into a ROLLBACK (a statement of the work had failed). */

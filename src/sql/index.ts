@@ -13,5 +13,6 @@ export { fromPg, type PgClientLike, type PgLedgerOptions, type PgNamedQuery, typ
 export { fromPostgresJs, type PostgresJsLike, type PostgresJsReservedLike, type PostgresJsTxOf } from './postgres-js.js';
 export { fromPrisma, type PrismaLike, type PrismaTransactionLike, type PrismaTxOf } from './prisma.js';
 export { fromMysql2, type Mysql2ConnectionLike, type Mysql2ConnectionOf, type Mysql2LedgerOptions, type Mysql2PoolLike } from './mysql.js';
-export { fromDrizzle, fromKysely, type DrizzleLike, type DrizzleTxOf, type KyselyLike, type KyselyTransactionLike, type KyselyTxOf } from './orm.js';
+export { fromDrizzle, type DrizzleLike, type DrizzleTxOf } from './drizzle.js';
+export { fromKysely, type KyselyLike, type KyselyTransactionLike, type KyselyTxOf } from './kysely.js';
 export { fromSqlite, type SqliteDatabaseLike, type SqliteValue } from './sqlite.js';

@@ -114,7 +114,7 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
 
   constructor(client: SqlClient<Tx>, options: SqlLedgerOptions = {}) {
     if (typeof client !== 'object' || client === null || typeof client.begin !== 'function') {
-      throw new ConfigurationError('SqlLedger takes a client built by fromPg, fromPostgresJs, fromMysql2, fromKysely, fromDrizzle or fromSqlite', 'client');
+      throw new ConfigurationError('SqlLedger takes a client built by fromPg, fromPostgresJs, fromMysql2, fromKysely, fromDrizzle, fromPrisma or fromSqlite', 'client');
     }
     const { qualified, bare } = checkTableName(options.table ?? 'myr_webhook_ledger');
     this.table = qualified;

@@ -7,8 +7,8 @@
  * @module
  */
 import { ConfigurationError } from '../core/errors/base.js';
-import type { SqlClient, SqlDialect } from './driver.js';
-import { heldTransaction, type RawQuery } from './orm.js';
+import type { SqlClient } from './driver.js';
+import { heldTransaction, rowsOf, type OrmDialect, type RawQuery } from './orm.js';
 
 /** The raw-SQL methods of a Prisma transaction client that the ledger sends its statements through. */
 export interface PrismaTransactionLike {
@@ -36,14 +36,12 @@ export type PrismaTxOf<P> = P extends {
   ? T
   : never;
 
-type PrismaDialect = Extract<SqlDialect, 'postgres' | 'mysql'>;
-
 // Prisma closes an interactive transaction after `timeout` (5 s by default); the ledger times the
 // handler out itself (handlerTimeoutMs) and rolls back, so Prisma's bound only frees a connection
 // whose handler never settles: 15 minutes, the longest a fleet claim lives too.
 const TRANSACTION_TIMEOUT_MS = 15 * 60_000;
 
-function prismaDialect(prisma: object): PrismaDialect | undefined {
+function prismaDialect(prisma: object): OrmDialect | undefined {
   // The generated client keeps its datasource's provider; the dialect argument covers the rest.
   const provider = '_activeProvider' in prisma ? prisma._activeProvider : undefined;
   return provider === 'postgresql' || provider === 'postgres' ? 'postgres' : provider === 'mysql' ? 'mysql' : undefined;
@@ -54,7 +52,7 @@ function rawQuery(tx: PrismaTransactionLike): RawQuery {
     // Only the ledger's own reads want rows; everything else answers its count.
     if (text.startsWith('SELECT')) {
       const rows: unknown = await tx.$queryRawUnsafe(text, ...params);
-      return { rows: Array.isArray(rows) ? rows.filter((row): row is Record<string, unknown> => typeof row === 'object' && row !== null) : [], affected: 0 };
+      return { rows: rowsOf(rows), affected: 0 };
     }
     return { rows: [], affected: await tx.$executeRawUnsafe(text, ...params) };
   };

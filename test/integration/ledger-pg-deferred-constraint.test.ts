@@ -4,35 +4,49 @@
  * outcome is known (nothing committed, the handler's write refused), so the delivery is the
  * handler's failure (500, stage 'handler'), not a database whose COMMIT outcome is unknown (503,
  * stage 'store', STORE_UNAVAILABLE), which would send the merchant looking for an outage.
- * Its connection goes back to the pool. Real PostgreSQL 15, through node-postgres, Kysely and
- * Drizzle and the public runOnce.
+ * Its connection goes back to the pool. Real PostgreSQL 15, through node-postgres, postgres.js,
+ * Kysely and Drizzle and the public runOnce (Prisma: ledger-prisma.test.ts; SQLite's deferred
+ * foreign key: ledger-sqlite-deferred-constraint.test.ts).
  */
 import { sql as drizzleSql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { Kysely, PostgresDialect, sql as kyselySql } from 'kysely';
 import pg from 'pg';
+import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { SqlLedger, fromDrizzle, fromKysely, fromPg, type SqlClient } from '../../src/sql/index.js';
+import { SqlLedger, fromDrizzle, fromKysely, fromPg, fromPostgresJs, type SqlClient } from '../../src/sql/index.js';
 import { runOnce, WebhookHandlerError } from '../../src/webhooks/index.js';
 import { PostgresServer } from '../helpers/postgres.js';
 
 let server: PostgresServer;
 let pool: pg.Pool;
+let sql: postgres.Sql;
 
 beforeAll(async () => {
   server = await PostgresServer.start();
   pool = new pg.Pool({ connectionString: server.url, max: 4 });
+  sql = postgres(server.url, { max: 4, onnotice: () => undefined });
   await pool.query('CREATE TABLE parcels (id int PRIMARY KEY)');
   await pool.query('CREATE TABLE shipments (k text, parcel int REFERENCES parcels (id) DEFERRABLE INITIALLY DEFERRED)');
 });
 afterAll(async () => {
   await pool?.end();
+  await sql?.end({ timeout: 1 });
   await server?.destroy();
 });
 
 const insert = 'INSERT INTO shipments VALUES ($1, 42)';
 const drivers: Record<string, { client: () => SqlClient<unknown>; ship: (tx: unknown, key: string) => Promise<unknown> }> = {
   'node-postgres': { client: () => fromPg(pool), ship: (tx, key) => (tx as pg.PoolClient).query(insert, [key]) },
+  // A statement that is not one plain read or write: COMMIT goes with its check (CHECK_THEN_COMMIT).
+  'node-postgres, COMMIT with its check': {
+    client: () => fromPg(pool),
+    ship: async (tx, key) => {
+      await (tx as pg.PoolClient).query('SET LOCAL work_mem = 65536');
+      return (tx as pg.PoolClient).query(insert, [key]);
+    },
+  },
+  'postgres.js': { client: () => fromPostgresJs(sql), ship: (tx, key) => (tx as postgres.ReservedSql)`INSERT INTO shipments VALUES (${key}, 42)` },
   Kysely: {
     client: () => fromKysely(new Kysely<Record<string, never>>({ dialect: new PostgresDialect({ pool }) })),
     ship: (tx, key) => kyselySql`INSERT INTO shipments VALUES (${key}, 42)`.execute(tx as Kysely<Record<string, never>>),

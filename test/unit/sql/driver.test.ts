@@ -74,6 +74,13 @@ describe('constraintBroken: a deferred constraint refused at COMMIT (the work fa
     [Object.assign(new Error('Failed query: commit'), { cause: { code: '23514' } }), true],
     // Prisma: a DriverAdapterError whose cause carries the SQLSTATE as originalCode.
     [Object.assign(new Error('DriverAdapterError'), { cause: { kind: 'ForeignKeyConstraintViolation', originalCode: '23503' } }), true],
+    // SQLite: node:sqlite's extended errcode, whose low byte is SQLITE_CONSTRAINT (19); better-sqlite3's code string.
+    [{ code: 'ERR_SQLITE_ERROR', errcode: 787, errstr: 'constraint failed' }, true],
+    [{ code: 'ERR_SQLITE_ERROR', errcode: 19 }, true],
+    [{ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' }, true],
+    [{ code: 'ERR_SQLITE_ERROR', errcode: 5 }, false],
+    [{ code: 'ERR_SQLITE_ERROR', errcode: 10 | (12 << 8) }, false],
+    [{ code: 'SQLITE_BUSY' }, false],
     [{ code: '25P02' }, false],
     [{ code: '40001' }, false],
     [{ code: 23503 }, false],

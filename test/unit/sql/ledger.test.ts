@@ -247,7 +247,7 @@ describe('new SqlLedger', () => {
 
   it('refuses what is not an adapter, naming the adapters', () => {
     // @ts-expect-error: a raw pool instead of fromPg(pool)
-    expect(() => new SqlLedger({ connect() {} })).toThrow(/fromPg, fromPostgresJs, fromMysql2, fromKysely, fromDrizzle or fromSqlite/);
+    expect(() => new SqlLedger({ connect() {} })).toThrow(/fromPg, fromPostgresJs, fromMysql2, fromKysely, fromDrizzle, fromPrisma or fromSqlite/);
   });
 
   it('refuses a table name that is not an identifier', () => {

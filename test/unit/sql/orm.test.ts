@@ -1,60 +1,103 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../../src/index.js';
-import { fromDrizzle, fromKysely } from '../../../src/sql/index.js';
+import { boundLockWaits, checkDialect, heldTransaction, type RawQuery } from '../../../src/sql/orm.js';
 
-describe('fromKysely', () => {
-  it('refuses Kysely before 0.28 (no startTransaction) or anything else', () => {
-    // @ts-expect-error: no startTransaction
-    expect(() => fromKysely({ transaction() {} })).toThrow(/Kysely instance \(0.28 or later/);
-  });
+/** A raw query that records what it was sent, and refuses the statements listed in `refuse`. */
+function recorder(refuse: readonly string[] = []) {
+  const sent: string[] = [];
+  const query: RawQuery = async (text) => {
+    sent.push(text);
+    if (refuse.some((start) => text.startsWith(start))) throw new Error(`refused: ${text}`);
+    return { rows: [], affected: 0 };
+  };
+  return { sent, query };
+}
 
-  it('asks for the dialect when it cannot read it from the instance, and takes it as the second argument', () => {
-    const unused = async () => Promise.reject(new Error('unused'));
-    const db = { startTransaction: () => ({ execute: unused, setIsolationLevel: () => ({ execute: unused }) }) };
-    expect(() => fromKysely(db)).toThrow(ConfigurationError);
-    expect(() => fromKysely(db)).toThrow(/second argument, 'postgres' or 'mysql'/);
-    expect(fromKysely(db, 'mysql').dialect).toBe('mysql');
+/** An ORM whose transaction is a callback (Drizzle's `transaction`, Prisma's `$transaction`): COMMIT when it resolves, ROLLBACK when it throws. */
+function callbackOrm(commitError?: Error) {
+  const ended: string[] = [];
+  const open = async (body: (raw: string) => Promise<void>) => {
+    try {
+      await body('the ORM transaction');
+    } catch (error) {
+      ended.push('ROLLBACK');
+      throw error;
+    }
+    ended.push('COMMIT');
+    if (commitError) throw commitError;
+  };
+  return { ended, open };
+}
+
+describe('checkDialect', () => {
+  it("takes 'postgres' or 'mysql', and otherwise asks for it in a ConfigurationError that says whose", () => {
+    expect(checkDialect('postgres', 'fromX')).toBe('postgres');
+    expect(checkDialect('mysql', 'fromX')).toBe('mysql');
+    expect(() => checkDialect('sqlite', 'fromX could not tell')).toThrow(ConfigurationError);
+    expect(() => checkDialect(undefined, 'fromX could not tell')).toThrow(/^fromX could not tell: give the dialect as the second argument, 'postgres' or 'mysql'/);
   });
 });
 
-describe('the isolation level of a run on MySQL', () => {
-  it('Kysely and Drizzle start the ledger\'s MySQL transaction READ COMMITTED (its claim reads the mark without a gap lock), and leave Postgres\'s as it is', async () => {
-    const levels: string[] = [];
-    const refuse = async () => Promise.reject(new Error('stop after BEGIN'));
-    const kysely = {
-      startTransaction: () => ({
-        execute: async () => (levels.push('kysely: default'), refuse()),
-        setIsolationLevel: (level: string) => ({ execute: async () => (levels.push(`kysely: ${level}`), refuse()) }),
-      }),
-    };
-    const drizzle = { transaction: async (_fn: unknown, config?: { isolationLevel: string }) => (levels.push(`drizzle: ${config?.isolationLevel ?? 'default'}`), refuse()) };
-    for (const dialect of ['mysql', 'postgres'] as const) {
-      await expect(fromKysely(kysely, dialect).begin(1000)).rejects.toThrow('stop after BEGIN');
-      await expect(fromDrizzle(drizzle, dialect).begin(1000)).rejects.toThrow('stop after BEGIN');
-    }
-    expect(levels).toEqual(['kysely: read committed', 'drizzle: read committed', 'kysely: default', 'drizzle: default']);
+describe('boundLockWaits', () => {
+  it('Postgres: SET LOCAL, which ends with the transaction (nothing to restore)', async () => {
+    const { sent, query } = recorder();
+    expect(await boundLockWaits('postgres', query, 1500)).toBeUndefined();
+    expect(sent).toEqual(['SET LOCAL lock_timeout = 1500']);
+  });
+
+  it('MySQL: the lock wait in whole seconds (rounded up) and autocommit off; a commit restores both, a rollback rolls back before restoring even when ROLLBACK fails', async () => {
+    const committed = recorder();
+    const end = await boundLockWaits('mysql', committed.query, 1001);
+    await end?.(true);
+    expect(committed.sent).toEqual([
+      'SET @myr_gateway_lwt = @@SESSION.innodb_lock_wait_timeout, @myr_gateway_ac = @@SESSION.autocommit, SESSION innodb_lock_wait_timeout = 2, SESSION autocommit = 0',
+      'SET SESSION innodb_lock_wait_timeout = @myr_gateway_lwt, SESSION autocommit = @myr_gateway_ac',
+    ]);
+    const rolledBack = recorder(['ROLLBACK']);
+    await (await boundLockWaits('mysql', rolledBack.query, 1000))?.(false);
+    expect(rolledBack.sent.slice(1)).toEqual(['ROLLBACK', 'SET SESSION innodb_lock_wait_timeout = @myr_gateway_lwt, SESSION autocommit = @myr_gateway_ac']);
+  });
+
+  it('MySQL: a restore that fails at commit (turning autocommit back on commits) rejects the commit', async () => {
+    const { query } = recorder(['SET SESSION']);
+    const end = await boundLockWaits('mysql', query, 1000);
+    await expect(end?.(true)).rejects.toThrow(/refused: SET SESSION/);
   });
 });
 
-describe('fromDrizzle', () => {
-  it('refuses what has no transaction()', () => {
-    // @ts-expect-error: not a Drizzle database
-    expect(() => fromDrizzle({})).toThrow(/Drizzle database/);
+describe('heldTransaction', () => {
+  it('hands out the session inside the ORM transaction once its lock waits are bounded, and commits only when told', async () => {
+    const { ended, open } = callbackOrm();
+    const { sent, query } = recorder();
+    let isEnded!: () => boolean;
+    const session = await heldTransaction('postgres', 1000, open, (raw: string, ended) => ((isEnded = ended), { tx: `tx of ${raw}`, query }));
+    expect(session.tx).toBe('tx of the ORM transaction');
+    expect(sent).toEqual(['SET LOCAL lock_timeout = 1000']);
+    expect([ended, isEnded()]).toEqual([[], false]);
+    await session.commit(undefined);
+    expect([ended, isEnded()]).toEqual([['COMMIT'], true]);
   });
 
-  it('reads the dialect from Drizzle\'s entity kind, else asks for it', () => {
-    const ENTITY_KIND: unique symbol = Symbol.for('drizzle:entityKind');
-    class PgDialect {
-      static [ENTITY_KIND] = 'PgDialect';
-    }
-    const db = { dialect: new PgDialect(), transaction: async () => undefined };
-    expect(fromDrizzle(db).dialect).toBe('postgres');
-    expect(() => fromDrizzle({ transaction: async () => undefined })).toThrow(/second argument/);
-    expect(fromDrizzle({ transaction: async () => undefined }, 'postgres').dialect).toBe('postgres');
+  it("a COMMIT the ORM refuses (a deferred constraint broken at COMMIT) rejects commit with the ORM's error", async () => {
+    const refused = Object.assign(new Error('violates foreign key constraint'), { code: '23503' });
+    const { open } = callbackOrm(refused);
+    const session = await heldTransaction('postgres', 1000, open, () => ({ tx: undefined, query: recorder().query }));
+    await expect(session.commit(undefined)).rejects.toBe(refused);
   });
 
-  it('a Drizzle database over a driver it cannot reach (no session client) fails the transaction, before any work', async () => {
-    const db = { transaction: async (fn: (tx: unknown) => Promise<unknown>) => fn({}) };
-    await expect(fromDrizzle(db, 'postgres').begin(1000)).rejects.toThrow(/node-postgres .* and mysql2/);
+  it('a rollback makes the ORM roll back and never rejects; stop is called once the transaction is over', async () => {
+    const { ended, open } = callbackOrm();
+    let stopped = 0;
+    const session = await heldTransaction('postgres', 1000, open, () => ({ tx: undefined, query: recorder().query, stop: () => void stopped++ }));
+    await session.rollback();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect([ended, stopped]).toEqual([['ROLLBACK'], 1]);
+  });
+
+  it('a lock bound the database refuses, or a transaction the ORM cannot open, rejects begin (no session, nothing runs)', async () => {
+    const { ended, open } = callbackOrm();
+    await expect(heldTransaction('postgres', 1000, open, () => ({ tx: undefined, query: recorder(['SET LOCAL']).query }))).rejects.toThrow(/refused: SET LOCAL/);
+    expect(ended).toEqual(['ROLLBACK']);
+    await expect(heldTransaction('postgres', 1000, () => Promise.reject(new Error('pool timeout')), () => ({ tx: undefined, query: recorder().query }))).rejects.toThrow('pool timeout');
   });
 });
