@@ -15,7 +15,7 @@
  */
 import { ConfigurationError } from '../core/errors/base.js';
 import { usedAfterRun } from './driver.js';
-import { keepsTransaction } from './plain-statement.js';
+import { CommitCheck } from './commit-check.js';
 
 
 /**
@@ -90,43 +90,28 @@ export interface WorkTx<C extends object> {
  * mysql2's own.
  */
 export function workTx<C extends object>(connection: C): WorkTx<C> {
-  let pending = 0;
-  let touched = false;
   let ended = false;
   const met: WorkMet = { deadlock: false, lockWaitTimeout: false };
+  // Any failed statement may have rolled the transaction back on MySQL; these two did, or may have.
+  const check = new CommitCheck((error) => {
+    const errno: unknown = typeof error === 'object' && error !== null ? Reflect.get(error, 'errno') : undefined;
+    if (errno === DEADLOCK) met.deadlock = true;
+    if (errno === LOCK_WAIT_TIMEOUT) met.lockWaitTimeout = true;
+    return true;
+  });
   const several = runsSeveral(connection);
   /** `query` or `execute`: sent as it is, counted until it settles. */
   const statement =
     (send: unknown, formats: boolean) =>
-    (...args: unknown[]): unknown => {
-      if (ended) return Promise.reject(usedAfterRun());
-      if (typeof send !== 'function') return undefined;
-      if (!keepsTransaction(args[0]) || (formats && several && hasValues(args[0], args[1]))) touched = true;
-      const sent: unknown = Reflect.apply(send, connection, args);
-      if (!(sent instanceof Promise)) {
-        touched = true;
-        return sent;
-      }
-      pending += 1;
-      sent.then(
-        () => (pending -= 1),
-        (error: unknown) => {
-          pending -= 1;
-          touched = true;
-          const errno: unknown = typeof error === 'object' && error !== null ? Reflect.get(error, 'errno') : undefined;
-          if (errno === DEADLOCK) met.deadlock = true;
-          if (errno === LOCK_WAIT_TIMEOUT) met.lockWaitTimeout = true;
-        },
-      );
-      return sent;
-    };
+    (...args: unknown[]): unknown =>
+      ended ? Promise.reject(usedAfterRun()) : check.send(send, connection, args, formats && several && hasValues(args[0], args[1]));
   /**
    * The callback connection underneath (`connection`, however it is read) sends past the Proxy:
    * noted; after the run it is back in the pool, so it is not handed out.
    */
   const reach = () => {
     if (ended) throw usedAfterRun();
-    touched = true;
+    check.touch();
   };
   /**
    * A statement prepared through `tx` executes on the run's connection: kept by the work (to
@@ -162,7 +147,7 @@ export function workTx<C extends object>(connection: C): WorkTx<C> {
         // rejects; any other (destroy, pause, an EventEmitter's) does nothing, for a rejection
         // nobody awaits would end the process.
         if (ended) return ANSWERS_PROMISE.has(key) ? Promise.reject(usedAfterRun()) : undefined;
-        touched = true;
+        check.touch();
         const answer: unknown = Reflect.apply(value, target, args);
         if (key === 'prepare' && answer instanceof Promise) return answer.then(preparedStatement);
         // EventEmitter's methods answer the connection itself, for chaining: the work gets tx.
@@ -177,14 +162,14 @@ export function workTx<C extends object>(connection: C): WorkTx<C> {
       if (described === undefined || typeof value !== 'object' || value === null) return described;
       // (A Proxy may describe a configurable property otherwise than its target does.)
       if (ended) return described.configurable === true ? { ...described, value: undefined } : described;
-      touched = true;
+      check.touch();
       return described;
     },
   });
   return {
     tx,
     met,
-    mayHaveEnded: () => touched || pending > 0,
+    mayHaveEnded: () => check.needed(),
     end: () => void (ended = true),
   };
 }

@@ -8,8 +8,11 @@
 import { createHash } from 'node:crypto';
 import { ConfigurationError } from '../core/errors/base.js';
 import { aborted, rolledBack, usedAfterRun, type SqlClient, type SqlResult, type SqlSession } from './driver.js';
-import { keepsTransaction } from './plain-statement.js';
+import { CommitCheck } from './commit-check.js';
 import { CHECK_THEN_COMMIT, LEDGER_TX, notHeld } from './statements.js';
+
+/** A failed statement leaves the transaction aborted, not ended: COMMIT is answered ROLLBACK (see pgSession). */
+const failureLeavesAborted = () => false;
 
 /** node-postgres's members that send nothing and reach nothing underneath: the work may use them as it likes. */
 const SENDS_NOTHING = new Set<string | symbol>(['escapeLiteral', 'escapeIdentifier']);
@@ -179,14 +182,13 @@ export function preparing(options: PgLedgerOptions): boolean {
  * another callback's transaction; and whose `release()` does nothing: the ledger gives the client
  * back, and a release by the work would hand it to another caller mid-transaction. It also tells
  * whether the work may have ended the ledger's transaction: after plain reads and writes that
- * were answered (plain-statement.ts), it cannot have (one that failed leaves the transaction
+ * were answered (commit-check.ts), it cannot have (one that failed leaves the transaction
  * aborted, which COMMIT's answer says), so COMMIT goes without its check; after anything else
  * (another statement, one still running, a cursor or a callback, another member of the client),
  * the check goes with COMMIT.
  */
 function guardedTx<C extends PgClientLike>(client: C, ended: () => boolean): { readonly tx: C; mayHaveEnded(): boolean } {
-  let touched = false;
-  let pending = 0;
+  const check = new CommitCheck(failureLeavesAborted);
   const refuse = (args: readonly unknown[]): unknown => {
     const refused = usedAfterRun();
     const [first] = args;
@@ -203,33 +205,17 @@ function guardedTx<C extends PgClientLike>(client: C, ended: () => boolean): { r
     }
     return Promise.reject(refused);
   };
-  /** Sends a query of the work, noting what may have ended the transaction. */
-  const send = (query: unknown, args: unknown[]): unknown => {
-    if (typeof query !== 'function') return undefined;
-    if (!keepsTransaction(args[0])) touched = true;
-    const sent: unknown = Reflect.apply(query, client, args);
-    if (!(sent instanceof Promise)) {
-      touched = true;
-      return sent;
-    }
-    pending += 1;
-    sent.then(
-      () => (pending -= 1),
-      () => (pending -= 1),
-    );
-    return sent;
-  };
   const tx = new Proxy(client, {
     get(target, key) {
       if (key === 'release') return () => undefined;
       const value: unknown = Reflect.get(target, key);
-      if (key === 'query' && typeof value === 'function') return (...args: unknown[]): unknown => (ended() ? refuse(args) : send(value, args));
+      if (key === 'query' && typeof value === 'function') return (...args: unknown[]): unknown => (ended() ? refuse(args) : check.send(value, client, args, false));
       // A method, or an object underneath (the connection): it may send past this Proxy.
-      if (!SENDS_NOTHING.has(key) && (typeof value === 'function' || (typeof value === 'object' && value !== null))) touched = true;
+      if (!SENDS_NOTHING.has(key) && (typeof value === 'function' || (typeof value === 'object' && value !== null))) check.touch();
       return value;
     },
   });
-  return { tx, mayHaveEnded: () => touched || pending > 0 };
+  return { tx, mayHaveEnded: () => check.needed() };
 }
 
 /**
