@@ -16,6 +16,7 @@
 import { ConfigurationError } from '../core/errors/base.js';
 import { usedAfterRun } from './driver.js';
 import { CommitCheck } from './commit-check.js';
+import { secretFree, showsItself } from './secret-free.js';
 
 
 /**
@@ -72,6 +73,18 @@ export interface WorkMet {
   lockWaitTimeout: boolean;
 }
 
+/** What `tx` shows of itself in a log (util.inspect) or in JSON: which connection it is, never its config (with the password). */
+class MysqlTx {
+  constructor(
+    /** The connection's id on the server (mysql2's `threadId`). */
+    readonly threadId: unknown,
+  ) {}
+}
+
+/** What a statement prepared through `tx` shows of itself: nothing of the connection it holds (its config, with the password). */
+class MysqlPreparedStatement {}
+const showPrepared = () => new MysqlPreparedStatement();
+
 /** The work's `tx` and what the ledger learns from it. */
 export interface WorkTx<C extends object> {
   /** The connection behind the Proxy, given to the work. */
@@ -121,19 +134,23 @@ export function workTx<C extends object>(connection: C): WorkTx<C> {
   const preparedStatement = (statement: unknown): unknown =>
     typeof statement !== 'object' || statement === null
       ? statement
-      : new Proxy(statement, {
-          get(target, key) {
-            const value: unknown = Reflect.get(target, key);
+      : new Proxy(secretFree(statement, showPrepared), {
+          get(_, key) {
+            if (showsItself(key)) return showPrepared;
+            const value: unknown = Reflect.get(statement, key);
             if (typeof value !== 'function') return value;
-            return (...args: unknown[]): unknown => (ended ? Promise.reject(usedAfterRun()) : Reflect.apply(value, target, args));
+            return (...args: unknown[]): unknown => (ended ? Promise.reject(usedAfterRun()) : Reflect.apply(value, statement, args));
           },
         });
-  const tx = new Proxy(connection, {
-    get(target, key) {
-      const value: unknown = Reflect.get(target, key);
+  const show = () => new MysqlTx(Reflect.get(connection, 'threadId'));
+  // The traps work on the connection itself: the target only changes what util.inspect shows.
+  const tx = new Proxy(secretFree(connection, show), {
+    get(_, key) {
+      if (showsItself(key)) return show;
+      const value: unknown = Reflect.get(connection, key);
       // Called on the connection itself: mysql2's escape and format read `this.connection`,
       // which through the Proxy would count as a reach underneath (and be refused after the run).
-      if (SENDS_NOTHING.has(key)) return typeof value === 'function' ? (...args: unknown[]): unknown => Reflect.apply(value, target, args) : value;
+      if (SENDS_NOTHING.has(key)) return typeof value === 'function' ? (...args: unknown[]): unknown => Reflect.apply(value, connection, args) : value;
       if (typeof value !== 'function') {
         if (typeof value === 'object' && value !== null) reach();
         return value;
@@ -148,16 +165,16 @@ export function workTx<C extends object>(connection: C): WorkTx<C> {
         // nobody awaits would end the process.
         if (ended) return ANSWERS_PROMISE.has(key) ? Promise.reject(usedAfterRun()) : undefined;
         check.touch();
-        const answer: unknown = Reflect.apply(value, target, args);
+        const answer: unknown = Reflect.apply(value, connection, args);
         if (key === 'prepare' && answer instanceof Promise) return answer.then(preparedStatement);
         // EventEmitter's methods answer the connection itself, for chaining: the work gets tx.
-        return answer === target ? tx : answer;
+        return answer === connection ? tx : answer;
       };
     },
     // What copies the connection's properties (Object.getOwnPropertyDescriptors, …) reads them here.
     // After the run the value is not handed out, but listing the properties still works.
-    getOwnPropertyDescriptor(target, key) {
-      const described = Reflect.getOwnPropertyDescriptor(target, key);
+    getOwnPropertyDescriptor(_, key) {
+      const described = Reflect.getOwnPropertyDescriptor(connection, key);
       const value: unknown = described?.value;
       if (described === undefined || typeof value !== 'object' || value === null) return described;
       // (A Proxy may describe a configurable property otherwise than its target does.)
