@@ -9,6 +9,7 @@ import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fromMysql2, type SqlLedger } from '../../src/sql/index.js';
 import { MariadbServer } from '../helpers/mariadb.js';
+import { recordStatements } from '../helpers/mysql2-statements.js';
 import { newLedger } from './ledger-scenarios.js';
 
 let server: MariadbServer;
@@ -20,12 +21,7 @@ const sent: string[] = [];
 beforeAll(async () => {
   server = await MariadbServer.start({ args: ['--innodb-rollback-on-timeout=ON'] });
   pool = mysql.createPool({ ...server.options, connectionLimit: 4 });
-  pool.on('connection', (core: object) => {
-    for (const method of ['query', 'execute'] as const) {
-      const send: unknown = Reflect.get(core, method);
-      if (typeof send === 'function') Reflect.set(core, method, (...args: unknown[]) => (sent.push(String(args[0])), Reflect.apply(send, core, args)));
-    }
-  });
+  pool.on('connection', (core: object) => recordStatements(core, sent));
   ledger = await newLedger(fromMysql2(pool), { lockTimeoutMs: 1000 });
   await pool.query('CREATE TABLE orders (id INT PRIMARY KEY, fulfilled INT NOT NULL DEFAULT 0) ENGINE=InnoDB');
   await pool.query('INSERT INTO orders (id) VALUES (1), (2), (3), (4), (5), (6), (7), (8), (9)');
