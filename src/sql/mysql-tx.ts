@@ -9,13 +9,14 @@
  * connection underneath) is noted, and COMMIT then checks the claim (mysql.ts); a deadlock a
  * statement met (or a lock wait timeout) is noted apart, even when the work caught it. The work
  * cannot give the connection back (`release`, `end`, `await using`), nor begin or end a
- * transaction on it: the ledger does.
+ * transaction on it: the ledger does. What the work sent is counted by commit-check.ts; a log
+ * shows `tx` as `MysqlTx { threadId }`, never the connection's config (secret-free.ts).
  *
  * @module
  */
 import { ConfigurationError } from '../core/errors/base.js';
-import { usedAfterRun } from './driver.js';
 import { CommitCheck } from './commit-check.js';
+import { usedAfterRun } from './driver.js';
 import { secretFree, showsItself } from './secret-free.js';
 
 

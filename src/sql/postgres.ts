@@ -105,7 +105,8 @@ export const rows = (value: unknown): readonly Record<string, unknown>[] => (Arr
  * The ledger over a node-postgres `Pool`: each run checks a client out, and the handler's `tx` is
  * that `PoolClient`, inside BEGIN … COMMIT. `tx` is a Proxy of it (same type, not the same
  * object): its `query` is refused once the run has ended, and its `release()` does nothing (the
- * ledger gives the client back).
+ * ledger gives the client back). A log (`console.log`, `JSON.stringify`) shows it as
+ * `PgTx { processID }`, never the client's connection parameters and password.
  *
  * @example
  * ```ts

@@ -71,8 +71,8 @@ function rawQuery(tx: PrismaTransactionLike): RawQuery {
 /**
  * The ledger over Prisma (a `PrismaClient` with a driver adapter, such as `@prisma/adapter-pg`
  * or `@prisma/adapter-mariadb`): each run is one interactive transaction, and the handler's `tx`
- * is Prisma's transaction client, so `tx.order.update(…)` commits with the ledger's record. The
- * dialect is read from the client (`postgresql` or `mysql`); give it as the second argument when
+ * is Prisma's transaction client, so `tx.order.update(…)` commits with the ledger's record (a log
+ * shows it as `PrismaTx {}`, never the driver adapter's password). The dialect is read from the client (`postgresql` or `mysql`); give it as the second argument when
  * that fails.
  *
  * @example
