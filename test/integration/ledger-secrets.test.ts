@@ -2,7 +2,10 @@
  * The database password never shows in util.inspect or JSON.stringify of what the ledger hands
  * the work or holds: a handler that logs its `tx` (console.log is util.inspect), an error
  * reporter that serialises the handler's arguments, a merchant who logs the ledger. mysql2's
- * `tx` is the run's PoolConnection, whose config holds the password. Real MariaDB 10.11 (a user
+ * `tx` is the run's PoolConnection, whose config holds the password (console.log printed it);
+ * Drizzle's over mysql2 reaches it (a logger's circular-safe JSON printed it), and node-postgres
+ * keeps it as a hidden property (util.inspect with showHidden printed it). Prisma's tx is in
+ * ledger-prisma.test.ts. Real MariaDB 10.11 (a user
  * with a password) and PostgreSQL 15 (trust authentication: the password given is still in the
  * client's configuration, as in production), through the public SqlLedger and its adapters.
  */
