@@ -23,6 +23,7 @@ import postgres from 'postgres';
 import { SqlLedger, fromMysql2, fromPg, fromPostgresJs, fromSqlite, type SqlClient } from '../src/sql/index.js';
 import { lifecycleRank } from '../src/webhooks/lifecycle.js';
 import { hasMariadb, MariadbServer } from '../test/helpers/mariadb.js';
+import { recordStatements } from '../test/helpers/mysql2-statements.js';
 import { hasPostgres, PostgresServer } from '../test/helpers/postgres.js';
 import { envInt, machineInfo, median, table, timeRound } from './harness.js';
 
@@ -125,16 +126,8 @@ async function mariadbRows(ops: number, rounds: number): Promise<LedgerBenchRow[
   try {
     const pool = mysql.createPool({ ...server.options, connectionLimit: 16 });
     const sent: string[] = [];
-    // Counts what each connection sends, on mysql2's callback connection (what the pool's
-    // 'connection' event hands over, whatever its typings say): the ledger's own statements and
-    // everything sent through the promise connection go through it.
-    pool.on('connection', (core: object) => {
-      for (const method of ['query', 'execute'] as const) {
-        const send: unknown = Reflect.get(core, method);
-        if (typeof send !== 'function') continue;
-        Reflect.set(core, method, (...args: unknown[]) => (sent.push(String(args[0])), Reflect.apply(send, core, args)));
-      }
-    });
+    // mysql2's callback connection, whatever the pool's typings say.
+    pool.on('connection', (core: object) => recordStatements(core, sent));
     const counted: SqlClient<mysql.PoolConnection> = fromMysql2(pool);
     const ledger = new SqlLedger(counted, { table: 'bench_ledger_mysql' });
     await ledger.ensureSchema();

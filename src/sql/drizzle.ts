@@ -61,7 +61,8 @@ function driverQuery(dialect: OrmDialect, send: (...args: unknown[]) => unknown)
 /**
  * The ledger over Drizzle (drizzle-orm/node-postgres or drizzle-orm/mysql2, over a pool): each run
  * is one `db.transaction(…)`, and the handler's `tx` is that Drizzle transaction (a Proxy of it,
- * whose queries are refused once the run ended). The dialect is read from the instance; give it
+ * whose queries are refused once the run ended, and which a log shows as `DrizzleTx {}`, never
+ * the connection's password). The dialect is read from the instance; give it
  * as the second argument when that fails.
  *
  * @example

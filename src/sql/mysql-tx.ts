@@ -9,13 +9,15 @@
  * connection underneath) is noted, and COMMIT then checks the claim (mysql.ts); a deadlock a
  * statement met (or a lock wait timeout) is noted apart, even when the work caught it. The work
  * cannot give the connection back (`release`, `end`, `await using`), nor begin or end a
- * transaction on it: the ledger does.
+ * transaction on it: the ledger does. What the work sent is counted by commit-check.ts; a log
+ * shows `tx` as `MysqlTx { threadId }`, never the connection's config (secret-free.ts).
  *
  * @module
  */
 import { ConfigurationError } from '../core/errors/base.js';
+import { CommitCheck } from './commit-check.js';
 import { usedAfterRun } from './driver.js';
-import { keepsTransaction } from './plain-statement.js';
+import { secretFree, showsItself } from './secret-free.js';
 
 
 /**
@@ -72,6 +74,18 @@ export interface WorkMet {
   lockWaitTimeout: boolean;
 }
 
+/** What `tx` shows of itself in a log (util.inspect) or in JSON: which connection it is, never its config (with the password). */
+class MysqlTx {
+  constructor(
+    /** The connection's id on the server (mysql2's `threadId`). */
+    readonly threadId: unknown,
+  ) {}
+}
+
+/** What a statement prepared through `tx` shows of itself: nothing of the connection it holds (its config, with the password). */
+class MysqlPreparedStatement {}
+const showPrepared = () => new MysqlPreparedStatement();
+
 /** The work's `tx` and what the ledger learns from it. */
 export interface WorkTx<C extends object> {
   /** The connection behind the Proxy, given to the work. */
@@ -90,43 +104,28 @@ export interface WorkTx<C extends object> {
  * mysql2's own.
  */
 export function workTx<C extends object>(connection: C): WorkTx<C> {
-  let pending = 0;
-  let touched = false;
   let ended = false;
   const met: WorkMet = { deadlock: false, lockWaitTimeout: false };
+  // Any failed statement may have rolled the transaction back on MySQL; these two did, or may have.
+  const check = new CommitCheck((error) => {
+    const errno: unknown = typeof error === 'object' && error !== null ? Reflect.get(error, 'errno') : undefined;
+    if (errno === DEADLOCK) met.deadlock = true;
+    if (errno === LOCK_WAIT_TIMEOUT) met.lockWaitTimeout = true;
+    return true;
+  });
   const several = runsSeveral(connection);
   /** `query` or `execute`: sent as it is, counted until it settles. */
   const statement =
     (send: unknown, formats: boolean) =>
-    (...args: unknown[]): unknown => {
-      if (ended) return Promise.reject(usedAfterRun());
-      if (typeof send !== 'function') return undefined;
-      if (!keepsTransaction(args[0]) || (formats && several && hasValues(args[0], args[1]))) touched = true;
-      const sent: unknown = Reflect.apply(send, connection, args);
-      if (!(sent instanceof Promise)) {
-        touched = true;
-        return sent;
-      }
-      pending += 1;
-      sent.then(
-        () => (pending -= 1),
-        (error: unknown) => {
-          pending -= 1;
-          touched = true;
-          const errno: unknown = typeof error === 'object' && error !== null ? Reflect.get(error, 'errno') : undefined;
-          if (errno === DEADLOCK) met.deadlock = true;
-          if (errno === LOCK_WAIT_TIMEOUT) met.lockWaitTimeout = true;
-        },
-      );
-      return sent;
-    };
+    (...args: unknown[]): unknown =>
+      ended ? Promise.reject(usedAfterRun()) : check.send(send, connection, args, formats && several && hasValues(args[0], args[1]));
   /**
    * The callback connection underneath (`connection`, however it is read) sends past the Proxy:
    * noted; after the run it is back in the pool, so it is not handed out.
    */
   const reach = () => {
     if (ended) throw usedAfterRun();
-    touched = true;
+    check.touch();
   };
   /**
    * A statement prepared through `tx` executes on the run's connection: kept by the work (to
@@ -136,19 +135,23 @@ export function workTx<C extends object>(connection: C): WorkTx<C> {
   const preparedStatement = (statement: unknown): unknown =>
     typeof statement !== 'object' || statement === null
       ? statement
-      : new Proxy(statement, {
-          get(target, key) {
-            const value: unknown = Reflect.get(target, key);
+      : new Proxy(secretFree(statement, showPrepared), {
+          get(_, key) {
+            if (showsItself(key)) return showPrepared;
+            const value: unknown = Reflect.get(statement, key);
             if (typeof value !== 'function') return value;
-            return (...args: unknown[]): unknown => (ended ? Promise.reject(usedAfterRun()) : Reflect.apply(value, target, args));
+            return (...args: unknown[]): unknown => (ended ? Promise.reject(usedAfterRun()) : Reflect.apply(value, statement, args));
           },
         });
-  const tx = new Proxy(connection, {
-    get(target, key) {
-      const value: unknown = Reflect.get(target, key);
+  const show = () => new MysqlTx(Reflect.get(connection, 'threadId'));
+  // The traps work on the connection itself: the target only changes what util.inspect shows.
+  const tx = new Proxy(secretFree(connection, show), {
+    get(_, key) {
+      if (showsItself(key)) return show;
+      const value: unknown = Reflect.get(connection, key);
       // Called on the connection itself: mysql2's escape and format read `this.connection`,
       // which through the Proxy would count as a reach underneath (and be refused after the run).
-      if (SENDS_NOTHING.has(key)) return typeof value === 'function' ? (...args: unknown[]): unknown => Reflect.apply(value, target, args) : value;
+      if (SENDS_NOTHING.has(key)) return typeof value === 'function' ? (...args: unknown[]): unknown => Reflect.apply(value, connection, args) : value;
       if (typeof value !== 'function') {
         if (typeof value === 'object' && value !== null) reach();
         return value;
@@ -162,29 +165,29 @@ export function workTx<C extends object>(connection: C): WorkTx<C> {
         // rejects; any other (destroy, pause, an EventEmitter's) does nothing, for a rejection
         // nobody awaits would end the process.
         if (ended) return ANSWERS_PROMISE.has(key) ? Promise.reject(usedAfterRun()) : undefined;
-        touched = true;
-        const answer: unknown = Reflect.apply(value, target, args);
+        check.touch();
+        const answer: unknown = Reflect.apply(value, connection, args);
         if (key === 'prepare' && answer instanceof Promise) return answer.then(preparedStatement);
         // EventEmitter's methods answer the connection itself, for chaining: the work gets tx.
-        return answer === target ? tx : answer;
+        return answer === connection ? tx : answer;
       };
     },
     // What copies the connection's properties (Object.getOwnPropertyDescriptors, …) reads them here.
     // After the run the value is not handed out, but listing the properties still works.
-    getOwnPropertyDescriptor(target, key) {
-      const described = Reflect.getOwnPropertyDescriptor(target, key);
+    getOwnPropertyDescriptor(_, key) {
+      const described = Reflect.getOwnPropertyDescriptor(connection, key);
       const value: unknown = described?.value;
       if (described === undefined || typeof value !== 'object' || value === null) return described;
       // (A Proxy may describe a configurable property otherwise than its target does.)
       if (ended) return described.configurable === true ? { ...described, value: undefined } : described;
-      touched = true;
+      check.touch();
       return described;
     },
   });
   return {
     tx,
     met,
-    mayHaveEnded: () => touched || pending > 0,
+    mayHaveEnded: () => check.needed(),
     end: () => void (ended = true),
   };
 }

@@ -124,7 +124,8 @@ function notHeld(error: unknown): boolean {
  * see mysql-tx.ts): its statements are refused once the run has ended (they reject, nothing is
  * sent), so are `beginTransaction`, `commit`, `rollback` and `changeUser`; a deadlock they met
  * (or a lock wait timeout, on a server with `innodb_rollback_on_timeout`) fails the run even when
- * the handler caught it; its `release()` does nothing.
+ * the handler caught it; its `release()` does nothing. A log (`console.log`, `JSON.stringify`)
+ * shows it as `MysqlTx { threadId }`, never the connection's config and password.
  *
  * @example
  * ```ts

@@ -1,7 +1,7 @@
 /**
  * Which statements of the work cannot end the ledger's transaction: after only those (sent through
  * `tx`, and answered), COMMIT needs no check that the transaction is still the ledger's. Shared by
- * the mysql2 and node-postgres adapters, whose `tx` sees each statement it sends.
+ * the mysql2 and node-postgres adapters (through commit-check.ts), whose `tx` sees each statement it sends.
  *
  * @module
  */

@@ -7,12 +7,9 @@
  */
 import { createHash } from 'node:crypto';
 import { ConfigurationError } from '../core/errors/base.js';
-import { aborted, rolledBack, usedAfterRun, type SqlClient, type SqlResult, type SqlSession } from './driver.js';
-import { keepsTransaction } from './plain-statement.js';
+import { aborted, rolledBack, type SqlClient, type SqlResult, type SqlSession } from './driver.js';
+import { guardedTx } from './pg-tx.js';
 import { CHECK_THEN_COMMIT, LEDGER_TX, notHeld } from './statements.js';
-
-/** node-postgres's members that send nothing and reach nothing underneath: the work may use them as it likes. */
-const SENDS_NOTHING = new Set<string | symbol>(['escapeLiteral', 'escapeIdentifier']);
 
 /** A node-postgres client checked out of a pool (`pg.PoolClient`), as the ledger drives it. */
 export interface PgClientLike {
@@ -108,7 +105,8 @@ export const rows = (value: unknown): readonly Record<string, unknown>[] => (Arr
  * The ledger over a node-postgres `Pool`: each run checks a client out, and the handler's `tx` is
  * that `PoolClient`, inside BEGIN … COMMIT. `tx` is a Proxy of it (same type, not the same
  * object): its `query` is refused once the run has ended, and its `release()` does nothing (the
- * ledger gives the client back).
+ * ledger gives the client back). A log (`console.log`, `JSON.stringify`) shows it as
+ * `PgTx { processID }`, never the client's connection parameters and password.
  *
  * @example
  * ```ts
@@ -173,64 +171,6 @@ export function preparing(options: PgLedgerOptions): boolean {
   return options.prepare ?? true;
 }
 
-/**
- * The work's `tx`: the pooled client, whose `query` is refused (nothing is sent) once the run has
- * ended, when the client is back in the pool, where a statement would run on its own or in
- * another callback's transaction; and whose `release()` does nothing: the ledger gives the client
- * back, and a release by the work would hand it to another caller mid-transaction. It also tells
- * whether the work may have ended the ledger's transaction: after plain reads and writes that
- * were answered (plain-statement.ts), it cannot have (one that failed leaves the transaction
- * aborted, which COMMIT's answer says), so COMMIT goes without its check; after anything else
- * (another statement, one still running, a cursor or a callback, another member of the client),
- * the check goes with COMMIT.
- */
-function guardedTx<C extends PgClientLike>(client: C, ended: () => boolean): { readonly tx: C; mayHaveEnded(): boolean } {
-  let touched = false;
-  let pending = 0;
-  const refuse = (args: readonly unknown[]): unknown => {
-    const refused = usedAfterRun();
-    const [first] = args;
-    const callback = args.at(-1);
-    if (typeof callback === 'function') {
-      queueMicrotask(() => void Reflect.apply(callback, undefined, [refused]));
-      return undefined;
-    }
-    // A submittable (a cursor, a stream) is answered through its own error path, as node-postgres does.
-    const handleError: unknown = typeof first === 'object' && first !== null ? Reflect.get(first, 'handleError') : undefined;
-    if (typeof handleError === 'function') {
-      queueMicrotask(() => void Reflect.apply(handleError, first, [refused]));
-      return first;
-    }
-    return Promise.reject(refused);
-  };
-  /** Sends a query of the work, noting what may have ended the transaction. */
-  const send = (query: unknown, args: unknown[]): unknown => {
-    if (typeof query !== 'function') return undefined;
-    if (!keepsTransaction(args[0])) touched = true;
-    const sent: unknown = Reflect.apply(query, client, args);
-    if (!(sent instanceof Promise)) {
-      touched = true;
-      return sent;
-    }
-    pending += 1;
-    sent.then(
-      () => (pending -= 1),
-      () => (pending -= 1),
-    );
-    return sent;
-  };
-  const tx = new Proxy(client, {
-    get(target, key) {
-      if (key === 'release') return () => undefined;
-      const value: unknown = Reflect.get(target, key);
-      if (key === 'query' && typeof value === 'function') return (...args: unknown[]): unknown => (ended() ? refuse(args) : send(value, args));
-      // A method, or an object underneath (the connection): it may send past this Proxy.
-      if (!SENDS_NOTHING.has(key) && (typeof value === 'function' || (typeof value === 'object' && value !== null))) touched = true;
-      return value;
-    },
-  });
-  return { tx, mayHaveEnded: () => touched || pending > 0 };
-}
 
 /**
  * Checks a client out, listening for its `'error'` event from the moment the pool hands it over.
@@ -289,7 +229,7 @@ function pgSession<C extends PgClientLike>(client: C, prepare: boolean, stopList
       // Several statements in one simple query answer one result each: COMMIT's is the last.
       let answer: unknown;
       try {
-        // The check only when the work may have ended the transaction (see guardedTx).
+        // The check only when the work may have ended the transaction (see pg-tx.ts).
         answer = await client.query(work.mayHaveEnded() ? CHECK_THEN_COMMIT : 'COMMIT');
       } catch (error) {
         // The check failed (the ledger's transaction had ended, or a statement of the work had

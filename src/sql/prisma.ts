@@ -9,6 +9,14 @@
 import { ConfigurationError } from '../core/errors/base.js';
 import type { SqlClient } from './driver.js';
 import { heldTransaction, rowsOf, type OrmDialect, type RawQuery } from './orm.js';
+import { shownAs } from './secret-free.js';
+
+/**
+ * What the handler's Prisma `tx` shows of itself in a log or JSON: nothing of the client
+ * underneath, whose driver adapter holds the database's connection string (with its password).
+ */
+class PrismaTx {}
+const showTx = () => new PrismaTx();
 
 /** The raw-SQL methods of a Prisma transaction client that the ledger sends its statements through. */
 export interface PrismaTransactionLike {
@@ -61,9 +69,9 @@ function rawQuery(tx: PrismaTransactionLike): RawQuery {
 /**
  * The ledger over Prisma (a `PrismaClient` with a driver adapter, such as `@prisma/adapter-pg`
  * or `@prisma/adapter-mariadb`): each run is one interactive transaction, and the handler's `tx`
- * is Prisma's transaction client, so `tx.order.update(…)` commits with the ledger's record. The
- * dialect is read from the client (`postgresql` or `mysql`); give it as the second argument when
- * that fails.
+ * is Prisma's transaction client, so `tx.order.update(…)` commits with the ledger's record (a log
+ * shows it as `PrismaTx {}`, never the driver adapter's password). The dialect is read from the
+ * client (`postgresql` or `mysql`); give it as the second argument when that fails.
  *
  * @example
  * ```ts
@@ -91,7 +99,7 @@ export function fromPrisma<P extends PrismaLike>(prisma: P, dialect?: 'postgres'
         lockTimeoutMs,
         (body) => prisma.$transaction(body, chosen === 'mysql' ? { timeout: TRANSACTION_TIMEOUT_MS, isolationLevel: 'ReadCommitted' } : { timeout: TRANSACTION_TIMEOUT_MS }),
         // Prisma calls back with the transaction client whose type PrismaTxOf<P> names.
-        (raw: PrismaTransactionLike) => ({ tx: raw as PrismaTxOf<P>, query: rawQuery(raw) }),
+        (raw: PrismaTransactionLike) => ({ tx: shownAs(raw as PrismaTxOf<P> & object, showTx), query: rawQuery(raw) }),
       );
     },
   };

@@ -14,14 +14,13 @@ import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fromDrizzle, fromKysely, fromMysql2 } from '../../src/sql/index.js';
 import type { LedgerRun } from '../../src/webhooks/index.js';
-import { MariadbServer } from '../helpers/mariadb.js';
+import { mariadbForFile } from '../helpers/database-for-file.js';
 import { newLedger } from './ledger-scenarios.js';
 
-let server: MariadbServer;
-let rollsBackOnTimeout: MariadbServer;
-let pool: mysql.Pool;
+const db = mariadbForFile({ connectionLimit: 4 });
+/** A server that rolls back the whole transaction on a lock wait timeout. */
+const rot = mariadbForFile({ args: ['--innodb-rollback-on-timeout=1'], connectionLimit: 4 });
 let admin: mysql.Pool;
-let rotPool: mysql.Pool;
 let rotAdmin: mysql.Pool;
 let callbackPool: CallbackPool;
 
@@ -33,18 +32,14 @@ async function tables(on: mysql.Pool): Promise<void> {
 }
 
 beforeAll(async () => {
-  [server, rollsBackOnTimeout] = await Promise.all([MariadbServer.start(), MariadbServer.start({ args: ['--innodb-rollback-on-timeout=1'] })]);
-  pool = mysql.createPool({ ...server.options, connectionLimit: 4 });
-  admin = mysql.createPool({ ...server.options, connectionLimit: 2 });
-  rotPool = mysql.createPool({ ...rollsBackOnTimeout.options, connectionLimit: 4 });
-  rotAdmin = mysql.createPool({ ...rollsBackOnTimeout.options, connectionLimit: 2 });
-  callbackPool = createCallbackPool({ ...server.options, connectionLimit: 4 });
+  admin = mysql.createPool({ ...db.server.options, connectionLimit: 2 });
+  rotAdmin = mysql.createPool({ ...rot.server.options, connectionLimit: 2 });
+  callbackPool = createCallbackPool({ ...db.server.options, connectionLimit: 4 });
   await Promise.all([tables(admin), tables(rotAdmin)]);
-}, 60_000);
+});
 afterAll(async () => {
-  await Promise.all([pool, admin, rotPool, rotAdmin].map((each) => each?.end()));
+  await Promise.all([admin, rotAdmin].map((each) => each?.end()));
   await new Promise((resolve) => (callbackPool ? callbackPool.end(resolve) : resolve(undefined)));
-  await Promise.all([server?.destroy(), rollsBackOnTimeout?.destroy()]);
 });
 
 const OPTIONS = { raiseMark: false, completedTtlMs: 86_400_000 } as const;
@@ -100,7 +95,7 @@ const order = (payment: string, attempt: number) => async (tx: Tx) => void (awai
 
 describe('a handler that catches a deadlock and goes on (mysql2, MariaDB)', () => {
   it('is not committed when a duplicate of the same ms claimed the key meanwhile: the payment is fulfilled once', async () => {
-    const ledger = await newLedger(fromMysql2(pool), { lockTimeoutMs: 10_000 });
+    const ledger = await newLedger(fromMysql2(db.pool), { lockTimeoutMs: 10_000 });
     const now = Date.now();
     let duplicate: Promise<LedgerRun<void>> | undefined;
     let met: unknown;
@@ -136,7 +131,7 @@ describe('a handler that catches a deadlock and goes on (Kysely, Drizzle over my
       return (key, work) => ledger.run(key, (tx) => work((text) => ksql.raw(text).execute(tx)), OPTIONS);
     },
     Drizzle: async () => {
-      const ledger = await newLedger(fromDrizzle(drizzle(pool)));
+      const ledger = await newLedger(fromDrizzle(drizzle(db.pool)));
       return (key, work) => ledger.run(key, (tx) => work((text) => tx.execute(sql.raw(text))), OPTIONS);
     },
   };
@@ -172,7 +167,7 @@ describe('a handler that catches a lock wait timeout and goes on (mysql2, MariaD
   const waitForStock = (tx: Tx) => tx.query('SELECT id FROM stock WHERE id = 1 FOR UPDATE').then(() => undefined, (error: unknown) => error);
 
   it("commits once on a server that rolls back only the statement (the default): its retried statement is in the claim's transaction", async () => {
-    const ledger = await newLedger(fromMysql2(pool), { lockTimeoutMs: 1000 });
+    const ledger = await newLedger(fromMysql2(db.pool), { lockTimeoutMs: 1000 });
     const holder = await holdStock(admin);
     let met: unknown;
     try {
@@ -195,10 +190,10 @@ describe('a handler that catches a lock wait timeout and goes on (mysql2, MariaD
   });
 
   it('is not committed on a server with innodb_rollback_on_timeout when a duplicate of the same ms claimed the key meanwhile', async () => {
-    const { table } = await newLedger(fromMysql2(rotPool));
-    const impatient = await newLedger(fromMysql2(rotPool), { table, lockTimeoutMs: 1000 });
+    const { table } = await newLedger(fromMysql2(rot.pool));
+    const impatient = await newLedger(fromMysql2(rot.pool), { table, lockTimeoutMs: 1000 });
     // The duplicate waits for the key longer than the first waits for the stock.
-    const patient = await newLedger(fromMysql2(rotPool), { table, lockTimeoutMs: 10_000 });
+    const patient = await newLedger(fromMysql2(rot.pool), { table, lockTimeoutMs: 10_000 });
     const holder = await holdStock(rotAdmin);
     const now = Date.now();
     let duplicate: Promise<LedgerRun<void>> | undefined;
@@ -230,7 +225,7 @@ describe('a handler that catches a lock wait timeout and goes on (mysql2, MariaD
 
 describe("the handler's tx once its run ended (mysql2, MariaDB)", () => {
   it('refuses a write the handler sends after it threw: the retry fulfils the payment once', async () => {
-    const ledger = await newLedger(fromMysql2(pool));
+    const ledger = await newLedger(fromMysql2(db.pool));
     let kept: Tx | undefined;
     const failed = await ledger.run(
       'payment:PAY_LATE:SUCCESS',
@@ -249,7 +244,7 @@ describe("the handler's tx once its run ended (mysql2, MariaDB)", () => {
   });
 
   it('refuses it on Drizzle over mysql2 too: the retry fulfils the payment once', async () => {
-    const ledger = await newLedger(fromDrizzle(drizzle(pool)));
+    const ledger = await newLedger(fromDrizzle(drizzle(db.pool)));
     const write = (tx: { execute(query: ReturnType<typeof sql>): Promise<unknown> }, attempt: number) => tx.execute(sql`INSERT INTO orders (payment_id, attempt) VALUES (${'PAY_LATE_DZ'}, ${attempt})`);
     let kept: Parameters<Parameters<typeof ledger.run>[1]>[0] | undefined;
     const failed = await ledger.run(
@@ -270,7 +265,7 @@ describe("the handler's tx once its run ended (mysql2, MariaDB)", () => {
   });
 
   it('keeps its connection when the handler calls tx.release(): the pool does not hand it to another caller mid-run', async () => {
-    const single = mysql.createPool({ ...server.options, connectionLimit: 1 });
+    const single = mysql.createPool({ ...db.server.options, connectionLimit: 1 });
     try {
       const ledger = await newLedger(fromMysql2(single));
       let waiting: Promise<mysql.PoolConnection> | undefined;

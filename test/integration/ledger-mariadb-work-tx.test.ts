@@ -6,36 +6,24 @@
  * after its run has ended is refused, never sent on a connection that is back in the pool.
  */
 import mysql from 'mysql2/promise';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { fromMysql2, type SqlLedger } from '../../src/sql/index.js';
-import { MariadbServer } from '../helpers/mariadb.js';
+import { mariadbForFile } from '../helpers/database-for-file.js';
+import { recordStatements } from '../helpers/mysql2-statements.js';
 import { newLedger } from './ledger-scenarios.js';
 
-let server: MariadbServer;
-let pool: mysql.Pool;
 let ledger: SqlLedger<mysql.PoolConnection>;
 /** Every statement sent on the pool's connections (on mysql2's callback connection, which all go through). */
 const sent: string[] = [];
 
-beforeAll(async () => {
-  server = await MariadbServer.start({ args: ['--innodb-rollback-on-timeout=ON'] });
-  pool = mysql.createPool({ ...server.options, connectionLimit: 4 });
-  pool.on('connection', (core: object) => {
-    for (const method of ['query', 'execute'] as const) {
-      const send: unknown = Reflect.get(core, method);
-      if (typeof send === 'function') Reflect.set(core, method, (...args: unknown[]) => (sent.push(String(args[0])), Reflect.apply(send, core, args)));
-    }
-  });
+const db = mariadbForFile({ args: ['--innodb-rollback-on-timeout=ON'], connectionLimit: 4 }, async (pool) => {
+  pool.on('connection', (core: object) => recordStatements(core, sent));
   ledger = await newLedger(fromMysql2(pool), { lockTimeoutMs: 1000 });
   await pool.query('CREATE TABLE orders (id INT PRIMARY KEY, fulfilled INT NOT NULL DEFAULT 0) ENGINE=InnoDB');
   await pool.query('INSERT INTO orders (id) VALUES (1), (2), (3), (4), (5), (6), (7), (8), (9)');
 });
-afterAll(async () => {
-  await pool?.end();
-  await server?.destroy();
-});
 
-const fulfilled = async (id: number) => Number((await pool.query<mysql.RowDataPacket[]>('SELECT fulfilled FROM orders WHERE id = ?', [id]))[0][0]?.fulfilled);
+const fulfilled = async (id: number) => Number((await db.pool.query<mysql.RowDataPacket[]>('SELECT fulfilled FROM orders WHERE id = ?', [id]))[0][0]?.fulfilled);
 const options = { raiseMark: false, completedTtlMs: 60_000 } as const;
 
 describe('the work\'s tx on MariaDB', () => {
@@ -72,7 +60,7 @@ describe('the work\'s tx on MariaDB', () => {
   });
 
   it('a lock wait timeout that rolled the whole transaction back, swallowed by the work that then writes again, is not acknowledged; the retry fulfils once', async () => {
-    const blocker = await pool.getConnection();
+    const blocker = await db.pool.getConnection();
     await blocker.query('START TRANSACTION');
     await blocker.query('SELECT * FROM orders WHERE id = 2 FOR UPDATE');
     sent.length = 0;
@@ -133,7 +121,7 @@ describe('the work\'s tx on MariaDB: the callback connection underneath, read wi
 
 describe('the work\'s tx on MariaDB: a pool with multipleStatements', () => {
   it('a plain statement whose value is raw SQL (mysql.raw) ending the transaction is not taken for plain: the callback is not acknowledged, and its retry fulfils once', async () => {
-    const multi = mysql.createPool({ ...server.options, connectionLimit: 1, multipleStatements: true });
+    const multi = mysql.createPool({ ...db.server.options, connectionLimit: 1, multipleStatements: true });
     try {
       const multiLedger = await newLedger(fromMysql2(multi), { lockTimeoutMs: 1000 });
       const fulfil = async (tx: mysql.PoolConnection) => {
@@ -220,7 +208,7 @@ describe('the work\'s tx on MariaDB: giving the connection back', () => {
     ['end()', (tx: mysql.PoolConnection) => tx.end()],
     ['[Symbol.asyncDispose]() (await using)', (tx: mysql.PoolConnection) => tx[Symbol.asyncDispose]()],
   ])('tx.%s in the work does not let another run check the connection out inside this run\'s transaction', async (_, giveBack) => {
-    const solo = mysql.createPool({ ...server.options, connectionLimit: 1 });
+    const solo = mysql.createPool({ ...db.server.options, connectionLimit: 1 });
     // mysql2 warns when end() reaches a pooled connection (it releases it): it must not.
     const warned = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     try {
@@ -257,7 +245,7 @@ describe('the work\'s tx on MariaDB: giving the connection back', () => {
     } finally {
       warned.mockRestore();
       await solo.end();
-      await pool.query('UPDATE orders SET fulfilled = 0 WHERE id IN (4, 5)');
+      await db.pool.query('UPDATE orders SET fulfilled = 0 WHERE id IN (4, 5)');
     }
   });
 });

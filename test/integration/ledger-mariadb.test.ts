@@ -10,6 +10,7 @@ import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqlLedger, fromDrizzle, fromKysely, fromMysql2 } from '../../src/sql/index.js';
 import { MariadbServer } from '../helpers/mariadb.js';
+import { recordStatements } from '../helpers/mysql2-statements.js';
 import { ledgerScenarios, newLedger } from './ledger-scenarios.js';
 
 let server: MariadbServer;
@@ -100,18 +101,10 @@ describe('round trips of one callback through mysql2', () => {
    */
   function counting(target: mysql.Pool) {
     const sent: string[] = [];
-    const wrapped = new WeakSet<object>();
     const counted = {
       getConnection: async () => {
         const connection = await target.getConnection();
-        const core: unknown = connection.connection;
-        if (typeof core === 'object' && core !== null && !wrapped.has(core)) {
-          wrapped.add(core);
-          for (const method of ['query', 'execute'] as const) {
-            const send: unknown = Reflect.get(core, method);
-            if (typeof send === 'function') Reflect.set(core, method, (...args: unknown[]) => (sent.push(String(args[0])), Reflect.apply(send, core, args)));
-          }
-        }
+        recordStatements(connection.connection, sent);
         return connection;
       },
     };

@@ -10,21 +10,16 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/core/errors/base.js';
 import { SqlLedger, fromPg } from '../../src/sql/index.js';
 import { runOnce } from '../../src/webhooks/index.js';
-import { PostgresServer } from '../helpers/postgres.js';
+import { postgresForFile } from '../helpers/database-for-file.js';
 
-let server: PostgresServer;
+const db = postgresForFile(2);
 let client: pg.Client;
-let pool: pg.Pool;
 
-beforeAll(async () => {
-  server = await PostgresServer.start();
-  client = new pg.Client({ connectionString: server.url });
-  pool = new pg.Pool({ connectionString: server.url, max: 2 });
+beforeAll(() => {
+  client = new pg.Client({ connectionString: db.server.url });
 });
 afterAll(async () => {
   await client?.end().catch(() => undefined);
-  await pool?.end();
-  await server?.destroy();
 });
 
 it('a single pg.Client is refused with a ConfigurationError naming the Pool; a Pool is accepted and handles the callback', async () => {
@@ -32,7 +27,7 @@ it('a single pg.Client is refused with a ConfigurationError naming the Pool; a P
   expect(() => fromPg(client)).toThrow(ConfigurationError);
   // @ts-expect-error: as above
   expect(() => fromPg(client)).toThrow(/Pool/);
-  const ledger = new SqlLedger(fromPg(pool), { table: 'ledger_pg_client_refused' });
+  const ledger = new SqlLedger(fromPg(db.pool), { table: 'ledger_pg_client_refused' });
   await ledger.ensureSchema();
   expect((await runOnce(ledger, 'payment:PAY_1:SUCCESS', () => 'done')).outcome).toBe('processed');
 }, 60_000);

@@ -11,36 +11,29 @@
 import { sql as drizzleSql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { Kysely, PostgresDialect, sql as kyselySql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SqlLedger, fromDrizzle, fromKysely, fromPg, fromPostgresJs, type SqlClient } from '../../src/sql/index.js';
 import { runOnce, WebhookHandlerError } from '../../src/webhooks/index.js';
-import { PostgresServer } from '../helpers/postgres.js';
+import { postgresForFile } from '../helpers/database-for-file.js';
 
-let server: PostgresServer;
-let pool: pg.Pool;
-let sql: postgres.Sql;
-
-beforeAll(async () => {
-  server = await PostgresServer.start();
-  pool = new pg.Pool({ connectionString: server.url, max: 4 });
-  sql = postgres(server.url, { max: 4, onnotice: () => undefined });
+const db = postgresForFile(4, async (pool) => {
   await pool.query('CREATE TABLE parcels (id int PRIMARY KEY)');
   await pool.query('CREATE TABLE shipments (k text, parcel int REFERENCES parcels (id) DEFERRABLE INITIALLY DEFERRED)');
 });
-afterAll(async () => {
-  await pool?.end();
-  await sql?.end({ timeout: 1 });
-  await server?.destroy();
+let sql: postgres.Sql;
+beforeAll(() => {
+  sql = postgres(db.server.url, { max: 4, onnotice: () => undefined });
 });
+afterAll(() => sql?.end({ timeout: 1 }));
 
 const insert = 'INSERT INTO shipments VALUES ($1, 42)';
 const drivers: Record<string, { client: () => SqlClient<unknown>; ship: (tx: unknown, key: string) => Promise<unknown> }> = {
-  'node-postgres': { client: () => fromPg(pool), ship: (tx, key) => (tx as pg.PoolClient).query(insert, [key]) },
+  'node-postgres': { client: () => fromPg(db.pool), ship: (tx, key) => (tx as pg.PoolClient).query(insert, [key]) },
   // A statement that is not one plain read or write: COMMIT goes with its check (CHECK_THEN_COMMIT).
   'node-postgres, COMMIT with its check': {
-    client: () => fromPg(pool),
+    client: () => fromPg(db.pool),
     ship: async (tx, key) => {
       await (tx as pg.PoolClient).query('SET LOCAL work_mem = 65536');
       return (tx as pg.PoolClient).query(insert, [key]);
@@ -48,10 +41,10 @@ const drivers: Record<string, { client: () => SqlClient<unknown>; ship: (tx: unk
   },
   'postgres.js': { client: () => fromPostgresJs(sql), ship: (tx, key) => (tx as postgres.ReservedSql)`INSERT INTO shipments VALUES (${key}, 42)` },
   Kysely: {
-    client: () => fromKysely(new Kysely<Record<string, never>>({ dialect: new PostgresDialect({ pool }) })),
+    client: () => fromKysely(new Kysely<Record<string, never>>({ dialect: new PostgresDialect({ pool: db.pool }) })),
     ship: (tx, key) => kyselySql`INSERT INTO shipments VALUES (${key}, 42)`.execute(tx as Kysely<Record<string, never>>),
   },
-  Drizzle: { client: () => fromDrizzle(drizzle(pool)), ship: (tx, key) => (tx as ReturnType<typeof drizzle>).execute(drizzleSql`INSERT INTO shipments VALUES (${key}, 42)`) },
+  Drizzle: { client: () => fromDrizzle(drizzle(db.pool)), ship: (tx, key) => (tx as ReturnType<typeof drizzle>).execute(drizzleSql`INSERT INTO shipments VALUES (${key}, 42)`) },
 };
 
 it.each(Object.keys(drivers))('%s: a deferred constraint broken at COMMIT is the handler failing, nothing committed', async (name) => {
@@ -65,9 +58,9 @@ it.each(Object.keys(drivers))('%s: a deferred constraint broken at COMMIT is the
   );
   expect(failure).toBeInstanceOf(WebhookHandlerError);
   expect(failure).toMatchObject({ stage: 'handler' });
-  expect((await pool.query('SELECT count(*)::int AS n FROM shipments WHERE k = $1', [key])).rows[0]).toEqual({ n: 0 });
+  expect((await db.pool.query('SELECT count(*)::int AS n FROM shipments WHERE k = $1', [key])).rows[0]).toEqual({ n: 0 });
   // The run's connection went back to the pool (a leaked one would starve the next callbacks).
-  expect(pool.totalCount - pool.idleCount).toBe(0);
+  expect(db.pool.totalCount - db.pool.idleCount).toBe(0);
   // Nothing was recorded either: a retry runs the handler again.
   let ran = false;
   expect((await runOnce(ledger, key, () => void (ran = true))).outcome).toBe('processed');

@@ -9,29 +9,19 @@
 import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { fromDrizzle, fromPg } from '../../src/sql/index.js';
-import { PostgresServer } from '../helpers/postgres.js';
+import { postgresForFile } from '../helpers/database-for-file.js';
 import { newLedger } from './ledger-scenarios.js';
 
-let server: PostgresServer;
-let admin: pg.Pool;
-
-beforeAll(async () => {
-  server = await PostgresServer.start();
-  admin = new pg.Pool({ connectionString: server.url, max: 2 });
-  await admin.query('CREATE TABLE orders (payment_id TEXT NOT NULL)');
-});
-afterAll(async () => {
-  await admin?.end();
-  await server?.destroy();
-});
+/** Its pool reads what the runs committed; each test's ledger has a pool of its own. */
+const db = postgresForFile(2, (admin) => admin.query('CREATE TABLE orders (payment_id TEXT NOT NULL)'));
 
 const OPTIONS = { raiseMark: false, completedTtlMs: 86_400_000 } as const;
-const orders = async (payment: string) => Number((await admin.query('SELECT count(*) AS n FROM orders WHERE payment_id = $1', [payment])).rows[0].n);
+const orders = async (payment: string) => Number((await db.pool.query('SELECT count(*) AS n FROM orders WHERE payment_id = $1', [payment])).rows[0].n);
 
 it('tx refuses a write the handler sends after it threw: the retry fulfils the payment once', async () => {
-  const pool = new pg.Pool({ connectionString: server.url, max: 1 });
+  const pool = new pg.Pool({ connectionString: db.server.url, max: 1 });
   try {
     const ledger = await newLedger(fromPg(pool));
     let kept: pg.PoolClient | undefined;
@@ -55,7 +45,7 @@ it('tx refuses a write the handler sends after it threw: the retry fulfils the p
 });
 
 it("Drizzle's tx refuses a write the handler sends after it threw: the retry fulfils the payment once", async () => {
-  const pool = new pg.Pool({ connectionString: server.url, max: 1 });
+  const pool = new pg.Pool({ connectionString: db.server.url, max: 1 });
   try {
     const ledger = await newLedger(fromDrizzle(drizzle(pool)));
     const write = (tx: { execute(query: ReturnType<typeof sql>): Promise<unknown> }) => tx.execute(sql`INSERT INTO orders (payment_id) VALUES (${'PAY_LATE_DZ'})`);
@@ -81,7 +71,7 @@ it("Drizzle's tx refuses a write the handler sends after it threw: the retry ful
 });
 
 it('keeps its client when the handler calls tx.release(): the pool does not hand it to another caller mid-run', async () => {
-  const pool = new pg.Pool({ connectionString: server.url, max: 1 });
+  const pool = new pg.Pool({ connectionString: db.server.url, max: 1 });
   try {
     const ledger = await newLedger(fromPg(pool));
     let waiting: Promise<pg.PoolClient> | undefined;

@@ -5,27 +5,17 @@
  * their done check, node-postgres by COMMIT's notice, postgres.js by a check sent with COMMIT.
  * Real PostgreSQL 15, through node-postgres, postgres.js and the public runOnce.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import postgres from 'postgres';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { SqlLedger, fromPg, fromPostgresJs } from '../../src/sql/index.js';
 import { runOnce, WebhookHandlerError } from '../../src/webhooks/index.js';
-import { PostgresServer } from '../helpers/postgres.js';
+import { postgresForFile } from '../helpers/database-for-file.js';
 
-let server: PostgresServer;
-let pool: pg.Pool;
-
-beforeAll(async () => {
-  server = await PostgresServer.start();
-  pool = new pg.Pool({ connectionString: server.url, max: 4 });
-});
-afterAll(async () => {
-  await pool?.end();
-  await server?.destroy();
-});
+const db = postgresForFile(4);
 
 it('work that rolled tx back is not acknowledged as processed, and the retry runs it', async () => {
-  const ledger = new SqlLedger(fromPg(pool), { table: 'ledger_work_ends_tx' });
+  const ledger = new SqlLedger(fromPg(db.pool), { table: 'ledger_work_ends_tx' });
   await ledger.ensureSchema();
   const outcome = await runOnce(ledger, 'payment:PAY_1:SUCCESS', async ({ tx }) => {
     await tx.query('ROLLBACK');
@@ -41,7 +31,7 @@ it('work that rolled tx back is not acknowledged as processed, and the retry run
 }, 60_000);
 
 it('postgres.js: work that rolled tx back is not acknowledged as processed either, and the retry runs it', async () => {
-  const sql = postgres(server.url, { max: 4, onnotice: () => undefined });
+  const sql = postgres(db.server.url, { max: 4, onnotice: () => undefined });
   try {
     const ledger = new SqlLedger(fromPostgresJs(sql), { table: 'ledger_work_ends_tx_js' });
     await ledger.ensureSchema();
@@ -70,14 +60,14 @@ it('postgres.js: work that rolled tx back is not acknowledged as processed eithe
  * order again): it is answered failed, and the callback is fulfilled once, by the redelivery.
  */
 it.each(['node-postgres', 'postgres.js'] as const)('%s: work that rolled tx back and began again is rolled back, and the order is written once', async (driver) => {
-  const sql = postgres(server.url, { max: 2, onnotice: () => undefined });
+  const sql = postgres(db.server.url, { max: 2, onnotice: () => undefined });
   try {
-    await pool.query('CREATE TABLE IF NOT EXISTS orders_begun_again (k text)');
+    await db.pool.query('CREATE TABLE IF NOT EXISTS orders_begun_again (k text)');
     const write = driver === 'node-postgres'
       ? (tx: unknown, k: string) => (tx as pg.PoolClient).query('INSERT INTO orders_begun_again VALUES ($1)', [k])
       : (tx: unknown, k: string) => (tx as postgres.Sql).unsafe('INSERT INTO orders_begun_again VALUES ($1)', [k]);
     const begin = driver === 'node-postgres' ? (tx: unknown, text: string) => (tx as pg.PoolClient).query(text) : (tx: unknown, text: string) => (tx as postgres.Sql).unsafe(text);
-    const ledger = new SqlLedger<unknown>(driver === 'node-postgres' ? fromPg(pool) : fromPostgresJs(sql), { table: `ledger_begun_again_${driver === 'node-postgres' ? 'pg' : 'js'}` });
+    const ledger = new SqlLedger<unknown>(driver === 'node-postgres' ? fromPg(db.pool) : fromPostgresJs(sql), { table: `ledger_begun_again_${driver === 'node-postgres' ? 'pg' : 'js'}` });
     await ledger.ensureSchema();
     const key = `payment:PAY_AGAIN_${driver}:SUCCESS`;
     const first = await runOnce(ledger, key, async ({ tx }) => {
@@ -91,7 +81,7 @@ it.each(['node-postgres', 'postgres.js'] as const)('%s: work that rolled tx back
     expect(first).toBe('handler');
     const retry = await runOnce(ledger, key, async ({ tx }) => void (await write(tx, key)));
     expect(retry.outcome).toBe('processed');
-    const { rows } = await pool.query('SELECT count(*)::int AS n FROM orders_begun_again WHERE k = $1', [key]);
+    const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM orders_begun_again WHERE k = $1', [key]);
     expect(rows[0]).toEqual({ n: 1 });
   } finally {
     await sql.end();

@@ -15,6 +15,7 @@ import { runOnce, signCallback, WebhookHandlerError } from '../../src/webhooks/i
 import { hasMariadb, MariadbServer } from '../helpers/mariadb.js';
 import { hasPostgres, PostgresServer } from '../helpers/postgres.js';
 import { generatePrismaClient, removePrismaClients } from '../helpers/prisma.js';
+import { shownInLogs } from '../helpers/shown.js';
 import { ledgerScenarios, newLedger } from './ledger-scenarios.js';
 
 /** What the test uses of the generated client: its constructor, one model, raw SQL. */
@@ -34,9 +35,11 @@ let postgres: PostgresServer;
 let mariadb: MariadbServer;
 let pgClient: GeneratedClient;
 let mysqlClient: GeneratedClient;
+let pgModule: GeneratedModule;
+let mysqlModule: GeneratedModule;
 
 beforeAll(async () => {
-  const [pgModule, mysqlModule] = await Promise.all([
+  [pgModule, mysqlModule] = await Promise.all([
     import(generatePrismaClient('postgresql')) as Promise<GeneratedModule>,
     import(generatePrismaClient('mysql')) as Promise<GeneratedModule>,
   ]);
@@ -119,5 +122,30 @@ describe.skipIf(skip)('Prisma', () => {
     // @ts-expect-error: not a Prisma client
     expect(() => fromPrisma({})).toThrow(ConfigurationError);
     expect(await newLedger(fromPrisma(pgClient))).toBeDefined();
+  });
+
+  it("the work's tx, the ledger and its client show no database password in util.inspect or JSON (PostgreSQL, MariaDB)", async () => {
+    const password = 'Sup3r-secret_prisma-pw';
+    await mysqlClient.$executeRawUnsafe(`CREATE USER merchant@127.0.0.1 IDENTIFIED BY '${password}'`);
+    await mysqlClient.$executeRawUnsafe('GRANT ALL ON ledger_test.* TO merchant@127.0.0.1');
+    const { host, port, database } = mariadb.options;
+    const clients = [
+      // Trust authentication: the password is not checked, but it is in the client's configuration.
+      new pgModule.PrismaClient({ adapter: new PrismaPg({ connectionString: postgres.url.replace('postgres@', `postgres:${password}@`), max: 2 }) }),
+      new mysqlModule.PrismaClient({ adapter: new PrismaMariaDb({ host, port, user: 'merchant', password, database, connectionLimit: 2 }) }),
+    ];
+    try {
+      for (const prisma of clients) {
+        const client = fromPrisma(prisma);
+        const ledger = await newLedger(client);
+        const seen: string[] = [];
+        const run = await runOnce(ledger, `payment:PAY_SECRET_${client.dialect}:SUCCESS`, ({ tx }) => void seen.push(shownInLogs(tx), shownInLogs({ tx })));
+        expect(run.outcome).toBe('processed');
+        seen.push(shownInLogs(ledger), shownInLogs(client));
+        for (const each of seen) expect(each).not.toContain(password);
+      }
+    } finally {
+      await Promise.all(clients.map((each) => each.$disconnect()));
+    }
   });
 });

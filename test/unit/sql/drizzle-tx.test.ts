@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { guardedDrizzleTx } from '../../../src/sql/drizzle-tx.js';
 
@@ -5,6 +6,7 @@ import { guardedDrizzleTx } from '../../../src/sql/drizzle-tx.js';
 function fakeTx() {
   const sent: string[] = [];
   const client = {
+    config: { password: 'db-secret' },
     query: async (text: string) => void sent.push(`query ${text}`),
     execute: async (text: string) => void sent.push(`execute ${text}`),
     release: () => void sent.push('release'),
@@ -32,5 +34,11 @@ describe('guardedDrizzleTx', () => {
     await expect(guarded.session.client.execute('INSERT 2')).rejects.toThrow(/after its run had ended/);
     guarded.session.client.release();
     expect(sent).toEqual(['release']);
+  });
+
+  it('shows nothing of the session underneath in util.inspect or JSON (its client holds the password in its config)', () => {
+    const guarded = guardedDrizzleTx(fakeTx().tx, () => false);
+    expect([inspect(guarded, { depth: null }), JSON.stringify({ tx: guarded })]).toEqual(['DrizzleTx {}', '{"tx":{}}']);
+    expect(guarded.session.client.config.password).toBe('db-secret');
   });
 });

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { workTx } from '../../../src/sql/mysql-tx.js';
 
@@ -131,5 +132,16 @@ describe('workTx', () => {
     expect(Object.keys(work.tx)).toContain('connection');
     expect(work.tx.escape('a')).toBe("'a'");
     expect(sent).toEqual([]);
+  });
+
+  it('shows which connection it is in util.inspect and JSON, never its config (the password), without counting as a reach underneath', () => {
+    const { target } = connection();
+    const work = workTx(Object.assign(target, { config: { user: 'shop', password: 'db-secret' } }));
+    expect([inspect(work.tx), inspect({ tx: work.tx }, { depth: null }), JSON.stringify(work.tx)]).toEqual(['MysqlTx { threadId: 7 }', '{ tx: MysqlTx { threadId: 7 } }', '{"threadId":7}']);
+    expect(work.mayHaveEnded()).toBe(false);
+    // The work reads its own config as before.
+    expect(work.tx.config.password).toBe('db-secret');
+    work.end();
+    expect(inspect(work.tx)).toBe('MysqlTx { threadId: 7 }');
   });
 });
