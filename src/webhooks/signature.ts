@@ -144,8 +144,11 @@ export function buildSignedString(fields: SignedCallbackFields): string {
 
 export { nodeCrypto };
 
-/** @internal UTF-8, for the Web Crypto paths (the verifier's too). */
-export const encoder = new TextEncoder();
+/**
+ * @internal UTF-8, for the Web Crypto paths (the verifier's too). Pure: the client's bundle
+ * shares this module's chunk and never encodes, so it drops the encoder.
+ */
+export const encoder = /* @__PURE__ */ new TextEncoder();
 
 /** A signing key as a node:crypto `KeyObject`. */
 export interface NodeSigningKey {
