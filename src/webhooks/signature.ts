@@ -92,7 +92,8 @@ function isWellFormed(text: string): boolean {
   // chunk, and esbuild keeps a top-level property read or `u` regex it cannot prove pure.
   const native = (String.prototype as { isWellFormed?: () => boolean }).isWellFormed; // absent before ES2024
   // In Unicode mode a well-formed pair is one astral code point, so only a lone surrogate is Cs.
-  return native ? native.call(text) : !/\p{Cs}/u.test(text);
+  // In a class because esbuild's node22 target writes a bare \p{…} as a longer new RegExp().
+  return native ? native.call(text) : !/[\p{Cs}]/u.test(text);
 }
 
 /** Why `fields` cannot be signed: the first field at fault, in signing order, and its problem. */
