@@ -141,9 +141,48 @@ async function groupSharedChunks(outDir: string): Promise<void> {
     const added = [...after].filter((id) => !files.has(id) && !packagesBefore.get(name)?.has(id));
     if (added.length > 0) throw new Error(`grouping the shared chunks made ${name} import ${added.join(', ')}: give it a group of its own in SHARED_GROUP`);
   }
+  await importPackagesFirst(outDir, names, files);
   const kept = new Set(output.map((file) => resolve(outDir, file.fileName)));
   const replaced = [...new Set([...reach.values()].flatMap((ids) => [...ids]))].filter((id) => isChunk(id) && !kept.has(id));
   await Promise.all(replaced.flatMap((id) => [rm(id), rm(`${id}.map`, { force: true })]));
+}
+
+/** Whether an import names a package (or a Node builtin) rather than a file of the build. */
+const isPackage = (specifier: string) => !specifier.startsWith('.') && !specifier.startsWith('/');
+
+/**
+ * Moves each entry's imports of packages (ky, zod, node builtins) above its imports of the
+ * build's own chunks, in the order the entry evaluated them. A merchant's bundler lays modules
+ * out in evaluation order; with the packages first, the SDK's own code is one run instead of
+ * being cut in three by zod and ky, and that compresses better (root bundle 35,380 -> 35,092 B
+ * min+gzip). The packages depend on nothing of the SDK's, so running them first changes no
+ * result. Rollup writes each import on its own line, without a source mapping (the map
+ * is checked), so swapping the lines leaves the source map true.
+ */
+async function importPackagesFirst(outDir: string, names: readonly string[], importsOf: ReadonlyMap<string, readonly string[]>): Promise<void> {
+  for (const name of names) {
+    const file = `${name}.js`;
+    // Evaluation order: a module's imports, depth first, before the module itself.
+    const order: string[] = [];
+    const visit = (id: string) => {
+      if (order.includes(id)) return;
+      for (const imported of importsOf.get(id) ?? []) visit(imported);
+      order.push(id);
+    };
+    visit(file);
+    const lines = (await readFile(resolve(outDir, file), 'utf8')).split('\n');
+    // The file's first lines: one `import … from '…';` or `export … from '…';` each.
+    const head = lines.findIndex((line) => !/^(?:import|export) .*'[^']+';$/.test(line));
+    const imports = lines.slice(0, head);
+    const specifier = (line: string) => /'([^']+)';$/.exec(line)?.[1] ?? '';
+    // Packages in evaluation order, then the chunks as Rollup wrote them (the sort is stable).
+    const rank = (line: string) => (isPackage(specifier(line)) ? order.indexOf(specifier(line)) : order.length);
+    const sorted = imports.toSorted((a, b) => rank(a) - rank(b));
+    if (sorted.every((line, at) => line === imports[at])) continue;
+    const map = JSON.parse(await readFile(resolve(outDir, `${file}.map`), 'utf8')) as { mappings: string };
+    if (map.mappings.split(';').slice(0, head).some((segments) => segments !== '')) throw new Error(`${file}: an import line has a source mapping; cannot reorder the imports`);
+    await writeFile(resolve(outDir, file), [...sorted, ...lines.slice(head)].join('\n'));
+  }
 }
 
 // `--out-dir` on the command line (the runtime conformance test builds into a temp folder).

@@ -21,7 +21,10 @@ export type ProviderChannelId =
   | (typeof PROVIDER_CHANNELS_GROUP_A)[number]
   | (typeof PROVIDER_CHANNELS_GROUP_B)[number];
 
-const ALL: ReadonlySet<string> = new Set<string>([...PROVIDER_CHANNELS_GROUP_A, ...PROVIDER_CHANNELS_GROUP_B]);
+/** @internal Both groups in one list: what `provider_channel_id` may be. */
+export const PROVIDER_CHANNELS: readonly ProviderChannelId[] = [...PROVIDER_CHANNELS_GROUP_A, ...PROVIDER_CHANNELS_GROUP_B];
+// Pure: the client checks a code with its schema and never asks isProviderChannelId.
+const ALL: ReadonlySet<string> = /* @__PURE__ */ new Set<string>(PROVIDER_CHANNELS);
 
 /**
  * Whether `code` is a valid `provider_channel_id`.

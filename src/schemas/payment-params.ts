@@ -7,7 +7,7 @@
  * @module
  */
 import * as z from 'zod/mini';
-import { PROVIDER_CHANNELS_GROUP_A, PROVIDER_CHANNELS_GROUP_B } from './bank-codes.js';
+import { PROVIDER_CHANNELS } from './bank-codes.js';
 import { amountSchema, CURRENCY, DEPOSIT_AMOUNT, httpsUrlSchema, nonBlank, oneOf, referenceIdSchema, rule } from './common.js';
 
 /** Deposit methods (`payment_method`). */
@@ -82,7 +82,7 @@ const paymentCreateFields: PaymentCreateFields = {
   redirect_url: redirectUrl,
 };
 
-const providerChannelId = oneOf([...PROVIDER_CHANNELS_GROUP_A, ...PROVIDER_CHANNELS_GROUP_B], (issue) =>
+const providerChannelId = oneOf(PROVIDER_CHANNELS, (issue) =>
   issue.input === undefined || issue.input === null || issue.input === ''
     ? 'BANK_TRANSFER requires metadata.provider_channel_id (a bank code from group A or B)'
     : 'metadata.provider_channel_id is not a bank code from group A or group B of the spec',

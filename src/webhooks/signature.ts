@@ -83,16 +83,17 @@ export class SignedStringError extends MyrGatewayError {
   }
 }
 
-// In Unicode mode a well-formed pair is one astral code point, so only a lone surrogate is Cs.
-const LONE_SURROGATE = /\p{Cs}/u;
-const nativeWellFormed = (String.prototype as { isWellFormed?: () => boolean }).isWellFormed; // absent before ES2024; checked before use
-
 /**
  * `String.prototype.isWellFormed`, with a regex fallback for runtimes that lack it. Lone
  * surrogates all encode to U+FFFD, so two different fields could share a signature.
  */
 function isWellFormed(text: string): boolean {
-  return nativeWellFormed ? nativeWellFormed.call(text) : !LONE_SURROGATE.test(text);
+  // Looked up here, not at the module's top level: the client's bundle shares this module's
+  // chunk, and esbuild keeps a top-level property read or `u` regex it cannot prove pure.
+  const native = (String.prototype as { isWellFormed?: () => boolean }).isWellFormed; // absent before ES2024
+  // In Unicode mode a well-formed pair is one astral code point, so only a lone surrogate is Cs.
+  // In a class because esbuild's node22 target writes a bare \p{…} as a longer new RegExp().
+  return native ? native.call(text) : !/[\p{Cs}]/u.test(text);
 }
 
 /** Why `fields` cannot be signed: the first field at fault, in signing order, and its problem. */
@@ -144,8 +145,11 @@ export function buildSignedString(fields: SignedCallbackFields): string {
 
 export { nodeCrypto };
 
-/** @internal UTF-8, for the Web Crypto paths (the verifier's too). */
-export const encoder = new TextEncoder();
+/**
+ * @internal UTF-8, for the Web Crypto paths (the verifier's too). Pure: the client's bundle
+ * shares this module's chunk and never encodes, so it drops the encoder.
+ */
+export const encoder = /* @__PURE__ */ new TextEncoder();
 
 /** A signing key as a node:crypto `KeyObject`. */
 export interface NodeSigningKey {

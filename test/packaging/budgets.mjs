@@ -2,6 +2,7 @@
 // named imports bundled with their dependencies by esbuild, minified, then gzipped.
 // Used by check-package.mjs (CI fails over budget) and by `npm run bench` (prints the figures).
 import { builtinModules } from 'node:module';
+import { resolve } from 'node:path';
 import { TextDecoder } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
@@ -48,15 +49,11 @@ export const BASELINE = {
   source: "import ky from 'ky'; import * as z from 'zod/mini'; globalThis.keep = [ky, z.object({ a: z.string() })];",
 };
 
-/**
- * Bundles `source` as if it were a file in `resolveDir` (a project with myr-gateway installed)
- * and returns its minified and gzipped sizes and the modules it pulled in.
- */
-export async function measure(source, resolveDir) {
-  const result = await build({
+/** The options of every bundle here: what a merchant's esbuild does with the import. */
+function bundleOptions(source, resolveDir) {
+  return {
     stdin: { contents: source, resolveDir, loader: 'js' },
     bundle: true,
-    minify: true,
     write: false,
     format: 'esm',
     platform: 'neutral',
@@ -64,11 +61,18 @@ export async function measure(source, resolveDir) {
     conditions: ['import'],
     // Node's builtins stay imports, under either spelling (the Redis entry imports 'crypto').
     external: ['node:*', ...builtinModules],
-    metafile: true,
     // Resolve the installed package, never the repo's tsconfig paths to src/.
     tsconfigRaw: {},
     logLevel: 'error',
-  });
+  };
+}
+
+/**
+ * Bundles `source` as if it were a file in `resolveDir` (a project with myr-gateway installed)
+ * and returns its minified and gzipped sizes and the modules it pulled in.
+ */
+export async function measure(source, resolveDir) {
+  const result = await build({ ...bundleOptions(source, resolveDir), minify: true, metafile: true });
   const code = result.outputFiles[0].contents;
   return {
     minBytes: code.length,
@@ -76,6 +80,39 @@ export async function measure(source, resolveDir) {
     inputs: Object.keys(result.metafile.inputs),
     text: new TextDecoder().decode(code),
   };
+}
+
+const SRC = resolve(import.meta.dirname, '../../src');
+
+/**
+ * The SDK's top-level declarations in the bundle of `source`, name -> how many (esbuild tells
+ * a clash apart with a numeric suffix, dropped here): from the package installed in
+ * `resolveDir`, or with `fromSource` from the repository's src/ (`myr-gateway` read as src/).
+ * Unminified, so each module's code follows a comment naming its file.
+ */
+async function declarations(source, resolveDir, fromSource) {
+  const result = await build({ ...bundleOptions(source, resolveDir), alias: fromSource ? { 'myr-gateway': SRC } : {} });
+  const counts = new Map();
+  let ours = false;
+  for (const line of new TextDecoder().decode(result.outputFiles[0].contents).split('\n')) {
+    const file = /^\/\/ (\S*[/.]\S*)$/.exec(line)?.[1];
+    if (file !== undefined) ours = !file.includes('node_modules/') || file.includes('node_modules/myr-gateway/');
+    const name = ours ? /^(?:var|let|const|(?:async )?function\*?|class) ([\w$]+?)\d*\b/.exec(line)?.[1] : undefined;
+    if (name !== undefined) counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/**
+ * What the installed package's bundle of `source` declares beyond the same import bundled from
+ * src/. From src/, a module the import never uses is dropped whole (`sideEffects: false`); in the
+ * package it shares a chunk with the modules the import uses (tsup.config.ts groups the chunks),
+ * and esbuild keeps each top-level statement of it that it cannot prove pure (a constructor
+ * call, a property read, a `\p{…}` regex), and what that statement reaches.
+ */
+export async function carriedBeyondSource(source, resolveDir) {
+  const [installed, fromSource] = await Promise.all([declarations(source, resolveDir, false), declarations(source, resolveDir, true)]);
+  return [...installed].filter(([name, count]) => count > (fromSource.get(name) ?? 0)).map(([name]) => name);
 }
 
 const kB = (bytes) => `${(bytes / 1024).toFixed(1)} kB`;
@@ -90,6 +127,10 @@ export async function checkBudgets(resolveDir) {
     const target = ceiling === budget.maxGzipBytes ? '' : ` (target ${kB(budget.maxGzipBytes)}: ${kB(size.gzipBytes - budget.maxGzipBytes)} to cut)`;
     rows.push(`${budget.name}: ${kB(size.gzipBytes)} min+gzip (${kB(size.minBytes)} min), budget ${kB(ceiling)}${target}`);
     if (size.gzipBytes > ceiling) violations.push(`${budget.name} is ${kB(size.gzipBytes)}, over its ${kB(ceiling)} budget`);
+    const carried = await carriedBeyondSource(budget.source, resolveDir);
+    if (carried.length > 0) {
+      violations.push(`${budget.name} carries ${carried.join(', ')}, which the same import from src/ does not: make that top-level code pure (see carriedBeyondSource)`);
+    }
     for (const marker of budget.forbidden) {
       if (size.inputs.some((input) => input.includes(marker)) || size.text.includes(marker)) {
         violations.push(`${budget.name} contains ${marker}`);
