@@ -83,17 +83,24 @@ export class SignedStringError extends MyrGatewayError {
   }
 }
 
+/** `String.prototype.isWellFormed`, absent before ES2024 (checked before use). */
+function nativeWellFormedOf(): (() => boolean) | undefined {
+  return (String.prototype as { isWellFormed?: () => boolean }).isWellFormed;
+}
+
+// Read once, at load; marked pure because the client's bundle shares this module's chunk and
+// never signs, and esbuild would keep a top-level property read it cannot prove pure.
+const nativeWellFormed = /* @__PURE__ */ nativeWellFormedOf();
+// In Unicode mode a well-formed pair is one astral code point, so only a lone surrogate is Cs.
+// In a class: esbuild's node22 target writes a bare \p{…} as new RegExp(), which it keeps.
+const LONE_SURROGATE = /[\p{Cs}]/u;
+
 /**
  * `String.prototype.isWellFormed`, with a regex fallback for runtimes that lack it. Lone
  * surrogates all encode to U+FFFD, so two different fields could share a signature.
  */
 function isWellFormed(text: string): boolean {
-  // Looked up here, not at the module's top level: the client's bundle shares this module's
-  // chunk, and esbuild keeps a top-level property read or `u` regex it cannot prove pure.
-  const native = (String.prototype as { isWellFormed?: () => boolean }).isWellFormed; // absent before ES2024
-  // In Unicode mode a well-formed pair is one astral code point, so only a lone surrogate is Cs.
-  // In a class because esbuild's node22 target writes a bare \p{…} as a longer new RegExp().
-  return native ? native.call(text) : !/[\p{Cs}]/u.test(text);
+  return nativeWellFormed ? nativeWellFormed.call(text) : !LONE_SURROGATE.test(text);
 }
 
 /** Why `fields` cannot be signed: the first field at fault, in signing order, and its problem. */
