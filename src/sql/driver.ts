@@ -170,6 +170,26 @@ const sqlStates = (error: unknown): unknown[] => causes(error).flatMap((cause) =
  */
 export const aborted = (error: unknown): boolean => sqlStates(error).includes('25P02');
 
+// Postgres: undefined_column (42703); MySQL/MariaDB: ER_BAD_FIELD_ERROR (1054), Prisma's
+// `originalCode` as text; SQLite says it only in its message.
+const NO_SUCH_COLUMN = new Set<unknown>(['42703', 'ER_BAD_FIELD_ERROR', '1054', 1054]);
+
+/**
+ * Whether `error` (or one of its causes) says a statement named a column its table does not have.
+ *
+ * @example
+ * ```ts
+ * columnMissing({ code: '42703' }); // true
+ * ```
+ */
+export function columnMissing(error: unknown): boolean {
+  return causes(error).some((cause) => {
+    if ([field(cause, 'code'), field(cause, 'originalCode'), field(cause, 'errno')].some((code) => NO_SUCH_COLUMN.has(code))) return true;
+    const message = field(cause, 'message');
+    return typeof message === 'string' && message.startsWith('no such column');
+  });
+}
+
 // SQLite's SQLITE_CONSTRAINT (19): node:sqlite's `errcode` is the extended code, whose low byte
 // it is (787, a foreign key); better-sqlite3 names it in `code` (SQLITE_CONSTRAINT_FOREIGNKEY).
 const SQLITE_CONSTRAINT = 19;

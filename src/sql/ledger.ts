@@ -14,7 +14,7 @@ import { supersedesNothing } from '../webhooks/lifecycle.js';
 import { runBudget } from './deadline.js';
 import { ensureSchema, pruneExpired, type PruneOptions } from './maintenance.js';
 import { aborted, constraintBroken, isConflict, type SqlClient, type SqlDialect, type SqlSession } from './driver.js';
-import { checkTableName, keyRow, markRow, params, statements, type Statements } from './statements.js';
+import { checkTableName, claimOf, markRow, params, statements, type Claim, type Statements } from './statements.js';
 
 /** Options of {@link SqlLedger}. */
 export interface SqlLedgerOptions {
@@ -138,10 +138,9 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
     const timeoutMs = options.timeoutMs === undefined ? undefined : milliseconds(options.timeoutMs, 'timeoutMs');
     const { order } = options;
     const now = Date.now();
-    const row = keyRow(key);
-    const claimedUntil = now + completedTtlMs;
+    const claim = claimOf(key, now, completedTtlMs);
     const budget = runBudget(this.#client, timeoutMs);
-    const claimed = await this.#open(budget.client, row, claimedUntil, now, order, options.raiseMark, true);
+    const claimed = await this.#open(budget.client, claim, now, order, options.raiseMark, true);
     if (!('session' in claimed)) return claimed;
     const { session } = claimed;
 
@@ -156,7 +155,7 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
       return isConflict(settled.error) ? { outcome: 'in_flight' } : { outcome: 'failed', error: settled.error };
     }
 
-    const held = { text: this.#sql.done, params: this.#params.done(row, claimedUntil) };
+    const held = { text: this.#sql.done, params: this.#params.done(claim) };
     try {
       const found = this.#client.commitChecked ? undefined : await session.query(held.text, held.params);
       if (found && found.rows.length !== 1) {
@@ -182,7 +181,7 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
    * claim was refused (rolled back). `beside`: MySQL may try its one-statement claim first; when
    * that cannot say whose the key's row is, the claim starts again in a new transaction without it.
    */
-  async #open(client: SqlClient<Tx>, row: string, claimedUntil: number, now: number, order: PaymentOrder | undefined, raiseMark: boolean, beside: boolean): Promise<{ readonly session: SqlSession<Tx> } | LedgerRun<never>> {
+  async #open(client: SqlClient<Tx>, claim: Claim, now: number, order: PaymentOrder | undefined, raiseMark: boolean, beside: boolean): Promise<{ readonly session: SqlSession<Tx> } | LedgerRun<never>> {
     let session: SqlSession<Tx>;
     try {
       session = await client.begin(this.#lockTimeoutMs);
@@ -190,10 +189,10 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
       return inFlightOrUnavailable(error);
     }
     try {
-      const refused = await this.#claim(session, row, claimedUntil, now, order, raiseMark, beside);
+      const refused = await this.#claim(session, claim, now, order, raiseMark, beside);
       if (refused === undefined) return { session };
       await session.rollback();
-      return refused === UNCLEAR ? this.#open(client, row, claimedUntil, now, order, raiseMark, false) : { outcome: refused };
+      return refused === UNCLEAR ? this.#open(client, claim, now, order, raiseMark, false) : { outcome: refused };
     } catch (error) {
       await session.rollback(error);
       return inFlightOrUnavailable(error);
@@ -209,30 +208,29 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
    * INSERT IGNORE of both rows, unless the status raises the mark); SQLite writes the mark in a
    * call of its own. The reason for a refusal is read only then, off the common path.
    */
-  async #claim(session: SqlSession<Tx>, row: string, claimedUntil: number, now: number, order: PaymentOrder | undefined, raiseMark: boolean, beside: boolean): Promise<'duplicate' | 'superseded' | typeof UNCLEAR | undefined> {
+  async #claim(session: SqlSession<Tx>, claim: Claim, now: number, order: PaymentOrder | undefined, raiseMark: boolean, beside: boolean): Promise<'duplicate' | 'superseded' | typeof UNCLEAR | undefined> {
     if (order === undefined) {
-      if ((await session.query(this.#sql.claim, this.#params.claim(row, claimedUntil, now))).affected === 1) return undefined;
-      return this.#takeOver(session, row, claimedUntil, now);
+      if ((await session.query(this.#sql.claim, this.#params.claim(claim, now))).affected === 1) return undefined;
+      return this.#takeOver(session, claim, now);
     }
     const mark = markRow(order.paymentId);
     const markRank = raiseMark ? order.rank : LOCK_ONLY_RANK;
     if (beside && !raiseMark && this.#sql.claimBeside !== undefined) {
-      const inserted = (await session.query(this.#sql.claimBeside, this.#params.claimBeside(mark, markRank, row, claimedUntil))).affected;
+      const inserted = (await session.query(this.#sql.claimBeside, this.#params.claimBeside(mark, markRank, claim))).affected;
       // Both rows new: nothing marked the payment, so nothing supersedes the callback.
       if (inserted === 2) return undefined;
       if (await this.#superseded(session, mark, order.rank, now)) return 'superseded';
-      // One: the mark's or the key's, and no statement can tell a row this transaction inserted
-      // from one committed alike (a duplicate in the same ms). Neither: the key's row was there; a
-      // live one is a duplicate. Both go again the two-statement way, which locks the mark for
-      // writing: an existing mark is only share-locked here, which another status of the payment
-      // (taking over its own expired record) would share, and run beside this one.
-      if (inserted === 0 && (await this.#takeOver(session, row, claimedUntil, now)) === 'duplicate') return 'duplicate';
+      // One: the mark's or the key's. Neither: the key's row was there; a live one is a duplicate.
+      // Both go again the two-statement way, which locks the mark for writing: an existing mark is
+      // only share-locked here, which another status of the payment (taking over its own expired
+      // record) would share, and run beside this one.
+      if (inserted === 0 && (await this.#takeOver(session, claim, now)) === 'duplicate') return 'duplicate';
       return UNCLEAR;
     }
-    if (this.#sql.lockMark !== undefined) await session.query(this.#sql.lockMark, this.#params.lockMark(mark, markRank, claimedUntil, now));
-    if ((await session.query(this.#sql.claimOrdered, this.#params.claimOrdered(row, claimedUntil, now, mark, order.rank, markRank))).affected === 1) return undefined;
+    if (this.#sql.lockMark !== undefined) await session.query(this.#sql.lockMark, this.#params.lockMark(mark, markRank, claim.until, now));
+    if ((await session.query(this.#sql.claimOrdered, this.#params.claimOrdered(claim, now, mark, order.rank, markRank))).affected === 1) return undefined;
     if (await this.#superseded(session, mark, order.rank, now)) return 'superseded';
-    return this.#takeOver(session, row, claimedUntil, now);
+    return this.#takeOver(session, claim, now);
   }
 
   /** Whether the payment's live mark (as last committed, and locked by the claim) is above `rank`. */
@@ -242,8 +240,8 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
   }
 
   /** The key's row exists: claimed when it had expired (MySQL takes it over here; the others in the claim), else a duplicate. */
-  async #takeOver(session: SqlSession<Tx>, row: string, claimedUntil: number, now: number): Promise<'duplicate' | undefined> {
-    if (this.#sql.takeOver !== undefined && (await session.query(this.#sql.takeOver, this.#params.takeOver(row, claimedUntil, now))).affected === 1) return undefined;
+  async #takeOver(session: SqlSession<Tx>, claim: Claim, now: number): Promise<'duplicate' | undefined> {
+    if (this.#sql.takeOver !== undefined && (await session.query(this.#sql.takeOver, this.#params.takeOver(claim, now))).affected === 1) return undefined;
     return 'duplicate';
   }
 

@@ -7,8 +7,8 @@
  */
 import { ConfigurationError } from '../core/errors/base.js';
 import { milliseconds } from '../core/milliseconds.js';
-import { isConflict, type SqlClient, type SqlSession } from './driver.js';
-import type { Statements } from './statements.js';
+import { columnMissing, isConflict, type SqlClient, type SqlSession } from './driver.js';
+import { missingColumn, type Statements } from './statements.js';
 
 /** Options of `SqlLedger.prune`. */
 export interface PruneOptions {
@@ -37,11 +37,27 @@ async function transaction<Tx, R>(client: SqlClient<Tx>, lockTimeoutMs: number, 
   return result;
 }
 
-/** Creates the ledger's table and index if absent; on Postgres under an advisory lock on the table's name. */
+/**
+ * Creates the ledger's table and index if absent; on Postgres under an advisory lock on the
+ * table's name. A table an earlier build created lacks `claim_id` (CREATE TABLE IF NOT EXISTS
+ * leaves it as it is, and MySQL and SQLite cannot add a column only if absent): refused with a
+ * ConfigurationError naming the statement that adds it, rather than altered behind the
+ * merchant's migrations. Without it every claim would fail, and no callback be acknowledged.
+ */
 export async function ensureSchema<Tx>(client: SqlClient<Tx>, sql: Statements, table: string): Promise<void> {
   await transaction(client, SCHEMA_LOCK_TIMEOUT_MS, async (session) => {
     if (client.dialect === 'postgres') await session.query('SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext($1))', [`myr-gateway:${table}`]);
     for (const statement of sql.schema) await session.query(statement, []);
+    try {
+      await session.query(sql.probe, []);
+    } catch (error) {
+      if (!columnMissing(error)) throw error;
+      const { column, fix } = missingColumn(table);
+      throw new ConfigurationError(
+        `the ledger's table ${table} was created by an earlier build of myr-gateway and has no column ${column} (each run's claim is told apart by it): run ${fix}, then ensureSchema again`,
+        'table',
+      );
+    }
   });
 }
 

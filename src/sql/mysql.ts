@@ -215,8 +215,8 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P, options: Mysql2Led
           // mysql-tx.ts): otherwise nothing was sent on the connection since the claim but plain
           // reads and writes that succeeded, and a transaction nobody touches is not rolled back
           // while its connection lives (a server that kills it fails this statement instead).
-          // A deadlock the work met rolled the claim back with the transaction: the check could
-          // find a duplicate's claim of the same key made in the same ms, so nothing is sent.
+          // A deadlock the work met rolled the claim back with the transaction: known gone without
+          // the check (which would not find it either: a duplicate's claim has another claim_id).
           if (work.met.deadlock) {
             await session.rollback();
             throw rolledBack("nothing: a statement of the work met a deadlock (1213), which rolled back the ledger's claim with the transaction, and the work went on");

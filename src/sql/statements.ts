@@ -5,11 +5,12 @@
  * One table holds two kinds of row, told apart by the prefix of `ledger_key`: `k:<key>` is a
  * handled idempotency key, `m:<payment_id>` a payment's high-water mark (`mark_rank`). A row
  * lives until `expires_at` (ms since the epoch); an expired row is taken over as if absent and
- * removed by `prune`.
+ * removed by `prune`. A key's row also carries `claim_id`, the id of the run that last claimed it
+ * (see {@link claimOf}).
  *
  * @module
  */
-import { createHash } from 'node:crypto';
+import { createHash, getRandomValues } from 'node:crypto';
 import { ConfigurationError } from '../core/errors/base.js';
 import type { SqlDialect } from './driver.js';
 
@@ -44,6 +45,38 @@ export const keyRow = (key: string): string => rowKey('k:', key);
 /** The row of a payment's high-water mark. */
 export const markRow = (paymentId: string): string => rowKey('m:', paymentId);
 
+/** One run's claim of a key: the key's row, until when the record lasts, and the run's own id. */
+export interface Claim {
+  readonly row: string;
+  readonly until: number;
+  /**
+   * Written into `claim_id` by every statement that claims or takes over the row, and the only
+   * thing `done` compares: whether the row is still this run's. The expiry cannot say it: a
+   * duplicate that claimed the key in the same ms (after the database rolled this run's claim
+   * back under its work) writes the same one.
+   */
+  readonly id: number;
+}
+
+// Random words drawn a batch at a time: one call to the system's generator per 128 claims.
+const words = new Uint32Array(256);
+let drawn = words.length;
+
+/**
+ * The claim of `key` by a run that starts at `now`: its id a random integer of 53 bits (an exact
+ * JS number, and a BIGINT on every database), so two runs of one key share it with odds of 2⁻⁵³.
+ */
+export function claimOf(key: string, now: number, ttlMs: number): Claim {
+  if (drawn >= words.length) {
+    getRandomValues(words);
+    drawn = 0;
+  }
+  const high = (words[drawn] ?? 0) & 0x1f_ffff;
+  const low = words[drawn + 1] ?? 0;
+  drawn += 2;
+  return { row: keyRow(key), until: now + ttlMs, id: high * 0x1_0000_0000 + low };
+}
+
 /**
  * A setting only the ledger's own Postgres transactions hold (SET LOCAL, with BEGIN): gone once
  * the transaction ended, so a statement can tell it runs inside one.
@@ -74,11 +107,22 @@ export const notHeld = (error: unknown): boolean => typeof error === 'object' &&
  */
 const GUARDED_EXPIRY = `(CASE WHEN current_setting('${LEDGER_TX}', true) = 'on' THEN $2::bigint ELSE current_setting('${LEDGER_TX}', true)::bigint END)`;
 
+/** Reads a column added since the first build, from no row: the same text in every dialect. */
+const PROBE = (table: string) => `SELECT claim_id FROM ${table} WHERE 1 = 0`;
+
+/** What a table created by an earlier build lacks, and the statement that adds it (the same in every dialect). */
+export const missingColumn = (table: string) => ({ column: 'claim_id', fix: `ALTER TABLE ${table} ADD COLUMN claim_id BIGINT` });
+
 /** The statements of one dialect, for one table. */
 export interface Statements {
   /** DDL, in order; idempotent. */
   readonly schema: readonly string[];
-  /** Inserts the key's row if absent (or expired, except on MySQL); 1 affected row: claimed. */
+  /**
+   * Probes for the columns an earlier build's table lacks (`CREATE TABLE IF NOT EXISTS` leaves it as
+   * it was): fails with the database's "no such column" error on such a table.
+   */
+  readonly probe: string;
+  /** Inserts the key's row if absent (or expired, except on MySQL), with the run's id; 1 affected row: claimed. */
   readonly claim: string;
   /**
    * The claim of a callback with a place in its payment's life: inserts the key's row only if the
@@ -96,7 +140,7 @@ export interface Statements {
    */
   readonly lockMark?: string;
   /**
-   * MySQL: `[mark, rank, expiresAt, row, expiresAt]`, the claim of a callback whose status does
+   * MySQL: `[mark, rank, expiresAt, row, expiresAt, id]`, the claim of a callback whose status does
    * not raise the mark: the mark's row and the key's row in one INSERT IGNORE, in that order. A
    * new mark row is locked as inserted; an existing one is share-locked by the duplicate check,
    * which first waits for a transaction writing it (a REFUNDED in flight). 2 affected rows: both
@@ -104,14 +148,14 @@ export interface Statements {
    * `takeOver`, off the common path. One statement where `lockMark` and `claimOrdered` are two.
    */
   readonly claimBeside?: string;
-  /** MySQL: takes over an expired row the claim found; 1 affected row: claimed. */
+  /** MySQL: takes over an expired row the claim found, with the run's id; 1 affected row: claimed. */
   readonly takeOver?: string;
   /** `[row, now]`: the live mark's rank (Postgres: locked for the transaction), or no row. */
   readonly readMark: string;
   /**
-   * `[row, claimedExpiresAt]`: one row while the claim is still this transaction's (the work did
-   * not end the transaction, and the database did not roll it back under it). A read: the claim's
-   * row already says done, since it never commits without the work.
+   * `[row, id]`: one row while the claim is still this run's (the work did not end the
+   * transaction, and the database did not roll it back under it and let a duplicate claim the
+   * key). A read: the claim's row already says done, since it never commits without the work.
    */
   readonly done: string;
   /** `[now, batch]`: deletes at most `batch` expired rows. */
@@ -128,19 +172,22 @@ export function statements(dialect: SqlDialect, table: string, bare: string, gua
     case 'postgres':
       return {
         schema: [
-          `CREATE TABLE IF NOT EXISTS ${table} (ledger_key VARCHAR(255) PRIMARY KEY, mark_rank SMALLINT, expires_at BIGINT NOT NULL)`,
+          `CREATE TABLE IF NOT EXISTS ${table} (ledger_key VARCHAR(255) PRIMARY KEY, mark_rank SMALLINT, expires_at BIGINT NOT NULL, claim_id BIGINT)`,
           `CREATE INDEX IF NOT EXISTS ${bare}_expires ON ${table} (expires_at)`,
         ],
-        claim: `INSERT INTO ${table} AS l (ledger_key, expires_at) VALUES ($1, ${expiry}) ON CONFLICT (ledger_key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE l.expires_at <= $3`,
+        probe: PROBE(table),
+        claim:
+          `INSERT INTO ${table} AS l (ledger_key, expires_at, claim_id) VALUES ($1, ${expiry}, $4::bigint) ON CONFLICT (ledger_key) ` +
+          'DO UPDATE SET expires_at = EXCLUDED.expires_at, claim_id = EXCLUDED.claim_id WHERE l.expires_at <= $3',
         // The mark's upsert waits for a transaction holding the row and then updates the row as
         // that one committed it, so the claim's test reads the mark as of the last COMMIT.
         claimOrdered:
           `WITH mark AS (INSERT INTO ${table} AS m (ledger_key, mark_rank, expires_at) VALUES ($4::varchar, $6::smallint, ${expiry}) ON CONFLICT (ledger_key) DO UPDATE SET ` +
           'mark_rank = CASE WHEN m.expires_at <= $3::bigint THEN EXCLUDED.mark_rank ELSE GREATEST(m.mark_rank, EXCLUDED.mark_rank) END, expires_at = GREATEST(m.expires_at, EXCLUDED.expires_at) RETURNING mark_rank) ' +
-          `INSERT INTO ${table} AS l (ledger_key, expires_at) SELECT $1::varchar, ${expiry} FROM mark WHERE mark.mark_rank <= $5::smallint ` +
-          'ON CONFLICT (ledger_key) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE l.expires_at <= $3::bigint',
+          `INSERT INTO ${table} AS l (ledger_key, expires_at, claim_id) SELECT $1::varchar, ${expiry}, $7::bigint FROM mark WHERE mark.mark_rank <= $5::smallint ` +
+          'ON CONFLICT (ledger_key) DO UPDATE SET expires_at = EXCLUDED.expires_at, claim_id = EXCLUDED.claim_id WHERE l.expires_at <= $3::bigint',
         readMark: `SELECT mark_rank FROM ${table} WHERE ledger_key = $1 AND expires_at > $2 FOR SHARE`,
-        done: `SELECT 1 AS held FROM ${table} WHERE ledger_key = $1 AND expires_at = $2`,
+        done: `SELECT 1 AS held FROM ${table} WHERE ledger_key = $1 AND claim_id = $2`,
         // The outer test is re-checked on a row a concurrent takeover just made live again (the
         // sub-select is not): without it prune deletes the done record that takeover committed.
         prune: `DELETE FROM ${table} WHERE ledger_key IN (SELECT ledger_key FROM ${table} WHERE expires_at <= $1 LIMIT $2) AND expires_at <= $1`,
@@ -150,20 +197,21 @@ export function statements(dialect: SqlDialect, table: string, bare: string, gua
         // utf8mb4_bin: keys differ by case (MySQL's default collation would make them one).
         schema: [
           `CREATE TABLE IF NOT EXISTS ${table} (ledger_key VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, ` +
-            'mark_rank SMALLINT NULL, expires_at BIGINT NOT NULL, INDEX expires_at_idx (expires_at)) ENGINE=InnoDB',
+            'mark_rank SMALLINT NULL, expires_at BIGINT NOT NULL, claim_id BIGINT NULL, INDEX expires_at_idx (expires_at)) ENGINE=InnoDB',
         ],
         // No upsert here: with mysql2's default FOUND_ROWS flag, ON DUPLICATE KEY UPDATE answers 1 both
         // for an insert and for an unchanged row. An expired row is taken over by `takeOver`.
-        claim: `INSERT IGNORE INTO ${table} (ledger_key, expires_at) VALUES (?, ?)`,
+        probe: PROBE(table),
+        claim: `INSERT IGNORE INTO ${table} (ledger_key, expires_at, claim_id) VALUES (?, ?, ?)`,
         // The mark is read without a lock, after `lockMark` wrote it: the ledger's transaction on
         // MySQL is READ COMMITTED, where INSERT … SELECT reads its source as a snapshot that has
         // this transaction's own write. (Under REPEATABLE READ it would take a gap lock on the
         // missing mark of most payments, and concurrent claims of other keys deadlock.)
-        claimOrdered: `INSERT IGNORE INTO ${table} (ledger_key, expires_at) SELECT ?, ? FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM ${table} WHERE ledger_key = ? AND expires_at > ? AND mark_rank > ?)`,
-        claimBeside: `INSERT IGNORE INTO ${table} (ledger_key, mark_rank, expires_at) VALUES (?, ?, ?), (?, NULL, ?)`,
+        claimOrdered: `INSERT IGNORE INTO ${table} (ledger_key, expires_at, claim_id) SELECT ?, ?, ? FROM DUAL WHERE NOT EXISTS (SELECT 1 FROM ${table} WHERE ledger_key = ? AND expires_at > ? AND mark_rank > ?)`,
+        claimBeside: `INSERT IGNORE INTO ${table} (ledger_key, mark_rank, expires_at, claim_id) VALUES (?, ?, ?, NULL), (?, NULL, ?, ?)`,
         readMark: `SELECT mark_rank FROM ${table} WHERE ledger_key = ? AND expires_at > ?`,
-        takeOver: `UPDATE ${table} SET expires_at = ? WHERE ledger_key = ? AND expires_at <= ?`,
-        done: `SELECT 1 AS held FROM ${table} WHERE ledger_key = ? AND expires_at = ?`,
+        takeOver: `UPDATE ${table} SET expires_at = ?, claim_id = ? WHERE ledger_key = ? AND expires_at <= ?`,
+        done: `SELECT 1 AS held FROM ${table} WHERE ledger_key = ? AND claim_id = ?`,
         lockMark:
           `INSERT INTO ${table} (ledger_key, mark_rank, expires_at) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE ` +
           'mark_rank = IF(expires_at <= ?, ?, GREATEST(COALESCE(mark_rank, 0), ?)), expires_at = GREATEST(expires_at, ?)',
@@ -172,15 +220,18 @@ export function statements(dialect: SqlDialect, table: string, bare: string, gua
     case 'sqlite':
       return {
         schema: [
-          `CREATE TABLE IF NOT EXISTS ${table} (ledger_key TEXT PRIMARY KEY, mark_rank INTEGER, expires_at INTEGER NOT NULL)`,
+          `CREATE TABLE IF NOT EXISTS ${table} (ledger_key TEXT PRIMARY KEY, mark_rank INTEGER, expires_at INTEGER NOT NULL, claim_id INTEGER)`,
           `CREATE INDEX IF NOT EXISTS ${bare}_expires ON ${bare} (expires_at)`,
         ],
-        claim: `INSERT INTO ${table} (ledger_key, expires_at) VALUES (?, ?) ON CONFLICT (ledger_key) DO UPDATE SET expires_at = excluded.expires_at WHERE expires_at <= ?`,
+        probe: PROBE(table),
+        claim:
+          `INSERT INTO ${table} (ledger_key, expires_at, claim_id) VALUES (?, ?, ?) ON CONFLICT (ledger_key) ` +
+          'DO UPDATE SET expires_at = excluded.expires_at, claim_id = excluded.claim_id WHERE expires_at <= ?',
         claimOrdered:
-          `INSERT INTO ${table} (ledger_key, expires_at) SELECT ?, ? WHERE NOT EXISTS (SELECT 1 FROM ${table} WHERE ledger_key = ? AND expires_at > ? AND mark_rank > ?) ` +
-          'ON CONFLICT (ledger_key) DO UPDATE SET expires_at = excluded.expires_at WHERE expires_at <= ?',
+          `INSERT INTO ${table} (ledger_key, expires_at, claim_id) SELECT ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM ${table} WHERE ledger_key = ? AND expires_at > ? AND mark_rank > ?) ` +
+          'ON CONFLICT (ledger_key) DO UPDATE SET expires_at = excluded.expires_at, claim_id = excluded.claim_id WHERE expires_at <= ?',
         readMark: `SELECT mark_rank FROM ${table} WHERE ledger_key = ? AND expires_at > ?`,
-        done: `SELECT 1 AS held FROM ${table} WHERE ledger_key = ? AND expires_at = ?`,
+        done: `SELECT 1 AS held FROM ${table} WHERE ledger_key = ? AND claim_id = ?`,
         lockMark:
           `INSERT INTO ${table} (ledger_key, mark_rank, expires_at) VALUES (?, ?, ?) ON CONFLICT (ledger_key) DO UPDATE SET ` +
           'mark_rank = CASE WHEN expires_at <= ? THEN excluded.mark_rank ELSE max(coalesce(mark_rank, 0), excluded.mark_rank) END, expires_at = max(expires_at, excluded.expires_at)',
@@ -192,14 +243,14 @@ export function statements(dialect: SqlDialect, table: string, bare: string, gua
 /** The parameters of each statement in the dialect's order (Postgres numbers them; the others are positional). */
 export function params(dialect: SqlDialect) {
   return {
-    claim: (row: string, expiresAt: number, now: number) => (dialect === 'mysql' ? [row, expiresAt] : [row, expiresAt, now]),
+    claim: ({ row, until, id }: Claim, now: number) => (dialect === 'postgres' ? [row, until, now, id] : dialect === 'mysql' ? [row, until, id] : [row, until, id, now]),
     /** `markRank`: what `lockMark` (or Postgres's claim) writes into the mark, see SqlLedger's claim. */
-    claimOrdered: (row: string, expiresAt: number, now: number, mark: string, rank: number, markRank: number) =>
-      dialect === 'postgres' ? [row, expiresAt, now, mark, rank, markRank] : dialect === 'mysql' ? [row, expiresAt, mark, now, rank] : [row, expiresAt, mark, now, rank, now],
-    claimBeside: (mark: string, rank: number, row: string, expiresAt: number) => [mark, rank, expiresAt, row, expiresAt],
-    takeOver: (row: string, expiresAt: number, now: number) => [expiresAt, row, now],
+    claimOrdered: ({ row, until, id }: Claim, now: number, mark: string, rank: number, markRank: number) =>
+      dialect === 'postgres' ? [row, until, now, mark, rank, markRank, id] : dialect === 'mysql' ? [row, until, id, mark, now, rank] : [row, until, id, mark, now, rank, now],
+    claimBeside: (mark: string, rank: number, { row, until, id }: Claim) => [mark, rank, until, row, until, id],
+    takeOver: ({ row, until, id }: Claim, now: number) => [until, id, row, now],
     readMark: (row: string, now: number) => [row, now],
-    done: (row: string, claimed: number) => [row, claimed],
+    done: ({ row, id }: Claim) => [row, id],
     lockMark: (row: string, rank: number, expiresAt: number, now: number) =>
       dialect === 'mysql' ? [row, rank, expiresAt, now, rank, rank, expiresAt] : [row, rank, expiresAt, now],
     prune: (now: number, batch: number) => [now, batch],

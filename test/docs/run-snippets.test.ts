@@ -4,7 +4,7 @@
 // names are given values (test/docs/inputs.ts), and it runs against the msw mock of the service
 // with MYR_GATEWAY_* set to that mock. A block must complete; every webhook receiver it builds
 // must answer 200 to a signed callback; test/docs/promises.ts checks what its comments state.
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { format } from 'node:util';
@@ -127,11 +127,18 @@ describe('doc snippets run', () => {
   const snippets = allSnippets(root);
   const runnable = snippets.filter((snippet) => snippet.notRun === undefined);
 
+  // The blocks keep their files in tmpdir() (a SQLite shop, its ledger): a directory of this run
+  // only, so that no block meets a file an earlier run (or an earlier build) left in the system's.
+  const systemTmp = process.env.TMPDIR;
   beforeAll(async () => {
     rmSync(dir, { recursive: true, force: true });
+    mkdirSync(join(dir, 'tmp'), { recursive: true });
+    process.env.TMPDIR = join(dir, 'tmp');
     if (runnable.some(needsRedis)) redis = await RedisServer.start();
   });
   afterAll(async () => {
+    if (systemTmp === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = systemTmp;
     await redis?.stop();
   });
 

@@ -2,19 +2,22 @@
  * What a merchant's handler does with mysql2's `tx` that it should not, on a real MariaDB 10.11:
  * it catches a deadlock (or, on a server with innodb_rollback_on_timeout, a lock wait timeout)
  * and goes on, while InnoDB has rolled back the whole transaction with the ledger's claim and a
- * duplicate of the callback takes the key; it keeps `tx` and writes after its run ended; it calls
- * `tx.release()`, the habit of every mysql2 code that checks a connection out. None of them may
- * fulfil a callback twice.
+ * duplicate of the callback takes the key (in the same ms: the same expiry, so only the claim's
+ * own id tells the rows apart; also through Kysely, Drizzle and Prisma, which cannot see the
+ * handler's errors); it keeps `tx` and writes after its run ended; it calls `tx.release()`, the
+ * habit of every mysql2 code that checks a connection out. None of them may fulfil a callback twice.
  */
+import { PrismaMariaDb } from '@prisma/adapter-mariadb';
 import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/mysql2';
 import { Kysely, MysqlDialect, sql as ksql } from 'kysely';
 import { createPool as createCallbackPool, type Pool as CallbackPool } from 'mysql2';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { fromDrizzle, fromKysely, fromMysql2 } from '../../src/sql/index.js';
+import { fromDrizzle, fromKysely, fromMysql2, fromPrisma, type PrismaLike, type SqlLedgerOptions } from '../../src/sql/index.js';
 import type { LedgerRun } from '../../src/webhooks/index.js';
 import { mariadbForFile } from '../helpers/database-for-file.js';
+import { generatePrismaClient, removePrismaClients } from '../helpers/prisma.js';
 import { newLedger } from './ledger-scenarios.js';
 
 const db = mariadbForFile({ connectionLimit: 4 });
@@ -67,8 +70,10 @@ async function deadlock(tx: Tx | Send): Promise<unknown> {
     await other.query('INSERT INTO audit (n) SELECT seq FROM seq_1_to_50');
     await send('SELECT id FROM stock WHERE id = 1 FOR UPDATE');
     const waiting = send('SELECT id FROM stock WHERE id = 2 FOR UPDATE').then(() => undefined, (error: unknown) => error);
+    // Sent and running: waiting for the row (a statement Prisma prepared waits in the optimizer's
+    // 'Statistics' state, which innodb_trx does not list as LOCK WAIT).
     await vi.waitFor(async () => {
-      const [rows] = await admin.query<mysql.RowDataPacket[]>("SELECT count(*) AS n FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT' AND trx_query LIKE '%WHERE id = 2 FOR UPDATE'");
+      const [rows] = await admin.query<mysql.RowDataPacket[]>("SELECT count(*) AS n FROM information_schema.processlist WHERE command IN ('Query', 'Execute') AND info LIKE '%WHERE id = 2 FOR UPDATE'");
       expect(Number(rows[0]?.n)).toBe(1);
     });
     const closing = other.query('SELECT id FROM stock WHERE id = 1 FOR UPDATE').catch(() => undefined);
@@ -121,19 +126,45 @@ describe('a handler that catches a deadlock and goes on (mysql2, MariaDB)', () =
   });
 });
 
-describe('a handler that catches a deadlock and goes on (Kysely, Drizzle over mysql2, MariaDB)', () => {
+/** A Prisma client (@prisma/adapter-mariadb) on the server, generated on first use (test/helpers/prisma.ts). */
+let prisma: (PrismaLike & { $disconnect(): Promise<void> }) | undefined;
+async function prismaClient(): Promise<PrismaLike> {
+  if (prisma === undefined) {
+    const { PrismaClient } = (await import(generatePrismaClient('mysql'))) as { PrismaClient: new (options: { adapter: unknown }) => NonNullable<typeof prisma> };
+    const { host, port, user, database } = db.server.options;
+    prisma = new PrismaClient({ adapter: new PrismaMariaDb({ host, port, user, database, connectionLimit: 4 }) });
+  }
+  return prisma;
+}
+afterAll(async () => {
+  await prisma?.$disconnect();
+  removePrismaClients();
+});
+
+describe('a handler that catches a deadlock and goes on (Kysely, Drizzle over mysql2, Prisma, MariaDB)', () => {
   // The ORM opens the transaction with START TRANSACTION: after InnoDB rolled it back, a session
   // in autocommit would commit the handler's next write on its own, outside the ledger.
   type Run = (key: string, work: (send: Send) => Promise<void>) => Promise<LedgerRun<void>>;
-  const orms: Record<string, () => Promise<Run>> = {
-    Kysely: async () => {
-      const ledger = await newLedger(fromKysely(new Kysely<Record<string, never>>({ dialect: new MysqlDialect({ pool: callbackPool }) })));
+  const orms: Record<string, (options?: SqlLedgerOptions) => Promise<Run>> = {
+    Kysely: async (options) => {
+      const ledger = await newLedger(fromKysely(new Kysely<Record<string, never>>({ dialect: new MysqlDialect({ pool: callbackPool }) })), options);
       return (key, work) => ledger.run(key, (tx) => work((text) => ksql.raw(text).execute(tx)), OPTIONS);
     },
-    Drizzle: async () => {
-      const ledger = await newLedger(fromDrizzle(drizzle(db.pool)));
+    Drizzle: async (options) => {
+      const ledger = await newLedger(fromDrizzle(drizzle(db.pool)), options);
       return (key, work) => ledger.run(key, (tx) => work((text) => tx.execute(sql.raw(text))), OPTIONS);
     },
+    Prisma: async (options) => {
+      const ledger = await newLedger(fromPrisma(await prismaClient()), options);
+      return (key, work) => ledger.run(key, (tx) => work(async (text) => (text.startsWith('SELECT') ? tx.$queryRawUnsafe(text) : tx.$executeRawUnsafe(text))), OPTIONS);
+    },
+  };
+  // Drizzle wraps the driver's error ("Failed query: …") with it as the cause; Prisma keeps the
+  // server's code as a string in its driver adapter's error.
+  const isDeadlock = (error: unknown): boolean => {
+    const drizzleCause: unknown = typeof error === 'object' && error !== null ? Reflect.get(error, 'cause') : undefined;
+    const prismaCause = (error as { meta?: { driverAdapterError?: { cause?: { originalCode?: unknown } } } } | undefined)?.meta?.driverAdapterError?.cause;
+    return prismaCause?.originalCode === '1213' || [error, drizzleCause].some((each) => (each as { errno?: unknown } | undefined)?.errno === 1213);
   };
   for (const [name, orm] of Object.entries(orms)) {
     it(`${name}: nothing of the run commits, and the retry fulfils the payment once`, async () => {
@@ -146,13 +177,37 @@ describe('a handler that catches a deadlock and goes on (Kysely, Drizzle over my
         met = await deadlock(send);
         await write(send, 2);
       });
-      // Drizzle wraps the driver's error ("Failed query: …") with it as the cause.
-      expect(met).toSatisfy((error) => [error, (error as { cause?: unknown } | undefined)?.cause].some((each) => (each as { errno?: unknown } | undefined)?.errno === 1213));
+      expect(met).toSatisfy(isDeadlock);
       expect(first.outcome).toBe('failed');
       expect(await orders(admin, payment)).toBe(0);
       const retried = await run(`payment:${payment}:SUCCESS`, (send) => write(send, 3).then(() => undefined));
       expect(retried.outcome).toBe('processed');
       expect(await orders(admin, payment)).toBe(1);
+    });
+
+    it(`${name}: is not committed when a duplicate of the same ms claimed the key meanwhile: the payment is fulfilled once`, async () => {
+      // The duplicate waits for the key until the deadlock has rolled the first one's claim back.
+      const run = await orm({ lockTimeoutMs: 10_000 });
+      const payment = `PAY_DLD_${name}`;
+      const key = `payment:${payment}:SUCCESS`;
+      const write = (send: Send, attempt: number) => send(`INSERT INTO orders (payment_id, attempt) VALUES ('${payment}', ${attempt})`);
+      const now = Date.now();
+      let duplicate: Promise<LedgerRun<void>> | undefined;
+      let met: unknown;
+      const first = await atMs(now, () =>
+        run(key, async (send) => {
+          await write(send, 1);
+          duplicate = atMs(now, () => run(key, (other) => write(other, 3).then(() => undefined)));
+          met = await deadlock(send);
+          await duplicate;
+          await write(send, 2);
+        }),
+      );
+
+      expect(met).toSatisfy(isDeadlock);
+      expect(await orders(admin, payment)).toBe(1);
+      expect((await duplicate)?.outcome).toBe('processed');
+      expect(first.outcome).toBe('failed');
     });
   }
 });

@@ -4,16 +4,17 @@
  * BEGIN of its own) it is gone, and the run is the handler's failure (500), nothing committed, the
  * retry runs the work; after a COMMIT of the work, the claim (written already done) committed
  * with the work's writes, so the run is answered processed and the redelivery is a duplicate:
- * fulfilled once either way. docs/ledger.md's answers table says so. Real PostgreSQL 15 through
+ * fulfilled once either way, even when a duplicate of the same ms claimed the key in between (the
+ * check looks for the run's own claim_id). docs/ledger.md's answers table says so. Real PostgreSQL 15 through
  * the public runOnce (node-postgres and postgres.js: ledger-pg-work-ends-tx.test.ts).
  */
 import { sql as drizzleSql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { Kysely, PostgresDialect, sql as kyselySql } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { SqlLedger, fromDrizzle, fromKysely, type SqlClient } from '../../src/sql/index.js';
-import { runOnce, WebhookHandlerError } from '../../src/webhooks/index.js';
+import { runOnce, WebhookHandlerError, type LedgerRun } from '../../src/webhooks/index.js';
 import { PostgresServer } from '../helpers/postgres.js';
 
 let server: PostgresServer;
@@ -69,5 +70,43 @@ it.each(cases)('%s: work that sends "%s" through tx is fulfilled once, never ack
     expect([first, redelivery.outcome, ranAgain]).toEqual(['processed', 'duplicate', false]);
   }
   expect(await orders(key)).toBe(1);
+  expect(pool.totalCount - pool.idleCount).toBe(0);
+}, 60_000);
+
+/** Calls `start` with the clock at `now`: a delivery that began in the same ms as another. */
+function atMs<T>(now: number, start: () => T): T {
+  const clock = vi.spyOn(Date, 'now').mockReturnValue(now);
+  try {
+    return start();
+  } finally {
+    clock.mockRestore();
+  }
+}
+
+it.each(Object.keys(orms))('%s: work that sends "ROLLBACK; BEGIN", while a duplicate of the same ms claims the key and commits, then writes: fulfilled once', async (orm) => {
+  const { client, send } = orms[orm]!;
+  const ledger = new SqlLedger(client(), { table: `ledger_ends_tx_same_ms_${orm.toLowerCase()}` });
+  await ledger.ensureSchema();
+  const key = `payment:PAY_${orm}_SAME_MS:SUCCESS`;
+  const write = `INSERT INTO orders VALUES ('${key}')`;
+  const options = { raiseMark: false, completedTtlMs: 86_400_000 };
+  const now = Date.now();
+  let duplicate: LedgerRun<void> | undefined;
+  const first = await atMs(now, () =>
+    ledger.run(
+      key,
+      async (tx) => {
+        await send(tx, 'ROLLBACK');
+        await send(tx, 'BEGIN');
+        // The key is free again: a duplicate delivered in the same ms claims it (the same expiry) and commits.
+        duplicate = await atMs(now, () => ledger.run(key, async (other) => void (await send(other, write)), options));
+        await send(tx, write);
+      },
+      options,
+    ),
+  );
+  expect(await orders(key)).toBe(1);
+  expect(duplicate?.outcome).toBe('processed');
+  expect(first.outcome).toBe('failed');
   expect(pool.totalCount - pool.idleCount).toBe(0);
 }, 60_000);

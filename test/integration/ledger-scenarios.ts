@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { ConfigurationError } from '../../src/index.js';
 import { SqlLedger, type SqlClient, type SqlLedgerOptions } from '../../src/sql/index.js';
 import { canSupersede, lifecycleRank } from '../../src/webhooks/lifecycle.js';
 
@@ -300,6 +301,28 @@ export function ledgerScenarios<Tx>(name: string, setup: () => LedgerFixture<Tx>
       await sleep(20);
       expect(await ledger.prune({ batchSize: 1 })).toBe(1);
       expect(await ledger.prune()).toBe(0);
+    });
+
+    scenario("a table an earlier build created (no claim_id): ensureSchema refuses it, naming the statement that adds the column; added, callbacks run once", async () => {
+      const fixture = setup();
+      const table = `ledger_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+      const send = async (statement: string) => {
+        const session = await fixture.client.begin(5_000);
+        await session.query(statement, []);
+        await session.commit(undefined);
+      };
+      await send(`CREATE TABLE ${table} (ledger_key VARCHAR(255) PRIMARY KEY, mark_rank SMALLINT, expires_at BIGINT NOT NULL)`);
+      const ledger = new SqlLedger(fixture.client, { table });
+      const refused: unknown = await ledger.ensureSchema().catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(ConfigurationError);
+      expect(refused).toMatchObject({ field: 'table' });
+      const fix = /run (ALTER TABLE .*), then ensureSchema again/.exec((refused as Error).message)?.[1];
+      expect(fix).toContain(`ALTER TABLE ${table} ADD COLUMN claim_id`);
+      await send(fix ?? '');
+      await ledger.ensureSchema();
+      const payment = `PAY_${randomUUID()}`;
+      for (let delivery = 0; delivery < 2; delivery++) await ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), asCallback(payment, 'SUCCESS'));
+      expect(await fixture.fulfilments(payment)).toBe(1);
     });
 
     if (outage) scenario('the database stopped: unavailable, nothing acknowledged; started again: handled once', async () => {

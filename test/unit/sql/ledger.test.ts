@@ -3,7 +3,7 @@
  * nothing is acknowledged before COMMIT returned. The same scenarios on real databases are in
  * test/integration/ledger-*.test.ts.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ConfigurationError } from '../../../src/index.js';
 import type { SqlClient, SqlResult, SqlSession } from '../../../src/sql/driver.js';
 import { SqlLedger } from '../../../src/sql/index.js';
@@ -28,6 +28,7 @@ const TX = { the: 'merchant transaction' };
 function scripted(script: Script = {}) {
   const events: string[] = [];
   const claims: unknown[][] = [];
+  const checks: unknown[][] = [];
   const abandoned: Promise<unknown>[] = [];
   const step = (name: Step) => {
     events.push(name);
@@ -38,7 +39,7 @@ function scripted(script: Script = {}) {
   const kind = (text: string): Step =>
     text.startsWith('INSERT IGNORE INTO t (ledger_key, mark_rank')
       ? 'claimBeside'
-      : /^(WITH mark AS|INSERT INTO t AS l \(ledger_key, expires_at\)|INSERT IGNORE)/.test(text)
+      : /^(WITH mark AS|INSERT INTO t AS l \(ledger_key, expires_at, claim_id\)|INSERT IGNORE)/.test(text)
       ? 'claim'
       : text.startsWith('INSERT INTO t (ledger_key, mark_rank')
         ? 'lockMark'
@@ -57,6 +58,7 @@ function scripted(script: Script = {}) {
           const name = kind(text);
           step(name);
           if (name === 'claim') claims.push([...params]);
+          if (name === 'done') checks.push([...params]);
           if (name === 'claim') return { rows: [], affected: script.claimed ?? 1 };
           if (name === 'takeOver') return { rows: [], affected: script.takenOver ?? 0 };
           if (name === 'claimBeside') return { rows: [], affected: script.beside ?? 2 };
@@ -78,7 +80,7 @@ function scripted(script: Script = {}) {
       return session;
     },
   };
-  return { client, events, claims, abandoned, ledger: new SqlLedger(client, { table: 't' }) };
+  return { client, events, claims, checks, abandoned, ledger: new SqlLedger(client, { table: 't' }) };
 }
 
 const RUN = { raiseMark: false, completedTtlMs: 60_000 };
@@ -90,6 +92,23 @@ describe('SqlLedger.run', () => {
     const run = await ledger.run('k', (tx) => (events.push('work'), tx), RUN);
     expect(run).toEqual({ outcome: 'processed', value: TX });
     expect(events).toEqual(['begin', 'claim', 'work', 'done', 'commit']);
+  });
+
+  it("checks before COMMIT for the run's own claim by its id, not its expiry: two runs of one key in one ms have different ids", async () => {
+    const { ledger, claims, checks } = scripted();
+    const now = Date.now();
+    const clock = vi.spyOn(Date, 'now').mockReturnValue(now);
+    try {
+      for (let run = 0; run < 2; run++) expect((await ledger.run('k', () => undefined, RUN)).outcome).toBe('processed');
+    } finally {
+      clock.mockRestore();
+    }
+    // Postgres's claim: [row, expiresAt, now, id]; the check: [row, id].
+    const ids = claims.map((claim) => claim[3]);
+    expect(claims.map((claim) => claim[1])).toEqual([now + RUN.completedTtlMs, now + RUN.completedTtlMs]);
+    expect(checks).toEqual(ids.map((id) => ['k:k', id]));
+    expect(new Set(ids).size).toBe(2);
+    for (const id of ids) expect(Number.isSafeInteger(id) && Number(id) >= 0).toBe(true);
   });
 
   it('duplicate: the key is recorded; rolled back, the work not run', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../../src/index.js';
-import { checkTableName, keyRow, markRow, params, statements } from '../../../src/sql/statements.js';
+import { checkTableName, claimOf, keyRow, markRow, params, statements } from '../../../src/sql/statements.js';
 
 describe('checkTableName: the one text the ledger writes into SQL', () => {
   it.each(['myr_webhook_ledger', '_t', 'Ledger2', 'payments.webhook_ledger', 'a'.repeat(63), `s.${'b'.repeat(63)}`])('accepts %s', (name) => {
@@ -63,21 +63,40 @@ describe('statements', () => {
     expect({ ...guarded, claim: '', claimOrdered: '' }).toEqual({ ...plain, claim: '', claimOrdered: '' });
   });
 
+  it.each(['postgres', 'mysql', 'sqlite'] as const)("%s: every claim and takeover writes the run's id; the check before COMMIT compares it, not the expiry", (dialect) => {
+    const sql = statements(dialect, 't', 't');
+    for (const claim of [sql.claim, sql.claimOrdered, sql.claimBeside, sql.takeOver]) if (claim !== undefined) expect(claim).toContain('claim_id');
+    expect(sql.done).toContain('claim_id = ');
+    expect(sql.done).not.toContain('expires_at');
+    expect(sql.schema[0]).toContain('claim_id');
+    expect(sql.probe).toContain('claim_id');
+  });
+
+  it('claimOf: the row of the key, its expiry, and an id that is a safe integer of 53 bits, new for every claim', () => {
+    const claims = Array.from({ length: 1000 }, () => claimOf('payment:PAY_1:SUCCESS', 1_000, 500));
+    expect(claims[0]).toMatchObject({ row: keyRow('payment:PAY_1:SUCCESS'), until: 1_500 });
+    expect(claims.every(({ id }) => Number.isSafeInteger(id) && id >= 0)).toBe(true);
+    expect(new Set(claims.map(({ id }) => id)).size).toBe(claims.length);
+    // Drawn over all 53 bits: among 1000 ids, some use the top ones (the odds otherwise are 2^-1000).
+    expect(claims.some(({ id }) => id >= 2 ** 52)).toBe(true);
+  });
+
   it('gives each statement as many parameters as it has placeholders', () => {
+    const claim = claimOf('k', 1, 1);
     for (const dialect of ['postgres', 'mysql', 'sqlite'] as const) {
       const sql = statements(dialect, 't', 't');
       const p = params(dialect);
       const count = (text: string) => (dialect === 'postgres' ? new Set(text.match(/\$\d+/g)).size : (text.match(/\?/g) ?? []).length);
-      expect(p.claim('k', 2, 1)).toHaveLength(count(sql.claim));
+      expect(p.claim(claim, 1)).toHaveLength(count(sql.claim));
       expect(p.readMark('m', 1)).toHaveLength(count(sql.readMark));
-      expect(p.done('k', 2)).toHaveLength(count(sql.done));
-      expect(p.claimOrdered('k', 2, 1, 'm', 1, 0)).toHaveLength(count(sql.claimOrdered));
+      expect(p.done(claim)).toHaveLength(count(sql.done));
+      expect(p.claimOrdered(claim, 1, 'm', 1, 0)).toHaveLength(count(sql.claimOrdered));
       if (sql.lockMark) expect(p.lockMark('m', 2, 3, 1)).toHaveLength(count(sql.lockMark));
-      if (sql.claimBeside) expect(p.claimBeside('m', 0, 'k', 2)).toHaveLength(count(sql.claimBeside));
+      if (sql.claimBeside) expect(p.claimBeside('m', 0, claim)).toHaveLength(count(sql.claimBeside));
       // Postgres writes the mark in its claim; the others in a statement before it.
       expect(sql.lockMark === undefined).toBe(dialect === 'postgres');
       expect(p.prune(1, 10)).toHaveLength(count(sql.prune));
-      if (sql.takeOver) expect(p.takeOver('k', 2, 1)).toHaveLength(count(sql.takeOver));
+      if (sql.takeOver) expect(p.takeOver(claim, 1)).toHaveLength(count(sql.takeOver));
     }
   });
 });
