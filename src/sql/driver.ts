@@ -171,7 +171,8 @@ const sqlStates = (error: unknown): unknown[] => causes(error).flatMap((cause) =
 export const aborted = (error: unknown): boolean => sqlStates(error).includes('25P02');
 
 // Postgres: undefined_column (42703); MySQL/MariaDB: ER_BAD_FIELD_ERROR (1054), Prisma's
-// `originalCode` as text; SQLite says it only in its message.
+// `originalCode` as text; SQLite says it only in its message ("no such column" in a read,
+// "table … has no column named …" in an INSERT's column list).
 const NO_SUCH_COLUMN = new Set<unknown>(['42703', 'ER_BAD_FIELD_ERROR', '1054', 1054]);
 
 /**
@@ -186,7 +187,7 @@ export function columnMissing(error: unknown): boolean {
   return causes(error).some((cause) => {
     if ([field(cause, 'code'), field(cause, 'originalCode'), field(cause, 'errno')].some((code) => NO_SUCH_COLUMN.has(code))) return true;
     const message = field(cause, 'message');
-    return typeof message === 'string' && message.startsWith('no such column');
+    return typeof message === 'string' && (message.startsWith('no such column') || / has no column named /.test(message));
   });
 }
 

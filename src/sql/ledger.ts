@@ -13,8 +13,8 @@ import type { LedgerRun, PaymentOrder, TransactionalWebhookStore } from '../webh
 import { supersedesNothing } from '../webhooks/lifecycle.js';
 import { runBudget } from './deadline.js';
 import { ensureSchema, pruneExpired, type PruneOptions } from './maintenance.js';
-import { aborted, constraintBroken, isConflict, type SqlClient, type SqlDialect, type SqlSession } from './driver.js';
-import { checkTableName, claimOf, markRow, params, statements, type Claim, type Statements } from './statements.js';
+import { aborted, columnMissing, constraintBroken, isConflict, type SqlClient, type SqlDialect, type SqlSession } from './driver.js';
+import { checkTableName, claimOf, markRow, params, statements, withoutClaimId, type Claim, type Statements } from './statements.js';
 
 /** Options of {@link SqlLedger}. */
 export interface SqlLedgerOptions {
@@ -195,7 +195,8 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
       return refused === UNCLEAR ? this.#open(client, claim, now, order, raiseMark, false) : { outcome: refused };
     } catch (error) {
       await session.rollback(error);
-      return inFlightOrUnavailable(error);
+      // The claim names claim_id: a table an earlier build made, not migrated (ensureSchema says so too).
+      return columnMissing(error) ? { outcome: 'unavailable', error: withoutClaimId(this.table) } : inFlightOrUnavailable(error);
     }
   }
 

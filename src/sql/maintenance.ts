@@ -8,7 +8,7 @@
 import { ConfigurationError } from '../core/errors/base.js';
 import { milliseconds } from '../core/milliseconds.js';
 import { columnMissing, isConflict, type SqlClient, type SqlSession } from './driver.js';
-import { missingColumn, type Statements } from './statements.js';
+import { withoutClaimId, type Statements } from './statements.js';
 
 /** Options of `SqlLedger.prune`. */
 export interface PruneOptions {
@@ -51,12 +51,7 @@ export async function ensureSchema<Tx>(client: SqlClient<Tx>, sql: Statements, t
     try {
       await session.query(sql.probe, []);
     } catch (error) {
-      if (!columnMissing(error)) throw error;
-      const { column, fix } = missingColumn(table);
-      throw new ConfigurationError(
-        `the ledger's table ${table} was created by an earlier build of myr-gateway and has no column ${column} (each run's claim is told apart by it): run ${fix}, then ensureSchema again`,
-        'table',
-      );
+      throw columnMissing(error) ? withoutClaimId(table) : error;
     }
   });
 }

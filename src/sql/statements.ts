@@ -110,8 +110,17 @@ const GUARDED_EXPIRY = `(CASE WHEN current_setting('${LEDGER_TX}', true) = 'on' 
 /** Reads a column added since the first build, from no row: the same text in every dialect. */
 const PROBE = (table: string) => `SELECT claim_id FROM ${table} WHERE 1 = 0`;
 
-/** What a table created by an earlier build lacks, and the statement that adds it (the same in every dialect). */
-export const missingColumn = (table: string) => ({ column: 'claim_id', fix: `ALTER TABLE ${table} ADD COLUMN claim_id BIGINT` });
+/**
+ * The refusal of a table created by an earlier build, which lacks `claim_id`: names the statement
+ * that adds it (the same in every dialect). `ensureSchema` throws it, and a run whose claim met
+ * such a table answers it (unavailable: nothing acknowledged), rather than a database error that
+ * reads like an outage.
+ */
+export const withoutClaimId = (table: string): ConfigurationError =>
+  new ConfigurationError(
+    `the ledger's table ${table} was created by an earlier build of myr-gateway and has no column claim_id (each run's claim is told apart by it): run ALTER TABLE ${table} ADD COLUMN claim_id BIGINT, then ensureSchema again`,
+    'table',
+  );
 
 /** The statements of one dialect, for one table. */
 export interface Statements {

@@ -313,6 +313,14 @@ export function ledgerScenarios<Tx>(name: string, setup: () => LedgerFixture<Tx>
       };
       await send(`CREATE TABLE ${table} (ledger_key VARCHAR(255) PRIMARY KEY, mark_rank SMALLINT, expires_at BIGINT NOT NULL)`);
       const ledger = new SqlLedger(fixture.client, { table });
+      // A build deployed before the migration: each delivery is refused (503, nothing
+      // acknowledged) with the typed error naming the fix, not as if the database were down.
+      const early = `PAY_${randomUUID()}`;
+      const unmigrated = await ledger.run(`payment:${early}:SUCCESS`, (tx) => fixture.fulfil(tx, early), asCallback(early, 'SUCCESS'));
+      expect(unmigrated.outcome).toBe('unavailable');
+      expect(unmigrated.outcome === 'unavailable' && unmigrated.error).toBeInstanceOf(ConfigurationError);
+      expect(unmigrated.outcome === 'unavailable' && unmigrated.error).toMatchObject({ field: 'table', message: expect.stringContaining(`ALTER TABLE ${table} ADD COLUMN claim_id BIGINT`) });
+      expect(await fixture.fulfilments(early)).toBe(0);
       const refused: unknown = await ledger.ensureSchema().catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(ConfigurationError);
       expect(refused).toMatchObject({ field: 'table' });

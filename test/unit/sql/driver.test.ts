@@ -115,6 +115,8 @@ describe("columnMissing: a statement named a column the table lacks (an earlier 
     [{ code: 'P2010', meta: { driverAdapterError: { cause: { originalCode: '1054' } } } }, true],
     [{ code: 'P2010', meta: { driverAdapterError: { cause: { originalCode: '42703' } } } }, true],
     [Object.assign(new Error('no such column: claim_id'), { code: 'ERR_SQLITE_ERROR', errcode: 1 }), true],
+    // SQLite's word for an INSERT's column list (the claim).
+    [Object.assign(new Error('table ledger has no column named claim_id'), { code: 'ERR_SQLITE_ERROR', errcode: 1 }), true],
     [Object.assign(new Error('no such table: ledger'), { code: 'ERR_SQLITE_ERROR', errcode: 1 }), false],
     [{ code: '42P01' }, false],
     [{ errno: 1146 }, false],
