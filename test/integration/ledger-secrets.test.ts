@@ -12,7 +12,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inspect } from 'node:util';
+import { format, inspect } from 'node:util';
 import { drizzle as drizzleMysql } from 'drizzle-orm/mysql2';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { Kysely, MysqlDialect, PostgresDialect } from 'kysely';
@@ -105,6 +105,30 @@ describe('every adapter: the work\'s tx, the ledger and its client show no passw
     const run = await ledger.run(`secrets:${name}`, (tx) => void seen.push(shown(tx), shown({ tx })), OPTIONS);
     expect(run.outcome).toBe('processed');
     seen.push(shown(ledger), shown(client));
+    for (const each of seen) expect(each).not.toContain(PASSWORD);
+  });
+});
+
+/**
+ * `console.log('%o', tx)` prints with showProxy (and the Node REPL prints every value so): a
+ * Proxy is shown as its target and handler, and the target of each `tx` is a second Proxy
+ * whose own target is the connection, printed whole with the password (mysql2's config,
+ * node-postgres's connection parameters). Known, not yet fixed: the target would have to be an
+ * object that is not the connection (and every trap forward to it).
+ */
+describe('the work\'s tx as console.log(\'%o\', tx) and the REPL print it', () => {
+  const clients: Record<string, () => SqlClient<unknown>> = {
+    mysql2: () => fromMysql2(pool),
+    'node-postgres': () => fromPg(pgPool),
+    'Drizzle (node-postgres)': () => fromDrizzle(drizzlePg(pgPoolByUrl)),
+  };
+  it.fails.each(Object.keys(clients))('%s: shows no password', async (name) => {
+    const ledger = new SqlLedger(clients[name]!(), { table: `ledger_secrets_o_${name.replace(/\W/g, '').toLowerCase()}` });
+    await ledger.ensureSchema();
+    const seen: string[] = [];
+    const run = await ledger.run(`secrets-o:${name}`, (tx) => void seen.push(format('%o', tx), inspect(tx, { showProxy: true })), OPTIONS);
+    expect(run.outcome).toBe('processed');
+    expect(seen).toHaveLength(2);
     for (const each of seen) expect(each).not.toContain(PASSWORD);
   });
 });
