@@ -32,7 +32,7 @@ export function guardedDrizzleTx<T>(tx: T, ended: () => boolean): T {
       typeof method === 'function' && DRIVER_QUERIES.has(key) ? (...args: unknown[]): unknown => (ended() ? Promise.reject(usedAfterRun()) : Reflect.apply(method, value, args)) : method,
     );
   const session = (value: object) => guarded(value, (key, field) => (key === 'client' && isRecord(field) ? client(field) : field));
-  return new Proxy(secretFree(tx, show), {
+  return secretFree(tx, show, {
     get: (_, key) => {
       if (showsItself(key)) return show;
       const field: unknown = Reflect.get(tx, key);

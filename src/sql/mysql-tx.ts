@@ -135,7 +135,7 @@ export function workTx<C extends object>(connection: C): WorkTx<C> {
   const preparedStatement = (statement: unknown): unknown =>
     typeof statement !== 'object' || statement === null
       ? statement
-      : new Proxy(secretFree(statement, showPrepared), {
+      : secretFree(statement, showPrepared, {
           get(_, key) {
             if (showsItself(key)) return showPrepared;
             const value: unknown = Reflect.get(statement, key);
@@ -145,7 +145,7 @@ export function workTx<C extends object>(connection: C): WorkTx<C> {
         });
   const show = () => new MysqlTx(Reflect.get(connection, 'threadId'));
   // The traps work on the connection itself: the target only changes what util.inspect shows.
-  const tx = new Proxy(secretFree(connection, show), {
+  const tx: C = secretFree(connection, show, {
     get(_, key) {
       if (showsItself(key)) return show;
       const value: unknown = Reflect.get(connection, key);
@@ -178,8 +178,8 @@ export function workTx<C extends object>(connection: C): WorkTx<C> {
       const described = Reflect.getOwnPropertyDescriptor(connection, key);
       const value: unknown = described?.value;
       if (described === undefined || typeof value !== 'object' || value === null) return described;
-      // (A Proxy may describe a configurable property otherwise than its target does.)
-      if (ended) return described.configurable === true ? { ...described, value: undefined } : described;
+      // (secretFree reports every property configurable, so its value may differ from the connection's.)
+      if (ended) return { ...described, value: undefined };
       check.touch();
       return described;
     },

@@ -60,7 +60,7 @@ export function guardedTx<C extends PgClientLike>(client: C, ended: () => boolea
   };
   const show = () => new PgTx(Reflect.get(client, 'processID'));
   // The trap works on the client itself: the target only changes what util.inspect shows.
-  const tx = new Proxy(secretFree(client, show), {
+  const tx: C = secretFree(client, show, {
     get(_, key) {
       if (key === 'release') return () => undefined;
       if (showsItself(key)) return show;

@@ -23,18 +23,40 @@ export function showsItself(key: string | symbol): boolean {
   return key === 'toJSON' || key === INSPECT;
 }
 
+/** The traps a `tx` Proxy sets itself; every other one reaches the connection. */
+export type TxTraps<C extends object> = Pick<ProxyHandler<C>, 'get' | 'getOwnPropertyDescriptor'>;
+
 /**
- * The target for a `tx` Proxy of `connection`: util.inspect looks past a Proxy at its target
- * without running a trap, so the target itself must show `show()`. Everything else reaches
- * `connection` as it would (the `tx` Proxy's own traps should read `connection`, not this).
+ * The work's `tx`: a Proxy that reaches `connection` through every trap (`traps.get` and
+ * `traps.getOwnPropertyDescriptor` when given) but whose target is a shell that holds nothing of
+ * it. util.inspect looks past a Proxy at its target without running a trap (and with
+ * `showProxy`, as `console.log('%o', …)` and the REPL print, shows target and handler), so only a
+ * target that is not the connection keeps the password out of every view. The shell is
+ * extensible and every descriptor is reported configurable, which keeps the Proxy's invariants
+ * whatever the connection holds.
  *
  * @example
  * ```ts
- * const tx = new Proxy(secretFree(connection, show), { get: (_, key) => (showsItself(key) ? show : Reflect.get(connection, key)) });
+ * const tx = secretFree(connection, () => new MysqlTx(id), { get: (_, key) => (showsItself(key) ? show : Reflect.get(connection, key)) });
  * ```
  */
-export function secretFree<C extends object>(connection: C, show: () => object): C {
-  return new Proxy(connection, { get: (target, key) => (key === INSPECT ? show : Reflect.get(target, key)) });
+export function secretFree<C extends object>(connection: C, show: () => object, traps: TxTraps<C> = {}): C {
+  const shell = Object.create(null) as C;
+  Object.defineProperty(shell, INSPECT, { value: show, configurable: true });
+  const described = traps.getOwnPropertyDescriptor ?? ((_: C, key: string | symbol) => Reflect.getOwnPropertyDescriptor(connection, key));
+  return new Proxy(shell, {
+    get: traps.get ?? ((_, key) => (showsItself(key) ? show : Reflect.get(connection, key))),
+    set: (_, key, value) => Reflect.set(connection, key, value),
+    has: (_, key) => Reflect.has(connection, key),
+    deleteProperty: (_, key) => Reflect.deleteProperty(connection, key),
+    defineProperty: (_, key, descriptor) => Reflect.defineProperty(connection, key, descriptor),
+    ownKeys: () => Reflect.ownKeys(connection),
+    getOwnPropertyDescriptor: (target, key) => {
+      const descriptor = described(target, key);
+      return descriptor && { ...descriptor, configurable: true };
+    },
+    getPrototypeOf: () => Reflect.getPrototypeOf(connection),
+  });
 }
 
 /**
@@ -46,5 +68,5 @@ export function secretFree<C extends object>(connection: C, show: () => object):
  * ```
  */
 export function shownAs<T extends object>(value: T, show: () => object): T {
-  return new Proxy(secretFree(value, show), { get: (_, key) => (showsItself(key) ? show : Reflect.get(value, key)) });
+  return secretFree(value, show);
 }
