@@ -18,6 +18,7 @@ import { fromDrizzle, fromKysely, fromMysql2, fromPrisma, type PrismaLike, type 
 import type { LedgerRun } from '../../src/webhooks/index.js';
 import { mariadbForFile } from '../helpers/database-for-file.js';
 import { generatePrismaClient, removePrismaClients } from '../helpers/prisma.js';
+import { atMs } from '../helpers/same-ms.js';
 import { newLedger } from './ledger-scenarios.js';
 
 const db = mariadbForFile({ connectionLimit: 4 });
@@ -83,16 +84,6 @@ async function deadlock(tx: Tx | Send): Promise<unknown> {
     return met;
   } finally {
     other.release();
-  }
-}
-
-/** Calls `start` with the clock at `now`: a delivery that began in the same ms as another (a receiver given four at once). */
-function atMs<T>(now: number, start: () => T): T {
-  const clock = vi.spyOn(Date, 'now').mockReturnValue(now);
-  try {
-    return start();
-  } finally {
-    clock.mockRestore();
   }
 }
 

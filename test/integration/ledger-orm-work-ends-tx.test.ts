@@ -12,10 +12,11 @@ import { sql as drizzleSql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
 import { Kysely, PostgresDialect, sql as kyselySql } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SqlLedger, fromDrizzle, fromKysely, type SqlClient } from '../../src/sql/index.js';
 import { runOnce, WebhookHandlerError, type LedgerRun } from '../../src/webhooks/index.js';
 import { PostgresServer } from '../helpers/postgres.js';
+import { atMs } from '../helpers/same-ms.js';
 
 let server: PostgresServer;
 let pool: pg.Pool;
@@ -72,16 +73,6 @@ it.each(cases)('%s: work that sends "%s" through tx is fulfilled once, never ack
   expect(await orders(key)).toBe(1);
   expect(pool.totalCount - pool.idleCount).toBe(0);
 }, 60_000);
-
-/** Calls `start` with the clock at `now`: a delivery that began in the same ms as another. */
-function atMs<T>(now: number, start: () => T): T {
-  const clock = vi.spyOn(Date, 'now').mockReturnValue(now);
-  try {
-    return start();
-  } finally {
-    clock.mockRestore();
-  }
-}
 
 it.each(Object.keys(orms))('%s: work that sends "ROLLBACK; BEGIN", while a duplicate of the same ms claims the key and commits, then writes: fulfilled once', async (orm) => {
   const { client, send } = orms[orm]!;
