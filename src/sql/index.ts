@@ -7,12 +7,12 @@
  *
  * @module
  */
-export { type SqlClient, type SqlDialect } from './driver.js';
-export { SqlLedger, type LedgerRunOptions, type PruneOptions, type SqlLedgerOptions } from './ledger.js';
-export { fromPg, type PgClientLike, type PgLedgerOptions, type PgNamedQuery, type PgClientOf, type PgPoolLike, type PgPromisedClient } from './postgres.js';
-export { fromPostgresJs, type PostgresJsLike, type PostgresJsReservedLike, type PostgresJsTxOf } from './postgres-js.js';
-export { fromPrisma, type PrismaLike, type PrismaTransactionLike, type PrismaTxOf } from './prisma.js';
-export { fromMysql2, type Mysql2ConnectionLike, type Mysql2ConnectionOf, type Mysql2LedgerOptions, type Mysql2PoolLike } from './mysql.js';
-export { fromDrizzle, type DrizzleLike, type DrizzleTxOf } from './drizzle.js';
-export { fromKysely, type KyselyLike, type KyselyTransactionLike, type KyselyTxOf } from './kysely.js';
-export { fromSqlite, type SqliteDatabaseLike, type SqliteValue } from './sqlite.js';
+export { type SqlClient, type SqlDialect } from './sql-client.js';
+export { SqlLedger, type LedgerRunOptions, type PruneOptions, type SqlLedgerOptions } from './ledger/sql-ledger.js';
+export { fromPg, type PgClientLike, type PgLedgerOptions, type PgNamedQuery, type PgClientOf, type PgPoolLike, type PgPromisedClient } from './adapters/pg/from-pg.js';
+export { fromPostgresJs, type PostgresJsLike, type PostgresJsReservedLike, type PostgresJsTxOf } from './adapters/postgres-js/from-postgres-js.js';
+export { fromPrisma, type PrismaLike, type PrismaTransactionLike, type PrismaTxOf } from './adapters/prisma/from-prisma.js';
+export { fromMysql2, type Mysql2ConnectionLike, type Mysql2ConnectionOf, type Mysql2LedgerOptions, type Mysql2PoolLike } from './adapters/mysql2/from-mysql2.js';
+export { fromDrizzle, type DrizzleLike, type DrizzleTxOf } from './adapters/drizzle/from-drizzle.js';
+export { fromKysely, type KyselyLike, type KyselyTransactionLike, type KyselyTxOf } from './adapters/kysely/from-kysely.js';
+export { fromSqlite, type SqliteDatabaseLike, type SqliteValue } from './adapters/sqlite/from-sqlite.js';

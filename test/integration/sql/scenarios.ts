@@ -1,0 +1,360 @@
+/**
+ * The ledger's scenarios, written once and run on every client against a real database
+ * (ledger-postgres, ledger-mariadb, ledger-sqlite): what a merchant depends on is that the
+ * merchant's own write through `tx` happens exactly once per callback, whatever the handler,
+ * the clock or the database does.
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { ConfigurationError } from '../../../src/index.js';
+import { SqlLedger, type SqlClient, type SqlLedgerOptions } from '../../../src/sql/index.js';
+import { canSupersede, lifecycleRank } from '../../../src/webhooks/lifecycle.js';
+
+export interface LedgerFixture<Tx> {
+  /** The merchant's client, wrapped by its adapter. */
+  readonly client: SqlClient<Tx>;
+  /** The merchant's fulfilment: inserts one row for `payment` in its `fulfilments` table, through `tx`. */
+  fulfil(tx: Tx, payment: string): Promise<void>;
+  /** How many fulfilment rows `payment` has, read on another connection (committed rows only). */
+  fulfilments(payment: string): Promise<number>;
+  /** Stops and restarts the database, when the fixture can. */
+  readonly outage?: { stop(): Promise<void>; start(): Promise<void> } | undefined;
+  /** Whether an abandoned transaction is rolled back at once (the connection is closed) rather than when the work settles. */
+  readonly closesOnTimeout: boolean;
+}
+
+const DAY = 86_400_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The run options the webhook handler gives a payment callback of `status` (claim-and-run.ts):
+ * its place in the payment's life, and whether it raises the payment's mark.
+ */
+const asCallback = (payment: string, status: string, completedTtlMs = DAY) => ({
+  raiseMark: canSupersede(status),
+  completedTtlMs,
+  order: { paymentId: payment, rank: lifecycleRank(status) },
+});
+
+/** A gate a test opens by hand: the work waits on it while the test does something else. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { open, opened };
+}
+
+/** One table per ledger, so the scenarios do not see each other's keys. */
+export async function newLedger<Tx>(client: SqlClient<Tx> | LedgerFixture<Tx>, options: SqlLedgerOptions = {}): Promise<SqlLedger<Tx>> {
+  const ledger = new SqlLedger('client' in client ? client.client : client, { table: `ledger_${randomUUID().replaceAll('-', '').slice(0, 12)}`, ...options });
+  await ledger.ensureSchema();
+  return ledger;
+}
+
+/** `only`: the titles to run (Kysely and Drizzle run the first ones); `outage`: whether the fixture can stop its database. */
+export function ledgerScenarios<Tx>(name: string, setup: () => LedgerFixture<Tx>, { only, outage = false }: { only?: readonly string[]; outage?: boolean } = {}): void {
+  const scenario = (title: string, body: () => Promise<void>, timeout?: number) => {
+    if (only === undefined || only.includes(title)) it(title, body, timeout);
+  };
+
+  describe(`the ledger on ${name}`, () => {
+    scenario('a callback is processed once; its duplicate finds the record and does not run', async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture);
+      const payment = `PAY_${randomUUID()}`;
+      const options = asCallback(payment, 'SUCCESS');
+      const first = await ledger.run(`payment:${payment}:SUCCESS`, async (tx) => (await fixture.fulfil(tx, payment), 'fulfilled'), options);
+      let ran = false;
+      const second = await ledger.run(`payment:${payment}:SUCCESS`, () => void (ran = true), options);
+      expect(first).toEqual({ outcome: 'processed', value: 'fulfilled' });
+      expect(second).toEqual({ outcome: 'duplicate' });
+      expect(ran).toBe(false);
+      expect(await fixture.fulfilments(payment)).toBe(1);
+    });
+
+    scenario('a handler that throws is rolled back with its writes, and the retry fulfils once', async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture);
+      const payment = `PAY_${randomUUID()}`;
+      const failure = new Error('the shipping service is down');
+      const thrown = await ledger.run(`payment:${payment}:SUCCESS`, async (tx) => {
+        await fixture.fulfil(tx, payment);
+        throw failure;
+      }, { raiseMark: false, completedTtlMs: DAY });
+      expect(thrown).toEqual({ outcome: 'failed', error: failure });
+      expect(await fixture.fulfilments(payment)).toBe(0);
+      const retry = await ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), { raiseMark: false, completedTtlMs: DAY });
+      expect(retry.outcome).toBe('processed');
+      expect(await fixture.fulfilments(payment)).toBe(1);
+    });
+
+    scenario('a handler that outlives its time is answered timed_out and none of its writes commit', async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture);
+      const payment = `PAY_${randomUUID()}`;
+      const late = gate();
+      const settled = gate();
+      const run = await ledger.run(`payment:${payment}:SUCCESS`, async (tx) => {
+        await fixture.fulfil(tx, payment);
+        await late.opened;
+        settled.open();
+      }, { raiseMark: false, completedTtlMs: DAY, timeoutMs: 100 });
+      expect(run).toEqual({ outcome: 'timed_out' });
+      late.open();
+      await settled.opened;
+      await sleep(50); // the rollback of an adapter that waits for the work
+      expect(await fixture.fulfilments(payment)).toBe(0);
+      const retry = await ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), { raiseMark: false, completedTtlMs: DAY });
+      expect(retry.outcome).toBe('processed');
+      expect(await fixture.fulfilments(payment)).toBe(1);
+    });
+
+    scenario('REFUNDED then SUCCESS: the SUCCESS is superseded and does not run', async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture);
+      const payment = `PAY_${randomUUID()}`;
+      const refunded = await ledger.run(`payment:${payment}:REFUNDED`, () => 'refund recorded', asCallback(payment, 'REFUNDED'));
+      let ran = false;
+      const success = await ledger.run(`payment:${payment}:SUCCESS`, () => void (ran = true), asCallback(payment, 'SUCCESS'));
+      expect(refunded.outcome).toBe('processed');
+      expect(success).toEqual({ outcome: 'superseded' });
+      expect(ran).toBe(false);
+    });
+
+    // A payment's ordered callbacks are claimed one at a time, on the lock of its mark's row: a
+    // SUCCESS delivered while the REFUNDED still runs must not run beside it and commit after it.
+    scenario('a SUCCESS delivered while its REFUNDED is in flight waits for it, then is superseded and does not run', async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture);
+      const payment = `PAY_${randomUUID()}`;
+      const hold = gate();
+      const started = gate();
+      const refunded = ledger.run(`payment:${payment}:REFUNDED`, async () => {
+        started.open();
+        await hold.opened;
+        return 'refund recorded';
+      }, asCallback(payment, 'REFUNDED'));
+      await started.opened;
+      let ran = false;
+      const success = ledger.run(`payment:${payment}:SUCCESS`, async (tx) => {
+        ran = true;
+        await fixture.fulfil(tx, payment);
+      }, asCallback(payment, 'SUCCESS'));
+      await sleep(100); // the SUCCESS reaches its claim while the REFUNDED holds its transaction
+      hold.open();
+      expect(await refunded).toEqual({ outcome: 'processed', value: 'refund recorded' });
+      expect(await success).toEqual({ outcome: 'superseded' });
+      expect(ran).toBe(false);
+      expect(await fixture.fulfilments(payment)).toBe(0);
+    });
+
+    scenario('a SUCCESS while its REFUNDED holds past lockTimeoutMs is in_flight and does not run; its retry is superseded', async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture, { lockTimeoutMs: 300 });
+      const payment = `PAY_${randomUUID()}`;
+      const hold = gate();
+      const started = gate();
+      const refunded = ledger.run(`payment:${payment}:REFUNDED`, async () => {
+        started.open();
+        await hold.opened;
+      }, asCallback(payment, 'REFUNDED'));
+      await started.opened;
+      let ran = false;
+      const success = asCallback(payment, 'SUCCESS');
+      const during = await ledger.run(`payment:${payment}:SUCCESS`, () => void (ran = true), success);
+      hold.open();
+      expect(during).toEqual({ outcome: 'in_flight' });
+      expect((await refunded).outcome).toBe('processed');
+      expect(await ledger.run(`payment:${payment}:SUCCESS`, () => void (ran = true), success)).toEqual({ outcome: 'superseded' });
+      expect(ran).toBe(false);
+    });
+
+    scenario('a REFUNDED delivered while its SUCCESS is in flight runs only after the SUCCESS committed', async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture);
+      const payment = `PAY_${randomUUID()}`;
+      const hold = gate();
+      const started = gate();
+      const events: string[] = [];
+      const success = ledger.run(`payment:${payment}:SUCCESS`, async (tx) => {
+        await fixture.fulfil(tx, payment);
+        started.open();
+        await hold.opened;
+        events.push('SUCCESS done');
+      }, asCallback(payment, 'SUCCESS'));
+      await started.opened;
+      const refunded = ledger.run(`payment:${payment}:REFUNDED`, () => void events.push('REFUNDED started'), asCallback(payment, 'REFUNDED'));
+      await sleep(100);
+      hold.open();
+      expect((await success).outcome).toBe('processed');
+      expect((await refunded).outcome).toBe('processed');
+      expect(events).toEqual(['SUCCESS done', 'REFUNDED started']);
+      expect(await fixture.fulfilments(payment)).toBe(1);
+    });
+
+    scenario('a duplicate while the first still runs waits lockTimeoutMs, then is in_flight and does not run', async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture, { lockTimeoutMs: 300 });
+      const payment = `PAY_${randomUUID()}`;
+      const hold = gate();
+      const started = gate();
+      const first = ledger.run(`payment:${payment}:SUCCESS`, async (tx) => {
+        await fixture.fulfil(tx, payment);
+        started.open();
+        await hold.opened;
+      }, { raiseMark: false, completedTtlMs: DAY });
+      await started.opened;
+      let ran = false;
+      const duplicate = await ledger.run(`payment:${payment}:SUCCESS`, () => void (ran = true), { raiseMark: false, completedTtlMs: DAY });
+      hold.open();
+      expect(duplicate).toEqual({ outcome: 'in_flight' });
+      expect(ran).toBe(false);
+      expect((await first).outcome).toBe('processed');
+      expect(await ledger.run(`payment:${payment}:SUCCESS`, () => void (ran = true), { raiseMark: false, completedTtlMs: DAY })).toEqual({ outcome: 'duplicate' });
+      expect(await fixture.fulfilments(payment)).toBe(1);
+    });
+
+    scenario('many deliveries of one callback at once: exactly one fulfilment', async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture);
+      const payment = `PAY_${randomUUID()}`;
+      const runs = await Promise.all(
+        Array.from({ length: 8 }, () => ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), { raiseMark: false, completedTtlMs: DAY })),
+      );
+      expect(runs.filter((run) => run.outcome === 'processed')).toHaveLength(1);
+      expect(runs.every((run) => ['processed', 'duplicate', 'in_flight'].includes(run.outcome))).toBe(true);
+      expect(await fixture.fulfilments(payment)).toBe(1);
+    });
+
+    scenario("many deliveries of one payment's callback at once, as the handler runs them (with its order): exactly one fulfilment", async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture);
+      const payment = `PAY_${randomUUID()}`;
+      const runs = await Promise.all(
+        Array.from({ length: 8 }, () => ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), asCallback(payment, 'SUCCESS'))),
+      );
+      expect(runs.filter((run) => run.outcome === 'processed')).toHaveLength(1);
+      expect(runs.every((run) => ['processed', 'duplicate', 'in_flight'].includes(run.outcome))).toBe(true);
+      expect(await fixture.fulfilments(payment)).toBe(1);
+      expect(await ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), asCallback(payment, 'SUCCESS'))).toEqual({ outcome: 'duplicate' });
+    });
+
+    scenario('two outcomes of one rank (FAILED, then SUCCESS) both run: neither supersedes the other', async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture);
+      const payment = `PAY_${randomUUID()}`;
+      const failed = await ledger.run(`payment:${payment}:FAILED`, () => 'failed', asCallback(payment, 'FAILED'));
+      const success = await ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), asCallback(payment, 'SUCCESS'));
+      expect([failed.outcome, success.outcome]).toEqual(['processed', 'processed']);
+      expect(await fixture.fulfilments(payment)).toBe(1);
+    });
+
+    scenario("an expired record of a payment's callback is handled again", async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture);
+      const payment = `PAY_${randomUUID()}`;
+      expect((await ledger.run(`payment:${payment}:SUCCESS`, () => undefined, asCallback(payment, 'SUCCESS', 1))).outcome).toBe('processed');
+      await sleep(5);
+      expect((await ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), asCallback(payment, 'SUCCESS'))).outcome).toBe('processed');
+      expect(await ledger.run(`payment:${payment}:SUCCESS`, () => undefined, asCallback(payment, 'SUCCESS'))).toEqual({ outcome: 'duplicate' });
+      expect(await fixture.fulfilments(payment)).toBe(1);
+    });
+
+    scenario('two outcomes of one payment whose records expired, delivered again at once, run one after the other', async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture);
+      const payment = `PAY_${randomUUID()}`;
+      await ledger.run(`payment:${payment}:EXPIRED`, () => undefined, asCallback(payment, 'EXPIRED')); // the payment's mark stays live
+      await ledger.run(`payment:${payment}:SUCCESS`, () => undefined, asCallback(payment, 'SUCCESS', 1));
+      await ledger.run(`payment:${payment}:FAILED`, () => undefined, asCallback(payment, 'FAILED', 1));
+      await sleep(20);
+      let running = 0;
+      let overlapped = false;
+      const work = async () => {
+        overlapped ||= ++running > 1;
+        await sleep(200);
+        running -= 1;
+      };
+      const runs = await Promise.all([ledger.run(`payment:${payment}:SUCCESS`, work, asCallback(payment, 'SUCCESS')), ledger.run(`payment:${payment}:FAILED`, work, asCallback(payment, 'FAILED'))]);
+      expect(runs.map((run) => run.outcome)).toEqual(['processed', 'processed']);
+      expect(overlapped).toBe(false);
+    });
+
+    scenario('64 different callbacks at once, as the handler runs them: each processed, none held up by another', async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture);
+      const payments = Array.from({ length: 64 }, () => `PAY_${randomUUID()}`);
+      const runs = await Promise.all(
+        payments.map((payment) =>
+          ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), asCallback(payment, 'SUCCESS')),
+        ),
+      );
+      expect(runs.map((run) => run.outcome)).toEqual(payments.map(() => 'processed'));
+    });
+
+    scenario('an expired record is handled again, and prune deletes expired records', async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture);
+      const payment = `PAY_${randomUUID()}`;
+      expect((await ledger.run(`payment:${payment}:SUCCESS`, () => undefined, { raiseMark: false, completedTtlMs: 1 })).outcome).toBe('processed');
+      await sleep(20);
+      expect((await ledger.run(`payment:${payment}:SUCCESS`, () => undefined, { raiseMark: false, completedTtlMs: 1 })).outcome).toBe('processed');
+      await sleep(20);
+      expect(await ledger.prune({ batchSize: 1 })).toBe(1);
+      expect(await ledger.prune()).toBe(0);
+    });
+
+    scenario("a table an earlier build created (no claim_id): ensureSchema refuses it, naming the statement that adds the column; added, callbacks run once", async () => {
+      const fixture = setup();
+      const table = `ledger_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+      const send = async (statement: string) => {
+        const session = await fixture.client.begin(5_000);
+        await session.query(statement, []);
+        await session.commit(undefined);
+      };
+      await send(`CREATE TABLE ${table} (ledger_key VARCHAR(255) PRIMARY KEY, mark_rank SMALLINT, expires_at BIGINT NOT NULL)`);
+      const ledger = new SqlLedger(fixture.client, { table });
+      // A build deployed before the migration: each delivery is refused (503, nothing
+      // acknowledged) with the typed error naming the fix, not as if the database were down.
+      const early = `PAY_${randomUUID()}`;
+      const unmigrated = await ledger.run(`payment:${early}:SUCCESS`, (tx) => fixture.fulfil(tx, early), asCallback(early, 'SUCCESS'));
+      expect(unmigrated.outcome).toBe('unavailable');
+      expect(unmigrated.outcome === 'unavailable' && unmigrated.error).toBeInstanceOf(ConfigurationError);
+      expect(unmigrated.outcome === 'unavailable' && unmigrated.error).toMatchObject({ field: 'table', message: expect.stringContaining(`ALTER TABLE ${table} ADD COLUMN claim_id BIGINT`) });
+      expect(await fixture.fulfilments(early)).toBe(0);
+      const refused: unknown = await ledger.ensureSchema().catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(ConfigurationError);
+      expect(refused).toMatchObject({ field: 'table' });
+      const fix = /run (ALTER TABLE .*), then ensureSchema again/.exec((refused as Error).message)?.[1];
+      expect(fix).toContain(`ALTER TABLE ${table} ADD COLUMN claim_id`);
+      await send(fix ?? '');
+      await ledger.ensureSchema();
+      const payment = `PAY_${randomUUID()}`;
+      for (let delivery = 0; delivery < 2; delivery++) await ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), asCallback(payment, 'SUCCESS'));
+      expect(await fixture.fulfilments(payment)).toBe(1);
+    });
+
+    if (outage) scenario('the database stopped: unavailable, nothing acknowledged; started again: handled once', async () => {
+      const fixture = setup();
+      if (!fixture.outage) throw new Error(`the ${name} fixture has no outage`);
+      const ledger = await newLedger(fixture);
+      const payment = `PAY_${randomUUID()}`;
+      await fixture.outage.stop();
+      let ran = false;
+      // Started again whatever happens, so that a failure here does not take the next scenarios down too.
+      // Each run bounded as the webhook handler bounds it (handlerTimeoutMs): a pool may hold many
+      // connections that died with the server, and one may stall (postgres.js, ledger.md).
+      const bounded = { raiseMark: false, completedTtlMs: DAY, timeoutMs: 5_000 };
+      const down = await ledger.run(`payment:${payment}:SUCCESS`, () => void (ran = true), bounded).finally(() => fixture.outage?.start());
+      expect(down.outcome).toBe('unavailable');
+      expect(ran).toBe(false);
+      // The pool's connections died with the server: the first runs after it may still meet one.
+      let run;
+      for (let attempt = 0; attempt < 8; attempt++) {
+        run = await ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), bounded);
+        if (run.outcome !== 'unavailable') break;
+      }
+      expect(run?.outcome).toBe('processed');
+      expect(await fixture.fulfilments(payment)).toBe(1);
+    }, 60_000);
+  });
+}
