@@ -33,6 +33,11 @@ const TESTED_THROUGH_INTEGRATION: Readonly<Record<string, string>> = {
   'webhooks/adapters/node.ts': 'against node:http: test/integration/webhook-adapters.test.ts',
   'webhooks/adapters/web.ts': 'against Request/Response in every runtime: test/integration/webhook-adapters.test.ts, test/runtimes/conformance.test.ts',
 
+  // A dialect's statements: their shapes in one table over the dialects, their meaning on the real databases.
+  'sql/dialects/postgres/ledger-statements.ts': 'test/unit/sql/dialects/ledger-statements-of.test.ts, test/integration/sql/pg/scenarios.test.ts',
+  'sql/dialects/mysql/ledger-statements.ts': 'test/unit/sql/dialects/ledger-statements-of.test.ts, test/integration/sql/mysql2/scenarios.test.ts',
+  'sql/dialects/sqlite/ledger-statements.ts': 'test/unit/sql/dialects/ledger-statements-of.test.ts, test/integration/sql/sqlite/scenarios.test.ts',
+
   // Redis stores: their logic is Lua run by the server, so a fake client would test nothing.
   'redis/rate-limiter.ts': 'Lua on a real redis-server, both clients: test/integration/redis-rate-limiter.test.ts (the answers it checks: test/unit/redis/rate-scripts.test.ts)',
   'redis/token-store.ts': 'Lua on a real redis-server, both clients: test/integration/tokens/redis-token-store.test.ts',

@@ -6,23 +6,21 @@
  *
  * @module
  */
-import { ConfigurationError } from '../../core/errors/base.js';
-import { settle, type SqlDialect, type SqlResult, type SqlSession } from '../sql-client.js';
+import { ISOLATION, restore, saveAndBound } from '../dialects/mysql/session.js';
+import { boundLockWaits as boundPostgresLockWaits } from '../dialects/postgres/session.js';
+import { settle, type SqlClient, type SqlResult, type SqlSession } from '../sql-client.js';
+import type { OrmDialect } from './adapter-options.js';
 
-/** The dialects an ORM adapter drives (their node-postgres and mysql2 drivers). */
-export type OrmDialect = Extract<SqlDialect, 'postgres' | 'mysql'>;
 /** Sends one of the ledger's statements through the ORM's transaction. */
 export type RawQuery = (text: string, params: readonly unknown[]) => Promise<SqlResult>;
 
-export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
-/** The rows of a driver's answer that are rows (objects); anything else is dropped. */
-export const rowsOf = (value: unknown): readonly Record<string, unknown>[] => (Array.isArray(value) ? value.filter(isRecord) : []);
 
-/** The dialect given or read from the ORM's instance, or a ConfigurationError that asks for it (`from` says whose). */
-export function checkDialect(dialect: unknown, from: string): OrmDialect {
-  if (dialect === 'postgres' || dialect === 'mysql') return dialect;
-  throw new ConfigurationError(`${from}: give the dialect as the second argument, 'postgres' or 'mysql' (the ledger supports their node-postgres and mysql2 drivers)`, 'dialect');
-}
+/**
+ * The isolation level a run on `dialect` asks its ORM for: MySQL's claims need READ COMMITTED
+ * (`dialects/mysql/session.ts`); on Postgres, the database's default (READ COMMITTED) is left as
+ * it is. Every ORM adapter asks with this, each in its API's words.
+ */
+export const isolationFor = (dialect: OrmDialect): typeof ISOLATION | undefined => (dialect === 'mysql' ? ISOLATION : undefined);
 
 /**
  * The transaction's lock wait bound: Postgres `SET LOCAL` (ends with the transaction). MySQL sets
@@ -34,19 +32,27 @@ export function checkDialect(dialect: unknown, from: string): OrmDialect {
  */
 export async function boundLockWaits(dialect: OrmDialect, query: RawQuery, lockTimeoutMs: number): Promise<((commit: boolean) => Promise<void>) | undefined> {
   if (dialect === 'postgres') {
-    await query(`SET LOCAL lock_timeout = ${lockTimeoutMs}`, []);
+    await query(boundPostgresLockWaits(lockTimeoutMs), []);
     return undefined;
   }
-  await query(
-    `SET @myr_gateway_lwt = @@SESSION.innodb_lock_wait_timeout, @myr_gateway_ac = @@SESSION.autocommit, SESSION innodb_lock_wait_timeout = ${Math.ceil(lockTimeoutMs / 1000)}, SESSION autocommit = 0`,
-    [],
-  );
-  const restore = () => query('SET SESSION innodb_lock_wait_timeout = @myr_gateway_lwt, SESSION autocommit = @myr_gateway_ac', []);
+  await query(saveAndBound(lockTimeoutMs), []);
+  const restored = () => query(restore(), []);
   return async (commit) => {
-    if (commit) return void (await restore());
+    if (commit) return void (await restored());
     await settle(query('ROLLBACK', []));
-    await settle(restore());
+    await settle(restored());
   };
+}
+
+/** How a transaction an ORM opens with a callback hands the ledger its `tx` and raw queries ({@link heldTransaction}). */
+type Connect<R, Tx> = (raw: R, ended: () => boolean) => { readonly tx: Tx; readonly query: RawQuery; readonly stop?: (() => void) | undefined };
+
+/**
+ * The client of an ORM whose transaction is a callback (Drizzle, Prisma): each run is one such
+ * transaction, held open by {@link heldTransaction} until the ledger decides.
+ */
+export function heldTransactionClient<R, Tx>(dialect: OrmDialect, open: (body: (raw: R) => Promise<void>) => PromiseLike<unknown>, connect: Connect<R, Tx>): SqlClient<Tx> {
+  return { dialect, begin: (lockTimeoutMs) => heldTransaction(dialect, lockTimeoutMs, open, connect) };
 }
 
 class Rollback extends Error {}
@@ -61,7 +67,7 @@ export function heldTransaction<R, Tx>(
   dialect: OrmDialect,
   lockTimeoutMs: number,
   open: (body: (raw: R) => Promise<void>) => PromiseLike<unknown>,
-  connect: (raw: R, ended: () => boolean) => { readonly tx: Tx; readonly query: RawQuery; readonly stop?: (() => void) | undefined },
+  connect: Connect<R, Tx>,
 ): Promise<SqlSession<Tx>> {
   return new Promise<SqlSession<Tx>>((handOut, failed) => {
     let decide!: (commit: boolean) => void;

@@ -7,8 +7,22 @@
  */
 import { ConfigurationError } from '../../core/errors/base.js';
 import { milliseconds } from '../../core/milliseconds.js';
-import { columnMissing, isConflict, type SqlClient, type SqlSession } from '../sql-client.js';
-import { withoutClaimId, type Statements } from '../dialects/statements.js';
+import { columnMissing, isConflict } from '../database-errors.js';
+import type { LedgerStatements, Statement } from '../dialects/dialect.js';
+import { SCHEMA_LOCK } from '../dialects/postgres/session.js';
+import type { SqlClient, SqlSession } from '../sql-client.js';
+
+/**
+ * The refusal of a table created by an earlier build, which lacks `claim_id`: names the statement
+ * that adds it (the same in every dialect). `ensureSchema` throws it, and a run whose claim met
+ * such a table answers it (unavailable: nothing acknowledged), rather than a database error that
+ * reads like an outage.
+ */
+export const withoutClaimId = (table: string): ConfigurationError =>
+  new ConfigurationError(
+    `the ledger's table ${table} was created by an earlier build of myr-gateway and has no column claim_id (each run's claim is told apart by it): run ALTER TABLE ${table} ADD COLUMN claim_id BIGINT, then ensureSchema again`,
+    'table',
+  );
 
 /** Options of `SqlLedger.prune`. */
 export interface PruneOptions {
@@ -44,9 +58,9 @@ async function transaction<Tx, R>(client: SqlClient<Tx>, lockTimeoutMs: number, 
  * ConfigurationError naming the statement that adds it, rather than altered behind the
  * merchant's migrations. Without it every claim would fail, and no callback be acknowledged.
  */
-export async function ensureSchema<Tx>(client: SqlClient<Tx>, sql: Statements, table: string): Promise<void> {
+export async function ensureSchema<Tx>(client: SqlClient<Tx>, sql: LedgerStatements, table: string): Promise<void> {
   await transaction(client, SCHEMA_LOCK_TIMEOUT_MS, async (session) => {
-    if (client.dialect === 'postgres') await session.query('SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext($1))', [`myr-gateway:${table}`]);
+    if (client.dialect === 'postgres') await session.query(SCHEMA_LOCK, [`myr-gateway:${table}`]);
     for (const statement of sql.schema) await session.query(statement, []);
     try {
       await session.query(sql.probe, []);
@@ -64,8 +78,7 @@ export async function ensureSchema<Tx>(client: SqlClient<Tx>, sql: Statements, t
  */
 export async function pruneExpired<Tx>(
   client: SqlClient<Tx>,
-  statement: string,
-  params: (now: number, batch: number) => unknown[],
+  statement: Statement<{ readonly before: number; readonly batch: number }>,
   lockTimeoutMs: number,
   options: PruneOptions,
 ): Promise<number> {
@@ -75,7 +88,7 @@ export async function pruneExpired<Tx>(
   const before = Date.now() - olderThanMs;
   let total = 0;
   for (;;) {
-    const deleted = await batch(client, lockTimeoutMs, async (session) => (await session.query(statement, params(before, batchSize))).affected);
+    const deleted = await batch(client, lockTimeoutMs, async (session) => (await session.query(statement.text, statement.params({ before, batch: batchSize }))).affected);
     total += deleted;
     if (deleted < batchSize) return total;
   }

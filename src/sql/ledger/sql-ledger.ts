@@ -2,7 +2,8 @@
  * The callback ledger in the merchant's own database: the claim of a key, the merchant's work
  * and the record that it was done commit in ONE transaction, or none of them does. What each
  * database answer becomes (duplicate, superseded, in flight, failed, timed out, unavailable) is
- * decided here; the SQL text is `statements.ts`, the client's driving is its adapter.
+ * decided here; the SQL is its dialect's (`dialects/<dialect>/ledger-statements.ts`), the client's
+ * driving is its adapter (`adapters/<driver>/`).
  *
  * @module
  */
@@ -12,9 +13,13 @@ import { within } from '../../core/wait.js';
 import type { LedgerRun, PaymentOrder, TransactionalWebhookStore } from '../../webhooks/stores/types.js';
 import { supersedesNothing } from '../../webhooks/lifecycle.js';
 import { runBudget } from './run-budget.js';
-import { ensureSchema, pruneExpired, type PruneOptions } from './maintenance.js';
-import { aborted, columnMissing, constraintBroken, isConflict, type SqlClient, type SqlDialect, type SqlSession } from '../sql-client.js';
-import { checkTableName, claimOf, markRow, params, statements, withoutClaimId, type Claim, type Statements } from '../dialects/statements.js';
+import { aborted, columnMissing, constraintBroken, isConflict } from '../database-errors.js';
+import type { LedgerStatements, SqlDialect, Statement } from '../dialects/dialect.js';
+import { ledgerStatementsOf } from '../dialects/ledger-statements-of.js';
+import { checkTableName, type TableName } from '../dialects/table-name.js';
+import type { SqlClient, SqlSession } from '../sql-client.js';
+import { claimOf, markRow, type Claim } from './claims.js';
+import { ensureSchema, pruneExpired, withoutClaimId, type PruneOptions } from './maintenance.js';
 
 /** Options of {@link SqlLedger}. */
 export interface SqlLedgerOptions {
@@ -71,6 +76,9 @@ const LOCK_ONLY_RANK = supersedesNothing();
 
 export type { PruneOptions } from './maintenance.js';
 
+/** Sends one of the dialect's statements with its parameters. */
+const send = <A>(session: SqlSession<unknown>, statement: Statement<A>, args: A) => session.query(statement.text, statement.params(args));
+
 /** A claim that could not tell whether the key's row is its own: claimed again, in two statements. */
 const UNCLEAR = Symbol('unclear');
 
@@ -109,19 +117,18 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
   readonly table: string;
   readonly #client: SqlClient<Tx>;
   readonly #lockTimeoutMs: number;
-  readonly #sql: Statements;
-  readonly #params: ReturnType<typeof params>;
+  readonly #name: TableName;
+  readonly #sql: LedgerStatements;
 
   constructor(client: SqlClient<Tx>, options: SqlLedgerOptions = {}) {
     if (typeof client !== 'object' || client === null || typeof client.begin !== 'function') {
       throw new ConfigurationError('SqlLedger takes a client built by fromPg, fromPostgresJs, fromMysql2, fromKysely, fromDrizzle, fromPrisma or fromSqlite', 'client');
     }
-    const { qualified, bare } = checkTableName(options.table ?? 'myr_webhook_ledger');
-    this.table = qualified;
+    this.#name = checkTableName(options.table ?? 'myr_webhook_ledger');
+    this.table = this.#name.qualified;
     this.#client = client;
     this.#lockTimeoutMs = milliseconds(options.lockTimeoutMs ?? 1000, 'lockTimeoutMs');
-    this.#sql = statements(client.dialect, qualified, bare, client.claimBeforeBegun === true);
-    this.#params = params(client.dialect);
+    this.#sql = ledgerStatementsOf(client.dialect, this.#name, client.claimBeforeBegun === true);
   }
 
   /**
@@ -155,7 +162,7 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
       return isConflict(settled.error) ? { outcome: 'in_flight' } : { outcome: 'failed', error: settled.error };
     }
 
-    const held = { text: this.#sql.done, params: this.#params.done(claim) };
+    const held = { text: this.#sql.done.text, params: this.#sql.done.params(claim) };
     try {
       const found = this.#client.commitChecked ? undefined : await session.query(held.text, held.params);
       if (found && found.rows.length !== 1) {
@@ -178,8 +185,9 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
 
   /**
    * Opens the run's transaction and claims the key in it: the session, or the outcome when the
-   * claim was refused (rolled back). `beside`: MySQL may try its one-statement claim first; when
-   * that cannot say whose the key's row is, the claim starts again in a new transaction without it.
+   * claim was refused (rolled back). `beside`: the `rows-beside` path may try its one-statement
+   * claim first; when that cannot say whose the key's row is, the claim starts again in a new
+   * transaction without it.
    */
   async #open(client: SqlClient<Tx>, claim: Claim, now: number, order: PaymentOrder | undefined, raiseMark: boolean, beside: boolean): Promise<{ readonly session: SqlSession<Tx> } | LedgerRun<never>> {
     let session: SqlSession<Tx>;
@@ -205,22 +213,22 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
    * payment's life first writes the payment's mark (raised to its rank when `raiseMark`, else
    * written at the rank that supersedes nothing, or left as it is), which locks the mark's row
    * until COMMIT: one payment's ordered callbacks run one at a time, and each claim reads the
-   * mark its predecessor committed. One statement on the common path (Postgres: a CTE; MySQL: one
-   * INSERT IGNORE of both rows, unless the status raises the mark); SQLite writes the mark in a
-   * call of its own. The reason for a refusal is read only then, off the common path.
+   * mark its predecessor committed. The dialect names its path (`ClaimPath` in dialects/dialect.ts): one statement
+   * on the common path where it can. The reason for a refusal is read only then, off the common path.
    */
   async #claim(session: SqlSession<Tx>, claim: Claim, now: number, order: PaymentOrder | undefined, raiseMark: boolean, beside: boolean): Promise<'duplicate' | 'superseded' | typeof UNCLEAR | undefined> {
+    const sql = this.#sql;
     if (order === undefined) {
-      if ((await session.query(this.#sql.claim, this.#params.claim(claim, now))).affected === 1) return undefined;
+      if ((await send(session, sql.claim, { claim, now })).affected === 1) return undefined;
       return this.#takeOver(session, claim, now);
     }
-    const mark = markRow(order.paymentId);
-    const markRank = raiseMark ? order.rank : LOCK_ONLY_RANK;
-    if (beside && !raiseMark && this.#sql.claimBeside !== undefined) {
-      const inserted = (await session.query(this.#sql.claimBeside, this.#params.claimBeside(mark, markRank, claim))).affected;
+    const args = { claim, now, mark: markRow(order.paymentId), rank: order.rank, markRank: raiseMark ? order.rank : LOCK_ONLY_RANK };
+    const path = sql.claimPath;
+    if (path.name === 'rows-beside' && beside && !raiseMark) {
+      const inserted = (await send(session, path.claimBeside, args)).affected;
       // Both rows new: nothing marked the payment, so nothing supersedes the callback.
       if (inserted === 2) return undefined;
-      if (await this.#superseded(session, mark, order.rank, now)) return 'superseded';
+      if (await this.#superseded(session, args.mark, order.rank, now)) return 'superseded';
       // One: the mark's or the key's. Neither: the key's row was there; a live one is a duplicate.
       // Both go again the two-statement way, which locks the mark for writing: an existing mark is
       // only share-locked here, which another status of the payment (taking over its own expired
@@ -228,21 +236,22 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
       if (inserted === 0 && (await this.#takeOver(session, claim, now)) === 'duplicate') return 'duplicate';
       return UNCLEAR;
     }
-    if (this.#sql.lockMark !== undefined) await session.query(this.#sql.lockMark, this.#params.lockMark(mark, markRank, claim.until, now));
-    if ((await session.query(this.#sql.claimOrdered, this.#params.claimOrdered(claim, now, mark, order.rank, markRank))).affected === 1) return undefined;
-    if (await this.#superseded(session, mark, order.rank, now)) return 'superseded';
+    if (path.name !== 'mark-in-claim') await send(session, path.lockMark, { mark: args.mark, markRank: args.markRank, expiresAt: claim.until, now });
+    if ((await send(session, sql.claimOrdered, args)).affected === 1) return undefined;
+    if (await this.#superseded(session, args.mark, order.rank, now)) return 'superseded';
     return this.#takeOver(session, claim, now);
   }
 
   /** Whether the payment's live mark (as last committed, and locked by the claim) is above `rank`. */
   async #superseded(session: SqlSession<Tx>, mark: string, rank: number, now: number): Promise<boolean> {
-    const highest = (await session.query(this.#sql.readMark, this.#params.readMark(mark, now))).rows[0]?.mark_rank;
+    const highest = (await send(session, this.#sql.readMark, { mark, now })).rows[0]?.mark_rank;
     return highest !== undefined && highest !== null && Number(highest) > rank;
   }
 
-  /** The key's row exists: claimed when it had expired (MySQL takes it over here; the others in the claim), else a duplicate. */
+  /** The key's row exists: claimed when it had expired (`rows-beside` takes it over here; the others in the claim), else a duplicate. */
   async #takeOver(session: SqlSession<Tx>, claim: Claim, now: number): Promise<'duplicate' | undefined> {
-    if (this.#sql.takeOver !== undefined && (await session.query(this.#sql.takeOver, this.#params.takeOver(claim, now))).affected === 1) return undefined;
+    const path = this.#sql.claimPath;
+    if (path.name === 'rows-beside' && (await send(session, path.takeOver, { claim, now })).affected === 1) return undefined;
     return 'duplicate';
   }
 
@@ -272,8 +281,7 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
     if (dialect !== 'postgres' && dialect !== 'mysql' && dialect !== 'sqlite') {
       throw new ConfigurationError(`schemaSql takes 'postgres', 'mysql' or 'sqlite' (got ${String(dialect)})`, 'dialect');
     }
-    const { bare } = checkTableName(this.table);
-    return statements(dialect, this.table, bare).schema.map((statement) => `${statement};\n`).join('');
+    return ledgerStatementsOf(dialect, this.#name).schema.map((statement) => `${statement};\n`).join('');
   }
 
   /**
@@ -287,6 +295,6 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
    * ```
    */
   prune(options: PruneOptions = {}): Promise<number> {
-    return pruneExpired(this.#client, this.#sql.prune, this.#params.prune, this.#lockTimeoutMs, options);
+    return pruneExpired(this.#client, this.#sql.prune, this.#lockTimeoutMs, options);
   }
 }

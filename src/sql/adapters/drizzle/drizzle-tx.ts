@@ -5,9 +5,9 @@
  * @module
  */
 import { usedAfterRun } from '../../sql-client.js';
+import { isRecord } from '../adapter-options.js';
 import { secretFree, showsItself } from '../tx/secret-free.js';
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
 const DRIVER_QUERIES = new Set<string | symbol>(['query', 'execute']);
 

@@ -9,7 +9,8 @@
 import { ConfigurationError } from '../../../core/errors/base.js';
 import type { SqlClient } from '../../sql-client.js';
 import { guardedDrizzleTx } from './drizzle-tx.js';
-import { checkDialect, heldTransaction, isRecord, rowsOf, type OrmDialect, type RawQuery } from '../orm-transaction.js';
+import { isRecord, ormDialect, rowsOf, type OrmDialect } from '../adapter-options.js';
+import { heldTransactionClient, isolationFor, type RawQuery } from '../orm-transaction.js';
 import { listenForErrors } from '../pg/from-pg.js';
 
 /** A Drizzle database over node-postgres or mysql2 (`drizzle(pool)`). */
@@ -79,24 +80,19 @@ export function fromDrizzle<D extends DrizzleLike>(db: D, dialect?: 'postgres' |
   if (isRecord(base) && !('getConnection' in base) && !(base instanceof Object && base.constructor.name.includes('Pool'))) {
     throw new ConfigurationError('fromDrizzle needs Drizzle over a pool (drizzle(new pg.Pool(…)) or drizzle(mysql.createPool(…))): over one connection, concurrent callbacks would share one transaction', 'db');
   }
-  const chosen = checkDialect(dialect ?? drizzleDialect(db), 'fromDrizzle could not tell the dialect of this Drizzle database');
-  return {
-    dialect: chosen,
-    begin(lockTimeoutMs) {
-      // Drizzle's transaction is a callback: it stays open until the ledger decides.
-      return heldTransaction(
-        chosen,
-        lockTimeoutMs,
-        (body) => db.transaction(body, chosen === 'mysql' ? { isolationLevel: 'read committed' } : undefined),
-        (raw: unknown, ended) => {
-          const { client, send } = driverClient(raw);
-          // node-postgres's client emits 'error' when the server ends the session: unheard, the
-          // process would end.
-          const stop = chosen === 'postgres' ? listenForErrors(client) : undefined;
-          // Drizzle calls back with the transaction whose type DrizzleTxOf<D> names.
-          return { tx: guardedDrizzleTx(raw as DrizzleTxOf<D>, ended), query: driverQuery(chosen, send), stop };
-        },
-      );
+  const chosen = ormDialect(dialect, drizzleDialect(db), 'fromDrizzle could not tell the dialect of this Drizzle database');
+  const isolation = isolationFor(chosen);
+  // Drizzle's transaction is a callback: it stays open until the ledger decides.
+  return heldTransactionClient(
+    chosen,
+    (body) => db.transaction(body, isolation && { isolationLevel: isolation }),
+    (raw: unknown, ended) => {
+      const { client, send } = driverClient(raw);
+      // node-postgres's client emits 'error' when the server ends the session: unheard, the
+      // process would end.
+      const stop = chosen === 'postgres' ? listenForErrors(client) : undefined;
+      // Drizzle calls back with the transaction whose type DrizzleTxOf<D> names.
+      return { tx: guardedDrizzleTx(raw as DrizzleTxOf<D>, ended), query: driverQuery(chosen, send), stop };
     },
-  };
+  );
 }

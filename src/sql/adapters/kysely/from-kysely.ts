@@ -8,7 +8,8 @@
  */
 import { ConfigurationError } from '../../../core/errors/base.js';
 import { settle, type SqlClient, type SqlSession } from '../../sql-client.js';
-import { boundLockWaits, checkDialect, isRecord, rowsOf, type RawQuery } from '../orm-transaction.js';
+import { isRecord, ormDialect, rowsOf } from '../adapter-options.js';
+import { boundLockWaits, isolationFor, type RawQuery } from '../orm-transaction.js';
 
 /** A Kysely transaction started with `db.startTransaction().execute()`, as the ledger drives it. */
 export interface KyselyTransactionLike {
@@ -85,12 +86,13 @@ function kyselyDialect(db: object): unknown {
 export function fromKysely<K extends KyselyLike>(db: K, dialect?: 'postgres' | 'mysql'): SqlClient<KyselyTxOf<K>> {
   if (!isRecord(db) && typeof db !== 'function') throw new ConfigurationError('fromKysely takes a Kysely instance (0.28 or later)', 'db');
   if (typeof db.startTransaction !== 'function') throw new ConfigurationError('fromKysely takes a Kysely instance (0.28 or later: it needs startTransaction)', 'db');
-  const chosen = checkDialect(dialect ?? kyselyDialect(db), 'fromKysely could not tell the dialect of this Kysely instance');
+  const chosen = ormDialect(dialect, kyselyDialect(db), 'fromKysely could not tell the dialect of this Kysely instance');
   return {
     dialect: chosen,
     async begin(lockTimeoutMs) {
       const builder = db.startTransaction();
-      const trx = (await (chosen === 'mysql' ? builder.setIsolationLevel('read committed') : builder).execute()) as KyselyTxOf<K> & KyselyTransactionLike;
+      const isolation = isolationFor(chosen);
+      const trx = (await (isolation ? builder.setIsolationLevel(isolation) : builder).execute()) as KyselyTxOf<K> & KyselyTransactionLike;
       const query: RawQuery = async (text, parameters) => {
         const result = await trx.executeQuery({ sql: text, parameters, query: { kind: 'RawNode', sqlFragments: [text], parameters: [] }, queryId: { queryId: `myr-gateway-ledger-${++queries}` } });
         return { rows: rowsOf(result.rows), affected: Number(result.numAffectedRows ?? 0) };

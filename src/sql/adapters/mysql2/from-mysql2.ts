@@ -5,7 +5,9 @@
  * @module
  */
 import { ConfigurationError } from '../../../core/errors/base.js';
+import { claimGone, commitAndRestore, refusedByStatementBinlog, restore, saveAndBound, unknownVariable, type IsolationVariable } from '../../dialects/mysql/session.js';
 import { rolledBack, type SqlClient, type SqlSession } from '../../sql-client.js';
+import { preparing } from '../adapter-options.js';
 import { workTx } from './mysql2-tx.js';
 
 /** A mysql2 promise connection checked out of a pool (`PoolConnection`), as the ledger drives it. */
@@ -96,24 +98,6 @@ export interface Mysql2LedgerOptions {
   prepare?: boolean | undefined;
 }
 
-/** The session's isolation variable: MySQL 8 (and MariaDB 11.1+) name it `transaction_isolation`; MariaDB 10 only `tx_isolation`. */
-type IsolationVariable = 'transaction_isolation' | 'tx_isolation';
-// ER_UNKNOWN_SYSTEM_VARIABLE: a SET naming it changes nothing.
-const UNKNOWN_VARIABLE = 1193;
-// What COMMIT's check sets autocommit to when the claim is gone: refused (ER_WRONG_VALUE_FOR_VAR),
-// so the whole SET fails and nothing commits.
-const NOT_HELD = 'myr_gateway_claim_gone';
-
-// ER_BINLOG_STMT_MODE_AND_ROW_ENGINE: a server logging statements refuses READ COMMITTED writes.
-const STATEMENT_BINLOG = 1665;
-
-const restoreOf = (isolation: IsolationVariable) =>
-  `SESSION innodb_lock_wait_timeout = @myr_gateway_lwt, SESSION ${isolation} = @myr_gateway_iso, SESSION autocommit = @myr_gateway_ac`;
-
-function notHeld(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && 'errno' in error && error.errno === 1231 && 'message' in error && String(error.message).includes(NOT_HELD);
-}
-
 /**
  * The ledger over a mysql2 promise pool (MySQL 8, MariaDB 10.11): each run checks a connection
  * out, and the handler's `tx` is that `PoolConnection` inside a READ COMMITTED transaction
@@ -138,23 +122,18 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P, options: Mysql2Led
   if (typeof pool !== 'object' || pool === null || typeof pool.getConnection !== 'function') {
     throw new ConfigurationError("fromMysql2 takes a mysql2 promise pool (createPool from 'mysql2/promise'; for a callback pool, pass pool.promise())", 'pool');
   }
-  const prepare = options.prepare ?? true;
+  const prepare = preparing(options);
   const how = (values: readonly unknown[]) => (prepare && values.length > 0 ? 'execute' : 'query');
   let isolation: IsolationVariable = 'transaction_isolation';
-  // One round trip: autocommit off opens the transaction at the next statement (START TRANSACTION
-  // would be a second). Whole seconds: MySQL's unit; the value is a checked integer.
   const open = async (send: LedgerSend, lockTimeoutMs: number) => {
     // The name this statement uses: runs that start together all try it before any learns.
     const named = isolation;
     try {
-      const text =
-        `SET @myr_gateway_lwt = @@SESSION.innodb_lock_wait_timeout, @myr_gateway_ac = @@SESSION.autocommit, @myr_gateway_iso = @@SESSION.${named}, ` +
-          `SESSION innodb_lock_wait_timeout = ${Math.ceil(lockTimeoutMs / 1000)}, SESSION ${named} = 'READ-COMMITTED', SESSION autocommit = 0`;
       // Prepared as well, though it has no parameters: parsing its six assignments costs the
       // server more than running them (about a tenth of its time per callback).
-      await send(prepare ? 'execute' : 'query', text, []);
+      await send(prepare ? 'execute' : 'query', saveAndBound(lockTimeoutMs, named), []);
     } catch (error) {
-      if (named === 'tx_isolation' || typeof error !== 'object' || error === null || !('errno' in error) || error.errno !== UNKNOWN_VARIABLE) throw error;
+      if (named === 'tx_isolation' || !unknownVariable(error)) throw error;
       isolation = 'tx_isolation';
       await open(send, lockTimeoutMs);
     }
@@ -173,7 +152,7 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P, options: Mysql2Led
         if (!live) return;
         live = false;
         try {
-          await send('query', `SET ${restoreOf(isolation)}`, []);
+          await send('query', restore(isolation), []);
           conn.release();
         } catch {
           conn.destroy();
@@ -197,7 +176,7 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P, options: Mysql2Led
           try {
             return resultOf(await send(how(values), text, values));
           } catch (error) {
-            if (typeof error === 'object' && error !== null && 'errno' in error && error.errno === STATEMENT_BINLOG) {
+            if (refusedByStatementBinlog(error)) {
               throw new ConfigurationError(
                 "the ledger's transaction on MySQL is READ COMMITTED, which this server's binlog_format=STATEMENT refuses for InnoDB writes: set binlog_format to ROW or MIXED (the defaults of MySQL 8 and MariaDB)",
                 'binlog_format',
@@ -224,13 +203,12 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P, options: Mysql2Led
           const checked = held !== undefined && work.mayHaveEnded();
           work.end();
           // A lock wait timeout the work caught took the claim along only on such a server.
-          const kept = work.met.lockWaitTimeout ? ' AND @@GLOBAL.innodb_rollback_on_timeout = 0' : '';
-          const commit = checked ? `IF(EXISTS(${held.text})${kept}, 'ON', '${NOT_HELD}')` : "'ON'";
+          const check = checked ? { text: held.text, rollbackOnTimeoutOff: work.met.lockWaitTimeout } : undefined;
           try {
             // Prepared with or without the check's parameters, as the statement that opened the run.
-            await send(prepare ? 'execute' : 'query', `SET SESSION autocommit = ${commit}, ${restoreOf(isolation)}`, checked ? held.params : []);
+            await send(prepare ? 'execute' : 'query', commitAndRestore(isolation, check), checked ? held.params : []);
           } catch (error) {
-            if (!notHeld(error)) {
+            if (!claimGone(error)) {
               destroy();
               throw error;
             }

@@ -7,9 +7,11 @@
  */
 import { createHash } from 'node:crypto';
 import { ConfigurationError } from '../../../core/errors/base.js';
-import { aborted, rolledBack, type SqlClient, type SqlResult, type SqlSession } from '../../sql-client.js';
+import { aborted } from '../../database-errors.js';
+import { beginRun, CHECK_THEN_COMMIT, transactionNotOpen } from '../../dialects/postgres/session.js';
+import { rolledBack, type SqlClient, type SqlResult, type SqlSession } from '../../sql-client.js';
+import { preparing, rowsOf } from '../adapter-options.js';
 import { guardedTx } from './pg-tx.js';
-import { CHECK_THEN_COMMIT, LEDGER_TX, notHeld } from '../../dialects/statements.js';
 
 /** A node-postgres client checked out of a pool (`pg.PoolClient`), as the ledger drives it. */
 export interface PgClientLike {
@@ -96,10 +98,6 @@ export type PgPromisedClient<P> = P extends {
   ? C
   : never;
 
-const isRow = (row: unknown): row is Record<string, unknown> => typeof row === 'object' && row !== null;
-
-/** The rows of an answer (node-postgres's `rows`, postgres.js's result array), objects only. */
-export const rows = (value: unknown): readonly Record<string, unknown>[] => (Array.isArray(value) ? value.filter(isRow) : []);
 
 /**
  * The ledger over a node-postgres `Pool`: each run checks a client out, and the handler's `tx` is
@@ -130,7 +128,7 @@ export function fromPg<P extends PgPoolLike>(pool: P, options: PgLedgerOptions =
       try {
         // One round trip (simple protocol): BEGIN, the run's lock_timeout (a checked integer), and
         // the mark of this transaction COMMIT's check reads.
-        await client.query(`BEGIN; SET LOCAL lock_timeout = ${lockTimeoutMs}; SET LOCAL ${LEDGER_TX} = 'on'`);
+        await client.query(beginRun(lockTimeoutMs));
       } catch (error) {
         session.abandon(Promise.resolve());
         throw error;
@@ -163,13 +161,6 @@ function toError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
 
-/** The `prepare` option of the Postgres adapters, checked. */
-export function preparing(options: PgLedgerOptions): boolean {
-  if (typeof options !== 'object' || options === null || (options.prepare !== undefined && typeof options.prepare !== 'boolean')) {
-    throw new ConfigurationError('prepare must be true or false', 'prepare');
-  }
-  return options.prepare ?? true;
-}
 
 
 /**
@@ -223,7 +214,7 @@ function pgSession<C extends PgClientLike>(client: C, prepare: boolean, stopList
     async query(text, values): Promise<SqlResult> {
       // Only statements with parameters: the run's, never the schema's DDL.
       const result = await (prepare && values.length > 0 ? client.query({ name: statementName(text), text, values: [...values] }) : client.query(text, [...values]));
-      return { rows: rows(result.rows), affected: result.rowCount ?? 0 };
+      return { rows: rowsOf(result.rows), affected: result.rowCount ?? 0 };
     },
     async commit() {
       // Several statements in one simple query answer one result each: COMMIT's is the last.
@@ -234,9 +225,9 @@ function pgSession<C extends PgClientLike>(client: C, prepare: boolean, stopList
       } catch (error) {
         // The check failed (the ledger's transaction had ended, or a statement of the work had
         // failed), and COMMIT was not sent: roll back whatever transaction is open.
-        if (notHeld(error) || aborted(error)) {
+        if (transactionNotOpen(error) || aborted(error)) {
           await rollback();
-          throw notHeld(error) ? rolledBack('no transaction in progress') : error;
+          throw transactionNotOpen(error) ? rolledBack('no transaction in progress') : error;
         }
         end(toError(error));
         throw error;

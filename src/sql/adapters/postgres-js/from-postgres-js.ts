@@ -7,9 +7,11 @@
  */
 import { ConfigurationError } from '../../../core/errors/base.js';
 import { within } from '../../../core/wait.js';
-import { connectionLost, rolledBack, settle, usedAfterRun, type SqlClient } from '../../sql-client.js';
-import { preparing, rows, type PgLedgerOptions } from '../pg/from-pg.js';
-import { CHECK_THEN_COMMIT, LEDGER_TX, notHeld } from '../../dialects/statements.js';
+import { connectionLost } from '../../database-errors.js';
+import { beginRun, CHECK_THEN_COMMIT, transactionNotOpen } from '../../dialects/postgres/session.js';
+import { rolledBack, settle, usedAfterRun, type SqlClient } from '../../sql-client.js';
+import { preparing, rowsOf } from '../adapter-options.js';
+import type { PgLedgerOptions } from '../pg/from-pg.js';
 
 /** A postgres.js `sql` instance (`postgres(url)`), as the ledger drives it. */
 export interface PostgresJsLike {
@@ -198,7 +200,7 @@ export function fromPostgresJs<S extends PostgresJsLike>(sql: S, options: PgLedg
       // claim leaves right behind it, in the same round trip. Nothing is lost by it: the claim runs
       // in the transaction BEGIN opened (on the same connection, in order), or fails (its guarded
       // form, `claimBeforeBegun`, fails outside that transaction).
-      const begun = send(`BEGIN; SET LOCAL lock_timeout = ${lockTimeoutMs}; SET LOCAL ${LEDGER_TX} = 'on'`, [], closes.options);
+      const begun = send(beginRun(lockTimeoutMs), [], closes.options);
       // Answered by the first statement after it, or by the rollback: never an unhandled rejection.
       void settle(begun);
       let open = true;
@@ -223,7 +225,7 @@ export function fromPostgresJs<S extends PostgresJsLike>(sql: S, options: PgLedg
         tx,
         async query(text, params) {
           const [, result] = await Promise.all([begun, send(text, params)]);
-          return { rows: rows(result), affected: countOf(result) };
+          return { rows: rowsOf(result), affected: countOf(result) };
         },
         async commit() {
           let result;
@@ -235,13 +237,13 @@ export function fromPostgresJs<S extends PostgresJsLike>(sql: S, options: PgLedg
             // The check failed and COMMIT was not sent, or a COMMIT that failed has ended the
             // transaction already (the ROLLBACK is then a warning).
             await rollback(error);
-            if (notHeld(error)) throw rolledBack('no transaction in progress');
+            if (transactionNotOpen(error)) throw rolledBack('no transaction in progress');
             throw error;
           }
           end();
           const command = typeof result === 'object' && result !== null && 'command' in result ? result.command : undefined;
           if (typeof command === 'string' && command !== 'COMMIT') throw rolledBack(command);
-          if (rows(result)[0]?.held !== true) throw rolledBack('no transaction in progress');
+          if (rowsOf(result)[0]?.held !== true) throw rolledBack('no transaction in progress');
         },
         rollback,
         abandon(settled) {

@@ -8,7 +8,8 @@
  */
 import { ConfigurationError } from '../../../core/errors/base.js';
 import type { SqlClient } from '../../sql-client.js';
-import { heldTransaction, rowsOf, type OrmDialect, type RawQuery } from '../orm-transaction.js';
+import { ormDialect, rowsOf, type OrmDialect } from '../adapter-options.js';
+import { heldTransactionClient, isolationFor, type RawQuery } from '../orm-transaction.js';
 import { shownAs } from '../tx/secret-free.js';
 
 /**
@@ -87,20 +88,12 @@ export function fromPrisma<P extends PrismaLike>(prisma: P, dialect?: 'postgres'
   if (typeof prisma !== 'object' || prisma === null || typeof prisma.$transaction !== 'function') {
     throw new ConfigurationError('fromPrisma takes a PrismaClient (new PrismaClient({ adapter }))', 'prisma');
   }
-  const chosen = dialect ?? prismaDialect(prisma);
-  if (chosen !== 'postgres' && chosen !== 'mysql') {
-    throw new ConfigurationError("fromPrisma could not tell the client's database: give the dialect as the second argument, 'postgres' or 'mysql'", 'dialect');
-  }
-  return {
-    dialect: chosen,
-    begin(lockTimeoutMs) {
-      return heldTransaction(
-        chosen,
-        lockTimeoutMs,
-        (body) => prisma.$transaction(body, chosen === 'mysql' ? { timeout: TRANSACTION_TIMEOUT_MS, isolationLevel: 'ReadCommitted' } : { timeout: TRANSACTION_TIMEOUT_MS }),
-        // Prisma calls back with the transaction client whose type PrismaTxOf<P> names.
-        (raw: PrismaTransactionLike) => ({ tx: shownAs(raw as PrismaTxOf<P> & object, showTx), query: rawQuery(raw) }),
-      );
-    },
-  };
+  const chosen = ormDialect(dialect, prismaDialect(prisma), "fromPrisma could not tell the client's database", 'Prisma 7 with a Postgres or MySQL/MariaDB driver adapter');
+  return heldTransactionClient(
+    chosen,
+    // Prisma spells the dialect's READ COMMITTED 'ReadCommitted'.
+    (body) => prisma.$transaction(body, isolationFor(chosen) ? { timeout: TRANSACTION_TIMEOUT_MS, isolationLevel: 'ReadCommitted' } : { timeout: TRANSACTION_TIMEOUT_MS }),
+    // Prisma calls back with the transaction client whose type PrismaTxOf<P> names.
+    (raw: PrismaTransactionLike) => ({ tx: shownAs(raw as PrismaTxOf<P> & object, showTx), query: rawQuery(raw) }),
+  );
 }

@@ -9,6 +9,7 @@
  */
 import type { DatabaseSync } from 'node:sqlite';
 import { ConfigurationError } from '../../../core/errors/base.js';
+import { BEGIN, COMMIT, isBusyCode, OPEN_FILE, ROLLBACK } from '../../dialects/sqlite/session.js';
 import type { SqlClient, SqlSession } from '../../sql-client.js';
 
 /** A value SQLite binds as a parameter. */
@@ -79,7 +80,7 @@ class Turns {
 
 const turnsOf = new WeakMap<object, Turns>();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const isBusy = (error: unknown) => typeof error === 'object' && error !== null && 'errcode' in error && typeof error.errcode === 'number' && [5, 6].includes(error.errcode & 0xff);
+const isBusy = (error: unknown) => typeof error === 'object' && error !== null && 'errcode' in error && typeof error.errcode === 'number' && isBusyCode(error.errcode);
 function bindable(value: unknown): SqliteValue {
   if (value === null || typeof value === 'number' || typeof value === 'bigint' || typeof value === 'string') return value;
   throw new TypeError(`the ledger binds only strings and numbers to SQLite (got ${typeof value})`);
@@ -107,7 +108,7 @@ export function fromSqlite(pathOrDatabase: string | SqliteDatabaseLike): SqlClie
     if (pathOrDatabase === '') throw new ConfigurationError('fromSqlite takes a file path (or a DatabaseSync); an empty path is a temporary database that forgets on restart', 'path');
     const { DatabaseSync: Database } = loadSqlite();
     const opened = new Database(pathOrDatabase);
-    opened.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 10');
+    opened.exec(OPEN_FILE);
     db = opened;
   } else if (typeof pathOrDatabase === 'object' && pathOrDatabase !== null && typeof pathOrDatabase.exec === 'function' && typeof pathOrDatabase.prepare === 'function') {
     db = pathOrDatabase;
@@ -130,7 +131,7 @@ export function fromSqlite(pathOrDatabase: string | SqliteDatabaseLike): SqlClie
       // Another process holds the write lock: wait for it without blocking the event loop.
       for (let pause = 5; ; pause = Math.min(pause * 2, 50)) {
         try {
-          db.exec('BEGIN IMMEDIATE');
+          db.exec(BEGIN);
           break;
         } catch (error) {
           if (!isBusy(error) || Date.now() >= deadline) {
@@ -142,7 +143,7 @@ export function fromSqlite(pathOrDatabase: string | SqliteDatabaseLike): SqlClie
       }
       const rollback = () => {
         try {
-          db.exec('ROLLBACK');
+          db.exec(ROLLBACK);
         } catch {
           // Already rolled back (SQLite ends a transaction itself on some errors).
         }
@@ -162,7 +163,7 @@ export function fromSqlite(pathOrDatabase: string | SqliteDatabaseLike): SqlClie
         },
         async commit() {
           try {
-            db.exec('COMMIT');
+            db.exec(COMMIT);
           } catch (error) {
             await rollback();
             throw error;

@@ -132,24 +132,26 @@ afterAll(async () => {
   removePrismaClients();
 });
 
+type Run = (key: string, work: (send: Send) => Promise<void>) => Promise<LedgerRun<void>>;
+/** Each ORM adapter over MariaDB, as a run whose work sends raw statements through the ORM's `tx`. */
+const orms: Record<string, (options?: SqlLedgerOptions) => Promise<Run>> = {
+  Kysely: async (options) => {
+    const ledger = await newLedger(fromKysely(new Kysely<Record<string, never>>({ dialect: new MysqlDialect({ pool: callbackPool }) })), options);
+    return (key, work) => ledger.run(key, (tx) => work((text) => ksql.raw(text).execute(tx)), OPTIONS);
+  },
+  Drizzle: async (options) => {
+    const ledger = await newLedger(fromDrizzle(drizzle(db.pool)), options);
+    return (key, work) => ledger.run(key, (tx) => work((text) => tx.execute(sql.raw(text))), OPTIONS);
+  },
+  Prisma: async (options) => {
+    const ledger = await newLedger(fromPrisma(await prismaClient()), options);
+    return (key, work) => ledger.run(key, (tx) => work(async (text) => (text.startsWith('SELECT') ? tx.$queryRawUnsafe(text) : tx.$executeRawUnsafe(text))), OPTIONS);
+  },
+};
+
 describe('a handler that catches a deadlock and goes on (Kysely, Drizzle over mysql2, Prisma, MariaDB)', () => {
   // The ORM opens the transaction with START TRANSACTION: after InnoDB rolled it back, a session
   // in autocommit would commit the handler's next write on its own, outside the ledger.
-  type Run = (key: string, work: (send: Send) => Promise<void>) => Promise<LedgerRun<void>>;
-  const orms: Record<string, (options?: SqlLedgerOptions) => Promise<Run>> = {
-    Kysely: async (options) => {
-      const ledger = await newLedger(fromKysely(new Kysely<Record<string, never>>({ dialect: new MysqlDialect({ pool: callbackPool }) })), options);
-      return (key, work) => ledger.run(key, (tx) => work((text) => ksql.raw(text).execute(tx)), OPTIONS);
-    },
-    Drizzle: async (options) => {
-      const ledger = await newLedger(fromDrizzle(drizzle(db.pool)), options);
-      return (key, work) => ledger.run(key, (tx) => work((text) => tx.execute(sql.raw(text))), OPTIONS);
-    },
-    Prisma: async (options) => {
-      const ledger = await newLedger(fromPrisma(await prismaClient()), options);
-      return (key, work) => ledger.run(key, (tx) => work(async (text) => (text.startsWith('SELECT') ? tx.$queryRawUnsafe(text) : tx.$executeRawUnsafe(text))), OPTIONS);
-    },
-  };
   // Drizzle wraps the driver's error ("Failed query: …") with it as the cause; Prisma keeps the
   // server's code as a string in its driver adapter's error.
   const isDeadlock = (error: unknown): boolean => {
@@ -333,4 +335,31 @@ describe("the handler's tx once its run ended (mysql2, MariaDB)", () => {
       await single.end();
     }
   });
+});
+
+describe("every MySQL adapter runs the ledger's transaction READ COMMITTED (the claims need it: dialects/mysql/session.ts)", () => {
+  // Read as the transaction behaves: a second read sees a row another connection committed after
+  // the first one (READ COMMITTED), where REPEATABLE READ keeps the first read's snapshot.
+  const count = (answer: unknown) => Number(/"n":"?(\d+)/.exec(JSON.stringify(answer, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value)))?.[1]);
+  const runs: Record<string, () => Promise<Run>> = {
+    mysql2: async () => {
+      const ledger = await newLedger(fromMysql2(db.pool));
+      return (key, work) => ledger.run(key, (tx) => work(async (text) => (await tx.query(text))[0]), OPTIONS);
+    },
+    ...orms,
+  };
+  let committed = 0;
+  for (const [name, run] of Object.entries(runs)) {
+    it(`${name}: a read in the handler sees what another connection committed after its first read`, async () => {
+      await db.pool.query('CREATE TABLE IF NOT EXISTS isolation_seen (id INT PRIMARY KEY) ENGINE=InnoDB');
+      const seen: number[] = [];
+      const outcome = await (await run())(`isolation:${name}`, async (send) => {
+        seen.push(count(await send('SELECT count(*) AS n FROM isolation_seen')));
+        await db.pool.query('INSERT INTO isolation_seen (id) VALUES (?)', [++committed]);
+        seen.push(count(await send('SELECT count(*) AS n FROM isolation_seen')));
+      });
+      expect(outcome.outcome).toBe('processed');
+      expect(seen[1]).toBe((seen[0] ?? Number.NaN) + 1);
+    });
+  }
 });

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError } from '../../../../src/index.js';
-import { boundLockWaits, checkDialect, heldTransaction, type RawQuery } from '../../../../src/sql/adapters/orm-transaction.js';
+import { boundLockWaits, heldTransaction, type RawQuery } from '../../../../src/sql/adapters/orm-transaction.js';
 
 /** A raw query that records what it was sent, and refuses the statements listed in `refuse`. */
 function recorder(refuse: readonly string[] = []) {
@@ -28,15 +27,6 @@ function callbackOrm(commitError?: Error) {
   };
   return { ended, open };
 }
-
-describe('checkDialect', () => {
-  it("takes 'postgres' or 'mysql', and otherwise asks for it in a ConfigurationError that says whose", () => {
-    expect(checkDialect('postgres', 'fromX')).toBe('postgres');
-    expect(checkDialect('mysql', 'fromX')).toBe('mysql');
-    expect(() => checkDialect('sqlite', 'fromX could not tell')).toThrow(ConfigurationError);
-    expect(() => checkDialect(undefined, 'fromX could not tell')).toThrow(/^fromX could not tell: give the dialect as the second argument, 'postgres' or 'mysql'/);
-  });
-});
 
 describe('boundLockWaits', () => {
   it('Postgres: SET LOCAL, which ends with the transaction (nothing to restore)', async () => {

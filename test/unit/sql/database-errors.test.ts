@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { aborted, columnMissing, connectionLost, constraintBroken, isConflict } from '../../../src/sql/database-errors.js';
+
+describe('isConflict: which database errors mean "another transaction holds the rows" (409, never 500)', () => {
+  it.each([
+    ['Postgres serialization_failure', { code: '40001' }],
+    ['Postgres deadlock_detected', { code: '40P01' }],
+    ['Postgres lock_not_available (lock_timeout)', { code: '55P03' }],
+    ['MySQL deadlock', { code: 'ER_LOCK_DEADLOCK', errno: 1213 }],
+    ['MySQL lock wait timeout', { code: 'ER_LOCK_WAIT_TIMEOUT', errno: 1205 }],
+    ['MariaDB errno only', { errno: 1205 }],
+    ['node:sqlite SQLITE_BUSY', { code: 'ERR_SQLITE_ERROR', errcode: 5 }],
+    ['node:sqlite extended SQLITE_BUSY_SNAPSHOT', { code: 'ERR_SQLITE_ERROR', errcode: 5 | (2 << 8) }],
+    ['an ORM wrapping the driver error', { message: 'Failed query', cause: { code: '40P01' } }],
+    ['Prisma, a raw statement deadlocked on MariaDB (P2010)', { code: 'P2010', meta: { driverAdapterError: { cause: { originalCode: '1213', kind: 'TransactionWriteConflict' } } } }],
+    ['Prisma, a raw statement past lock_timeout on Postgres (P2010)', { code: 'P2010', meta: { driverAdapterError: { cause: { originalCode: '55P03', kind: 'postgres' } } } }],
+    ['Prisma, an interactive transaction\'s write conflict (P2034)', { code: 'P2034' }],
+  ])('%s is a conflict', (_, error) => {
+    expect(isConflict(error)).toBe(true);
+  });
+
+  it.each([
+    ['Postgres unique_violation', { code: '23505' }],
+    ['Postgres undefined_table', { code: '42P01' }],
+    ['a refused connection', { code: 'ECONNREFUSED' }],
+    ['Prisma, a raw statement\'s unique violation (P2010)', { code: 'P2010', meta: { driverAdapterError: { cause: { originalCode: '23505', kind: 'UniqueConstraintViolation' } } } }],
+    ['node:sqlite constraint', { code: 'ERR_SQLITE_ERROR', errcode: 19 }],
+    ['a plain Error', new Error('boom')],
+    ['a string', '40001'],
+    ['nothing', undefined],
+  ])('%s is not', (_, error) => {
+    expect(isConflict(error)).toBe(false);
+  });
+
+  it('follows causes only so deep (a cyclic cause cannot loop)', () => {
+    const cyclic: { cause?: unknown } = {};
+    cyclic.cause = cyclic;
+    expect(isConflict(cyclic)).toBe(false);
+  });
+});
+
+describe('connectionLost: which errors mean nothing more can be sent on the connection', () => {
+  it.each([
+    [{ code: 'CONNECTION_CLOSED' }, true],
+    [{ code: 'CONNECTION_DESTROYED' }, true],
+    [{ code: 'CONNECTION_ENDED' }, true],
+    [{ code: 'CONNECT_TIMEOUT' }, true],
+    [{ code: 'ECONNRESET', syscall: 'read' }, true],
+    [{ code: 'EPIPE', syscall: 'write' }, true],
+    [{ code: '57P01', severity: 'FATAL' }, true],
+    [{ code: 'XX000', severity: 'PANIC' }, true],
+    [{ code: '23505', severity: 'ERROR' }, false],
+    [{ code: '55P03', severity: 'ERROR' }, false],
+    [{ code: 'ER_LOCK_WAIT_TIMEOUT', errno: 1205 }, false],
+    [new Error('the warehouse API is down'), false],
+    [undefined, false],
+    ['CONNECTION_CLOSED', false],
+  ])('%o → %s', (error, lost) => {
+    expect(connectionLost(error)).toBe(lost);
+  });
+});
+
+describe('constraintBroken: a deferred constraint refused at COMMIT (the work failed, nothing committed)', () => {
+  it.each([
+    [{ code: '23503', severity: 'ERROR' }, true],
+    [{ code: '23505' }, true],
+    [Object.assign(new Error('Failed query: commit'), { cause: { code: '23514' } }), true],
+    // Prisma: a DriverAdapterError whose cause carries the SQLSTATE as originalCode.
+    [Object.assign(new Error('DriverAdapterError'), { cause: { kind: 'ForeignKeyConstraintViolation', originalCode: '23503' } }), true],
+    // SQLite: node:sqlite's extended errcode, whose low byte is SQLITE_CONSTRAINT (19); better-sqlite3's code string.
+    [{ code: 'ERR_SQLITE_ERROR', errcode: 787, errstr: 'constraint failed' }, true],
+    [{ code: 'ERR_SQLITE_ERROR', errcode: 19 }, true],
+    [{ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' }, true],
+    [{ code: 'ERR_SQLITE_ERROR', errcode: 5 }, false],
+    [{ code: 'ERR_SQLITE_ERROR', errcode: 10 | (12 << 8) }, false],
+    [{ code: 'SQLITE_BUSY' }, false],
+    [{ code: '25P02' }, false],
+    [{ code: '40001' }, false],
+    [{ code: 23503 }, false],
+    [{ code: 'ECONNRESET', syscall: 'read' }, false],
+    [new Error('no code'), false],
+    [undefined, false],
+  ])('%o: %s', (error, expected) => {
+    expect(constraintBroken(error)).toBe(expected);
+  });
+});
+
+describe('aborted: a statement of the work failed and the work caught it (the transaction is aborted: 500)', () => {
+  it.each([
+    [{ code: '25P02' }, true],
+    // Prisma: a raw statement's failure (P2010) carries the driver's code under meta.driverAdapterError.cause.
+    [{ code: 'P2010', meta: { driverAdapterError: { cause: { originalCode: '25P02' } } } }, true],
+    [Object.assign(new Error('Failed query'), { cause: { code: '25P02' } }), true],
+    [{ code: '25P01' }, false],
+    [{ code: '23503' }, false],
+    [null, false],
+  ])('%o: %s', (error, expected) => {
+    expect(aborted(error)).toBe(expected);
+  });
+});
+
+describe("columnMissing: a statement named a column the table lacks (an earlier build's ledger table)", () => {
+  it.each([
+    [{ code: '42703' }, true],
+    [{ code: 'ER_BAD_FIELD_ERROR', errno: 1054 }, true],
+    // Drizzle wraps the driver's error; Prisma keeps the server's code as text.
+    [Object.assign(new Error('Failed query'), { cause: { errno: 1054 } }), true],
+    [{ code: 'P2010', meta: { driverAdapterError: { cause: { originalCode: '1054' } } } }, true],
+    [{ code: 'P2010', meta: { driverAdapterError: { cause: { originalCode: '42703' } } } }, true],
+    [Object.assign(new Error('no such column: claim_id'), { code: 'ERR_SQLITE_ERROR', errcode: 1 }), true],
+    // SQLite's word for an INSERT's column list (the claim).
+    [Object.assign(new Error('table ledger has no column named claim_id'), { code: 'ERR_SQLITE_ERROR', errcode: 1 }), true],
+    [Object.assign(new Error('no such table: ledger'), { code: 'ERR_SQLITE_ERROR', errcode: 1 }), false],
+    [{ code: '42P01' }, false],
+    [{ errno: 1146 }, false],
+    [{ code: 'ECONNRESET', syscall: 'read' }, false],
+    [undefined, false],
+  ])('%o: %s', (error, expected) => {
+    expect(columnMissing(error)).toBe(expected);
+  });
+});
