@@ -1,7 +1,7 @@
 /**
  * What a database error means to the ledger, whichever client carried it: another transaction
  * holds the rows (in flight, try later), the connection is gone, a statement of the work failed
- * and the transaction is aborted, a column is missing, or a constraint was broken. The codes are
+ * and the transaction is aborted, or a constraint was broken. The codes are
  * each dialect's (`dialects/<dialect>/session.ts`) and Prisma's (`adapters/prisma/prisma-errors.ts`);
  * the rules that read them, and follow an ORM's wrapping to the driver's error, are here.
  *
@@ -91,26 +91,6 @@ const sqlStates = (error: unknown): unknown[] => causes(error).flatMap((cause) =
  * ```
  */
 export const aborted = (error: unknown): boolean => sqlStates(error).includes('25P02');
-
-// SQLite says it only in its message ("no such column" in a read, "table … has no column named
-// …" in an INSERT's column list).
-const NO_SUCH_COLUMN = new Set<unknown>(DIALECTS.flatMap((dialect) => dialect.noSuchColumn));
-
-/**
- * Whether `error` (or one of its causes) says a statement named a column its table does not have.
- *
- * @example
- * ```ts
- * columnMissing({ code: '42703' }); // true
- * ```
- */
-export function columnMissing(error: unknown): boolean {
-  return causes(error).some((cause) => {
-    if ([field(cause, 'code'), field(cause, 'originalCode'), field(cause, 'errno')].some((code) => NO_SUCH_COLUMN.has(code))) return true;
-    const message = field(cause, 'message');
-    return typeof message === 'string' && (message.startsWith('no such column') || / has no column named /.test(message));
-  });
-}
 
 /**
  * Whether `error` (or one of its causes: ORMs wrap the driver's error) is an integrity constraint

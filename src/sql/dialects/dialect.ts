@@ -9,6 +9,7 @@
  * @module
  */
 import type { Claim } from '../ledger/claims.js';
+import type { LedgerColumn } from '../ledger/schema-check.js';
 
 /** The three SQL dialects the ledger writes. */
 export type SqlDialect = 'postgres' | 'mysql' | 'sqlite';
@@ -38,32 +39,35 @@ export interface OrderedClaimArgs extends ClaimArgs {
   readonly rank: number;
   /** What the claim writes into the mark: `rank` when its status raises the mark, else the rank that supersedes nothing. */
   readonly markRank: number;
+  /** The status's bit in the payment's `handled_statuses` (0: a status the spec does not name, never recorded there). */
+  readonly handled: number;
+  /** The expiry of the payment's row: never (`KEPT_FOR_GOOD`). */
+  readonly keptUntil: number;
 }
 
-/** What writing a payment's mark is given. */
-export interface MarkArgs {
-  readonly mark: string;
-  readonly markRank: number;
-  readonly expiresAt: number;
-  readonly now: number;
-}
+/** What writing a payment's row is given. */
+export type MarkArgs = Pick<OrderedClaimArgs, 'mark' | 'markRank' | 'handled' | 'keptUntil'>;
 
 /**
  * How a dialect claims a callback with a place in its payment's life (the ledger's path is chosen
- * by this name, see `ledger/sql-ledger.ts`):
- * - `mark-in-claim` (Postgres): one statement writes the payment's mark and claims the key (a CTE).
- * - `mark-then-claim` (SQLite): `lockMark` writes the mark, then the claim reads it.
- * - `rows-beside` (MySQL): a status that does not raise the mark inserts the mark's and the key's
- *   rows in one statement (`claimBeside`); otherwise, and when that cannot tell whose the key's row
- *   is, `lockMark` then the claim. MySQL's claims never take over an expired row: `takeOver` does.
+ * by this name, see `ledger/sql-ledger.ts`). Every path records the status's bit in the payment's
+ * row, kept for good, in the run's transaction, and refuses a status whose bit is set:
+ * - `mark-in-claim` (Postgres): one statement writes the payment's row and claims the key (a CTE).
+ * - `claim-then-mark` (SQLite, one writer at a time, so no lock to take first): the claim reads the
+ *   payment's row, then `markClaimed` writes it.
+ * - `rows-beside` (MySQL): a status that does not raise the mark inserts the payment's and the
+ *   key's rows in one statement (`claimBeside`); otherwise, and when that cannot tell whose the
+ *   key's row is, `lockMark` writes (and locks) the payment's row, the claim reads it, and
+ *   `markHandled` records the bit. MySQL's claims never take over an expired row: `takeOver` does.
  */
 export type ClaimPath =
   | { readonly name: 'mark-in-claim' }
-  | { readonly name: 'mark-then-claim'; readonly lockMark: Statement<MarkArgs> }
+  | { readonly name: 'claim-then-mark'; readonly markClaimed: Statement<MarkArgs> }
   | {
       readonly name: 'rows-beside';
       readonly lockMark: Statement<MarkArgs>;
-      /** Both rows, the mark's first; 2 affected rows: both new, so claimed and nothing supersedes it. */
+      readonly markHandled: Statement<MarkArgs>;
+      /** Both rows, the payment's first; 2 affected rows: both new, so claimed and nothing supersedes it. */
       readonly claimBeside: Statement<OrderedClaimArgs>;
       /** Takes over an expired row the claim found, with the run's id; 1 affected row: claimed. */
       readonly takeOver: Statement<ClaimArgs>;
@@ -73,19 +77,24 @@ export type ClaimPath =
 export interface LedgerStatements {
   /** DDL, in order; idempotent. */
   readonly schema: readonly string[];
-  /** Reads `claim_id` from no row: fails with the database's "no such column" on a table an earlier build made. */
-  readonly probe: string;
+  /** The columns the ledger needs: `schema` creates them, `ensureSchema` checks the table has them. */
+  readonly columns: readonly LedgerColumn[];
+  /** One row per column of the table, as the database describes it (`DescribedColumn`'s names); no row: no table. */
+  readonly describe: Statement<null>;
+  /** The statement that adds a missing column (`exists` false), or gives one that differs its definition. */
+  readonly fixColumn: (column: LedgerColumn, exists: boolean) => string;
   /** Inserts the key's row if absent (or expired, except on MySQL), with the run's id; 1 affected row: claimed. */
   readonly claim: Statement<ClaimArgs>;
   /**
-   * Claims the key only if the payment's live mark is not above the callback's rank; 0 affected
-   * rows: a duplicate or superseded (told apart by `readMark`, off the common path).
+   * Claims the key only if the payment's mark is not above the callback's rank and its status was
+   * not handled; 0 affected rows: a duplicate or superseded (told apart by `readMark`, off the
+   * common path).
    */
   readonly claimOrdered: Statement<OrderedClaimArgs>;
   /** The path of a callback with a place in its payment's life on this dialect. */
   readonly claimPath: ClaimPath;
-  /** The live mark's rank, or no row. */
-  readonly readMark: Statement<{ readonly mark: string; readonly now: number }>;
+  /** The payment's row: `mark_rank` and `handled_statuses`, or no row. */
+  readonly readMark: Statement<{ readonly mark: string }>;
   /** One row while the claim is still this run's (compares the run's id, never the expiry). */
   readonly done: Statement<Claim>;
   /** Deletes at most `batch` rows expired before `before`. */
@@ -98,6 +107,4 @@ export interface DialectErrors {
   readonly conflictCodes: readonly string[];
   /** The same, as numeric `errno` values (MySQL). */
   readonly conflictErrnos?: readonly number[] | undefined;
-  /** "No such column", as `code` or `errno` values. */
-  readonly noSuchColumn: readonly (string | number)[];
 }

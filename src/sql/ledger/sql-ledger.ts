@@ -13,13 +13,15 @@ import { within } from '../../core/wait.js';
 import type { LedgerRun, PaymentOrder, TransactionalWebhookStore } from '../../webhooks/stores/types.js';
 import { supersedesNothing } from '../../webhooks/lifecycle.js';
 import { runBudget } from './run-budget.js';
-import { aborted, columnMissing, constraintBroken, isConflict } from '../database-errors.js';
+import { aborted, constraintBroken, isConflict } from '../database-errors.js';
 import type { LedgerStatements, SqlDialect, Statement } from '../dialects/dialect.js';
 import { ledgerStatementsOf } from '../dialects/ledger-statements-of.js';
 import { checkTableName, type TableName } from '../dialects/table-name.js';
 import type { SqlClient, SqlSession } from '../sql-client.js';
 import { claimOf, markRow, type Claim } from './claims.js';
-import { ensureSchema, pruneExpired, withoutClaimId, type PruneOptions } from './maintenance.js';
+import { handledBit, KEPT_FOR_GOOD } from './handled-statuses.js';
+import { ensureSchema, type EnsureSchemaOptions } from './ensure-schema.js';
+import { pruneExpired, type PruneOptions } from './prune.js';
 
 /** Options of {@link SqlLedger}. */
 export interface SqlLedgerOptions {
@@ -74,7 +76,8 @@ const inFlightOrUnavailable = (error: unknown): LedgerRun<never> => (isConflict(
 /** The mark a status that does not raise it writes: the payment's row, for its lock, superseding nothing. */
 const LOCK_ONLY_RANK = supersedesNothing();
 
-export type { PruneOptions } from './maintenance.js';
+export type { EnsureSchemaOptions } from './ensure-schema.js';
+export type { PruneOptions } from './prune.js';
 
 /** Sends one of the dialect's statements with its parameters. */
 const send = <A>(session: SqlSession<unknown>, statement: Statement<A>, args: A) => session.query(statement.text, statement.params(args));
@@ -203,18 +206,19 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
       return refused === UNCLEAR ? this.#open(client, claim, now, order, raiseMark, false) : { outcome: refused };
     } catch (error) {
       await session.rollback(error);
-      // The claim names claim_id: a table an earlier build made, not migrated (ensureSchema says so too).
-      return columnMissing(error) ? { outcome: 'unavailable', error: withoutClaimId(this.table) } : inFlightOrUnavailable(error);
+      return inFlightOrUnavailable(error);
     }
   }
 
   /**
    * Takes the key in this transaction; answers why not otherwise. A callback with a place in its
-   * payment's life first writes the payment's mark (raised to its rank when `raiseMark`, else
-   * written at the rank that supersedes nothing, or left as it is), which locks the mark's row
-   * until COMMIT: one payment's ordered callbacks run one at a time, and each claim reads the
-   * mark its predecessor committed. The dialect names its path (`ClaimPath` in dialects/dialect.ts): one statement
-   * on the common path where it can. The reason for a refusal is read only then, off the common path.
+   * payment's life writes the payment's row, kept for good: its mark (raised to its rank when
+   * `raiseMark`, else written at the rank that supersedes nothing) and the bit of its status,
+   * committed with the work. A status whose bit is set is a duplicate at any age, long after its
+   * key's own record expired. Writing the row locks it until COMMIT (except on SQLite, one writer
+   * at a time): one payment's ordered callbacks run one at a time, and each claim reads what its
+   * predecessor committed. The dialect names its path (`ClaimPath` in dialects/dialect.ts): one
+   * statement on the common path where it can. The reason for a refusal is read only then.
    */
   async #claim(session: SqlSession<Tx>, claim: Claim, now: number, order: PaymentOrder | undefined, raiseMark: boolean, beside: boolean): Promise<'duplicate' | 'superseded' | typeof UNCLEAR | undefined> {
     const sql = this.#sql;
@@ -222,30 +226,51 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
       if ((await send(session, sql.claim, { claim, now })).affected === 1) return undefined;
       return this.#takeOver(session, claim, now);
     }
-    const args = { claim, now, mark: markRow(order.paymentId), rank: order.rank, markRank: raiseMark ? order.rank : LOCK_ONLY_RANK };
+    const args = { claim, now, mark: markRow(order.paymentId), rank: order.rank, markRank: raiseMark ? order.rank : LOCK_ONLY_RANK, handled: handledBit(order.status), keptUntil: KEPT_FOR_GOOD };
     const path = sql.claimPath;
-    if (path.name === 'rows-beside' && beside && !raiseMark) {
-      const inserted = (await send(session, path.claimBeside, args)).affected;
-      // Both rows new: nothing marked the payment, so nothing supersedes the callback.
-      if (inserted === 2) return undefined;
-      if (await this.#superseded(session, args.mark, order.rank, now)) return 'superseded';
-      // One: the mark's or the key's. Neither: the key's row was there; a live one is a duplicate.
-      // Both go again the two-statement way, which locks the mark for writing: an existing mark is
-      // only share-locked here, which another status of the payment (taking over its own expired
-      // record) would share, and run beside this one.
-      if (inserted === 0 && (await this.#takeOver(session, claim, now)) === 'duplicate') return 'duplicate';
-      return UNCLEAR;
+    switch (path.name) {
+      case 'mark-in-claim':
+        if ((await send(session, sql.claimOrdered, args)).affected === 1) return undefined;
+        return (await this.#refusal(session, args)) ?? 'duplicate';
+      case 'claim-then-mark':
+        if ((await send(session, sql.claimOrdered, args)).affected !== 1) return (await this.#refusal(session, args)) ?? 'duplicate';
+        await send(session, path.markClaimed, args);
+        return undefined;
+      case 'rows-beside': {
+        if (beside && !raiseMark) {
+          const inserted = (await send(session, path.claimBeside, args)).affected;
+          // Both rows new: nothing marked the payment, so nothing supersedes the callback.
+          if (inserted === 2) return undefined;
+          const refused = await this.#refusal(session, args);
+          if (refused !== undefined) return refused;
+          // One: the payment's or the key's. Neither: the key's row was there; a live one is a
+          // duplicate. Both go again the two-statement way, which locks the payment's row for
+          // writing: an existing one is only share-locked here, which another status of the
+          // payment (taking over its own expired record) would share, and run beside this one.
+          if (inserted === 0 && (await this.#takeOver(session, claim, now)) === 'duplicate') return 'duplicate';
+          return UNCLEAR;
+        }
+        await send(session, path.lockMark, args);
+        if ((await send(session, sql.claimOrdered, args)).affected !== 1) {
+          const refused = await this.#refusal(session, args);
+          if (refused !== undefined) return refused;
+          if ((await this.#takeOver(session, claim, now)) === 'duplicate') return 'duplicate';
+        }
+        if (args.handled !== 0) await send(session, path.markHandled, args);
+        return undefined;
+      }
     }
-    if (path.name !== 'mark-in-claim') await send(session, path.lockMark, { mark: args.mark, markRank: args.markRank, expiresAt: claim.until, now });
-    if ((await send(session, sql.claimOrdered, args)).affected === 1) return undefined;
-    if (await this.#superseded(session, args.mark, order.rank, now)) return 'superseded';
-    return this.#takeOver(session, claim, now);
   }
 
-  /** Whether the payment's live mark (as last committed, and locked by the claim) is above `rank`. */
-  async #superseded(session: SqlSession<Tx>, mark: string, rank: number, now: number): Promise<boolean> {
-    const highest = (await send(session, this.#sql.readMark, { mark, now })).rows[0]?.mark_rank;
-    return highest !== undefined && highest !== null && Number(highest) > rank;
+  /**
+   * Why the payment's row (as last committed, and locked by the claim) refuses the callback: a
+   * later status was handled (`superseded`), or this one was (`duplicate`); undefined when neither.
+   */
+  async #refusal(session: SqlSession<Tx>, { mark, rank, handled }: { readonly mark: string; readonly rank: number; readonly handled: number }): Promise<'superseded' | 'duplicate' | undefined> {
+    const row = (await send(session, this.#sql.readMark, { mark })).rows[0];
+    if (row === undefined) return undefined;
+    if (row.mark_rank !== null && Number(row.mark_rank) > rank) return 'superseded';
+    return (Number(row.handled_statuses) & handled) !== 0 ? 'duplicate' : undefined;
   }
 
   /** The key's row exists: claimed when it had expired (`rows-beside` takes it over here; the others in the claim), else a duplicate. */
@@ -256,17 +281,23 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
   }
 
   /**
-   * Creates the table and its index if they do not exist. Idempotent, and safe when several
-   * processes run it at once (Postgres takes an advisory lock on the table's name). A migration
-   * tool takes {@link SqlLedger.schemaSql} instead.
+   * Creates the table and its index if they do not exist, then checks the table is the one the
+   * ledger needs (every column, of a type that holds what it writes; on MySQL a key compared byte
+   * for byte). A table that is missing or differs is a ConfigurationError naming what differs and
+   * the statement that fixes it. Idempotent, and safe when several processes run it at once
+   * (Postgres takes an advisory lock on the table's name). Where your migration tool owns the
+   * table (the ledger's table in your Drizzle or Prisma schema, or {@link SqlLedger.schemaSql} in
+   * a migration), call it with `{ create: false }` at start-up: it only checks, so a table that
+   * tool dropped stops the server instead of starting an empty ledger.
    *
    * @example
    * ```ts
-   * await ledger.ensureSchema();
+   * await ledger.ensureSchema(); // creates it if absent, then checks it
+   * await ledger.ensureSchema({ create: false }); // checks the table your migrations made
    * ```
    */
-  async ensureSchema(): Promise<void> {
-    await ensureSchema(this.#client, this.#sql, this.table);
+  async ensureSchema(options: EnsureSchemaOptions = {}): Promise<void> {
+    await ensureSchema(this.#client, this.#sql, this.table, options);
   }
 
   /**
@@ -285,9 +316,12 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
   }
 
   /**
-   * Deletes expired records (handled keys and payment marks), `batchSize` rows per transaction,
-   * and answers how many it deleted. Run it from a daily job; an expired record no longer
-   * stops a delivery, so pruning only saves space.
+   * Deletes the records that may go, `batchSize` rows per transaction, and answers how many it
+   * deleted: each callback's own record and each `runOnce` key, once expired (`completedTtlMs`,
+   * plus `olderThanMs`). It never deletes what makes a payment's resent callback a duplicate or
+   * superseded: the payment's row (its mark and the statuses handled), one row of about 100 bytes
+   * per payment, which is kept for good; only deleting that row by hand forgets a payment. Run it
+   * from a daily job; pruning only saves space.
    *
    * @example
    * ```ts

@@ -6,9 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError } from '../../../src/index.js';
 import { SqlLedger, type SqlClient, type SqlLedgerOptions } from '../../../src/sql/index.js';
 import { canSupersede, lifecycleRank } from '../../../src/webhooks/lifecycle.js';
+import { atMs } from '../../helpers/same-ms.js';
 
 export interface LedgerFixture<Tx> {
   /** The merchant's client, wrapped by its adapter. */
@@ -33,7 +33,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const asCallback = (payment: string, status: string, completedTtlMs = DAY) => ({
   raiseMark: canSupersede(status),
   completedTtlMs,
-  order: { paymentId: payment, rank: lifecycleRank(status) },
+  order: { paymentId: payment, rank: lifecycleRank(status), status },
 });
 
 /** A gate a test opens by hand: the work waits on it while the test does something else. */
@@ -248,35 +248,40 @@ export function ledgerScenarios<Tx>(name: string, setup: () => LedgerFixture<Tx>
       expect(await fixture.fulfilments(payment)).toBe(1);
     });
 
-    scenario("an expired record of a payment's callback is handled again", async () => {
+    scenario("a payment's callback is handled for good: 25 h later, its records pruned, a resent SUCCESS and REFUNDED are duplicates, a stale SUCCESS superseded", async () => {
       const fixture = setup();
       const ledger = await newLedger(fixture);
-      const payment = `PAY_${randomUUID()}`;
-      expect((await ledger.run(`payment:${payment}:SUCCESS`, () => undefined, asCallback(payment, 'SUCCESS', 1))).outcome).toBe('processed');
-      await sleep(5);
-      expect((await ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), asCallback(payment, 'SUCCESS'))).outcome).toBe('processed');
-      expect(await ledger.run(`payment:${payment}:SUCCESS`, () => undefined, asCallback(payment, 'SUCCESS'))).toEqual({ outcome: 'duplicate' });
-      expect(await fixture.fulfilments(payment)).toBe(1);
+      const paid = `PAY_${randomUUID()}`;
+      const refunded = `PAY_${randomUUID()}`;
+      const fulfil = (payment: string) => (tx: Tx) => fixture.fulfil(tx, payment);
+      const started = Date.now();
+      expect((await ledger.run(`payment:${paid}:SUCCESS`, fulfil(paid), asCallback(paid, 'SUCCESS'))).outcome).toBe('processed');
+      expect((await ledger.run(`payment:${refunded}:SUCCESS`, fulfil(refunded), asCallback(refunded, 'SUCCESS'))).outcome).toBe('processed');
+      expect((await ledger.run(`payment:${refunded}:REFUNDED`, fulfil(`${refunded}:refund`), asCallback(refunded, 'REFUNDED'))).outcome).toBe('processed');
+      // A day and an hour later: each callback's own record has expired, and the daily prune took it.
+      const later = started + DAY + 3_600_000;
+      expect(await atMs(later, () => ledger.prune())).toBe(3);
+      const resend = (payment: string, status: string, work: (tx: Tx) => Promise<void>) => atMs(later, () => ledger.run(`payment:${payment}:${status}`, work, asCallback(payment, status)));
+      expect(await resend(paid, 'SUCCESS', fulfil(paid))).toEqual({ outcome: 'duplicate' });
+      expect(await resend(refunded, 'REFUNDED', fulfil(`${refunded}:refund`))).toEqual({ outcome: 'duplicate' });
+      expect(await resend(refunded, 'SUCCESS', fulfil(refunded))).toEqual({ outcome: 'superseded' });
+      expect([await fixture.fulfilments(paid), await fixture.fulfilments(refunded), await fixture.fulfilments(`${refunded}:refund`)]).toEqual([1, 1, 1]);
+      // What stops them is one row per payment, which no prune takes.
+      expect(await atMs(later + 365 * DAY, () => ledger.prune())).toBe(0);
     });
 
-    scenario('two outcomes of one payment whose records expired, delivered again at once, run one after the other', async () => {
+    scenario('two outcomes of one rank (FAILED, then SUCCESS) resent after their records expired: both duplicates, neither runs again', async () => {
       const fixture = setup();
       const ledger = await newLedger(fixture);
       const payment = `PAY_${randomUUID()}`;
-      await ledger.run(`payment:${payment}:EXPIRED`, () => undefined, asCallback(payment, 'EXPIRED')); // the payment's mark stays live
       await ledger.run(`payment:${payment}:SUCCESS`, () => undefined, asCallback(payment, 'SUCCESS', 1));
       await ledger.run(`payment:${payment}:FAILED`, () => undefined, asCallback(payment, 'FAILED', 1));
       await sleep(20);
-      let running = 0;
-      let overlapped = false;
-      const work = async () => {
-        overlapped ||= ++running > 1;
-        await sleep(200);
-        running -= 1;
-      };
+      let ran = 0;
+      const work = () => void (ran += 1);
       const runs = await Promise.all([ledger.run(`payment:${payment}:SUCCESS`, work, asCallback(payment, 'SUCCESS')), ledger.run(`payment:${payment}:FAILED`, work, asCallback(payment, 'FAILED'))]);
-      expect(runs.map((run) => run.outcome)).toEqual(['processed', 'processed']);
-      expect(overlapped).toBe(false);
+      expect(runs.map((run) => run.outcome)).toEqual(['duplicate', 'duplicate']);
+      expect(ran).toBe(0);
     });
 
     scenario('64 different callbacks at once, as the handler runs them: each processed, none held up by another', async () => {
@@ -301,36 +306,6 @@ export function ledgerScenarios<Tx>(name: string, setup: () => LedgerFixture<Tx>
       await sleep(20);
       expect(await ledger.prune({ batchSize: 1 })).toBe(1);
       expect(await ledger.prune()).toBe(0);
-    });
-
-    scenario("a table an earlier build created (no claim_id): ensureSchema refuses it, naming the statement that adds the column; added, callbacks run once", async () => {
-      const fixture = setup();
-      const table = `ledger_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-      const send = async (statement: string) => {
-        const session = await fixture.client.begin(5_000);
-        await session.query(statement, []);
-        await session.commit(undefined);
-      };
-      await send(`CREATE TABLE ${table} (ledger_key VARCHAR(255) PRIMARY KEY, mark_rank SMALLINT, expires_at BIGINT NOT NULL)`);
-      const ledger = new SqlLedger(fixture.client, { table });
-      // A build deployed before the migration: each delivery is refused (503, nothing
-      // acknowledged) with the typed error naming the fix, not as if the database were down.
-      const early = `PAY_${randomUUID()}`;
-      const unmigrated = await ledger.run(`payment:${early}:SUCCESS`, (tx) => fixture.fulfil(tx, early), asCallback(early, 'SUCCESS'));
-      expect(unmigrated.outcome).toBe('unavailable');
-      expect(unmigrated.outcome === 'unavailable' && unmigrated.error).toBeInstanceOf(ConfigurationError);
-      expect(unmigrated.outcome === 'unavailable' && unmigrated.error).toMatchObject({ field: 'table', message: expect.stringContaining(`ALTER TABLE ${table} ADD COLUMN claim_id BIGINT`) });
-      expect(await fixture.fulfilments(early)).toBe(0);
-      const refused: unknown = await ledger.ensureSchema().catch((error: unknown) => error);
-      expect(refused).toBeInstanceOf(ConfigurationError);
-      expect(refused).toMatchObject({ field: 'table' });
-      const fix = /run (ALTER TABLE .*), then ensureSchema again/.exec((refused as Error).message)?.[1];
-      expect(fix).toContain(`ALTER TABLE ${table} ADD COLUMN claim_id`);
-      await send(fix ?? '');
-      await ledger.ensureSchema();
-      const payment = `PAY_${randomUUID()}`;
-      for (let delivery = 0; delivery < 2; delivery++) await ledger.run(`payment:${payment}:SUCCESS`, (tx) => fixture.fulfil(tx, payment), asCallback(payment, 'SUCCESS'));
-      expect(await fixture.fulfilments(payment)).toBe(1);
     });
 
     if (outage) scenario('the database stopped: unavailable, nothing acknowledged; started again: handled once', async () => {

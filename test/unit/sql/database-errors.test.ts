@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aborted, columnMissing, connectionLost, constraintBroken, isConflict } from '../../../src/sql/database-errors.js';
+import { aborted, connectionLost, constraintBroken, isConflict } from '../../../src/sql/database-errors.js';
 
 describe('isConflict: which database errors mean "another transaction holds the rows" (409, never 500)', () => {
   it.each([
@@ -99,23 +99,3 @@ describe('aborted: a statement of the work failed and the work caught it (the tr
   });
 });
 
-describe("columnMissing: a statement named a column the table lacks (an earlier build's ledger table)", () => {
-  it.each([
-    [{ code: '42703' }, true],
-    [{ code: 'ER_BAD_FIELD_ERROR', errno: 1054 }, true],
-    // Drizzle wraps the driver's error; Prisma keeps the server's code as text.
-    [Object.assign(new Error('Failed query'), { cause: { errno: 1054 } }), true],
-    [{ code: 'P2010', meta: { driverAdapterError: { cause: { originalCode: '1054' } } } }, true],
-    [{ code: 'P2010', meta: { driverAdapterError: { cause: { originalCode: '42703' } } } }, true],
-    [Object.assign(new Error('no such column: claim_id'), { code: 'ERR_SQLITE_ERROR', errcode: 1 }), true],
-    // SQLite's word for an INSERT's column list (the claim).
-    [Object.assign(new Error('table ledger has no column named claim_id'), { code: 'ERR_SQLITE_ERROR', errcode: 1 }), true],
-    [Object.assign(new Error('no such table: ledger'), { code: 'ERR_SQLITE_ERROR', errcode: 1 }), false],
-    [{ code: '42P01' }, false],
-    [{ errno: 1146 }, false],
-    [{ code: 'ECONNRESET', syscall: 'read' }, false],
-    [undefined, false],
-  ])('%o: %s', (error, expected) => {
-    expect(columnMissing(error)).toBe(expected);
-  });
-});

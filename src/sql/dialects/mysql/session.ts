@@ -85,6 +85,4 @@ export const errors: DialectErrors = {
   // ER_LOCK_DEADLOCK (1213), ER_LOCK_WAIT_TIMEOUT (1205).
   conflictCodes: ['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT'],
   conflictErrnos: [1213, 1205],
-  // ER_BAD_FIELD_ERROR; Prisma passes it on as text.
-  noSuchColumn: ['ER_BAD_FIELD_ERROR', '1054', 1054],
 };

@@ -46,6 +46,4 @@ export const SCHEMA_LOCK = 'SELECT 1 AS locked FROM pg_advisory_xact_lock(hashte
 export const errors: DialectErrors = {
   // serialization_failure, deadlock_detected, lock_not_available (lock_timeout).
   conflictCodes: ['40001', '40P01', '55P03'],
-  // undefined_column
-  noSuchColumn: ['42703'],
 };

@@ -31,6 +31,4 @@ export const isBusyCode = (errcode: number): boolean => BUSY_CODES.includes(errc
 /** SQLite's codes the ledger reads (numeric result codes are read by {@link isBusyCode}). */
 export const errors: DialectErrors = {
   conflictCodes: ['SQLITE_BUSY', 'SQLITE_LOCKED'],
-  // SQLite says it only in its message ("no such column", "table … has no column named …").
-  noSuchColumn: [],
 };

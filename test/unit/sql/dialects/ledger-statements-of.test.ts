@@ -9,17 +9,19 @@ const table = (qualified: string) => ({ qualified, bare: qualified.split('.').at
 /** Every statement a dialect sends on a callback's path and in upkeep, with arguments of its shape. */
 function everyStatement(sql: LedgerStatements): [string, Statement<never>, unknown][] {
   const claim = claimOf('k', 1, 1);
-  const ordered = { claim, now: 1, mark: 'm', rank: 1, markRank: 0 };
+  const ordered = { claim, now: 1, mark: 'm', rank: 1, markRank: 0, handled: 4, keptUntil: 9 };
   const found: [string, Statement<never>, unknown][] = [
     ['claim', sql.claim, { claim, now: 1 }],
     ['claimOrdered', sql.claimOrdered, ordered],
-    ['readMark', sql.readMark, { mark: 'm', now: 1 }],
+    ['readMark', sql.readMark, { mark: 'm' }],
     ['done', sql.done, claim],
     ['prune', sql.prune, { before: 1, batch: 10 }],
   ];
   const path = sql.claimPath;
-  if (path.name !== 'mark-in-claim') found.push(['lockMark', path.lockMark, { mark: 'm', markRank: 2, expiresAt: 3, now: 1 }]);
-  if (path.name === 'rows-beside') found.push(['claimBeside', path.claimBeside, ordered], ['takeOver', path.takeOver, { claim, now: 1 }]);
+  if (path.name === 'claim-then-mark') found.push(['markClaimed', path.markClaimed, ordered]);
+  if (path.name === 'rows-beside') {
+    found.push(['lockMark', path.lockMark, ordered], ['markHandled', path.markHandled, ordered], ['claimBeside', path.claimBeside, ordered], ['takeOver', path.takeOver, { claim, now: 1 }]);
+  }
   return found;
 }
 
@@ -27,7 +29,7 @@ describe('ledgerStatementsOf: each dialect names its claim path', () => {
   it.each([
     ['postgres', 'mark-in-claim'],
     ['mysql', 'rows-beside'],
-    ['sqlite', 'mark-then-claim'],
+    ['sqlite', 'claim-then-mark'],
   ] as const)('%s: %s', (dialect, path) => {
     expect(ledgerStatementsOf(dialect, table('t')).claimPath.name).toBe(path);
   });
@@ -53,7 +55,15 @@ describe('the statements of every dialect', () => {
     expect(sql.done.text).toContain('claim_id = ');
     expect(sql.done.text).not.toContain('expires_at');
     expect(sql.schema[0]).toContain('claim_id');
-    expect(sql.probe).toContain('claim_id');
+  });
+
+  it.each(DIALECTS)("%s: the payment's row is kept for good and records each handled status; the ordered claim refuses a status whose bit is set", (dialect) => {
+    const sql = ledgerStatementsOf(dialect, table('t'));
+    expect(sql.schema[0]).toMatch(/handled_statuses (SMALLINT|INTEGER) NOT NULL DEFAULT 0/);
+    expect(sql.claimOrdered.text).toMatch(/handled_statuses & /);
+    expect(sql.readMark.text).toContain('handled_statuses');
+    const writes = everyStatement(sql).filter(([name]) => ['claimOrdered', 'markClaimed', 'markHandled', 'claimBeside'].includes(name));
+    expect(writes.some(([, statement]) => / handled_statuses (=|\|) /.test(statement.text) || /handled_statuses, expires_at/.test(statement.text))).toBe(true);
   });
 
   it("postgres, guarded (the claim sent before BEGIN's answer): both claims read the ledger's transaction mark, with the same parameters; the other statements are unchanged", () => {

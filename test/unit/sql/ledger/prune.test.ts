@@ -1,7 +1,7 @@
 /**
- * The ledger's upkeep (src/sql/ledger/maintenance.ts) over a scripted client: `prune` deletes in
+ * The ledger's upkeep (src/sql/ledger/prune.ts) over a scripted client: `prune` deletes in
  * batches, and a batch that met the claims beside it is tried again. The same on real databases:
- * test/integration/ledger-*.test.ts and sql/prune-race.test.ts.
+ * test/integration/sql/<driver>/scenarios.test.ts and test/integration/sql/prune-race.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../../../src/index.js';
@@ -62,52 +62,5 @@ describe('prune', () => {
     const broken = pruning([{ code: 'ECONNRESET' }]);
     await expect(broken.ledger.prune()).rejects.toMatchObject({ code: 'ECONNRESET' });
     expect(broken.events).toEqual(['rollback']);
-  });
-});
-
-describe('ensureSchema', () => {
-  /** A client that runs the DDL and fails the probe of the claim_id column with `probeError`, if any. */
-  function schemaClient(probeError?: object) {
-    const sent: string[] = [];
-    const events: string[] = [];
-    const client: SqlClient<null> = {
-      dialect: 'mysql',
-      async begin() {
-        return {
-          tx: null,
-          async query(text) {
-            sent.push(text);
-            if (probeError !== undefined && text.startsWith('SELECT claim_id')) throw Object.assign(new Error('probe failed'), probeError);
-            return { rows: [], affected: 0 };
-          },
-          async commit() {
-            events.push('commit');
-          },
-          async rollback() {
-            events.push('rollback');
-          },
-          abandon() {},
-        };
-      },
-    };
-    return { sent, events, ledger: new SqlLedger(client, { table: 'shop.ledger' }) };
-  }
-
-  it('creates the table with claim_id, then reads that column of no row', async () => {
-    const { sent, events, ledger } = schemaClient();
-    await ledger.ensureSchema();
-    expect(sent[0]).toMatch(/^CREATE TABLE IF NOT EXISTS shop\.ledger \(.*claim_id BIGINT/);
-    expect(sent.at(-1)).toBe('SELECT claim_id FROM shop.ledger WHERE 1 = 0');
-    expect(events).toEqual(['commit']);
-  });
-
-  it('refuses a table an earlier build created without claim_id, naming the statement that adds it; any other failure is the database\'s own', async () => {
-    const old = schemaClient({ code: 'ER_BAD_FIELD_ERROR', errno: 1054 });
-    const refused = await old.ledger.ensureSchema().catch((error: unknown) => error);
-    expect(refused).toBeInstanceOf(ConfigurationError);
-    expect(refused).toMatchObject({ field: 'table', message: expect.stringContaining('ALTER TABLE shop.ledger ADD COLUMN claim_id BIGINT') });
-    expect(old.events).toEqual(['rollback']);
-    const lost = schemaClient({ code: 'ECONNRESET', syscall: 'read' });
-    await expect(lost.ledger.ensureSchema()).rejects.toMatchObject({ code: 'ECONNRESET' });
   });
 });

@@ -1,0 +1,78 @@
+/**
+ * Whether the ledger's table, as the database describes it, is the table the ledger needs: every
+ * column there, of a type that holds what the ledger writes, NOT NULL where it must be, the key a
+ * primary key (and on MySQL compared byte for byte). A pure comparison: `ensureSchema` reads the
+ * description and refuses a table that differs, naming what differs and the statement that fixes it.
+ *
+ * @module
+ */
+
+/** One column the ledger needs, as a dialect writes and accepts it. */
+export interface LedgerColumn {
+  readonly name: string;
+  /** Its type in the dialect's DDL. */
+  readonly type: string;
+  /** The type names (lower case, as the database describes them) that hold what the ledger writes. */
+  readonly types: readonly string[];
+  /** Its default, in the dialect's DDL. */
+  readonly default?: string | undefined;
+  /** Whether it must be NOT NULL. */
+  readonly notNull: boolean;
+  /** Whether it is the primary key. */
+  readonly primaryKey?: boolean | undefined;
+  /** Its character set and collation, when they must compare bytes (MySQL: `…_bin`), so keys that differ by case or accent stay apart. */
+  readonly binary?: string | undefined;
+}
+
+/** A column's definition in DDL: type, collation, NOT NULL, default, primary key (`withKey`). */
+export function definitionOf(column: LedgerColumn, withKey = true): string {
+  const parts = [column.type, column.binary, column.notNull && 'NOT NULL', column.default !== undefined && `DEFAULT ${column.default}`, withKey && column.primaryKey && 'PRIMARY KEY'];
+  return parts.filter((part): part is string => typeof part === 'string' && part !== '').join(' ');
+}
+
+/**
+ * One column as the database describes it: each dialect's `describe` answers `name`, `type`,
+ * `not_null`, `primary_key` and `collation` (flags as booleans, 1/0 or 't'/'f').
+ */
+export type DescribedColumn = Readonly<Record<string, unknown>>;
+
+/** What differs in one column, and the fix's kind. */
+export interface ColumnDifference {
+  readonly column: LedgerColumn;
+  readonly problem: string;
+  /** Whether the column is there (the fix changes it) or not (the fix adds it). */
+  readonly exists: boolean;
+}
+
+const truthy = (value: unknown): boolean => value === true || value === 1 || value === '1' || value === 't' || value === 1n;
+
+/**
+ * The columns of `described` that are not what `columns` need; empty when the table is right.
+ * Columns the ledger does not know are left alone (a merchant may add their own).
+ *
+ * @example
+ * ```ts
+ * columnDifferences(columns, []); // every column: missing
+ * ```
+ */
+export function columnDifferences(columns: readonly LedgerColumn[], described: readonly DescribedColumn[]): ColumnDifference[] {
+  const byName = new Map(described.map((column) => [String(column['name']).toLowerCase(), column]));
+  const differences: ColumnDifference[] = [];
+  for (const column of columns) {
+    const found = byName.get(column.name);
+    if (found === undefined) {
+      differences.push({ column, problem: 'is missing', exists: false });
+      continue;
+    }
+    const type = String(found['type']).toLowerCase();
+    const collation = String(found['collation']);
+    const problems = [
+      !column.types.includes(type) && `is ${type}, not ${column.types.join(' or ')}`,
+      column.notNull && !truthy(found['not_null']) && 'allows NULL',
+      column.primaryKey && !truthy(found['primary_key']) && 'is not the primary key',
+      column.binary && !/_bin$|^binary$/i.test(collation) && `compares with the collation ${collation}, which makes keys that differ by case or accent one (it needs a _bin collation)`,
+    ].filter((problem): problem is string => typeof problem === 'string');
+    if (problems.length > 0) differences.push({ column, problem: problems.join(', '), exists: true });
+  }
+  return differences;
+}
