@@ -11,15 +11,14 @@ import { ConfigurationError } from '../../core/errors/base.js';
 import { milliseconds } from '../../core/milliseconds.js';
 import { within } from '../../core/wait.js';
 import type { LedgerRun, PaymentOrder, TransactionalWebhookStore } from '../../webhooks/stores/types.js';
-import { supersedesNothing } from '../../webhooks/lifecycle.js';
 import { runBudget } from './run-budget.js';
 import { aborted, constraintBroken, isConflict } from '../database-errors.js';
-import type { LedgerStatements, SqlDialect, Statement } from '../dialects/dialect.js';
+import type { LedgerStatements, SqlDialect } from '../dialects/dialect.js';
 import { ledgerStatementsOf } from '../dialects/ledger-statements-of.js';
 import { checkTableName, type TableName } from '../dialects/table-name.js';
 import type { SqlClient, SqlSession } from '../sql-client.js';
-import { claimOf, markRow, type Claim } from './claims.js';
-import { handledBit, KEPT_FOR_GOOD } from './handled-statuses.js';
+import { claimKey, UNCLEAR } from './claim-key.js';
+import { claimOf, type Claim } from './claims.js';
 import { ensureSchema, type EnsureSchemaOptions } from './ensure-schema.js';
 import { pruneExpired, type PruneOptions } from './prune.js';
 
@@ -73,17 +72,11 @@ export interface LedgerRunOptions {
 }
 
 const inFlightOrUnavailable = (error: unknown): LedgerRun<never> => (isConflict(error) ? { outcome: 'in_flight' } : { outcome: 'unavailable', error });
-/** The mark a status that does not raise it writes: the payment's row, for its lock, superseding nothing. */
-const LOCK_ONLY_RANK = supersedesNothing();
 
 export type { EnsureSchemaOptions } from './ensure-schema.js';
 export type { PruneOptions } from './prune.js';
 
-/** Sends one of the dialect's statements with its parameters. */
-const send = <A>(session: SqlSession<unknown>, statement: Statement<A>, args: A) => session.query(statement.text, statement.params(args));
 
-/** A claim that could not tell whether the key's row is its own: claimed again, in two statements. */
-const UNCLEAR = Symbol('unclear');
 
 /** What became of the work: its value, what it threw, or nothing yet when its time ran out. */
 type Settled<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown } | undefined;
@@ -200,7 +193,7 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
       return inFlightOrUnavailable(error);
     }
     try {
-      const refused = await this.#claim(session, claim, now, order, raiseMark, beside);
+      const refused = await claimKey(session, this.#sql, { claim, now, order, raiseMark, beside });
       if (refused === undefined) return { session };
       await session.rollback();
       return refused === UNCLEAR ? this.#open(client, claim, now, order, raiseMark, false) : { outcome: refused };
@@ -208,76 +201,6 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
       await session.rollback(error);
       return inFlightOrUnavailable(error);
     }
-  }
-
-  /**
-   * Takes the key in this transaction; answers why not otherwise. A callback with a place in its
-   * payment's life writes the payment's row, kept for good: its mark (raised to its rank when
-   * `raiseMark`, else written at the rank that supersedes nothing) and the bit of its status,
-   * committed with the work. A status whose bit is set is a duplicate at any age, long after its
-   * key's own record expired. Writing the row locks it until COMMIT (except on SQLite, one writer
-   * at a time): one payment's ordered callbacks run one at a time, and each claim reads what its
-   * predecessor committed. The dialect names its path (`ClaimPath` in dialects/dialect.ts): one
-   * statement on the common path where it can. The reason for a refusal is read only then.
-   */
-  async #claim(session: SqlSession<Tx>, claim: Claim, now: number, order: PaymentOrder | undefined, raiseMark: boolean, beside: boolean): Promise<'duplicate' | 'superseded' | typeof UNCLEAR | undefined> {
-    const sql = this.#sql;
-    if (order === undefined) {
-      if ((await send(session, sql.claim, { claim, now })).affected === 1) return undefined;
-      return this.#takeOver(session, claim, now);
-    }
-    const args = { claim, now, mark: markRow(order.paymentId), rank: order.rank, markRank: raiseMark ? order.rank : LOCK_ONLY_RANK, handled: handledBit(order.status), keptUntil: KEPT_FOR_GOOD };
-    const path = sql.claimPath;
-    switch (path.name) {
-      case 'mark-in-claim':
-        if ((await send(session, sql.claimOrdered, args)).affected === 1) return undefined;
-        return (await this.#refusal(session, args)) ?? 'duplicate';
-      case 'claim-then-mark':
-        if ((await send(session, sql.claimOrdered, args)).affected !== 1) return (await this.#refusal(session, args)) ?? 'duplicate';
-        await send(session, path.markClaimed, args);
-        return undefined;
-      case 'rows-beside': {
-        if (beside && !raiseMark) {
-          const inserted = (await send(session, path.claimBeside, args)).affected;
-          // Both rows new: nothing marked the payment, so nothing supersedes the callback.
-          if (inserted === 2) return undefined;
-          const refused = await this.#refusal(session, args);
-          if (refused !== undefined) return refused;
-          // One: the payment's or the key's. Neither: the key's row was there; a live one is a
-          // duplicate. Both go again the two-statement way, which locks the payment's row for
-          // writing: an existing one is only share-locked here, which another status of the
-          // payment (taking over its own expired record) would share, and run beside this one.
-          if (inserted === 0 && (await this.#takeOver(session, claim, now)) === 'duplicate') return 'duplicate';
-          return UNCLEAR;
-        }
-        await send(session, path.lockMark, args);
-        if ((await send(session, sql.claimOrdered, args)).affected !== 1) {
-          const refused = await this.#refusal(session, args);
-          if (refused !== undefined) return refused;
-          if ((await this.#takeOver(session, claim, now)) === 'duplicate') return 'duplicate';
-        }
-        if (args.handled !== 0) await send(session, path.markHandled, args);
-        return undefined;
-      }
-    }
-  }
-
-  /**
-   * Why the payment's row (as last committed, and locked by the claim) refuses the callback: a
-   * later status was handled (`superseded`), or this one was (`duplicate`); undefined when neither.
-   */
-  async #refusal(session: SqlSession<Tx>, { mark, rank, handled }: { readonly mark: string; readonly rank: number; readonly handled: number }): Promise<'superseded' | 'duplicate' | undefined> {
-    const row = (await send(session, this.#sql.readMark, { mark })).rows[0];
-    if (row === undefined) return undefined;
-    if (row.mark_rank !== null && Number(row.mark_rank) > rank) return 'superseded';
-    return (Number(row.handled_statuses) & handled) !== 0 ? 'duplicate' : undefined;
-  }
-
-  /** The key's row exists: claimed when it had expired (`rows-beside` takes it over here; the others in the claim), else a duplicate. */
-  async #takeOver(session: SqlSession<Tx>, claim: Claim, now: number): Promise<'duplicate' | undefined> {
-    const path = this.#sql.claimPath;
-    if (path.name === 'rows-beside' && (await send(session, path.takeOver, { claim, now })).affected === 1) return undefined;
-    return 'duplicate';
   }
 
   /**

@@ -1,0 +1,101 @@
+/**
+ * How a run takes its key in its transaction, on the path its dialect names (`ClaimPath` in
+ * dialects/dialect.ts), and why a claim is refused: a duplicate (the key's record, or the
+ * status's bit in the payment's row, kept for good) or superseded (a later status of the payment
+ * was handled).
+ *
+ * @module
+ */
+import type { PaymentOrder } from '../../webhooks/stores/types.js';
+import { supersedesNothing } from '../../webhooks/lifecycle.js';
+import type { LedgerStatements, Statement } from '../dialects/dialect.js';
+import type { SqlSession } from '../sql-client.js';
+import { markRow, type Claim } from './claims.js';
+import { handledBit, KEPT_FOR_GOOD } from './handled-statuses.js';
+
+/** The mark a status that does not raise it writes: the payment's row, for its lock, superseding nothing. */
+const LOCK_ONLY_RANK = supersedesNothing();
+
+/** Sends one of the dialect's statements with its parameters. */
+export const send = <A>(session: SqlSession<unknown>, statement: Statement<A>, args: A) => session.query(statement.text, statement.params(args));
+
+/** A claim that could not tell whether the key's row is its own: claimed again, in two statements. */
+export const UNCLEAR = Symbol('unclear');
+
+/** What one claim is given. `beside`: the `rows-beside` path may try its one-statement claim first. */
+export interface ClaimRequest {
+  readonly claim: Claim;
+  readonly now: number;
+  readonly order: PaymentOrder | undefined;
+  readonly raiseMark: boolean;
+  readonly beside: boolean;
+}
+
+/**
+ * Takes the key in this transaction; answers why not otherwise. A callback with a place in its
+ * payment's life writes the payment's row, kept for good: its mark (raised to its rank when
+ * `raiseMark`, else written at the rank that supersedes nothing) and the bit of its status,
+ * committed with the work. A status whose bit is set is a duplicate at any age, long after its
+ * key's own record expired. Writing the row locks it until COMMIT (except on SQLite, one writer
+ * at a time): one payment's ordered callbacks run one at a time, and each claim reads what its
+ * predecessor committed. The dialect names its path (`ClaimPath` in dialects/dialect.ts): one
+ * statement on the common path where it can. The reason for a refusal is read only then.
+ */
+export async function claimKey(session: SqlSession<unknown>, sql: LedgerStatements, { claim, now, order, raiseMark, beside }: ClaimRequest): Promise<'duplicate' | 'superseded' | typeof UNCLEAR | undefined> {
+  if (order === undefined) {
+    if ((await send(session, sql.claim, { claim, now })).affected === 1) return undefined;
+    return takeOver(session, sql, claim, now);
+  }
+  const args = { claim, now, mark: markRow(order.paymentId), rank: order.rank, markRank: raiseMark ? order.rank : LOCK_ONLY_RANK, handled: handledBit(order.status), keptUntil: KEPT_FOR_GOOD };
+  const path = sql.claimPath;
+  switch (path.name) {
+    case 'mark-in-claim':
+      if ((await send(session, sql.claimOrdered, args)).affected === 1) return undefined;
+      return (await refusal(session, sql, args)) ?? 'duplicate';
+    case 'claim-then-mark':
+      if ((await send(session, sql.claimOrdered, args)).affected !== 1) return (await refusal(session, sql, args)) ?? 'duplicate';
+      await send(session, path.markClaimed, args);
+      return undefined;
+    case 'rows-beside': {
+      if (beside && !raiseMark) {
+        const inserted = (await send(session, path.claimBeside, args)).affected;
+        // Both rows new: nothing marked the payment, so nothing supersedes the callback.
+        if (inserted === 2) return undefined;
+        const refused = await refusal(session, sql, args);
+        if (refused !== undefined) return refused;
+        // One: the payment's or the key's. Neither: the key's row was there; a live one is a
+        // duplicate. Both go again the two-statement way, which locks the payment's row for
+        // writing: an existing one is only share-locked here, which another status of the
+        // payment (taking over its own expired record) would share, and run beside this one.
+        if (inserted === 0 && (await takeOver(session, sql, claim, now)) === 'duplicate') return 'duplicate';
+        return UNCLEAR;
+      }
+      await send(session, path.lockMark, args);
+      if ((await send(session, sql.claimOrdered, args)).affected !== 1) {
+        const refused = await refusal(session, sql, args);
+        if (refused !== undefined) return refused;
+        if ((await takeOver(session, sql, claim, now)) === 'duplicate') return 'duplicate';
+      }
+      if (args.handled !== 0) await send(session, path.markHandled, args);
+      return undefined;
+    }
+  }
+}
+
+/**
+ * Why the payment's row (as last committed, and locked by the claim) refuses the callback: a
+ * later status was handled (`superseded`), or this one was (`duplicate`); undefined when neither.
+ */
+async function refusal(session: SqlSession<unknown>, sql: LedgerStatements, { mark, rank, handled }: { readonly mark: string; readonly rank: number; readonly handled: number }): Promise<'superseded' | 'duplicate' | undefined> {
+  const row = (await send(session, sql.readMark, { mark })).rows[0];
+  if (row === undefined) return undefined;
+  if (row.mark_rank !== null && Number(row.mark_rank) > rank) return 'superseded';
+  return (Number(row.handled_statuses) & handled) !== 0 ? 'duplicate' : undefined;
+}
+
+/** The key's row exists: claimed when it had expired (`rows-beside` takes it over here; the others in the claim), else a duplicate. */
+async function takeOver(session: SqlSession<unknown>, sql: LedgerStatements, claim: Claim, now: number): Promise<'duplicate' | undefined> {
+  const path = sql.claimPath;
+  if (path.name === 'rows-beside' && (await send(session, path.takeOver, { claim, now })).affected === 1) return undefined;
+  return 'duplicate';
+}
