@@ -26,7 +26,7 @@ export const ENV = Object.freeze({
 export const MAX_CLOCK_SKEW_MS = 60_000;
 
 /** Names of the checks, in the order they run and print. */
-export type CheckName = 'configuration' | 'token' | 'status lookup' | 'clock' | 'rate limits' | 'callback URL';
+export type CheckName = 'configuration' | 'token' | 'status lookup' | 'clock' | 'rate limits' | 'callback URL' | 'ledger table';
 
 /**
  * The verdict of one check. `fail` makes the command exit non-zero; `warn` is printed but

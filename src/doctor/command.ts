@@ -7,6 +7,7 @@
  */
 import { parseArgs } from 'node:util';
 import { ENV, firstFailure, type CheckResult, type Environment } from './checks.js';
+import { checkLedgerTable, LEDGER_ENV } from './ledger-check.js';
 import { runDoctor } from './run.js';
 
 const USAGE = `Usage: myr-gateway doctor
@@ -21,6 +22,9 @@ Environment:
   ${ENV.merchantId}
   ${ENV.apiKey}        never printed
   ${ENV.callbackUrl}   optional; must be https://
+  ${LEDGER_ENV.databaseUrl}   optional; postgres://, mysql:// or a SQLite file: checks the
+                             SQL ledger's table as ensureSchema({ create: false }) does
+  ${LEDGER_ENV.table}   optional; default myr_webhook_ledger
 `;
 
 /** Where the command writes and what it reads; `process.*` in the bin, fakes in tests. */
@@ -68,6 +72,8 @@ export async function doctorMain(argv: string[], io: DoctorIo): Promise<number> 
   }
   io.write('myr-gateway doctor: checking the gateway configured in the environment (no money moves)\n');
   const results = await runDoctor({ env: io.env, ...(io.now ? { now: io.now } : {}) });
+  const ledger = await checkLedgerTable(io.env);
+  if (ledger) results.push(ledger);
   for (const result of results) io.write(formatResult(result));
   const failed = firstFailure(results);
   const warnings = results.filter((r) => r.outcome === 'warn').length;

@@ -51,6 +51,7 @@ const TESTED_THROUGH_INTEGRATION: Readonly<Record<string, string>> = {
 
   // The doctor command: its pure checks have test/unit/doctor/checks.test.ts; these run them.
   'doctor/run.ts': 'runs the checks against a live sandbox: test/integration/doctor.test.ts',
+  'doctor/ledger-check.ts': 'the ledger table of real PostgreSQL, MariaDB and SQLite, through the CLI: test/integration/doctor-ledger.test.ts',
   'doctor/command.ts': 'the CLI, its output and exit codes: test/integration/doctor.test.ts',
 
   // The sandbox server and its pages: HTTP and a browser are what they are for.
