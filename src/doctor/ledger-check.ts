@@ -54,7 +54,7 @@ function open(url: string, cwd: string): Opened {
   // Opening a file that is not there would create it: the doctor changes nothing.
   if (!existsSync(path)) throw new ConfigurationError(`${LEDGER_ENV.databaseUrl} names no SQLite file that exists (${path}); give a postgres:// or mysql:// URL, or the path of the ledger's SQLite file`, 'databaseUrl');
   const client = fromSqlite(path);
-  return { client, close: async () => undefined };
+  return { client, close: () => Promise.resolve() };
 }
 
 /**
