@@ -316,7 +316,7 @@ describe('slow and oversized bodies', () => {
     expect(onEvent).not.toHaveBeenCalled();
   });
 
-  it.fails('a bodyTimeoutMs beyond what a timer holds is refused when the adapter is made, not fired after 1 ms as a 408', async () => {
+  it('a bodyTimeoutMs beyond what a timer holds is refused when the adapter is made, not fired after 1 ms as a 408', async () => {
     const onEvent = vi.fn();
     for (const bodyTimeoutMs of [3e9, 1.5, Number.POSITIVE_INFINITY]) {
       for (const make of [() => createNodeHandler({ verifier, onEvent, bodyTimeoutMs }), () => createWebHandler({ verifier, onEvent }, { bodyTimeoutMs })]) {
