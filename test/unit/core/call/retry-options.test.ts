@@ -3,8 +3,8 @@
  * the backoff meaningless.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError, MyrGateway } from '../../../src/index.js';
-import { resolveRetryOptions } from '../../../src/core/retry-options.js';
+import { ConfigurationError, MyrGateway } from '../../../../src/index.js';
+import { resolveRetryOptions } from '../../../../src/core/call/retry-options.js';
 
 describe('resolveRetryOptions', () => {
   it("fills in the spec's guidance: 3 retries, 1 s doubling, up to 1 s jitter", () => {

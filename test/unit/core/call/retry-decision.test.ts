@@ -5,10 +5,10 @@
  * the policy grants after TOKEN_EXPIRED.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { InvalidRequestError, MyrGatewayError } from '../../../src/core/errors/base.js';
-import { OutcomeUnknownError } from '../../../src/core/errors/outcome.js';
-import { AuthenticationError, DuplicateReferenceError, NotFoundError, PermissionDeniedError, RateLimitError, ServiceUnavailableError } from '../../../src/core/errors/service.js';
-import { RETRY, json, failure, success, fetchFailed, hang, harness, status, createPayment, withdraw, rejection, type Step } from '../../helpers/transport-harness.js';
+import { InvalidRequestError, MyrGatewayError } from '../../../../src/core/errors/base.js';
+import { OutcomeUnknownError } from '../../../../src/core/errors/outcome.js';
+import { AuthenticationError, DuplicateReferenceError, NotFoundError, PermissionDeniedError, RateLimitError, ServiceUnavailableError } from '../../../../src/core/errors/service.js';
+import { RETRY, json, failure, success, fetchFailed, hang, harness, status, createPayment, withdraw, rejection, type Step } from '../../../helpers/transport-harness.js';
 
 afterEach(() => {
   vi.useRealTimers();

@@ -6,11 +6,11 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { inspect } from 'node:util';
-import { type CallSpec } from '../../../src/core/call-spec.js';
-import { accountNumberRedactor } from '../../../src/core/redact.js';
-import { InvalidRequestError } from '../../../src/core/errors/base.js';
-import { ConnectionError } from '../../../src/core/errors/service.js';
-import { START, MERCHANT_ID, API_KEY, RETRY, json, failure, success, fetchFailed, hang, harness, status, withdraw, rejection } from '../../helpers/transport-harness.js';
+import { type CallSpec } from '../../../../src/core/call/call-spec.js';
+import { accountNumberRedactor } from '../../../../src/core/redact.js';
+import { InvalidRequestError } from '../../../../src/core/errors/base.js';
+import { ConnectionError } from '../../../../src/core/errors/service.js';
+import { START, MERCHANT_ID, API_KEY, RETRY, json, failure, success, fetchFailed, hang, harness, status, withdraw, rejection } from '../../../helpers/transport-harness.js';
 
 afterEach(() => {
   vi.useRealTimers();

@@ -3,7 +3,7 @@
  * clock (performance.now, driven here by a spy: no test waits).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CallDeadline } from '../../../src/core/call-deadline.js';
+import { CallDeadline } from '../../../../src/core/call/call-deadline.js';
 
 afterEach(() => vi.restoreAllMocks());
 
