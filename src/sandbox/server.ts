@@ -12,7 +12,7 @@ import { faultAnswer } from '../testing/responses.js';
 import { answerThroughDispatch } from '../testing/server.js';
 import { createMockService, type MockService } from '../testing/service.js';
 import type { CallbackDelivery, CallbackOptions } from '../testing/types/callbacks.js';
-import { deriveSigningKeyBytesWeb } from '../webhooks/signature.js';
+import { deriveSigningKeyBytesWeb } from '../webhooks/signing-scheme.js';
 import { broadcast, handleApp, type AppContext } from './app.js';
 import { DeliveryLog } from './deliveries.js';
 import { apiRefusal, hostAllowed, sendApiError, sendText } from './http.js';

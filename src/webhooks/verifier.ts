@@ -7,8 +7,8 @@ import type * as NodeCryptoModule from 'node:crypto';
 import { ConfigurationError } from '../core/errors/base.js';
 import { hasTerminalStatus, toEvent, type WebhookEvent } from './events.js';
 import { asVerificationError, assertHeadersAgree, fail, readSignedParts, type SignedParts, type WebhookRequest } from './request-parts.js';
-import { deriveSigningKeyNode, deriveSigningKeyWeb, encoder, nodeCrypto } from './signature.js';
-import { parseTimestamp } from './timestamp.js';
+import { deriveSigningKeyNode, deriveSigningKeyWeb, encoder, nodeCrypto } from './signing-scheme.js';
+import { parseTimestamp } from './timestamp-parse.js';
 
 type NodeCrypto = typeof NodeCryptoModule;
 

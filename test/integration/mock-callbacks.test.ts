@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { RequestHandler } from 'msw';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMockGateway } from '../../src/testing/index.js';
-import { buildSignedString } from '../../src/webhooks/signature.js';
+import { buildSignedString } from '../../src/webhooks/signing-scheme.js';
 import { call, deposit, getToken, withdrawal } from '../helpers/mock-http.js';
 
 const API_KEY = 'sk_test_callbacks_key_42';
