@@ -1,7 +1,8 @@
 /**
  * `createSandbox`: the mock service (the same one `myr-gateway/testing` binds to msw) served
  * over node:http on 127.0.0.1, with hosted payment pages, a live dashboard, callbacks on the
- * real schedule, optional `--data` persistence and fault options. Local development only.
+ * real schedule (sent by `testing/callback-sender.ts`, logged by `delivery-log.ts`), optional
+ * `--data` persistence and fault options. Local development only.
  *
  * @module
  */
@@ -14,7 +15,7 @@ import { createMockService, type MockService } from '../testing/service.js';
 import type { CallbackDelivery, CallbackOptions } from '../testing/types/callbacks.js';
 import { deriveSigningKeyBytesWeb } from '../webhooks/signing-scheme.js';
 import { broadcast, handleApp, type AppContext } from './app.js';
-import { DeliveryLog } from './deliveries.js';
+import { DeliveryLog } from './delivery-log.js';
 import { apiRefusal, hostAllowed, sendApiError, sendText } from './http.js';
 import { createSaver, loadData, type SandboxData } from './persistence.js';
 import { qrPayload } from './qr.js';

@@ -7,7 +7,7 @@
  */
 import { TERMINAL_STATUSES } from '../schemas/statuses.js';
 import { DEFAULT_TOKEN_LIFETIME_MS } from '../core/tokens/answer.js';
-import { defaultCallbackFetch, deliverCallback } from './callbacks.js';
+import { defaultCallbackFetch, deliverCallback } from './callback-sender.js';
 import { FaultQueue } from './faults.js';
 import type { ResolvedOptions } from './dispatch-context.js';
 import { createDispatcher } from './dispatcher.js';

@@ -50,7 +50,7 @@ const TESTED_THROUGH_INTEGRATION: Readonly<Record<string, string>> = {
   'sandbox/command.ts': 'argument handling and exit codes: test/integration/sandbox.test.ts, test/integration/sandbox-data.test.ts',
   'sandbox/dashboard.ts': 'pages in a real browser: test/browser/sandbox.test.ts',
   'sandbox/data-shape.ts': 'a table of broken --data files through createSandbox: test/integration/sandbox-data.test.ts',
-  'sandbox/deliveries.ts': 'callback deliveries to a real server: test/integration/sandbox.test.ts, test/browser/sandbox.test.ts',
+  'sandbox/delivery-log.ts': 'the log of callback deliveries to a real server: test/integration/sandbox.test.ts, test/browser/sandbox.test.ts',
   'sandbox/http.ts': 'request handling over HTTP: test/integration/sandbox.test.ts',
   'sandbox/pages/layout.ts': 'pages in a real browser: test/browser/sandbox.test.ts',
   'sandbox/pages/payment.ts': 'the payment page in a real browser: test/browser/sandbox.test.ts',
@@ -58,7 +58,7 @@ const TESTED_THROUGH_INTEGRATION: Readonly<Record<string, string>> = {
   'sandbox/server.ts': 'a listening sandbox: test/integration/sandbox.test.ts, test/integration/sandbox-data.test.ts',
 
   // The mock is itself a test tool; its contract is the service's, tested over HTTP.
-  'testing/callbacks.ts': 'callbacks the mock sends: test/integration/mock-callbacks.test.ts',
+  'testing/callback-sender.ts': 'callbacks the mock (and the sandbox) sends: test/integration/mock-callbacks.test.ts',
   'testing/dispatcher.ts': 'every route over HTTP: test/integration/mock-payments.test.ts, test/integration/mock-withdrawals.test.ts',
   'testing/faults.ts': 'every fault through the client: test/integration/mock-faults.test.ts, test/integration/fault-matrix.test.ts',
   'testing/mock-gateway.ts': 'in Node and other runtimes: test/integration/mock-serve.test.ts, test/runtimes/conformance.test.ts',
