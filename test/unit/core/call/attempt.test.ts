@@ -1,5 +1,5 @@
 /**
- * src/core/attempt.ts on its own: one HTTP exchange and what it means. `sendAttempt` is driven by
+ * src/core/call/attempt.ts on its own: one HTTP exchange and what it means. `sendAttempt` is driven by
  * a scripted fake fetch (never the network); `judgeAttempt` by answers built as
  * the service, its rate limiter or a proxy would send them. What is asserted is what the
  * transport and the token limiter decide on: the kind of ending, whether the request may have

@@ -1,5 +1,5 @@
 /**
- * src/core/call-errors.ts: the error a call ends with when its signal or its total timeout
+ * src/core/call/call-errors.ts: the error a call ends with when its signal or its total timeout
  * stopped it, or when a money-moving request may have been processed; through the transport
  * (test/helpers/transport-harness.ts), and on its own for the messages.
  */

@@ -1,5 +1,5 @@
 /**
- * src/core/call-state.ts: what a call starts with. Its body is serialized once, before the
+ * src/core/call/call-state.ts: what a call starts with. Its body is serialized once, before the
  * first attempt, so every attempt sends the same bytes (a retried payment create must carry the
  * same reference_id); and nothing is decided yet.
  */

@@ -1,5 +1,5 @@
 /**
- * src/core/ky-hooks.ts through the transport (test/helpers/transport-harness.ts): what runs
+ * src/core/call/ky-hooks.ts through the transport (test/helpers/transport-harness.ts): what runs
  * before each attempt (the backoff wait, the bearer token, the pacing slot, the token limiter)
  * and how a call that stops there ends.
  */

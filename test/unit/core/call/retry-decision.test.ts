@@ -1,5 +1,5 @@
 /**
- * src/core/retry-decision.ts through the transport (test/helpers/transport-harness.ts): which
+ * src/core/call/retry-decision.ts through the transport (test/helpers/transport-harness.ts): which
  * failures are sent again and after what wait, that a money-moving request that may have been
  * processed is never sent again blindly (and that the failure says so), and the token renewal
  * the policy grants after TOKEN_EXPIRED.

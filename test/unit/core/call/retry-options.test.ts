@@ -1,5 +1,5 @@
 /**
- * src/core/retry-options.ts on its own: the defaults, and the refusal of settings that would make
+ * src/core/call/retry-options.ts on its own: the defaults, and the refusal of settings that would make
  * the backoff meaningless.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * src/core/transport.ts: a call started, run by ky and answered, and ky's `fetch` wrapper that
+ * src/core/call/transport.ts: a call started, run by ky and answered, and ky's `fetch` wrapper that
  * sees each attempt once, over the harness of test/helpers/transport-harness.ts. Asserted: what
  * a successful call returns and the metadata it reports, an attempt abandoned at its timeout,
  * and that neither the api key nor an access token reaches a thrown error or a log line.
