@@ -2,7 +2,8 @@
  * docs/architecture.md is checked like the mirror: every path it names exists, every module under
  * src/ is named in the row of its folder ("Where things live"), and the table of what each entry
  * imports from outside its folder is exactly what the code imports. A rename, a new module or a
- * new cross-entry import that the page does not follow fails here.
+ * new cross-entry import that the page does not follow fails here; so does a comment in src/
+ * pointing at a test or doc that is not there.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
@@ -95,6 +96,14 @@ describe('docs/architecture.md', () => {
 
   it('every path it names exists', () => {
     expect(namedPaths(doc).filter((path) => !exists(path))).toEqual([]);
+  });
+
+  it('every test, doc or bench file a comment in src/ points at exists', () => {
+    const pointed = modules.flatMap((module) =>
+      [...readFileSync(join(src, module), 'utf8').matchAll(/(?<![\w/.-])(?:test|docs|bench)\/[\w/.-]+\.(?:ts|md|mjs|json)/g)].map((match) => `src/${module}: ${match[0]}`),
+    );
+    expect(pointed.length).toBeGreaterThan(20);
+    expect(pointed.filter((entry) => !existsSync(join(root, entry.split(': ')[1] as string)))).toEqual([]);
   });
 
   it('every module under src/ is named in the row of its folder', () => {
