@@ -20,6 +20,7 @@ import { apiRefusal, hostAllowed, sendApiError, sendText } from './http.js';
 import { createSaver, loadData, type SandboxData } from './persistence.js';
 import { qrPayload } from './qr.js';
 import { wait as sleep } from '../core/wait.js';
+import { isMilliseconds, MAX_TIMER_MS } from '../core/milliseconds.js';
 
 /** The sandbox's default merchant: well-known sandbox credentials, never secrets. */
 export const SANDBOX_MERCHANT = Object.freeze({ merchantId: 'MERCHANT_SANDBOX', apiKey: 'sk_sandbox_local_key_0001' });
@@ -87,8 +88,9 @@ function checkOptions(options: SandboxOptions): void {
   if (options.failRate !== undefined && !(options.failRate >= 0 && options.failRate <= 1)) {
     throw new RangeError('failRate must be a number from 0 to 1');
   }
-  if (options.latencyMs !== undefined && !(Number.isInteger(options.latencyMs) && options.latencyMs >= 0)) {
-    throw new RangeError('latencyMs must be a whole number of milliseconds, 0 or more');
+  // The SDK's one millisecond rule: a timer given more than it holds fires after 1 ms.
+  if (options.latencyMs !== undefined && !isMilliseconds(options.latencyMs, 0)) {
+    throw new RangeError(`latencyMs must be a whole number of milliseconds from 0 to ${MAX_TIMER_MS}`);
   }
   if (options.callbackUrl !== undefined) {
     const protocol = URL.canParse(options.callbackUrl) ? new URL(options.callbackUrl).protocol : '';
