@@ -6,6 +6,7 @@
 // `--dry-run` prints what it would run and runs nothing (test/setup/system-packages.test.ts).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 
 /** Whether `command` is found on PATH and answers `args` (its version). */
 function runs(command, args = ['--version']) {
@@ -77,4 +78,4 @@ function main() {
   return 0;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) process.exitCode = main();
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) process.exitCode = main();
