@@ -32,8 +32,8 @@ import { createHmac, createSecretKey } from 'node:crypto';
 import { WebhookVerifier } from './src/webhooks/index.js';
 import { hasTerminalStatus, toEvent } from './src/webhooks/events.js';
 import { assertHeadersAgree, readSignedParts } from './src/webhooks/request-parts.js';
-import { deriveSigningKeyBytesWeb } from './src/webhooks/signature.js';
-import { parseTimestamp } from './src/webhooks/timestamp.js';
+import { deriveSigningKeyBytesWeb } from './src/webhooks/signing-scheme.js';
+import { parseTimestamp } from './src/webhooks/timestamp-parse.js';
 import { BENCH_API_KEY, benchCallback, benchFloor } from './bench/webhook-callback.js';
 
 const contender = process.argv[2];

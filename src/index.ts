@@ -52,8 +52,8 @@ export {
   type RateLimitObservation,
 } from './core/pacing/limiter.js';
 export { MemoryRateLimiter } from './core/pacing/memory-limiter.js';
-export type { RetryOptions } from './core/retry-options.js';
-export type { RequestOptions } from './core/call-spec.js';
+export type { RetryOptions } from './core/call/retry-options.js';
+export type { RequestOptions } from './core/call/call-spec.js';
 export type { Payments } from './resources/payments.js';
 export type { WaitForCompletionOptions } from './resources/wait.js';
 export type { WithdrawalRecovery, Withdrawals } from './resources/withdrawals.js';

@@ -21,7 +21,7 @@
  * @module
  */
 import type { ConnectionStage } from './errors/connection.js';
-import type { ResolvedRetryOptions } from './retry-options.js';
+import type { ResolvedRetryOptions } from './call/retry-options.js';
 
 /** What is being called. */
 export type Operation = 'token' | 'status' | 'payment.create' | 'withdraw' | 'withdraw.recover';

@@ -4,7 +4,8 @@
  * alive (or a listener attached to a long-lived signal) after its call is over. Backoff, store
  * timeouts, the pacing queue, token refresh waits, the webhook handler's timeout and the SQL
  * ledger's run and statement times all build on it. It imports nothing, so the webhooks entry
- * may share it (see the allow-list in test/unit/webhooks/imports.test.ts).
+ * may share it (see the allow-list in test/unit/webhooks/imports.test.ts). It decides no
+ * duration: how long to wait before a retry is `retryDelay` in policy.ts.
  *
  * @module
  */

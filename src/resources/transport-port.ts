@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { CallAnswer, CallOutcome, CallSpec, RequestOptions } from '../core/call-spec.js';
+import type { CallAnswer, CallOutcome, CallSpec, RequestOptions } from '../core/call/call-spec.js';
 
 /** The client's transport, as the resources use it. */
 export interface ResourceTransport {

@@ -1,6 +1,6 @@
 import { type Operation, outcomeUnknownAdvice } from '../core/policy.js';
 import { withResponse, type WithResponse } from '../core/observe/events.js';
-import type { RequestOptions } from '../core/call-spec.js';
+import type { RequestOptions } from '../core/call/call-spec.js';
 import type { ResourceTransport } from './transport-port.js';
 import { type AnswerCheck, checkEcho, parseSuccess, validateRequest } from '../core/validate.js';
 import { referenceOf, tagReference } from '../core/errors/reference.js';

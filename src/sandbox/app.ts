@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MockService } from '../testing/service.js';
 import type { CallbackDelivery, CallbackOptions } from '../testing/types/callbacks.js';
 import { dashboardLive, dashboardPage, type DashboardView } from './dashboard.js';
-import type { DeliveryLog } from './deliveries.js';
+import type { DeliveryLog } from './delivery-log.js';
 import { sendHtml, readForm, redirect, sameOrigin, sendText } from './http.js';
 import { messagePage, OUTCOMES, outcomePage, paymentPage, type Outcome } from './pages/payment.js';
 import { qrSvg } from './qr.js';

@@ -8,7 +8,7 @@
 import type { MockPaymentRecord, MockWithdrawalRecord } from '../testing/types/records.js';
 import { maskAccountNumber } from '../schemas/withdrawals.js';
 import { TERMINAL_STATUSES } from '../schemas/statuses.js';
-import type { DeliveryEntry } from './deliveries.js';
+import type { DeliveryEntry } from './delivery-log.js';
 import { formatAmount, html, malaysiaTime, type SafeHtml } from './html.js';
 import { DASHBOARD_SCRIPT, DASHBOARD_STYLE } from './pages/dashboard-assets.js';
 import { layout } from './pages/layout.js';

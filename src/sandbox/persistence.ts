@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import type { StateSnapshot } from '../testing/state.js';
 import { dataFileProblem } from './data-shape.js';
-import type { DeliveryEntry } from './deliveries.js';
+import type { DeliveryEntry } from './delivery-log.js';
 
 /** What the file holds. */
 export interface SandboxData extends StateSnapshot {

@@ -1,7 +1,8 @@
 /**
  * `createSandbox`: the mock service (the same one `myr-gateway/testing` binds to msw) served
  * over node:http on 127.0.0.1, with hosted payment pages, a live dashboard, callbacks on the
- * real schedule, optional `--data` persistence and fault options. Local development only.
+ * real schedule (sent by `testing/callback-sender.ts`, logged by `delivery-log.ts`), optional
+ * `--data` persistence and fault options. Local development only.
  *
  * @module
  */
@@ -12,13 +13,14 @@ import { faultAnswer } from '../testing/responses.js';
 import { answerThroughDispatch } from '../testing/server.js';
 import { createMockService, type MockService } from '../testing/service.js';
 import type { CallbackDelivery, CallbackOptions } from '../testing/types/callbacks.js';
-import { deriveSigningKeyBytesWeb } from '../webhooks/signature.js';
+import { deriveSigningKeyBytesWeb } from '../webhooks/signing-scheme.js';
 import { broadcast, handleApp, type AppContext } from './app.js';
-import { DeliveryLog } from './deliveries.js';
+import { DeliveryLog } from './delivery-log.js';
 import { apiRefusal, hostAllowed, sendApiError, sendText } from './http.js';
 import { createSaver, loadData, type SandboxData } from './persistence.js';
 import { qrPayload } from './qr.js';
 import { wait as sleep } from '../core/wait.js';
+import { isMilliseconds, MAX_TIMER_MS } from '../core/milliseconds.js';
 
 /** The sandbox's default merchant: well-known sandbox credentials, never secrets. */
 export const SANDBOX_MERCHANT = Object.freeze({ merchantId: 'MERCHANT_SANDBOX', apiKey: 'sk_sandbox_local_key_0001' });
@@ -86,8 +88,9 @@ function checkOptions(options: SandboxOptions): void {
   if (options.failRate !== undefined && !(options.failRate >= 0 && options.failRate <= 1)) {
     throw new RangeError('failRate must be a number from 0 to 1');
   }
-  if (options.latencyMs !== undefined && !(Number.isInteger(options.latencyMs) && options.latencyMs >= 0)) {
-    throw new RangeError('latencyMs must be a whole number of milliseconds, 0 or more');
+  // The SDK's one millisecond rule: a timer given more than it holds fires after 1 ms.
+  if (options.latencyMs !== undefined && !isMilliseconds(options.latencyMs, 0)) {
+    throw new RangeError(`latencyMs must be a whole number of milliseconds from 0 to ${MAX_TIMER_MS}`);
   }
   if (options.callbackUrl !== undefined) {
     const protocol = URL.canParse(options.callbackUrl) ? new URL(options.callbackUrl).protocol : '';

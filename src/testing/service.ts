@@ -7,7 +7,8 @@
  */
 import { TERMINAL_STATUSES } from '../schemas/statuses.js';
 import { DEFAULT_TOKEN_LIFETIME_MS } from '../core/tokens/answer.js';
-import { defaultCallbackFetch, deliverCallback } from './callbacks.js';
+import { isMilliseconds } from '../core/milliseconds.js';
+import { checkCallbackOptions, defaultCallbackFetch, deliverCallback } from './callback-sender.js';
 import { FaultQueue } from './faults.js';
 import type { ResolvedOptions } from './dispatch-context.js';
 import { createDispatcher } from './dispatcher.js';
@@ -54,7 +55,7 @@ export interface MockService extends Omit<MockGateway, 'handlers' | 'listen' | '
 
 function windowOption(value: number | undefined): number {
   if (value === undefined) return RATE_WINDOW_MS;
-  if (!Number.isInteger(value) || value < 100 || value > 3_600_000) {
+  if (!isMilliseconds(value, 100, 3_600_000)) {
     throw new TypeError('rateLimitWindowMs must be a whole number of milliseconds from 100 to 3600000');
   }
   return value;
@@ -129,6 +130,7 @@ export function createMockService(options: MockServiceOptions = {}): MockService
     }
     let record: MockRecord;
     try {
+      checkCallbackOptions(callbackOptions);
       record = find(kind, idOrReference);
     } catch (error) {
       return Promise.reject(error);
@@ -195,6 +197,7 @@ export function createMockService(options: MockServiceOptions = {}): MockService
       return complete('WITHDRAWAL', idOrReference, status, callbackOptions);
     },
     async resend(idOrReference, callbackOptions = {}) {
+      checkCallbackOptions(callbackOptions);
       const record = state.applyExpiry(state.find(idOrReference), resolved.now());
       if (!record) throw new Error(`mock gateway: no payment or withdrawal with id or reference_id ${idOrReference}`);
       if (!TERMINAL.has(record.status)) throw new Error(`mock gateway: ${record.payment_id} is ${record.status}; only terminal statuses have callbacks`);

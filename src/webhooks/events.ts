@@ -20,7 +20,7 @@
  */
 
 import { TERMINAL_STATUSES, type TerminalStatus } from '../schemas/statuses.js';
-import type { SignedCallbackFields } from './signature.js';
+import type { SignedCallbackFields } from './signing-scheme.js';
 
 export { TERMINAL_STATUSES, type TerminalStatus };
 

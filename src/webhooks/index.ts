@@ -4,7 +4,7 @@
  *
  * @module
  */
-export { SignedStringError, type SignedStringProblem } from './signature.js';
+export { SignedStringError, type SignedStringProblem } from './signing-scheme.js';
 export type { SpanAttributes, SpanAttributeValue, SpanLike, TracerLike } from '../core/observe/trace.js';
 export { ClaimLostError, WebhookHandlerError, WebhookVerificationError, type ClaimLostOperation, type WebhookVerificationReason } from './errors.js';
 export { callbackHeaders, signCallback, type CallbackBody, type SignCallbackInput, type SignedCallback } from './sign.js';

@@ -4,7 +4,9 @@
  * table test (test/unit/webhooks/lifecycle.test.ts). Every store takes its ranks from here (the
  * memory store and the Redis scripts' arguments through {@link laterRanks}), so adding a status
  * is a change to {@link RANKS} that the compiler (every status of `PAYMENT_STATUSES` must be
- * ranked) and test/unit/webhooks/stores/ranks.test.ts follow everywhere.
+ * ranked) and the stores' rank tests (test/helpers/store-ranks.ts, run by
+ * test/unit/webhooks/stores/memory-ranks.test.ts and test/integration/redis-webhook-store.test.ts)
+ * follow everywhere.
  *
  * @module
  */

@@ -7,7 +7,7 @@
  * @module
  */
 import { WebhookVerificationError, type WebhookVerificationReason } from './errors.js';
-import { signedStringOf, type SignedCallbackFields } from './signature.js';
+import { signedStringOf, type SignedCallbackFields } from './signing-scheme.js';
 
 /**
  * The callback body: the raw bytes or text as received, or the object a JSON body

@@ -1,12 +1,12 @@
 /**
  * Produce callbacks signed exactly as the service signs them, for merchants' unit tests.
- * Uses the project's one signing implementation (`signature.ts`). Lives on the webhooks side,
+ * Uses the project's one signing implementation (`signing-scheme.ts`). Lives on the webhooks side,
  * not in `myr-gateway/testing`, so that signing a test callback never loads msw (under Deno a
  * script that imports msw never exits; under Bun msw does not intercept).
  *
  * @module
  */
-import { signCallbackFields, type SignedCallbackFields } from './signature.js';
+import { signCallbackFields, type SignedCallbackFields } from './signing-scheme.js';
 
 /**
  * Body of a callback, as the spec lists it. `bank_code` and `account_number` (masked)

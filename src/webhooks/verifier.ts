@@ -7,8 +7,10 @@ import type * as NodeCryptoModule from 'node:crypto';
 import { ConfigurationError } from '../core/errors/base.js';
 import { hasTerminalStatus, toEvent, type WebhookEvent } from './events.js';
 import { asVerificationError, assertHeadersAgree, fail, readSignedParts, type SignedParts, type WebhookRequest } from './request-parts.js';
-import { deriveSigningKeyNode, deriveSigningKeyWeb, encoder, nodeCrypto } from './signature.js';
-import { parseTimestamp } from './timestamp.js';
+import { matchingKeyNode, matchingKeyWeb } from './signature-match.js';
+import { deriveSigningKeyNode, deriveSigningKeyWeb, nodeCrypto } from './signing-scheme.js';
+import { assertFresh, DEFAULT_TOLERANCE_SECONDS } from './timestamp-freshness.js';
+import { parseTimestamp } from './timestamp-parse.js';
 
 type NodeCrypto = typeof NodeCryptoModule;
 
@@ -67,9 +69,10 @@ const INSPECT = Symbol.for('nodejs.util.inspect.custom');
  * 1. read the body as a JSON object and find the signature (body `signature`, else the
  *    `X-Webhook-Signature` header); it must be 64 lowercase hex characters;
  * 2. read the eight signed fields, only to build the signed string (type checks, no `|`);
- * 3. HMAC-SHA256 under each configured key, compared in constant time as bytes;
- * 4. then headers against the body, timestamp freshness (both ways), and the values
- *    of the remaining fields.
+ * 3. HMAC-SHA256 under each configured key, compared in constant time as bytes
+ *    (signature-match.ts);
+ * 4. then headers against the body, timestamp freshness (both ways, timestamp-freshness.ts),
+ *    and the values of the remaining fields.
  *
  * @example
  * ```ts
@@ -109,7 +112,7 @@ export class WebhookVerifier {
     if (!keys.every(isKey)) {
       throw new ConfigurationError('an api key is empty, not a string, or has whitespace around it', 'apiKeys');
     }
-    const tolerance = options.toleranceSeconds ?? 300;
+    const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
     if (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance <= 0) {
       throw new ConfigurationError('toleranceSeconds must be a positive number', 'toleranceSeconds');
     }
@@ -176,30 +179,19 @@ export class WebhookVerifier {
     try {
       if (!this.#node) throw fail('internal', 'verifySync needs node:crypto; use verify()');
       const prepared = readSignedParts(request);
-      return this.#finish(prepared, this.#matchNode(this.#node, prepared));
+      return this.#finish(prepared, matchingKeyNode(this.#node.crypto, this.#node.keys, prepared.message, prepared.signatureBytes));
     } catch (error) {
       throw asVerificationError(error);
     }
   }
 
   async #verifyWeb(prepared: SignedParts): Promise<WebhookEvent> {
-    let keyIndex = -1;
+    let keyIndex: number;
     try {
-      const keys = await this.#webSigningKeys();
-      const subtle = globalThis.crypto.subtle;
-      const signature = prepared.signatureBytes;
-      const data = encoder.encode(prepared.message);
-      for (let i = 0; i < keys.length; i++) {
-        // subtle.verify compares in constant time.
-        if (await subtle.verify('HMAC', keys[i] as CryptoKey, signature, data)) {
-          keyIndex = i;
-          break;
-        }
-      }
+      keyIndex = await matchingKeyWeb(await this.#webSigningKeys(), prepared.message, prepared.signatureBytes);
     } catch {
       throw fail('internal', 'the HMAC could not be computed with Web Crypto');
     }
-    if (keyIndex < 0) throw fail('invalid_signature', this.#mismatch);
     try {
       return this.#finish(prepared, keyIndex);
     } catch (error) {
@@ -223,22 +215,12 @@ export class WebhookVerifier {
     return derived;
   }
 
-  /** Step 3 on Node: the index of the key that matches, or invalid_signature. */
-  #matchNode(node: NodeState, prepared: SignedParts): number {
-    const expected = prepared.signatureBytes;
-    const { crypto, keys } = node;
-    for (let i = 0; i < keys.length; i++) {
-      const mac = crypto
-        .createHmac('sha256', keys[i] as NodeCryptoModule.KeyObject) // i < keys.length
-        .update(prepared.message, 'utf8')
-        .digest();
-      if (crypto.timingSafeEqual(mac, expected)) return i;
-    }
-    throw fail('invalid_signature', this.#mismatch);
-  }
-
-  /** Step 4, on an authentic payload: headers, freshness, then the values of the fields. */
+  /**
+   * Step 3's verdict (`keyIndex`: the key that matched, -1 for none), then step 4 on an
+   * authentic payload: headers, freshness, then the values of the fields.
+   */
   #finish(parts: SignedParts, keyIndex: number): WebhookEvent {
+    if (keyIndex < 0) throw fail('invalid_signature', this.#mismatch);
     assertHeadersAgree(parts);
     const { fields } = parts;
 
@@ -246,8 +228,7 @@ export class WebhookVerifier {
     if (Number.isNaN(time)) throw fail('invalid_timestamp', 'timestamp is not an ISO 8601 date-time');
     const now = this.#clock();
     if (!Number.isFinite(now)) throw fail('internal', 'the clock did not return a number');
-    if (now - time > this.#toleranceMs) throw fail('stale', 'timestamp is older than the tolerance');
-    if (time - now > this.#toleranceMs) throw fail('future', 'timestamp is further in the future than the tolerance');
+    assertFresh(time, now, this.#toleranceMs);
 
     if (!hasTerminalStatus(fields)) throw fail('malformed', 'status is not a terminal status');
     if (fields.webhook_id.length === 0 || fields.payment_id.length === 0) {

@@ -1,14 +1,14 @@
 /**
- * The harness of the transport's unit tests (test/unit/core/transport.test.ts and the tests of the
+ * The harness of the transport's unit tests (test/unit/core/call/transport.test.ts and the tests of the
  * modules it runs a call with): a Transport wired as src/client.ts wires it (a real TokenManager on
  * a store of its own, the client's redaction of the api key, an Observer), with a scripted fake
  * fetch instead of the network, an injected clock and an injected sleep that records each backoff.
  */
 import { expect, vi } from 'vitest';
-import { resolveRetryOptions, type RetryOptions } from '../../src/core/retry-options.js';
+import { resolveRetryOptions, type RetryOptions } from '../../src/core/call/retry-options.js';
 import { wait as abortableSleep } from '../../src/core/wait.js';
-import { Transport, type TransportConfig } from '../../src/core/transport.js';
-import type { CallSpec } from '../../src/core/call-spec.js';
+import { Transport, type TransportConfig } from '../../src/core/call/transport.js';
+import type { CallSpec } from '../../src/core/call/call-spec.js';
 import { MemoryTokenStore, TokenManager } from '../../src/core/tokens/manager.js';
 import { tokenSeal } from '../../src/core/tokens/seal.js';
 import { readToken } from '../../src/core/tokens/answer.js';

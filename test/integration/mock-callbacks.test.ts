@@ -3,8 +3,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RequestHandler } from 'msw';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createMockGateway } from '../../src/testing/index.js';
-import { buildSignedString } from '../../src/webhooks/signature.js';
+import { createMockGateway, type CallbackOptions } from '../../src/testing/index.js';
+import { buildSignedString } from '../../src/webhooks/signing-scheme.js';
 import { call, deposit, getToken, withdrawal } from '../helpers/mock-http.js';
 
 const API_KEY = 'sk_test_callbacks_key_42';
@@ -287,6 +287,23 @@ describe('completePayment', () => {
     // @ts-expect-error PROCESSING is not terminal
     await expect(mock.completePayment(data.payment_id, 'PROCESSING')).rejects.toThrow(RangeError);
     expect(mock.getPayment(data.payment_id)?.status).toBe('PROCESSING');
+  });
+
+  it('refuses a delay or attempt timeout a timer cannot hold (it would fire after 1 ms), before the status changes', async () => {
+    const { data } = await createDeposit();
+    const cases: [CallbackOptions, string][] = [
+      [{ retryDelaysMs: [10, 3e9] }, 'retryDelaysMs'],
+      [{ retryDelaysMs: [-1] }, 'retryDelaysMs'],
+      [{ attemptTimeoutMs: 3e9 }, 'attemptTimeoutMs'],
+      [{ attemptTimeoutMs: 0 }, 'attemptTimeoutMs'],
+    ];
+    for (const [options, name] of cases) {
+      await expect(mock.completePayment(data.payment_id, 'SUCCESS', options)).rejects.toThrow(
+        new RangeError(`${name} must be ${name === 'retryDelaysMs' ? 'whole numbers of milliseconds from 0' : 'a whole number of milliseconds from 1'} to 2147483647`),
+      );
+    }
+    expect(mock.getPayment(data.payment_id)?.status).toBe('PROCESSING');
+    expect(received.filter((r) => r.body.payment_id === data.payment_id)).toEqual([]);
   });
 });
 

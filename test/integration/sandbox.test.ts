@@ -43,6 +43,10 @@ describe('fault options', () => {
     await expect(createSandbox({ latencyMs: -1 })).rejects.toThrow(/latencyMs/);
     await expect(createSandbox({ callbackUrl: 'ftp://x' })).rejects.toThrow(/callbackUrl/);
   });
+
+  it('refuses a latencyMs a timer cannot hold (every answer would wait 1 ms, not the latency asked)', async () => {
+    await expect(createSandbox({ latencyMs: 3e9 })).rejects.toThrow(new RangeError('latencyMs must be a whole number of milliseconds from 0 to 2147483647'));
+  });
 });
 
 describe('only its own pages drive it', () => {

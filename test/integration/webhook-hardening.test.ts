@@ -21,6 +21,7 @@ import {
 } from '../../src/webhooks/index.js';
 import { API_KEY, NOW, callback, headersFor, sign, baseBody, type Callback } from '../fixtures/webhook-vectors-helpers.js';
 import { asListener } from '../helpers/real-server.js';
+import { ConfigurationError } from '../../src/index.js';
 
 const verifier = new WebhookVerifier({ apiKey: API_KEY, clock: () => NOW });
 
@@ -313,6 +314,42 @@ describe('slow and oversized bodies', () => {
     const response = await handle(new Request('http://127.0.0.1/', { method: 'POST', body: stalled, duplex: 'half' } as RequestInit));
     expect(response.status).toBe(408);
     expect(onEvent).not.toHaveBeenCalled();
+  });
+
+  it('a bodyTimeoutMs beyond what a timer holds is refused when the adapter is made, not fired after 1 ms as a 408', async () => {
+    const onEvent = vi.fn();
+    for (const bodyTimeoutMs of [3e9, 1.5, Number.POSITIVE_INFINITY]) {
+      for (const make of [() => createNodeHandler({ verifier, onEvent, bodyTimeoutMs }), () => createWebHandler({ verifier, onEvent }, { bodyTimeoutMs })]) {
+        let caught: unknown;
+        try {
+          make();
+        } catch (error) {
+          caught = error;
+        }
+        expect(caught).toBeInstanceOf(ConfigurationError);
+        expect((caught as ConfigurationError).field).toBe('bodyTimeoutMs');
+        expect((caught as ConfigurationError).message).toBe('bodyTimeoutMs must be a whole number of milliseconds from 1 to 2147483647');
+      }
+    }
+
+    // The longest a timer holds is taken, and waits: a body in two halves 100 ms apart is read whole.
+    const server = createServer(asListener(createNodeHandler({ verifier, onEvent, bodyTimeoutMs: 2_147_483_647 })));
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const cb = await sign(baseBody({ payment_id: 'PAY_SLOW_HALVES' }));
+    const status = await new Promise<number | undefined>((resolve) => {
+      const req = request(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { method: 'POST', headers: headersFor(cb.body) });
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      });
+      req.on('error', () => resolve(undefined));
+      const half = Math.floor(cb.raw.length / 2);
+      req.write(cb.raw.slice(0, half));
+      setTimeout(() => req.end(cb.raw.slice(half)), 100);
+    });
+    expect(status).toBe(200);
+    expect(onEvent).toHaveBeenCalledTimes(1);
   });
 
   it.each([

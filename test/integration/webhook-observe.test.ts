@@ -7,7 +7,7 @@ import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../src/index.js';
 import { signCallback } from '../../src/testing/index.js';
-import { deriveSigningKeyBytesWeb } from '../../src/webhooks/signature.js';
+import { deriveSigningKeyBytesWeb } from '../../src/webhooks/signing-scheme.js';
 import { createWebhookHandler } from '../../src/webhooks/index.js';
 import { expectNoSecret } from '../helpers/observe-capture.js';
 

@@ -1,7 +1,9 @@
 /**
  * test/unit mirrors src: every src module with logic of its own (a function, method or class
  * body) has its unit test at `test/unit/<same path>.test.ts`, or `<same path>-<topic>.test.ts`
- * when one module's tests are split by topic (webhooks/run-once-on-error.test.ts). Modules of
+ * when one module's tests are split by topic (webhooks/run-once-on-error.test.ts). A test counts
+ * for one module only, the longest name it fits: `claim-and-run.test.ts` is claim-and-run.ts's,
+ * never claim.ts's (whose topic test is claim-lost.test.ts). Modules of
  * declarations only (types, constants, re-exports) need none. The few tested only through the
  * public API are listed below, each with why and where; a module that gains a unit test, or
  * disappears, must leave the list, so neither the mirror nor the list can rot unnoticed.
@@ -60,7 +62,7 @@ const TESTED_THROUGH_INTEGRATION: Readonly<Record<string, string>> = {
   'sandbox/command.ts': 'argument handling and exit codes: test/integration/sandbox.test.ts, test/integration/sandbox-data.test.ts',
   'sandbox/dashboard.ts': 'pages in a real browser: test/browser/sandbox.test.ts',
   'sandbox/data-shape.ts': 'a table of broken --data files through createSandbox: test/integration/sandbox-data.test.ts',
-  'sandbox/deliveries.ts': 'callback deliveries to a real server: test/integration/sandbox.test.ts, test/browser/sandbox.test.ts',
+  'sandbox/delivery-log.ts': 'the log of callback deliveries to a real server: test/integration/sandbox.test.ts, test/browser/sandbox.test.ts',
   'sandbox/http.ts': 'request handling over HTTP: test/integration/sandbox.test.ts',
   'sandbox/pages/layout.ts': 'pages in a real browser: test/browser/sandbox.test.ts',
   'sandbox/pages/payment.ts': 'the payment page in a real browser: test/browser/sandbox.test.ts',
@@ -68,7 +70,7 @@ const TESTED_THROUGH_INTEGRATION: Readonly<Record<string, string>> = {
   'sandbox/server.ts': 'a listening sandbox: test/integration/sandbox.test.ts, test/integration/sandbox-data.test.ts',
 
   // The mock is itself a test tool; its contract is the service's, tested over HTTP.
-  'testing/callbacks.ts': 'callbacks the mock sends: test/integration/mock-callbacks.test.ts',
+  'testing/callback-sender.ts': 'callbacks the mock (and the sandbox) sends: test/integration/mock-callbacks.test.ts',
   'testing/dispatcher.ts': 'every route over HTTP: test/integration/mock-payments.test.ts, test/integration/mock-withdrawals.test.ts',
   'testing/faults.ts': 'every fault through the client: test/integration/mock-faults.test.ts, test/integration/fault-matrix.test.ts',
   'testing/mock-gateway.ts': 'in Node and other runtimes: test/integration/mock-serve.test.ts, test/runtimes/conformance.test.ts',
@@ -104,10 +106,15 @@ function hasLogic(path: string): boolean {
 const src = join(root, 'src');
 const unitTests = new Set(files(join(root, 'test/unit'), join(root, 'test/unit')));
 const modules = files(src, src);
-const hasUnitTest = (module: string) => {
-  const stem = module.replace(/\.ts$/, '');
-  return unitTests.has(`${stem}.test.ts`) || [...unitTests].some((test) => test.startsWith(`${stem}-`) && test.endsWith('.test.ts'));
-};
+const stems = modules.map((module) => module.replace(/\.ts$/, ''));
+
+/** The module a test file is the unit test of: the longest module stem it is named for (`<stem>.test.ts`, `<stem>-<topic>.test.ts`). */
+function moduleOf(test: string): string | undefined {
+  const named = stems.filter((stem) => test === `${stem}.test.ts` || (test.startsWith(`${stem}-`) && test.endsWith('.test.ts')));
+  return named.sort((a, b) => b.length - a.length)[0];
+}
+
+const hasUnitTest = (module: string) => [...unitTests].some((test) => moduleOf(test) === module.replace(/\.ts$/, ''));
 
 describe('test/unit mirrors src', () => {
   it('finds the modules and tells logic from declarations', () => {
@@ -116,6 +123,15 @@ describe('test/unit mirrors src', () => {
     expect(hasLogic(join(src, 'core/tokens/store.ts'))).toBe(true);
     expect(hasLogic(join(src, 'index.ts'))).toBe(false);
     expect(hasLogic(join(src, 'testing/types/records.ts'))).toBe(false);
+  });
+
+  it('counts a test for the one module with the longest name it fits', () => {
+    expect(moduleOf('webhooks/claim-and-run.test.ts')).toBe('webhooks/claim-and-run');
+    expect(moduleOf('webhooks/claim-lost.test.ts')).toBe('webhooks/claim');
+    expect(moduleOf('webhooks/run-once-on-error.test.ts')).toBe('webhooks/run-once');
+    expect(moduleOf('core/pacing/memory-limiter-edge-probe.test.ts')).toBe('core/pacing/memory-limiter');
+    expect(moduleOf('webhooks/properties.test.ts')).toBeUndefined();
+    expect(moduleOf('webhooks/signature-match.test.ts')).toBe('webhooks/signature-match');
   });
 
   it('every module with logic has its unit test, or is listed as tested through integration', () => {

@@ -27,11 +27,11 @@ describe('public entries', () => {
   // for a name that exists, so a rename inside src/webhooks fails here instead of leaving a
   // check that passes for ever.
   it.each([
-    ['parseTimestamp', 'timestamp.js'],
+    ['parseTimestamp', 'timestamp-parse.js'],
     ['idempotencyKey', 'handler.js'],
     ['toWebhookHandler', 'handler.js'],
-    ['nodeCrypto', 'signature.js'],
-    ['buildSignedString', 'signature.js'],
+    ['nodeCrypto', 'signing-scheme.js'],
+    ['buildSignedString', 'signing-scheme.js'],
     ['readSignedParts', 'request-parts.js'],
     ['hasTerminalStatus', 'events.js'],
   ])('myr-gateway/webhooks does not export the internal %s (src/webhooks/%s)', async (name, module) => {

@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { ConfigurationError } from '../../core/errors/base.js';
+import { milliseconds } from '../../core/milliseconds.js';
 import { WebhookVerificationError } from '../errors.js';
 import { toWebhookHandler } from '../handler.js';
 import { webhookLog } from '../log.js';
@@ -30,6 +31,8 @@ export interface WebhookAdapterOptions {
   /**
    * How long the whole body may take to arrive, in ms; a slower one gets 408. The
    * gateway sends its few hundred bytes at once, so only a stalling sender hits this.
+   * A whole number from 1 to 2^31 − 1 (a timer's ceiling); anything else is a
+   * `ConfigurationError` when the adapter is made.
    *
    * @example
    * ```ts
@@ -44,10 +47,14 @@ export interface WebhookAdapterOptions {
 /** An adapter takes a ready handler, or the handler's options (adapter options may be mixed in). */
 export type WebhookAdapterInput<Tx = undefined> = WebhookHandler | (WebhookHandlerOptions<Tx> & WebhookAdapterOptions);
 
-function limit<Tx>(name: keyof WebhookAdapterOptions, input: WebhookAdapterInput<Tx>, options: WebhookAdapterOptions | undefined, fallback: number): number {
-  const value = options?.[name] ?? (input as WebhookAdapterOptions)[name] ?? fallback; // the options may sit on either form of input; an absent one is undefined
+/** An adapter option, from the adapter's options first, else from the handler's (either form of input may carry it). */
+function given<Tx>(name: keyof WebhookAdapterOptions, input: WebhookAdapterInput<Tx>, options: WebhookAdapterOptions | undefined): unknown {
+  return options?.[name] ?? (input as WebhookAdapterOptions)[name]; // an absent one is undefined
+}
+
+function byteLimit(value: unknown): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new ConfigurationError(`${name} must be a positive number`, name);
+    throw new ConfigurationError('maxBodyBytes must be a positive number', 'maxBodyBytes');
   }
   return value;
 }
@@ -59,8 +66,9 @@ export function resolveAdapter<Tx>(
 ): { handler: WebhookHandler; limits: BodyLimits } {
   const handler = toWebhookHandler(input);
   const limits = {
-    maxBodyBytes: limit('maxBodyBytes', input, options, 65_536),
-    bodyTimeoutMs: limit('bodyTimeoutMs', input, options, 10_000),
+    maxBodyBytes: byteLimit(given('maxBodyBytes', input, options) ?? 65_536),
+    // The SDK's one millisecond rule: a timer given more than it holds would fire after 1 ms.
+    bodyTimeoutMs: milliseconds(given('bodyTimeoutMs', input, options) ?? 10_000, 'bodyTimeoutMs'),
   };
   return { handler, limits };
 }

@@ -19,7 +19,7 @@ import {
   type ResponseInfo,
 } from '../../../src/index.js';
 import { withResponse } from '../../../src/core/observe/events.js';
-import type { RequestOptions } from '../../../src/core/call-spec.js';
+import type { RequestOptions } from '../../../src/core/call/call-spec.js';
 import type { AnswerCheck } from '../../../src/core/validate.js';
 import { CLOCK_TOLERANCE_MS } from '../../../src/resources/ownership.js';
 import { createdPayment, reconcile, type SentPayment } from '../../../src/resources/reconcile.js';

@@ -1,7 +1,7 @@
 import { createHash, createHmac, hkdfSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { signCallback } from '../../../src/testing/index.js';
-import { buildSignedString } from '../../../src/webhooks/signature.js';
+import { buildSignedString } from '../../../src/webhooks/signing-scheme.js';
 
 function independentSignature(apiKey: string, body: Parameters<typeof buildSignedString>[0]): string {
   const digest = createHash('sha256').update(apiKey, 'utf8').digest();

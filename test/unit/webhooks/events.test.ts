@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { TERMINAL_STATUSES, hasTerminalStatus, toEvent, type SignedEventFields } from '../../../src/webhooks/events.js';
-import type { SignedCallbackFields } from '../../../src/webhooks/signature.js';
+import type { SignedCallbackFields } from '../../../src/webhooks/signing-scheme.js';
 import { DEPOSIT_BODY, SIGNED_CALLBACK_FIELDS as SIGNED } from '../../fixtures/webhook-vectors-helpers.js';
 
 const SIGNATURE = 'ab'.repeat(32);

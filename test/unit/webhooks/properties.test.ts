@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { WebhookVerificationError, WebhookVerifier, type WebhookEvent } from '../../../src/webhooks/index.js';
-import { parseTimestamp } from '../../../src/webhooks/timestamp.js';
+import { parseTimestamp } from '../../../src/webhooks/timestamp-parse.js';
 import { API_KEY, NOW, headersFor, sign, type CallbackBody } from '../../fixtures/webhook-vectors-helpers.js';
 
 const NUM_RUNS = Number(process.env.FC_RUNS ?? 10_000);

@@ -8,7 +8,7 @@ import { createHash, createHmac, hkdfSync } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebhookVerifier } from '../../../src/webhooks/verifier.js';
 import { callbackHeaders, signCallback, type CallbackBody } from '../../../src/webhooks/sign.js';
-import { SignedStringError } from '../../../src/webhooks/signature.js';
+import { SignedStringError } from '../../../src/webhooks/signing-scheme.js';
 
 afterEach(() => {
   vi.useRealTimers();

@@ -15,8 +15,8 @@ import {
   deriveSigningKeyWeb,
   signCallbackFields,
   type SignedCallbackFields,
-} from '../../../src/webhooks/signature.js';
-import { parseTimestamp } from '../../../src/webhooks/timestamp.js';
+} from '../../../src/webhooks/signing-scheme.js';
+import { parseTimestamp } from '../../../src/webhooks/timestamp-parse.js';
 import { hideNodeCrypto } from '../../fixtures/no-node-crypto.js';
 import { vectorRawBody, vectors } from '../../fixtures/webhook-vectors-helpers.js';
 

@@ -7,8 +7,8 @@ import {
   WebhookVerifier,
   type WebhookVerificationReason,
 } from '../../../src/webhooks/index.js';
-import { parseTimestamp } from '../../../src/webhooks/timestamp.js';
-import { deriveSigningKeyBytesWeb } from '../../../src/webhooks/signature.js';
+import { parseTimestamp } from '../../../src/webhooks/timestamp-parse.js';
+import { deriveSigningKeyBytesWeb } from '../../../src/webhooks/signing-scheme.js';
 import { hideNodeCrypto } from '../../fixtures/no-node-crypto.js';
 import { API_KEY, NOW, OTHER_KEY, baseBody, callback, headersFor, sign, type Callback } from '../../fixtures/webhook-vectors-helpers.js';
 

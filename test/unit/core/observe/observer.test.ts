@@ -3,7 +3,7 @@
  * span when it succeeds at once, is retried, or fails; which lines each `logLevel` lets through;
  * that a throwing hook, logger or tracer never changes the call; that nothing is paid when
  * nothing listens; and that no api key, token or account number reaches any outlet. Calls are
- * driven by hand through the CallTrace methods, in the order src/core/transport.ts calls them,
+ * driven by hand through the CallTrace methods, in the order src/core/call/transport.ts calls them,
  * with an injected clock.
  */
 import { trace as otelTrace } from '@opentelemetry/api';

@@ -113,7 +113,9 @@ describe('resolveAdapter', () => {
       }
       expect(caught).toBeInstanceOf(ConfigurationError);
       expect((caught as ConfigurationError).field).toBe(name);
-      expect((caught as ConfigurationError).message).toBe(`${name} must be a positive number`);
+      expect((caught as ConfigurationError).message).toBe(
+        name === 'bodyTimeoutMs' ? 'bodyTimeoutMs must be a whole number of milliseconds from 1 to 2147483647' : `${name} must be a positive number`,
+      );
       expect((caught as ConfigurationError).message).not.toContain(API_KEY);
     }
   });

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { decide, isTokenRefusal } from './policy.js';
+import { decide, isTokenRefusal } from '../policy.js';
 import { outcomeUnknownError, stoppedError } from './call-errors.js';
 import type { CallEnv, CallState } from './call-state.js';
 

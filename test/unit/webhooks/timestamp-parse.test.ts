@@ -1,11 +1,11 @@
 /**
- * src/webhooks/timestamp.ts on its own: the strict ISO 8601 reader of the callback
+ * src/webhooks/timestamp-parse.ts on its own: the strict ISO 8601 reader of the callback
  * `timestamp`. It must agree with the calendar (Date.UTC is the oracle here) on every form it
  * accepts, read a missing zone as UTC (the spec's timestamp is UTC), and answer NaN for
  * everything `Date.parse` would guess at (Feb 30, 24:00, leap seconds, free text).
  */
 import { describe, expect, it } from 'vitest';
-import { parseTimestamp } from '../../../src/webhooks/timestamp.js';
+import { parseTimestamp } from '../../../src/webhooks/timestamp-parse.js';
 
 const HOUR = 3_600_000;
 const MINUTE = 60_000;

@@ -1,9 +1,9 @@
 /**
- * src/core/call-deadline.ts on its own: per-call option checks, the deadline on the real-time
+ * src/core/call/call-deadline.ts on its own: per-call option checks, the deadline on the real-time
  * clock (performance.now, driven here by a spy: no test waits).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CallDeadline } from '../../../src/core/call-deadline.js';
+import { CallDeadline } from '../../../../src/core/call/call-deadline.js';
 
 afterEach(() => vi.restoreAllMocks());
 

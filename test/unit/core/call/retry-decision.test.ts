@@ -1,14 +1,14 @@
 /**
- * src/core/retry-decision.ts through the transport (test/helpers/transport-harness.ts): which
+ * src/core/call/retry-decision.ts through the transport (test/helpers/transport-harness.ts): which
  * failures are sent again and after what wait, that a money-moving request that may have been
  * processed is never sent again blindly (and that the failure says so), and the token renewal
  * the policy grants after TOKEN_EXPIRED.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { InvalidRequestError, MyrGatewayError } from '../../../src/core/errors/base.js';
-import { OutcomeUnknownError } from '../../../src/core/errors/outcome.js';
-import { AuthenticationError, DuplicateReferenceError, NotFoundError, PermissionDeniedError, RateLimitError, ServiceUnavailableError } from '../../../src/core/errors/service.js';
-import { RETRY, json, failure, success, fetchFailed, hang, harness, status, createPayment, withdraw, rejection, type Step } from '../../helpers/transport-harness.js';
+import { InvalidRequestError, MyrGatewayError } from '../../../../src/core/errors/base.js';
+import { OutcomeUnknownError } from '../../../../src/core/errors/outcome.js';
+import { AuthenticationError, DuplicateReferenceError, NotFoundError, PermissionDeniedError, RateLimitError, ServiceUnavailableError } from '../../../../src/core/errors/service.js';
+import { RETRY, json, failure, success, fetchFailed, hang, harness, status, createPayment, withdraw, rejection, type Step } from '../../../helpers/transport-harness.js';
 
 afterEach(() => {
   vi.useRealTimers();

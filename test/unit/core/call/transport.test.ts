@@ -1,16 +1,16 @@
 /**
- * src/core/transport.ts: a call started, run by ky and answered, and ky's `fetch` wrapper that
+ * src/core/call/transport.ts: a call started, run by ky and answered, and ky's `fetch` wrapper that
  * sees each attempt once, over the harness of test/helpers/transport-harness.ts. Asserted: what
  * a successful call returns and the metadata it reports, an attempt abandoned at its timeout,
  * and that neither the api key nor an access token reaches a thrown error or a log line.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { inspect } from 'node:util';
-import { type CallSpec } from '../../../src/core/call-spec.js';
-import { accountNumberRedactor } from '../../../src/core/redact.js';
-import { InvalidRequestError } from '../../../src/core/errors/base.js';
-import { ConnectionError } from '../../../src/core/errors/service.js';
-import { START, MERCHANT_ID, API_KEY, RETRY, json, failure, success, fetchFailed, hang, harness, status, withdraw, rejection } from '../../helpers/transport-harness.js';
+import { type CallSpec } from '../../../../src/core/call/call-spec.js';
+import { accountNumberRedactor } from '../../../../src/core/redact.js';
+import { InvalidRequestError } from '../../../../src/core/errors/base.js';
+import { ConnectionError } from '../../../../src/core/errors/service.js';
+import { START, MERCHANT_ID, API_KEY, RETRY, json, failure, success, fetchFailed, hang, harness, status, withdraw, rejection } from '../../../helpers/transport-harness.js';
 
 afterEach(() => {
   vi.useRealTimers();

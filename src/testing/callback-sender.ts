@@ -10,6 +10,7 @@ import type { MockRecord } from './state.js';
 import { maskAccountNumber } from '../schemas/withdrawals.js';
 import { GATEWAY_RETRY_DELAYS_MS } from '../webhooks/delivery-policy.js';
 import { wait as sleep } from '../core/wait.js';
+import { isMilliseconds, MAX_TIMER_MS } from '../core/milliseconds.js';
 
 /**
  * The fetch to deliver callbacks with when none is configured: the global one as it is when the
@@ -98,6 +99,20 @@ function describe(error: unknown): string {
 }
 
 const ok = (a: CallbackAttempt) => a.status !== undefined && a.status >= 200 && a.status <= 299;
+
+/**
+ * The sender's time options, by the SDK's one millisecond rule (a timer given more than 2^31 − 1
+ * ms fires after 1 ms): a RangeError naming the option, thrown before the record changes.
+ */
+export function checkCallbackOptions(options: CallbackOptions): void {
+  const { retryDelaysMs, attemptTimeoutMs } = options;
+  if (retryDelaysMs !== undefined && !(Array.isArray(retryDelaysMs) && retryDelaysMs.every((delay) => isMilliseconds(delay, 0)))) {
+    throw new RangeError(`retryDelaysMs must be whole numbers of milliseconds from 0 to ${MAX_TIMER_MS}`);
+  }
+  if (attemptTimeoutMs !== undefined && !isMilliseconds(attemptTimeoutMs)) {
+    throw new RangeError(`attemptTimeoutMs must be a whole number of milliseconds from 1 to ${MAX_TIMER_MS}`);
+  }
+}
 
 /** Signs and delivers one callback with retries; resolves when delivery ended. */
 export async function deliverCallback(job: CallbackJob): Promise<CallbackDelivery> {

@@ -5,10 +5,10 @@
  *
  * @module
  */
-import { AbortError, TimeoutError } from './errors/service.js';
-import { MyrGatewayError } from './errors/base.js';
-import { OutcomeUnknownError } from './errors/outcome.js';
-import { isAtMostOnce, outcomeUnknownAdvice } from './policy.js';
+import { AbortError, TimeoutError } from '../errors/service.js';
+import { MyrGatewayError } from '../errors/base.js';
+import { OutcomeUnknownError } from '../errors/outcome.js';
+import { isAtMostOnce, outcomeUnknownAdvice } from '../policy.js';
 import type { CallSpec } from './call-spec.js';
 import type { CallState } from './call-state.js';
 

@@ -1,10 +1,10 @@
 /**
- * src/core/retry-options.ts on its own: the defaults, and the refusal of settings that would make
+ * src/core/call/retry-options.ts on its own: the defaults, and the refusal of settings that would make
  * the backoff meaningless.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError, MyrGateway } from '../../../src/index.js';
-import { resolveRetryOptions } from '../../../src/core/retry-options.js';
+import { ConfigurationError, MyrGateway } from '../../../../src/index.js';
+import { resolveRetryOptions } from '../../../../src/core/call/retry-options.js';
 
 describe('resolveRetryOptions', () => {
   it("fills in the spec's guidance: 3 retries, 1 s doubling, up to 1 s jitter", () => {

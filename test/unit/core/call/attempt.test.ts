@@ -1,5 +1,5 @@
 /**
- * src/core/attempt.ts on its own: one HTTP exchange and what it means. `sendAttempt` is driven by
+ * src/core/call/attempt.ts on its own: one HTTP exchange and what it means. `sendAttempt` is driven by
  * a scripted fake fetch (never the network); `judgeAttempt` by answers built as
  * the service, its rate limiter or a proxy would send them. What is asserted is what the
  * transport and the token limiter decide on: the kind of ending, whether the request may have
@@ -7,8 +7,8 @@
  * the service may echo back never reach an error message.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type Attempt, attemptReport, type Endpoint, judgeAttempt, sendAttempt } from '../../../src/core/attempt.js';
-import { ConfigurationError, InvalidRequestError, type MyrGatewayError } from '../../../src/core/errors/base.js';
+import { type Attempt, attemptReport, type Endpoint, judgeAttempt, sendAttempt } from '../../../../src/core/call/attempt.js';
+import { ConfigurationError, InvalidRequestError, type MyrGatewayError } from '../../../../src/core/errors/base.js';
 import {
   ApiError,
   AuthenticationError,
@@ -19,9 +19,9 @@ import {
   RateLimitError,
   ServiceUnavailableError,
   TimeoutError,
-} from '../../../src/core/errors/service.js';
-import { redactSecret } from '../../../src/core/redact.js';
-import { readAnswerTiming } from '../../../src/core/pacing/rate-limit-headers.js';
+} from '../../../../src/core/errors/service.js';
+import { redactSecret } from '../../../../src/core/redact.js';
+import { readAnswerTiming } from '../../../../src/core/pacing/rate-limit-headers.js';
 
 const NOW = Date.parse('2026-03-01T10:00:00.000Z');
 const API_KEY = 'sk_live_attempt_5f2c9e';
@@ -167,7 +167,7 @@ describe('sendAttempt', () => {
   });
 
   // Which limit cut it (ky's attempt timeout, the total timeout, the caller) is the transport's
-  // to tell: test/unit/core/transport.test.ts ('an attempt') and test/unit/core/call-errors.test.ts.
+  // to tell: test/unit/core/call/transport.test.ts ('an attempt') and test/unit/core/call/call-errors.test.ts.
   it('hands fetch the signal it was given, and ends as a timeout when that signal aborts', async () => {
     const controller = new AbortController();
     const { sent, fetch } = scriptedFetch(hang);

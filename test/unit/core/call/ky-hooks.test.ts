@@ -1,14 +1,14 @@
 /**
- * src/core/ky-hooks.ts through the transport (test/helpers/transport-harness.ts): what runs
+ * src/core/call/ky-hooks.ts through the transport (test/helpers/transport-harness.ts): what runs
  * before each attempt (the backoff wait, the bearer token, the pacing slot, the token limiter)
  * and how a call that stops there ends.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type TokenAttemptReport } from '../../../src/core/tokens/shared.js';
-import { Pacer } from '../../../src/core/pacing/pacer.js';
-import { type RateBucket, type RateLimiter, type RateLimitObservation } from '../../../src/core/pacing/limiter.js';
-import { AbortError, AuthenticationError, RateLimitError } from '../../../src/core/errors/service.js';
-import { RETRY, json, failure, success, fetchFailed, harness, status, createPayment, withdraw, rejection } from '../../helpers/transport-harness.js';
+import { type TokenAttemptReport } from '../../../../src/core/tokens/shared.js';
+import { Pacer } from '../../../../src/core/pacing/pacer.js';
+import { type RateBucket, type RateLimiter, type RateLimitObservation } from '../../../../src/core/pacing/limiter.js';
+import { AbortError, AuthenticationError, RateLimitError } from '../../../../src/core/errors/service.js';
+import { RETRY, json, failure, success, fetchFailed, harness, status, createPayment, withdraw, rejection } from '../../../helpers/transport-harness.js';
 
 afterEach(() => {
   vi.useRealTimers();

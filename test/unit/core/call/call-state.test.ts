@@ -1,13 +1,13 @@
 /**
- * src/core/call-state.ts: what a call starts with. Its body is serialized once, before the
+ * src/core/call/call-state.ts: what a call starts with. Its body is serialized once, before the
  * first attempt, so every attempt sends the same bytes (a retried payment create must carry the
  * same reference_id); and nothing is decided yet.
  */
 import { describe, expect, it } from 'vitest';
-import { CallDeadline } from '../../../src/core/call-deadline.js';
-import type { CallSpec } from '../../../src/core/call-spec.js';
-import { CallState } from '../../../src/core/call-state.js';
-import { CallTrace, Observer } from '../../../src/core/observe/observer.js';
+import { CallDeadline } from '../../../../src/core/call/call-deadline.js';
+import type { CallSpec } from '../../../../src/core/call/call-spec.js';
+import { CallState } from '../../../../src/core/call/call-state.js';
+import { CallTrace, Observer } from '../../../../src/core/observe/observer.js';
 
 function start(spec: CallSpec): CallState {
   const observer = new Observer({ now: () => 0, tracer: false, logLevel: 'off' }, 'unit');

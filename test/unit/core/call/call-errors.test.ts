@@ -1,18 +1,18 @@
 /**
- * src/core/call-errors.ts: the error a call ends with when its signal or its total timeout
+ * src/core/call/call-errors.ts: the error a call ends with when its signal or its total timeout
  * stopped it, or when a money-moving request may have been processed; through the transport
  * (test/helpers/transport-harness.ts), and on its own for the messages.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MyrGatewayError } from '../../../src/core/errors/base.js';
-import { CallDeadline } from '../../../src/core/call-deadline.js';
-import type { CallSpec } from '../../../src/core/call-spec.js';
-import { CallState } from '../../../src/core/call-state.js';
-import { outcomeUnknownError, stoppedError } from '../../../src/core/call-errors.js';
-import { CallTrace, Observer } from '../../../src/core/observe/observer.js';
-import { OutcomeUnknownError } from '../../../src/core/errors/outcome.js';
-import { AbortError, ServiceUnavailableError, TimeoutError } from '../../../src/core/errors/service.js';
-import { failure, hang, harness, status, createPayment, withdraw, rejection } from '../../helpers/transport-harness.js';
+import { MyrGatewayError } from '../../../../src/core/errors/base.js';
+import { CallDeadline } from '../../../../src/core/call/call-deadline.js';
+import type { CallSpec } from '../../../../src/core/call/call-spec.js';
+import { CallState } from '../../../../src/core/call/call-state.js';
+import { outcomeUnknownError, stoppedError } from '../../../../src/core/call/call-errors.js';
+import { CallTrace, Observer } from '../../../../src/core/observe/observer.js';
+import { OutcomeUnknownError } from '../../../../src/core/errors/outcome.js';
+import { AbortError, ServiceUnavailableError, TimeoutError } from '../../../../src/core/errors/service.js';
+import { failure, hang, harness, status, createPayment, withdraw, rejection } from '../../../helpers/transport-harness.js';
 
 afterEach(() => {
   vi.useRealTimers();

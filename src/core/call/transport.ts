@@ -10,7 +10,7 @@
  * @module
  */
 import ky from 'ky';
-import type { TokenAttemptHook, TokenManager } from './tokens/manager.js';
+import type { TokenAttemptHook, TokenManager } from '../tokens/manager.js';
 import { type Attempt, attemptReport, type Endpoint, judgeAttempt, sendAttempt } from './attempt.js';
 import { CallDeadline } from './call-deadline.js';
 import type { CallAnswer, CallOutcome, CallSpec, RequestOptions } from './call-spec.js';
@@ -18,12 +18,12 @@ import { CallState } from './call-state.js';
 import { stoppedError } from './call-errors.js';
 import { kyFailure, kyHooks } from './ky-hooks.js';
 import { shouldRetry } from './retry-decision.js';
-import { millisecondsSetting, retriesSetting, signalSetting } from './settings.js';
-import type { Pacer } from './pacing/pacer.js';
-import type { RateLimitInfo } from './pacing/rate-limit-headers.js';
+import { millisecondsSetting, retriesSetting, signalSetting } from '../settings.js';
+import type { Pacer } from '../pacing/pacer.js';
+import type { RateLimitInfo } from '../pacing/rate-limit-headers.js';
 import type { ResolvedRetryOptions } from './retry-options.js';
-import { CallTrace, type Observer } from './observe/observer.js';
-import { bothRedact } from './redact.js';
+import { CallTrace, type Observer } from '../observe/observer.js';
+import { bothRedact } from '../redact.js';
 
 /** The settings the transport runs with (resolved by the client). */
 export interface TransportConfig {

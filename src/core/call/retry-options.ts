@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { ConfigurationError } from './errors/base.js';
-import { isMilliseconds, MAX_TIMER_MS } from './milliseconds.js';
-import { DEFAULTS, retriesSetting } from './settings.js';
+import { ConfigurationError } from '../errors/base.js';
+import { isMilliseconds, MAX_TIMER_MS } from '../milliseconds.js';
+import { DEFAULTS, retriesSetting } from '../settings.js';
 
 /** Retry settings of a client; the defaults follow the spec's retry guidance. */
 export interface RetryOptions {

@@ -5,15 +5,15 @@
  *
  * @module
  */
-import { errorFromResponse } from './errors/from-response.js';
-import { connectionError, type ConnectionStage, connectionStage, systemErrorOf } from './errors/connection.js';
-import { alsoRedact, type Redact } from './redact.js';
-import type { MyrGatewayError } from './errors/base.js';
-import { isRetryable, type AttemptFailure } from './policy.js';
-import type { AnswerTiming, RateLimitInfo } from './pacing/rate-limit-headers.js';
-import { readAnswerTiming } from './pacing/rate-limit-headers.js';
-import { TimeoutError } from './errors/service.js';
-import type { TokenAttemptReport } from './tokens/shared.js';
+import { errorFromResponse } from '../errors/from-response.js';
+import { connectionError, type ConnectionStage, connectionStage, systemErrorOf } from '../errors/connection.js';
+import { alsoRedact, type Redact } from '../redact.js';
+import type { MyrGatewayError } from '../errors/base.js';
+import { isRetryable, type AttemptFailure } from '../policy.js';
+import type { AnswerTiming, RateLimitInfo } from '../pacing/rate-limit-headers.js';
+import { readAnswerTiming } from '../pacing/rate-limit-headers.js';
+import { TimeoutError } from '../errors/service.js';
+import type { TokenAttemptReport } from '../tokens/shared.js';
 
 /** Where attempts are sent, and with which fetch: fixed per client (built by the transport). */
 export interface Endpoint {

@@ -7,7 +7,7 @@
  * @module
  */
 import { type Hooks, isTimeoutError } from 'ky';
-import { AuthenticationError } from './errors/service.js';
+import { AuthenticationError } from '../errors/service.js';
 import { stoppedError } from './call-errors.js';
 import { CallState, type CallEnv } from './call-state.js';
 import { shouldRetry } from './retry-decision.js';

@@ -1,5 +1,5 @@
 /**
- * src/webhooks/signature.ts on its own: the one builder of the signed string (the spec's field
+ * src/webhooks/signing-scheme.ts on its own: the one builder of the signed string (the spec's field
  * order, amount and null rules, and the fields it refuses so that no two callbacks share a
  * string), the key derivation and the HMAC on both crypto paths. Expected signatures are
  * computed here with node:crypto directly, as the spec describes the scheme, never with the
@@ -20,7 +20,7 @@ import {
   nodeCrypto,
   signCallbackFields,
   type SignedCallbackFields,
-} from '../../../src/webhooks/signature.js';
+} from '../../../src/webhooks/signing-scheme.js';
 import { hideNodeCrypto } from '../../fixtures/no-node-crypto.js';
 import { SIGNED_CALLBACK_FIELDS as FIELDS } from '../../fixtures/webhook-vectors-helpers.js';
 
@@ -133,7 +133,7 @@ describe('buildSignedString', () => {
     delete (String.prototype as { isWellFormed?: unknown }).isWellFormed;
     try {
       vi.resetModules();
-      const fallback = await import('../../../src/webhooks/signature.js');
+      const fallback = await import('../../../src/webhooks/signing-scheme.js');
       expect(fallback.SignedStringError).not.toBe(SignedStringError); // a fresh evaluation, which saw no isWellFormed
       for (const text of ['ORDER\uD800', '\uDC00ORDER', '\uDC00\uD800', '\uD83DA', 'x\uDBFF']) {
         let problem: unknown;

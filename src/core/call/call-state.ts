@@ -4,15 +4,15 @@
  *
  * @module
  */
-import type { TokenAttemptHook, TokenManager } from './tokens/manager.js';
+import type { TokenAttemptHook, TokenManager } from '../tokens/manager.js';
 import type { Attempt, Judgement } from './attempt.js';
 import type { CallDeadline } from './call-deadline.js';
 import type { CallSpec } from './call-spec.js';
-import type { Pacer, PaceReport } from './pacing/pacer.js';
+import type { Pacer, PaceReport } from '../pacing/pacer.js';
 import type { ResolvedRetryOptions } from './retry-options.js';
-import type { CallTrace } from './observe/observer.js';
-import type { Redact } from './redact.js';
-import type { TokenAttemptReport } from './tokens/shared.js';
+import type { CallTrace } from '../observe/observer.js';
+import type { Redact } from '../redact.js';
+import type { TokenAttemptReport } from '../tokens/shared.js';
 
 /** The client's settings and services a call's hooks and retry decisions use. */
 export interface CallEnv {

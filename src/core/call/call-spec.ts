@@ -4,9 +4,9 @@
  *
  * @module
  */
-import type { Operation } from './policy.js';
-import type { ResponseInfo } from './observe/events.js';
-import type { Redact } from './redact.js';
+import type { Operation } from '../policy.js';
+import type { ResponseInfo } from '../observe/events.js';
+import type { Redact } from '../redact.js';
 
 /** Options every API method accepts as its last argument. */
 export interface RequestOptions {
