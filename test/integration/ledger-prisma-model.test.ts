@@ -1,0 +1,81 @@
+/**
+ * The Prisma model block of docs/ledger.md ("The ledger's table in your Prisma schema"), pasted
+ * into a merchant's schema: Prisma 7 generates a client from it (offline), the ledger's table is
+ * made by docs/migrations/postgres.sql on a real PostgreSQL 15, the webhook handler runs the
+ * ledger through that client (processed once, the resend a duplicate), and the model reads the
+ * ledger's rows: its names, `@@map` and types are the table's.
+ */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { fromPrisma, SqlLedger } from '../../src/sql/index.js';
+import { signCallback } from '../../src/testing/index.js';
+import { createWebhookHandler } from '../../src/webhooks/index.js';
+import { PostgresServer } from '../helpers/postgres.js';
+import { generatePrismaClient, removePrismaClients } from '../helpers/prisma.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const API_KEY = 'sk_test_prisma_model_01';
+
+/** The ```prisma block under the docs' heading, as a merchant copies it. */
+function modelBlock(): string {
+  const doc = readFileSync(join(ROOT, 'docs/ledger.md'), 'utf8');
+  const section = doc.slice(doc.indexOf("### The ledger's table in your Prisma schema"));
+  const block = /```prisma\n([\s\S]*?)\n```/.exec(section)?.[1];
+  if (block === undefined) throw new Error("docs/ledger.md has no prisma block under \"The ledger's table in your Prisma schema\"");
+  return block;
+}
+
+interface LedgerRow {
+  ledger_key: string;
+  mark_rank: number | null;
+  handled_statuses: number;
+  expires_at: bigint;
+  claim_id: bigint | null;
+}
+interface GeneratedClient {
+  myrWebhookLedger: { findMany(): Promise<LedgerRow[]> };
+  fulfilment: { count(args: { where: { payment_id: string } }): Promise<number> };
+  $executeRawUnsafe(query: string): Promise<number>;
+  $disconnect(): Promise<void>;
+}
+
+let postgres: PostgresServer;
+let prisma: GeneratedClient;
+
+beforeAll(async () => {
+  const generated = (await import(generatePrismaClient('postgresql', { models: `\n${modelBlock()}\n`, variant: '-ledger-model' }))) as {
+    PrismaClient: new (options: { adapter: unknown }) => GeneratedClient;
+  };
+  postgres = await PostgresServer.start();
+  prisma = new generated.PrismaClient({ adapter: new PrismaPg({ connectionString: postgres.url, max: 4 }) });
+  await prisma.$executeRawUnsafe('CREATE TABLE fulfilments (id SERIAL PRIMARY KEY, payment_id TEXT NOT NULL)');
+  for (const statement of readFileSync(join(ROOT, 'docs/migrations/postgres.sql'), 'utf8').split(';').map((s) => s.replace(/^--.*$/gm, '').trim())) {
+    if (statement !== '') await prisma.$executeRawUnsafe(statement);
+  }
+}, 120_000);
+afterAll(async () => {
+  await prisma?.$disconnect();
+  await postgres?.destroy();
+  removePrismaClients('-ledger-model');
+});
+
+it('the client generated with the docs’ model runs the ledger, and the model reads its rows', async () => {
+  const handler = createWebhookHandler({
+    verifier: { apiKey: API_KEY },
+    store: new SqlLedger(fromPrisma(prisma as unknown as Parameters<typeof fromPrisma>[0])),
+    onEvent: async (event, { tx }) => void (await (tx as unknown as { fulfilment: { create(args: { data: { payment_id: string } }): Promise<unknown> } }).fulfilment.create({ data: { payment_id: event.signed.payment_id } })),
+  });
+  const { rawBody, headers } = await signCallback(API_KEY, { payment_id: 'PAY_MODEL_1', reference_id: 'ORDERMODEL1', amount: 50, status: 'SUCCESS' });
+  expect((await handler.handle({ body: rawBody, headers })).body).toMatchObject({ outcome: 'processed' });
+  expect((await handler.handle({ body: rawBody, headers })).body).toMatchObject({ outcome: 'duplicate' });
+  expect(await prisma.fulfilment.count({ where: { payment_id: 'PAY_MODEL_1' } })).toBe(1);
+
+  const rows = await prisma.myrWebhookLedger.findMany();
+  expect(rows.length).toBeGreaterThanOrEqual(1);
+  for (const row of rows) {
+    expect(row).toMatchObject({ ledger_key: expect.any(String), handled_statuses: 0, expires_at: expect.any(BigInt) });
+    expect(row.expires_at > BigInt(Date.now())).toBe(true);
+  }
+}, 60_000);
