@@ -56,7 +56,10 @@ function refused(reply: unknown): WebhookClaim {
  * Keys are `<keyPrefix>webhook:<idempotency key>` (a payment id and status, or a
  * webhook id), and `<keyPrefix>webhook-lock:<payment id>`, `<keyPrefix>webhook-order:<payment id>`
  * for a payment's lock and high-water mark; values are `inflight:<claim TTL>:<random token>` or
- * `done` (a mark: the rank), always with a TTL.
+ * `done` (a mark: the rank), always with a TTL. A handled payment (every claim given its `order`)
+ * keeps its records and its mark `paymentRecordTtlMs` (30 days by default): a resend from the
+ * gateway's dashboard within that window is a duplicate, a late SUCCESS after its REFUNDED
+ * superseded.
  * A live claim is never shortened by another claimant's shorter TTL. No secret is stored. A value of any other shape (written by something else) is replaced
  * by the next claim and reported as `foreign_value`.
  *
