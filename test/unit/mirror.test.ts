@@ -36,7 +36,6 @@ const TESTED_THROUGH_INTEGRATION: Readonly<Record<string, string>> = {
   // Redis stores: their logic is Lua run by the server, so a fake client would test nothing.
   'redis/rate-limiter.ts': 'Lua on a real redis-server, both clients: test/integration/redis-rate-limiter.test.ts (the answers it checks: test/unit/redis/rate-scripts.test.ts)',
   'redis/token-store.ts': 'Lua on a real redis-server, both clients: test/integration/tokens/redis-token-store.test.ts',
-  'drizzle/ledger-table.ts': 'the tables as drizzle-kit sees them, against real databases: test/integration/ledger-drizzle-kit-push.test.ts (Postgres push), test/integration/ledger-migrations.test.ts (every dialect)',
   'redis/webhook-store.ts': 'Lua on a real redis-server, both clients: test/integration/redis-webhook-store.test.ts',
   'redis/server-check.ts': 'INFO answers of fake and real servers: test/integration/redis-topologies.test.ts',
   'redis/errors.ts': 'codes and messages: test/integration/redis-topologies.test.ts, test/unit/redis/client.test.ts',
