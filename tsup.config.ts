@@ -10,12 +10,13 @@ const entry = {
   'testing/index': 'src/testing/index.ts',
   'redis/index': 'src/redis/index.ts',
   'sql/index': 'src/sql/index.ts',
+  'drizzle/index': 'src/drizzle/index.ts',
 };
 
 // msw, the web frameworks, the Redis and SQL clients are peers of the subpaths that use them, never
 // bundled (myr-gateway/redis and myr-gateway/sql only use the client object they are given and
-// import none of them).
-const external = ['msw', 'msw/node', 'express', 'fastify', 'hono', 'koa', 'ioredis', 'redis', 'pg', 'postgres', 'mysql2', 'mysql2/promise', 'kysely', 'drizzle-orm'];
+// import none of them; myr-gateway/drizzle imports drizzle-orm's table builders, an optional peer).
+const external = ['msw', 'msw/node', 'express', 'fastify', 'hono', 'koa', 'ioredis', 'redis', 'pg', 'postgres', 'mysql2', 'mysql2/promise', 'kysely', 'drizzle-orm', 'drizzle-orm/pg-core', 'drizzle-orm/mysql-core', 'drizzle-orm/sqlite-core'];
 
 /**
  * The `myr-gateway` bin (`npx myr-gateway sandbox`): one ESM file, no declarations, no wrapper.
@@ -62,6 +63,7 @@ const SHARED_GROUP: Record<keyof typeof entry, string> = {
   'webhooks/index': 'shared',
   'redis/index': 'shared-client',
   'sql/index': 'shared-client',
+  'drizzle/index': 'shared-client',
   index: 'client',
   'testing/index': 'testing',
 };

@@ -2,7 +2,8 @@
  * Webhook store bench (issue 8): claim+complete per second in memory and on a real
  * redis-server through ioredis and node-redis (one at a time, and 64 in flight, which
  * both clients pipeline on one connection), Redis commands per callback counted on the
- * client side, and the heap of the in-memory store after 1M ids.
+ * client side, the Redis memory a handled payment keeps (its records, 30 days), and the heap of
+ * the in-memory store after 1M ids.
  *
  * Redis rows need `redis-server` on the PATH; without it they are skipped with a note.
  *
@@ -65,6 +66,45 @@ async function memoryAt(ids: number, maxEntries: number): Promise<{ mib: number;
   return { mib: Math.round(mib * 10) / 10, size: store.size };
 }
 
+/** What a handled payment costs in Redis memory, kept `paymentRecordTtlMs` (30 days). */
+export interface RedisPaymentBytes {
+  /** `used_memory` delta per payment over `payments`, one in ten refunded (Redis's dictionaries included). */
+  perPayment: number;
+  /** `MEMORY USAGE` of a paid payment's one key, and of a refunded one's three. */
+  paid: number;
+  refunded: number;
+}
+
+/**
+ * Hands `payments` payments to a RedisWebhookStore as the webhook handler does (the claim given
+ * its payment, a REFUNDED's completion raising its mark), with 20-character payment ids, and
+ * measures the memory they keep.
+ */
+export async function redisBytesPerPayment(client: RedisClientLike, options: { authenticateWith?: string } = {}, payments = 10_000): Promise<RedisPaymentBytes> {
+  const prefix = `bytes:${options.authenticateWith === undefined ? 'plain' : 'mac'}:`;
+  const store = new RedisWebhookStore({ client, keyPrefix: prefix, ...options });
+  const usedMemory = async () => Number(/used_memory:(\d+)/.exec(String(await rawCommand(client, ['INFO', 'memory'])))?.[1]);
+  const handle = async (paymentId: string, status: 'SUCCESS' | 'REFUNDED', rank: number) => {
+    const key = `payment:${paymentId}:${status}`;
+    const order = { paymentId, rank };
+    const claim = await store.claim(key, 30_000, order);
+    if (!claim.acquired) throw new Error(`${key} not claimed`);
+    await store.complete(key, claim.token, 86_400_000, status === 'REFUNDED' ? order : undefined);
+  };
+  const before = await usedMemory();
+  for (let i = 0; i < payments; i++) {
+    const paymentId = `PAY_${String(1e15 + i)}`;
+    await handle(paymentId, 'SUCCESS', 1);
+    if (i % 10 === 0) await handle(paymentId, 'REFUNDED', 2);
+  }
+  const perPayment = ((await usedMemory()) - before) / payments;
+  const usage = async (key: string) => Number(await rawCommand(client, ['MEMORY', 'USAGE', prefix + key]));
+  const first = `PAY_${String(1e15)}`;
+  const paid = await usage(`webhook:payment:${first}:SUCCESS`);
+  const refunded = paid + (await usage(`webhook:payment:${first}:REFUNDED`)) + (await usage(`webhook-order:${first}`));
+  return { perPayment: Math.round(perPayment), paid, refunded };
+}
+
 export async function runStoreBench(): Promise<void> {
   const ops = envInt('BENCH_STORE_OPS', 5_000);
   const rounds = envInt('BENCH_ROUNDS', 5);
@@ -74,6 +114,7 @@ export async function runStoreBench(): Promise<void> {
   }
 
   const roundTrips: Record<string, { callback: number; duplicate: number }> = {};
+  const bytes: Record<string, RedisPaymentBytes> = {};
   let server: RedisServer | undefined;
   if (!hasRedisServer()) {
     console.log('redis-server is not installed: Redis rows skipped (apt-get install redis-server to run them)');
@@ -94,6 +135,10 @@ export async function runStoreBench(): Promise<void> {
           counted.sent.length = 0;
           await store.claim(`payment:PAY_BENCH_${seq}:SUCCESS`, 60_000); // a retry of a handled callback
           roundTrips[kind] = { callback: perCallback, duplicate: counted.sent.length };
+          if (kind === 'ioredis') {
+            bytes['plain'] = await redisBytesPerPayment(conn.client);
+            bytes['authenticateWith'] = await redisBytesPerPayment(conn.client, { authenticateWith: 'sk_bench_bytes' });
+          }
         } finally {
           await conn.close();
         }
@@ -112,6 +157,9 @@ export async function runStoreBench(): Promise<void> {
   for (const [kind, trips] of Object.entries(roundTrips)) {
     console.log(`redis (${kind}): ${trips.callback} round trips per handled callback (goal <= 2), ${trips.duplicate} per duplicate delivery`);
   }
+  for (const [variant, kept] of Object.entries(bytes)) {
+    console.log(`redis, ${variant}: ${kept.perPayment} B of used_memory per handled payment (one in ten refunded), kept 30 days; MEMORY USAGE ${kept.paid} B paid, ${kept.refunded} B refunded`);
+  }
   console.log(
     `MemoryWebhookStore after 1M ids: +${memory.defaultBound.mib} MiB heap with the default maxEntries 100000 (${memory.defaultBound.size} kept); ` +
       `+${memory.unbounded.mib} MiB keeping all of them (maxEntries 2000000)`,
@@ -119,7 +167,7 @@ export async function runStoreBench(): Promise<void> {
   await mkdir(new URL('./results/', import.meta.url), { recursive: true });
   await writeFile(
     RESULTS_FILE,
-    `${JSON.stringify({ date: new Date().toISOString(), machine: machineInfo(), config: { ops, rounds }, rows, roundTrips, memory }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), machine: machineInfo(), config: { ops, rounds }, rows, roundTrips, bytes, memory }, null, 2)}\n`,
   );
 }
 

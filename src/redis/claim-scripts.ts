@@ -36,9 +36,8 @@ export const MAX_CLAIM_TTL_MS = 900_000;
 // alone (KEYS[1], no `done` values) before the callback's; an empty value (ARGV[1]) only reads.
 //
 // ARGV: 1 the claim's value, 2 its TTL, 3 how many accepted `done` values follow, then those,
-// then the high-water values of later statuses (KEYS[3], and KEYS[4] where the mark lived
-// before): a key of an older status that holds no live record of this store (free, or a foreign
-// value) answers 'superseded'.
+// then the high-water values of later statuses (KEYS[3]): a key of an older status that holds no
+// live record of this store (free, or a foreign value) answers 'superseded'.
 export const CLAIM = script(`
 local function listed(v, from, to)
   for i = from, to do if ARGV[i] == v then return true end end

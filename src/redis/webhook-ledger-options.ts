@@ -47,7 +47,7 @@ export interface RedisWebhookStoreOptions extends RedisStoreOptions {
    * which a process with it treats as foreign (the callback would run again). Rotating the
    * key takes two phases (docs/fleet.md): list `[newKey, oldKey]` everywhere (still writing
    * under the old key, which every instance reads), then, once every instance lists both,
-   * `writeWith: newKey`; drop the old key only `completedTtlMs` after that.
+   * `writeWith: newKey`; drop the old key only `paymentRecordTtlMs` (or `completedTtlMs`, if longer) after that.
    *
    * @example
    * ```ts
@@ -70,6 +70,37 @@ export interface RedisWebhookStoreOptions extends RedisStoreOptions {
    * @default the last key of `authenticateWith` (the one every instance of a rotation shares)
    */
   writeWith?: string | undefined;
+  /**
+   * How long, at least, a payment's handled callbacks and its high-water mark are kept, in ms:
+   * what makes a resend of a handled SUCCESS or REFUNDED a duplicate, and a late SUCCESS after a
+   * REFUNDED superseded. A resend from the gateway's dashboard is freshly signed, so past this
+   * window the staleness check cannot stop it and the callback runs again. Applies to every
+   * claim given its payment (the handler's callbacks, `runOnce` with `payment`); other keys keep
+   * their `completedTtlMs`. A handled payment takes about 230 bytes of Redis memory, one in ten
+   * refunded (docs/benchmarks.md): a million payments a month keep about 230 MB at the default.
+   * A whole number of ms, at least 1.
+   *
+   * @example
+   * ```ts
+   * new RedisWebhookStore({ client, paymentRecordTtlMs: 90 * 86_400_000 }); // 90 days
+   * ```
+   *
+   * @default 2_592_000_000 (30 days)
+   */
+  paymentRecordTtlMs?: number | undefined;
+}
+
+/** How long a payment's records are kept unless told otherwise: 30 days. */
+export const PAYMENT_RECORD_TTL_MS = 30 * 86_400_000;
+
+/**
+ * `paymentRecordTtlMs`, checked: a TTL Redis keeps (not a timer, so above Node's 2^31 − 1 ms
+ * ceiling), a whole number of ms from 1 up to 2^53 − 1.
+ */
+export function paymentRecordTtl(options: Pick<RedisWebhookStoreOptions, 'paymentRecordTtlMs'>): number {
+  const ms = options.paymentRecordTtlMs ?? PAYMENT_RECORD_TTL_MS;
+  if (!Number.isSafeInteger(ms) || ms < 1) throw new ConfigurationError('paymentRecordTtlMs must be a whole number of ms, at least 1', 'paymentRecordTtlMs');
+  return ms;
 }
 
 /** The MAC keys derived from the api keys given, the one written first (none: plain values). */

@@ -14,7 +14,10 @@ import { driveClient } from './topology.js';
 import { CLAIM, COMPLETE, MAX_CLAIM_TTL_MS, RAISE_MARK } from './claim-scripts.js';
 import { ClaimExpiries, untilAnswered } from './failover.js';
 import { adaptClient, COMPARE_AND_LET_GO, type RedisCommands } from './client.js';
-import { ledgerKeys, replicaWait, type RedisWebhookStoreOptions } from './webhook-ledger-options.js';
+import { ledgerKeys, paymentRecordTtl, replicaWait, type RedisWebhookStoreOptions } from './webhook-ledger-options.js';
+
+/** Ends the token of a claim given its payment: its record is then kept `paymentRecordTtlMs` at least. */
+const PAYMENT_CLAIM = ':payment';
 
 function ttl(ms: number): string {
   return String(milliseconds(ms, 'ttlMs'));
@@ -53,7 +56,10 @@ function refused(reply: unknown): WebhookClaim {
  * Keys are `<keyPrefix>webhook:<idempotency key>` (a payment id and status, or a
  * webhook id), and `<keyPrefix>webhook-lock:<payment id>`, `<keyPrefix>webhook-order:<payment id>`
  * for a payment's lock and high-water mark; values are `inflight:<claim TTL>:<random token>` or
- * `done` (a mark: the rank), always with a TTL.
+ * `done` (a mark: the rank), always with a TTL. A handled payment (every claim given its `order`)
+ * keeps its records and its mark `paymentRecordTtlMs` (30 days by default): a resend from the
+ * gateway's dashboard within that window is a duplicate, a late SUCCESS after its REFUNDED
+ * superseded.
  * A live claim is never shortened by another claimant's shorter TTL. No secret is stored. A value of any other shape (written by something else) is replaced
  * by the next claim and reported as `foreign_value`.
  *
@@ -83,6 +89,8 @@ export class RedisWebhookStore implements WebhookStore {
   readonly #cluster: boolean;
   /** When this process's live claims lapse: how long a completion may retry through a failover. */
   readonly #expiries = new ClaimExpiries();
+  /** How long, at least, a payment's handled callbacks and its mark are kept (`paymentRecordTtlMs`). */
+  readonly #paymentTtl: number;
 
   constructor(options: RedisWebhookStoreOptions) {
     const { redis, prefix } = adaptClient(options, 'RedisWebhookStore');
@@ -93,6 +101,7 @@ export class RedisWebhookStore implements WebhookStore {
     this.#wait = replicaWait(options);
     this.#macKeys = ledgerKeys(options);
     this.#cluster = /cluster/i.test(driveClient(options.client, 'RedisWebhookStore').kind);
+    this.#paymentTtl = paymentRecordTtl(options);
   }
 
   async claim(key: string, ttlMs: number, order?: PaymentOrder): Promise<WebhookClaim> {
@@ -104,15 +113,15 @@ export class RedisWebhookStore implements WebhookStore {
     // The claim's TTL travels in its value, so another claimant can tell a live claim of this
     // store (never shortened) from a foreign one (claim-scripts.ts).
     const ms = claimTtl(ttlMs);
-    const token = `${ms}:${randomUUID()}`;
+    // A claim given its payment says so in its token, which its completion gets wherever it runs.
+    const token = `${ms}:${randomUUID()}${order ? PAYMENT_CLAIM : ''}`;
     const value = `inflight:${token}`;
     // One payment's ordered callbacks run one at a time: the claim also takes the payment's lock.
     const lock = order && this.#lockKey(order);
-    const keys = this.#keys(key, lock, order, true);
+    const keys = this.#keys(key, lock, order);
     const ledgerKey = keys[0] as string; // #keys always returns the ledger key first
     const done = this.#values(ledgerKey, 'done');
-    // The later marks under the mark's key and under its legacy key (read, never written).
-    const later = order ? [...this.#laterMarks(order, this.#orderKey(order)), ...this.#laterMarks(order, this.#legacyOrderKey(order))] : [];
+    const later = order ? this.#laterMarks(order, this.#orderKey(order)) : [];
     // The holder answers 503, yet a write whose answer was lost may stand: run before the answer
     // was lost (and replicated to the replica a failover promotes), or still held by the client
     // and sent once Redis is back. Released once the client settled it, retried until Redis answers.
@@ -158,7 +167,10 @@ export class RedisWebhookStore implements WebhookStore {
     const ledgerKey = keys[0] as string; // #keys always returns the ledger key first
     // #values returns one value per key given.
     const marks = order ? [this.#values(this.#orderKey(order), String(order.rank))[0] as string, ...this.#laterMarks(order, this.#orderKey(order))] : [];
-    const args = [`inflight:${token}`, ttl(ttlMs), this.#values(ledgerKey, 'done')[0] as string, ...marks];
+    // A payment's record and its mark outlive the caller's TTL: a resend from the gateway's
+    // dashboard is freshly signed, and only they stop it (paymentRecordTtlMs).
+    const kept = order !== undefined || token.endsWith(PAYMENT_CLAIM) ? String(Math.max(Number(ttl(ttlMs)), this.#paymentTtl)) : ttl(ttlMs);
+    const args = [`inflight:${token}`, kept, this.#values(ledgerKey, 'done')[0] as string, ...marks];
     // Retried while Redis does not answer (a failover takes seconds) and the claim still stands:
     // a finished run left unrecorded would run again on another instance once its claim lapsed.
     let failed = false;
@@ -181,7 +193,7 @@ export class RedisWebhookStore implements WebhookStore {
     const recorded = reply !== 0 || (failed && (await this.#redis.send(['GET', ledgerKey])) === args[2]);
     if (this.#cluster) {
       // The mark first, then the lock (off a Cluster, COMPLETE does both in its one step).
-      if (order && recorded) await this.#redis.eval(RAISE_MARK, [this.#orderKey(order)], [marks[0] as string, ttl(ttlMs), ...marks.slice(1)]); // non-empty: order is set
+      if (order && recorded) await this.#redis.eval(RAISE_MARK, [this.#orderKey(order)], [marks[0] as string, kept, ...marks.slice(1)]); // non-empty: order is set
       if (lock) await this.#free(lock, token);
     }
     if (reply !== 1) return reply === 0 && recorded;
@@ -239,24 +251,20 @@ export class RedisWebhookStore implements WebhookStore {
     return lock === undefined ? [this.#prefix + key] : [this.#prefix + key, lock];
   }
 
-  /** On a Cluster, whether the payment's mark (or its legacy key) names a status later than `later`'s callback. */
+  /** On a Cluster, whether the payment's mark names a status later than `later`'s callback. */
   async #markedLater(order: PaymentOrder, later: string[]): Promise<boolean> {
     if (later.length === 0) return false;
     // MGET, not GET: a value of another type reads as no mark (as in the script), not as an error every claim would meet.
-    const highest = await Promise.all([this.#orderKey(order), this.#legacyOrderKey(order)].map((k) => this.#redis.send(['MGET', k])));
-    return highest.some((mark) => later.includes(String(mark))); // String([v]) is v
+    const highest = await this.#redis.send(['MGET', this.#orderKey(order)]);
+    return later.includes(String(highest)); // String([v]) is v
   }
 
-  /**
-   * The scripts' keys: the idempotency key, then off a Cluster the payment's lock and (given an
-   * order) its high-water mark, then (`legacy`, for a claim) where the mark lived before.
-   */
-  #keys(key: string, lock: string | undefined, order: PaymentOrder | undefined, legacy = false): string[] {
+  /** The scripts' keys: the idempotency key, then off a Cluster the payment's lock and (given an order) its high-water mark. */
+  #keys(key: string, lock: string | undefined, order: PaymentOrder | undefined): string[] {
     const keys = [this.#prefix + key];
     if (this.#cluster || lock === undefined) return keys;
     keys.push(lock);
     if (order) keys.push(this.#orderKey(order));
-    if (order && legacy) keys.push(this.#legacyOrderKey(order));
     return keys;
   }
 
@@ -267,15 +275,6 @@ export class RedisWebhookStore implements WebhookStore {
 
   #orderKey(order: PaymentOrder): string {
     return this.#markPrefix + order.paymentId;
-  }
-
-  /**
-   * Where a payment's mark lived until it moved out of the idempotency keys' reach (a merchant's
-   * `runOnce(store, 'order:<payment_id>')` met it there). Still read for a claim, never written,
-   * so a REFUNDED handled before the upgrade keeps superseding its SUCCESS for the mark's 24 h.
-   */
-  #legacyOrderKey(order: PaymentOrder): string {
-    return `${this.#prefix}order:${order.paymentId}`;
   }
 
   /**

@@ -8,7 +8,7 @@ import { callbackHeaders, signCallback } from '../webhooks/sign.js';
 import type { CallbackAttempt, CallbackDelivery, CallbackOptions, MockCallbackBody } from './types/callbacks.js';
 import type { MockRecord } from './state.js';
 import { maskAccountNumber } from '../schemas/withdrawals.js';
-import { GATEWAY_RETRY_DELAYS_MS } from '../webhooks/delivery-policy.js';
+import { DELIVERY_ATTEMPT_TIMEOUT_MS, GATEWAY_RETRY_DELAYS_MS } from '../webhooks/delivery-policy.js';
 import { wait as sleep } from '../core/wait.js';
 import { isMilliseconds, MAX_TIMER_MS } from '../core/milliseconds.js';
 
@@ -78,7 +78,7 @@ async function attempt(
       method: 'POST',
       headers,
       body: rawBody,
-      signal: AbortSignal.timeout(job.options.attemptTimeoutMs ?? 10_000),
+      signal: AbortSignal.timeout(job.options.attemptTimeoutMs ?? DELIVERY_ATTEMPT_TIMEOUT_MS),
     });
     // Read the body so the connection can be reused; its content is not checked (spec),
     // only kept (cut short) for the person reading the delivery log.

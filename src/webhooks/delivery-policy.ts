@@ -29,6 +29,28 @@
  */
 export const GATEWAY_RETRY_DELAYS_MS: readonly number[] = [1000, 5000];
 
+/**
+ * How long the sandbox and `myr-gateway/testing` wait for the merchant's answer to one delivery
+ * before counting the attempt failed (a timeout, then the next attempt). The spec states none
+ * for the gateway; this is the one a merchant's dashboard shows.
+ */
+export const DELIVERY_ATTEMPT_TIMEOUT_MS = 10_000;
+
+/**
+ * The handler's default `handlerTimeoutMs` (8 s): the answer leaves before the delivery attempt
+ * times out (10 s), with 2 s for verification, the body and the network. A callback the handler
+ * processed is then answered 200 within its attempt; one it did not finish is answered 503
+ * within it, and with the SQL ledger rolled back (nothing committed, the retry runs it), never
+ * shown as failed while its run commits later. Past the default, the attempt is the gateway's to
+ * count as failed while a lease store's handler goes on (its retry finds it in flight: 409).
+ *
+ * @example
+ * ```ts
+ * createWebhookHandler({ verifier, onEvent, handlerTimeoutMs: DEFAULT_HANDLER_TIMEOUT_MS });
+ * ```
+ */
+export const DEFAULT_HANDLER_TIMEOUT_MS = 8_000;
+
 /** How early an "about" delay may come: a retry is assumed to arrive after at least 80% of it. */
 export const RETRY_DELAY_SLACK = 0.2;
 

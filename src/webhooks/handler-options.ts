@@ -9,6 +9,7 @@ import type { Logger } from '../core/observe/log.js';
 import { isTracer, type TracerLike } from '../core/observe/trace.js';
 import type { WebhookHandlerError, WebhookVerificationError, WebhookVerificationReason } from './errors.js';
 import { claimTimes, COMPLETED_TTL_MS } from './claim-and-run.js';
+import { DEFAULT_HANDLER_TIMEOUT_MS } from './delivery-policy.js';
 import type { WebhookEvent } from './events.js';
 import type { WebhookRequest } from './request-parts.js';
 import { MemoryWebhookStore } from './stores/memory.js';
@@ -123,14 +124,15 @@ export interface WebhookHandlerOptions<Tx = undefined> {
    * claim, and its result is recorded when it settles. With a transactional store
    * (`SqlLedger`) it bounds the whole run instead: getting a connection, the claim, the
    * handler and COMMIT; past it the transaction is rolled back (503, nothing committed). Keep
-   * it below the gateway's own request timeout.
+   * it below the gateway's own wait for an answer (the sandbox's: 10 s per attempt), so an
+   * attempt is never counted failed while its run commits later (docs/webhooks.md).
    *
    * @example
    * ```ts
-   * createWebhookHandler({ verifier, onEvent, handlerTimeoutMs: 10_000 });
+   * createWebhookHandler({ verifier, onEvent, handlerTimeoutMs: 5_000 });
    * ```
    *
-   * @default 25_000
+   * @default 8_000 (below the sandbox's 10 s per delivery attempt)
    */
   handlerTimeoutMs?: number | undefined;
   /**
@@ -271,7 +273,7 @@ export function resolveHandlerOptions<Tx>(options: WebhookHandlerOptions<Tx>): R
     store: options.store ?? new MemoryWebhookStore(),
     mode,
     ...times,
-    handlerTimeoutMs: milliseconds(options.handlerTimeoutMs ?? 25_000, 'handlerTimeoutMs'),
+    handlerTimeoutMs: milliseconds(options.handlerTimeoutMs ?? DEFAULT_HANDLER_TIMEOUT_MS, 'handlerTimeoutMs'),
     onEvent: options.onEvent,
     onError: options.onError,
     tracer: options.tracer,

@@ -11,19 +11,22 @@ import { pathToFileURL } from 'node:url';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-/** Where the clients of this process are generated: {@link removePrismaClients} removes them. */
-const dirOf = (provider: string) => join(ROOT, '.tmp', `prisma-${provider}-${process.pid}`);
+/** Where the clients of this process are generated (`variant`: one with more models): {@link removePrismaClients} removes them. */
+const dirOf = (provider: string, variant = '') => join(ROOT, '.tmp', `prisma-${provider}${variant}-${process.pid}`);
 
-/** Removes the clients this process generated. */
-export function removePrismaClients(): void {
-  for (const provider of ['postgresql', 'mysql']) rmSync(dirOf(provider), { recursive: true, force: true });
+/** Removes the clients this process generated (of `variant`). */
+export function removePrismaClients(variant = ''): void {
+  for (const provider of ['postgresql', 'mysql']) rmSync(dirOf(provider, variant), { recursive: true, force: true });
 }
 
-/** The generated client module's URL (import it), for `provider`. */
-export function generatePrismaClient(provider: 'postgresql' | 'mysql'): string {
-  const dir = dirOf(provider);
+/**
+ * The generated client module's URL (import it), for `provider`; `models`, appended to the
+ * fixture's schema, are generated in a client of their own (`variant`).
+ */
+export function generatePrismaClient(provider: 'postgresql' | 'mysql', { models = '', variant = '' }: { models?: string; variant?: string } = {}): string {
+  const dir = dirOf(provider, variant);
   mkdirSync(dir, { recursive: true });
-  const schema = readFileSync(join(ROOT, 'test/fixtures/prisma/schema.prisma'), 'utf8').replace('provider = "postgresql"', `provider = "${provider}"`);
+  const schema = readFileSync(join(ROOT, 'test/fixtures/prisma/schema.prisma'), 'utf8').replace('provider = "postgresql"', `provider = "${provider}"`) + models;
   writeFileSync(join(dir, 'schema.prisma'), schema);
   execFileSync(join(ROOT, 'node_modules/.bin/prisma'), ['generate', '--schema', 'schema.prisma'], {
     cwd: dir,

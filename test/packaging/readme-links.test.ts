@@ -1,5 +1,5 @@
 // The README is the package's page on npm, where a relative link (docs/…, examples/…) leads
-// nowhere: docs/ and examples/ are not in the tarball. Every link into the repository is an
+// nowhere: examples/ is not in the tarball, and docs/ (which is) has no page of its own there. Every link into the repository is an
 // absolute https://github.com/myr-gateway/myr-gateway/… URL, and each must name a file or
 // folder (and a heading) that exists here, on the branch it will be read from.
 import { existsSync, readFileSync, statSync } from 'node:fs';

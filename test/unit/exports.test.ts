@@ -226,6 +226,10 @@ const ENTRIES = {
       'RedisWebhookStoreOptions',
     ],
   },
+  'drizzle/index.ts': {
+    values: ['mysqlLedgerTable', 'pgLedgerTable', 'sqliteLedgerTable'],
+    types: [],
+  },
   'sql/index.ts': {
     values: ['SqlLedger', 'fromDrizzle', 'fromKysely', 'fromMysql2', 'fromPg', 'fromPostgresJs', 'fromPrisma', 'fromSqlite'],
     types: [

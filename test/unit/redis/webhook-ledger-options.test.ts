@@ -1,10 +1,11 @@
 /**
  * What RedisWebhookStore's options decide before any command: the ledger's MAC keys (which one
- * is written) and the WAIT after each write, each refused with a ConfigurationError naming it.
+ * is written), the WAIT after each write and how long a payment's records are kept, each refused
+ * with a ConfigurationError naming it.
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../../src/core/errors/base.js';
-import { ledgerKeys, replicaWait } from '../../../src/redis/webhook-ledger-options.js';
+import { ledgerKeys, paymentRecordTtl, replicaWait } from '../../../src/redis/webhook-ledger-options.js';
 
 describe('ledgerKeys', () => {
   it('derives one key per api key, the one written first: the last listed unless writeWith names another', () => {
@@ -46,5 +47,18 @@ describe('replicaWait', () => {
     ['a wait above the default store timeout', { waitForReplicas: { replicas: 1, timeoutMs: 1000 } }],
   ])('refuses %s, naming waitForReplicas', (_, options) => {
     expect(() => replicaWait(options)).toThrow(expect.objectContaining({ name: 'ConfigurationError', field: 'waitForReplicas' }));
+  });
+});
+
+describe('paymentRecordTtl', () => {
+  it('keeps a payment 30 days unless told; any whole number of ms, above the 2^31 − 1 of a timer too', () => {
+    expect(paymentRecordTtl({})).toBe(2_592_000_000);
+    expect(paymentRecordTtl({ paymentRecordTtlMs: 365 * 86_400_000 })).toBe(31_536_000_000);
+    expect(paymentRecordTtl({ paymentRecordTtlMs: 1 })).toBe(1);
+  });
+
+  it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53])('refuses %s with a ConfigurationError naming the option', (ms) => {
+    expect(() => paymentRecordTtl({ paymentRecordTtlMs: ms })).toThrow(ConfigurationError);
+    expect(() => paymentRecordTtl({ paymentRecordTtlMs: ms })).toThrow(expect.objectContaining({ field: 'paymentRecordTtlMs' }));
   });
 });

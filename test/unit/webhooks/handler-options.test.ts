@@ -27,12 +27,12 @@ function configError(run: () => unknown): ConfigurationError {
 }
 
 describe('resolveHandlerOptions: defaults', () => {
-  it('dedupes by payment, claims for the delivery policy TTL, answers within 25 s, renews for 10 min and remembers for 24 h', () => {
+  it('dedupes by payment, claims for the delivery policy TTL, answers within 8 s (below the sandbox’s 10 s per attempt), renews for 10 min and remembers for 24 h', () => {
     const resolved = resolveHandlerOptions(base());
     expect(resolved).toMatchObject({
       mode: 'payment',
       inFlightTtlMs: DEFAULT_IN_FLIGHT_TTL_MS,
-      handlerTimeoutMs: 25_000,
+      handlerTimeoutMs: 8_000,
       maxRenewalMs: 600_000,
       completedTtlMs: 86_400_000,
       tracer: undefined,
