@@ -241,7 +241,7 @@ function loggerOption(logger: Logger | undefined): Logger | undefined {
   if (logger === undefined) return undefined;
   const methods = logger as Partial<Record<'warn' | 'error', unknown>> | null; // a JavaScript caller may pass anything; each method is checked below
   if (typeof methods?.warn !== 'function' || typeof methods.error !== 'function') {
-    throw new ConfigurationError('logger must have warn and error methods (console, pino, winston)', 'logger');
+    throw new ConfigurationError('logger must have warn and error methods, as console and pino do', 'logger');
   }
   return logger;
 }
@@ -266,7 +266,7 @@ export function resolveHandlerOptions<Tx>(options: WebhookHandlerOptions<Tx>): R
   }
   const times = claimTimes({ ...options, completedTtlMs });
   if (options.tracer !== undefined && !isTracer(options.tracer)) {
-    throw new ConfigurationError('tracer must be an OpenTelemetry Tracer (with startActiveSpan)', 'tracer');
+    throw new ConfigurationError('tracer must be an OpenTelemetry Tracer (startActiveSpan)', 'tracer');
   }
   return {
     verifier,
