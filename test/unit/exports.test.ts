@@ -231,6 +231,7 @@ const ENTRIES = {
     types: [
       'DrizzleLike',
       'DrizzleTxOf',
+      'FromSqliteOptions',
       'KyselyLike',
       'KyselyTransactionLike',
       'KyselyTxOf',
