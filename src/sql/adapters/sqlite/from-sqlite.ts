@@ -88,6 +88,11 @@ function bindable(value: unknown): SqliteValue {
   throw new TypeError(`the ledger binds only strings and numbers to SQLite (got ${typeof value})`);
 }
 
+/** The work ended the ledger's transaction: nothing of the run commits (code 25P02: the work's failure, 500). */
+function notHeld(): Error {
+  return Object.assign(new Error("the ledger's transaction was no longer open when the work returned (nothing of the run committed): the work must not COMMIT or ROLLBACK tx, nor swallow a failed statement"), { code: '25P02' });
+}
+
 /** Options of {@link fromSqlite}. */
 export interface FromSqliteOptions {
   /**
@@ -182,6 +187,7 @@ export function fromSqlite(pathOrDatabase: string | SqliteDatabaseLike, options:
   return {
     dialect: 'sqlite',
     maxRunMs,
+    commitChecked: true,
     async begin(lockTimeoutMs) {
       const deadline = Date.now() + lockTimeoutMs;
       const giveBack = await turns.take(lockTimeoutMs);
@@ -209,8 +215,9 @@ export function fromSqlite(pathOrDatabase: string | SqliteDatabaseLike, options:
         }
         giveBack();
       };
+      const { tx, mayHaveEnded } = sqliteTx(db, () => ended);
       const session: SqlSession<DatabaseSync> = {
-        tx: sqliteTx(db, () => ended),
+        tx,
         query(text, params) {
           // Synchronous underneath; a throw becomes a rejection as with the other clients.
           try {
@@ -222,8 +229,13 @@ export function fromSqlite(pathOrDatabase: string | SqliteDatabaseLike, options:
             return Promise.reject(error);
           }
         },
-        commit() {
+        commit(held) {
           try {
+            // The work may have ended the transaction (and begun another): its claim must still be there.
+            if (held !== undefined && mayHaveEnded() && compiled(held.text).statement.all(...held.params.map(bindable)).length !== 1) {
+              end();
+              return Promise.reject(notHeld());
+            }
             db.exec(COMMIT);
           } catch (error) {
             end();

@@ -118,6 +118,27 @@ describe('fromSqlite', () => {
     app.close();
   });
 
+  it('a work that rolls back tx itself (then begins again, or not): failed, nothing of it committed; the retry is processed once', async () => {
+    const { file, app } = shop();
+    const ledger = new SqlLedger(fromSqlite(file));
+    await ledger.ensureSchema();
+    const endings = [(tx: DatabaseSync) => tx.exec('ROLLBACK; BEGIN'), (tx: DatabaseSync) => tx.prepare('ROLLBACK').run(), (tx: DatabaseSync) => tx.exec('ROLLBACK')];
+    for (const [i, ending] of endings.entries()) {
+      const run = await ledger.run(`k${i}`, (tx) => {
+        tx.prepare("INSERT INTO orders VALUES ('o')").run();
+        ending(tx);
+        tx.prepare("INSERT INTO orders VALUES ('after')").run();
+      }, once);
+      expect(run).toMatchObject({ outcome: 'failed', error: expect.objectContaining({ message: expect.stringMatching(/no longer open when the work returned/) }) });
+    }
+    // What the work wrote before its ROLLBACK never committed (after it, outside the run, it did).
+    const fulfilled = () => app.prepare("SELECT count(*) AS n FROM orders WHERE id = 'o'").get()?.n;
+    expect(fulfilled()).toBe(0);
+    expect((await ledger.run('k0', (tx) => void tx.prepare("INSERT INTO orders VALUES ('o')").run(), once)).outcome).toBe('processed');
+    expect(fulfilled()).toBe(1);
+    app.close();
+  });
+
   it('maxRunMs caps every run, whatever it asks: a run past it is timed_out; an invalid one is refused', async () => {
     const { file } = shop();
     const ledger = new SqlLedger(fromSqlite(file, { maxRunMs: 30 }));
