@@ -15,4 +15,4 @@ export { fromPrisma, type PrismaLike, type PrismaTransactionLike, type PrismaTxO
 export { fromMysql2, type Mysql2ConnectionLike, type Mysql2ConnectionOf, type Mysql2LedgerOptions, type Mysql2PoolLike } from './adapters/mysql2/from-mysql2.js';
 export { fromDrizzle, type DrizzleLike, type DrizzleTxOf } from './adapters/drizzle/from-drizzle.js';
 export { fromKysely, type KyselyLike, type KyselyTransactionLike, type KyselyTxOf } from './adapters/kysely/from-kysely.js';
-export { fromSqlite, type SqliteDatabaseLike, type SqliteValue } from './adapters/sqlite/from-sqlite.js';
+export { fromSqlite, type FromSqliteOptions, type SqliteDatabaseLike, type SqliteValue } from './adapters/sqlite/from-sqlite.js';

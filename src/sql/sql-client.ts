@@ -78,6 +78,11 @@ export interface SqlClient<Tx> {
    */
   readonly commitChecked?: boolean | undefined;
   /**
+   * @internal The most one run may take on this client, in ms, whatever the run asks (the shorter
+   * wins): SQLite's single writer makes every other callback wait for a run's whole time.
+   */
+  readonly maxRunMs?: number | undefined;
+  /**
    * @internal Whether the claim may leave before BEGIN's answer (postgres.js pipelines them): the
    * ledger then sends its guarded form, which fails outside the ledger's transaction.
    */

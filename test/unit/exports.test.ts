@@ -235,6 +235,7 @@ const ENTRIES = {
     types: [
       'DrizzleLike',
       'DrizzleTxOf',
+      'FromSqliteOptions',
       'KyselyLike',
       'KyselyTransactionLike',
       'KyselyTxOf',

@@ -39,6 +39,7 @@ const TESTED_THROUGH_INTEGRATION: Readonly<Record<string, string>> = {
   'sql/dialects/postgres/ledger-statements.ts': 'test/unit/sql/dialects/ledger-statements-of.test.ts, test/integration/sql/pg/scenarios.test.ts',
   'sql/dialects/mysql/ledger-statements.ts': 'test/unit/sql/dialects/ledger-statements-of.test.ts, test/integration/sql/mysql2/scenarios.test.ts',
   'sql/dialects/sqlite/ledger-statements.ts': 'test/unit/sql/dialects/ledger-statements-of.test.ts, test/integration/sql/sqlite/scenarios.test.ts',
+  'sql/adapters/sqlite/sqlite-tx.ts': "SQLite's tx refusing after its run, through fromSqlite: test/unit/sql/adapters/sqlite/from-sqlite.test.ts, test/integration/sql/sqlite/one-writer.test.ts",
   'sql/ledger/claim-key.ts': 'through SqlLedger.run over scripted clients in test/unit/sql/ledger/sql-ledger.test.ts, and on real databases in test/integration/sql/pg/scenarios.test.ts, test/integration/sql/mysql2/scenarios.test.ts, test/integration/sql/sqlite/scenarios.test.ts',
   'sql/dialects/postgres/ledger-schema.ts': 'its columns in test/unit/sql/ledger/schema-check.test.ts, the check on real Postgres in test/integration/sql/schema-owned.test.ts',
   'sql/dialects/mysql/ledger-schema.ts': 'its columns in test/unit/sql/ledger/schema-check.test.ts and ensure-schema.test.ts, the check on real MariaDB in test/integration/sql/schema-owned.test.ts',

@@ -138,7 +138,10 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
    */
   async run<T>(key: string, work: (tx: Tx) => T | Promise<T>, options: LedgerRunOptions): Promise<LedgerRun<T>> {
     const completedTtlMs = milliseconds(options.completedTtlMs, 'completedTtlMs');
-    const timeoutMs = options.timeoutMs === undefined ? undefined : milliseconds(options.timeoutMs, 'timeoutMs');
+    const asked = options.timeoutMs === undefined ? undefined : milliseconds(options.timeoutMs, 'timeoutMs');
+    // A client may cap every run's time (SQLite: one writer, so a long run stalls every callback).
+    const cap = this.#client.maxRunMs;
+    const timeoutMs = cap === undefined ? asked : Math.min(asked ?? cap, cap);
     const { order } = options;
     const now = Date.now();
     const claim = claimOf(key, now, completedTtlMs);

@@ -1,21 +1,24 @@
 /**
  * The SQLite adapter over the runtime's own `node:sqlite` (loaded only when `fromSqlite` is
- * called, so importing the package never prints Node's ExperimentalWarning). One SQLite
- * connection runs one transaction at a time: runs on the same database object take turns
- * (waiting at most `lockTimeoutMs`, then `in_flight`), and other processes wait on SQLite's
- * write lock the same way.
+ * called, so importing the package never prints Node's ExperimentalWarning). The ledger runs on
+ * a connection of its own, so nothing the app writes on its connections joins a run's
+ * transaction. One connection runs one transaction at a time: runs take turns on it (waiting at
+ * most `lockTimeoutMs`, then `in_flight`), and other connections and processes wait on SQLite's
+ * write lock the same way. A run ends its transaction at once when its time passes.
  *
  * @module
  */
 import type { DatabaseSync } from 'node:sqlite';
 import { ConfigurationError } from '../../../core/errors/base.js';
-import { BEGIN, COMMIT, isBusyCode, OPEN_FILE, ROLLBACK } from '../../dialects/sqlite/session.js';
+import { milliseconds } from '../../../core/milliseconds.js';
+import { BEGIN, COMMIT, isBusyCode, MAX_RUN_MS, OPEN_FILE, ROLLBACK } from '../../dialects/sqlite/session.js';
 import type { SqlClient, SqlSession } from '../../sql-client.js';
+import { sqliteTx } from './sqlite-tx.js';
 
 /** A value SQLite binds as a parameter. */
 export type SqliteValue = null | number | bigint | string;
 
-/** A `node:sqlite` `DatabaseSync` (or a database with its `exec` and `prepare`), as the ledger drives it. */
+/** A `node:sqlite` `DatabaseSync` (or a database with its `exec` and `prepare`): the file it has open is the one the ledger opens again. */
 export interface SqliteDatabaseLike {
   /** Runs SQL without parameters. */
   exec(sql: string): void;
@@ -78,7 +81,6 @@ class Turns {
   }
 }
 
-const turnsOf = new WeakMap<object, Turns>();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const isBusy = (error: unknown) => typeof error === 'object' && error !== null && 'errcode' in error && typeof error.errcode === 'number' && isBusyCode(error.errcode);
 function bindable(value: unknown): SqliteValue {
@@ -86,49 +88,110 @@ function bindable(value: unknown): SqliteValue {
   throw new TypeError(`the ledger binds only strings and numbers to SQLite (got ${typeof value})`);
 }
 
+/** The work ended the ledger's transaction: nothing of the run commits (code 25P02: the work's failure, 500). */
+function notHeld(): Error {
+  return Object.assign(new Error("the ledger's transaction was no longer open when the work returned (nothing of the run committed): the work must not COMMIT or ROLLBACK tx, nor swallow a failed statement"), { code: '25P02' });
+}
+
+/** Options of {@link fromSqlite}. */
+export interface FromSqliteOptions {
+  /**
+   * The most one run may take on SQLite, in ms, whatever the handler's `handlerTimeoutMs` (the
+   * shorter wins). SQLite has one writer: a run holds the file's write lock from its claim to its
+   * COMMIT, so while one handler runs, every other callback waits. Past this time the run is
+   * rolled back at once (the gateway is answered 503 and retries it) and the lock is free for the
+   * others: a stuck handler costs other payments at most this long, well inside the gateway's
+   * three deliveries in about 6 s (see docs/ledger.md, "SQLite: one writer").
+   *
+   * @default 2000
+   * @example
+   * ```ts
+   * fromSqlite('./shop.db', { maxRunMs: 1_500 });
+   * ```
+   */
+  maxRunMs?: number | undefined;
+}
+
+/** A file's path as SQLite reports it for its main database: '' for a temporary or in-memory one. */
+function fileOf(database: SqliteDatabaseLike): string {
+  const rows = database.prepare('PRAGMA database_list').all();
+  const main = rows.find((row): row is { file: unknown } => typeof row === 'object' && row !== null && 'name' in row && row.name === 'main' && 'file' in row);
+  return typeof main?.file === 'string' ? main.file : '';
+}
+
+/** Why a database only this process sees is refused: a retry that reaches another process would fulfil twice. */
+function inMemoryRefused(what: string): ConfigurationError {
+  return new ConfigurationError(
+    `fromSqlite needs a database file: ${what} is a database of this process alone, empty on restart, and each worker of a cluster would keep its own ledger, so a retry that reaches another worker fulfils the payment a second time`,
+    'path',
+  );
+}
+
+/** Opens the ledger's own connection to `path`, refusing one that is not a file on disk. */
+function openFile(path: string): DatabaseSync {
+  if (path === '' || path === ':memory:') throw inMemoryRefused(path === '' ? 'an empty path' : "':memory:'");
+  const { DatabaseSync: Database } = loadSqlite();
+  const opened = new Database(path);
+  if (fileOf(opened) === '') {
+    opened.close();
+    throw inMemoryRefused(`'${path}'`);
+  }
+  opened.exec(OPEN_FILE);
+  return opened;
+}
+
+/** A statement compiled once, and whether it answers rows. */
+interface Compiled {
+  readonly statement: ReturnType<DatabaseSync['prepare']>;
+  readonly reads: boolean;
+}
+
 /**
- * The ledger in a SQLite database, through the runtime's `node:sqlite` (Node 22.13+): the
- * durable default for one server. Given a path, the file is opened (created if absent) in WAL
- * mode with `synchronous=NORMAL`, and the handler's `tx` is that `DatabaseSync`: when the
- * merchant's orders are in the same file, the handler's writes commit with the ledger. Given a
- * `DatabaseSync`, it is used as it is.
+ * The ledger in a SQLite file, through the runtime's `node:sqlite` (Node 22.13+): the durable
+ * default for one server. The ledger works on a connection of its own to the file: given a path,
+ * it opens it (created if absent); given the app's `DatabaseSync`, it opens the same file again
+ * (the path is read with `PRAGMA database_list`, which every `node:sqlite` answers). Either way
+ * the file is switched to WAL (the app's reads never wait for a run) with `synchronous=NORMAL`
+ * on the ledger's connection. The handler's `tx` is that connection, for the run's time: when the
+ * merchant's orders are in the same file, the handler's writes commit with the ledger; writes
+ * the app makes on its own connection meanwhile never join the run (SQLite has one writer: they
+ * wait for the lock or fail with SQLITE_BUSY, as the app's `timeout` says). `':memory:'`, `''`
+ * and a `DatabaseSync` of either are a ConfigurationError: each process would keep its own ledger.
  *
  * @example
  * ```ts
- * const ledger = new SqlLedger(fromSqlite('./myr-ledger.db'));
+ * const ledger = new SqlLedger(fromSqlite('./shop.db'));
  * await ledger.ensureSchema();
  * // onEvent: (event, { tx }) => { tx.prepare('UPDATE orders SET paid = 1 WHERE id = ?').run(event.signed.reference_id); }
  * ```
  */
-export function fromSqlite(path: string): SqlClient<DatabaseSync>;
-export function fromSqlite<D extends SqliteDatabaseLike>(database: D): SqlClient<D>;
-export function fromSqlite(pathOrDatabase: string | SqliteDatabaseLike): SqlClient<SqliteDatabaseLike> {
-  let db: SqliteDatabaseLike;
+export function fromSqlite(pathOrDatabase: string | SqliteDatabaseLike, options: FromSqliteOptions = {}): SqlClient<DatabaseSync> {
+  const maxRunMs = milliseconds(options.maxRunMs ?? MAX_RUN_MS, 'maxRunMs');
+  let db: DatabaseSync;
   if (typeof pathOrDatabase === 'string') {
-    if (pathOrDatabase === '') throw new ConfigurationError('fromSqlite takes a file path (or a DatabaseSync); an empty path is a temporary database that forgets on restart', 'path');
-    const { DatabaseSync: Database } = loadSqlite();
-    const opened = new Database(pathOrDatabase);
-    opened.exec(OPEN_FILE);
-    db = opened;
+    db = openFile(pathOrDatabase);
   } else if (typeof pathOrDatabase === 'object' && pathOrDatabase !== null && typeof pathOrDatabase.exec === 'function' && typeof pathOrDatabase.prepare === 'function') {
-    db = pathOrDatabase;
+    const file = fileOf(pathOrDatabase);
+    if (file === '') throw inMemoryRefused('a DatabaseSync of :memory: (or of a temporary file)');
+    db = openFile(file);
   } else {
     throw new ConfigurationError('fromSqlite takes a file path or a node:sqlite DatabaseSync', 'database');
   }
-  const turns = turnsOf.get(db) ?? new Turns();
-  turnsOf.set(db, turns);
-  const prepared = new Map<string, ReturnType<SqliteDatabaseLike['prepare']>>();
-  const statement = (text: string) => {
-    let compiled = prepared.get(text);
-    if (!compiled) prepared.set(text, (compiled = db.prepare(text)));
-    return compiled;
+  const turns = new Turns();
+  const prepared = new Map<string, Compiled>();
+  const compiled = (text: string): Compiled => {
+    let found = prepared.get(text);
+    if (!found) prepared.set(text, (found = { statement: db.prepare(text), reads: /^\s*SELECT/i.test(text) }));
+    return found;
   };
   return {
     dialect: 'sqlite',
+    maxRunMs,
+    commitChecked: true,
     async begin(lockTimeoutMs) {
       const deadline = Date.now() + lockTimeoutMs;
       const giveBack = await turns.take(lockTimeoutMs);
-      // Another process holds the write lock: wait for it without blocking the event loop.
+      // Another connection holds the write lock: wait for it without blocking the event loop.
       for (let pause = 5; ; pause = Math.min(pause * 2, 50)) {
         try {
           db.exec(BEGIN);
@@ -141,39 +204,54 @@ export function fromSqlite(pathOrDatabase: string | SqliteDatabaseLike): SqlClie
           await sleep(pause);
         }
       }
-      const rollback = () => {
+      let ended = false;
+      const end = () => {
+        if (ended) return;
+        ended = true;
         try {
           db.exec(ROLLBACK);
         } catch {
           // Already rolled back (SQLite ends a transaction itself on some errors).
         }
         giveBack();
-        return Promise.resolve();
       };
-      const session: SqlSession<SqliteDatabaseLike> = {
-        tx: db,
+      const { tx, mayHaveEnded } = sqliteTx(db, () => ended);
+      const session: SqlSession<DatabaseSync> = {
+        tx,
         query(text, params) {
           // Synchronous underneath; a throw becomes a rejection as with the other clients.
-          return Promise.resolve().then(() => {
-            const values = params.map(bindable);
-            const compiled = statement(text);
-            if (/^\s*SELECT/i.test(text)) return { rows: compiled.all(...values).filter((row): row is Record<string, unknown> => typeof row === 'object' && row !== null), affected: 0 };
-            return { rows: [], affected: Number(compiled.run(...values).changes) };
-          });
-        },
-        async commit() {
           try {
+            const { statement, reads } = compiled(text);
+            const values = params.map(bindable);
+            if (reads) return Promise.resolve({ rows: statement.all(...values), affected: 0 });
+            return Promise.resolve({ rows: [], affected: Number(statement.run(...values).changes) });
+          } catch (error) {
+            return Promise.reject(error);
+          }
+        },
+        commit(held) {
+          try {
+            // The work may have ended the transaction (and begun another): its claim must still be there.
+            if (held !== undefined && mayHaveEnded() && compiled(held.text).statement.all(...held.params.map(bindable)).length !== 1) {
+              end();
+              return Promise.reject(notHeld());
+            }
             db.exec(COMMIT);
           } catch (error) {
-            await rollback();
-            throw error;
+            end();
+            return Promise.reject(error);
           }
+          ended = true;
           giveBack();
+          return Promise.resolve();
         },
-        rollback,
-        abandon(settled) {
-          void settled.then(rollback);
+        rollback() {
+          end();
+          return Promise.resolve();
         },
+        // The connection is the adapter's own: the run's time is up, so it lets go now (the
+        // work's tx refuses what it sends after this), not when the work settles.
+        abandon: end,
       };
       return session;
     },

@@ -20,6 +20,15 @@ export const ROLLBACK = 'ROLLBACK';
  */
 export const OPEN_FILE = 'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 10';
 
+/**
+ * The most one run may take on SQLite by default, in ms (`fromSqlite`'s `maxRunMs`). One writer:
+ * a run holds the write lock for its handler's whole time, and another payment's delivery waits
+ * `lockTimeoutMs` (1 s) for it, then is answered 409 and retried by the gateway about 1 s later,
+ * then 5 s later. A run that lets go by 2 s leaves that second delivery the lock, and the third a
+ * spare.
+ */
+export const MAX_RUN_MS = 2000;
+
 /** SQLITE_BUSY (5) and SQLITE_LOCKED (6): another connection holds the lock. */
 const BUSY_CODES = [5, 6];
 /** SQLITE_CONSTRAINT (19): node:sqlite's `errcode` is the extended code, whose low byte it is. */
