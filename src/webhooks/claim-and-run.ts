@@ -12,18 +12,6 @@ import { canSupersede, lifecycleRank } from './lifecycle.js';
 import type { LedgerRun, PaymentOrder, TransactionalWebhookStore, WebhookStore } from './stores/types.js';
 import { milliseconds } from '../core/milliseconds.js';
 
-/**
- * The key the webhook handler claims for a payment outcome (its default `'payment'`
- * idempotency): one fulfilment per `payment_id` and terminal status.
- *
- * @example
- * ```ts
- * await runOnce(store, paymentKey(status.payment_id, status.status), () => fulfil(status));
- * ```
- */
-export function paymentKey(paymentId: string, status: string): string {
-  return `payment:${paymentId}:${status}`;
-}
 
 /** @internal How long a finished key is remembered unless told otherwise: 24 h. */
 export const COMPLETED_TTL_MS = 86_400_000;

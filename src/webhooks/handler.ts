@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { claimAndRun, paymentKey } from './claim-and-run.js';
+import { claimAndRun } from './claim-and-run.js';
+import { paymentKey } from './payment-key.js';
 import { WebhookHandlerError, type WebhookVerificationError, type WebhookVerificationReason } from './errors.js';
 import type { WebhookEvent } from './events.js';
 import {

@@ -60,7 +60,7 @@ export {
   type WebhookAdapterInput,
   type WebhookAdapterOptions,
 } from './adapters/index.js';
-export { paymentKey } from './claim-and-run.js';
+export { paymentKey } from './payment-key.js';
 export { runOnce, type RunOnceOptions, type RunOnceResult } from './run-once.js';
 export { DEFAULT_IN_FLIGHT_TTL_MS, GATEWAY_RETRY_DELAYS_MS, deliveryAfterCrash } from './delivery-policy.js';
 export { isSuperseded, lifecycleRank } from './lifecycle.js';

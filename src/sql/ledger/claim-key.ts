@@ -8,6 +8,7 @@
  */
 import type { PaymentOrder } from '../../webhooks/stores/types.js';
 import { supersedesNothing } from '../../webhooks/lifecycle.js';
+import { paymentKey } from '../../webhooks/payment-key.js';
 import type { LedgerStatements, Statement } from '../dialects/dialect.js';
 import type { SqlSession } from '../sql-client.js';
 import { markRow, type Claim } from './claims.js';
@@ -19,11 +20,23 @@ const LOCK_ONLY_RANK = supersedesNothing();
 /** Sends one of the dialect's statements with its parameters. */
 export const send = <A>(session: SqlSession<unknown>, statement: Statement<A>, args: A) => session.query(statement.text, statement.params(args));
 
+/**
+ * The bit a run records in its payment's row, kept for good: its status's, when the run is that
+ * payment outcome's (its key is `paymentKey(payment_id, status)`: the handler's default
+ * idempotency, a reconciliation's `runOnce`); none for a run keyed otherwise (`idempotency:
+ * 'webhook'`, one run per delivery id: two REFUNDED deliveries of one payment both run).
+ */
+function keptForGood(key: string, { paymentId, status }: PaymentOrder): number {
+  return status !== undefined && key === paymentKey(paymentId, status) ? handledBit(status) : 0;
+}
+
 /** A claim that could not tell whether the key's row is its own: claimed again, in two statements. */
 export const UNCLEAR = Symbol('unclear');
 
 /** What one claim is given. `beside`: the `rows-beside` path may try its one-statement claim first. */
 export interface ClaimRequest {
+  /** The idempotency key the run claims. */
+  readonly key: string;
   readonly claim: Claim;
   readonly now: number;
   readonly order: PaymentOrder | undefined;
@@ -41,12 +54,12 @@ export interface ClaimRequest {
  * predecessor committed. The dialect names its path (`ClaimPath` in dialects/dialect.ts): one
  * statement on the common path where it can. The reason for a refusal is read only then.
  */
-export async function claimKey(session: SqlSession<unknown>, sql: LedgerStatements, { claim, now, order, raiseMark, beside }: ClaimRequest): Promise<'duplicate' | 'superseded' | typeof UNCLEAR | undefined> {
+export async function claimKey(session: SqlSession<unknown>, sql: LedgerStatements, { key, claim, now, order, raiseMark, beside }: ClaimRequest): Promise<'duplicate' | 'superseded' | typeof UNCLEAR | undefined> {
   if (order === undefined) {
     if ((await send(session, sql.claim, { claim, now })).affected === 1) return undefined;
     return takeOver(session, sql, claim, now);
   }
-  const args = { claim, now, mark: markRow(order.paymentId), rank: order.rank, markRank: raiseMark ? order.rank : LOCK_ONLY_RANK, handled: handledBit(order.status), keptUntil: KEPT_FOR_GOOD };
+  const args = { claim, now, mark: markRow(order.paymentId), rank: order.rank, markRank: raiseMark ? order.rank : LOCK_ONLY_RANK, handled: keptForGood(key, order), keptUntil: KEPT_FOR_GOOD };
   const path = sql.claimPath;
   switch (path.name) {
     case 'mark-in-claim':

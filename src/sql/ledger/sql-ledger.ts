@@ -17,8 +17,8 @@ import type { LedgerStatements, SqlDialect } from '../dialects/dialect.js';
 import { ledgerStatementsOf } from '../dialects/ledger-statements-of.js';
 import { checkTableName, type TableName } from '../dialects/table-name.js';
 import type { SqlClient, SqlSession } from '../sql-client.js';
-import { claimKey, UNCLEAR } from './claim-key.js';
-import { claimOf, type Claim } from './claims.js';
+import { claimKey, UNCLEAR, type ClaimRequest } from './claim-key.js';
+import { claimOf } from './claims.js';
 import { ensureSchema, type EnsureSchemaOptions } from './ensure-schema.js';
 import { pruneExpired, type PruneOptions } from './prune.js';
 
@@ -146,7 +146,7 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
     const now = Date.now();
     const claim = claimOf(key, now, completedTtlMs);
     const budget = runBudget(this.#client, timeoutMs);
-    const claimed = await this.#open(budget.client, claim, now, order, options.raiseMark, true);
+    const claimed = await this.#open(budget.client, { key, claim, now, order, raiseMark: options.raiseMark, beside: true });
     if (!('session' in claimed)) return claimed;
     const { session } = claimed;
 
@@ -188,7 +188,7 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
    * claim first; when that cannot say whose the key's row is, the claim starts again in a new
    * transaction without it.
    */
-  async #open(client: SqlClient<Tx>, claim: Claim, now: number, order: PaymentOrder | undefined, raiseMark: boolean, beside: boolean): Promise<{ readonly session: SqlSession<Tx> } | LedgerRun<never>> {
+  async #open(client: SqlClient<Tx>, request: ClaimRequest): Promise<{ readonly session: SqlSession<Tx> } | LedgerRun<never>> {
     let session: SqlSession<Tx>;
     try {
       session = await client.begin(this.#lockTimeoutMs);
@@ -196,10 +196,10 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
       return inFlightOrUnavailable(error);
     }
     try {
-      const refused = await claimKey(session, this.#sql, { claim, now, order, raiseMark, beside });
+      const refused = await claimKey(session, this.#sql, request);
       if (refused === undefined) return { session };
       await session.rollback();
-      return refused === UNCLEAR ? this.#open(client, claim, now, order, raiseMark, false) : { outcome: refused };
+      return refused === UNCLEAR ? this.#open(client, { ...request, beside: false }) : { outcome: refused };
     } catch (error) {
       await session.rollback(error);
       return inFlightOrUnavailable(error);

@@ -270,6 +270,19 @@ export function ledgerScenarios<Tx>(name: string, setup: () => LedgerFixture<Tx>
       expect(await atMs(later + 365 * DAY, () => ledger.prune())).toBe(0);
     });
 
+    scenario("runs keyed by their delivery (idempotency: 'webhook') are kept only as long as their records: two REFUNDED deliveries of one payment both run", async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture);
+      const payment = `PAY_${randomUUID()}`;
+      const first = await ledger.run(`webhook:W1_${payment}`, (tx) => fixture.fulfil(tx, payment), asCallback(payment, 'REFUNDED'));
+      const second = await ledger.run(`webhook:W2_${payment}`, (tx) => fixture.fulfil(tx, payment), asCallback(payment, 'REFUNDED'));
+      const again = await ledger.run(`webhook:W2_${payment}`, (tx) => fixture.fulfil(tx, payment), asCallback(payment, 'REFUNDED'));
+      expect([first.outcome, second.outcome, again.outcome]).toEqual(['processed', 'processed', 'duplicate']);
+      expect(await fixture.fulfilments(payment)).toBe(2);
+      // The payment's key, after them: not marked handled by the deliveries, it runs.
+      expect((await ledger.run(`payment:${payment}:REFUNDED`, () => undefined, asCallback(payment, 'REFUNDED'))).outcome).toBe('processed');
+    });
+
     scenario('two outcomes of one rank (FAILED, then SUCCESS) resent after their records expired: both duplicates, neither runs again', async () => {
       const fixture = setup();
       const ledger = await newLedger(fixture);
