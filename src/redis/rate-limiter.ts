@@ -4,17 +4,17 @@
  * @module
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { BucketModel } from '../core/pacing/bucket-model.js';
 import {
   type AcquireOptions,
-  BucketModel,
   CLIENT_WARN,
   monotonicNow,
   pacingError,
   type RateBucket,
   type RateLimiter,
   type RateLimitObservation,
-  WaitQueue,
-} from '../core/pacing/limiter.js';
+} from '../core/pacing/limiter-contract.js';
+import { WaitQueue } from '../core/pacing/wait-queue.js';
 import { MemoryRateLimiter } from '../core/pacing/memory-limiter.js';
 import { probeOutcome } from '../core/pacing/slow-start.js';
 import { EDGE_PROBE_SLOT, edgeProbeVerdict } from '../core/pacing/edge-probe.js';

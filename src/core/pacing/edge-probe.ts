@@ -30,7 +30,7 @@
  *
  * @module
  */
-import { MIN_WINDOW_MS } from './limiter.js';
+import { MIN_WINDOW_MS } from './bucket-model.js';
 
 /** The grain of `X-RateLimit-Reset`: whole seconds. */
 export const RESET_GRAIN_MS = 1000;

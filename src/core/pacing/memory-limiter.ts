@@ -3,16 +3,9 @@
  *
  * @module
  */
-import {
-  type AcquireOptions,
-  BucketModel,
-  monotonicNow,
-  pacingError,
-  type RateBucket,
-  type RateLimiter,
-  type RateLimitObservation,
-  WaitQueue,
-} from './limiter.js';
+import { BucketModel } from './bucket-model.js';
+import { type AcquireOptions, monotonicNow, pacingError, type RateBucket, type RateLimiter, type RateLimitObservation } from './limiter-contract.js';
+import { WaitQueue } from './wait-queue.js';
 import { admission, afterAnswer, type SlowStartState } from './slow-start.js';
 import { EDGE_PROBE_SLOT, type EdgePlan, type EdgeProbeState, edgeProbeVerdict, planEdgeProbe, windowAfterAccepted } from './edge-probe.js';
 import { unref } from '../wait.js';

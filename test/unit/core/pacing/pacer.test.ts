@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RateLimitError } from '../../../../src/core/errors/service.js';
-import { type AcquireOptions, CLIENT_WARN, type RateBucket, type RateLimiter, type RateLimitObservation } from '../../../../src/core/pacing/limiter.js';
+import { type AcquireOptions, CLIENT_WARN, type RateBucket, type RateLimiter, type RateLimitObservation } from '../../../../src/core/pacing/limiter-contract.js';
 import { MemoryRateLimiter } from '../../../../src/core/pacing/memory-limiter.js';
 import { type PacedAnswer, Pacer } from '../../../../src/core/pacing/pacer.js';
 import { readAnswerTiming } from '../../../../src/core/pacing/rate-limit-headers.js';

@@ -65,7 +65,7 @@ describe('readRateLimit', () => {
 
   it('hands negative and huge values on as the service sent them: the limiter, not the reader, decides what to believe', () => {
     // BucketModel.learn ignores a limit that is not a positive integer and a reset more than an
-    // hour away (test/unit/core/pacing/limiter.test.ts); the merchant sees the raw values.
+    // hour away (test/unit/core/pacing/bucket-model.test.ts); the merchant sees the raw values.
     const info = readRateLimit(headers({ 'X-RateLimit-Limit': '-1', 'X-RateLimit-Remaining': '99999999999', 'X-RateLimit-Reset': '-5' }), NOW);
     expect(info).toEqual({ limit: -1, remaining: 99_999_999_999, reset: -5, observedAt: NOW });
   });
