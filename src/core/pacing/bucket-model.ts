@@ -19,6 +19,9 @@ export class BucketModel {
   /** No slot before this time (limiter clock): the service said its window is full. */
   blockedUntil = 0;
   #windowKnown = false;
+  /** What the answers' dates allow of the service's clock minus this process's (ms). */
+  #offsetLow = Number.NEGATIVE_INFINITY;
+  #offsetHigh = Number.POSITIVE_INFINITY;
 
   constructor(readonly bucket: RateBucket) {
     this.limit = PUBLISHED_LIMITS[bucket];
@@ -38,9 +41,38 @@ export class BucketModel {
     if (o.limit !== undefined && Number.isInteger(o.limit) && o.limit > 0) this.limit = o.limit;
   }
 
+  /**
+   * Learns the service's clock against this process's from an answer's `Date`: dated (rounded
+   * down to its second) after its request was sent and before it arrived, so the service's clock
+   * minus ours lies between `dateInMs` and `dateInMs + 1 s + elapsedMs`. Each answer narrows the
+   * range; one that contradicts it (a clock stepped) starts it anew.
+   */
+  learnClock(o: RateLimitObservation): void {
+    const date = o.dateInMs;
+    if (date === undefined || !(Math.abs(date) <= HOUR_MS)) return;
+    const low = Math.max(this.#offsetLow, date);
+    const high = Math.min(this.#offsetHigh, date + 1000 + o.elapsedMs);
+    [this.#offsetLow, this.#offsetHigh] = low <= high ? [low, high] : [date, date + 1000 + o.elapsedMs];
+  }
+
+  /**
+   * The service's clock minus this process's, as pacing takes it: 0 (the clocks agree,
+   * assumption A24) unless the answers' dates rule that out, then the least the dates allow,
+   * which never moves a reset earlier than the service's.
+   */
+  get clockOffset(): number {
+    return this.#offsetLow > 0 || this.#offsetHigh < 0 ? this.#offsetLow : 0;
+  }
+
+  /** The answer's reset, in ms from its arrival on this process's clock, if believable (0 to 1 h). */
+  resetIn(o: RateLimitObservation): number | undefined {
+    const resetInMs = o.resetInMs === undefined ? undefined : o.resetInMs - this.clockOffset;
+    return resetInMs !== undefined && resetInMs >= 0 && resetInMs <= HOUR_MS ? resetInMs : undefined;
+  }
+
   /** Whether an answer (not a 429) was alone in its window: `Remaining = Limit − 1`, with a believable reset. */
   alone(o: RateLimitObservation): boolean {
-    return o.status !== 429 && o.remaining === this.limit - 1 && o.resetInMs !== undefined && o.resetInMs >= 0 && o.resetInMs <= HOUR_MS;
+    return o.status !== 429 && o.remaining === this.limit - 1 && this.resetIn(o) !== undefined;
   }
 
   /**
@@ -67,7 +99,8 @@ export class BucketModel {
    */
   learn(o: RateLimitObservation, now: number, inFlight: number, counted = 0): number | undefined {
     this.learnLimit(o);
-    const resetInMs = o.resetInMs !== undefined && o.resetInMs >= 0 && o.resetInMs <= HOUR_MS ? o.resetInMs : undefined;
+    this.learnClock(o);
+    const resetInMs = this.resetIn(o);
     if (o.status === 429) {
       this.#windowKnown = false; // the model was wrong: take the next measurement as it comes
       const wait = o.retryAfterMs ?? resetInMs ?? 1000;

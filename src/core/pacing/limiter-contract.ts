@@ -47,6 +47,12 @@ export interface RateLimitObservation {
   resetAt?: number | undefined;
   /** `Retry-After` of a 429, in milliseconds. */
   retryAfterMs?: number | undefined;
+  /**
+   * The answer's `Date` header (the service's clock, whole seconds) minus this process's clock
+   * when the answer was read, in milliseconds: how a limiter tells a process clock that
+   * disagrees with the service's (then `resetInMs` is off by as much).
+   */
+  dateInMs?: number | undefined;
   /** Milliseconds between taking the slot and the answer. */
   elapsedMs: number;
 }

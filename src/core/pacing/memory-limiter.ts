@@ -101,9 +101,9 @@ class LocalBucket extends BucketModel implements SlowStartState {
 
   /** After an answer alone in its window: the edge probe it allows, if any. */
   planEdge(now: number, observation: RateLimitObservation): void {
-    if (observation.resetInMs === undefined) return;
-    if (this.edge !== 'ready') return;
-    const lone = { sentAt: now - observation.elapsedMs, answeredAt: now, resetAt: now + observation.resetInMs };
+    const resetInMs = this.resetIn(observation);
+    if (resetInMs === undefined || this.edge !== 'ready') return;
+    const lone = { sentAt: now - observation.elapsedMs, answeredAt: now, resetAt: now + resetInMs };
     const plan = this.windowKnown ? planEdgeProbe({ state: this.edge, windowMs: this.windowMs, lone }) : undefined;
     this.edgePlan = plan && { ...plan, from: lone.sentAt };
   }

@@ -55,13 +55,14 @@ export class Pacer {
     return (answer) => {
       const observation: RateLimitObservation = { elapsedMs: performance.now() - started };
       if (answer) {
-        const { rateLimit, retryAfterMs, resetInMs } = answer.timing;
+        const { rateLimit, retryAfterMs, resetInMs, dateInMs } = answer.timing;
         observation.status = answer.status;
         observation.limit = rateLimit?.limit;
         observation.remaining = rateLimit?.remaining;
         observation.resetInMs = resetInMs;
         observation.resetAt = rateLimit?.reset === undefined ? undefined : rateLimit.reset * 1000;
         observation.retryAfterMs = retryAfterMs;
+        observation.dateInMs = dateInMs;
       }
       try {
         this.#limiter.observe(key, bucket, observation, slot);

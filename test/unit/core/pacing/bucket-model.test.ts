@@ -75,6 +75,34 @@ describe('BucketModel.learn: a 429', () => {
   });
 });
 
+describe("BucketModel.learn: the service's clock against ours (assumption A24)", () => {
+  /** Limit 3, alone in its window, its reset 6.5 s after the answer on our clock, the service's Date `dateInMs` from ours. */
+  const dated = (dateInMs: number | undefined, elapsedMs = 10) => answer({ limit: 3, remaining: 2, resetInMs: 6500, elapsedMs, dateInMs });
+
+  it.each<[string, (number | undefined)[], number]>([
+    ['no Date: taken to agree', [undefined], 0],
+    ['a Date in our second: agree', [-400], 0],
+    ['a Date 3 s ahead of ours', [2600], 2600],
+    ['a Date 3 s ahead, then a sharper one', [2600, 2990], 2990],
+    ['a Date 3 s behind ours (the least the dates allow)', [-3400], -3400],
+    ['dates an hour and more away: ignored', [3_600_001], 0],
+    ['a clock stepped: the range starts anew from the answer that contradicts it', [2600, -3400], -3400],
+  ])('%s', (_what, dates, offset) => {
+    const model = new BucketModel('other');
+    for (const date of dates) model.learn(dated(date), NOW, 0);
+    expect(model.clockOffset).toBe(offset);
+  });
+
+  it('measures the window and the hold on the service\'s clock: a reset read 3 s early on a clock 3 s ahead', () => {
+    const ahead = new BucketModel('other');
+    // Our clock is 3 s ahead: the reset, 6.5 s away for the service, reads as 3.5 s.
+    ahead.learn(answer({ limit: 3, remaining: 2, resetInMs: 3500, elapsedMs: 10, dateInMs: -3000 }), NOW, 0);
+    expect(ahead.windowMs).toBe(6510);
+    ahead.learn(answer({ limit: 3, remaining: 0, resetInMs: 3500, elapsedMs: 10, dateInMs: -3000 }), NOW, 0, 1);
+    expect(ahead.blockedUntil).toBe(NOW + 6500);
+  });
+});
+
 describe('BucketModel.learn: the window', () => {
   /** An answer alone in its window: limit 3, 2 remaining, reset `resetInMs` after the answer. */
   const alone = (resetInMs: number, elapsedMs = 10) => answer({ limit: 3, remaining: 2, resetInMs, elapsedMs });
