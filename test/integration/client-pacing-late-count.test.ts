@@ -69,3 +69,38 @@ describe("a process clock that disagrees with the service's (assumption A24)", (
     expect(elapsed, `${refused} × 429 in ${Math.round(elapsed)} ms`).toBeLessThan(1.2 * IDEAL_MS);
   }, 60_000);
 });
+
+describe('the edge probe never lands on a call that cannot retry', () => {
+  // 10 per 2.5 s: not whole seconds, so the edge probe (a whole-second window after a lone
+  // answer) arrives before the edge and is refused. The burst starts 50 ms into a second, so the
+  // lone request is sent and answered within one and the probe is planned (client-pacing-cold.test.ts).
+  const intoNextSecond = (ms: number) => new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + ms));
+  const probed = (maxRetries: (i: number) => number | undefined) => async () => {
+    const service = await startRateMockProcess({ limit: 10, windowMs: 2500, ...MERCHANT });
+    services.push(service);
+    const gateway = new MyrGateway({ baseUrl: service.baseUrl, ...MERCHANT, tokenStore: new MemoryTokenStore(), rateLimiter: new MemoryRateLimiter() });
+    await gateway.payments.retrieve('PAYWARMUP').catch(() => undefined); // the token, so the burst starts on time
+    await intoNextSecond(50);
+    const results = await Promise.allSettled(
+      Array.from({ length: 40 }, (_, i) => {
+        const retries = maxRetries(i);
+        return gateway.payments.create(paymentParams(), retries === undefined ? {} : { maxRetries: retries });
+      }),
+    );
+    return { errors: results.flatMap((r) => (r.status === 'rejected' ? [String(r.reason)] : [])), creates: await service.creates() };
+  };
+
+  it('every call with maxRetries: 0: no probe is sent, no call is refused', async () => {
+    const { errors, creates } = await probed(() => 0)();
+    expect(errors).toEqual([]);
+    expect(creates.filter((s) => s === 429)).toEqual([]);
+    expect(creates.filter((s) => s === 200)).toHaveLength(40);
+  }, 60_000);
+
+  it('calls with maxRetries: 0 beside calls that can retry: the probe goes to one that can, and only it may meet the 429', async () => {
+    const { errors, creates } = await probed((i) => (i % 2 === 0 ? 0 : undefined))();
+    expect(errors).toEqual([]);
+    expect(creates.filter((s) => s === 429).length).toBeLessThanOrEqual(1);
+    expect(creates.filter((s) => s === 200)).toHaveLength(40);
+  }, 60_000);
+});

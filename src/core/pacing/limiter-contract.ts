@@ -76,6 +76,14 @@ export interface AcquireOptions {
    * await limiter.acquire(key, 'payment', { maxWaitMs: 30_000, storeBudget: { leftMs: () => left, spend: (ms) => (left -= ms) } });
    * ```
    */
+  /**
+   * Whether the call can absorb a 429 (a retry is left to it): only such a call is given a slot
+   * that may be refused, the edge probe (src/core/pacing/edge-probe.ts). The client passes false
+   * for a call's last attempt (`maxRetries: 0`, or its retries spent).
+   * @default true
+   * @example await limiter.acquire(key, 'payment', { maxWaitMs: 30_000, mayBeRefused: false })
+   */
+  mayBeRefused?: boolean | undefined;
   storeBudget?:
     | {
         /** Milliseconds the call may still wait on shared stores. */

@@ -53,10 +53,13 @@ class LocalBucket extends BucketModel implements SlowStartState {
     return Math.max(now, this.blockedUntil, fromLog);
   }
 
-  /** Whether a slot can be taken now: slow start allows it and the window has room, or the edge probe may go. */
-  open(now: number): boolean {
+  /**
+   * Whether a slot can be taken now: slow start allows it and the window has room, or the edge
+   * probe may go and `probe` (the caller can absorb its 429).
+   */
+  open(now: number, probe = true): boolean {
     if (this.unpaced) return true;
-    return admission(this) !== 'hold' && (this.freeAt(now) <= now || this.edgeAt(now) <= now);
+    return admission(this) !== 'hold' && (this.freeAt(now) <= now || (probe && this.edgeAt(now) <= now));
   }
 
   /**
@@ -152,7 +155,7 @@ export class MemoryRateLimiter implements RateLimiter {
   acquire(key: string, bucket: RateBucket, options: AcquireOptions): Promise<string | void> {
     const b = this.#bucket(key, bucket);
     const now = this.#now();
-    if (b.queue.length === 0 && b.open(now)) return Promise.resolve(b.take(now));
+    if (b.queue.length === 0 && b.open(now, options.mayBeRefused ?? true)) return Promise.resolve(b.take(now));
     // A call that cannot be served before its deadline, even if nothing else changes, fails now.
     const earliest = b.freeAt(now, b.queue.length);
     if (Number.isFinite(earliest) && earliest - now > options.maxWaitMs) return Promise.reject(pacingError(bucket, b.limit, b.windowMs, earliest - now));
@@ -189,10 +192,15 @@ export class MemoryRateLimiter implements RateLimiter {
     clearTimeout(b.timer);
     b.timer = undefined;
     const now = this.#now();
-    for (let waiter = b.queue.first(); waiter && b.open(now); waiter = b.queue.first()) waiter.grant(b.take(now));
+    // The edge probe may be refused: it goes to the longest-waiting call that can absorb a 429, or to none.
+    for (let waiter = b.queue.first(); waiter; waiter = b.queue.first()) {
+      const to = b.open(now, false) ? waiter : b.open(now) ? b.queue.firstThatMayBeRefused() : undefined;
+      if (!to) break;
+      to.grant(b.take(now));
+    }
     // Held for a probe: its answer (observe) pumps again; no timer could know when.
     if (b.queue.length === 0 || admission(b) === 'hold') return;
-    const at = Math.min(b.freeAt(now), b.edgeAt(now));
+    const at = Math.min(b.freeAt(now), b.queue.firstThatMayBeRefused() ? b.edgeAt(now) : Number.POSITIVE_INFINITY);
     if (!Number.isFinite(at)) return;
     // Every waiter's own deadline timer keeps the process alive while it waits; the pump must
     // not do so after the last waiter gave up (its blocked time can be an hour). A scheduled

@@ -14,6 +14,8 @@ interface Waiter {
   storeLeftMs: number;
   /** Charges time waited on the store to the call's budget. */
   readonly spendStore: ((ms: number) => void) | undefined;
+  /** The call can absorb a 429 (`AcquireOptions.mayBeRefused`). */
+  readonly mayBeRefused: boolean;
   grant(slot?: string): void;
   fail(error: unknown): void;
 }
@@ -43,7 +45,7 @@ export class WaitQueue {
     };
     return within<string | undefined, never>(
       (resolve, reject) => {
-        waiter = { signal, deadline: now + options.maxWaitMs, storeLeftMs, spendStore, grant: resolve, fail: reject };
+        waiter = { signal, deadline: now + options.maxWaitMs, storeLeftMs, spendStore, mayBeRefused: options.mayBeRefused ?? true, grant: resolve, fail: reject };
         this.#waiters.push(waiter);
       },
       {
@@ -65,6 +67,11 @@ export class WaitQueue {
   /** The longest-waiting call, if any. */
   first(): Waiter | undefined {
     return this.#waiters[0];
+  }
+
+  /** The longest-waiting call that can absorb a 429, the one a slot that may be refused goes to. */
+  firstThatMayBeRefused(): Waiter | undefined {
+    return this.#waiters.find((w) => w.mayBeRefused);
   }
 
   /** The least store time left of the waiting calls (Infinity when none is bounded). */

@@ -10,6 +10,14 @@ const NOW = 5_000_000;
 describe('WaitQueue', () => {
   const timeoutError = () => new Error('no slot in time');
 
+  it('finds the longest-waiting call that can absorb a 429 (mayBeRefused, true unless said), for a slot that may be refused', () => {
+    const queue = new WaitQueue();
+    for (const mayBeRefused of [false, false, undefined, true]) queue.add({ maxWaitMs: 60_000, mayBeRefused }, NOW, timeoutError).catch(() => undefined);
+    expect(queue.first()?.mayBeRefused).toBe(false);
+    expect(queue.firstThatMayBeRefused()).toBe(queue.drain()[2]);
+    expect(queue.firstThatMayBeRefused()).toBeUndefined();
+  });
+
   it('hands back the calls whose store time is spent, keeping the others and the unbounded ones', () => {
     const queue = new WaitQueue();
     const spent: number[] = [];
