@@ -1,0 +1,62 @@
+/**
+ * Issue 33: 90 creations from cold across 3 processes sharing a RedisRateLimiter, over real
+ * HTTPS to the mock served from another process, which counts each creation on arrival or up
+ * to a second late (a queue in front of its counter): at most one 429, and all created within
+ * 1.2× the 12 s the limit allows (plus the counting delay where there is one).
+ */
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { type RateMockProcess, startRateMockProcess } from '../helpers/rate-mock-process.js';
+import { RedisServer } from '../helpers/redis.js';
+import { WorkerPool } from './pool.js';
+
+const LIMIT = 30;
+const WINDOW_MS = 6000;
+const WORKERS = 3;
+/** The shortest time 90 creations at 30 per window can take: the third 30 start two windows after the first. */
+const IDEAL_MS = (Math.ceil(90 / LIMIT) - 1) * WINDOW_MS;
+const MERCHANT = { merchantId: 'MERCHANT_FLEET_LATE', apiKey: 'sk_test_fleet_late' };
+
+let redis: RedisServer;
+let service: RateMockProcess | undefined;
+let pool: WorkerPool | undefined;
+beforeAll(async () => {
+  redis = await RedisServer.start();
+}, 60_000);
+afterEach(async () => {
+  await pool?.stop();
+  await service?.stop();
+  pool = service = undefined;
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+
+type Result = { ok: number; errors: string[] };
+
+it.each([
+  ['counted on arrival', 0, 0],
+])('3 processes × 30 creations from cold, %s: at most one 429, all 90 created within 1.2× the ideal plus the counting delay', async (_how, latencyMs, jitterMs) => {
+  service = await startRateMockProcess({ limit: LIMIT, windowMs: WINDOW_MS, ...MERCHANT, latencyMs, jitterMs });
+  const certFile = service.certFile;
+  const baseUrl = service.baseUrl;
+  pool = await WorkerPool.start('./pacing-worker.ts', WORKERS, (i) => ({
+    WORKER: String(i),
+    CLIENT_KIND: i % 2 ? 'node-redis' : 'ioredis',
+    REDIS_URL: redis.url,
+    BASE_URL: baseUrl,
+    TRUST_CERT: certFile,
+    MERCHANT_ID: MERCHANT.merchantId,
+    API_KEY: MERCHANT.apiKey,
+  }));
+  const started = performance.now();
+  const results = await pool.all<Result>({ type: 'burst', calls: 90 / WORKERS });
+  const elapsed = performance.now() - started;
+  const creates = await service.creates();
+
+  expect(results.flatMap((r) => r.errors)).toEqual([]);
+  expect(results.reduce((sum, r) => sum + r.ok, 0)).toBe(90);
+  expect(creates.filter((s) => s === 200)).toHaveLength(90);
+  const refused = creates.filter((s) => s === 429).length;
+  expect(refused, `${refused} × 429 in ${Math.round(elapsed)} ms`).toBeLessThanOrEqual(1);
+  expect(elapsed, `${refused} × 429 in ${Math.round(elapsed)} ms`).toBeLessThan(1.2 * IDEAL_MS + latencyMs + jitterMs);
+}, 90_000);
