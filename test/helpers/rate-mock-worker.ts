@@ -1,7 +1,8 @@
 /**
  * The mock served over HTTPS from a process of its own (issue 33): a rate limit of `LIMIT`
  * payment creations per `WINDOW_MS`, each counted `COUNT_LATENCY_MS` plus up to
- * `COUNT_JITTER_MS` after it arrives (0 and 0: on arrival). Answers `{ type: 'creates' }` with
+ * `COUNT_JITTER_MS` after it arrives (0 and 0: on arrival). Ten more merchants, `MERCHANT_ID_0`
+ * to `_9`, share the key. Answers `{ type: 'creates' }` with
  * the creations' statuses in arrival order, and `{ type: 'reset' }` by forgetting them and the window.
  */
 import { readFileSync } from 'node:fs';
@@ -12,7 +13,8 @@ const latencyMs = Number(workerEnv('COUNT_LATENCY_MS'));
 const jitterMs = Number(workerEnv('COUNT_JITTER_MS'));
 const mock = createMockGateway({
   baseUrl: 'https://127.0.0.1/api/v1',
-  merchants: [{ merchantId: workerEnv('MERCHANT_ID'), apiKey: workerEnv('API_KEY') }],
+  // MERCHANT_ID, and MERCHANT_ID_0 … _9 with the same key: a cold budget each, for repeated cold bursts.
+  merchants: ['', ...Array.from({ length: 10 }, (_, i) => `_${i}`)].map((suffix) => ({ merchantId: `${workerEnv('MERCHANT_ID')}${suffix}`, apiKey: workerEnv('API_KEY') })),
   rateLimits: { paymentRequest: Number(workerEnv('LIMIT')) },
   rateLimitWindowMs: Number(workerEnv('WINDOW_MS')),
   ...(latencyMs + jitterMs > 0 ? { rateLimitCountDelay: { latencyMs, jitterMs } } : {}),

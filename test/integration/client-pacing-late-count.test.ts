@@ -2,8 +2,8 @@
  * Issue 33: a cold burst from one process over real HTTPS to the mock served from another
  * process, which counts each creation on arrival or up to a second late (a queue in front of
  * its counter). A slot frees a window after the service counted its request, which is before
- * its answer arrived, however late the count: at most one 429, and the burst within 1.2× the
- * ideal (plus the counting delay where there is one).
+ * its answer arrived, however late the count: at most one 429; counted on arrival, the burst
+ * within 1.2× the ideal. (Counted late, the burst's time is the bench's figure, docs/benchmarks.md.)
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryRateLimiter, MemoryTokenStore, MyrGateway } from '../../src/index.js';
@@ -36,10 +36,8 @@ async function burst(service: RateMockProcess, skewMs = 0) {
 }
 
 describe('a cold burst of 90 against 30 per 6 s over HTTPS to another process', () => {
-  it.each([
-    ['counted on arrival', 0, 0],
-  ])('%s: every creation made, at most one 429, within 1.2× the ideal plus the counting delay', async (_how, latencyMs, jitterMs) => {
-    const service = await startRateMockProcess({ limit: LIMIT, windowMs: WINDOW_MS, ...MERCHANT, latencyMs, jitterMs });
+  it('counted on arrival: every creation made, at most one 429, within 1.2× the ideal', async () => {
+    const service = await startRateMockProcess({ limit: LIMIT, windowMs: WINDOW_MS, ...MERCHANT });
     services.push(service);
     const { errors, elapsed, creates } = await burst(service);
 
@@ -47,7 +45,17 @@ describe('a cold burst of 90 against 30 per 6 s over HTTPS to another process', 
     expect(creates.filter((s) => s === 200)).toHaveLength(90);
     const refused = creates.filter((s) => s === 429).length;
     expect(refused, `${refused} × 429 in ${Math.round(elapsed)} ms`).toBeLessThanOrEqual(1);
-    expect(elapsed, `${refused} × 429 in ${Math.round(elapsed)} ms`).toBeLessThan(1.2 * IDEAL_MS + latencyMs + jitterMs);
+    expect(elapsed, `${refused} × 429 in ${Math.round(elapsed)} ms`).toBeLessThan(1.2 * IDEAL_MS);
+  }, 60_000);
+
+  it('counted 200 ms to 1 s after arrival: every creation made, at most one 429', async () => {
+    const service = await startRateMockProcess({ limit: LIMIT, windowMs: WINDOW_MS, ...MERCHANT, latencyMs: 200, jitterMs: 800 });
+    services.push(service);
+    const { errors, creates } = await burst(service);
+
+    expect(errors).toEqual([]);
+    expect(creates.filter((s) => s === 200)).toHaveLength(90);
+    expect(creates.filter((s) => s === 429).length).toBeLessThanOrEqual(1);
   }, 60_000);
 });
 
