@@ -8,6 +8,10 @@
  * The fleet rows need `redis-server` on the PATH; without it they are skipped with a note.
  * Processes are forked with tsx (an npm dependency), nothing else is needed.
  *
+ * The late-count rows (issue 33) burst cold over real HTTPS to the mock served from another
+ * process, which counts each creation on arrival or 200 ms to 1 s after it (a queue in front of
+ * its counter, `rateLimitCountDelay`), each against the ideal (and the ideal plus that second).
+ *
  * Run: `npx tsx bench/pacing.ts` (or `npm run bench`). Tune: BENCH_PACING_CALLS (90),
  * BENCH_PACING_ROUNDS (3).
  *
@@ -20,6 +24,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { MemoryRateLimiter, MemoryTokenStore, MyrGateway } from '../src/index.js';
 import { WorkerPool } from '../test/fleet/pool.js';
 import { type RateLimitedService, startRateLimitedService } from '../test/helpers/rate-limited-server.js';
+import { startRateMockProcess } from '../test/helpers/rate-mock-process.js';
 import { hasRedisServer, RedisServer } from '../test/helpers/redis.js';
 import { envInt, machineInfo, median, table } from './harness.js';
 
@@ -115,9 +120,87 @@ async function coldAndWarm(rounds: number, run: (merchantId: string) => Promise<
   return { cold, warm };
 }
 
+/** One late-count scenario's cold bursts. */
+export interface LateCountRow {
+  scenario: string;
+  /** The most the service counts a creation after its arrival, ms (0: on arrival). */
+  countDelayMs: number;
+  drainMs: number;
+  idealMs: number;
+  ratio: number;
+  /** drainMs ÷ (idealMs + countDelayMs). */
+  ratioWithDelay: number;
+  rejected: number;
+  drains: number[];
+}
+
+/** Cold bursts over HTTPS to the mock in another process, counted on arrival and up to 1 s late, in one process and across a fleet. */
+async function lateCountRows(rounds: number, calls: number): Promise<LateCountRow[]> {
+  const rows: LateCountRow[] = [];
+  const merchant = { merchantId: 'MERCHANT_BENCH_LATE', apiKey: 'sk_test_bench_late' };
+  const idealMs = (Math.ceil(calls / LIMIT) - 1) * WINDOW_MS;
+  for (const [counting, latencyMs, jitterMs] of [['on arrival', 0, 0], ['200 ms to 1 s late', 200, 800]] as const) {
+    const service = await startRateMockProcess({ limit: LIMIT, windowMs: WINDOW_MS, ...merchant, latencyMs, jitterMs });
+    const scenarios = new Map<string, (merchantId: string) => Promise<void>>();
+    scenarios.set('1 process', async (merchantId) => {
+      const gateway = new MyrGateway({ baseUrl: service.baseUrl, merchantId, apiKey: merchant.apiKey, tokenStore: new MemoryTokenStore(), rateLimiter: new MemoryRateLimiter() });
+      await Promise.all(Array.from({ length: calls }, () => gateway.payments.create(params())));
+    });
+    const redis = hasRedisServer() ? await RedisServer.start() : undefined;
+    const pool = redis
+      ? await WorkerPool.start('./pacing-worker.ts', WORKERS, (i) => ({
+          WORKER: String(i),
+          CLIENT_KIND: i % 2 ? 'node-redis' : 'ioredis',
+          REDIS_URL: redis.url,
+          BASE_URL: service.baseUrl,
+          TRUST_CERT: service.certFile,
+          MERCHANT_ID: merchant.merchantId,
+          API_KEY: merchant.apiKey,
+        }))
+      : undefined;
+    if (pool) {
+      scenarios.set(`${WORKERS} processes (Redis)`, async (merchantId) => {
+        const results = await pool.all<{ ok: number; errors: string[] }>({ type: 'burst', calls: Math.ceil(calls / WORKERS), merchantId });
+        const errors = results.flatMap((r) => r.errors);
+        if (errors.length > 0) throw new Error(`fleet burst failed: ${errors.join('; ')}`);
+      });
+    }
+    try {
+      let cold = 0;
+      for (const [scenario, run] of scenarios) {
+        const runs: { drainMs: number; rejected: number }[] = [];
+        for (let r = 0; r < rounds; r++) {
+          await service.reset();
+          const started = performance.now();
+          await run(`${merchant.merchantId}_${cold++}`); // a merchant no process has paced yet: cold
+          runs.push({ drainMs: performance.now() - started, rejected: (await service.creates()).filter((s) => s === 429).length });
+        }
+        const drainMs = median(runs.map((r) => r.drainMs));
+        const delayMs = latencyMs + jitterMs;
+        rows.push({
+          scenario: `${scenario}, cold, counted ${counting}`,
+          countDelayMs: delayMs,
+          drainMs,
+          idealMs,
+          ratio: drainMs / idealMs,
+          ratioWithDelay: drainMs / (idealMs + delayMs),
+          rejected: median(runs.map((r) => r.rejected)),
+          drains: runs.map((r) => r.drainMs),
+        });
+      }
+    } finally {
+      await pool?.stop();
+      await redis?.stop();
+      await service.stop();
+    }
+  }
+  return rows;
+}
+
 export async function runPacingBench(): Promise<void> {
   const calls = envInt('BENCH_PACING_CALLS', 90);
   const rounds = envInt('BENCH_PACING_ROUNDS', 3);
+  const late = await lateCountRows(rounds, calls);
   const service = await startRateLimitedService(LIMIT, WINDOW_MS);
   const rows: PacingBenchRow[] = [];
   try {
@@ -186,8 +269,24 @@ export async function runPacingBench(): Promise<void> {
       ]),
     ),
   );
+  console.log(`${calls} concurrent payment creations, cold, over HTTPS to the mock in another process counting each on arrival or late (medians of ${rounds} bursts)`);
+  console.log(
+    table(
+      ['scenario', 'drain ms', 'ideal ms', 'ratio', 'ideal + count delay ms', 'ratio to that', '429s', 'drains ms'],
+      late.map((r) => [
+        r.scenario,
+        r.drainMs.toFixed(0),
+        String(r.idealMs),
+        `${r.ratio.toFixed(2)}×`,
+        String(r.idealMs + r.countDelayMs),
+        `${r.ratioWithDelay.toFixed(2)}×`,
+        String(r.rejected),
+        r.drains.map((x) => x.toFixed(0)).join(' '),
+      ]),
+    ),
+  );
   await mkdir(new URL('./results/', import.meta.url), { recursive: true });
-  await writeFile(RESULTS_FILE, `${JSON.stringify({ date: new Date().toISOString(), machine: machineInfo(), config: { calls, rounds, limit: LIMIT, windowMs: WINDOW_MS }, rows }, null, 2)}\n`);
+  await writeFile(RESULTS_FILE, `${JSON.stringify({ date: new Date().toISOString(), machine: machineInfo(), config: { calls, rounds, limit: LIMIT, windowMs: WINDOW_MS }, rows, late }, null, 2)}\n`);
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await runPacingBench();

@@ -6,7 +6,7 @@
  */
 import type { RequestEvent, ResponseEvent, RetryEvent } from './core/observe/events.js';
 import type { Logger, LogLevel } from './core/observe/log.js';
-import type { RateLimiter } from './core/pacing/limiter.js';
+import type { RateLimiter } from './core/pacing/limiter-contract.js';
 import type { RetryOptions } from './core/call/retry-options.js';
 import type { TokenStore } from './core/tokens/store.js';
 import type { TracerLike } from './core/observe/trace.js';

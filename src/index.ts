@@ -50,7 +50,7 @@ export {
   type RateBucket,
   type RateLimiter,
   type RateLimitObservation,
-} from './core/pacing/limiter.js';
+} from './core/pacing/limiter-contract.js';
 export { MemoryRateLimiter } from './core/pacing/memory-limiter.js';
 export type { RetryOptions } from './core/call/retry-options.js';
 export type { RequestOptions } from './core/call/call-spec.js';

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { PUBLISHED_LIMITS } from '../core/pacing/limiter.js';
+import { PUBLISHED_LIMITS } from '../core/pacing/limiter-contract.js';
 
 import { environmentVariable, requiredSettings, type RequiredSettings } from '../client-config.js';
 import { ConfigurationError } from '../core/errors/base.js';

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { MAX_WINDOW_MS, MIN_WINDOW_MS } from '../core/pacing/limiter.js';
+import { MAX_WINDOW_MS, MIN_WINDOW_MS } from '../core/pacing/bucket-model.js';
 import { EDGE_PROBE_MIN_GAIN_MS, RESET_GRAIN_MS } from '../core/pacing/edge-probe.js';
 
 /**

@@ -4,17 +4,17 @@
  * @module
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { BucketModel } from '../core/pacing/bucket-model.js';
 import {
   type AcquireOptions,
-  BucketModel,
   CLIENT_WARN,
   monotonicNow,
   pacingError,
   type RateBucket,
   type RateLimiter,
   type RateLimitObservation,
-  WaitQueue,
-} from '../core/pacing/limiter.js';
+} from '../core/pacing/limiter-contract.js';
+import { WaitQueue } from '../core/pacing/wait-queue.js';
 import { MemoryRateLimiter } from '../core/pacing/memory-limiter.js';
 import { probeOutcome } from '../core/pacing/slow-start.js';
 import { EDGE_PROBE_SLOT, edgeProbeVerdict } from '../core/pacing/edge-probe.js';
@@ -242,7 +242,7 @@ export class RedisRateLimiter implements RateLimiter {
         const now = monotonicNow();
         if (now < this.#redisAfter) {
           for (const w of b.queue.drain()) {
-            this.#local.acquire(key, b.bucket, { signal: w.signal, maxWaitMs: w.deadline - now }).then((local) => w.grant(local ?? undefined), (error: unknown) => w.fail(error));
+            this.#local.acquire(key, b.bucket, { signal: w.signal, maxWaitMs: w.deadline - now, mayBeRefused: w.mayBeRefused }).then((local) => w.grant(local ?? undefined), (error: unknown) => w.fail(error));
           }
           return;
         }
@@ -276,7 +276,8 @@ export class RedisRateLimiter implements RateLimiter {
         if (r.probe) b.probes.add(`${id}:1`);
         if (r.edgeProbe) b.edgeProbes.add(`${id}:${r.granted}`);
         for (let i = 1; i <= r.granted; i++) {
-          const waiter = b.queue.first();
+          // The edge probe (the last slot) may be refused: only a call that can absorb a 429 takes it.
+          const waiter = r.edgeProbe && i === r.granted ? b.queue.firstThatMayBeRefused() : b.queue.first();
           // A slot whose caller left meanwhile: nothing will be sent, it counts from now.
           if (waiter) waiter.grant(`${SLOT_PREFIX}${id}:${i}`);
           else {
@@ -307,7 +308,7 @@ export class RedisRateLimiter implements RateLimiter {
       const now = monotonicNow();
       for (const w of b.queue.spendStore(answer === late ? Math.max(least, now - started) : now - started)) {
         this.#warnOnce('budget', "RedisRateLimiter: Redis did not answer within a call's store budget (tokenStoreTimeout, shared with the token store); paced that call in this process only.");
-        this.#local.acquire(key, b.bucket, { signal: w.signal, maxWaitMs: w.deadline - now }).then((local) => w.grant(local ?? undefined), (error: unknown) => w.fail(error));
+        this.#local.acquire(key, b.bucket, { signal: w.signal, maxWaitMs: w.deadline - now, mayBeRefused: w.mayBeRefused }).then((local) => w.grant(local ?? undefined), (error: unknown) => w.fail(error));
       }
       if (answer !== late) return answer;
     }

@@ -10,7 +10,8 @@
  *
  * @module
  */
-import { MAX_WINDOW_MS, MIN_WINDOW_MS, PUBLISHED_WINDOW_MS, UNPACED_ABOVE } from '../core/pacing/limiter.js';
+import { MAX_WINDOW_MS, MIN_WINDOW_MS } from '../core/pacing/bucket-model.js';
+import { PUBLISHED_WINDOW_MS, UNPACED_ABOVE } from '../core/pacing/limiter-contract.js';
 import { MAX_HEADERLESS_ANSWERS } from '../core/pacing/slow-start.js';
 import { script } from './client.js';
 import { EDGE_READ_LUA, EDGE_RULES_LUA } from './rate-edge-probe.js';

@@ -28,6 +28,9 @@ Options:
   --data FILE          keep payments, withdrawals and deliveries in FILE across restarts
   --latency MS         wait MS milliseconds before every API answer
   --fail-rate R        answer a share R (0..1) of API requests with 502, processing nothing
+  --count-delay MS     count each API request against the rate limit MS milliseconds
+                       after it arrives (a queue in front of the service's counter)
+  --count-jitter MS    add up to MS more milliseconds to that delay, drawn per request
   -h, --help           show this help
 `;
 
@@ -60,6 +63,8 @@ export function parseCommand(
         data: { type: 'string' },
         latency: { type: 'string' },
         'fail-rate': { type: 'string' },
+        'count-delay': { type: 'string' },
+        'count-jitter': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -79,6 +84,9 @@ export function parseCommand(
   const port = number('port', values.port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535, 'a port from 0 to 65535');
   const latency = number('latency', values.latency, (n) => Number.isInteger(n) && n >= 0 && n <= 600_000, 'whole milliseconds from 0 to 600000');
   const failRate = number('fail-rate', values['fail-rate'], (n) => n >= 0 && n <= 1, 'a number from 0 to 1');
+  const countMs = (n: number) => Number.isInteger(n) && n >= 0 && n <= 60_000;
+  const countDelay = number('count-delay', values['count-delay'], countMs, 'whole milliseconds from 0 to 60000');
+  const countJitter = number('count-jitter', values['count-jitter'], countMs, 'whole milliseconds from 0 to 60000');
   const merchantId = nonEmpty('merchant-id', values['merchant-id']);
   const fromEnv = env[API_KEY_ENV];
   if (values['api-key'] === undefined && fromEnv !== undefined && fromEnv.trim() === '') throw new UsageError(`${API_KEY_ENV} must not be empty`);
@@ -92,6 +100,7 @@ export function parseCommand(
   if (port !== undefined) options.port = port;
   if (latency !== undefined) options.latencyMs = latency;
   if (failRate !== undefined) options.failRate = failRate;
+  if (countDelay !== undefined || countJitter !== undefined) options.rateLimitCountDelay = { latencyMs: countDelay ?? 0, jitterMs: countJitter ?? 0 };
   if (merchantId !== undefined) options.merchantId = merchantId;
   if (apiKey !== undefined) options.apiKey = apiKey;
   if (values['allow-any-key']) options.allowAnyKey = true;

@@ -54,6 +54,8 @@ export interface SandboxOptions {
   latencyMs?: number;
   /** Share (0..1) of API requests answered 502 GATEWAY_ERROR before anything is processed. */
   failRate?: number;
+  /** Counts each API request against the rate limit only after this delay (the mock's `rateLimitCountDelay`). */
+  rateLimitCountDelay?: { latencyMs: number; jitterMs?: number };
   /** Waits after a failed callback attempt; the spec's [1000, 5000] by default. */
   retryDelaysMs?: number[];
   /** Source of randomness for `failRate` (tests inject it). */
@@ -160,6 +162,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     environment: 'test',
     merchants: [{ ...merchant, ...(options.callbackUrl ? { defaultCallbackUrl: options.callbackUrl } : {}) }],
     qrDataString: qrPayload,
+    ...(options.rateLimitCountDelay ? { rateLimitCountDelay: options.rateLimitCountDelay } : {}),
     onDelivery: (delivery, record) => deliveries.observe(delivery, record, Date.now()),
   });
   const callbackOptions: CallbackOptions = options.retryDelaysMs ? { retryDelaysMs: options.retryDelaysMs } : {};

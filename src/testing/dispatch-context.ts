@@ -22,6 +22,8 @@ export interface ResolvedOptions {
   rateLimits: MockRateLimits | false;
   rateLimitShape: 'envelope' | 'nest';
   rateLimitWindowMs: number;
+  /** The delay before the next request is counted (`rateLimitCountDelay`); undefined: on arrival. */
+  rateCountDelay: (() => number) | undefined;
   generateId: (prefix: 'PAY_' | 'WD_') => string;
   /** Origin of the hosted payment pages `payment_url` and `gateway.redirect_url` point to. */
   pageOrigin: string;

@@ -125,6 +125,9 @@ export function createDispatcher(ctx: DispatchContext): (request: Request) => Pr
     }
     if (fault) return answer(faultAnswer(fault.response, context(), limitOf()));
 
+    // A queue in front of the service's counter: the request is counted (and answered) later.
+    const countDelay = options.rateCountDelay?.();
+    if (countDelay !== undefined && countDelay > 0) await sleep(countDelay);
     const processed = process(target, body, request.headers.get('authorization'), context());
     const after = processed.authenticated ? faults.take(target.endpoint, (f) => f.when === 'after') : undefined;
     if (after?.response.type === 'delay') {

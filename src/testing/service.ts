@@ -12,6 +12,7 @@ import { checkCallbackOptions, defaultCallbackFetch, deliverCallback } from './c
 import { FaultQueue } from './faults.js';
 import type { ResolvedOptions } from './dispatch-context.js';
 import { createDispatcher } from './dispatcher.js';
+import { countDelayOf } from './rate-count-delay.js';
 import { DEFAULT_PAGE_ORIGIN, defaultGenerateId } from './money-endpoints.js';
 import type { MockGateway } from './types/gateway.js';
 import { serveOverHttp } from './server.js';
@@ -74,6 +75,7 @@ function resolveOptions(options: MockServiceOptions): ResolvedOptions {
     rateLimits: options.rateLimits === false ? false : { ...DEFAULT_RATE_LIMITS, ...options.rateLimits },
     rateLimitShape: options.rateLimitShape ?? 'envelope',
     rateLimitWindowMs: windowOption(options.rateLimitWindowMs),
+    rateCountDelay: countDelayOf(options.rateLimitCountDelay),
     generateId: options.generateId ?? defaultGenerateId,
     pageOrigin: (options.pageOrigin ?? DEFAULT_PAGE_ORIGIN).replace(/\/+$/, ''),
     qrDataString: options.qrDataString ?? (() => null),

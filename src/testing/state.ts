@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { PUBLISHED_LIMITS, PUBLISHED_WINDOW_MS } from '../core/pacing/limiter.js';
+import { PUBLISHED_LIMITS, PUBLISHED_WINDOW_MS } from '../core/pacing/limiter-contract.js';
 import type {
   GatewayChannel,
   MerchantStatus,

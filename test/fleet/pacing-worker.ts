@@ -2,13 +2,17 @@
  * One merchant process pacing through a RedisRateLimiter. On `{ type: 'burst', calls }` it
  * makes that many concurrent payment creations and reports how they ended; `merchantId` (the
  * bench) picks another merchant, a budget of its own and cold in Redis; `{ type: 'token' }`
- * fetches that merchant's token.
+ * fetches that merchant's token. `TRUST_CERT`: a certificate file to trust for HTTPS.
  */
 import type { MyrGateway } from '../../src/index.js';
 import { RedisRateLimiter, RedisTokenStore } from '../../src/redis/index.js';
 import type { ClientKind } from '../helpers/redis.js';
 import { connectTarget, targetFromEnv } from '../helpers/redis-topologies.js';
+import { trustCertificate } from '../helpers/rate-mock-process.js';
 import { burstPayment, serveRequests, settle, workerEnv, workerGateway } from './pool.js';
+
+// A service over HTTPS with a certificate made for the run (test/helpers/rate-mock-process.ts).
+if (process.env.TRUST_CERT) trustCertificate(process.env.TRUST_CERT);
 
 const { client } = await connectTarget(workerEnv('CLIENT_KIND') as ClientKind, targetFromEnv());
 const gateways = new Map<string, MyrGateway>();

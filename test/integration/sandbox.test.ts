@@ -38,7 +38,21 @@ describe('fault options', () => {
     expect(sandbox.service.count('payment.create')).toBe(0);
   });
 
+  it('--count-delay counts each request against the rate limit that long after it arrives, and answers after that', async () => {
+    const sandbox = await start({ rateLimitCountDelay: { latencyMs: 400 } });
+    const started = performance.now();
+    const answer = await fetch(`${sandbox.baseUrl}/auth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ merchant_id: sandbox.merchant.merchantId, api_key: sandbox.merchant.apiKey }),
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('x-ratelimit-remaining')).toBe('4');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(400);
+  });
+
   it('refuses impossible fault options with a message naming the option', async () => {
+    await expect(createSandbox({ rateLimitCountDelay: { latencyMs: -1 } })).rejects.toThrow(/rateLimitCountDelay.latencyMs/);
     await expect(createSandbox({ failRate: 1.5 })).rejects.toThrow(/failRate must be a number from 0 to 1/);
     await expect(createSandbox({ latencyMs: -1 })).rejects.toThrow(/latencyMs/);
     await expect(createSandbox({ callbackUrl: 'ftp://x' })).rejects.toThrow(/callbackUrl/);
@@ -191,6 +205,11 @@ describe('command line', () => {
       options: { port: 4010, merchantId: 'SHOP1', apiKey: 'sk_test_k', callbackUrl: 'http://127.0.0.1:3000/cb', dataFile: 'x.json', latencyMs: 250, failRate: 0.1 },
     });
     expect(parseCommand(['--help'])).toEqual({ help: true });
+    expect(parseCommand(['sandbox', '--count-delay', '200', '--count-jitter', '800'], {})).toEqual({
+      help: false,
+      options: { rateLimitCountDelay: { latencyMs: 200, jitterMs: 800 } },
+    });
+    expect(() => parseCommand(['sandbox', '--count-jitter', '1.5'])).toThrow(/--count-jitter must be whole milliseconds from 0 to 60000/);
     expect(() => parseCommand(['sandbox', '--fail-rate', '2'])).toThrow(/--fail-rate must be a number from 0 to 1/);
     expect(() => parseCommand(['sandbox', '--port', 'abc'])).toThrow(/--port/);
     expect(() => parseCommand(['sandbox', '--callback-url', 'javascript:alert(1)'])).toThrow(/--callback-url/);

@@ -54,7 +54,8 @@ async function prepare(state: CallState, retry: boolean, env: CallEnv): Promise<
       state.token = await tokens.get(() => limits.signal);
     }
     // Waiting for a slot happens before anything is sent: it is not a retry.
-    if (config.pacer) state.paced = await config.pacer.acquire(spec.operation, limits.user, limits.remaining(), () => limits.signal);
+    // The last attempt cannot absorb a 429: it is never given the edge probe.
+    if (config.pacer) state.paced = await config.pacer.acquire(spec.operation, limits.user, limits.remaining(), () => limits.signal, state.retries < state.maxRetries);
     state.reported = state.beforeAttempt?.();
   } catch (error) {
     state.final = stoppedError(error, state);

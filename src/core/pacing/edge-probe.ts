@@ -19,8 +19,9 @@
  * dropped and the bucket is not held back, and pacing goes on with the measured upper bound. In a
  * cold burst the first window's lone request (slow start's) plans it; if that request was out
  * across a whole second, the next window's lone request does (it is sent just after the first
- * window's rounded reset). The probe's request is any paced call waiting for a slot; a 429 moved
- * no money, and its call is retried after `Retry-After` as any 429 (src/core/policy.ts). At most
+ * window's rounded reset). The probe's request is the longest-waiting paced call that can absorb a
+ * 429 (a retry left: `AcquireOptions.mayBeRefused`), or none; a 429 moved no money, and its call
+ * is retried after `Retry-After` as any 429 (src/core/policy.ts). At most
  * one probe per bucket: `done` after its answer, whatever it was.
  *
  * A pure decision: `MemoryRateLimiter` applies it per process, and `RedisRateLimiter`'s scripts
@@ -30,7 +31,7 @@
  *
  * @module
  */
-import { MIN_WINDOW_MS } from './limiter.js';
+import { MIN_WINDOW_MS } from './bucket-model.js';
 
 /** The grain of `X-RateLimit-Reset`: whole seconds. */
 export const RESET_GRAIN_MS = 1000;

@@ -3,16 +3,9 @@
  *
  * @module
  */
-import {
-  type AcquireOptions,
-  BucketModel,
-  monotonicNow,
-  pacingError,
-  type RateBucket,
-  type RateLimiter,
-  type RateLimitObservation,
-  WaitQueue,
-} from './limiter.js';
+import { BucketModel } from './bucket-model.js';
+import { type AcquireOptions, monotonicNow, pacingError, type RateBucket, type RateLimiter, type RateLimitObservation } from './limiter-contract.js';
+import { WaitQueue } from './wait-queue.js';
 import { admission, afterAnswer, type SlowStartState } from './slow-start.js';
 import { EDGE_PROBE_SLOT, type EdgePlan, type EdgeProbeState, edgeProbeVerdict, planEdgeProbe, windowAfterAccepted } from './edge-probe.js';
 import { unref } from '../wait.js';
@@ -60,10 +53,13 @@ class LocalBucket extends BucketModel implements SlowStartState {
     return Math.max(now, this.blockedUntil, fromLog);
   }
 
-  /** Whether a slot can be taken now: slow start allows it and the window has room, or the edge probe may go. */
-  open(now: number): boolean {
+  /**
+   * Whether a slot can be taken now: slow start allows it and the window has room, or the edge
+   * probe may go and `probe` (the caller can absorb its 429).
+   */
+  open(now: number, probe = true): boolean {
     if (this.unpaced) return true;
-    return admission(this) !== 'hold' && (this.freeAt(now) <= now || this.edgeAt(now) <= now);
+    return admission(this) !== 'hold' && (this.freeAt(now) <= now || (probe && this.edgeAt(now) <= now));
   }
 
   /**
@@ -108,9 +104,9 @@ class LocalBucket extends BucketModel implements SlowStartState {
 
   /** After an answer alone in its window: the edge probe it allows, if any. */
   planEdge(now: number, observation: RateLimitObservation): void {
-    if (observation.resetInMs === undefined) return;
-    if (this.edge !== 'ready') return;
-    const lone = { sentAt: now - observation.elapsedMs, answeredAt: now, resetAt: now + observation.resetInMs };
+    const resetInMs = this.resetIn(observation);
+    if (resetInMs === undefined || this.edge !== 'ready') return;
+    const lone = { sentAt: now - observation.elapsedMs, answeredAt: now, resetAt: now + resetInMs };
     const plan = this.windowKnown ? planEdgeProbe({ state: this.edge, windowMs: this.windowMs, lone }) : undefined;
     this.edgePlan = plan && { ...plan, from: lone.sentAt };
   }
@@ -159,7 +155,7 @@ export class MemoryRateLimiter implements RateLimiter {
   acquire(key: string, bucket: RateBucket, options: AcquireOptions): Promise<string | void> {
     const b = this.#bucket(key, bucket);
     const now = this.#now();
-    if (b.queue.length === 0 && b.open(now)) return Promise.resolve(b.take(now));
+    if (b.queue.length === 0 && b.open(now, options.mayBeRefused ?? true)) return Promise.resolve(b.take(now));
     // A call that cannot be served before its deadline, even if nothing else changes, fails now.
     const earliest = b.freeAt(now, b.queue.length);
     if (Number.isFinite(earliest) && earliest - now > options.maxWaitMs) return Promise.reject(pacingError(bucket, b.limit, b.windowMs, earliest - now));
@@ -196,10 +192,15 @@ export class MemoryRateLimiter implements RateLimiter {
     clearTimeout(b.timer);
     b.timer = undefined;
     const now = this.#now();
-    for (let waiter = b.queue.first(); waiter && b.open(now); waiter = b.queue.first()) waiter.grant(b.take(now));
+    // The edge probe may be refused: it goes to the longest-waiting call that can absorb a 429, or to none.
+    for (let waiter = b.queue.first(); waiter; waiter = b.queue.first()) {
+      const to = b.open(now, false) ? waiter : b.open(now) ? b.queue.firstThatMayBeRefused() : undefined;
+      if (!to) break;
+      to.grant(b.take(now));
+    }
     // Held for a probe: its answer (observe) pumps again; no timer could know when.
     if (b.queue.length === 0 || admission(b) === 'hold') return;
-    const at = Math.min(b.freeAt(now), b.edgeAt(now));
+    const at = Math.min(b.freeAt(now), b.queue.firstThatMayBeRefused() ? b.edgeAt(now) : Number.POSITIVE_INFINITY);
     if (!Number.isFinite(at)) return;
     // Every waiter's own deadline timer keeps the process alive while it waits; the pump must
     // not do so after the last waiter gave up (its blocked time can be an hour). A scheduled

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { bucketOf, handClientWarn, type RateLimiter, type RateLimitObservation } from './limiter.js';
+import { bucketOf, handClientWarn, type RateLimiter, type RateLimitObservation } from './limiter-contract.js';
 import type { Operation } from '../policy.js';
 import type { AnswerTiming } from './rate-limit-headers.js';
 import { callStoreBudget } from '../store-budget.js';
@@ -42,26 +42,28 @@ export class Pacer {
    * Takes a slot for an attempt of `operation`. The token endpoint is left to the token
    * limiter (src/core/tokens/shared.ts), whose rules differ: it refuses instead of waiting.
    * `call`: the call's signal, built only if the limiter asks a shared store: it finds the
-   * call's store budget, which the token store may have spent already.
+   * call's store budget, which the token store may have spent already. `mayBeRefused`: the
+   * attempt can absorb a 429 (a retry is left), so it may be the edge probe.
    */
-  async acquire(operation: Operation, signal: AbortSignal | undefined, maxWaitMs: number, call?: () => AbortSignal): Promise<PaceReport | undefined> {
+  async acquire(operation: Operation, signal: AbortSignal | undefined, maxWaitMs: number, call?: () => AbortSignal, mayBeRefused = true): Promise<PaceReport | undefined> {
     if (operation === 'token') return undefined;
     const key = (this.#key ??= await this.#keyOf());
     const bucket = bucketOf(operation);
     const budget = () => callStoreBudget(call!(), this.#storeMs);
     const storeBudget = call && { leftMs: () => budget().leftMs, spend: (ms: number) => budget().charge(ms) };
-    const slot = (await this.#limiter.acquire(key, bucket, { signal, maxWaitMs, storeBudget })) ?? undefined;
+    const slot = (await this.#limiter.acquire(key, bucket, { signal, maxWaitMs, storeBudget, mayBeRefused })) ?? undefined;
     const started = performance.now();
     return (answer) => {
       const observation: RateLimitObservation = { elapsedMs: performance.now() - started };
       if (answer) {
-        const { rateLimit, retryAfterMs, resetInMs } = answer.timing;
+        const { rateLimit, retryAfterMs, resetInMs, dateInMs } = answer.timing;
         observation.status = answer.status;
         observation.limit = rateLimit?.limit;
         observation.remaining = rateLimit?.remaining;
         observation.resetInMs = resetInMs;
         observation.resetAt = rateLimit?.reset === undefined ? undefined : rateLimit.reset * 1000;
         observation.retryAfterMs = retryAfterMs;
+        observation.dateInMs = dateInMs;
       }
       try {
         this.#limiter.observe(key, bucket, observation, slot);

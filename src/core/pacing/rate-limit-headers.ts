@@ -36,6 +36,13 @@ export function readRateLimit(headers: Headers, now: number): RateLimitInfo | un
   return { limit, remaining, reset, observedAt: now };
 }
 
+/** An HTTP date (every form begins with the day name; `Date.parse` alone would take "-5" as a year), in Unix ms. */
+function httpDate(value: string): number | undefined {
+  if (!/^[A-Za-z]{3}/.test(value)) return undefined;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : date;
+}
+
 /**
  * Parses a `Retry-After` value (delay seconds or an HTTP date) into milliseconds from `now`.
  * Returns undefined when absent or unparseable. A date in the past is a wait of 0.
@@ -45,11 +52,8 @@ export function parseRetryAfter(value: string | null | undefined, now: number): 
   const trimmed = value.trim();
   if (trimmed === '') return undefined;
   if (DECIMAL_STRING.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  // Every HTTP-date form begins with the day name; Date.parse alone would take "-5" as a year.
-  if (!/^[A-Za-z]{3}/.test(trimmed)) return undefined;
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
+  const date = httpDate(trimmed);
+  return date === undefined ? undefined : Math.max(0, date - now);
 }
 
 /** What one answer's headers say about waiting, in milliseconds from when it was read. */
@@ -60,14 +64,18 @@ export interface AnswerTiming {
   retryAfterMs: number | undefined;
   /** Until its `X-RateLimit-Reset` (negative once passed). */
   resetInMs: number | undefined;
+  /** Its `Date` minus the clock it was read against (the service's clock against ours, to a second). */
+  dateInMs: number | undefined;
 }
 
 /** Reads an answer's timing headers, once, against the client's clock `now`. */
 export function readAnswerTiming(headers: Headers, now: number): AnswerTiming {
   const rateLimit = readRateLimit(headers, now);
+  const date = httpDate(headers.get('date')?.trim() ?? '');
   return {
     rateLimit,
     retryAfterMs: parseRetryAfter(headers.get('retry-after'), now),
     resetInMs: rateLimit?.reset === undefined ? undefined : rateLimit.reset * 1000 - now,
+    dateInMs: date === undefined ? undefined : date - now,
   };
 }

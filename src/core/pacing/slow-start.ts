@@ -11,7 +11,7 @@
  *
  * @module
  */
-import type { RateLimitObservation } from './limiter.js';
+import type { RateLimitObservation } from './limiter-contract.js';
 
 /** What a limiter knows of a bucket before admitting a request to it. */
 export interface SlowStartState {

@@ -11,7 +11,7 @@ import type { StoredToken, TokenStore } from './store.js';
 import { consoleWarn, type WarnSink } from '../observe/log.js';
 import { sha256Hex } from '../hash.js';
 import { within } from '../wait.js';
-import { PUBLISHED_LIMITS, PUBLISHED_WINDOW_MS } from '../pacing/limiter.js';
+import { PUBLISHED_LIMITS, PUBLISHED_WINDOW_MS } from '../pacing/limiter-contract.js';
 
 /** Token endpoint limit from the spec: 5 requests in any 60 s (the pacing table's `token` bucket). */
 export const TOKEN_REQUESTS_PER_MINUTE = PUBLISHED_LIMITS.token;

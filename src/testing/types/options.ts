@@ -137,6 +137,17 @@ export interface MockGatewayOptions {
    */
   rateLimitWindowMs?: number;
   /**
+   * Counts each request against the rate limit only after a delay, as a service does whose
+   * counter sits behind a queue (a load balancer, a busy upstream): `latencyMs` plus a share of
+   * `jitterMs` drawn per request (`random`, 0..1, `Math.random` by default), then the rate check,
+   * then the answer. The window, `X-RateLimit-*` and 429s follow the moment of counting, not the
+   * arrival; a client that paces on when it sent (or on the oldest request's reset) meets 429s
+   * here that it never meets against an instant counter. Whole milliseconds, each 0 to 60000.
+   * @default counted on arrival
+   * @example createMockGateway({ rateLimits: { paymentRequest: 30 }, rateLimitWindowMs: 6000, rateLimitCountDelay: { latencyMs: 200, jitterMs: 800 } })
+   */
+  rateLimitCountDelay?: { latencyMs: number; jitterMs?: number; random?: () => number };
+  /**
    * Makes the ids of new payments (`'PAY_'`) and withdrawals (`'WD_'`) deterministic.
    * @default prefix + 24 random upper-case hex characters
    * @example

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type TokenAttemptReport } from '../../../../src/core/tokens/shared.js';
 import { Pacer } from '../../../../src/core/pacing/pacer.js';
-import { type RateBucket, type RateLimiter, type RateLimitObservation } from '../../../../src/core/pacing/limiter.js';
+import { type RateBucket, type RateLimiter, type RateLimitObservation } from '../../../../src/core/pacing/limiter-contract.js';
 import { AbortError, AuthenticationError, RateLimitError } from '../../../../src/core/errors/service.js';
 import { RETRY, json, failure, success, fetchFailed, harness, status, createPayment, withdraw, rejection } from '../../../helpers/transport-harness.js';
 

@@ -1,4 +1,4 @@
-/** The in-process limiter's rules (src/core/pacing/limiter.ts, memory-limiter.ts) on a fake clock. */
+/** The in-process limiter's rules (src/core/pacing/bucket-model.ts, memory-limiter.ts) on a fake clock. */
 import { inspect } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryRateLimiter, RateLimitError } from '../../../../src/index.js';

@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RateLimitError } from '../../../../src/core/errors/service.js';
-import { type AcquireOptions, CLIENT_WARN, type RateBucket, type RateLimiter, type RateLimitObservation } from '../../../../src/core/pacing/limiter.js';
+import { type AcquireOptions, CLIENT_WARN, type RateBucket, type RateLimiter, type RateLimitObservation } from '../../../../src/core/pacing/limiter-contract.js';
 import { MemoryRateLimiter } from '../../../../src/core/pacing/memory-limiter.js';
 import { type PacedAnswer, Pacer } from '../../../../src/core/pacing/pacer.js';
 import { readAnswerTiming } from '../../../../src/core/pacing/rate-limit-headers.js';
@@ -56,7 +56,14 @@ describe('Pacer.acquire', () => {
     const { pacer } = pacerOver(limiter);
     const signal = new AbortController().signal;
     await pacer.acquire(operation, signal, 12_345);
-    expect(acquired).toEqual([{ key: KEY, bucket, options: { signal, maxWaitMs: 12_345 } }]);
+    expect(acquired).toEqual([{ key: KEY, bucket, options: { signal, maxWaitMs: 12_345, mayBeRefused: true } }]);
+  });
+
+  it('says when the attempt cannot absorb a 429 (its last), so the limiter gives it no slot that may be refused', async () => {
+    const { limiter, acquired } = recordingLimiter();
+    const { pacer } = pacerOver(limiter);
+    await pacer.acquire('payment.create', undefined, 1000, undefined, false);
+    expect(acquired[0]?.options.mayBeRefused).toBe(false);
   });
 
   it('leaves the token endpoint to the token limiter: no slot, no key, nothing to report', async () => {

@@ -65,7 +65,7 @@ describe('readRateLimit', () => {
 
   it('hands negative and huge values on as the service sent them: the limiter, not the reader, decides what to believe', () => {
     // BucketModel.learn ignores a limit that is not a positive integer and a reset more than an
-    // hour away (test/unit/core/pacing/limiter.test.ts); the merchant sees the raw values.
+    // hour away (test/unit/core/pacing/bucket-model.test.ts); the merchant sees the raw values.
     const info = readRateLimit(headers({ 'X-RateLimit-Limit': '-1', 'X-RateLimit-Remaining': '99999999999', 'X-RateLimit-Reset': '-5' }), NOW);
     expect(info).toEqual({ limit: -1, remaining: 99_999_999_999, reset: -5, observedAt: NOW });
   });
@@ -116,6 +116,19 @@ describe('readAnswerTiming', () => {
   });
 
   it('has nothing to say about an answer without those headers', () => {
-    expect(readAnswerTiming(headers({}), NOW)).toEqual({ rateLimit: undefined, retryAfterMs: undefined, resetInMs: undefined });
+    expect(readAnswerTiming(headers({}), NOW)).toEqual({ rateLimit: undefined, retryAfterMs: undefined, resetInMs: undefined, dateInMs: undefined });
+  });
+
+  it.each([
+    ['the same second as ours', new Date(NOW).toUTCString(), 0],
+    ['3 s ahead of ours', new Date(NOW + 3000).toUTCString(), 3000],
+    ['3 s behind ours', new Date(NOW - 3000).toUTCString(), -3000],
+  ])("reads the answer's Date against our clock: a service clock %s", (_what, date, ms) => {
+    // NOW is a whole second, as every HTTP date is.
+    expect(readAnswerTiming(headers({ Date: date }), NOW).dateInMs).toBe(ms);
+  });
+
+  it.each(['', '-5', 'yesterday', '1700000000'])('takes no Date from %j', (date) => {
+    expect(readAnswerTiming(headers({ Date: date }), NOW).dateInMs).toBeUndefined();
   });
 });

@@ -1,6 +1,6 @@
 /** Every row of slow start (src/core/pacing/slow-start.ts): what a bucket admits, and what an answer teaches. */
 import { describe, expect, it } from 'vitest';
-import type { RateLimitObservation } from '../../../../src/core/pacing/limiter.js';
+import type { RateLimitObservation } from '../../../../src/core/pacing/limiter-contract.js';
 import { type Admission, admission, afterAnswer, MAX_HEADERLESS_ANSWERS, probeOutcome, type SlowStartState } from '../../../../src/core/pacing/slow-start.js';
 
 // limitsSeen, probeOut, headerlessAnswers → admission
