@@ -16,3 +16,6 @@ export { fromMysql2, type Mysql2ConnectionLike, type Mysql2ConnectionOf, type My
 export { fromDrizzle, type DrizzleLike, type DrizzleTxOf } from './drizzle.js';
 export { fromKysely, type KyselyLike, type KyselyTransactionLike, type KyselyTxOf } from './kysely.js';
 export { fromSqlite, type SqliteDatabaseLike, type SqliteValue } from './sqlite.js';
+export { SqlPayouts, type PayoutInfo, type PayoutRefusal, type PayoutSettleResult, type PayoutSettlement, type SqlPayoutsOptions } from './payouts/payouts.js';
+export { type PayoutWorker, type PayoutDrainReport, type PayoutGateway, type PayoutWorkerOptions } from './payouts/worker.js';
+export type { PayoutState } from './payouts/statement-shape.js';

@@ -15,6 +15,7 @@ import { runBudget } from './deadline.js';
 import { ensureSchema, pruneExpired, type PruneOptions } from './maintenance.js';
 import { aborted, columnMissing, constraintBroken, isConflict, type SqlClient, type SqlDialect, type SqlSession } from './driver.js';
 import { checkTableName, claimOf, markRow, params, statements, withoutClaimId, type Claim, type Statements } from './statements.js';
+import { tracked } from './payouts/session-of-tx.js';
 
 /** Options of {@link SqlLedger}. */
 export interface SqlLedgerOptions {
@@ -184,7 +185,8 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
   async #open(client: SqlClient<Tx>, claim: Claim, now: number, order: PaymentOrder | undefined, raiseMark: boolean, beside: boolean): Promise<{ readonly session: SqlSession<Tx> } | LedgerRun<never>> {
     let session: SqlSession<Tx>;
     try {
-      session = await client.begin(this.#lockTimeoutMs);
+      // Known by its tx while open, so the work may stage a payout in it (SqlPayouts.stage).
+      session = tracked(await client.begin(this.#lockTimeoutMs));
     } catch (error) {
       return inFlightOrUnavailable(error);
     }
