@@ -1,0 +1,266 @@
+/**
+ * SqlPayouts through the public API on one database (run by payouts-postgres, payouts-mariadb and
+ * payouts-sqlite): the mock served over real HTTP on 127.0.0.1, the merchant's credits written
+ * through the hooks' `tx` into the same database. Each test has a table of its own.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DuplicateReferenceError, InvalidRequestError, MemoryRateLimiter, MemoryTokenStore, MyrGateway } from '../../src/index.js';
+import { SqlLedger, SqlPayouts, type PayoutRefusal, type PayoutSettlement, type SqlClient } from '../../src/sql/index.js';
+import { createMockGateway, type MockHttpServer } from '../../src/testing/index.js';
+import { createWebhookHandler, signCallback } from '../../src/webhooks/index.js';
+import { withdrawalParams } from '../helpers/client.js';
+
+/** One database as the scenarios use it. */
+export interface PayoutDb<Tx> {
+  /** A client of the database (a new one per call is fine). */
+  client: () => SqlClient<Tx>;
+  /** The merchant's write through the hook's `tx`: one credit row. */
+  credit: (tx: Tx, referenceId: string, kind: string) => Promise<void>;
+  /** Credit rows of a reference, read on another connection. */
+  credits: (referenceId: string) => Promise<string[]>;
+}
+
+const ACCOUNT = '5140123456789';
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function payoutScenarios<Tx>(name: string, db: () => PayoutDb<Tx>): void {
+  describe(`SqlPayouts on ${name}`, () => {
+    const mock = createMockGateway();
+    let server: MockHttpServer;
+    beforeAll(async () => {
+      server = await mock.serve();
+    });
+    afterEach(() => mock.reset());
+    afterAll(async () => {
+      await server?.close();
+    });
+
+    const gateway = () =>
+      new MyrGateway({
+        baseUrl: server.baseUrl,
+        ...mock.merchant,
+        allowInsecureLoopback: true,
+        tokenStore: new MemoryTokenStore(),
+        rateLimiter: new MemoryRateLimiter(),
+        random: () => 0,
+      });
+
+    async function outbox(hooks: { refused?: (refusal: PayoutRefusal) => void; settled?: (settlement: PayoutSettlement) => void } = {}) {
+      const { client, credit, credits } = db();
+      const refusals: PayoutRefusal[] = [];
+      const settlements: PayoutSettlement[] = [];
+      const payouts = new SqlPayouts(client(), {
+        table: `payouts_${randomUUID().replaceAll('-', '').slice(0, 12)}`,
+        onRefused: async (refusal, { tx }) => {
+          hooks.refused?.(refusal);
+          await credit(tx, refusal.referenceId, 'refused');
+          refusals.push(refusal);
+        },
+        onSettled: async (settlement, { tx }) => {
+          hooks.settled?.(settlement);
+          await credit(tx, settlement.referenceId, settlement.state);
+          settlements.push(settlement);
+        },
+      });
+      await payouts.ensureSchema();
+      return { payouts, refusals, settlements, credits, client };
+    }
+
+    async function staged(payouts: SqlPayouts<Tx>) {
+      const params = withdrawalParams();
+      await payouts.transaction(async ({ tx }) => payouts.stage(tx, { ...params, amount: '250.00' }));
+      return params.reference_id;
+    }
+
+    /** A webhook handler on a ledger in the same database whose onEvent settles withdrawals. */
+    async function receiver(payouts: SqlPayouts<Tx>, client: () => SqlClient<Tx>, onDeposit?: (tx: Tx) => Promise<void>) {
+      const ledger = new SqlLedger(client(), { table: `hooks_${randomUUID().replaceAll('-', '').slice(0, 12)}` });
+      await ledger.ensureSchema();
+      const answers: string[] = [];
+      const handler = createWebhookHandler({
+        verifier: { apiKey: mock.merchant.apiKey },
+        store: ledger,
+        onEvent: async (event, { tx }) => {
+          if (event.transaction_type === 'WITHDRAWAL') answers.push(await payouts.settle(event, { tx }));
+          else await onDeposit?.(tx);
+        },
+      });
+      const deliver = async (fields: { payment_id: string; reference_id: string; amount: number; status: string }) => {
+        const transaction_type = fields.payment_id.startsWith('PAY_') ? ('DEPOSIT' as const) : ('WITHDRAWAL' as const);
+      const { rawBody, headers } = await signCallback(mock.merchant.apiKey, { ...fields, transaction_type });
+        return handler.handle({ body: rawBody, headers });
+      };
+      return { deliver, answers };
+    }
+
+    it('stages in the merchant transaction and sends once: sent, with the service id; never the account number', async () => {
+      const { payouts } = await outbox();
+      const referenceId = await staged(payouts);
+      expect(await payouts.get(referenceId)).toEqual({ referenceId, state: 'staged', attempts: 0 });
+      expect(await payouts.worker(gateway(), { intervalMs: 1 }).drain()).toEqual({ sent: 1, refused: 0, unknown: 0, settled: 0, overdue: 0 });
+      const payout = await payouts.get(referenceId);
+      expect(payout).toEqual({ referenceId, state: 'sent', paymentId: mock.getWithdrawal(referenceId)?.payment_id, attempts: 1 });
+      expect(JSON.stringify(payout)).not.toContain(ACCOUNT);
+      expect(await payouts.worker(gateway()).drain()).toEqual({ sent: 0, refused: 0, unknown: 0, settled: 0, overdue: 0 });
+      expect(mock.count('withdraw')).toBe(1);
+    });
+
+    it('a rolled-back transaction stages nothing and sends nothing; bad params and a staged reference throw before anything is sent', async () => {
+      const { payouts } = await outbox();
+      const params = withdrawalParams();
+      await expect(
+        payouts.transaction(async ({ tx }) => {
+          await payouts.stage(tx, params);
+          throw new Error('the debit failed');
+        }),
+      ).rejects.toThrow('the debit failed');
+      expect(await payouts.get(params.reference_id)).toBeUndefined();
+      await expect(payouts.transaction(({ tx }) => payouts.stage(tx, { ...params, amount: '10.00' }))).rejects.toMatchObject({ code: 'INVALID_AMOUNT', referenceId: params.reference_id });
+      await expect(payouts.transaction(({ tx }) => payouts.stage(tx, { ...params, bank_code: 'PB B' }))).rejects.toBeInstanceOf(InvalidRequestError);
+      await payouts.transaction(({ tx }) => payouts.stage(tx, params));
+      const again = payouts.transaction(({ tx }) => payouts.stage(tx, { ...params, amount: 999 }));
+      await expect(again).rejects.toBeInstanceOf(DuplicateReferenceError);
+      await expect(again).rejects.toMatchObject({ code: 'DUPLICATE_REFERENCE', referenceId: params.reference_id });
+      await expect(payouts.stage({} as Tx, withdrawalParams())).rejects.toMatchObject({ code: 'INVALID_CONFIGURATION', field: 'tx' });
+      expect(await payouts.worker(gateway()).drain()).toMatchObject({ sent: 1 });
+      expect(mock.getWithdrawal(params.reference_id)).toMatchObject({ amount: 250 });
+      expect(mock.count('withdraw')).toBe(1);
+    });
+
+    it('a 502 then success: asked again with the same reference, one withdrawal', async () => {
+      const { payouts } = await outbox();
+      const referenceId = await staged(payouts);
+      mock.fault({ endpoint: 'withdraw', response: { type: 'status', status: 502, code: 'GATEWAY_ERROR' } });
+      const worker = payouts.worker(gateway(), { intervalMs: 1 });
+      expect(await worker.drain()).toMatchObject({ sent: 0, unknown: 1 });
+      expect(await payouts.get(referenceId)).toMatchObject({ state: 'sending', attempts: 1, lastError: expect.stringContaining('OUTCOME_UNKNOWN') });
+      await sleep(5);
+      expect(await worker.drain()).toMatchObject({ sent: 1, unknown: 0 });
+      expect(await payouts.get(referenceId)).toMatchObject({ state: 'sent', attempts: 2, paymentId: mock.getWithdrawal(referenceId)?.payment_id });
+      expect(mock.requests.filter((r) => r.endpoint === 'withdraw').map((r) => r.status)).toEqual([502, 200]);
+    });
+
+    it('the answer dropped after processing: the resend meets DUPLICATE_REFERENCE, so it is sent, never a second payout', async () => {
+      const { payouts } = await outbox();
+      const referenceId = await staged(payouts);
+      mock.fault({ endpoint: 'withdraw', when: 'after', response: { type: 'networkError' } });
+      const worker = payouts.worker(gateway(), { intervalMs: 1 });
+      expect(await worker.drain()).toMatchObject({ unknown: 1 });
+      await sleep(5);
+      expect(await worker.drain()).toMatchObject({ sent: 1 });
+      expect(await payouts.get(referenceId)).toMatchObject({ state: 'sent', attempts: 2 });
+      expect(mock.requests.filter((r) => r.endpoint === 'withdraw' && r.status === 409)).toHaveLength(1);
+      expect(mock.getWithdrawal(referenceId)).toBeDefined();
+    });
+
+    it('a refusal with two workers: refused once, onRefused once (its credit committed with the state)', async () => {
+      const { payouts, refusals, credits } = await outbox();
+      const referenceId = await staged(payouts);
+      mock.fault({ endpoint: 'withdraw', times: Infinity, response: { type: 'status', status: 400, code: 'INVALID_BANK_CODE' } });
+      const reports = await Promise.all([payouts.worker(gateway()).drain(), payouts.worker(gateway()).drain()]);
+      expect(reports.reduce((sum, report) => sum + report.refused, 0)).toBe(1);
+      expect(refusals).toEqual([{ referenceId, amount: '250.00', code: 'INVALID_BANK_CODE', message: expect.any(String) }]);
+      expect(await credits(referenceId)).toEqual(['refused']);
+      expect(await payouts.get(referenceId)).toMatchObject({ state: 'refused', lastError: expect.stringContaining('INVALID_BANK_CODE') });
+      expect(mock.count('withdraw')).toBe(1);
+    });
+
+    it('DUPLICATE_REFERENCE on the very first request is a refusal: the reference was another transaction\'s', async () => {
+      const { payouts, refusals } = await outbox();
+      const referenceId = await staged(payouts);
+      mock.fault({ endpoint: 'withdraw', response: { type: 'status', status: 409, code: 'DUPLICATE_REFERENCE' } });
+      expect(await payouts.worker(gateway()).drain()).toMatchObject({ refused: 1, sent: 0 });
+      expect(refusals).toMatchObject([{ referenceId, code: 'DUPLICATE_REFERENCE' }]);
+    });
+
+    it('onRefused that throws: the refusal stays, the hook runs again on a later drain, nothing is sent again', async () => {
+      let fail = true;
+      const { payouts, credits } = await outbox({
+        refused: () => {
+          if (fail) throw new Error('the wallet service is down');
+        },
+      });
+      const referenceId = await staged(payouts);
+      mock.fault({ endpoint: 'withdraw', response: { type: 'status', status: 400, code: 'INVALID_BANK_CODE' } });
+      const worker = payouts.worker(gateway(), { intervalMs: 1 });
+      expect(await worker.drain()).toMatchObject({ refused: 0, unknown: 1 });
+      expect(await payouts.get(referenceId)).toMatchObject({ state: 'sending', lastError: expect.stringContaining('onRefused threw') });
+      expect(await credits(referenceId)).toEqual([]);
+      fail = false;
+      await sleep(5);
+      expect(await worker.drain()).toMatchObject({ refused: 1 });
+      expect(await credits(referenceId)).toEqual(['refused']);
+      expect(mock.count('withdraw')).toBe(1);
+    });
+
+    it('FAILED by callback, then the same callback again: settled once, one credit', async () => {
+      const { payouts, client, credits, settlements } = await outbox();
+      const referenceId = await staged(payouts);
+      await payouts.worker(gateway()).drain();
+      const { deliver, answers } = await receiver(payouts, client);
+      const paymentId = mock.getWithdrawal(referenceId)?.payment_id ?? '';
+      const callback = { payment_id: paymentId, reference_id: referenceId, amount: 250, status: 'FAILED' };
+      expect(await deliver(callback)).toMatchObject({ status: 200 });
+      expect(await deliver({ ...callback })).toMatchObject({ status: 200 });
+      expect(answers).toEqual(['settled']);
+      expect(settlements).toEqual([{ referenceId, amount: '250.00', state: 'failed', status: 'FAILED', paymentId, via: 'callback' }]);
+      expect(await credits(referenceId)).toEqual(['failed']);
+      expect(await payouts.get(referenceId)).toMatchObject({ state: 'failed', paymentId });
+    });
+
+    it('no callback: settled by the status lookup after settleAfterMs, then the late callback is already settled (one credit)', async () => {
+      const { payouts, client, credits, settlements } = await outbox();
+      const referenceId = await staged(payouts);
+      const worker = payouts.worker(gateway(), { intervalMs: 1, settleAfterMs: 1 });
+      expect(await worker.drain()).toMatchObject({ sent: 1 });
+      await sleep(5);
+      // Still PROCESSING at the service: nothing to settle, the payout is overdue and waits.
+      expect(await worker.drain()).toMatchObject({ settled: 0, overdue: 1 });
+      await mock.completeWithdrawal(referenceId, 'SUCCESS', { deliver: false });
+      await sleep(5);
+      expect(await worker.drain()).toMatchObject({ settled: 1, overdue: 0 });
+      expect(settlements).toMatchObject([{ referenceId, state: 'succeeded', status: 'SUCCESS', via: 'status' }]);
+      const { deliver, answers } = await receiver(payouts, client);
+      const paymentId = mock.getWithdrawal(referenceId)?.payment_id ?? '';
+      expect(await deliver({ payment_id: paymentId, reference_id: referenceId, amount: 250, status: 'SUCCESS' })).toMatchObject({ status: 200 });
+      expect(answers).toEqual(['already']);
+      expect(await credits(referenceId)).toEqual(['succeeded']);
+    });
+
+    it('a status lookup answered 404 keeps waiting: overdue, never resent', async () => {
+      const { payouts } = await outbox();
+      const referenceId = await staged(payouts);
+      const worker = payouts.worker(gateway(), { intervalMs: 1, settleAfterMs: 1 });
+      await worker.drain();
+      mock.fault({ endpoint: 'payment.status', response: { type: 'status', status: 404, code: 'NOT_FOUND' } });
+      await sleep(5);
+      expect(await worker.drain()).toMatchObject({ overdue: 1, sent: 0 });
+      expect(await payouts.get(referenceId)).toMatchObject({ state: 'sent', attempts: 1 });
+      expect(mock.count('withdraw')).toBe(1);
+    });
+
+    it('a payout staged inside a REFUNDED callback\'s run that then throws: nothing staged, nothing sent', async () => {
+      const { payouts, client } = await outbox();
+      const params = withdrawalParams();
+      const { deliver } = await receiver(payouts, client, async (tx) => {
+        await payouts.stage(tx, params);
+        throw new Error('the refund bookkeeping failed');
+      });
+      const answer = await deliver({ payment_id: `PAY_${randomUUID().replaceAll('-', '')}`, reference_id: 'ORDER1', amount: 250, status: 'REFUNDED' });
+      expect(answer.status).toBe(500);
+      expect(await payouts.get(params.reference_id)).toBeUndefined();
+      expect(await payouts.worker(gateway()).drain()).toMatchObject({ sent: 0 });
+      expect(mock.count('withdraw')).toBe(0);
+    });
+
+    it('a payout staged inside a callback\'s run that commits is sent', async () => {
+      const { payouts, client } = await outbox();
+      const params = withdrawalParams();
+      const { deliver } = await receiver(payouts, client, (tx) => payouts.stage(tx, params));
+      expect((await deliver({ payment_id: `PAY_${randomUUID().replaceAll('-', '')}`, reference_id: 'ORDER2', amount: 250, status: 'REFUNDED' })).status).toBe(200);
+      expect(await payouts.get(params.reference_id)).toMatchObject({ state: 'staged' });
+      expect(await payouts.worker(gateway()).drain()).toMatchObject({ sent: 1 });
+    });
+  });
+}
