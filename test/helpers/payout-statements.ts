@@ -12,7 +12,9 @@ const TABLE = 'shop.myr_payouts';
 const samples = (sql: PayoutStatements) => ({
   stage: [sql.stage, { referenceId: 'R1', params: '{"p":1}', amount: '250.00', now: 11 }],
   due: [sql.due, { now: 12, limit: 13 }],
-  claim: [sql.claim, { referenceId: 'R2', state: 'sending', claimId: 14, until: 15, attempt: 1 }],
+  claim: [sql.claim, { referenceId: 'R2', state: 'sending', claimId: 14, until: 15, attempt: 1, requestedAt: 20 }],
+  paceLock: [sql.paceLock, {}],
+  recent: [sql.recent, { since: 21 }],
   release: [sql.release, { referenceId: 'R3', claimId: 16, state: 'sent', dueAt: 17, paymentId: 'WD_1', lastError: 'E', refusal: '{"r":1}', now: 18 }],
   settle: [sql.settle, { referenceId: 'R4', state: 'failed', paymentId: 'WD_2', now: 19 }],
   lock: [sql.lock, { referenceId: 'R5' }],

@@ -240,6 +240,33 @@ export function payoutScenarios<Tx>(name: string, db: () => PayoutDb<Tx>): void 
       expect(mock.count('withdraw')).toBe(1);
     });
 
+    it('three workers (a client each, as three processes) drain 60 payouts against 30 per 6 s, pacing through the database: each sent once, at most one 429', async () => {
+      const limited = createMockGateway({ rateLimits: { withdraw: 30 }, rateLimitWindowMs: 6000 });
+      const limitedServer = await limited.serve();
+      try {
+        const { payouts } = await outbox();
+        const references = Array.from({ length: 60 }, () => withdrawalParams());
+        await payouts.transaction(async ({ tx }) => {
+          for (const params of references) await payouts.stage(tx, params);
+        });
+        const client = () => new MyrGateway({ baseUrl: limitedServer.baseUrl, ...limited.merchant, allowInsecureLoopback: true, tokenStore: new MemoryTokenStore(), rateLimiter: new MemoryRateLimiter(), random: () => 0 });
+        const workers = [0, 1, 2].map(() => payouts.worker(client(), { intervalMs: 100, pace: { limit: 30, windowMs: 6000 } }));
+        const reports = await Promise.all(workers.map((worker) => worker.drain()));
+        // A payout whose request met a 429 is asked again by the next drain.
+        for (let round = 0; round < 3 && reports.reduce((sum, report) => sum + report.sent, 0) < 60; round++) {
+          await sleep(1000);
+          reports.push(await workers[0]!.drain());
+        }
+        expect(reports.reduce((sum, report) => sum + report.sent, 0)).toBe(60);
+        const requests = limited.requests.filter((r) => r.endpoint === 'withdraw');
+        expect(requests.filter((r) => r.status === 429).length).toBeLessThanOrEqual(1);
+        expect(requests.filter((r) => r.status === 200)).toHaveLength(60);
+        for (const params of references) expect(await payouts.get(params.reference_id)).toMatchObject({ state: 'sent' });
+      } finally {
+        await limitedServer.close();
+      }
+    }, 60_000);
+
     it('a payout staged inside a REFUNDED callback\'s run that then throws: nothing staged, nothing sent', async () => {
       const { payouts, client } = await outbox();
       const params = withdrawalParams();

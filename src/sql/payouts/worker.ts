@@ -7,6 +7,7 @@
  * @module
  */
 import { milliseconds } from '../../core/milliseconds.js';
+import { PUBLISHED_LIMITS, PUBLISHED_WINDOW_MS } from '../../core/pacing/limiter.js';
 import type { Payments } from '../../resources/payments.js';
 import type { Withdrawals } from '../../resources/withdrawals.js';
 import { TERMINAL_STATUSES } from '../../schemas/statuses.js';
@@ -68,6 +69,20 @@ export interface PayoutWorkerOptions {
    */
   batchSize?: number | undefined;
   /**
+   * The withdrawal limit every worker on this table shares, through the database: a claim that
+   * will send takes its turn on the table's pacing row and counts the payouts requested in the
+   * last `windowMs` (plus half a second, for requests still on their way), so any number of
+   * workers, in any number of processes, request at most `limit` per window. `false` leaves
+   * pacing to each client alone.
+   *
+   * @default { limit: 50, windowMs: 60000 } (the service's published withdrawal limit)
+   * @example
+   * ```ts
+   * payouts.worker(gateway, { pace: { limit: 30, windowMs: 60_000 } }); // keep room for withdrawals sent elsewhere
+   * ```
+   */
+  pace?: { limit: number; windowMs: number } | false | undefined;
+  /**
    * Where a drain that failed under `start()` is reported (a database down); the next one runs
    * on schedule all the same.
    *
@@ -94,6 +109,9 @@ export interface PayoutDrainReport {
   overdue: number;
 }
 
+/** Requests on their way count in the window this much longer: a request arrives after its claim. */
+const PACE_SLACK_MS = 500;
+
 /** One claimed row and what to do with it. */
 interface Claimed {
   readonly row: PayoutRow;
@@ -112,9 +130,11 @@ export class PayoutWorker<Tx = unknown> {
   readonly #leaseMs: number;
   readonly #batchSize: number;
   readonly #onError: (error: unknown) => void;
+  readonly #pace: { readonly limit: number; readonly windowMs: number } | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #running: Promise<unknown> = Promise.resolve();
   #started = false;
+  #stopping = false;
 
   /** @internal */
   constructor(outbox: Outbox<Tx>, gateway: PayoutGateway, options: PayoutWorkerOptions) {
@@ -125,6 +145,8 @@ export class PayoutWorker<Tx = unknown> {
     this.#leaseMs = milliseconds(options.leaseMs ?? 15_000, 'leaseMs');
     this.#batchSize = milliseconds(options.batchSize ?? 10, 'batchSize', 1, 1000);
     this.#onError = options.onError ?? ((error) => console.error('myr-gateway: a payout drain failed', error));
+    const pace = options.pace ?? { limit: PUBLISHED_LIMITS.withdraw, windowMs: PUBLISHED_WINDOW_MS };
+    this.#pace = pace === false ? undefined : { limit: milliseconds(pace.limit, 'pace.limit', 1, 100_000), windowMs: milliseconds(pace.windowMs, 'pace.windowMs') };
   }
 
   /**
@@ -138,6 +160,7 @@ export class PayoutWorker<Tx = unknown> {
   start(): void {
     if (this.#started) return;
     this.#started = true;
+    this.#stopping = false;
     const tick = () => {
       this.#running = this.drain().then(
         () => undefined,
@@ -159,6 +182,7 @@ export class PayoutWorker<Tx = unknown> {
    */
   async stop(): Promise<void> {
     this.#started = false;
+    this.#stopping = true;
     clearTimeout(this.#timer);
     await this.#running;
   }
@@ -177,30 +201,55 @@ export class PayoutWorker<Tx = unknown> {
     // Only what was due when the drain began: a payout asked again later is the next drain's, so a drain ends.
     const began = Date.now();
     for (;;) {
-      const claimed = await this.#claim(began);
-      if (claimed.length === 0) return report;
+      const { claimed, waitMs } = await this.#claim(began);
+      if (claimed.length === 0 && waitMs === 0) return report;
       const outcomes = await Promise.allSettled(claimed.map((one) => this.#handle(one, report)));
       const failed = outcomes.find((outcome) => outcome.status === 'rejected');
       if (failed !== undefined) throw failed.reason;
+      if (waitMs > 0) {
+        // The shared limit is used up: wait for its oldest request to leave the window (stop() does not wait for that).
+        if (this.#stopping) return report;
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+      }
     }
   }
 
-  /** Takes up to `batchSize` rows due by `dueBy` in one short transaction: each gets this claim's id and a lease. */
-  async #claim(dueBy: number): Promise<Claimed[]> {
+  /**
+   * Takes up to `batchSize` rows due by `dueBy` in one short transaction: each gets this claim's
+   * id and a lease. A payout to be requested is taken only while the shared limit has room;
+   * `waitMs` says how long until it has room again when some had to stay.
+   */
+  async #claim(dueBy: number): Promise<{ claimed: Claimed[]; waitMs: number }> {
     const { sql, table } = this.#outbox;
     const now = Date.now();
     return transactionOf(this.#outbox, async (session) => {
+      let room = Infinity;
+      let oldest = now;
+      if (this.#pace !== undefined) {
+        await session.query(sql.paceLock.text(table), sql.paceLock.params({}));
+        const since = now - this.#pace.windowMs - PACE_SLACK_MS;
+        const recent = (await session.query(sql.recent.text(table), sql.recent.params({ since }))).rows[0];
+        room = this.#pace.limit - Number(recent?.n ?? 0);
+        oldest = Number(recent?.oldest ?? now);
+      }
       const rows = (await session.query(sql.due.text(table), sql.due.params({ now: dueBy, limit: this.#batchSize }))).rows.map(payoutRow);
       const claimed: Claimed[] = [];
+      let waitMs = 0;
       for (const row of rows) {
-        const claim = claimId();
         const action = row.state === 'sent' ? 'lookup' : row.refusal !== undefined ? 'refuse' : row.state === 'staged' ? 'create' : 'recover';
+        const requests = action === 'create' || action === 'recover';
+        if (requests && room <= 0) {
+          waitMs = Math.max(1, oldest + (this.#pace?.windowMs ?? 0) + PACE_SLACK_MS - now);
+          continue;
+        }
+        if (requests) room -= 1;
+        const claim = claimId();
         const state: PayoutState = row.state === 'sent' ? 'sent' : 'sending';
-        const attempt = action === 'create' || action === 'recover' ? 1 : 0;
-        await session.query(sql.claim.text(table), sql.claim.params({ referenceId: row.referenceId, state, claimId: claim, until: now + this.#leaseMs, attempt }));
+        const values = { referenceId: row.referenceId, state, claimId: claim, until: now + this.#leaseMs, attempt: requests ? (1 as const) : (0 as const), requestedAt: requests ? now : null };
+        await session.query(sql.claim.text(table), sql.claim.params(values));
         claimed.push({ row, claim, action });
       }
-      return claimed;
+      return { claimed, waitMs };
     });
   }
 

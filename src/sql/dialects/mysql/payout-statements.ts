@@ -13,7 +13,9 @@ export const payoutStatements: PayoutStatements = {
     `CREATE TABLE IF NOT EXISTS ${t} (reference_id VARCHAR(100) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, state VARCHAR(16) NOT NULL, ` +
       'params TEXT NOT NULL, amount VARCHAR(32) NOT NULL, attempts INT NOT NULL DEFAULT 0, payment_id VARCHAR(128) NULL, last_error VARCHAR(500) NULL, ' +
       'refusal TEXT NULL, claim_id BIGINT NULL, due_at BIGINT NOT NULL, staged_at BIGINT NOT NULL, sent_at BIGINT NULL, settled_at BIGINT NULL, ' +
-      'INDEX due_idx (state, due_at)) ENGINE=InnoDB',
+      'requested_at BIGINT NULL, INDEX due_idx (state, due_at), INDEX requested_idx (requested_at)) ENGINE=InnoDB',
+    `CREATE TABLE IF NOT EXISTS ${t}_pace (id INT NOT NULL PRIMARY KEY) ENGINE=InnoDB`,
+    `INSERT IGNORE INTO ${t}_pace (id) VALUES (1)`,
   ],
   stage: {
     text: (t) => `INSERT IGNORE INTO ${t} (reference_id, state, params, amount, due_at, staged_at) VALUES (?, 'staged', ?, ?, ?, ?)`,
@@ -24,9 +26,11 @@ export const payoutStatements: PayoutStatements = {
     params: (a) => [a.now, a.limit],
   },
   claim: {
-    text: (t) => `UPDATE ${t} SET state = ?, claim_id = ?, due_at = ?, attempts = attempts + ? WHERE reference_id = ?`,
-    params: (a) => [a.state, a.claimId, a.until, a.attempt, a.referenceId],
+    text: (t) => `UPDATE ${t} SET state = ?, claim_id = ?, due_at = ?, attempts = attempts + ?, requested_at = COALESCE(?, requested_at) WHERE reference_id = ?`,
+    params: (a) => [a.state, a.claimId, a.until, a.attempt, a.requestedAt, a.referenceId],
   },
+  paceLock: { text: (t) => `SELECT id FROM ${t}_pace WHERE id = 1 FOR UPDATE`, params: () => [] },
+  recent: { text: (t) => `SELECT count(*) AS n, min(requested_at) AS oldest FROM ${t} WHERE requested_at > ?`, params: (a) => [a.since] },
   release: {
     text: (t) =>
       `UPDATE ${t} SET sent_at = IF(? = 'sent', ?, sent_at), settled_at = IF(? IN ('succeeded', 'failed', 'refused'), ?, settled_at), state = ?, due_at = ?, ` +

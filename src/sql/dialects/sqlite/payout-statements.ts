@@ -12,8 +12,11 @@ export const payoutStatements: PayoutStatements = {
   schema: (t, bare) => [
     `CREATE TABLE IF NOT EXISTS ${t} (reference_id TEXT PRIMARY KEY, state TEXT NOT NULL, params TEXT NOT NULL, amount TEXT NOT NULL, ` +
       'attempts INTEGER NOT NULL DEFAULT 0, payment_id TEXT, last_error TEXT, refusal TEXT, claim_id INTEGER, due_at INTEGER NOT NULL, ' +
-      'staged_at INTEGER NOT NULL, sent_at INTEGER, settled_at INTEGER)',
+      'staged_at INTEGER NOT NULL, sent_at INTEGER, settled_at INTEGER, requested_at INTEGER)',
     `CREATE INDEX IF NOT EXISTS ${bare}_due ON ${bare} (state, due_at)`,
+    `CREATE INDEX IF NOT EXISTS ${bare}_requested ON ${bare} (requested_at)`,
+    `CREATE TABLE IF NOT EXISTS ${t}_pace (id INTEGER PRIMARY KEY)`,
+    `INSERT OR IGNORE INTO ${t}_pace (id) VALUES (1)`,
   ],
   stage: {
     text: (t) => `INSERT INTO ${t} (reference_id, state, params, amount, due_at, staged_at) VALUES (?, 'staged', ?, ?, ?, ?) ON CONFLICT (reference_id) DO NOTHING`,
@@ -24,9 +27,12 @@ export const payoutStatements: PayoutStatements = {
     params: (a) => [a.now, a.limit],
   },
   claim: {
-    text: (t) => `UPDATE ${t} SET state = ?, claim_id = ?, due_at = ?, attempts = attempts + ? WHERE reference_id = ?`,
-    params: (a) => [a.state, a.claimId, a.until, a.attempt, a.referenceId],
+    text: (t) => `UPDATE ${t} SET state = ?, claim_id = ?, due_at = ?, attempts = attempts + ?, requested_at = COALESCE(?, requested_at) WHERE reference_id = ?`,
+    params: (a) => [a.state, a.claimId, a.until, a.attempt, a.requestedAt, a.referenceId],
   },
+  // The transaction holds SQLite's write lock already: the row is read for the same statement shape.
+  paceLock: { text: (t) => `SELECT id FROM ${t}_pace WHERE id = 1`, params: () => [] },
+  recent: { text: (t) => `SELECT count(*) AS n, min(requested_at) AS oldest FROM ${t} WHERE requested_at > ?`, params: (a) => [a.since] },
   release: {
     text: (t) =>
       `UPDATE ${t} SET sent_at = CASE WHEN ?1 = 'sent' THEN ?2 ELSE sent_at END, settled_at = CASE WHEN ?1 IN ('succeeded', 'failed', 'refused') THEN ?2 ELSE settled_at END, ` +
