@@ -4,7 +4,7 @@
  * through the hooks' `tx` into the same database. Each test has a table of its own.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it as vitestIt } from 'vitest';
 import { DuplicateReferenceError, InvalidRequestError, MemoryRateLimiter, MemoryTokenStore, MyrGateway } from '../../src/index.js';
 import { SqlLedger, SqlPayouts, type PayoutRefusal, type PayoutSettlement, type SqlClient } from '../../src/sql/index.js';
 import { createMockGateway, type MockHttpServer } from '../../src/testing/index.js';
@@ -24,8 +24,15 @@ export interface PayoutDb<Tx> {
 const ACCOUNT = '5140123456789';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export function payoutScenarios<Tx>(name: string, db: () => PayoutDb<Tx>): void {
+/** The scenarios every adapter runs (an ORM over a driver that runs them all: the stage and settle paths through its `tx`). */
+export const THROUGH_TX = ['stages in the merchant transaction and sends once: sent, with the service id; never the account number', 'FAILED by callback, then the same callback again: settled once, one credit', "a payout staged inside a REFUNDED callback's run that then throws: nothing staged, nothing sent", "a payout staged inside a callback's run that commits is sent"];
+
+export function payoutScenarios<Tx>(name: string, db: () => PayoutDb<Tx>, options: { only?: readonly string[] } = {}): void {
   describe(`SqlPayouts on ${name}`, () => {
+    // Registers only the scenarios this client runs (`only`); the others run on its driver.
+    const it = (title: string, test: () => Promise<void>, timeoutMs?: number) => {
+      if (options.only === undefined || options.only.includes(title)) vitestIt(title, test, timeoutMs);
+    };
     const mock = createMockGateway();
     let server: MockHttpServer;
     beforeAll(async () => {
