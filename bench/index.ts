@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: the client bench, the webhook verification bench, the webhook store bench
  * (memory and Redis), the SQL ledger bench (against insert+commit on the same database), the pacing bench (burst drain time against the ideal, cold and warm, one
- * process and a fleet on Redis), then the cold-import and bundle-size figures. This is a benchmark, not a
+ * process and a fleet on Redis), the payouts bench (a drain against create in a loop; paced, against the ideal), then the cold-import and bundle-size figures. This is a benchmark, not a
  * test: it prints figures (as ratios against baselines measured in the same run) and writes
  * bench/results/*.json; it fails only if a bench itself breaks.
  *
@@ -11,6 +11,7 @@ import { runClientBench } from './client.js';
 import { runColdImportBench, runSizeReport } from './cold-import.js';
 import { runLedgerBench } from './ledger.js';
 import { runPacingBench } from './pacing.js';
+import { runPayoutsBench } from './payouts.js';
 import { runStoreBench } from './stores.js';
 import { runWebhookBench } from './webhooks.js';
 
@@ -24,6 +25,8 @@ console.log('\n=== SQL ledger bench (bench/ledger.ts) ===');
 await runLedgerBench();
 console.log('\n=== pacing bench (bench/pacing.ts) ===');
 await runPacingBench();
+console.log('\n=== payouts bench (bench/payouts.ts) ===');
+await runPayoutsBench();
 console.log('\n=== cold import and bundle size (bench/cold-import.ts) ===');
 runColdImportBench();
 await runSizeReport();

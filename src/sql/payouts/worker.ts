@@ -71,7 +71,8 @@ export interface PayoutWorkerOptions {
   /**
    * The withdrawal limit every worker on this table shares, through the database: a claim that
    * will send takes its turn on the table's pacing row and counts the payouts requested in the
-   * last `windowMs` (plus half a second, for requests still on their way), so any number of
+   * last `windowMs` (plus a twentieth of it, at most half a second, for requests still on their
+   * way), so any number of
    * workers, in any number of processes, request at most `limit` per window. `false` leaves
    * pacing to each client alone.
    *
@@ -109,8 +110,8 @@ export interface PayoutDrainReport {
   overdue: number;
 }
 
-/** Requests on their way count in the window this much longer: a request arrives after its claim. */
-const PACE_SLACK_MS = 500;
+/** Requests on their way count in the window this much longer (a request arrives after its claim): a twentieth of it, at most half a second. */
+const paceSlackMs = (windowMs: number) => Math.min(500, Math.ceil(windowMs / 20));
 
 /** One claimed row and what to do with it. */
 interface Claimed {
@@ -227,7 +228,7 @@ export class PayoutWorker<Tx = unknown> {
       let oldest = now;
       if (this.#pace !== undefined) {
         await session.query(sql.paceLock.text(table), sql.paceLock.params({}));
-        const since = now - this.#pace.windowMs - PACE_SLACK_MS;
+        const since = now - this.#pace.windowMs - paceSlackMs(this.#pace.windowMs);
         const recent = (await session.query(sql.recent.text(table), sql.recent.params({ since }))).rows[0];
         room = this.#pace.limit - Number(recent?.n ?? 0);
         oldest = Number(recent?.oldest ?? now);
@@ -239,7 +240,7 @@ export class PayoutWorker<Tx = unknown> {
         const action = row.state === 'sent' ? 'lookup' : row.refusal !== undefined ? 'refuse' : row.state === 'staged' ? 'create' : 'recover';
         const requests = action === 'create' || action === 'recover';
         if (requests && room <= 0) {
-          waitMs = Math.max(1, oldest + (this.#pace?.windowMs ?? 0) + PACE_SLACK_MS - now);
+          waitMs = this.#pace === undefined ? 1 : Math.max(1, oldest + this.#pace.windowMs + paceSlackMs(this.#pace.windowMs) - now);
           continue;
         }
         if (requests) room -= 1;
