@@ -4,8 +4,11 @@
  * whole flow through every database: test/integration/payouts-*.test.ts.
  */
 import { DatabaseSync } from 'node:sqlite';
+import { inspect } from 'node:util';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { SqlPayouts, fromSqlite } from '../../../../src/sql/index.js';
+import { MyrGateway } from '../../../../src/index.js';
+import { SqlPayouts, fromPg, fromSqlite } from '../../../../src/sql/index.js';
 import type { WebhookEvent } from '../../../../src/webhooks/index.js';
 
 const hooks = { onRefused: () => undefined, onSettled: () => undefined };
@@ -60,5 +63,19 @@ describe('SqlPayouts', () => {
     ]);
     expect(answers).toEqual(['unknown', 'unknown', 'unknown']);
     expect(await payouts.get('PAYOUT1')).toMatchObject({ state: 'staged' });
+  });
+
+  it('shows neither the database password nor the api key in a log (util.inspect, JSON)', async () => {
+    const pool = new pg.Pool({ connectionString: 'postgres://shop:DB_PASSWORD_1@127.0.0.1:1/shop' });
+    try {
+      const payouts = new SqlPayouts(fromPg(pool), hooks);
+      const worker = payouts.worker(new MyrGateway({ baseUrl: 'https://api.example.com/api/v1', merchantId: 'M1', apiKey: 'sk_live_API_KEY_000001' }));
+      for (const view of [inspect(payouts, { depth: null, showHidden: true }), inspect(worker, { depth: null, showHidden: true }), JSON.stringify(payouts), JSON.stringify(worker)]) {
+        expect(view).not.toMatch(/DB_PASSWORD_1|API_KEY_000001/);
+      }
+      expect(inspect(payouts)).toBe("SqlPayouts { table: 'myr_payouts' }");
+    } finally {
+      await pool.end();
+    }
   });
 });
