@@ -136,6 +136,8 @@ export class PayoutWorker<Tx = unknown> {
   #running: Promise<unknown> = Promise.resolve();
   #started = false;
   #stopping = false;
+  /** Ends the wait for room in the shared limit (stop() does not wait a window out). */
+  #wake: (() => void) | undefined;
 
   /** @internal */
   constructor(outbox: Outbox<Tx>, gateway: PayoutGateway, options: PayoutWorkerOptions) {
@@ -185,6 +187,7 @@ export class PayoutWorker<Tx = unknown> {
     this.#started = false;
     this.#stopping = true;
     clearTimeout(this.#timer);
+    this.#wake?.();
     await this.#running;
   }
 
@@ -210,7 +213,12 @@ export class PayoutWorker<Tx = unknown> {
       if (waitMs > 0) {
         // The shared limit is used up: wait for its oldest request to leave the window (stop() does not wait for that).
         if (this.#stopping) return report;
-        await new Promise((resolve) => setTimeout(resolve, waitMs));
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, waitMs);
+          this.#wake = () => (clearTimeout(timer), resolve());
+        });
+        this.#wake = undefined;
+        if (this.#stopping) return report;
       }
     }
   }

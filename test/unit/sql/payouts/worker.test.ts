@@ -114,4 +114,17 @@ describe('the payout worker', () => {
     expect(() => payouts.worker(gateway, { intervalMs: 0 })).toThrow(expect.objectContaining({ field: 'intervalMs' }));
     expect(() => payouts.worker(gateway, { batchSize: 5000 })).toThrow(expect.objectContaining({ field: 'batchSize' }));
   });
+
+  it('stop does not wait out the shared limit: a drain waiting for room in the window ends at once', async () => {
+    const payouts = await staged();
+    await payouts.transaction(({ tx }) => payouts.stage(tx, { ...params, reference_id: 'PAYOUT2' }));
+    const { gateway, calls } = scripted(async () => accepted());
+    const worker = payouts.worker(gateway, { intervalMs: 5, pace: { limit: 1, windowMs: 60_000 } });
+    worker.start();
+    while (calls.length === 0) await sleep(5);
+    await sleep(20);
+    await worker.stop(); // within the test's 5 s, not the window's minute
+    expect(calls).toEqual(['create']);
+    expect(await payouts.get('PAYOUT2')).toMatchObject({ state: 'staged' });
+  });
 });
