@@ -8,7 +8,7 @@ import { inspect } from 'node:util';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { MyrGateway } from '../../../../src/index.js';
-import { SqlPayouts, fromPg, fromSqlite } from '../../../../src/sql/index.js';
+import { SqlPayouts, fromPg, fromSqlite, type PayoutGateway } from '../../../../src/sql/index.js';
 import type { WebhookEvent } from '../../../../src/webhooks/index.js';
 
 const hooks = { onRefused: () => undefined, onSettled: () => undefined };
@@ -63,6 +63,15 @@ describe('SqlPayouts', () => {
     ]);
     expect(answers).toEqual(['unknown', 'unknown', 'unknown']);
     expect(await payouts.get('PAYOUT1')).toMatchObject({ state: 'staged' });
+  });
+
+  it("settle: 'unknown' for a sent payout's reference with another amount (not this payout's callback); its own amount settles it", async () => {
+    const payouts = await fresh();
+    await payouts.transaction(({ tx }) => payouts.stage(tx, params));
+    const gateway = { withdrawals: { create: async () => ({ payment_id: 'WD_1', reference_id: 'PAYOUT1' }) }, payments: {} } as unknown as PayoutGateway;
+    expect(await payouts.worker(gateway).drain()).toMatchObject({ sent: 1 });
+    const answers = await payouts.transaction(async ({ tx }) => [await payouts.settle(event({ amount: 2500 }), { tx }), await payouts.settle(event({}), { tx })]);
+    expect(answers).toEqual(['unknown', 'settled']);
   });
 
   it('shows neither the database password nor the api key in a log (util.inspect, JSON)', async () => {

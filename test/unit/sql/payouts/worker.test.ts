@@ -127,4 +127,30 @@ describe('the payout worker', () => {
     expect(calls).toEqual(['create']);
     expect(await payouts.get('PAYOUT2')).toMatchObject({ state: 'staged' });
   });
+
+  it('onSettled that throws after a status lookup: rolled back, the payout stays sent, looked up again and settled once (never resent)', async () => {
+    let failing = true;
+    const settled: string[] = [];
+    const payouts = new SqlPayouts(fromSqlite(new DatabaseSync(':memory:')), {
+      onRefused: () => undefined,
+      onSettled: (settlement) => {
+        if (failing) throw new Error('the ledger of wallets is down');
+        settled.push(`${settlement.state} via ${settlement.via}`);
+      },
+    });
+    await payouts.ensureSchema();
+    await payouts.transaction(({ tx }) => payouts.stage(tx, params));
+    const { gateway, calls } = scripted(async (call) => (call === 'create' ? accepted() : { payment_id: 'WD_1', reference_id: 'PAYOUT1', amount: 250, status: 'FAILED' }));
+    const worker = payouts.worker(gateway, { intervalMs: 1, settleAfterMs: 1 });
+    await worker.drain();
+    await sleep(5);
+    expect(await worker.drain()).toMatchObject({ settled: 0 });
+    expect(await payouts.get('PAYOUT1')).toMatchObject({ state: 'sent', lastError: expect.stringContaining('onSettled threw') });
+    failing = false;
+    await sleep(10);
+    expect(await worker.drain()).toMatchObject({ settled: 1 });
+    expect(settled).toEqual(['failed via status']);
+    expect(calls).toEqual(['create', 'retrieve', 'retrieve']);
+    expect(await payouts.get('PAYOUT1')).toMatchObject({ state: 'failed', paymentId: 'WD_1' });
+  });
 });
