@@ -1,8 +1,9 @@
 /**
  * SqlPayouts across a merchant process killed with SIGKILL (payouts-child.ts), on real
  * PostgreSQL, MariaDB and SQLite, against the mock served over real HTTP: a payout committed and
- * never sent, one whose claim was committed before any request left, and one whose request was
- * in flight (the service holding its answer 3 s) each end in exactly one withdrawal, sent by
+ * never sent, one whose claim was committed before any request left, one whose request was in
+ * flight (the service holding its answer 3 s), and one killed after the service processed its
+ * request but before its answer was written each end in exactly one withdrawal, sent by
  * another process that asks again with the same reference.
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -123,5 +124,21 @@ describe.each(DBS)('a merchant process killed with SIGKILL, on $name', (db) => {
     expect(await payouts.get(reference)).toMatchObject({ state: 'sent', attempts: 2 });
     expect(mock.getWithdrawal(reference)).toMatchObject({ amount: 250 });
     expect(accepted()).toHaveLength(1);
+  }, 30_000);
+
+  it('after the service processed its request, before its answer was written (the answer held 3 s): the resend meets DUPLICATE_REFERENCE, sent, one withdrawal', async () => {
+    mock.reset();
+    const { payouts, env, gateway, reference } = await setup();
+    await payouts.transaction(({ tx }) => payouts.stage(tx, { amount: '250.00', reference_id: reference, bank_code: 'PBBEMYKL', account_number: '5140123456789', account_name: 'Tan Wei Ming' }));
+    mock.fault({ endpoint: 'withdraw', when: 'after', response: { type: 'delay', ms: 3000 } });
+    const worker = await child({ ...env, MODE: 'drain' }, 'draining');
+    while (mock.getWithdrawal(reference) === undefined) await sleep(20);
+    await killed(worker);
+    expect(await payouts.get(reference)).toMatchObject({ state: 'sending', attempts: 1 });
+    await sleep(LEASE_MS);
+    expect(await payouts.worker(gateway).drain()).toMatchObject({ sent: 1 });
+    expect(await payouts.get(reference)).toMatchObject({ state: 'sent', attempts: 2 });
+    expect(mock.requests.filter((r) => r.endpoint === 'withdraw').map((r) => r.status)).toEqual([expect.any(Number), 409]);
+    expect(mock.count('withdraw')).toBe(2);
   }, 30_000);
 });
