@@ -16,6 +16,8 @@ export { fromMysql2, type Mysql2ConnectionLike, type Mysql2ConnectionOf, type My
 export { fromDrizzle, type DrizzleLike, type DrizzleTxOf } from './drizzle.js';
 export { fromKysely, type KyselyLike, type KyselyTransactionLike, type KyselyTxOf } from './kysely.js';
 export { fromSqlite, type SqliteDatabaseLike, type SqliteValue } from './sqlite.js';
-export { SqlPayouts, type PayoutInfo, type PayoutRefusal, type PayoutSettleResult, type PayoutSettlement, type SqlPayoutsOptions } from './payouts/payouts.js';
-export { type PayoutWorker, type PayoutDrainReport, type PayoutGateway, type PayoutWorkerOptions } from './payouts/worker.js';
+export { SqlPayouts } from './payouts/payouts.js';
+export type { PayoutInfo, PayoutRefusal, PayoutSettleResult, PayoutSettlement, SqlPayoutsOptions } from './payouts/options.js';
+export type { PayoutWorker } from './payouts/worker.js';
+export type { PayoutDrainReport, PayoutGateway, PayoutWorkerOptions } from './payouts/worker-options.js';
 export type { PayoutState } from './payouts/statement-shape.js';

@@ -5,7 +5,7 @@
  * @module
  */
 import type { SqlClient, SqlSession } from '../driver.js';
-import type { PayoutRefusal, PayoutSettlement } from './payouts.js';
+import type { PayoutRefusal, PayoutSettlement } from './options.js';
 import { tracked } from './session-of-tx.js';
 import type { PayoutStatements } from './statement-shape.js';
 
