@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { ConfigurationError } from '../../core/errors/base.js';
 import { milliseconds } from '../../core/milliseconds.js';
 import { PUBLISHED_LIMITS, PUBLISHED_WINDOW_MS } from '../../core/pacing/limiter.js';
 import { TERMINAL_STATUSES } from '../../schemas/statuses.js';
@@ -27,6 +28,12 @@ interface Claimed {
 }
 
 const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
+
+/** `value` when it is a whole number from 1 to `max`, else a ConfigurationError naming the option. */
+function count(value: unknown, name: string, max: number): number {
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= max) return value;
+  throw new ConfigurationError(`${name} must be a whole number from 1 to ${max}`, name);
+}
 
 /** Sends and settles one outbox's payouts; built by {@link SqlPayouts.worker}. */
 export class PayoutWorker<Tx = unknown> {
@@ -52,10 +59,10 @@ export class PayoutWorker<Tx = unknown> {
     this.#intervalMs = milliseconds(options.intervalMs ?? 1000, 'intervalMs');
     this.#settleAfterMs = milliseconds(options.settleAfterMs ?? 600_000, 'settleAfterMs');
     this.#leaseMs = milliseconds(options.leaseMs ?? 15_000, 'leaseMs');
-    this.#batchSize = milliseconds(options.batchSize ?? 10, 'batchSize', 1, 1000);
+    this.#batchSize = count(options.batchSize ?? 10, 'batchSize', 1000);
     this.#onError = options.onError ?? ((error) => console.error('myr-gateway: a payout drain failed', error));
     const pace = options.pace ?? { limit: PUBLISHED_LIMITS.withdraw, windowMs: PUBLISHED_WINDOW_MS };
-    this.#pace = pace === false ? undefined : { limit: milliseconds(pace.limit, 'pace.limit', 1, 100_000), windowMs: milliseconds(pace.windowMs, 'pace.windowMs') };
+    this.#pace = pace === false ? undefined : { limit: count(pace.limit, 'pace.limit', 100_000), windowMs: milliseconds(pace.windowMs, 'pace.windowMs') };
   }
 
   /**

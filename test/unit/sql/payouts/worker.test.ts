@@ -112,7 +112,9 @@ describe('the payout worker', () => {
     expect(calls).toEqual(['create']);
     expect(await payouts.get('PAYOUT1')).toMatchObject({ state: 'sent' });
     expect(() => payouts.worker(gateway, { intervalMs: 0 })).toThrow(expect.objectContaining({ field: 'intervalMs' }));
-    expect(() => payouts.worker(gateway, { batchSize: 5000 })).toThrow(expect.objectContaining({ field: 'batchSize' }));
+    expect(() => payouts.worker(gateway, { batchSize: 5000 })).toThrow(expect.objectContaining({ field: 'batchSize', message: 'batchSize must be a whole number from 1 to 1000' }));
+    expect(() => payouts.worker(gateway, { pace: { limit: 0.5, windowMs: 1000 } })).toThrow(expect.objectContaining({ field: 'pace.limit' }));
+    expect(() => payouts.worker(gateway, { pace: { limit: 50, windowMs: -1 } })).toThrow(expect.objectContaining({ field: 'pace.windowMs' }));
   });
 
   it('stop does not wait out the shared limit: a drain waiting for room in the window ends at once', async () => {
