@@ -89,10 +89,11 @@ export type WithdrawalCreateParams = z.input<typeof withdrawalCreateParamsSchema
 
 /**
  * A withdrawal as `withdrawals.create` returns it. The spec does not show the service's answer,
- * so only what the SDK can vouch for is always present: `reference_id`, `amount`, `currency`,
- * `bank_code` and the masked `account_number` (`bank_code` as sent; the others the request's
- * when the service leaves them out; an answer whose `reference_id`, `amount` or `currency`
- * differs from the request is an `InvalidResponseError`); the rest when the service sends it. Unknown fields are
+ * so only what the SDK can vouch for is always present: `reference_id` (an answer without it,
+ * or with another, is an `InvalidResponseError`: the payout may have been made), `amount`,
+ * `currency`, `bank_code` and the masked `account_number` (`bank_code` as sent; the others the
+ * request's when the service leaves them out; an answer whose `amount` or `currency` differs
+ * from the request is an `InvalidResponseError`); the rest when the service sends it. Unknown fields are
  * kept, every `account_number` among them masked. The outcome arrives by callback.
  */
 export interface Withdrawal {
@@ -132,7 +133,8 @@ export interface Withdrawal {
 export const withdrawalSchema = z.looseObject({
   payment_id: z.optional(z.string()),
   withdrawal_id: z.optional(z.string()),
-  reference_id: z.optional(z.string()),
+  // Required: an answer that does not name this payout may be another request's, so the payout's outcome stays unknown.
+  reference_id: z.string(),
   status: z.optional(z.string()),
   amount: z.optional(amountFromWire),
 });

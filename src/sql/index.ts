@@ -16,3 +16,8 @@ export { fromMysql2, type Mysql2ConnectionLike, type Mysql2ConnectionOf, type My
 export { fromDrizzle, type DrizzleLike, type DrizzleTxOf } from './adapters/drizzle/from-drizzle.js';
 export { fromKysely, type KyselyLike, type KyselyTransactionLike, type KyselyTxOf } from './adapters/kysely/from-kysely.js';
 export { fromSqlite, type FromSqliteOptions, type SqliteDatabaseLike, type SqliteValue } from './adapters/sqlite/from-sqlite.js';
+export { SqlPayouts } from './payouts/payouts.js';
+export type { PayoutInfo, PayoutRefusal, PayoutSettleResult, PayoutSettlement, SqlPayoutsOptions } from './payouts/options.js';
+export type { PayoutWorker } from './payouts/worker.js';
+export type { PayoutDrainReport, PayoutGateway, PayoutWorkerOptions } from './payouts/worker-options.js';
+export type { PayoutState } from './payouts/statement-shape.js';

@@ -227,10 +227,17 @@ describe('withdrawals are sent at most once once they may have reached the servi
     expect(withdrawal.account_number).toBe('****6789');
   });
 
-  it('a withdrawal answer without echo fields still gives what the SDK vouches for: reference, amount, currency, bank, masked account', async () => {
+  it('a withdrawal answer that does not name its reference_id is not taken as this payout: InvalidResponseError, the payout may have been made', async () => {
+    const { gateway } = clientFor(mock);
+    const params = withdrawalParams();
+    mock.fault({ endpoint: 'withdraw', response: { type: 'body', body: { status: 'success', data: { status: 'PROCESSING' } } } });
+    await expect(gateway.withdrawals.create(params)).rejects.toMatchObject({ code: 'INVALID_RESPONSE', field: 'reference_id', referenceId: params.reference_id });
+  });
+
+  it('a withdrawal answer with only its reference_id still gives what the SDK vouches for: amount, currency, bank, masked account', async () => {
     const { gateway } = clientFor(mock);
     const params = { ...withdrawalParams(), amount: '250.50' };
-    mock.fault({ endpoint: 'withdraw', response: { type: 'body', body: { status: 'success', data: { status: 'PROCESSING' } } } });
+    mock.fault({ endpoint: 'withdraw', response: { type: 'body', body: { status: 'success', data: { status: 'PROCESSING', reference_id: params.reference_id } } } });
     const withdrawal = await gateway.withdrawals.create(params);
     expect({ ...withdrawal }).toEqual({
       status: 'PROCESSING',

@@ -63,6 +63,16 @@ describe('fault options', () => {
   });
 });
 
+describe('withdrawals', () => {
+  it('finds a withdrawal by its reference_id on the status endpoint, as the payouts worker asks (A6)', async () => {
+    const gateway = client(await start());
+    const params = { amount: '250.00', reference_id: 'PAYOUT1', bank_code: 'PBBEMYKL', account_number: '5140123456789', account_name: 'Tan Wei Ming' };
+    const created = await gateway.withdrawals.create(params);
+    await expect(gateway.payments.retrieve('PAYOUT1')).resolves.toMatchObject({ payment_id: created.payment_id, reference_id: 'PAYOUT1', status: 'PROCESSING' });
+    await expect(gateway.payments.retrieve('PAYOUT2')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});
+
 describe('only its own pages drive it', () => {
   it('refuses another Host (DNS rebinding) and a form post from another origin; escapes what the URL carries', async () => {
     const sandbox = await start();

@@ -21,6 +21,7 @@ import { claimKey, UNCLEAR, type ClaimRequest } from './claim-key.js';
 import { claimOf } from './claims.js';
 import { ensureSchema, type EnsureSchemaOptions } from './ensure-schema.js';
 import { pruneExpired, type PruneOptions } from './prune.js';
+import { tracked } from '../payouts/session-of-tx.js';
 
 /** Options of {@link SqlLedger}. */
 export interface SqlLedgerOptions {
@@ -191,7 +192,8 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
   async #open(client: SqlClient<Tx>, request: ClaimRequest): Promise<{ readonly session: SqlSession<Tx> } | LedgerRun<never>> {
     let session: SqlSession<Tx>;
     try {
-      session = await client.begin(this.#lockTimeoutMs);
+      // Known by its tx while open, so the work may stage a payout in it (SqlPayouts.stage).
+      session = tracked(await client.begin(this.#lockTimeoutMs));
     } catch (error) {
       return inFlightOrUnavailable(error);
     }

@@ -142,8 +142,8 @@ describe('withdrawals.create: the answer', () => {
     expect(inspect(withdrawal, { depth: null, showHidden: true })).not.toContain(ACCOUNT);
   });
 
-  it('fills what the service did not send from the request: reference, amount, MYR, bank and the masked account', async () => {
-    const { client } = gatewayOn(scriptedFetch([success({})]));
+  it('fills what the service did not send from the request: amount, MYR, bank and the masked account', async () => {
+    const { client } = gatewayOn(scriptedFetch([success({ reference_id: REF })]));
     await expect(client.withdrawals.create(params())).resolves.toEqual({
       reference_id: REF,
       amount: 250,
@@ -164,6 +164,7 @@ describe('withdrawals.create: the answer', () => {
     ['a body that is not JSON', new Response('accepted', { status: 200 }), undefined],
     ['no success envelope', json(200, { reference_id: REF }), undefined],
     ['another reference_id', accepted({ reference_id: 'PAYOUT9999' }), 'reference_id'],
+    ['no reference_id (an answer that may be another request\'s)', success({ payment_id: 'WD_1', status: 'PROCESSING', amount: 250 }), 'reference_id'],
     ['another amount', accepted({ amount: 2500 }), 'amount'],
     ['an amount that is no number', accepted({ amount: 'lots' }), 'amount'],
     ['another currency', accepted({ currency: 'USD' }), 'currency'],

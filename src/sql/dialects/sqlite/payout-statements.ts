@@ -1,0 +1,48 @@
+/**
+ * The payout outbox's SQL on SQLite: one writer at a time (every transaction is `BEGIN
+ * IMMEDIATE`), so a due row is taken by writing this worker's `claim_id` into it, with no row
+ * locks to skip.
+ *
+ * @module
+ */
+import { COLUMNS, type PayoutStatements } from '../../payouts/statement-shape.js';
+
+/** SQLite's payout statements. */
+export const payoutStatements: PayoutStatements = {
+  schema: (t, bare) => [
+    `CREATE TABLE IF NOT EXISTS ${t} (reference_id TEXT PRIMARY KEY, state TEXT NOT NULL, params TEXT NOT NULL, amount TEXT NOT NULL, ` +
+      'attempts INTEGER NOT NULL DEFAULT 0, payment_id TEXT, last_error TEXT, refusal TEXT, claim_id INTEGER, due_at INTEGER NOT NULL, ' +
+      'staged_at INTEGER NOT NULL, sent_at INTEGER, settled_at INTEGER, requested_at INTEGER)',
+    `CREATE INDEX IF NOT EXISTS ${bare}_due ON ${bare} (state, due_at)`,
+    `CREATE INDEX IF NOT EXISTS ${bare}_requested ON ${bare} (requested_at)`,
+    `CREATE TABLE IF NOT EXISTS ${t}_pace (id INTEGER PRIMARY KEY)`,
+    `INSERT OR IGNORE INTO ${t}_pace (id) VALUES (1)`,
+  ],
+  stage: {
+    text: (t) => `INSERT INTO ${t} (reference_id, state, params, amount, due_at, staged_at) VALUES (?, 'staged', ?, ?, ?, ?) ON CONFLICT (reference_id) DO NOTHING`,
+    params: (a) => [a.referenceId, a.params, a.amount, a.now, a.now],
+  },
+  due: {
+    text: (t) => `SELECT ${COLUMNS} FROM ${t} WHERE state IN ('staged', 'sending', 'sent') AND due_at <= ? ORDER BY due_at LIMIT ?`,
+    params: (a) => [a.now, a.limit],
+  },
+  claim: {
+    text: (t) => `UPDATE ${t} SET state = ?, claim_id = ?, due_at = ?, attempts = attempts + ?, requested_at = COALESCE(?, requested_at) WHERE reference_id = ?`,
+    params: (a) => [a.state, a.claimId, a.until, a.attempt, a.requestedAt, a.referenceId],
+  },
+  // The transaction holds SQLite's write lock already: the row is read for the same statement shape.
+  paceLock: { text: (t) => `SELECT id FROM ${t}_pace WHERE id = 1`, params: () => [] },
+  recent: { text: (t) => `SELECT count(*) AS n, min(requested_at) AS oldest FROM ${t} WHERE requested_at > ?`, params: (a) => [a.since] },
+  release: {
+    text: (t) =>
+      `UPDATE ${t} SET sent_at = CASE WHEN ?1 = 'sent' THEN ?2 ELSE sent_at END, settled_at = CASE WHEN ?1 IN ('succeeded', 'failed', 'refused') THEN ?2 ELSE settled_at END, ` +
+      'state = ?1, due_at = ?3, payment_id = COALESCE(?4, payment_id), last_error = ?5, refusal = ?6, claim_id = NULL WHERE reference_id = ?7 AND claim_id = ?8',
+    params: (a) => [a.state, a.now, a.dueAt, a.paymentId, a.lastError, a.refusal, a.referenceId, a.claimId],
+  },
+  settle: {
+    text: (t) => `UPDATE ${t} SET state = ?, payment_id = ?, claim_id = NULL, settled_at = ? WHERE reference_id = ? AND state IN ('sending', 'sent')`,
+    params: (a) => [a.state, a.paymentId, a.now, a.referenceId],
+  },
+  lock: { text: (t) => `SELECT ${COLUMNS} FROM ${t} WHERE reference_id = ?`, params: (a) => [a.referenceId] },
+  read: { text: (t) => `SELECT ${COLUMNS} FROM ${t} WHERE reference_id = ?`, params: (a) => [a.referenceId] },
+};

@@ -1,0 +1,44 @@
+/**
+ * The shape every dialect's payout SQL takes (`src/sql/dialects/<dialect>/payout-statements.ts`):
+ * each statement's text and its parameter builder side by side, typed together, so a statement
+ * and its parameters cannot drift apart. The table's name (checked by `checkTableName`) is the
+ * only text put into SQL; every value is a parameter.
+ *
+ * @module
+ */
+
+/** One statement: its text for a table, and its parameters, in placeholder order, from named values. */
+export interface PayoutStatement<A> {
+  readonly text: (table: string) => string;
+  readonly params: (values: A) => readonly unknown[];
+}
+
+/** A payout's states, as stored. */
+export type PayoutState = 'staged' | 'sending' | 'sent' | 'succeeded' | 'failed' | 'refused';
+
+/** The payout SQL of one dialect. */
+export interface PayoutStatements {
+  /** The table and its index, `IF NOT EXISTS`; `bare` is the table's name without its schema. */
+  readonly schema: (table: string, bare: string) => readonly string[];
+  /** Records a staged payout; answers 0 rows when its reference is there already (no error, so the merchant's transaction stays usable). */
+  readonly stage: PayoutStatement<{ referenceId: string; params: string; amount: string; now: number }>;
+  /** Rows due for a send or a status lookup, oldest first, locked for this transaction where the database can skip locked rows. */
+  readonly due: PayoutStatement<{ now: number; limit: number }>;
+  /** Claims one due row for this worker (its `claim_id`, a lease until `until`); `requestedAt` when a request will be sent. */
+  readonly claim: PayoutStatement<{ referenceId: string; state: PayoutState; claimId: number; until: number; attempt: 0 | 1; requestedAt: number | null }>;
+  /** Locks the table's one pacing row: claims that will send take turns, so the requests of every worker fit one limit. */
+  readonly paceLock: PayoutStatement<Record<string, never>>;
+  /** How many payouts were requested since `since`, and the oldest of them (`n`, `oldest`). */
+  readonly recent: PayoutStatement<{ since: number }>;
+  /** Writes a request's outcome, only if the row is still this worker's claim. */
+  readonly release: PayoutStatement<{ referenceId: string; claimId: number; state: PayoutState; dueAt: number; paymentId: string | null; lastError: string | null; refusal: string | null; now: number }>;
+  /** Moves a payout to its final status by callback, only from `sending` or `sent`. */
+  readonly settle: PayoutStatement<{ referenceId: string; state: 'succeeded' | 'failed'; paymentId: string; now: number }>;
+  /** One payout's row, locked for this transaction (SQLite: the transaction holds the write lock). */
+  readonly lock: PayoutStatement<{ referenceId: string }>;
+  /** One payout's row, without a lock. */
+  readonly read: PayoutStatement<{ referenceId: string }>;
+}
+
+/** The columns `due`, `lock` and `read` answer. */
+export const COLUMNS = 'reference_id, state, params, amount, attempts, payment_id, last_error, refusal';

@@ -1,0 +1,295 @@
+/**
+ * The payout worker: claims due rows, sends each staged payout (`withdrawals.create` the first
+ * time, `withdrawals.recover` with the same params after any doubt), writes what came back only
+ * while the row is still its claim, and looks up the status of payouts no callback settled in
+ * time. No database transaction is open while a request is in flight.
+ *
+ * @module
+ */
+import { ConfigurationError } from '../../core/errors/base.js';
+import { milliseconds } from '../../core/milliseconds.js';
+import { PUBLISHED_LIMITS, PUBLISHED_WINDOW_MS } from '../../core/pacing/limiter-contract.js';
+import { TERMINAL_STATUSES } from '../../schemas/statuses.js';
+import { transactionOf, type Outbox } from './outbox.js';
+import type { PayoutRefusal } from './options.js';
+import { claimId, errorText, payoutRow, type PayoutRow } from './rows.js';
+import type { PayoutState } from './statement-shape.js';
+import { payoutVerdict } from './verdict.js';
+import type { PayoutDrainReport, PayoutGateway, PayoutWorkerOptions } from './worker-options.js';
+
+/** Requests on their way count in the window this much longer (a request arrives after its claim): a twentieth of it, at most half a second. */
+const paceSlackMs = (windowMs: number) => Math.min(500, Math.ceil(windowMs / 20));
+
+/** One claimed row and what to do with it. */
+interface Claimed {
+  readonly row: PayoutRow;
+  readonly claim: number;
+  readonly action: 'create' | 'recover' | 'refuse' | 'lookup';
+}
+
+const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
+
+/** `value` when it is a whole number from 1 to `max`, else a ConfigurationError naming the option. */
+function count(value: unknown, name: string, max: number): number {
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= max) return value;
+  throw new ConfigurationError(`${name} must be a whole number from 1 to ${max}`, name);
+}
+
+/** Sends and settles one outbox's payouts; built by {@link SqlPayouts.worker}. */
+export class PayoutWorker<Tx = unknown> {
+  readonly #outbox: Outbox<Tx>;
+  readonly #gateway: PayoutGateway;
+  readonly #intervalMs: number;
+  readonly #settleAfterMs: number;
+  readonly #leaseMs: number;
+  readonly #batchSize: number;
+  readonly #onError: (error: unknown) => void;
+  readonly #pace: { readonly limit: number; readonly windowMs: number } | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #running: Promise<unknown> = Promise.resolve();
+  #started = false;
+  #stopping = false;
+  /** Ends the wait for room in the shared limit (stop() does not wait a window out). */
+  #wake: (() => void) | undefined;
+
+  /** @internal */
+  constructor(outbox: Outbox<Tx>, gateway: PayoutGateway, options: PayoutWorkerOptions) {
+    this.#outbox = outbox;
+    this.#gateway = gateway;
+    this.#intervalMs = milliseconds(options.intervalMs ?? 1000, 'intervalMs');
+    this.#settleAfterMs = milliseconds(options.settleAfterMs ?? 600_000, 'settleAfterMs');
+    this.#leaseMs = milliseconds(options.leaseMs ?? 15_000, 'leaseMs');
+    this.#batchSize = count(options.batchSize ?? 10, 'batchSize', 1000);
+    this.#onError = options.onError ?? ((error) => console.error('myr-gateway: a payout drain failed', error));
+    const pace = options.pace ?? { limit: PUBLISHED_LIMITS.withdraw, windowMs: PUBLISHED_WINDOW_MS };
+    this.#pace = pace === false ? undefined : { limit: count(pace.limit, 'pace.limit', 100_000), windowMs: milliseconds(pace.windowMs, 'pace.windowMs') };
+  }
+
+  /**
+   * Drains now, then every `intervalMs` until {@link stop}.
+   *
+   * @example
+   * ```ts
+   * worker.start();
+   * ```
+   */
+  start(): void {
+    if (this.#started) return;
+    this.#started = true;
+    this.#stopping = false;
+    const tick = () => {
+      this.#running = this.drain().then(
+        () => undefined,
+        (error: unknown) => this.#onError(error),
+      ).then(() => {
+        if (this.#started) this.#timer = setTimeout(tick, this.#intervalMs);
+      });
+    };
+    tick();
+  }
+
+  /**
+   * Stops the schedule and resolves once the drain under way (its requests and their writes) ended.
+   *
+   * @example
+   * ```ts
+   * process.on('SIGTERM', () => void worker.stop());
+   * ```
+   */
+  async stop(): Promise<void> {
+    this.#started = false;
+    this.#stopping = true;
+    clearTimeout(this.#timer);
+    this.#wake?.();
+    await this.#running;
+  }
+
+  /**
+   * Sends every payout due now, and looks up those sent longer than `settleAfterMs` ago, until
+   * none is due; resolves to what it did. For a cron job, or a test.
+   *
+   * @example
+   * ```ts
+   * const { sent, refused, unknown, settled, overdue } = await worker.drain();
+   * ```
+   */
+  async drain(): Promise<PayoutDrainReport> {
+    const report: PayoutDrainReport = { sent: 0, refused: 0, unknown: 0, settled: 0, overdue: 0 };
+    // Only what was due when the drain began: a payout asked again later is the next drain's, so a drain ends.
+    const began = Date.now();
+    for (;;) {
+      const { claimed, waitMs } = await this.#claim(began);
+      if (claimed.length === 0 && waitMs === 0) return report;
+      const outcomes = await Promise.allSettled(claimed.map((one) => this.#handle(one, report)));
+      const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+      if (failed !== undefined) throw failed.reason;
+      if (waitMs > 0) {
+        // The shared limit is used up: wait for its oldest request to leave the window (stop() does not wait for that).
+        if (this.#stopping) return report;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, waitMs);
+          this.#wake = () => (clearTimeout(timer), resolve());
+        });
+        this.#wake = undefined;
+        if (this.#stopping) return report;
+      }
+    }
+  }
+
+  /**
+   * Takes up to `batchSize` rows due by `dueBy` in one short transaction: each gets this claim's
+   * id and a lease. A payout to be requested is taken only while the shared limit has room;
+   * `waitMs` says how long until it has room again when some had to stay.
+   */
+  async #claim(dueBy: number): Promise<{ claimed: Claimed[]; waitMs: number }> {
+    const { sql, table } = this.#outbox;
+    const now = Date.now();
+    return transactionOf(this.#outbox, async (session) => {
+      let room = Infinity;
+      let oldest = now;
+      if (this.#pace !== undefined) {
+        await session.query(sql.paceLock.text(table), sql.paceLock.params({}));
+        const since = now - this.#pace.windowMs - paceSlackMs(this.#pace.windowMs);
+        const recent = (await session.query(sql.recent.text(table), sql.recent.params({ since }))).rows[0];
+        room = this.#pace.limit - Number(recent?.n ?? 0);
+        oldest = Number(recent?.oldest ?? now);
+      }
+      const rows = (await session.query(sql.due.text(table), sql.due.params({ now: dueBy, limit: this.#batchSize }))).rows.map(payoutRow);
+      const claimed: Claimed[] = [];
+      let waitMs = 0;
+      for (const row of rows) {
+        const action = row.state === 'sent' ? 'lookup' : row.refusal !== undefined ? 'refuse' : row.state === 'staged' ? 'create' : 'recover';
+        const requests = action === 'create' || action === 'recover';
+        if (requests && room <= 0) {
+          waitMs = this.#pace === undefined ? 1 : Math.max(1, oldest + this.#pace.windowMs + paceSlackMs(this.#pace.windowMs) - now);
+          continue;
+        }
+        if (requests) room -= 1;
+        const claim = claimId();
+        const state: PayoutState = row.state === 'sent' ? 'sent' : 'sending';
+        const values = { referenceId: row.referenceId, state, claimId: claim, until: now + this.#leaseMs, attempt: requests ? (1 as const) : (0 as const), requestedAt: requests ? now : null };
+        await session.query(sql.claim.text(table), sql.claim.params(values));
+        claimed.push({ row, claim, action });
+      }
+      return { claimed, waitMs };
+    });
+  }
+
+  async #handle(claimed: Claimed, report: PayoutDrainReport): Promise<void> {
+    const { row, action } = claimed;
+    if (action === 'lookup') return this.#lookUp(claimed, report);
+    if (action === 'refuse' && row.refusal !== undefined) return this.#refuse(claimed, row.refusal, report);
+    const first = action === 'create';
+    try {
+      const paymentId = first ? await this.#create(row) : await this.#recover(row);
+      await this.#release(claimed, 'sent', Date.now() + this.#settleAfterMs, { paymentId });
+      report.sent += 1;
+    } catch (error) {
+      const verdict = payoutVerdict(error, first);
+      const { code, message } = errorText(error, row.params.account_number);
+      if (verdict === 'sent') {
+        await this.#release(claimed, 'sent', Date.now() + this.#settleAfterMs, {});
+        report.sent += 1;
+      } else if (verdict === 'refused') {
+        await this.#refuse(claimed, { code, message }, report);
+      } else {
+        // Certainly unsent after a first request: still staged. Anything else may be at the service.
+        const state = verdict === 'wait' && first ? 'staged' : 'sending';
+        await this.#release(claimed, state, Date.now() + this.#retryDelay(row.attempts + 1, error), { lastError: `${code}: ${message}` });
+        report.unknown += 1;
+      }
+    }
+  }
+
+  async #create(row: PayoutRow): Promise<string | null> {
+    const withdrawal = await this.#gateway.withdrawals.create(row.params);
+    return withdrawal.payment_id ?? withdrawal.withdrawal_id ?? null;
+  }
+
+  async #recover(row: PayoutRow): Promise<string | null> {
+    const recovery = await this.#gateway.withdrawals.recover(row.params);
+    return recovery.created ? (recovery.withdrawal.payment_id ?? recovery.withdrawal.withdrawal_id ?? null) : null;
+  }
+
+  /** Moves the payout to `refused` and runs `onRefused` in that transaction; if the hook throws, the refusal is kept on the row for the next drain. */
+  async #refuse(claimed: Claimed, refusal: { readonly code: string; readonly message: string }, report: PayoutDrainReport): Promise<void> {
+    const { row } = claimed;
+    const given: PayoutRefusal = { referenceId: row.referenceId, amount: row.amount, code: refusal.code, message: refusal.message };
+    const { sql, table, onRefused } = this.#outbox;
+    try {
+      const moved = await transactionOf(this.#outbox, async (session) => {
+        const values = { referenceId: row.referenceId, claimId: claimed.claim, state: 'refused' as const, dueAt: Date.now(), paymentId: null, lastError: `${refusal.code}: ${refusal.message}`, refusal: null, now: Date.now() };
+        if ((await session.query(sql.release.text(table), sql.release.params(values))).affected !== 1) return false;
+        await onRefused(given, { tx: session.tx });
+        return true;
+      });
+      if (moved) report.refused += 1;
+    } catch (error) {
+      // Never sent again because of it: the row remembers the refusal, and the hook runs on a later drain.
+      await this.#release(claimed, 'sending', Date.now() + this.#retryDelay(row.attempts + 1, undefined), {
+        lastError: `onRefused threw: ${errorText(error, row.params.account_number).message}`,
+        refusal: JSON.stringify(refusal),
+      });
+      report.unknown += 1;
+    }
+  }
+
+  /** Asks the status endpoint about a payout no callback settled; a final status settles it, anything else waits (never a resend). */
+  async #lookUp(claimed: Claimed, report: PayoutDrainReport): Promise<void> {
+    const { row } = claimed;
+    let status: string | undefined;
+    let paymentId: string | undefined;
+    try {
+      const found = await this.#gateway.payments.retrieve(row.referenceId);
+      // Only this payout's record: a withdrawal (not a PAY_ deposit) of the staged amount, with its id when one is known.
+      const mine = found.reference_id === row.referenceId && !found.payment_id.startsWith('PAY_') && Number(found.amount) === Number(row.amount) && (row.paymentId === undefined || row.paymentId === found.payment_id);
+      if (mine && TERMINAL.has(found.status)) ({ status, payment_id: paymentId } = found);
+    } catch {
+      // A 404 or a failed lookup proves nothing: keep waiting.
+    }
+    const { sql, table, onSettled } = this.#outbox;
+    if (status !== undefined && paymentId !== undefined) {
+      const state: 'succeeded' | 'failed' = status === 'SUCCESS' ? 'succeeded' : 'failed';
+      const settledStatus = status;
+      const settledId = paymentId;
+      try {
+        const moved = await transactionOf(this.#outbox, async (session) => {
+          const values = { referenceId: row.referenceId, claimId: claimed.claim, state, dueAt: Date.now(), paymentId: settledId, lastError: row.lastError ?? null, refusal: null, now: Date.now() };
+          if ((await session.query(sql.release.text(table), sql.release.params(values))).affected !== 1) return false;
+          await onSettled({ referenceId: row.referenceId, amount: row.amount, state, status: settledStatus, paymentId: settledId, via: 'status' }, { tx: session.tx });
+          return true;
+        });
+        if (moved) report.settled += 1;
+        return;
+      } catch (error) {
+        await this.#release(claimed, 'sent', Date.now() + this.#retryDelay(row.attempts + 1, undefined), { lastError: `onSettled threw: ${errorText(error, row.params.account_number).message}` });
+        return;
+      }
+    }
+    await this.#release(claimed, 'sent', Date.now() + this.#settleAfterMs, {});
+    report.overdue += 1;
+  }
+
+  /** Writes a request's outcome while the row is still this claim (a takeover or a callback may have moved it since). */
+  async #release(claimed: Claimed, state: PayoutState, dueAt: number, more: { paymentId?: string | null; lastError?: string; refusal?: string }): Promise<boolean> {
+    const { sql, table } = this.#outbox;
+    const values = {
+      referenceId: claimed.row.referenceId,
+      claimId: claimed.claim,
+      state,
+      dueAt,
+      paymentId: more.paymentId ?? null,
+      lastError: more.lastError ?? claimed.row.lastError ?? null,
+      refusal: more.refusal ?? null,
+      now: Date.now(),
+    };
+    return transactionOf(this.#outbox, async (session) => (await session.query(sql.release.text(table), sql.release.params(values))).affected === 1);
+  }
+
+  /** The wait before a payout is asked again: `intervalMs`, doubling per request, at most a minute; a 429's `Retry-After` when longer. */
+  #retryDelay(attempts: number, error: unknown): number {
+    const backoff = Math.min(this.#intervalMs * 2 ** Math.min(Math.max(attempts - 1, 0), 16), 60_000);
+    const retryAfter = typeof error === 'object' && error !== null && 'retryAfter' in error && typeof error.retryAfter === 'number' ? error.retryAfter * 1000 : 0;
+    return Math.max(backoff, retryAfter);
+  }
+}

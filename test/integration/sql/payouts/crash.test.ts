@@ -1,0 +1,144 @@
+/**
+ * SqlPayouts across a merchant process killed with SIGKILL (sql/payouts/child.ts), on real
+ * PostgreSQL, MariaDB and SQLite, against the mock served over real HTTP: a payout committed and
+ * never sent, one whose claim was committed before any request left, one whose request was in
+ * flight (the service holding its answer 3 s), and one killed after the service processed its
+ * request but before its answer was written each end in exactly one withdrawal, sent by
+ * another process that asks again with the same reference.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import mysql from 'mysql2/promise';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryRateLimiter, MemoryTokenStore, MyrGateway } from '../../../../src/index.js';
+import { SqlPayouts, fromMysql2, fromPg, fromSqlite, type SqlClient } from '../../../../src/sql/index.js';
+import { createMockGateway, type MockHttpServer } from '../../../../src/testing/index.js';
+import { MariadbServer } from '../../../helpers/mariadb.js';
+import { PostgresServer } from '../../../helpers/postgres.js';
+
+const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url));
+const LEASE_MS = 1000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const mock = createMockGateway();
+let server: MockHttpServer;
+let postgres: PostgresServer;
+let mariadb: MariadbServer;
+let pgPool: pg.Pool;
+let mysqlPool: mysql.Pool;
+let dir: string;
+
+beforeAll(async () => {
+  [server, postgres, mariadb] = await Promise.all([mock.serve(), PostgresServer.start(), MariadbServer.start()]);
+  pgPool = new pg.Pool({ connectionString: postgres.url, max: 4 });
+  mysqlPool = mysql.createPool({ ...mariadb.options, connectionLimit: 4 });
+  dir = mkdtempSync(join(tmpdir(), 'myr-payouts-crash-'));
+}, 60_000);
+afterAll(async () => {
+  await pgPool?.end();
+  await mysqlPool?.end();
+  await Promise.all([server?.close(), postgres?.destroy(), mariadb?.destroy()]);
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+interface Db {
+  readonly name: string;
+  readonly kind: 'postgres' | 'mysql' | 'sqlite';
+  url(): string;
+  client(): SqlClient<unknown>;
+}
+const DBS: Db[] = [
+  { name: 'PostgreSQL', kind: 'postgres', url: () => postgres.url, client: () => fromPg(pgPool) },
+  { name: 'MariaDB', kind: 'mysql', url: () => JSON.stringify(mariadb.options), client: () => fromMysql2(mysqlPool) },
+  { name: 'SQLite', kind: 'sqlite', url: () => join(dir, 'shop.db'), client: () => fromSqlite(join(dir, 'shop.db')) },
+];
+
+/** Starts sql/payouts/child.ts; resolves with it once it said `until`. */
+function child(env: Record<string, string>, until: string): Promise<ChildProcess> {
+  const process_ = fork(CHILD, [], { execArgv: ['--import', import.meta.resolve('tsx')], env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    process_.on('message', (message) => message === until && resolve(process_));
+    process_.on('exit', (code) => reject(new Error(`sql/payouts/child.ts exited (${String(code)}) before it said ${until}`)));
+  });
+}
+const killed = (process_: ChildProcess) => new Promise<void>((resolve) => (process_.once('exit', () => resolve()), process_.kill('SIGKILL')));
+
+describe.each(DBS)('a merchant process killed with SIGKILL, on $name', (db) => {
+  async function setup() {
+    const table = `payouts_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+    const payouts = new SqlPayouts(db.client(), { table, onRefused: () => undefined, onSettled: () => undefined });
+    await payouts.ensureSchema();
+    const env = { DB: db.kind, DB_URL: db.url(), TABLE: table, BASE_URL: server.baseUrl, MERCHANT_ID: mock.merchant.merchantId, API_KEY: mock.merchant.apiKey, LEASE_MS: String(LEASE_MS) };
+    const gateway = new MyrGateway({ baseUrl: server.baseUrl, ...mock.merchant, allowInsecureLoopback: true, tokenStore: new MemoryTokenStore(), rateLimiter: new MemoryRateLimiter() });
+    const reference = `PAYOUT${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+    return { payouts, env, gateway, reference };
+  }
+  /** Withdrawal requests the service took (it answers any second one under the reference 409). */
+  const accepted = () => mock.requests.filter((r) => r.endpoint === 'withdraw' && r.status === 200);
+
+  it('right after the COMMIT that staged it: another process sends it, once', async () => {
+    mock.reset();
+    const { payouts, env, gateway, reference } = await setup();
+    await killed(await child({ ...env, MODE: 'stage', REFERENCE: reference }, 'committed'));
+    expect(await payouts.get(reference)).toMatchObject({ state: 'staged' });
+    expect(await payouts.worker(gateway).drain()).toMatchObject({ sent: 1 });
+    expect(mock.getWithdrawal(reference)).toMatchObject({ amount: 250 });
+    expect(accepted()).toHaveLength(1);
+  }, 30_000);
+
+  it('after the worker committed its claim, before any request left: taken over after the lease, created once', async () => {
+    mock.reset();
+    const { payouts, env, gateway, reference } = await setup();
+    await payouts.transaction(({ tx }) => payouts.stage(tx, { amount: '250.00', reference_id: reference, bank_code: 'PBBEMYKL', account_number: '5140123456789', account_name: 'Tan Wei Ming' }));
+    // The child's token request is held: its claim is committed, its withdrawal not yet sent.
+    mock.fault({ endpoint: 'auth', response: { type: 'delay', ms: 5000 } });
+    const worker = await child({ ...env, MODE: 'drain' }, 'draining');
+    while ((await payouts.get(reference))?.state !== 'sending') await sleep(20);
+    await killed(worker);
+    expect(mock.count('withdraw')).toBe(0);
+    // Its lease still holds the payout: nothing is taken before it runs out.
+    expect(await payouts.worker(gateway).drain()).toMatchObject({ sent: 0 });
+    await sleep(LEASE_MS);
+    expect(await payouts.worker(gateway).drain()).toMatchObject({ sent: 1 });
+    expect(await payouts.get(reference)).toMatchObject({ state: 'sent', attempts: 2, paymentId: mock.getWithdrawal(reference)?.payment_id });
+    expect(mock.count('withdraw')).toBe(1);
+  }, 30_000);
+
+  it('with its request in flight (the service holds the answer 3 s): one withdrawal, whichever request the service took', async () => {
+    mock.reset();
+    const { payouts, env, gateway, reference } = await setup();
+    await payouts.transaction(({ tx }) => payouts.stage(tx, { amount: '250.00', reference_id: reference, bank_code: 'PBBEMYKL', account_number: '5140123456789', account_name: 'Tan Wei Ming' }));
+    mock.fault({ endpoint: 'withdraw', response: { type: 'delay', ms: 3000 } });
+    const worker = await child({ ...env, MODE: 'drain' }, 'draining');
+    while (mock.count('auth') < 1) await sleep(20);
+    await sleep(300);
+    await killed(worker);
+    await sleep(LEASE_MS);
+    expect(await payouts.worker(gateway).drain()).toMatchObject({ sent: 1 });
+    await sleep(3000); // the held request is processed (or refused as a duplicate) by now
+    expect(await payouts.get(reference)).toMatchObject({ state: 'sent', attempts: 2 });
+    expect(mock.getWithdrawal(reference)).toMatchObject({ amount: 250 });
+    expect(accepted()).toHaveLength(1);
+  }, 30_000);
+
+  it('after the service processed its request, before its answer was written (the answer held 3 s): the resend meets DUPLICATE_REFERENCE, sent, one withdrawal', async () => {
+    mock.reset();
+    const { payouts, env, gateway, reference } = await setup();
+    await payouts.transaction(({ tx }) => payouts.stage(tx, { amount: '250.00', reference_id: reference, bank_code: 'PBBEMYKL', account_number: '5140123456789', account_name: 'Tan Wei Ming' }));
+    mock.fault({ endpoint: 'withdraw', when: 'after', response: { type: 'delay', ms: 3000 } });
+    const worker = await child({ ...env, MODE: 'drain' }, 'draining');
+    while (mock.getWithdrawal(reference) === undefined) await sleep(20);
+    await killed(worker);
+    expect(await payouts.get(reference)).toMatchObject({ state: 'sending', attempts: 1 });
+    await sleep(LEASE_MS);
+    expect(await payouts.worker(gateway).drain()).toMatchObject({ sent: 1 });
+    expect(await payouts.get(reference)).toMatchObject({ state: 'sent', attempts: 2 });
+    expect(mock.requests.filter((r) => r.endpoint === 'withdraw').map((r) => r.status)).toEqual([expect.any(Number), 409]);
+    expect(mock.count('withdraw')).toBe(2);
+  }, 30_000);
+});

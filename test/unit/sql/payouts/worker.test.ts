@@ -1,0 +1,158 @@
+/**
+ * src/sql/payouts/worker.ts on real SQLite in memory, with a scripted gateway: which request a
+ * claimed payout gets (create the first time, recover after any doubt or a takeover), that a
+ * late answer of a worker whose lease ran out writes nothing, that a 429 on the first request
+ * leaves it unsent, that a status record that is not this payout's settles nothing, and the
+ * schedule of start/stop.
+ */
+import { sqliteFile } from '../../../helpers/sqlite-file.js';
+import { describe, expect, it } from 'vitest';
+import { NotFoundError, OutcomeUnknownError, RateLimitError } from '../../../../src/index.js';
+import { SqlPayouts, fromSqlite, type PayoutGateway } from '../../../../src/sql/index.js';
+
+const params = { amount: '250.00', reference_id: 'PAYOUT1', bank_code: 'PBBEMYKL', account_number: '5140123456789', account_name: 'Tan Wei Ming' };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const accepted = (paymentId = 'WD_1') => ({ payment_id: paymentId, reference_id: 'PAYOUT1', amount: 250, currency: 'MYR', bank_code: 'PBBEMYKL', account_number: '****6789' });
+
+/** A gateway whose every call is recorded and answered by `answer`. */
+function scripted(answer: (call: string) => Promise<unknown>) {
+  const calls: string[] = [];
+  const gateway = {
+    withdrawals: {
+      create: async () => (calls.push('create'), answer('create')),
+      recover: async () => (calls.push('recover'), answer('recover')),
+    },
+    payments: { retrieve: async () => (calls.push('retrieve'), answer('retrieve')) },
+  } as unknown as PayoutGateway;
+  return { gateway, calls };
+}
+
+async function staged() {
+  const payouts = new SqlPayouts(fromSqlite(sqliteFile()), { onRefused: () => undefined, onSettled: () => undefined });
+  await payouts.ensureSchema();
+  await payouts.transaction(({ tx }) => payouts.stage(tx, params));
+  return payouts;
+}
+
+describe('the payout worker', () => {
+  it('a worker whose lease ran out mid-send is taken over with recover (never create), and its late answer writes nothing', async () => {
+    const payouts = await staged();
+    let answerFirst!: (value: unknown) => void;
+    const first = scripted(() => new Promise((resolve) => (answerFirst = resolve)));
+    const stuck = payouts.worker(first.gateway, { leaseMs: 20 }).drain();
+    await sleep(40);
+    const second = scripted(async (call) => (call === 'recover' ? { created: false, referenceId: 'PAYOUT1' } : accepted()));
+    expect(await payouts.worker(second.gateway, { leaseMs: 20 }).drain()).toMatchObject({ sent: 1 });
+    expect(second.calls).toEqual(['recover']);
+    answerFirst(accepted('WD_LATE'));
+    expect(await stuck).toMatchObject({ sent: 1 });
+    expect(await payouts.get('PAYOUT1')).toEqual({ referenceId: 'PAYOUT1', state: 'sent', attempts: 2 });
+    expect(first.calls).toEqual(['create']);
+  });
+
+  it('a 429 on the first request leaves the payout unsent: created later, not recovered', async () => {
+    const payouts = await staged();
+    let limited = true;
+    const { gateway, calls } = scripted(async () => {
+      if (limited) throw new RateLimitError('RATE_LIMITED: slow down', { code: 'RATE_LIMITED', status: 429 });
+      return accepted();
+    });
+    const worker = payouts.worker(gateway, { intervalMs: 1 });
+    expect(await worker.drain()).toMatchObject({ unknown: 1 });
+    expect(await payouts.get('PAYOUT1')).toMatchObject({ state: 'staged', lastError: expect.stringContaining('RATE_LIMITED') });
+    limited = false;
+    await sleep(5);
+    expect(await worker.drain()).toMatchObject({ sent: 1 });
+    expect(calls).toEqual(['create', 'create']);
+  });
+
+  it('an outcome unknown, then any error the SDK did not make: asked again with recover each time', async () => {
+    const payouts = await staged();
+    const answers: (() => Promise<unknown>)[] = [
+      () => Promise.reject(new OutcomeUnknownError('OUTCOME_UNKNOWN: timed out', { referenceId: 'PAYOUT1' })),
+      () => Promise.reject(new TypeError('fetch failed')),
+      () => Promise.resolve({ created: true, withdrawal: accepted('WD_9') }),
+    ];
+    const { gateway, calls } = scripted(() => (answers.shift() ?? (() => Promise.reject(new Error('no more'))))());
+    const worker = payouts.worker(gateway, { intervalMs: 1 });
+    for (const expected of [{ unknown: 1 }, { unknown: 1 }, { sent: 1 }]) {
+      expect(await worker.drain()).toMatchObject(expected);
+      await sleep(10);
+    }
+    expect(calls).toEqual(['create', 'recover', 'recover']);
+    expect(await payouts.get('PAYOUT1')).toMatchObject({ state: 'sent', paymentId: 'WD_9', attempts: 3 });
+  });
+
+  it("a status record that is not this payout's (a deposit, another amount) or a 404 settles nothing: overdue", async () => {
+    const payouts = await staged();
+    const records: (() => Promise<unknown>)[] = [
+      async () => ({ payment_id: 'PAY_1', reference_id: 'PAYOUT1', amount: 250, status: 'SUCCESS' }),
+      async () => ({ payment_id: 'WD_1', reference_id: 'PAYOUT1', amount: 2500, status: 'SUCCESS' }),
+      () => Promise.reject(new NotFoundError('NOT_FOUND', { code: 'NOT_FOUND', status: 404 })),
+    ];
+    const { gateway, calls } = scripted(async (call) => (call === 'create' ? accepted() : records.shift()?.()));
+    const worker = payouts.worker(gateway, { intervalMs: 1, settleAfterMs: 1 });
+    expect(await worker.drain()).toMatchObject({ sent: 1 });
+    for (let i = 0; i < 3; i++) {
+      await sleep(5);
+      expect(await worker.drain()).toMatchObject({ settled: 0, overdue: 1 });
+    }
+    expect(calls).toEqual(['create', 'retrieve', 'retrieve', 'retrieve']);
+    expect(await payouts.get('PAYOUT1')).toMatchObject({ state: 'sent' });
+  });
+
+  it('start drains on schedule until stop, which waits for the drain under way; bad options are refused', async () => {
+    const payouts = await staged();
+    const { gateway, calls } = scripted(async () => accepted());
+    const worker = payouts.worker(gateway, { intervalMs: 5 });
+    worker.start();
+    worker.start(); // once
+    await sleep(30);
+    await worker.stop();
+    expect(calls).toEqual(['create']);
+    expect(await payouts.get('PAYOUT1')).toMatchObject({ state: 'sent' });
+    expect(() => payouts.worker(gateway, { intervalMs: 0 })).toThrow(expect.objectContaining({ field: 'intervalMs' }));
+    expect(() => payouts.worker(gateway, { batchSize: 5000 })).toThrow(expect.objectContaining({ field: 'batchSize', message: 'batchSize must be a whole number from 1 to 1000' }));
+    expect(() => payouts.worker(gateway, { pace: { limit: 0.5, windowMs: 1000 } })).toThrow(expect.objectContaining({ field: 'pace.limit' }));
+    expect(() => payouts.worker(gateway, { pace: { limit: 50, windowMs: -1 } })).toThrow(expect.objectContaining({ field: 'pace.windowMs' }));
+  });
+
+  it('stop does not wait out the shared limit: a drain waiting for room in the window ends at once', async () => {
+    const payouts = await staged();
+    await payouts.transaction(({ tx }) => payouts.stage(tx, { ...params, reference_id: 'PAYOUT2' }));
+    const { gateway, calls } = scripted(async () => accepted());
+    const worker = payouts.worker(gateway, { intervalMs: 5, pace: { limit: 1, windowMs: 60_000 } });
+    worker.start();
+    while (calls.length === 0) await sleep(5);
+    await sleep(20);
+    await worker.stop(); // within the test's 5 s, not the window's minute
+    expect(calls).toEqual(['create']);
+    expect(await payouts.get('PAYOUT2')).toMatchObject({ state: 'staged' });
+  });
+
+  it('onSettled that throws after a status lookup: rolled back, the payout stays sent, looked up again and settled once (never resent)', async () => {
+    let failing = true;
+    const settled: string[] = [];
+    const payouts = new SqlPayouts(fromSqlite(sqliteFile()), {
+      onRefused: () => undefined,
+      onSettled: (settlement) => {
+        if (failing) throw new Error('the ledger of wallets is down');
+        settled.push(`${settlement.state} via ${settlement.via}`);
+      },
+    });
+    await payouts.ensureSchema();
+    await payouts.transaction(({ tx }) => payouts.stage(tx, params));
+    const { gateway, calls } = scripted(async (call) => (call === 'create' ? accepted() : { payment_id: 'WD_1', reference_id: 'PAYOUT1', amount: 250, status: 'FAILED' }));
+    const worker = payouts.worker(gateway, { intervalMs: 1, settleAfterMs: 1 });
+    await worker.drain();
+    await sleep(5);
+    expect(await worker.drain()).toMatchObject({ settled: 0 });
+    expect(await payouts.get('PAYOUT1')).toMatchObject({ state: 'sent', lastError: expect.stringContaining('onSettled threw') });
+    failing = false;
+    await sleep(10);
+    expect(await worker.drain()).toMatchObject({ settled: 1 });
+    expect(settled).toEqual(['failed via status']);
+    expect(calls).toEqual(['create', 'retrieve', 'retrieve']);
+    expect(await payouts.get('PAYOUT1')).toMatchObject({ state: 'failed', paymentId: 'WD_1' });
+  });
+});
