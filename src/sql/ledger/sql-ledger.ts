@@ -157,8 +157,8 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
     const running = Promise.resolve(session.tx).then(work);
     const settled = await settledWithin(running, budget.remainingMs());
     if (settled === undefined) {
-      session.abandon(running.then(() => undefined, (error: unknown) => error));
-      return { outcome: 'timed_out' };
+      const message = await budget.giveUp(session, running.then(() => undefined, (error: unknown) => error));
+      return message === undefined ? { outcome: 'timed_out' } : { outcome: 'timed_out', message };
     }
     if (!settled.ok) {
       await session.rollback(settled.error);
