@@ -13,7 +13,7 @@ import { within } from '../../core/wait.js';
 import type { LedgerRun, PaymentOrder, TransactionalWebhookStore } from '../../webhooks/stores/types.js';
 import { supersedesNothing } from '../../webhooks/lifecycle.js';
 import { runBudget } from './run-budget.js';
-import { aborted, constraintBroken, isConflict } from '../database-errors.js';
+import { aborted, constraintBroken, isConflict, storeFailure } from '../database-errors.js';
 import type { LedgerStatements, SqlDialect, Statement } from '../dialects/dialect.js';
 import { ledgerStatementsOf } from '../dialects/ledger-statements-of.js';
 import { checkTableName, type TableName } from '../dialects/table-name.js';
@@ -72,7 +72,9 @@ export interface LedgerRunOptions {
   readonly completedTtlMs: number;
 }
 
-const inFlightOrUnavailable = (error: unknown): LedgerRun<never> => (isConflict(error) ? { outcome: 'in_flight' } : { outcome: 'unavailable', error });
+/** A failed statement's outcome: in flight (another transaction holds the rows), or unavailable, told in the database's own words. */
+const inFlightOrUnavailable = (error: unknown, table: string): LedgerRun<never> =>
+  isConflict(error) ? { outcome: 'in_flight' } : { outcome: 'unavailable', error, message: storeFailure(error, table) };
 /** The mark a status that does not raise it writes: the payment's row, for its lock, superseding nothing. */
 const LOCK_ONLY_RANK = supersedesNothing();
 
@@ -175,13 +177,13 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
       }
     } catch (error) {
       await session.rollback(error);
-      return aborted(error) ? { outcome: 'failed', error } : inFlightOrUnavailable(error);
+      return aborted(error) ? { outcome: 'failed', error } : inFlightOrUnavailable(error, this.table);
     }
     try {
       await session.commit(held);
     } catch (error) {
       // A deferred constraint the work broke fails COMMIT itself: known, rolled back, the work's.
-      return aborted(error) || constraintBroken(error) ? { outcome: 'failed', error } : inFlightOrUnavailable(error);
+      return aborted(error) || constraintBroken(error) ? { outcome: 'failed', error } : inFlightOrUnavailable(error, this.table);
     }
     return { outcome: 'processed', value: settled.value };
   }
@@ -197,7 +199,7 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
     try {
       session = await client.begin(this.#lockTimeoutMs);
     } catch (error) {
-      return inFlightOrUnavailable(error);
+      return inFlightOrUnavailable(error, this.table);
     }
     try {
       const refused = await this.#claim(session, claim, now, order, raiseMark, beside);
@@ -206,7 +208,7 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
       return refused === UNCLEAR ? this.#open(client, claim, now, order, raiseMark, false) : { outcome: refused };
     } catch (error) {
       await session.rollback(error);
-      return inFlightOrUnavailable(error);
+      return inFlightOrUnavailable(error, this.table);
     }
   }
 

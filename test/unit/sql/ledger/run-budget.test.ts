@@ -47,7 +47,12 @@ function stalling(hang: readonly Step[]) {
   return { client, events, answer };
 }
 
-const unavailable = { outcome: 'unavailable', error: expect.objectContaining({ code: 'STORE_UNAVAILABLE', retryable: true }) };
+const unavailable = {
+  outcome: 'unavailable',
+  error: expect.objectContaining({ code: 'STORE_UNAVAILABLE', retryable: true }),
+  // The log line's message: the table, and what did not answer.
+  message: expect.stringMatching(/^the idempotency store failed on the SQL ledger table t: the database did not answer .+ within the run's \d+ ms.* \(STORE_UNAVAILABLE\)$/),
+};
 
 describe('SqlLedger.run within its timeoutMs', () => {
   it('no connection in time: unavailable (typed), the work never runs; the late connection is rolled back and given back', async () => {
