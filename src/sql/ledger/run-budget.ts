@@ -28,8 +28,12 @@ export interface RunBudget<Tx> {
   giveUp(session: SqlSession<Tx>, settled: Promise<unknown>): Promise<string | undefined>;
 }
 
-/** How long a timed-out run asks the database why its work was stuck before it lets go regardless. */
-const DIAGNOSIS_MS = 250;
+/**
+ * How long a timed-out run asks the database why its work was stuck before it lets go regardless.
+ * An idle connection (the work waits elsewhere) answers in milliseconds; only a connection still
+ * busy with a statement of the work waits it out, so the bound is generous for a loaded machine.
+ */
+const DIAGNOSIS_MS = 1000;
 
 /**
  * The message of a run whose work was stuck on a lock its own transaction held: `waiting` are

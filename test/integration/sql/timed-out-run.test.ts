@@ -5,21 +5,26 @@
  * transaction must then be rolled back and its connection given back at once, so the app's write
  * goes through and the pool stays usable: 10 such callbacks, then the shop's `/checkout` route (a
  * real HTTP server on the same pool) still answers. The log line says the handler waited on its
- * own transaction's lock (Postgres's pg_blocking_pids). Real PostgreSQL, through the public
- * createWebhookHandler and each adapter.
+ * own transaction's lock (Postgres's pg_blocking_pids). Real PostgreSQL and MariaDB, through the
+ * public createWebhookHandler and each adapter.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { PrismaMariaDb } from '@prisma/adapter-mariadb';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { sql as drizzleSql } from 'drizzle-orm';
+import { drizzle as drizzleMysql } from 'drizzle-orm/mysql2';
 import { drizzle } from 'drizzle-orm/node-postgres';
-import { Kysely, PostgresDialect, sql as kyselySql } from 'kysely';
+import { Kysely, MysqlDialect, PostgresDialect, sql as kyselySql } from 'kysely';
+import { createPool as createCallbackPool } from 'mysql2';
+import mysql from 'mysql2/promise';
 import pg from 'pg';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqlLedger, fromDrizzle, fromKysely, fromPg, fromPostgresJs, fromPrisma, type PrismaTransactionLike, type SqlClient } from '../../../src/sql/index.js';
+import { SqlLedger, fromDrizzle, fromKysely, fromMysql2, fromPg, fromPostgresJs, fromPrisma, type PrismaTransactionLike, type SqlClient } from '../../../src/sql/index.js';
 import { createWebhookHandler, signCallback } from '../../../src/webhooks/index.js';
+import { hasMariadb, MariadbServer } from '../../helpers/mariadb.js';
 import { hasPostgres, PostgresServer } from '../../helpers/postgres.js';
 import { generatePrismaClient, removePrismaClients } from '../../helpers/prisma.js';
 
@@ -34,17 +39,23 @@ interface PrismaShop {
 
 let server: PostgresServer;
 let admin: pg.Pool;
+let mariadb: MariadbServer;
+let mysqlAdmin: mysql.Pool;
 const closing: (() => Promise<unknown>)[] = [];
 
 beforeAll(async () => {
-  server = await PostgresServer.start();
+  [server, mariadb] = await Promise.all([PostgresServer.start(), MariadbServer.start()]);
   admin = new pg.Pool({ connectionString: server.url, max: 2 });
   await admin.query('CREATE TABLE stock (sku TEXT PRIMARY KEY, reserved INT NOT NULL DEFAULT 0)');
+  mysqlAdmin = mysql.createPool({ ...mariadb.options, connectionLimit: 2 });
+  await mysqlAdmin.query('CREATE TABLE stock (sku VARCHAR(100) PRIMARY KEY, reserved INT NOT NULL DEFAULT 0)');
 }, 60_000);
 afterAll(async () => {
   for (const close of closing.reverse()) await close().catch(() => undefined);
   await admin?.end();
+  await mysqlAdmin?.end();
   await server?.destroy();
+  await mariadb?.destroy();
   removePrismaClients();
 });
 
@@ -128,41 +139,112 @@ const shops: Record<string, () => Promise<Shop<never>>> = {
   },
 };
 
+const UPDATE_MYSQL = 'UPDATE stock SET reserved = reserved + 1 WHERE sku = ?';
+const mysqlShops: Record<string, () => Promise<Shop<never>>> = {
+  mysql2: async () => {
+    const pool = mysql.createPool({ ...mariadb.options, connectionLimit: POOL_SIZE });
+    closing.push(() => pool.end());
+    return shop({
+      client: fromMysql2(pool),
+      throughTx: (tx, sku) => tx.query(UPDATE_MYSQL, [sku]),
+      throughApp: (sku) => pool.query(UPDATE_MYSQL, [sku]),
+      checkout: () => pool.query('SELECT count(*) FROM stock'),
+    });
+  },
+  'Drizzle over a mysql2 pool': async () => {
+    const pool = mysql.createPool({ ...mariadb.options, connectionLimit: POOL_SIZE });
+    closing.push(() => pool.end());
+    const db = drizzleMysql(pool);
+    return shop({
+      client: fromDrizzle(db),
+      throughTx: (tx, sku) => tx.execute(drizzleSql`UPDATE stock SET reserved = reserved + 1 WHERE sku = ${sku}`),
+      throughApp: (sku) => db.execute(drizzleSql`UPDATE stock SET reserved = reserved + 1 WHERE sku = ${sku}`),
+      checkout: () => db.execute(drizzleSql`SELECT count(*) FROM stock`),
+    });
+  },
+  'Kysely (MysqlDialect)': async () => {
+    const db = new Kysely<Record<string, never>>({ dialect: new MysqlDialect({ pool: createCallbackPool({ ...mariadb.options, connectionLimit: POOL_SIZE }) }) });
+    closing.push(() => db.destroy());
+    return shop({
+      client: fromKysely(db),
+      throughTx: (tx, sku) => kyselySql`UPDATE stock SET reserved = reserved + 1 WHERE sku = ${sku}`.execute(tx),
+      throughApp: (sku) => kyselySql`UPDATE stock SET reserved = reserved + 1 WHERE sku = ${sku}`.execute(db),
+      checkout: () => kyselySql`SELECT count(*) FROM stock`.execute(db),
+    });
+  },
+  'Prisma (@prisma/adapter-mariadb)': async () => {
+    const { PrismaClient } = (await import(generatePrismaClient('mysql'))) as { PrismaClient: new (options: { adapter: unknown }) => PrismaShop };
+    const { host, port, user, database } = mariadb.options;
+    const prisma = new PrismaClient({ adapter: new PrismaMariaDb({ host, port, user, database, connectionLimit: POOL_SIZE }) });
+    closing.push(() => prisma.$disconnect());
+    return shop({
+      client: fromPrisma(prisma, 'mysql'),
+      throughTx: (tx, sku) => tx.$executeRawUnsafe(UPDATE_MYSQL, sku),
+      throughApp: (sku) => prisma.$executeRawUnsafe(UPDATE_MYSQL, sku),
+      checkout: () => prisma.$executeRawUnsafe('SELECT count(*) FROM stock'),
+    });
+  },
+};
+
 /** Types each shop by its own client, then lets the table of shops hold them side by side. */
 const shop = <Tx>(given: Shop<Tx>): Shop<never> => given as unknown as Shop<never>;
 
-describe.skipIf(!hasPostgres())('a timed-out run lets go at once', () => {
+/** The 10 callbacks of the mistake through `app`; answers the log lines. */
+async function tenStuckCallbacks(app: Shop<never>, addStock: (sku: string) => Promise<unknown>): Promise<string[]> {
+  const url = await serveCheckout(() => app.checkout());
+  const ledger = new SqlLedger(app.client, { table: `timeout_${randomUUID().replaceAll('-', '').slice(0, 12)}` });
+  await ledger.ensureSchema();
+  const lines: string[] = [];
+  const appWrites: Promise<unknown>[] = [];
+  const handler = createWebhookHandler({
+    verifier: { apiKey: API_KEY },
+    store: ledger,
+    handlerTimeoutMs: 500,
+    logger: { debug() {}, info() {}, warn: (message: unknown) => void lines.push(String(message)), error: (message: unknown) => void lines.push(String(message)) },
+    onEvent: async (event, { tx }) => {
+      await app.throughTx(tx, event.signed.reference_id);
+      const write = Promise.resolve(app.throughApp(event.signed.reference_id));
+      appWrites.push(write);
+      await write;
+    },
+  });
+  for (let callback = 0; callback < 10; callback++) {
+    const sku = `SKU_${randomUUID()}`;
+    await addStock(sku);
+    const { rawBody, headers } = await signCallback(API_KEY, { payment_id: `PAY_${randomUUID()}`, reference_id: sku, amount: 50, status: 'SUCCESS' });
+    expect((await handler.handle({ body: rawBody, headers })).status).toBe(503);
+  }
+  // The pool was not exhausted: the shop's own route answers at once.
+  const answer = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+  expect(answer.status).toBe(200);
+  // Each run's locks went with it: the app's own writes that waited on them all went through.
+  const stuck = new Promise((resolve) => setTimeout(resolve, 5_000, 'stuck'));
+  expect(await Promise.race([Promise.all(appWrites).then(() => 'written'), stuck])).toBe('written');
+  expect(appWrites).toHaveLength(10);
+  expect(lines).toHaveLength(10);
+  return lines;
+}
+
+describe.skipIf(!hasPostgres())('a timed-out run lets go at once: PostgreSQL', () => {
   for (const [name, open] of Object.entries(shops)) {
     it(`${name}: 10 handlers that write through the app's client instead of tx each answer 503, and /checkout still answers`, async () => {
-      const app = await open();
-      const url = await serveCheckout(() => app.checkout());
-      const ledger = new SqlLedger(app.client, { table: `timeout_${randomUUID().replaceAll('-', '').slice(0, 12)}` });
-      await ledger.ensureSchema();
-      const lines: string[] = [];
-      const handler = createWebhookHandler({
-        verifier: { apiKey: API_KEY },
-        store: ledger,
-        handlerTimeoutMs: 500,
-        logger: { debug() {}, info() {}, warn: (message: unknown) => void lines.push(String(message)), error: (message: unknown) => void lines.push(String(message)) },
-        onEvent: async (event, { tx }) => {
-          await app.throughTx(tx, event.signed.reference_id);
-          await app.throughApp(event.signed.reference_id);
-        },
-      });
-      for (let callback = 0; callback < 10; callback++) {
-        const sku = `SKU_${randomUUID()}`;
-        await admin.query('INSERT INTO stock (sku) VALUES ($1)', [sku]);
-        const { rawBody, headers } = await signCallback(API_KEY, { payment_id: `PAY_${randomUUID()}`, reference_id: sku, amount: 50, status: 'SUCCESS' });
-        expect((await handler.handle({ body: rawBody, headers })).status).toBe(503);
-      }
-      // The pool was not exhausted: the shop's own route answers at once.
-      const answer = await fetch(url, { signal: AbortSignal.timeout(5_000) });
-      expect(answer.status).toBe(200);
+      const lines = await tenStuckCallbacks(await open(), (sku) => admin.query('INSERT INTO stock (sku) VALUES ($1)', [sku]));
       // No session of the shop is left waiting on a lock.
       expect((await admin.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'")).rows[0]).toEqual({ n: 0 });
-      expect(lines).toHaveLength(10);
       // Each line says the handler waited on its own transaction's lock, naming the waiting session.
       for (const line of lines) expect(line).toMatch(/outlived handlerTimeoutMs.*Postgres session \d+ waited on a lock its own transaction held.*instead of tx/);
+    }, 60_000);
+  }
+});
+
+describe.skipIf(!hasMariadb())('a timed-out run lets go at once: MariaDB', () => {
+  for (const [name, open] of Object.entries(mysqlShops)) {
+    it(`${name}: 10 handlers that write through the app's client instead of tx each answer 503, and /checkout still answers`, async () => {
+      const lines = await tenStuckCallbacks(await open(), (sku) => mysqlAdmin.query('INSERT INTO stock (sku) VALUES (?)', [sku]));
+      // No transaction of the shop is left waiting on a lock.
+      const [waiting] = await mysqlAdmin.query<mysql.RowDataPacket[]>("SELECT count(*) AS n FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'");
+      expect(Number(waiting[0]?.n)).toBe(0);
+      for (const line of lines) expect(line).toMatch(/outlived handlerTimeoutMs: answered 503/);
     }, 60_000);
   }
 });
