@@ -9,13 +9,18 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { inspect } from 'node:util';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { drizzle } from 'drizzle-orm/node-postgres';
+import { Kysely, PostgresDialect } from 'kysely';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
+import postgresJs from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqlLedger, fromMysql2, fromPg, type SqlClient } from '../../../src/sql/index.js';
+import { SqlLedger, fromDrizzle, fromKysely, fromMysql2, fromPg, fromPostgresJs, fromPrisma, type PrismaTransactionLike, type SqlClient } from '../../../src/sql/index.js';
 import { createWebhookHandler, signCallback, WebhookHandlerError } from '../../../src/webhooks/index.js';
 import { hasMariadb, MariadbServer } from '../../helpers/mariadb.js';
 import { hasPostgres, PostgresServer } from '../../helpers/postgres.js';
+import { generatePrismaClient, removePrismaClients } from '../../helpers/prisma.js';
 
 const API_KEY = 'sk_test_store_failures_01';
 const PASSWORD = 'S3cret-Ledger-Pa55';
@@ -37,6 +42,7 @@ afterAll(async () => {
   for (const close of closing) await close().catch(() => undefined);
   await postgres?.destroy();
   await mariadb?.destroy();
+  removePrismaClients();
 });
 
 /** The handler over `client`, with a logger and onError that keep everything they are given. */
@@ -85,6 +91,46 @@ describe.skipIf(!hasPostgres())('store failures on PostgreSQL (node-postgres)', 
     expect((await run.deliver()).status).toBe(503);
     expectTold(run, new RegExp(`SQL ledger table ${table}: relation "${table}" does not exist \\(42P01\\)`));
   });
+
+  /** The same failure through each other Postgres client: the driver's words, past the ORM's wrapping. */
+  const others: Record<string, () => Promise<SqlClient<unknown>>> = {
+    'postgres.js': async () => {
+      const sql = postgresJs(postgres.url, { max: 2, onnotice: () => undefined });
+      closing.push(() => sql.end({ timeout: 1 }));
+      return fromPostgresJs(sql) as SqlClient<unknown>;
+    },
+    'Drizzle (whose own error quotes the statement and its values)': async () => {
+      const pool = new pg.Pool({ connectionString: postgres.url, max: 2 });
+      closing.push(() => pool.end());
+      return fromDrizzle(drizzle(pool));
+    },
+    Kysely: async () => {
+      const db = new Kysely<Record<string, never>>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: postgres.url, max: 2 }) }) });
+      closing.push(() => db.destroy());
+      return fromKysely(db);
+    },
+    'Prisma (@prisma/adapter-pg)': async () => {
+      type Generated = { $transaction(fn: (tx: PrismaTransactionLike) => Promise<unknown>, options?: object): PromiseLike<unknown>; $disconnect(): Promise<void> };
+      const { PrismaClient } = (await import(generatePrismaClient('postgresql'))) as { PrismaClient: new (options: { adapter: unknown }) => Generated };
+      const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: postgres.url, max: 2 }) });
+      closing.push(() => prisma.$disconnect());
+      return fromPrisma(prisma, 'postgres');
+    },
+  };
+  for (const [name, open] of Object.entries(others)) {
+    it(`${name}: the ledger table dropped, and the line says relation … does not exist (42P01)`, async () => {
+      const table = `failing_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+      const run = await receiver(await open(), table, true);
+      expect((await run.deliver()).status).toBe(200);
+      const admin = new pg.Pool({ connectionString: postgres.url, max: 1 });
+      await admin.query(`DROP TABLE ${table} CASCADE`);
+      await admin.end();
+      expect((await run.deliver()).status).toBe(503);
+      expectTold(run, new RegExp(`SQL ledger table ${table}: relation "${table}" does not exist \\(42P01\\)`));
+      // The line is the database's, never the ORM's quoting of the statement and its values.
+      expect(shown(run.logged, [])).not.toContain('params:');
+    }, 60_000);
+  }
 
   it('a database that refuses the connection: 503, and the line says ECONNREFUSED with the table, never the password', async () => {
     const pool = new pg.Pool({ connectionString: `postgres://shop:${PASSWORD}@127.0.0.1:${closedPort}/shop`, max: 1 });
