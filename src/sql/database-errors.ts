@@ -116,3 +116,51 @@ export function constraintBroken(error: unknown): boolean {
   });
 }
 
+
+/** The longest stretch of a database's message a log line carries. */
+const MESSAGE_CHARS = 300;
+
+/**
+ * `text` without the secrets a driver's message can carry: the password of a connection string
+ * (`postgres://shop:…@host`) and a `password=…` setting.
+ */
+function masked(text: string): string {
+  return text.replace(/(\/\/[^/:@\s]*:)[^@\s]*@/g, '$1***@').replace(/\b(password|pwd)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s;,&]+)/gi, '$1$2***');
+}
+
+/** The database's own code and message in `error` or the errors it wraps: the innermost that has both. */
+function ownWords(error: unknown): { readonly code: string; readonly message: string } | undefined {
+  let found: { code: string; message: string } | undefined;
+  for (const cause of causes(error)) {
+    // Prisma's driver adapter error keeps the database's under `original…`.
+    const code = field(cause, 'originalCode') ?? field(cause, 'code');
+    const errno = field(cause, 'errno');
+    let message = field(cause, 'originalMessage') ?? field(cause, 'sqlMessage') ?? field(cause, 'message');
+    // A connection refused on every address of a host name: Node's AggregateError says it in its first.
+    const [first] = Array.isArray(field(cause, 'errors')) ? (field(cause, 'errors') as unknown[]) : [];
+    if (message === '' && typeof first === 'object' && first !== null) message = field(first, 'message');
+    if ((typeof code === 'string' || typeof code === 'number') && typeof message === 'string' && message !== '') {
+      // MySQL's error number beside its code name; a system error's (negative) errno says nothing more.
+      found = { code: typeof errno === 'number' && errno > 0 && errno !== code ? `${code} ${errno}` : String(code), message };
+    }
+  }
+  return found;
+}
+
+/**
+ * What a store failure says in the handler's log line and to `onError`: the table, and the
+ * database's own message and code (the innermost error that has both, through an ORM's wrapping:
+ * never an ORM's message, which may quote the statement's values), masked of secrets (a
+ * connection string's password, a `password=` setting) and cut at 300 characters.
+ *
+ * @example
+ * ```ts
+ * storeFailure({ code: '42P01', message: 'relation "myr_webhook_ledger" does not exist' }, 'myr_webhook_ledger');
+ * // 'the idempotency store failed on the SQL ledger table myr_webhook_ledger: relation "myr_webhook_ledger" does not exist (42P01)'
+ * ```
+ */
+export function storeFailure(error: unknown, table: string): string {
+  const words = ownWords(error);
+  const said = words === undefined ? `a ${error instanceof Error ? error.name : typeof error} without a database code` : `${masked(words.message).slice(0, MESSAGE_CHARS)} (${masked(words.code)})`;
+  return `the idempotency store failed on the SQL ledger table ${table}: ${said}`;
+}

@@ -48,9 +48,11 @@ export interface SqlSession<Tx> {
    */
   rollback(cause?: unknown): Promise<void>;
   /**
-   * The work outlived its time and still holds `tx`: make sure this transaction never commits
-   * (destroy the connection now, or roll back once `settled` resolves, with what the work threw
-   * or undefined). Never rejects.
+   * The work outlived its time and still holds `tx`: end this transaction now, so that it never
+   * commits and the locks it holds go at once (a handler stuck on one of them through another
+   * connection would otherwise hold both connections for ever): destroy the connection, or roll
+   * back at once, and refuse what the work sends through `tx` from then on. `settled` resolves
+   * with what the work threw (or undefined) once it settles. Never rejects.
    */
   abandon(settled: Promise<unknown>): void;
 }

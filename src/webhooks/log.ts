@@ -2,7 +2,9 @@
  * One log line per refused or failed callback through the merchant's logger (console, pino,
  * winston: the client's `Logger` shape). Lines carry fixed messages and signed ids only:
  * never the body, the signature, a key, or the text of an error the merchant's code threw
- * (its name only; `onError` gets the error itself).
+ * (its name only; `onError` gets the error itself). A store that fails may tell its own
+ * message instead of the fixed one (the SQL ledger: the table, and the database's own message
+ * and code, masked of secrets, by `src/sql/database-errors.ts`).
  *
  * @module
  */

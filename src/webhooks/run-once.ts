@@ -117,7 +117,7 @@ export async function runOnce<T, Tx = undefined>(
     case 'timed_out':
       throw new WebhookHandlerError('handler', 'the handler threw or timed out; the claim was released for a retry', run.outcome === 'failed' ? run.error : undefined);
     case 'unavailable':
-      throw new WebhookHandlerError('store', 'the idempotency store failed to claim or record the key', run.error);
+      throw new WebhookHandlerError('store', run.message ?? 'the idempotency store failed to claim or record the key', run.error);
     default:
       return run;
   }

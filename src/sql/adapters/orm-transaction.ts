@@ -73,6 +73,7 @@ export function heldTransaction<R, Tx>(
     let decide!: (commit: boolean) => void;
     const decision = new Promise<boolean>((resolve) => (decide = resolve));
     let begun = false;
+    // Once the ledger decided (a timed-out run: at once), tx refuses statements: the transaction is ending.
     let ended = false;
     /** Stops what the connection was given for the run (an error listener), once the transaction is over. */
     let stop: (() => void) | undefined;
@@ -100,6 +101,7 @@ export function heldTransaction<R, Tx>(
     void settle(finished).then(() => stop?.());
     const session = (tx: Tx, query: RawQuery): SqlSession<Tx> => {
       const rollback = async () => {
+        ended = true;
         decide(false);
         await settle(finished);
       };
@@ -111,8 +113,11 @@ export function heldTransaction<R, Tx>(
           await finished;
         },
         rollback,
-        abandon(settled) {
-          void settled.then(rollback);
+        abandon() {
+          // Rolled back now, not once the work settles: a handler stuck on a lock this transaction
+          // holds (a write through the app's own client instead of tx) would otherwise hold both
+          // connections for ever. tx refuses what the work sends afterwards.
+          void rollback();
         },
       };
     };

@@ -9,6 +9,7 @@
  */
 import { MyrGatewayError } from '../../core/errors/base.js';
 import { within } from '../../core/wait.js';
+import { WAITING_ON_THIS_SESSION } from '../dialects/postgres/session.js';
 import { settle, type SqlClient, type SqlSession } from '../sql-client.js';
 
 /** A run's client whose every database wait ends with the run's time, and what is left of it. */
@@ -17,6 +18,47 @@ export interface RunBudget<Tx> {
   readonly client: SqlClient<Tx>;
   /** What is left of the run's time, in ms (0 once spent); undefined without a limit. */
   remainingMs(): number | undefined;
+  /**
+   * Gives up on work that outlived the run's time (`settled`: what it threw, once it settles):
+   * the transaction is ended at once (rolled back, or its connection closed), and answers the
+   * log line's message when the database said why the work was stuck (on Postgres, a session
+   * waiting on a lock this transaction holds: the handler wrote through another connection
+   * instead of tx, and waited on its own run).
+   */
+  giveUp(session: SqlSession<Tx>, settled: Promise<unknown>): Promise<string | undefined>;
+}
+
+/**
+ * How long a timed-out run asks the database why its work was stuck before it lets go regardless.
+ * An idle connection (the work waits elsewhere) answers in milliseconds; only a connection still
+ * busy with a statement of the work waits it out, so the bound is generous for a loaded machine.
+ */
+const DIAGNOSIS_MS = 1000;
+
+/**
+ * The message of a run whose work was stuck on a lock its own transaction held: `waiting` are
+ * the sessions (Postgres pids) that waited on it.
+ */
+export function waitedOnItself(waiting: readonly unknown[]): string {
+  return `the webhook handler outlived handlerTimeoutMs: rolled back, answered 503; Postgres session ${waiting.join(', ')} waited on a lock its own transaction held (pg_blocking_pids): the handler wrote through another connection (the app's db or pool) instead of tx, and waited on itself`;
+}
+
+/**
+ * Asks `session`'s database, within {@link DIAGNOSIS_MS}, which sessions wait on a lock its
+ * transaction holds (Postgres only: MySQL says it only with the performance schema's grants),
+ * then ends the transaction at once; answers the message when some did.
+ */
+async function giveUp<Tx>(client: SqlClient<Tx>, session: SqlSession<Tx>, settled: Promise<unknown>): Promise<string | undefined> {
+  let waiting: readonly unknown[] = [];
+  if (client.dialect === 'postgres') {
+    const asked = session.query(WAITING_ON_THIS_SESSION, []).then(
+      (result) => result.rows.map((row) => row.pid),
+      () => [],
+    );
+    waiting = await within(asked, { ms: DIAGNOSIS_MS, onTimeout: () => [] });
+  }
+  session.abandon(settled);
+  return waiting.length > 0 ? waitedOnItself(waiting) : undefined;
 }
 
 const EXPIRED = Symbol('expired');
@@ -33,15 +75,17 @@ function unanswered(timeoutMs: number, what: string): MyrGatewayError {
  * unavailable (it may still land: the gateway's retry then finds the callback handled).
  */
 export function runBudget<Tx>(client: SqlClient<Tx>, timeoutMs: number | undefined): RunBudget<Tx> {
-  if (timeoutMs === undefined) return { client, remainingMs: () => undefined };
+  if (timeoutMs === undefined) return { client, remainingMs: () => undefined, giveUp: (session, settled) => giveUp(client, session, settled) };
   const limitMs = timeoutMs;
   const end = performance.now() + limitMs;
   const remainingMs = () => Math.max(0, end - performance.now());
   const beforeEnd = <T>(pending: Promise<T>): Promise<T | typeof EXPIRED> => within(pending, { ms: remainingMs(), onTimeout: () => EXPIRED });
 
+  // The adapter's session behind each bounded one: giving up asks it, unbounded by the spent time.
+  const unbounded = new WeakMap<SqlSession<Tx>, { readonly session: SqlSession<Tx>; readonly givenUp: () => void }>();
   function bounded(session: SqlSession<Tx>): SqlSession<Tx> {
     let abandoned = false;
-    return {
+    const limited: SqlSession<Tx> = {
       tx: session.tx,
       async query(text, params) {
         const answer = session.query(text, params);
@@ -66,10 +110,19 @@ export function runBudget<Tx>(client: SqlClient<Tx>, timeoutMs: number | undefin
         session.abandon(settled);
       },
     };
+    unbounded.set(limited, { session, givenUp: () => void (abandoned = true) });
+    return limited;
   }
 
   return {
     remainingMs,
+    async giveUp(session, settled) {
+      const own = unbounded.get(session);
+      if (own === undefined) return giveUp(client, session, settled);
+      // The bounded session is done too: the transaction is not ended twice.
+      own.givenUp();
+      return giveUp(client, own.session, settled);
+    },
     client: {
       dialect: client.dialect,
       commitChecked: client.commitChecked,

@@ -12,7 +12,7 @@ import { milliseconds } from '../../core/milliseconds.js';
 import { within } from '../../core/wait.js';
 import type { LedgerRun, PaymentOrder, TransactionalWebhookStore } from '../../webhooks/stores/types.js';
 import { runBudget } from './run-budget.js';
-import { aborted, constraintBroken, isConflict } from '../database-errors.js';
+import { aborted, constraintBroken, isConflict, storeFailure } from '../database-errors.js';
 import type { LedgerStatements, SqlDialect } from '../dialects/dialect.js';
 import { ledgerStatementsOf } from '../dialects/ledger-statements-of.js';
 import { checkTableName, type TableName } from '../dialects/table-name.js';
@@ -72,7 +72,9 @@ export interface LedgerRunOptions {
   readonly completedTtlMs: number;
 }
 
-const inFlightOrUnavailable = (error: unknown): LedgerRun<never> => (isConflict(error) ? { outcome: 'in_flight' } : { outcome: 'unavailable', error });
+/** A failed statement's outcome: in flight (another transaction holds the rows), or unavailable, told in the database's own words. */
+const inFlightOrUnavailable = (error: unknown, table: string): LedgerRun<never> =>
+  isConflict(error) ? { outcome: 'in_flight' } : { outcome: 'unavailable', error, message: storeFailure(error, table) };
 
 export type { EnsureSchemaOptions } from './ensure-schema.js';
 export type { PruneOptions } from './prune.js';
@@ -154,8 +156,8 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
     const running = Promise.resolve(session.tx).then(work);
     const settled = await settledWithin(running, budget.remainingMs());
     if (settled === undefined) {
-      session.abandon(running.then(() => undefined, (error: unknown) => error));
-      return { outcome: 'timed_out' };
+      const message = await budget.giveUp(session, running.then(() => undefined, (error: unknown) => error));
+      return message === undefined ? { outcome: 'timed_out' } : { outcome: 'timed_out', message };
     }
     if (!settled.ok) {
       await session.rollback(settled.error);
@@ -172,13 +174,13 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
       }
     } catch (error) {
       await session.rollback(error);
-      return aborted(error) ? { outcome: 'failed', error } : inFlightOrUnavailable(error);
+      return aborted(error) ? { outcome: 'failed', error } : inFlightOrUnavailable(error, this.table);
     }
     try {
       await session.commit(held);
     } catch (error) {
       // A deferred constraint the work broke fails COMMIT itself: known, rolled back, the work's.
-      return aborted(error) || constraintBroken(error) ? { outcome: 'failed', error } : inFlightOrUnavailable(error);
+      return aborted(error) || constraintBroken(error) ? { outcome: 'failed', error } : inFlightOrUnavailable(error, this.table);
     }
     return { outcome: 'processed', value: settled.value };
   }
@@ -195,7 +197,7 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
       // Known by its tx while open, so the work may stage a payout in it (SqlPayouts.stage).
       session = tracked(await client.begin(this.#lockTimeoutMs));
     } catch (error) {
-      return inFlightOrUnavailable(error);
+      return inFlightOrUnavailable(error, this.table);
     }
     try {
       const refused = await claimKey(session, this.#sql, request);
@@ -204,7 +206,7 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
       return refused === UNCLEAR ? this.#open(client, { ...request, beside: false }) : { outcome: refused };
     } catch (error) {
       await session.rollback(error);
-      return inFlightOrUnavailable(error);
+      return inFlightOrUnavailable(error, this.table);
     }
   }
 

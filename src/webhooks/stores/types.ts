@@ -182,6 +182,8 @@ export type LedgerRun<T> =
   | {
       /** `'timed_out'`: rolled back, never committed. */
       readonly outcome: 'timed_out';
+      /** What the store could tell of why the work was stuck: the log line's and `onError`'s message (no secret). */
+      readonly message?: string | undefined;
     }
   /** The database failed, or COMMIT's outcome is unknown. */
   | {
@@ -189,6 +191,11 @@ export type LedgerRun<T> =
       readonly outcome: 'unavailable';
       /** The database's error. */
       readonly error: unknown;
+      /**
+       * What failed, told by the store: the database's own code and message (masked of secrets)
+       * and the table, for the log line's and `onError`'s message.
+       */
+      readonly message?: string | undefined;
     };
 
 /**

@@ -19,7 +19,7 @@ export interface LedgerFixture<Tx> {
   fulfilments(payment: string): Promise<number>;
   /** Stops and restarts the database, when the fixture can. */
   readonly outage?: { stop(): Promise<void>; start(): Promise<void> } | undefined;
-  /** Whether an abandoned transaction is rolled back at once (the connection is closed) rather than when the work settles. */
+  /** Whether an abandoned transaction is rolled back at once (rolled back, or its connection closed) rather than when the work settles: every adapter but SQLite. */
   readonly closesOnTimeout: boolean;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aborted, connectionLost, constraintBroken, isConflict } from '../../../src/sql/database-errors.js';
+import { aborted, connectionLost, constraintBroken, isConflict, storeFailure } from '../../../src/sql/database-errors.js';
 
 describe('isConflict: which database errors mean "another transaction holds the rows" (409, never 500)', () => {
   it.each([
@@ -99,3 +99,34 @@ describe('aborted: a statement of the work failed and the work caught it (the tr
   });
 });
 
+
+describe('storeFailure: the log line of a failed store, in the database\'s own words', () => {
+  const table = 'myr_webhook_ledger';
+  const said = (error: unknown) => storeFailure(error, table).replace(`the idempotency store failed on the SQL ledger table ${table}: `, '');
+  it.each([
+    ['node-postgres', Object.assign(new Error('relation "myr_webhook_ledger" does not exist'), { code: '42P01' }), 'relation "myr_webhook_ledger" does not exist (42P01)'],
+    ['mysql2 (code name and number)', Object.assign(new Error("Table 'shop.myr_webhook_ledger' doesn't exist"), { code: 'ER_NO_SUCH_TABLE', errno: 1146 }), "Table 'shop.myr_webhook_ledger' doesn't exist (ER_NO_SUCH_TABLE 1146)"],
+    ['a system error (its negative errno says nothing more)', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED', errno: -111, syscall: 'connect' }), 'connect ECONNREFUSED 127.0.0.1:5432 (ECONNREFUSED)'],
+    ['refused on every address (AggregateError)', Object.assign(new AggregateError([Object.assign(new Error('connect ECONNREFUSED ::1:5432'), { code: 'ECONNREFUSED' })], ''), { code: 'ECONNREFUSED' }), 'connect ECONNREFUSED ::1:5432 (ECONNREFUSED)'],
+    [
+      "an ORM's wrapping (its message quotes the statement's values): the driver's error under it",
+      Object.assign(new Error("Failed query: UPDATE orders SET card = $1\nparams: 4111111111111111"), { cause: Object.assign(new Error('relation "orders" does not exist'), { code: '42P01' }) }),
+      'relation "orders" does not exist (42P01)',
+    ],
+    [
+      "Prisma's driver adapter error, under meta",
+      Object.assign(new Error('Raw query failed. Code: `42P01`'), { code: 'P2010', meta: { driverAdapterError: Object.assign(new Error('TableDoesNotExist'), { cause: { originalCode: '42P01', originalMessage: 'relation "myr_webhook_ledger" does not exist', kind: 'postgres' } }) } }),
+      'relation "myr_webhook_ledger" does not exist (42P01)',
+    ],
+    ['a password in a connection string', Object.assign(new Error('could not reach postgres://shop:S3cret@db:5432/shop'), { code: 'ENOTFOUND' }), 'could not reach postgres://shop:***@db:5432/shop (ENOTFOUND)'],
+    ['a password setting', Object.assign(new Error('invalid option password=S3cret; host=db'), { code: 'XX000' }), 'invalid option password=***; host=db (XX000)'],
+    ['no code anywhere', new TypeError('socket hang up'), 'a TypeError without a database code'],
+  ])('%s', (_, error, expected) => {
+    expect(said(error)).toBe(expected);
+  });
+
+  it('names the table, and cuts a long message at 300 characters', () => {
+    const line = storeFailure(Object.assign(new Error('x'.repeat(1000)), { code: '54000' }), 'payments.webhook_ledger');
+    expect(line).toBe(`the idempotency store failed on the SQL ledger table payments.webhook_ledger: ${'x'.repeat(300)} (54000)`);
+  });
+});

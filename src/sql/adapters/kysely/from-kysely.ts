@@ -130,9 +130,11 @@ export function fromKysely<K extends KyselyLike>(db: K, dialect?: 'postgres' | '
           await end?.(false);
           await rollback();
         },
-        abandon(settled) {
-          // Kysely cannot close one connection of its pool: roll back once the work settles; never commit.
-          void settled.then(() => session.rollback());
+        abandon() {
+          // Rolled back now, not once the work settles: a handler stuck on a lock this transaction
+          // holds (a write through the app's own db instead of tx) would otherwise hold both
+          // connections for ever. Kysely refuses what the work sends through tx afterwards.
+          void session.rollback();
         },
       };
       return session;

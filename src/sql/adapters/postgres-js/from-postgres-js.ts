@@ -220,7 +220,9 @@ export function fromPostgresJs<S extends PostgresJsLike>(sql: S, options: PgLedg
         if (!lost) await settle(send('ROLLBACK'));
         end();
       };
-      const tx = guardedTx(reserved, () => (lost ? connectionClosed() : open ? undefined : usedAfterRun()));
+      // Set when the run gave up on the work (timed out): its tx refuses from then on.
+      let over = false;
+      const tx = guardedTx(reserved, () => (lost ? connectionClosed() : open && !over ? undefined : usedAfterRun()));
       return {
         tx,
         async query(text, params) {
@@ -247,9 +249,12 @@ export function fromPostgresJs<S extends PostgresJsLike>(sql: S, options: PgLedg
         },
         rollback,
         abandon(settled) {
-          // postgres.js cannot close one reserved connection: the connection stays out of the pool
-          // until the work settles, then rolls back. It never commits.
-          void settled.then(rollback);
+          // Rolled back now, not once the work settles: a handler stuck on a lock this transaction
+          // holds (a write through the app's own sql instead of tx) would otherwise hold both
+          // connections for ever. tx refuses what the work sends from now on. What the work threw,
+          // when it already has (a lost connection: nothing more is sent on it), is read first.
+          over = true;
+          void within(settled, { ms: 0, onTimeout: () => undefined }).then(rollback);
         },
       };
     },

@@ -42,6 +42,12 @@ export const transactionNotOpen = (error: unknown): boolean => typeof error === 
 /** Schema changes of several processes at once take turns on an advisory lock on the table's name. */
 export const SCHEMA_LOCK = 'SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext($1))';
 
+/**
+ * The sessions waiting on a lock this session's transaction holds: read on a run that timed out,
+ * where a handler that wrote through another connection instead of tx waits on its own run.
+ */
+export const WAITING_ON_THIS_SESSION = 'SELECT pid FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))';
+
 /** Postgres's SQLSTATEs the ledger reads. */
 export const errors: DialectErrors = {
   // serialization_failure, deadlock_detected, lock_not_available (lock_timeout).

@@ -60,7 +60,7 @@ ledgerScenarios(
     client: fromKysely(new Kysely<FulfilmentsTable>({ dialect: new MysqlDialect({ pool: callbackPool }) })),
     fulfil: async (tx, payment) => void (await tx.insertInto('fulfilments').values({ payment_id: payment }).execute()),
     fulfilments,
-    closesOnTimeout: false,
+    closesOnTimeout: true,
   }),
   { only: FIRST_TWO },
 );
@@ -72,7 +72,7 @@ ledgerScenarios(
     client: fromDrizzle(drizzle(pool)),
     fulfil: async (tx, payment) => void (await tx.insert(fulfilmentsTable).values({ payment_id: payment })),
     fulfilments,
-    closesOnTimeout: false,
+    closesOnTimeout: true,
   }),
   { only: FIRST_TWO },
 );

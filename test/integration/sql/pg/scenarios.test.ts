@@ -58,7 +58,7 @@ ledgerScenarios(
     fulfil: async (tx, payment) => void (await tx`INSERT INTO fulfilments (payment_id) VALUES (${payment})`),
     fulfilments,
     outage,
-    closesOnTimeout: false,
+    closesOnTimeout: true,
   }),
   { outage: true },
 );
@@ -97,7 +97,7 @@ ledgerScenarios(
     client: fromKysely(new Kysely<FulfilmentsTable>({ dialect: new PostgresDialect({ pool }) })),
     fulfil: async (tx, payment) => void (await tx.insertInto('fulfilments').values({ payment_id: payment }).execute()),
     fulfilments,
-    closesOnTimeout: false,
+    closesOnTimeout: true,
   }),
   { only: FIRST_TWO },
 );
@@ -109,7 +109,7 @@ ledgerScenarios(
     client: fromDrizzle(drizzle(pool)),
     fulfil: async (tx, payment) => void (await tx.insert(fulfilmentsTable).values({ payment_id: payment })),
     fulfilments,
-    closesOnTimeout: false,
+    closesOnTimeout: true,
   }),
   { only: FIRST_TWO },
 );

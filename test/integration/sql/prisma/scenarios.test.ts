@@ -78,7 +78,7 @@ describe.skipIf(skip)('Prisma', () => {
         client: fromPrisma(client()),
         fulfil: async (tx, payment) => void (await tx.fulfilment.create({ data: { payment_id: payment } })),
         fulfilments: (payment) => client().fulfilment.count({ where: { payment_id: payment } }),
-        closesOnTimeout: false,
+        closesOnTimeout: true,
       }),
       { only: ONLY },
     );

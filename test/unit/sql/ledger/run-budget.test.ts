@@ -47,7 +47,12 @@ function stalling(hang: readonly Step[]) {
   return { client, events, answer };
 }
 
-const unavailable = { outcome: 'unavailable', error: expect.objectContaining({ code: 'STORE_UNAVAILABLE', retryable: true }) };
+const unavailable = {
+  outcome: 'unavailable',
+  error: expect.objectContaining({ code: 'STORE_UNAVAILABLE', retryable: true }),
+  // The log line's message: the table, and what did not answer.
+  message: expect.stringMatching(/^the idempotency store failed on the SQL ledger table t: the database did not answer .+ within the run's \d+ ms.* \(STORE_UNAVAILABLE\)$/),
+};
 
 describe('SqlLedger.run within its timeoutMs', () => {
   it('no connection in time: unavailable (typed), the work never runs; the late connection is rolled back and given back', async () => {
@@ -112,5 +117,57 @@ describe('the webhook handler on a pool that hands out no connection (every conn
     await new Promise((resolve) => setImmediate(resolve));
     expect(ran).toBe(false);
     expect(released).toEqual(['back']);
+  });
+});
+
+describe('a timed-out run gives up on its work', () => {
+  /** A Postgres client whose claim answers; `waiting` answers the question of who waits on the run's locks (never, when undefined). */
+  function askedWhoWaits(waiting: readonly number[] | undefined) {
+    const events: string[] = [];
+    const client: SqlClient<typeof TX> = {
+      dialect: 'postgres',
+      commitChecked: true,
+      async begin() {
+        return {
+          tx: TX,
+          async query(text) {
+            if (!text.includes('pg_blocking_pids')) return { rows: [], affected: 1 };
+            events.push('asked who waits');
+            if (waiting === undefined) return new Promise<never>(() => undefined);
+            return { rows: waiting.map((pid) => ({ pid })), affected: 0 };
+          },
+          commit: async () => void events.push('commit'),
+          rollback: async () => void events.push('rollback'),
+          abandon: () => void events.push('abandoned'),
+        };
+      },
+    };
+    return { client, events };
+  }
+  const stuck = () => new Promise<never>(() => undefined);
+
+  it('names the sessions Postgres says wait on a lock the run holds (the handler waited on itself), then lets go', async () => {
+    const { client, events } = askedWhoWaits([4242]);
+    const run = await new SqlLedger(client, { table: 't' }).run('k', stuck, RUN);
+    expect(run).toEqual({ outcome: 'timed_out', message: expect.stringMatching(/^the webhook handler outlived handlerTimeoutMs: .*Postgres session 4242 waited on a lock its own transaction held .* instead of tx/) });
+    expect(events).toEqual(['asked who waits', 'abandoned']);
+  });
+
+  it('no session waits: timed_out without a message (the handler says its own line)', async () => {
+    const { client, events } = askedWhoWaits([]);
+    expect(await new SqlLedger(client, { table: 't' }).run('k', stuck, RUN)).toEqual({ outcome: 'timed_out' });
+    expect(events).toEqual(['asked who waits', 'abandoned']);
+  });
+
+  it('a database that does not answer the question does not keep the run: let go after the bound, without a message', async () => {
+    const { client, events } = askedWhoWaits(undefined);
+    expect(await new SqlLedger(client, { table: 't' }).run('k', stuck, RUN)).toEqual({ outcome: 'timed_out' });
+    expect(events).toEqual(['asked who waits', 'abandoned']);
+  });
+
+  it('MySQL is not asked: let go at once', async () => {
+    const { client, events } = askedWhoWaits([4242]);
+    expect(await new SqlLedger({ ...client, dialect: 'mysql' }, { table: 't' }).run('k', stuck, RUN)).toEqual({ outcome: 'timed_out' });
+    expect(events).toEqual(['abandoned']);
   });
 });

@@ -9,7 +9,7 @@ import type { SqlClient, SqlResult, SqlSession } from '../../../../src/sql/sql-c
 import { SqlLedger } from '../../../../src/sql/index.js';
 import { laterRanks, supersedesNothing } from '../../../../src/webhooks/lifecycle.js';
 
-type Step = 'begin' | 'lockMark' | 'claimBeside' | 'claim' | 'readMark' | 'takeOver' | 'done' | 'commit';
+type Step = 'begin' | 'lockMark' | 'claimBeside' | 'claim' | 'readMark' | 'takeOver' | 'done' | 'whoWaits' | 'commit';
 interface Script {
   /** The dialect's statements the ledger sends (default postgres). */
   dialect?: 'postgres' | 'mysql';
@@ -47,7 +47,9 @@ function scripted(script: Script = {}) {
           ? 'readMark'
           : text.startsWith('SELECT 1 AS held')
             ? 'done'
-            : 'takeOver';
+            : text.startsWith('SELECT pid FROM pg_stat_activity')
+              ? 'whoWaits'
+              : 'takeOver';
   const client: SqlClient<typeof TX> = {
     dialect: script.dialect ?? 'postgres',
     async begin() {
@@ -200,7 +202,8 @@ describe('SqlLedger.run', () => {
     let finish!: () => void;
     const work = new Promise<void>((resolve) => (finish = resolve));
     expect(await ledger.run('k', () => work, { ...RUN, timeoutMs: 20 })).toEqual({ outcome: 'timed_out' });
-    expect(events).toEqual(['begin', 'claim', 'abandon']);
+    // Postgres is asked first which sessions wait on the run's locks (none here: no message).
+    expect(events).toEqual(['begin', 'claim', 'whoWaits', 'abandon']);
     finish();
     await expect(abandoned[0]).resolves.toBeUndefined();
     expect(events).not.toContain('commit');
