@@ -35,7 +35,7 @@ export interface LedgerBytesRow {
 /** Handles `payments` payments (SUCCESS, every tenth also REFUNDED) through `ledger`. */
 async function handle<Tx>(ledger: SqlLedger<Tx>, payments: number): Promise<void> {
   const run = (payment: string, status: string) =>
-    ledger.run(`payment:${payment}:${status}`, () => undefined, { raiseMark: canSupersede(status), completedTtlMs: DAY, order: { paymentId: payment, rank: lifecycleRank(status), status } });
+    ledger.run(`payment:${payment}:${status}`, () => undefined, { raiseMark: canSupersede(status), completedTtlMs: DAY, order: { paymentId: payment, rank: lifecycleRank(status) } });
   for (let start = 0; start < payments; start += 64) {
     await Promise.all(
       Array.from({ length: Math.min(64, payments - start) }, async (_, offset) => {

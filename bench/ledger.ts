@@ -49,7 +49,7 @@ const DAY = 86_400_000;
 function ledgerCallback<Tx>(ledger: SqlLedger<Tx>): () => Promise<void> {
   return async () => {
     const payment = `PAY_BENCH_${process.pid}_${++seq}`;
-    const run = await ledger.run(`payment:${payment}:SUCCESS`, () => undefined, { raiseMark: false, completedTtlMs: DAY, order: { paymentId: payment, rank: lifecycleRank('SUCCESS'), status: 'SUCCESS' } });
+    const run = await ledger.run(`payment:${payment}:SUCCESS`, () => undefined, { raiseMark: false, completedTtlMs: DAY, order: { paymentId: payment, rank: lifecycleRank('SUCCESS') } });
     if (run.outcome !== 'processed') throw new Error(`bench callback ${run.outcome}`);
   };
 }

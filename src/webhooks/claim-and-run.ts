@@ -58,7 +58,7 @@ export async function claimAndRun<T, Tx>(
   payment: { readonly payment_id: string; readonly status: string } | undefined,
   timeoutMs?: number,
 ): Promise<LedgerRun<T>> {
-  const order: PaymentOrder | undefined = payment && { paymentId: payment.payment_id, rank: lifecycleRank(payment.status), status: payment.status };
+  const order: PaymentOrder | undefined = payment && { paymentId: payment.payment_id, rank: lifecycleRank(payment.status) };
   // Only a status that can supersede another (REFUNDED) raises the payment's mark.
   const raiseMark = !!payment && canSupersede(payment.status);
   if (store.transactional) {

@@ -25,7 +25,7 @@ const WARNINGS: Readonly<Record<LedgerWarning, string>> = {
 
 /** @internal Reports what a store noticed about its ledger (see {@link LedgerWarning}). */
 export function reportWarning(warning: LedgerWarning | undefined, report: ClaimReport): void {
-  if (warning !== undefined) report(new WebhookHandlerError('store', WARNINGS[warning], undefined), 'warn');
+  if (warning !== undefined) report(new WebhookHandlerError('store', WARNINGS[warning]), 'warn');
 }
 
 /*
@@ -108,13 +108,13 @@ export function keepClaim(
     const elapsed = Date.now() - started;
     if (elapsed >= maxMs) {
       stop();
-      report(new WebhookHandlerError('handler', 'the webhook handler outlived maxRenewalMs: its claim is no longer renewed', undefined));
+      report(new WebhookHandlerError('handler', 'the webhook handler outlived maxRenewalMs: its claim is no longer renewed'));
       return;
     }
     if (typeof store.renew !== 'function') {
       if (elapsed < ttlMs) return;
       stop();
-      report(new WebhookHandlerError('store', 'the webhook handler outlived inFlightTtlMs on a store with no renew(): it may run twice', undefined));
+      report(new WebhookHandlerError('store', 'the webhook handler outlived inFlightTtlMs on a store with no renew(): it may run twice'));
       return;
     }
     busy = true;

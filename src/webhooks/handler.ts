@@ -123,7 +123,7 @@ export function createWebhookHandler<Tx = undefined>(options: WebhookHandlerOpti
         return answer(500, 'failed');
       case 'timed_out':
         // Still running on a plain store (its claim kept until it settles), rolled back on a transactional one.
-        report(new WebhookHandlerError('handler', run.message ?? 'the webhook handler outlived handlerTimeoutMs: answered 503', undefined), event);
+        report(new WebhookHandlerError('handler', run.message ?? 'the webhook handler outlived handlerTimeoutMs: answered 503'), event);
         return answer(503, 'in_flight');
       case 'unavailable':
         report(new WebhookHandlerError('store', run.message ?? 'the idempotency store failed: answered 503', run.error), event);

@@ -140,7 +140,7 @@ function readBody(raw: unknown): Record<string, unknown> {
   const value: unknown =
     typeof raw === 'string' ? parseJson(raw) : raw instanceof Uint8Array || raw instanceof ArrayBuffer ? parseJson(decodeUtf8(raw)) : raw;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw fail('malformed', 'the body is not a JSON object (pass the raw body or the parsed JSON object)');
+    throw fail('malformed', 'the body is not a JSON object (pass the raw body, or its parsed object)');
   }
   return value as Record<string, unknown>; // checked just above: a non-null, non-array object
 }

@@ -23,11 +23,13 @@ export const send = <A>(session: SqlSession<unknown>, statement: Statement<A>, a
 /**
  * The bit a run records in its payment's row, kept for good: its status's, when the run is that
  * payment outcome's (its key is `paymentKey(payment_id, status)`: the handler's default
- * idempotency, a reconciliation's `runOnce`); none for a run keyed otherwise (`idempotency:
- * 'webhook'`, one run per delivery id: two REFUNDED deliveries of one payment both run).
+ * idempotency, a reconciliation's `runOnce`; the status is read from that key); none for a run
+ * keyed otherwise (`idempotency: 'webhook'`, one run per delivery id: two REFUNDED deliveries of
+ * one payment both run), nor for a status the spec does not name.
  */
-function keptForGood(key: string, { paymentId, status }: PaymentOrder): number {
-  return status !== undefined && key === paymentKey(paymentId, status) ? handledBit(status) : 0;
+function keptForGood(key: string, { paymentId }: PaymentOrder): number {
+  const outcomeOf = paymentKey(paymentId, '');
+  return key.startsWith(outcomeOf) ? handledBit(key.slice(outcomeOf.length)) : 0;
 }
 
 /** A claim that could not tell whether the key's row is its own: claimed again, in two statements. */

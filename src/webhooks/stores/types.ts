@@ -49,11 +49,6 @@ export interface PaymentOrder {
   readonly paymentId: string;
   /** The status's place in the payment's life (`lifecycleRank`). */
   readonly rank: number;
-  /**
-   * The status itself: a store that keeps a payment's record for good (the SQL ledger) records
-   * which of its statuses were handled, so that a resend at any age is a duplicate.
-   */
-  readonly status?: string | undefined;
 }
 
 /** The answer to {@link WebhookStore.claim}. */

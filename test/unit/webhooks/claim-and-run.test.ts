@@ -106,7 +106,7 @@ describe('createWebhookHandler with a transactional store', () => {
     expect(seen.map((s) => s.key)).toEqual([key]);
     expect(queries).toHaveLength(1);
     expect(calls).toEqual([
-      { key, options: { order: { paymentId: refunded.body.payment_id, rank: 2, status: 'REFUNDED' }, raiseMark: true, timeoutMs: 7_000, completedTtlMs: 86_400_000 } },
+      { key, options: { order: { paymentId: refunded.body.payment_id, rank: 2 }, raiseMark: true, timeoutMs: 7_000, completedTtlMs: 86_400_000 } },
     ]);
     // A SUCCESS supersedes nothing, so it writes no mark.
     const success = await callback({ status: 'SUCCESS' });
@@ -158,7 +158,7 @@ describe('runOnce with a transactional store', () => {
     const { store, calls } = fakeLedger('processed');
     await runOnce(store, paymentKey('PAY_1', 'REFUNDED'), () => {}, { payment: { payment_id: 'PAY_1', status: 'REFUNDED' } });
     expect(calls).toEqual([
-      { key: 'payment:PAY_1:REFUNDED', options: { order: { paymentId: 'PAY_1', rank: 2, status: 'REFUNDED' }, raiseMark: true, timeoutMs: undefined, completedTtlMs: 86_400_000 } },
+      { key: 'payment:PAY_1:REFUNDED', options: { order: { paymentId: 'PAY_1', rank: 2 }, raiseMark: true, timeoutMs: undefined, completedTtlMs: 86_400_000 } },
     ]);
   });
 });
