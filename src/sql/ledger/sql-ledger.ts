@@ -151,12 +151,14 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
     const budget = runBudget(this.#client, timeoutMs);
     const claimed = await this.#open(budget.client, { key, claim, now, order, raiseMark: options.raiseMark, beside: true });
     if (!('session' in claimed)) return claimed;
-    const { session } = claimed;
+    const { session, bounded } = claimed;
 
     const running = Promise.resolve(session.tx).then(work);
     const settled = await settledWithin(running, budget.remainingMs());
     if (settled === undefined) {
-      const message = await budget.giveUp(session, running.then(() => undefined, (error: unknown) => error));
+      const message = await budget.giveUp(bounded, running.then(() => undefined, (error: unknown) => error));
+      // Given up already: this only stops the work's tx being known to stage a payout.
+      session.abandon(Promise.resolve());
       return message === undefined ? { outcome: 'timed_out' } : { outcome: 'timed_out', message };
     }
     if (!settled.ok) {
@@ -191,17 +193,20 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
    * claim first; when that cannot say whose the key's row is, the claim starts again in a new
    * transaction without it.
    */
-  async #open(client: SqlClient<Tx>, request: ClaimRequest): Promise<{ readonly session: SqlSession<Tx> } | LedgerRun<never>> {
+  async #open(client: SqlClient<Tx>, request: ClaimRequest): Promise<{ readonly session: SqlSession<Tx>; readonly bounded: SqlSession<Tx> } | LedgerRun<never>> {
     let session: SqlSession<Tx>;
+    let bounded: SqlSession<Tx>;
     try {
-      // Known by its tx while open, so the work may stage a payout in it (SqlPayouts.stage).
-      session = tracked(await client.begin(this.#lockTimeoutMs));
+      // The run's (bounded by its time) session, known by its tx while open, so the work may stage
+      // a payout in it (SqlPayouts.stage); giving up on a timed-out run takes the bounded one.
+      bounded = await client.begin(this.#lockTimeoutMs);
+      session = tracked(bounded);
     } catch (error) {
       return inFlightOrUnavailable(error, this.table);
     }
     try {
       const refused = await claimKey(session, this.#sql, request);
-      if (refused === undefined) return { session };
+      if (refused === undefined) return { session, bounded };
       await session.rollback();
       return refused === UNCLEAR ? this.#open(client, { ...request, beside: false }) : { outcome: refused };
     } catch (error) {
