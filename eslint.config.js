@@ -21,22 +21,22 @@ export default tseslint.config(
     },
   },
   {
-    // ky runs the client's calls, but whether an attempt is sent again is policy.ts's to say,
+    // ky runs the client's calls, but whether an attempt is sent again is retry-policy.ts's to say,
     // through shouldRetry alone: a forced retry (ky.retry()) skips shouldRetry, and ky.stop ends
     // retrying without the call's error being decided (issue 21).
     files: ['src/**'],
     rules: {
       'no-restricted-properties': [
         'error',
-        { object: 'ky', property: 'retry', message: 'Retries are decided by policy.ts through shouldRetry; ky.retry() would skip it.' },
-        { object: 'ky', property: 'stop', message: 'A call ends with the error policy.ts decided; ky.stop would end it without one.' },
+        { object: 'ky', property: 'retry', message: 'Retries are decided by retry-policy.ts through shouldRetry; ky.retry() would skip it.' },
+        { object: 'ky', property: 'stop', message: 'A call ends with the error retry-policy.ts decided; ky.stop would end it without one.' },
       ],
       'no-restricted-syntax': [
         'error',
         {
           // The same on the transport's instance (this.#ky.retry(), this.#ky.stop).
           selector: "MemberExpression[property.name=/^(retry|stop)$/][object.property.name='ky']",
-          message: 'Retries are decided by policy.ts through shouldRetry: no ky.retry() or ky.stop.',
+          message: 'Retries are decided by retry-policy.ts through shouldRetry: no ky.retry() or ky.stop.',
         },
       ],
     },

@@ -5,7 +5,7 @@
  * timeouts, the pacing queue, token refresh waits, the webhook handler's timeout and the SQL
  * ledger's run and statement times all build on it. It imports nothing, so the webhooks entry
  * may share it (see the allow-list in test/unit/webhooks/imports.test.ts). It decides no
- * duration: how long to wait before a retry is `retryDelay` in policy.ts.
+ * duration: how long to wait before a retry is `retryDelay` in retry-policy.ts.
  *
  * @module
  */

@@ -2,7 +2,7 @@ import { AbortError, InvalidResponseError } from '../core/errors/service.js';
 import { InvalidRequestError, MyrGatewayError } from '../core/errors/base.js';
 import { withResponse, type WithResponse } from '../core/observe/events.js';
 import type { RequestOptions } from '../core/call/call-spec.js';
-import { outcomeUnknownAdvice } from '../core/policy.js';
+import { outcomeUnknownAdvice } from '../core/call/retry-policy.js';
 import type { ResourceTransport } from './transport-port.js';
 import { type AnswerCheck, checkCustomerUrl, checkEcho, parseSuccess, validateRequest } from '../core/validate.js';
 import { referenceOf, tagReference } from '../core/errors/reference.js';

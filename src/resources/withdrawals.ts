@@ -1,4 +1,4 @@
-import { type Operation, outcomeUnknownAdvice } from '../core/policy.js';
+import { type Operation, outcomeUnknownAdvice } from '../core/call/retry-policy.js';
 import { withResponse, type WithResponse } from '../core/observe/events.js';
 import type { RequestOptions } from '../core/call/call-spec.js';
 import type { ResourceTransport } from './transport-port.js';

@@ -119,8 +119,8 @@ const hasUnitTest = (module: string) => [...unitTests].some((test) => moduleOf(t
 
 describe('test/unit mirrors src', () => {
   it('finds the modules and tells logic from declarations', () => {
-    expect(modules).toEqual(expect.arrayContaining(['core/policy.ts', 'index.ts', 'testing/types/records.ts']));
-    expect(hasLogic(join(src, 'core/policy.ts'))).toBe(true);
+    expect(modules).toEqual(expect.arrayContaining(['core/call/retry-policy.ts', 'index.ts', 'testing/types/records.ts']));
+    expect(hasLogic(join(src, 'core/call/retry-policy.ts'))).toBe(true);
     expect(hasLogic(join(src, 'core/tokens/store.ts'))).toBe(true);
     expect(hasLogic(join(src, 'index.ts'))).toBe(false);
     expect(hasLogic(join(src, 'testing/types/records.ts'))).toBe(false);

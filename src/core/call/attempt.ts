@@ -9,7 +9,7 @@ import { errorFromResponse } from '../errors/from-response.js';
 import { connectionError, type ConnectionStage, connectionStage, systemErrorOf } from '../errors/connection.js';
 import { alsoRedact, type Redact } from '../redact.js';
 import type { MyrGatewayError } from '../errors/base.js';
-import { isRetryable, type AttemptFailure } from '../policy.js';
+import { isRetryable, type AttemptFailure } from './retry-policy.js';
 import type { AnswerTiming, RateLimitInfo } from '../pacing/rate-limit-headers.js';
 import { readAnswerTiming } from '../pacing/rate-limit-headers.js';
 import { TimeoutError } from '../errors/service.js';

@@ -8,7 +8,7 @@
 import { AbortError, TimeoutError } from '../errors/service.js';
 import { MyrGatewayError } from '../errors/base.js';
 import { OutcomeUnknownError } from '../errors/outcome.js';
-import { isAtMostOnce, outcomeUnknownAdvice } from '../policy.js';
+import { isAtMostOnce, outcomeUnknownAdvice } from './retry-policy.js';
 import type { CallSpec } from './call-spec.js';
 import type { CallState } from './call-state.js';
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Operation } from '../policy.js';
+import type { Operation } from './retry-policy.js';
 import type { ResponseInfo } from '../observe/events.js';
 import type { Redact } from '../redact.js';
 
@@ -43,7 +43,7 @@ export interface CallSpec {
   body?: unknown;
   /** Whether the call carries the bearer token. */
   authenticated: boolean;
-  /** Which row of the retry policy (src/core/policy.ts) applies. */
+  /** Which row of the retry policy (src/core/call/retry-policy.ts) applies. */
   operation: Operation;
   /** For error messages of money-moving calls. */
   referenceId?: string;

@@ -1,12 +1,12 @@
 /**
- * The bridge from ky's `shouldRetry` to the retry policy (`policy.ts`): asks the policy about the
+ * The bridge from ky's `shouldRetry` to the retry policy (`retry-policy.ts`): asks the policy about the
  * attempt just judged and carries out its answer on the call's state (a backoff, a token renewal,
  * or the error the call ends with). It always answers true or false, never undefined, which
  * would hand the call to ky's own defaults.
  *
  * @module
  */
-import { decide, isTokenRefusal } from '../policy.js';
+import { decide, isTokenRefusal } from './retry-policy.js';
 import { outcomeUnknownError, stoppedError } from './call-errors.js';
 import type { CallEnv, CallState } from './call-state.js';
 

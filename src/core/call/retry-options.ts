@@ -1,6 +1,6 @@
 /**
  * The client's retry settings (`retry`, `maxRetries`): their defaults and their ranges. What is
- * retried and how long to wait is decided in policy.ts, with these settings.
+ * retried and how long to wait is decided in retry-policy.ts, with these settings.
  *
  * @module
  */

@@ -1,7 +1,7 @@
 /**
  * The transport: ky runs every call (one `ky.create` per client): its attempt timeout, its total
  * timeout, its retries and its hooks. This module starts a call and hands ky the SDK's answers:
- * - `shouldRetry` is `retry-decision.ts`, which asks `policy.ts` about the attempt just judged;
+ * - `shouldRetry` is `retry-decision.ts`, which asks `retry-policy.ts` about the attempt just judged;
  * - `beforeRequest`/`beforeRetry` and the translation of what ky threw are `ky-hooks.ts`;
  * - ky's `fetch` is one wrapper, here, that sends each attempt and sees its answer or failure
  *   once (`attempt.ts`: judged, reported to the pacer, the token limiter, `rateLimit` and the trace).

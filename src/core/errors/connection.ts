@@ -1,6 +1,6 @@
 /**
  * What a failed connection proves: how far the request got before it failed, and the
- * {@link ConnectionError} that says so. The stage decides the money rules in `policy.ts`: only a
+ * {@link ConnectionError} that says so. The stage decides the money rules in `retry-policy.ts`: only a
  * failure after the request may have left (`exchange`) can have moved money.
  *
  * @module
@@ -67,7 +67,7 @@ const WHAT_HAPPENED: Record<ConnectionStage, string> = {
 
 /**
  * Failure of the connection itself; `cause` keeps only the system error code. `retryable` is
- * the policy's answer for the stage (src/core/policy.ts), passed in so the rule lives there.
+ * the policy's answer for the stage (src/core/call/retry-policy.ts), passed in so the rule lives there.
  */
 export function connectionError(systemCode: string | undefined, stage: ConnectionStage, retryable: boolean): ConnectionError {
   return new ConnectionError(`Network error: ${WHAT_HAPPENED[stage]}${systemCode ? ` (${systemCode})` : ''}`, {

@@ -14,7 +14,7 @@ import {
   ServiceUnavailableError,
 } from './service.js';
 import { ConfigurationError, InvalidRequestError, type MyrGatewayError, type MyrGatewayErrorInit } from './base.js';
-import { isRetryable } from '../policy.js';
+import { isRetryable } from '../call/retry-policy.js';
 
 /** What the transport knows about a failed response. */
 export interface FailedResponse {

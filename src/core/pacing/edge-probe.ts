@@ -21,7 +21,7 @@
  * across a whole second, the next window's lone request does (it is sent just after the first
  * window's rounded reset). The probe's request is the longest-waiting paced call that can absorb a
  * 429 (a retry left: `AcquireOptions.mayBeRefused`), or none; a 429 moved no money, and its call
- * is retried after `Retry-After` as any 429 (src/core/policy.ts). At most
+ * is retried after `Retry-After` as any 429 (src/core/call/retry-policy.ts). At most
  * one probe per bucket: `done` after its answer, whatever it was.
  *
  * A pure decision: `MemoryRateLimiter` applies it per process, and `RedisRateLimiter`'s scripts

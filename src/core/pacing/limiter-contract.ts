@@ -9,7 +9,7 @@
  * @module
  */
 import { RateLimitError } from '../errors/service.js';
-import type { Operation } from '../policy.js';
+import type { Operation } from '../call/retry-policy.js';
 
 /** Endpoint groups the service limits separately. */
 export type RateBucket = 'token' | 'payment' | 'withdraw' | 'other';

@@ -6,7 +6,7 @@
  * @module
  */
 import { bucketOf, handClientWarn, type RateLimiter, type RateLimitObservation } from './limiter-contract.js';
-import type { Operation } from '../policy.js';
+import type { Operation } from '../call/retry-policy.js';
 import type { AnswerTiming } from './rate-limit-headers.js';
 import { callStoreBudget } from '../store-budget.js';
 import { DEFAULTS } from '../settings.js';

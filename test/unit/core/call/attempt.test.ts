@@ -314,7 +314,7 @@ describe('judgeAttempt', () => {
     expect(judged.outcome).toMatchObject({ kind: 'http', status: 429, retryAfterMs: 30_000 });
   });
 
-  // The policy waits at least what it is given (policy.test.ts), so it needs the exact value, not
+  // The policy waits at least what it is given (retry-policy.test.ts), so it needs the exact value, not
   // one that went through whole seconds; the error tells the merchant whole seconds, rounded up.
   it('hands the policy a fractional Retry-After exactly, and the error its whole seconds rounded up', () => {
     const response = json(429, envelope('RATE_LIMITED'), { 'retry-after': '1.2' });

@@ -16,7 +16,7 @@ import {
   type RateBucket,
   type RateLimiter,
 } from '../../../../src/core/pacing/limiter-contract.js';
-import type { Operation } from '../../../../src/core/policy.js';
+import type { Operation } from '../../../../src/core/call/retry-policy.js';
 
 describe('bucketOf', () => {
   it.each<[Operation, RateBucket]>([

@@ -10,7 +10,7 @@ import { type AcquireOptions, CLIENT_WARN, type RateBucket, type RateLimiter, ty
 import { MemoryRateLimiter } from '../../../../src/core/pacing/memory-limiter.js';
 import { type PacedAnswer, Pacer } from '../../../../src/core/pacing/pacer.js';
 import { readAnswerTiming } from '../../../../src/core/pacing/rate-limit-headers.js';
-import type { Operation } from '../../../../src/core/policy.js';
+import type { Operation } from '../../../../src/core/call/retry-policy.js';
 
 const START = Date.parse('2026-03-01T10:00:00.000Z');
 

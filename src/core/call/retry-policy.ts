@@ -1,7 +1,7 @@
 /**
  * The one decision after a failed attempt: retry (and wait how long), renew the token,
  * stop, or report the outcome unknown. A pure function of the operation, the attempt and
- * its outcome; the transport only carries it out. test/unit/core/policy.test.ts lists every row.
+ * its outcome; the transport only carries it out. test/unit/core/call/retry-policy.test.ts lists every row.
  *
  * Money-safety rules, in order:
  * 1. An outcome **may have been processed** when the request may have reached the service and no
@@ -20,8 +20,8 @@
  *
  * @module
  */
-import type { ConnectionStage } from './errors/connection.js';
-import type { ResolvedRetryOptions } from './call/retry-options.js';
+import type { ConnectionStage } from '../errors/connection.js';
+import type { ResolvedRetryOptions } from './retry-options.js';
 
 /** What is being called. */
 export type Operation = 'token' | 'status' | 'payment.create' | 'withdraw' | 'withdraw.recover';

@@ -1,7 +1,7 @@
-/** Every row of the retry policy (src/core/policy.ts): operation × outcome → decision. */
+/** Every row of the retry policy (src/core/call/retry-policy.ts): operation × outcome → decision. */
 import { describe, expect, it } from 'vitest';
-import { decide, isAtMostOnce, isRetryable, isTokenRefusal, type Operation, type AttemptFailure, type PolicyInput, retryDelay } from '../../../src/core/policy.js';
-import { resolveRetryOptions } from '../../../src/core/call/retry-options.js';
+import { decide, isAtMostOnce, isRetryable, isTokenRefusal, type Operation, type AttemptFailure, type PolicyInput, retryDelay } from '../../../../src/core/call/retry-policy.js';
+import { resolveRetryOptions } from '../../../../src/core/call/retry-options.js';
 
 const retry = resolveRetryOptions({});
 const base = { attempt: 1, maxRetries: 3, retry, random: 0, remainingMs: 120_000, tokenRenewed: false };
