@@ -17,7 +17,10 @@ export default tseslint.config(
       // A rejection the SDK makes is an Error. Passing on a reason it was handed (a caller's
       // abort reason, a store's or a framework's failure, typed any or unknown) is allowed:
       // wrapping it would change what the merchant's catch sees.
-      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
+      '@typescript-eslint/prefer-promise-reject-errors': [
+        'error',
+        { allowThrowingAny: true, allowThrowingUnknown: true },
+      ],
     },
   },
   {
@@ -28,8 +31,16 @@ export default tseslint.config(
     rules: {
       'no-restricted-properties': [
         'error',
-        { object: 'ky', property: 'retry', message: 'Retries are decided by retry-policy.ts through shouldRetry; ky.retry() would skip it.' },
-        { object: 'ky', property: 'stop', message: 'A call ends with the error retry-policy.ts decided; ky.stop would end it without one.' },
+        {
+          object: 'ky',
+          property: 'retry',
+          message: 'Retries are decided by retry-policy.ts through shouldRetry; ky.retry() would skip it.',
+        },
+        {
+          object: 'ky',
+          property: 'stop',
+          message: 'A call ends with the error retry-policy.ts decided; ky.stop would end it without one.',
+        },
       ],
       'no-restricted-syntax': [
         'error',

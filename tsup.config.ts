@@ -16,7 +16,25 @@ const entry = {
 // msw, the web frameworks, the Redis and SQL clients are peers of the subpaths that use them, never
 // bundled (myr-gateway/redis and myr-gateway/sql only use the client object they are given and
 // import none of them; myr-gateway/drizzle imports drizzle-orm's table builders, an optional peer).
-const external = ['msw', 'msw/node', 'express', 'fastify', 'hono', 'koa', 'ioredis', 'redis', 'pg', 'postgres', 'mysql2', 'mysql2/promise', 'kysely', 'drizzle-orm', 'drizzle-orm/pg-core', 'drizzle-orm/mysql-core', 'drizzle-orm/sqlite-core'];
+const external = [
+  'msw',
+  'msw/node',
+  'express',
+  'fastify',
+  'hono',
+  'koa',
+  'ioredis',
+  'redis',
+  'pg',
+  'postgres',
+  'mysql2',
+  'mysql2/promise',
+  'kysely',
+  'drizzle-orm',
+  'drizzle-orm/pg-core',
+  'drizzle-orm/mysql-core',
+  'drizzle-orm/sqlite-core',
+];
 
 /**
  * The `myr-gateway` bin (`npx myr-gateway sandbox`): one ESM file, no declarations, no wrapper.
@@ -48,7 +66,10 @@ export const sandboxCli = {
 function writeCjsWrappers(outDir: string): () => Promise<void> {
   return async () => {
     for (const name of Object.keys(entry)) {
-      await writeFile(`${outDir}/${name}.cjs`, `'use strict';\nmodule.exports = require('./${name.split('/').pop()}.js');\n`);
+      await writeFile(
+        `${outDir}/${name}.cjs`,
+        `'use strict';\nmodule.exports = require('./${name.split('/').pop()}.js');\n`,
+      );
     }
   };
 }
@@ -139,15 +160,22 @@ async function groupSharedChunks(outDir: string): Promise<void> {
     },
   });
   await bundle.close();
-  const files = new Map(output.flatMap((file) => (file.type === 'chunk' ? [[file.fileName, file.imports] as const] : [])));
+  const files = new Map(
+    output.flatMap((file) => (file.type === 'chunk' ? [[file.fileName, file.imports] as const] : [])),
+  );
   for (const name of names) {
     const after = reachable(`${name}.js`, (id) => files.get(id) ?? []);
     const added = [...after].filter((id) => !files.has(id) && !packagesBefore.get(name)?.has(id));
-    if (added.length > 0) throw new Error(`grouping the shared chunks made ${name} import ${added.join(', ')}: give it a group of its own in SHARED_GROUP`);
+    if (added.length > 0)
+      throw new Error(
+        `grouping the shared chunks made ${name} import ${added.join(', ')}: give it a group of its own in SHARED_GROUP`,
+      );
   }
   await importPackagesFirst(outDir, names, files);
   const kept = new Set(output.map((file) => resolve(outDir, file.fileName)));
-  const replaced = [...new Set([...reach.values()].flatMap((ids) => [...ids]))].filter((id) => isChunk(id) && !kept.has(id));
+  const replaced = [...new Set([...reach.values()].flatMap((ids) => [...ids]))].filter(
+    (id) => isChunk(id) && !kept.has(id),
+  );
   await Promise.all(replaced.flatMap((id) => [rm(id), rm(`${id}.map`, { force: true })]));
 }
 
@@ -163,7 +191,11 @@ const isPackage = (specifier: string) => !specifier.startsWith('.') && !specifie
  * result. Rollup writes each import on its own line, without a source mapping (the map
  * is checked), so swapping the lines leaves the source map true.
  */
-async function importPackagesFirst(outDir: string, names: readonly string[], importsOf: ReadonlyMap<string, readonly string[]>): Promise<void> {
+async function importPackagesFirst(
+  outDir: string,
+  names: readonly string[],
+  importsOf: ReadonlyMap<string, readonly string[]>,
+): Promise<void> {
   for (const name of names) {
     const file = `${name}.js`;
     // Evaluation order: a module's imports, depth first, before the module itself.
@@ -184,7 +216,13 @@ async function importPackagesFirst(outDir: string, names: readonly string[], imp
     const sorted = imports.toSorted((a, b) => rank(a) - rank(b));
     if (sorted.every((line, at) => line === imports[at])) continue;
     const map = JSON.parse(await readFile(resolve(outDir, `${file}.map`), 'utf8')) as { mappings: string };
-    if (map.mappings.split(';').slice(0, head).some((segments) => segments !== '')) throw new Error(`${file}: an import line has a source mapping; cannot reorder the imports`);
+    if (
+      map.mappings
+        .split(';')
+        .slice(0, head)
+        .some((segments) => segments !== '')
+    )
+      throw new Error(`${file}: an import line has a source mapping; cannot reorder the imports`);
     await writeFile(resolve(outDir, file), [...sorted, ...lines.slice(head)].join('\n'));
   }
 }

@@ -7,7 +7,10 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^myr-gateway$/, replacement: fileURLToPath(new URL('src/index.ts', import.meta.url)) },
-      { find: /^myr-gateway\/(webhooks|testing|redis|sql|drizzle)$/, replacement: fileURLToPath(new URL('src/$1/index.ts', import.meta.url)) },
+      {
+        find: /^myr-gateway\/(webhooks|testing|redis|sql|drizzle)$/,
+        replacement: fileURLToPath(new URL('src/$1/index.ts', import.meta.url)),
+      },
     ],
   },
   test: {

@@ -110,7 +110,10 @@ function cannedFetch(): typeof globalThis.fetch {
     'x-ratelimit-remaining': '99999',
     'x-ratelimit-reset': '2000000000',
   };
-  const token = JSON.stringify({ status: 'success', data: { access_token: BENCH_TOKEN, token_type: 'Bearer', expires_in: 3600 } });
+  const token = JSON.stringify({
+    status: 'success',
+    data: { access_token: BENCH_TOKEN, token_type: 'Bearer', expires_in: 3600 },
+  });
   const payment = JSON.stringify({
     status: 'success',
     data: {
@@ -311,7 +314,9 @@ export async function runClientBench(options: ClientBenchOptions = {}): Promise<
 
   const loadAfter = loadPerCore();
   const met = Object.values(http.ratios).every((r) => r.oursOverKy <= GOAL_OURS_OVER_KY);
-  const layerMet = layer ? Object.values(layer.ratios).every((r) => r.oursOverKy <= GOAL_LAYER_OURS_OVER_KY) : undefined;
+  const layerMet = layer
+    ? Object.values(layer.ratios).every((r) => r.oursOverKy <= GOAL_LAYER_OURS_OVER_KY)
+    : undefined;
   console.log(
     `\ngoal ours/ky <= ${GOAL_OURS_OVER_KY.toFixed(2)}x (HTTP, ratio of medians, every concurrency): ${met ? 'MET' : 'NOT MET'}` +
       (layer ? `; in-memory layer <= ${GOAL_LAYER_OURS_OVER_KY.toFixed(2)}x: ${layerMet ? 'MET' : 'NOT MET'}` : '') +

@@ -35,7 +35,11 @@ export interface LedgerBytesRow {
 /** Handles `payments` payments (SUCCESS, every tenth also REFUNDED) through `ledger`. */
 async function handle<Tx>(ledger: SqlLedger<Tx>, payments: number): Promise<void> {
   const run = (payment: string, status: string) =>
-    ledger.run(`payment:${payment}:${status}`, () => undefined, { raiseMark: canSupersede(status), completedTtlMs: DAY, order: { paymentId: payment, rank: lifecycleRank(status) } });
+    ledger.run(`payment:${payment}:${status}`, () => undefined, {
+      raiseMark: canSupersede(status),
+      completedTtlMs: DAY,
+      order: { paymentId: payment, rank: lifecycleRank(status) },
+    });
   for (let start = 0; start < payments; start += 64) {
     await Promise.all(
       Array.from({ length: Math.min(64, payments - start) }, async (_, offset) => {
@@ -48,7 +52,12 @@ async function handle<Tx>(ledger: SqlLedger<Tx>, payments: number): Promise<void
 }
 
 /** Measures one database: `size()` compacts and answers the table's bytes. */
-async function measure<Tx>(database: string, client: SqlClient<Tx>, payments: number, size: (table: string) => Promise<number>): Promise<LedgerBytesRow> {
+async function measure<Tx>(
+  database: string,
+  client: SqlClient<Tx>,
+  payments: number,
+  size: (table: string) => Promise<number>,
+): Promise<LedgerBytesRow> {
   const ledger = new SqlLedger(client, { table: 'bytes_ledger' });
   await ledger.ensureSchema();
   const empty = await size('bytes_ledger');
@@ -62,7 +71,12 @@ async function measure<Tx>(database: string, client: SqlClient<Tx>, payments: nu
     Date.now = realNow;
   }
   const kept = await size('bytes_ledger');
-  return { database, payments, perPaymentLive: Math.round((live - empty) / payments), perPaymentKept: Math.round((kept - empty) / payments) };
+  return {
+    database,
+    payments,
+    perPaymentLive: Math.round((live - empty) / payments),
+    perPaymentKept: Math.round((kept - empty) / payments),
+  };
 }
 
 export async function runLedgerBytesBench(): Promise<LedgerBytesRow[]> {
@@ -75,7 +89,9 @@ export async function runLedgerBytesBench(): Promise<LedgerBytesRow[]> {
       rows.push(
         await measure('PostgreSQL 15', fromPg(pool), payments, async (name) => {
           await pool.query(`VACUUM FULL ${name}`);
-          return Number((await pool.query<{ bytes: string }>('SELECT pg_total_relation_size($1) AS bytes', [name])).rows[0]?.bytes);
+          return Number(
+            (await pool.query<{ bytes: string }>('SELECT pg_total_relation_size($1) AS bytes', [name])).rows[0]?.bytes,
+          );
         }),
       );
     } finally {
@@ -91,7 +107,10 @@ export async function runLedgerBytesBench(): Promise<LedgerBytesRow[]> {
         await measure('MariaDB 10.11 (InnoDB)', fromMysql2(pool), payments, async (name) => {
           await pool.query(`OPTIMIZE TABLE ${name}`);
           await pool.query(`ANALYZE TABLE ${name}`);
-          const [found] = await pool.query<mysql.RowDataPacket[]>('SELECT DATA_LENGTH + INDEX_LENGTH AS bytes FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?', [name]);
+          const [found] = await pool.query<mysql.RowDataPacket[]>(
+            'SELECT DATA_LENGTH + INDEX_LENGTH AS bytes FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?',
+            [name],
+          );
           return Number(found[0]?.bytes);
         }),
       );
@@ -107,7 +126,9 @@ export async function runLedgerBytesBench(): Promise<LedgerBytesRow[]> {
     rows.push(
       await measure('SQLite (node:sqlite)', fromSqlite(file), payments, async () => {
         reader.exec('VACUUM');
-        const pages = reader.prepare('SELECT page_count * page_size AS bytes FROM pragma_page_count(), pragma_page_size()').get();
+        const pages = reader
+          .prepare('SELECT page_count * page_size AS bytes FROM pragma_page_count(), pragma_page_size()')
+          .get();
         return Number(pages?.bytes);
       }),
     );
@@ -117,7 +138,12 @@ export async function runLedgerBytesBench(): Promise<LedgerBytesRow[]> {
   }
   console.log(
     table(
-      ['database', 'payments', 'bytes per payment, callbacks\' records live (24 h)', 'bytes per payment kept for good (after prune)'],
+      [
+        'database',
+        'payments',
+        "bytes per payment, callbacks' records live (24 h)",
+        'bytes per payment kept for good (after prune)',
+      ],
       rows.map((row) => [row.database, String(row.payments), String(row.perPaymentLive), String(row.perPaymentKept)]),
     ),
   );

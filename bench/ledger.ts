@@ -49,12 +49,21 @@ const DAY = 86_400_000;
 function ledgerCallback<Tx>(ledger: SqlLedger<Tx>): () => Promise<void> {
   return async () => {
     const payment = `PAY_BENCH_${process.pid}_${++seq}`;
-    const run = await ledger.run(`payment:${payment}:SUCCESS`, () => undefined, { raiseMark: false, completedTtlMs: DAY, order: { paymentId: payment, rank: lifecycleRank('SUCCESS') } });
+    const run = await ledger.run(`payment:${payment}:SUCCESS`, () => undefined, {
+      raiseMark: false,
+      completedTtlMs: DAY,
+      order: { paymentId: payment, rank: lifecycleRank('SUCCESS') },
+    });
     if (run.outcome !== 'processed') throw new Error(`bench callback ${run.outcome}`);
   };
 }
 
-async function rates(ledgerOp: () => Promise<void>, floorOp: () => Promise<void>, ops: number, rounds: number): Promise<{ ledger: number; floor: number }> {
+async function rates(
+  ledgerOp: () => Promise<void>,
+  floorOp: () => Promise<void>,
+  ops: number,
+  rounds: number,
+): Promise<{ ledger: number; floor: number }> {
   await timeRound(Math.min(ops, 300), IN_FLIGHT, ledgerOp);
   await timeRound(Math.min(ops, 300), IN_FLIGHT, floorOp);
   const ledger: number[] = [];
@@ -92,28 +101,47 @@ async function postgresRows(ops: number, rounds: number): Promise<LedgerBenchRow
     const ledger = new SqlLedger(fromPg(pool), { table: 'bench_ledger_pg' });
     await ledger.ensureSchema();
     // The floor's table has the ledger's shape (its key and its expiry index): the same writes per insert.
-    await pool.query('CREATE TABLE bench_floor_pg (ledger_key VARCHAR(255) PRIMARY KEY, expires_at BIGINT NOT NULL); CREATE INDEX bench_floor_pg_expires ON bench_floor_pg (expires_at)');
+    await pool.query(
+      'CREATE TABLE bench_floor_pg (ledger_key VARCHAR(255) PRIMARY KEY, expires_at BIGINT NOT NULL); CREATE INDEX bench_floor_pg_expires ON bench_floor_pg (expires_at)',
+    );
     const floor = async () => {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        await client.query('INSERT INTO bench_floor_pg (ledger_key, expires_at) VALUES ($1, $2) ON CONFLICT DO NOTHING', [`k:${++seq}`, Date.now() + DAY]);
+        await client.query(
+          'INSERT INTO bench_floor_pg (ledger_key, expires_at) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+          [`k:${++seq}`, Date.now() + DAY],
+        );
         await client.query('COMMIT');
       } finally {
         client.release();
       }
     };
     const pgRates = await rates(ledgerCallback(ledger), floor, ops, rounds);
-    rows.push({ client: 'node-postgres', ledgerPerSec: pgRates.ledger, floorPerSec: pgRates.floor, statementsPerCallback: await statementsOf(sent, ledgerCallback(ledger)), floorStatements: await statementsOf(sent, floor) });
+    rows.push({
+      client: 'node-postgres',
+      ledgerPerSec: pgRates.ledger,
+      floorPerSec: pgRates.floor,
+      statementsPerCallback: await statementsOf(sent, ledgerCallback(ledger)),
+      floorStatements: await statementsOf(sent, floor),
+    });
     await pool.end();
 
     const sql = postgres(server.url, { max: 16, onnotice: () => undefined });
     const jsLedger = new SqlLedger(fromPostgresJs(sql), { table: 'bench_ledger_pg' });
     const jsFloor = async () => {
-      await sql.begin((tx) => [tx`INSERT INTO bench_floor_pg (ledger_key, expires_at) VALUES (${`k:${++seq}`}, ${Date.now() + DAY}) ON CONFLICT DO NOTHING`]);
+      await sql.begin((tx) => [
+        tx`INSERT INTO bench_floor_pg (ledger_key, expires_at) VALUES (${`k:${++seq}`}, ${Date.now() + DAY}) ON CONFLICT DO NOTHING`,
+      ]);
     };
     const jsRates = await rates(ledgerCallback(jsLedger), jsFloor, ops, rounds);
-    rows.push({ client: 'postgres.js (pipelined)', ledgerPerSec: jsRates.ledger, floorPerSec: jsRates.floor, statementsPerCallback: undefined, floorStatements: undefined });
+    rows.push({
+      client: 'postgres.js (pipelined)',
+      ledgerPerSec: jsRates.ledger,
+      floorPerSec: jsRates.floor,
+      statementsPerCallback: undefined,
+      floorStatements: undefined,
+    });
     await sql.end({ timeout: 1 });
   } finally {
     await server.destroy();
@@ -131,19 +159,30 @@ async function mariadbRows(ops: number, rounds: number): Promise<LedgerBenchRow[
     const counted: SqlClient<mysql.PoolConnection> = fromMysql2(pool);
     const ledger = new SqlLedger(counted, { table: 'bench_ledger_mysql' });
     await ledger.ensureSchema();
-    await pool.query('CREATE TABLE bench_floor_mysql (ledger_key VARCHAR(255) PRIMARY KEY, expires_at BIGINT NOT NULL, INDEX expires_at_idx (expires_at)) ENGINE=InnoDB');
+    await pool.query(
+      'CREATE TABLE bench_floor_mysql (ledger_key VARCHAR(255) PRIMARY KEY, expires_at BIGINT NOT NULL, INDEX expires_at_idx (expires_at)) ENGINE=InnoDB',
+    );
     const floor = async () => {
       const connection = await pool.getConnection();
       try {
         await connection.query('START TRANSACTION');
-        await connection.query('INSERT IGNORE INTO bench_floor_mysql (ledger_key, expires_at) VALUES (?, ?)', [`k:${++seq}`, Date.now() + DAY]);
+        await connection.query('INSERT IGNORE INTO bench_floor_mysql (ledger_key, expires_at) VALUES (?, ?)', [
+          `k:${++seq}`,
+          Date.now() + DAY,
+        ]);
         await connection.query('COMMIT');
       } finally {
         connection.release();
       }
     };
     const measured = await rates(ledgerCallback(ledger), floor, ops, rounds);
-    const row = { client: 'mysql2 (MariaDB)', ledgerPerSec: measured.ledger, floorPerSec: measured.floor, statementsPerCallback: await statementsOf(sent, ledgerCallback(ledger)), floorStatements: await statementsOf(sent, floor) };
+    const row = {
+      client: 'mysql2 (MariaDB)',
+      ledgerPerSec: measured.ledger,
+      floorPerSec: measured.floor,
+      statementsPerCallback: await statementsOf(sent, ledgerCallback(ledger)),
+      floorStatements: await statementsOf(sent, floor),
+    };
     await pool.end();
     return [row];
   } finally {
@@ -158,7 +197,9 @@ async function sqliteRows(ops: number, rounds: number): Promise<LedgerBenchRow[]
     const ledger = new SqlLedger(fromSqlite(file), { table: 'bench_ledger' });
     await ledger.ensureSchema();
     const db = new DatabaseSync(file);
-    db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; CREATE TABLE bench_floor (ledger_key TEXT PRIMARY KEY, expires_at INTEGER NOT NULL); CREATE INDEX bench_floor_expires ON bench_floor (expires_at)');
+    db.exec(
+      'PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; CREATE TABLE bench_floor (ledger_key TEXT PRIMARY KEY, expires_at INTEGER NOT NULL); CREATE INDEX bench_floor_expires ON bench_floor (expires_at)',
+    );
     const insert = db.prepare('INSERT OR IGNORE INTO bench_floor (ledger_key, expires_at) VALUES (?, ?)');
     const floor = async () => {
       db.exec('BEGIN IMMEDIATE');
@@ -168,7 +209,15 @@ async function sqliteRows(ops: number, rounds: number): Promise<LedgerBenchRow[]
     };
     const measured = await rates(ledgerCallback(ledger), floor, ops, rounds);
     db.close();
-    return [{ client: 'node:sqlite (WAL, synchronous=NORMAL)', ledgerPerSec: measured.ledger, floorPerSec: measured.floor, statementsPerCallback: undefined, floorStatements: undefined }];
+    return [
+      {
+        client: 'node:sqlite (WAL, synchronous=NORMAL)',
+        ledgerPerSec: measured.ledger,
+        floorPerSec: measured.floor,
+        statementsPerCallback: undefined,
+        floorStatements: undefined,
+      },
+    ];
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -186,7 +235,13 @@ export async function runLedgerBench(): Promise<void> {
 
   console.log(
     table(
-      ['client', `ledger callbacks/s (${IN_FLIGHT} in flight)`, 'floor: insert+commit/s', 'ratio (goal >= 0.7)', 'statements per callback (floor)'],
+      [
+        'client',
+        `ledger callbacks/s (${IN_FLIGHT} in flight)`,
+        'floor: insert+commit/s',
+        'ratio (goal >= 0.7)',
+        'statements per callback (floor)',
+      ],
       rows.map((r) => [
         r.client,
         r.ledgerPerSec.toFixed(0),
@@ -197,7 +252,10 @@ export async function runLedgerBench(): Promise<void> {
     ),
   );
   await mkdir(fileURLToPath(new URL('./results/', import.meta.url)), { recursive: true });
-  await writeFile(RESULTS_FILE, `${JSON.stringify({ machine: machineInfo(), ops, rounds, inFlight: IN_FLIGHT, rows }, null, 2)}\n`);
+  await writeFile(
+    RESULTS_FILE,
+    `${JSON.stringify({ machine: machineInfo(), ops, rounds, inFlight: IN_FLIGHT, rows }, null, 2)}\n`,
+  );
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await runLedgerBench();

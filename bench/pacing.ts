@@ -78,23 +78,43 @@ function breakdown(service: RateLimitedService): { roundingMs: number; edgeLateM
   const first = accepted[0] ?? 0;
   const roundingMs = Math.ceil((first + WINDOW_MS) / 1000) * 1000 - (first + WINDOW_MS);
   const late: number[] = [];
-  for (let i = LIMIT; i < accepted.length; i += LIMIT) late.push((accepted[i] as number) - ((accepted[i - LIMIT] as number) + WINDOW_MS));
-  return { roundingMs, edgeLateMs: late.length === 0 ? 0 : late.reduce((a, b) => a + b, 0) / late.length, edgesLateMs: late };
+  for (let i = LIMIT; i < accepted.length; i += LIMIT)
+    late.push((accepted[i] as number) - ((accepted[i - LIMIT] as number) + WINDOW_MS));
+  return {
+    roundingMs,
+    edgeLateMs: late.length === 0 ? 0 : late.reduce((a, b) => a + b, 0) / late.length,
+    edgesLateMs: late,
+  };
 }
 
 let seq = 0;
-const params = () => ({ amount: 10, reference_id: `PACEBENCH${Date.now()}N${++seq}`, customer_name: 'Aisyah Rahman', customer_phone: '60123456789', payment_method: 'QR_PAYMENT' }) as const;
+const params = () =>
+  ({
+    amount: 10,
+    reference_id: `PACEBENCH${Date.now()}N${++seq}`,
+    customer_name: 'Aisyah Rahman',
+    customer_phone: '60123456789',
+    payment_method: 'QR_PAYMENT',
+  }) as const;
 
 /**
  * Times one burst; `send` makes the calls. `warmToken` runs first, untimed: the burst starts with
  * a token (as a fleet restarted with its token in Redis does), so nothing but pacing spaces it out.
  */
-async function burst(service: RateLimitedService, send: () => Promise<void>, warmToken: () => Promise<unknown>): Promise<Run> {
+async function burst(
+  service: RateLimitedService,
+  send: () => Promise<void>,
+  warmToken: () => Promise<unknown>,
+): Promise<Run> {
   await warmToken();
   service.reset();
   const started = performance.now();
   await send();
-  return { drainMs: performance.now() - started, rejected: service.creates.filter((c) => c.status === 429).length, ...breakdown(service) };
+  return {
+    drainMs: performance.now() - started,
+    rejected: service.creates.filter((c) => c.status === 429).length,
+    ...breakdown(service),
+  };
 }
 
 function row(scenario: string, runs: Run[], calls: number): PacingBenchRow {
@@ -102,8 +122,20 @@ function row(scenario: string, runs: Run[], calls: number): PacingBenchRow {
   const drainMs = median(runs.map((r) => r.drainMs));
   const of = (pick: (r: Run) => number) => median(runs.map(pick));
   const edges = Math.max(0, ...runs.map((r) => r.edgesLateMs.length));
-  const edgesLateMs = Array.from({ length: edges }, (_, i) => median(runs.flatMap((r) => (i < r.edgesLateMs.length ? [r.edgesLateMs[i] as number] : []))));
-  return { scenario, drainMs, idealMs, ratio: drainMs / idealMs, rejected: of((r) => r.rejected), roundingMs: of((r) => r.roundingMs), edgeLateMs: of((r) => r.edgeLateMs), edgesLateMs, runs };
+  const edgesLateMs = Array.from({ length: edges }, (_, i) =>
+    median(runs.flatMap((r) => (i < r.edgesLateMs.length ? [r.edgesLateMs[i] as number] : []))),
+  );
+  return {
+    scenario,
+    drainMs,
+    idealMs,
+    ratio: drainMs / idealMs,
+    rejected: of((r) => r.rejected),
+    roundingMs: of((r) => r.roundingMs),
+    edgeLateMs: of((r) => r.edgeLateMs),
+    edgesLateMs,
+    runs,
+  };
 }
 
 /** Cold then warm, `rounds` times: each round a merchant of its own (cold), then the same again once the service's window is empty. */
@@ -139,11 +171,20 @@ async function lateCountRows(rounds: number, calls: number): Promise<LateCountRo
   const rows: LateCountRow[] = [];
   const merchant = { merchantId: 'MERCHANT_BENCH_LATE', apiKey: 'sk_test_bench_late' };
   const idealMs = (Math.ceil(calls / LIMIT) - 1) * WINDOW_MS;
-  for (const [counting, latencyMs, jitterMs] of [['on arrival', 0, 0], ['200 ms to 1 s late', 200, 800]] as const) {
+  for (const [counting, latencyMs, jitterMs] of [
+    ['on arrival', 0, 0],
+    ['200 ms to 1 s late', 200, 800],
+  ] as const) {
     const service = await startRateMockProcess({ limit: LIMIT, windowMs: WINDOW_MS, ...merchant, latencyMs, jitterMs });
     const scenarios = new Map<string, (merchantId: string) => Promise<void>>();
     scenarios.set('1 process', async (merchantId) => {
-      const gateway = new MyrGateway({ baseUrl: service.baseUrl, merchantId, apiKey: merchant.apiKey, tokenStore: new MemoryTokenStore(), rateLimiter: new MemoryRateLimiter() });
+      const gateway = new MyrGateway({
+        baseUrl: service.baseUrl,
+        merchantId,
+        apiKey: merchant.apiKey,
+        tokenStore: new MemoryTokenStore(),
+        rateLimiter: new MemoryRateLimiter(),
+      });
       await Promise.all(Array.from({ length: calls }, () => gateway.payments.create(params())));
     });
     const redis = hasRedisServer() ? await RedisServer.start() : undefined;
@@ -160,7 +201,11 @@ async function lateCountRows(rounds: number, calls: number): Promise<LateCountRo
       : undefined;
     if (pool) {
       scenarios.set(`${WORKERS} processes (Redis)`, async (merchantId) => {
-        const results = await pool.all<{ ok: number; errors: string[] }>({ type: 'burst', calls: Math.ceil(calls / WORKERS), merchantId });
+        const results = await pool.all<{ ok: number; errors: string[] }>({
+          type: 'burst',
+          calls: Math.ceil(calls / WORKERS),
+          merchantId,
+        });
         const errors = results.flatMap((r) => r.errors);
         if (errors.length > 0) throw new Error(`fleet burst failed: ${errors.join('; ')}`);
       });
@@ -173,7 +218,10 @@ async function lateCountRows(rounds: number, calls: number): Promise<LateCountRo
           await service.reset();
           const started = performance.now();
           await run(`${merchant.merchantId}_${cold++}`); // a merchant no process has paced yet: cold
-          runs.push({ drainMs: performance.now() - started, rejected: (await service.creates()).filter((s) => s === 429).length });
+          runs.push({
+            drainMs: performance.now() - started,
+            rejected: (await service.creates()).filter((s) => s === 429).length,
+          });
         }
         const drainMs = median(runs.map((r) => r.drainMs));
         const delayMs = latencyMs + jitterMs;
@@ -209,9 +257,22 @@ export async function runPacingBench(): Promise<void> {
     const one = await coldAndWarm(rounds, (merchantId) => {
       let limiter = limiters.get(merchantId);
       if (!limiter) limiters.set(merchantId, (limiter = new MemoryRateLimiter()));
-      const gateway = new MyrGateway({ baseUrl: service.baseUrl, merchantId, apiKey: 'sk_test_bench', allowInsecureLoopback: true, tokenStore: tokens, rateLimiter: limiter });
-      return burst(service, async () => void (await Promise.all(Array.from({ length: calls }, () => gateway.payments.create(params())))), () =>
-        gateway.payments.retrieve('PAYWARMUP').then(() => undefined, () => undefined),
+      const gateway = new MyrGateway({
+        baseUrl: service.baseUrl,
+        merchantId,
+        apiKey: 'sk_test_bench',
+        allowInsecureLoopback: true,
+        tokenStore: tokens,
+        rateLimiter: limiter,
+      });
+      return burst(
+        service,
+        async () => void (await Promise.all(Array.from({ length: calls }, () => gateway.payments.create(params())))),
+        () =>
+          gateway.payments.retrieve('PAYWARMUP').then(
+            () => undefined,
+            () => undefined,
+          ),
       );
     });
     rows.push(row('1 process, cold', one.cold, calls), row('1 process, warm', one.warm, calls));
@@ -233,7 +294,11 @@ export async function runPacingBench(): Promise<void> {
           burst(
             service,
             async () => {
-              const results = await pool.all<{ ok: number; errors: string[] }>({ type: 'burst', calls: Math.ceil(calls / WORKERS), merchantId });
+              const results = await pool.all<{ ok: number; errors: string[] }>({
+                type: 'burst',
+                calls: Math.ceil(calls / WORKERS),
+                merchantId,
+              });
               const errors = results.flatMap((r) => r.errors);
               if (errors.length > 0) throw new Error(`fleet burst failed: ${errors.join('; ')}`);
             },
@@ -241,7 +306,10 @@ export async function runPacingBench(): Promise<void> {
           ),
         );
         const fleetCalls = Math.ceil(calls / WORKERS) * WORKERS;
-        rows.push(row(`${WORKERS} processes (Redis), cold`, fleet.cold, fleetCalls), row(`${WORKERS} processes (Redis), warm`, fleet.warm, fleetCalls));
+        rows.push(
+          row(`${WORKERS} processes (Redis), cold`, fleet.cold, fleetCalls),
+          row(`${WORKERS} processes (Redis), warm`, fleet.warm, fleetCalls),
+        );
       } finally {
         await pool.stop();
         await redis.stop();
@@ -251,11 +319,27 @@ export async function runPacingBench(): Promise<void> {
     await service.close();
   }
 
-  console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(', ')} at the end (${availableParallelism()} cores)`);
-  console.log(`${calls} concurrent payment creations against a service enforcing ${LIMIT} per ${WINDOW_MS / 1000} s (medians of ${rounds} bursts)`);
+  console.log(
+    `load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(', ')} at the end (${availableParallelism()} cores)`,
+  );
+  console.log(
+    `${calls} concurrent payment creations against a service enforcing ${LIMIT} per ${WINDOW_MS / 1000} s (medians of ${rounds} bursts)`,
+  );
   console.log(
     table(
-      ['scenario', 'drain ms', 'ideal ms', 'ratio', '429s', 'reset rounding ms', 'late per edge ms', 'late at each edge ms', 'drains ms'],
+      [
+        'scenario',
+        'drain ms',
+        'ideal ms',
+        'ratio',
+        '429s',
+        'reset rounding ms',
+        'late per edge ms',
+        'late at each edge ms',
+        'drains ms',
+      ],
       rows.map((r) => [
         r.scenario,
         r.drainMs.toFixed(0),
@@ -269,7 +353,9 @@ export async function runPacingBench(): Promise<void> {
       ]),
     ),
   );
-  console.log(`${calls} concurrent payment creations, cold, over HTTPS to the mock in another process counting each on arrival or late (medians of ${rounds} bursts)`);
+  console.log(
+    `${calls} concurrent payment creations, cold, over HTTPS to the mock in another process counting each on arrival or late (medians of ${rounds} bursts)`,
+  );
   console.log(
     table(
       ['scenario', 'drain ms', 'ideal ms', 'ratio', 'ideal + count delay ms', 'ratio to that', '429s', 'drains ms'],
@@ -286,7 +372,10 @@ export async function runPacingBench(): Promise<void> {
     ),
   );
   await mkdir(new URL('./results/', import.meta.url), { recursive: true });
-  await writeFile(RESULTS_FILE, `${JSON.stringify({ date: new Date().toISOString(), machine: machineInfo(), config: { calls, rounds, limit: LIMIT, windowMs: WINDOW_MS }, rows, late }, null, 2)}\n`);
+  await writeFile(
+    RESULTS_FILE,
+    `${JSON.stringify({ date: new Date().toISOString(), machine: machineInfo(), config: { calls, rounds, limit: LIMIT, windowMs: WINDOW_MS }, rows, late }, null, 2)}\n`,
+  );
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await runPacingBench();

@@ -26,7 +26,13 @@ import { envInt, machineInfo, median, runConcurrent, table } from './harness.js'
 const RESULTS_FILE = fileURLToPath(new URL('./results/payouts.json', import.meta.url));
 const BATCH = 10;
 let seq = 0;
-const params = () => ({ amount: '250.00', reference_id: `PAYOUTBENCH${process.pid}x${++seq}`, bank_code: 'PBBEMYKL', account_number: '5140123456789', account_name: 'Tan Wei Ming' });
+const params = () => ({
+  amount: '250.00',
+  reference_id: `PAYOUTBENCH${process.pid}x${++seq}`,
+  bank_code: 'PBBEMYKL',
+  account_number: '5140123456789',
+  account_name: 'Tan Wei Ming',
+});
 
 async function stageMany<Tx>(payouts: SqlPayouts<Tx>, count: number): Promise<void> {
   await payouts.transaction(async ({ tx }) => {
@@ -35,7 +41,13 @@ async function stageMany<Tx>(payouts: SqlPayouts<Tx>, count: number): Promise<vo
 }
 
 function client(baseUrl: string, mock: MockGateway, paced: boolean): MyrGateway {
-  return new MyrGateway({ baseUrl, ...mock.merchant, allowInsecureLoopback: true, tokenStore: new MemoryTokenStore(), rateLimiter: paced ? new MemoryRateLimiter() : false });
+  return new MyrGateway({
+    baseUrl,
+    ...mock.merchant,
+    allowInsecureLoopback: true,
+    tokenStore: new MemoryTokenStore(),
+    rateLimiter: paced ? new MemoryRateLimiter() : false,
+  });
 }
 
 export async function runPayoutsBench(): Promise<void> {
@@ -46,7 +58,10 @@ export async function runPayoutsBench(): Promise<void> {
   const limited = createMockGateway({ rateLimits: { withdraw: 50 }, rateLimitWindowMs: 2000 });
   const [open, paced] = await Promise.all([unlimited.serve(), limited.serve()]);
   try {
-    const payouts = new SqlPayouts(fromSqlite(join(dir, 'shop.db')), { onRefused: () => undefined, onSettled: () => undefined });
+    const payouts = new SqlPayouts(fromSqlite(join(dir, 'shop.db')), {
+      onRefused: () => undefined,
+      onSettled: () => undefined,
+    });
     await payouts.ensureSchema();
     const gateway = client(open.baseUrl, unlimited, false);
     const worker = payouts.worker(gateway, { batchSize: BATCH, pace: false });
@@ -70,10 +85,17 @@ export async function runPayoutsBench(): Promise<void> {
     }
 
     const limitedCount = 150;
-    const limitedPayouts = new SqlPayouts(fromSqlite(join(dir, 'shop.db')), { table: 'paced_payouts', onRefused: () => undefined, onSettled: () => undefined });
+    const limitedPayouts = new SqlPayouts(fromSqlite(join(dir, 'shop.db')), {
+      table: 'paced_payouts',
+      onRefused: () => undefined,
+      onSettled: () => undefined,
+    });
     await limitedPayouts.ensureSchema();
     await stageMany(limitedPayouts, limitedCount);
-    const limitedWorker = limitedPayouts.worker(client(paced.baseUrl, limited, true), { batchSize: BATCH, pace: { limit: 50, windowMs: 2000 } });
+    const limitedWorker = limitedPayouts.worker(client(paced.baseUrl, limited, true), {
+      batchSize: BATCH,
+      pace: { limit: 50, windowMs: 2000 },
+    });
     const started = performance.now();
     const limitedReport = await limitedWorker.drain();
     const limitedMs = performance.now() - started;
@@ -89,14 +111,39 @@ export async function runPayoutsBench(): Promise<void> {
     };
     console.log(
       table(
-        ['SQLite (WAL)', 'payouts/s', 'floor: create/s, 10 in flight', 'ratio (goal >= 0.8)', 'create/s in a loop', 'ratio to the loop'],
-        [[`drain of ${count}, limit lifted`, row.drainPerSec.toFixed(0), row.floorPerSec.toFixed(0), `${(row.drainPerSec / row.floorPerSec).toFixed(2)}x`, row.loopPerSec.toFixed(0), `${(row.drainPerSec / row.loopPerSec).toFixed(2)}x`]],
+        [
+          'SQLite (WAL)',
+          'payouts/s',
+          'floor: create/s, 10 in flight',
+          'ratio (goal >= 0.8)',
+          'create/s in a loop',
+          'ratio to the loop',
+        ],
+        [
+          [
+            `drain of ${count}, limit lifted`,
+            row.drainPerSec.toFixed(0),
+            row.floorPerSec.toFixed(0),
+            `${(row.drainPerSec / row.floorPerSec).toFixed(2)}x`,
+            row.loopPerSec.toFixed(0),
+            `${(row.drainPerSec / row.loopPerSec).toFixed(2)}x`,
+          ],
+        ],
       ),
     );
     console.log(
       table(
         ['limit on: 50 per 2 s', 'sent', 'drain ms', 'ideal ms', 'ratio (goal <= 1.1)', '429s'],
-        [[`drain of ${limitedCount}`, String(limitedReport.sent), limitedMs.toFixed(0), String(idealMs), `${(limitedMs / idealMs).toFixed(2)}x`, String(rateLimited)]],
+        [
+          [
+            `drain of ${limitedCount}`,
+            String(limitedReport.sent),
+            limitedMs.toFixed(0),
+            String(idealMs),
+            `${(limitedMs / idealMs).toFixed(2)}x`,
+            String(rateLimited),
+          ],
+        ],
       ),
     );
     await mkdir(fileURLToPath(new URL('./results/', import.meta.url)), { recursive: true });

@@ -80,10 +80,15 @@ export interface RedisPaymentBytes {
  * its payment, a REFUNDED's completion raising its mark), with 20-character payment ids, and
  * measures the memory they keep.
  */
-export async function redisBytesPerPayment(client: RedisClientLike, options: { authenticateWith?: string } = {}, payments = 10_000): Promise<RedisPaymentBytes> {
+export async function redisBytesPerPayment(
+  client: RedisClientLike,
+  options: { authenticateWith?: string } = {},
+  payments = 10_000,
+): Promise<RedisPaymentBytes> {
   const prefix = `bytes:${options.authenticateWith === undefined ? 'plain' : 'mac'}:`;
   const store = new RedisWebhookStore({ client, keyPrefix: prefix, ...options });
-  const usedMemory = async () => Number(/used_memory:(\d+)/.exec(String(await rawCommand(client, ['INFO', 'memory'])))?.[1]);
+  const usedMemory = async () =>
+    Number(/used_memory:(\d+)/.exec(String(await rawCommand(client, ['INFO', 'memory'])))?.[1]);
   const handle = async (paymentId: string, status: 'SUCCESS' | 'REFUNDED', rank: number) => {
     const key = `payment:${paymentId}:${status}`;
     const order = { paymentId, rank };
@@ -110,7 +115,11 @@ export async function runStoreBench(): Promise<void> {
   const rounds = envInt('BENCH_ROUNDS', 5);
   const rows: StoreBenchRow[] = [];
   for (const concurrency of [1, 64]) {
-    rows.push({ store: 'memory', concurrency, callbacksPerSec: await rate(new MemoryWebhookStore(), ops * 10, rounds, concurrency) });
+    rows.push({
+      store: 'memory',
+      concurrency,
+      callbacksPerSec: await rate(new MemoryWebhookStore(), ops * 10, rounds, concurrency),
+    });
   }
 
   const roundTrips: Record<string, { callback: number; duplicate: number }> = {};
@@ -127,7 +136,11 @@ export async function runStoreBench(): Promise<void> {
           const counted = counting(conn.client);
           const store = new RedisWebhookStore({ client: counted.client });
           for (const concurrency of [1, 64]) {
-            rows.push({ store: `redis (${kind})`, concurrency, callbacksPerSec: await rate(store, ops, rounds, concurrency) });
+            rows.push({
+              store: `redis (${kind})`,
+              concurrency,
+              callbacksPerSec: await rate(store, ops, rounds, concurrency),
+            });
           }
           counted.sent.length = 0;
           await callback(store);
@@ -153,12 +166,21 @@ export async function runStoreBench(): Promise<void> {
     unbounded: await memoryAt(1_000_000, 2_000_000),
   };
 
-  console.log(table(['store', 'in flight', 'claim+complete/s'], rows.map((r) => [r.store, String(r.concurrency), r.callbacksPerSec.toFixed(0)])));
+  console.log(
+    table(
+      ['store', 'in flight', 'claim+complete/s'],
+      rows.map((r) => [r.store, String(r.concurrency), r.callbacksPerSec.toFixed(0)]),
+    ),
+  );
   for (const [kind, trips] of Object.entries(roundTrips)) {
-    console.log(`redis (${kind}): ${trips.callback} round trips per handled callback (goal <= 2), ${trips.duplicate} per duplicate delivery`);
+    console.log(
+      `redis (${kind}): ${trips.callback} round trips per handled callback (goal <= 2), ${trips.duplicate} per duplicate delivery`,
+    );
   }
   for (const [variant, kept] of Object.entries(bytes)) {
-    console.log(`redis, ${variant}: ${kept.perPayment} B of used_memory per handled payment (one in ten refunded), kept 30 days; MEMORY USAGE ${kept.paid} B paid, ${kept.refunded} B refunded`);
+    console.log(
+      `redis, ${variant}: ${kept.perPayment} B of used_memory per handled payment (one in ten refunded), kept 30 days; MEMORY USAGE ${kept.paid} B paid, ${kept.refunded} B refunded`,
+    );
   }
   console.log(
     `MemoryWebhookStore after 1M ids: +${memory.defaultBound.mib} MiB heap with the default maxEntries 100000 (${memory.defaultBound.size} kept); ` +

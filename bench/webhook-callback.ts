@@ -6,7 +6,11 @@
  * @module
  */
 import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
-import { deriveSigningKeyBytesWeb, signCallbackFields, type SignedCallbackFields } from '../src/webhooks/signing-scheme.js';
+import {
+  deriveSigningKeyBytesWeb,
+  signCallbackFields,
+  type SignedCallbackFields,
+} from '../src/webhooks/signing-scheme.js';
 
 /** The api key every bench callback is signed with. */
 export const BENCH_API_KEY = 'sk_live_bench_0123456789abcdef';

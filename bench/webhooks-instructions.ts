@@ -71,10 +71,22 @@ export interface InstructionRow {
 function instructions(worker: string, contender: string, count: number, dir: string): number {
   const out = join(dir, `${contender}-${count}.callgrind`);
   // callgrind reports its totals on stderr; the profile file itself is not read.
-  const run = spawnSync('valgrind', ['--tool=callgrind', `--callgrind-out-file=${out}`, process.execPath, '--single-threaded', worker, contender, String(count)], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const run = spawnSync(
+    'valgrind',
+    [
+      '--tool=callgrind',
+      `--callgrind-out-file=${out}`,
+      process.execPath,
+      '--single-threaded',
+      worker,
+      contender,
+      String(count),
+    ],
+    {
+      encoding: 'utf8',
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   const log = run.stderr;
   if (run.status !== 0) throw new Error(`${contender} × ${count} failed under valgrind:\n${log}`);
   const match = /Collected : (\d+)/.exec(log);
@@ -124,9 +136,15 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     repeats: env('BENCH_REPEATS', 1),
   });
   const floor = rows.find((row) => row.contender === 'floor');
-  console.log(`instructions per call (callgrind, ${env('BENCH_LARGE', 120_000)} − ${env('BENCH_SMALL', 20_000)} calls, Node ${process.version})`);
+  console.log(
+    `instructions per call (callgrind, ${env('BENCH_LARGE', 120_000)} − ${env('BENCH_SMALL', 20_000)} calls, Node ${process.version})`,
+  );
   for (const row of rows) {
-    const ratios = floor ? ` = ${row.perCall.map((n, i) => `${(n / (floor.perCall[i] as number)).toFixed(3)}×`).join(', ')} the floor` : '';
-    console.log(`${row.contender.padEnd(14)} ${row.perCall.map((n) => Math.round(n).toLocaleString('en-US')).join(', ')}${ratios}`);
+    const ratios = floor
+      ? ` = ${row.perCall.map((n, i) => `${(n / (floor.perCall[i] as number)).toFixed(3)}×`).join(', ')} the floor`
+      : '';
+    console.log(
+      `${row.contender.padEnd(14)} ${row.perCall.map((n) => Math.round(n).toLocaleString('en-US')).join(', ')}${ratios}`,
+    );
   }
 }

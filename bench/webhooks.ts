@@ -132,13 +132,22 @@ export async function runWebhookBench(options: WebhookBenchOptions = {}): Promis
   const rows = contenders.map((c) => {
     const own = samples.get(c) as number[];
     const ns = median(own);
-    return { name: c.name, opsPerSec: 1e9 / ns, nsPerOp: ns, vsFloor: median(own.map((x, i) => x / (floorSamples[i] as number))) };
+    return {
+      name: c.name,
+      opsPerSec: 1e9 / ns,
+      nsPerOp: ns,
+      vsFloor: median(own.map((x, i) => x / (floorSamples[i] as number))),
+    };
   });
 
   if (print) {
-    console.log(`\nWebhook verification, payload ${raw.length} bytes, ${rounds} rounds of ~${roundMs} ms, medians; vs floor = median of per-round ratios (Node ${process.version})`);
+    console.log(
+      `\nWebhook verification, payload ${raw.length} bytes, ${rounds} rounds of ~${roundMs} ms, medians; vs floor = median of per-round ratios (Node ${process.version})`,
+    );
     const width = Math.max(...rows.map((r) => r.name.length));
-    console.log(`${'contender'.padEnd(width)}  ${'verifications/s'.padStart(15)}  ${'ns/op'.padStart(8)}  ${'vs floor'.padStart(8)}`);
+    console.log(
+      `${'contender'.padEnd(width)}  ${'verifications/s'.padStart(15)}  ${'ns/op'.padStart(8)}  ${'vs floor'.padStart(8)}`,
+    );
     for (const r of rows) {
       console.log(
         `${r.name.padEnd(width)}  ${Math.round(r.opsPerSec).toLocaleString('en-US').padStart(15)}  ${Math.round(r.nsPerOp).toString().padStart(8)}  ${`${r.vsFloor.toFixed(2)}×`.padStart(8)}`,

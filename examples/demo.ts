@@ -13,7 +13,14 @@
  * Exit code: 0 when every step behaved, 1 when one did not, 2 when the demo could not start.
  */
 import { MyrGatewayError, type MyrGateway } from 'myr-gateway';
-import { mockGateway, remoteGateway, remoteSettingsFromEnv, SandboxUnavailableError, startSandboxProcess, type DemoGateway } from './demo/gateways.js';
+import {
+  mockGateway,
+  remoteGateway,
+  remoteSettingsFromEnv,
+  SandboxUnavailableError,
+  startSandboxProcess,
+  type DemoGateway,
+} from './demo/gateways.js';
 import { startMerchant, type MerchantBackend } from './demo/merchant.js';
 import { lostWithdrawalAnswer, statusFallback, withdrawal } from './demo/money.js';
 import { bankDeclines, createPayments, customerPays, forgedCallback, paymentExpires } from './demo/payments.js';

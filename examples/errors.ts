@@ -33,14 +33,17 @@ export async function startPayment(gateway: MyrGateway, params: PaymentCreatePar
     // The answer was lost and the SDK could not find out: same reference_id later, never a new one.
     if (error instanceof OutcomeUnknownError) return { kind: 'check-later', referenceId: error.referenceId };
     // The payment exists but its page cannot be fetched: a new payment under a new reference.
-    if (error instanceof PaymentUrlUnavailableError) return { kind: 'new-reference', oldReferenceId: error.referenceId };
+    if (error instanceof PaymentUrlUnavailableError)
+      return { kind: 'new-reference', oldReferenceId: error.referenceId };
     // Your account is disabled or locked: nothing a retry fixes.
-    if (error instanceof PermissionDeniedError) return { kind: 'contact-support', code: error.code, correlationId: error.correlationId };
+    if (error instanceof PermissionDeniedError)
+      return { kind: 'contact-support', code: error.code, correlationId: error.correlationId };
     // 429 / 5xx / network after the SDK's own retries: safe to try again later.
     if (error instanceof MyrGatewayError && error.retryable) {
       return { kind: 'try-again-later', retryAfterSeconds: error.retryAfter, code: error.code };
     }
-    if (error instanceof MyrGatewayError) return { kind: 'contact-support', code: error.code, correlationId: error.correlationId };
+    if (error instanceof MyrGatewayError)
+      return { kind: 'contact-support', code: error.code, correlationId: error.correlationId };
     throw error; // not from the SDK: a bug of ours
   }
 }

@@ -17,7 +17,11 @@ export async function createReceiver(db: Kysely<ShopDatabase>, apiKey: string) {
     verifier: { apiKey },
     store: ledger,
     onEvent: async (event, { tx }) => {
-      await tx.updateTable('orders').set({ status: 'paid' }).where('reference_id', '=', event.signed.reference_id).execute();
+      await tx
+        .updateTable('orders')
+        .set({ status: 'paid' })
+        .where('reference_id', '=', event.signed.reference_id)
+        .execute();
     },
   });
   return { ledger, handler };

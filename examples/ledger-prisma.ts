@@ -11,7 +11,11 @@ import { createWebhookHandler } from 'myr-gateway/webhooks';
 /** Your generated client's `order` model (`model Order { reference_id String @id  status String? }`). */
 export interface ShopPrisma {
   $transaction(
-    fn: (tx: PrismaTransactionLike & { order: { update(args: { where: { reference_id: string }; data: { status: string } }): PromiseLike<unknown> } }) => Promise<unknown>,
+    fn: (
+      tx: PrismaTransactionLike & {
+        order: { update(args: { where: { reference_id: string }; data: { status: string } }): PromiseLike<unknown> };
+      },
+    ) => Promise<unknown>,
     options?: { timeout?: number; isolationLevel?: 'ReadCommitted' },
   ): PromiseLike<unknown>;
 }

@@ -36,7 +36,11 @@ export function payByQr(gateway: MyrGateway, checkout: Checkout): Promise<Paymen
  * `metadata.provider_channel_id` (one of PROVIDER_CHANNELS_GROUP_A or _B, e.g. MB2U0227; check
  * a code from a form with isProviderChannelId).
  */
-export function payByBankTransfer(gateway: MyrGateway, checkout: Checkout, bank: ProviderChannelId): Promise<PaymentCreated> {
+export function payByBankTransfer(
+  gateway: MyrGateway,
+  checkout: Checkout,
+  bank: ProviderChannelId,
+): Promise<PaymentCreated> {
   return gateway.payments.create({
     amount: checkout.total,
     reference_id: checkout.orderId,

@@ -20,8 +20,14 @@ export interface PayoutRequest {
 
 export async function createPayouts(pool: Pool, gateway: MyrGateway, apiKey: string) {
   const creditBack = (tx: PoolConnection, referenceId: string, status: string) =>
-    tx.query('UPDATE wallets JOIN seller_payouts p ON wallets.seller = p.seller SET wallets.balance = wallets.balance + p.amount WHERE p.reference_id = ?', [referenceId]).then(() => markPayout(tx, referenceId, status));
-  const markPayout = (tx: PoolConnection, referenceId: string, status: string) => tx.query('UPDATE seller_payouts SET status = ? WHERE reference_id = ?', [status, referenceId]);
+    tx
+      .query(
+        'UPDATE wallets JOIN seller_payouts p ON wallets.seller = p.seller SET wallets.balance = wallets.balance + p.amount WHERE p.reference_id = ?',
+        [referenceId],
+      )
+      .then(() => markPayout(tx, referenceId, status));
+  const markPayout = (tx: PoolConnection, referenceId: string, status: string) =>
+    tx.query('UPDATE seller_payouts SET status = ? WHERE reference_id = ?', [status, referenceId]);
   const payouts = new SqlPayouts(fromMysql2(pool), {
     onRefused: async (refusal, { tx }) => void (await creditBack(tx, refusal.referenceId, 'refused')),
     onSettled: async (settlement, { tx }) => {
@@ -36,9 +42,16 @@ export async function createPayouts(pool: Pool, gateway: MyrGateway, apiKey: str
   /** Debits the seller and stages the payout in one transaction: both happen, or neither. */
   const payOut = (request: PayoutRequest) =>
     payouts.transaction(async ({ tx }) => {
-      const [debited] = await tx.query<ResultSetHeader>('UPDATE wallets SET balance = balance - ? WHERE seller = ? AND balance >= ?', [request.amount, request.seller, request.amount]);
+      const [debited] = await tx.query<ResultSetHeader>(
+        'UPDATE wallets SET balance = balance - ? WHERE seller = ? AND balance >= ?',
+        [request.amount, request.seller, request.amount],
+      );
       if (debited.affectedRows !== 1) throw new Error(`the balance of ${request.seller} is short of ${request.amount}`);
-      await tx.query("INSERT INTO seller_payouts (reference_id, seller, amount, status) VALUES (?, ?, ?, 'pending')", [request.referenceId, request.seller, request.amount]);
+      await tx.query("INSERT INTO seller_payouts (reference_id, seller, amount, status) VALUES (?, ?, ?, 'pending')", [
+        request.referenceId,
+        request.seller,
+        request.amount,
+      ]);
       await payouts.stage(tx, {
         amount: request.amount,
         reference_id: request.referenceId,

@@ -20,8 +20,14 @@ export interface PayoutRequest {
 
 export async function createPayouts(pool: pg.Pool, gateway: MyrGateway, apiKey: string) {
   const creditBack = (tx: pg.PoolClient, referenceId: string, status: string) =>
-    tx.query('UPDATE wallets SET balance = balance + p.amount FROM seller_payouts p WHERE p.reference_id = $1 AND wallets.seller = p.seller', [referenceId]).then(() => markPayout(tx, referenceId, status));
-  const markPayout = (tx: pg.PoolClient, referenceId: string, status: string) => tx.query('UPDATE seller_payouts SET status = $2 WHERE reference_id = $1', [referenceId, status]);
+    tx
+      .query(
+        'UPDATE wallets SET balance = balance + p.amount FROM seller_payouts p WHERE p.reference_id = $1 AND wallets.seller = p.seller',
+        [referenceId],
+      )
+      .then(() => markPayout(tx, referenceId, status));
+  const markPayout = (tx: pg.PoolClient, referenceId: string, status: string) =>
+    tx.query('UPDATE seller_payouts SET status = $2 WHERE reference_id = $1', [referenceId, status]);
   const payouts = new SqlPayouts(fromPg(pool), {
     onRefused: async (refusal, { tx }) => void (await creditBack(tx, refusal.referenceId, 'refused')),
     onSettled: async (settlement, { tx }) => {
@@ -36,9 +42,15 @@ export async function createPayouts(pool: pg.Pool, gateway: MyrGateway, apiKey: 
   /** Debits the seller and stages the payout in one transaction: both happen, or neither. */
   const payOut = (request: PayoutRequest) =>
     payouts.transaction(async ({ tx }) => {
-      const debited = await tx.query('UPDATE wallets SET balance = balance - $1 WHERE seller = $2 AND balance >= $1', [request.amount, request.seller]);
+      const debited = await tx.query('UPDATE wallets SET balance = balance - $1 WHERE seller = $2 AND balance >= $1', [
+        request.amount,
+        request.seller,
+      ]);
       if (debited.rowCount !== 1) throw new Error(`the balance of ${request.seller} is short of ${request.amount}`);
-      await tx.query("INSERT INTO seller_payouts (reference_id, seller, amount, status) VALUES ($1, $2, $3, 'pending')", [request.referenceId, request.seller, request.amount]);
+      await tx.query(
+        "INSERT INTO seller_payouts (reference_id, seller, amount, status) VALUES ($1, $2, $3, 'pending')",
+        [request.referenceId, request.seller, request.amount],
+      );
       await payouts.stage(tx, {
         amount: request.amount,
         reference_id: request.referenceId,

@@ -20,14 +20,20 @@ export interface PayoutRequest {
 
 export async function createPayouts(file: string, gateway: MyrGateway, apiKey: string) {
   const client = fromSqlite(file);
-  const markPayout = (tx: DatabaseSync, referenceId: string, status: string) => void tx.prepare('UPDATE seller_payouts SET status = ? WHERE reference_id = ?').run(status, referenceId);
+  const markPayout = (tx: DatabaseSync, referenceId: string, status: string) =>
+    void tx.prepare('UPDATE seller_payouts SET status = ? WHERE reference_id = ?').run(status, referenceId);
   const creditBack = (tx: DatabaseSync, referenceId: string, status: string) => {
-    tx.prepare('UPDATE wallets SET balance = balance + (SELECT amount FROM seller_payouts p WHERE p.reference_id = ?1) WHERE seller = (SELECT seller FROM seller_payouts p WHERE p.reference_id = ?1)').run(referenceId);
+    tx.prepare(
+      'UPDATE wallets SET balance = balance + (SELECT amount FROM seller_payouts p WHERE p.reference_id = ?1) WHERE seller = (SELECT seller FROM seller_payouts p WHERE p.reference_id = ?1)',
+    ).run(referenceId);
     markPayout(tx, referenceId, status);
   };
   const payouts = new SqlPayouts(client, {
     onRefused: (refusal, { tx }) => creditBack(tx, refusal.referenceId, 'refused'),
-    onSettled: (settlement, { tx }) => (settlement.state === 'failed' ? creditBack(tx, settlement.referenceId, 'failed') : markPayout(tx, settlement.referenceId, 'paid')),
+    onSettled: (settlement, { tx }) =>
+      settlement.state === 'failed'
+        ? creditBack(tx, settlement.referenceId, 'failed')
+        : markPayout(tx, settlement.referenceId, 'paid'),
   });
   await payouts.ensureSchema();
   const ledger = new SqlLedger(client);
@@ -36,9 +42,16 @@ export async function createPayouts(file: string, gateway: MyrGateway, apiKey: s
   /** Debits the seller and stages the payout in one transaction: both happen, or neither. */
   const payOut = (request: PayoutRequest) =>
     payouts.transaction(async ({ tx }) => {
-      const debited = tx.prepare('UPDATE wallets SET balance = balance - ?1 WHERE seller = ?2 AND balance >= ?1').run(request.amount, request.seller);
-      if (Number(debited.changes) !== 1) throw new Error(`the balance of ${request.seller} is short of ${request.amount}`);
-      tx.prepare("INSERT INTO seller_payouts (reference_id, seller, amount, status) VALUES (?, ?, ?, 'pending')").run(request.referenceId, request.seller, request.amount);
+      const debited = tx
+        .prepare('UPDATE wallets SET balance = balance - ?1 WHERE seller = ?2 AND balance >= ?1')
+        .run(request.amount, request.seller);
+      if (Number(debited.changes) !== 1)
+        throw new Error(`the balance of ${request.seller} is short of ${request.amount}`);
+      tx.prepare("INSERT INTO seller_payouts (reference_id, seller, amount, status) VALUES (?, ?, ?, 'pending')").run(
+        request.referenceId,
+        request.seller,
+        request.amount,
+      );
       await payouts.stage(tx, {
         amount: request.amount,
         reference_id: request.referenceId,

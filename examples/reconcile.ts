@@ -16,7 +16,13 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { MyrGateway, TERMINAL_STATUSES, type PaymentStatus } from 'myr-gateway';
-import { createNodeHandler, createWebhookHandler, paymentKey, runOnce, type WebhookHandler } from 'myr-gateway/webhooks';
+import {
+  createNodeHandler,
+  createWebhookHandler,
+  paymentKey,
+  runOnce,
+  type WebhookHandler,
+} from 'myr-gateway/webhooks';
 
 /** What fulfilment needs, whether it comes from a callback or from a status lookup. */
 export interface PaymentOutcome {
@@ -73,8 +79,18 @@ export async function reconcilePayments(options: {
     };
     try {
       // `payment` keeps the handler's order: a SUCCESS read before a refund is not fulfilled once the REFUNDED was.
-      const result = await runOnce(options.store, paymentKey(status.payment_id, status.status), () => options.fulfil(outcome), { payment: status });
-      (result.outcome === 'processed' ? report.fulfilled : result.outcome === 'in_flight' ? report.later : report.alreadyHandled).push(referenceId);
+      const result = await runOnce(
+        options.store,
+        paymentKey(status.payment_id, status.status),
+        () => options.fulfil(outcome),
+        { payment: status },
+      );
+      (result.outcome === 'processed'
+        ? report.fulfilled
+        : result.outcome === 'in_flight'
+          ? report.later
+          : report.alreadyHandled
+      ).push(referenceId);
     } catch {
       report.failed.push(referenceId); // the claim was released: the next run (or a callback) tries again
     }
@@ -90,7 +106,10 @@ async function main(): Promise<void> {
   const fulfil = async (payment: PaymentOutcome) => {
     if (payment.status === 'SUCCESS') fulfilled.push(payment.reference_id);
   };
-  const handler = createWebhookHandler({ verifier: { apiKey: 'sk_test_reconcile_0001' }, onEvent: (event) => fulfil(event.signed) });
+  const handler = createWebhookHandler({
+    verifier: { apiKey: 'sk_test_reconcile_0001' },
+    onEvent: (event) => fulfil(event.signed),
+  });
   const handle = createNodeHandler(handler);
   const server = createServer(handle).listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -102,7 +121,13 @@ async function main(): Promise<void> {
   try {
     const gateway = new MyrGateway({ baseUrl: mock.baseUrl, ...mock.merchant });
     const params = (reference_id: string) =>
-      ({ amount: 25, reference_id, customer_name: 'Aisyah Rahman', customer_phone: '60123456789', payment_method: 'QR_PAYMENT' }) as const;
+      ({
+        amount: 25,
+        reference_id,
+        customer_name: 'Aisyah Rahman',
+        customer_phone: '60123456789',
+        payment_method: 'QR_PAYMENT',
+      }) as const;
     const a = await gateway.payments.create(params(`RECON${Date.now()}A`));
     const b = await gateway.payments.create(params(`RECON${Date.now()}B`));
     // A's callback reaches the handler; B's goes to an address where nobody listens.
@@ -110,7 +135,12 @@ async function main(): Promise<void> {
     await mock.completePayment(a.payment_id, 'SUCCESS', { callbackUrl: `http://127.0.0.1:${port}/webhooks` });
     await mock.completePayment(b.payment_id, 'SUCCESS', { callbackUrl: 'http://127.0.0.1:9/lost', retryDelaysMs: [] });
 
-    const report = await reconcilePayments({ gateway, store: handler.store, unconfirmed: [a.reference_id, b.reference_id], fulfil });
+    const report = await reconcilePayments({
+      gateway,
+      store: handler.store,
+      unconfirmed: [a.reference_id, b.reference_id],
+      fulfil,
+    });
     console.log(`fulfilled by the job: ${report.fulfilled.join(', ')}`);
     console.log(`already handled by a callback: ${report.alreadyHandled.join(', ')}`);
     console.log(`fulfilments: ${fulfilled.length}, distinct orders: ${new Set(fulfilled).size}`);

@@ -23,10 +23,12 @@ async function payOut(params: WithdrawalCreateParams): Promise<string> {
     if (!(error instanceof OutcomeUnknownError)) throw error;
     try {
       const recovery = await gateway.withdrawals.recover(params);
-      if (recovery.created === true) return `the first request never arrived; sent now: ${recovery.withdrawal.payment_id ?? params.reference_id}`;
+      if (recovery.created === true)
+        return `the first request never arrived; sent now: ${recovery.withdrawal.payment_id ?? params.reference_id}`;
       return `answer was lost, but the first request arrived (${recovery.referenceId}); do not send again, wait for the callback`;
     } catch (again) {
-      if (again instanceof OutcomeUnknownError) return 'outcome still unknown: call recover again later, or wait for the callback';
+      if (again instanceof OutcomeUnknownError)
+        return 'outcome still unknown: call recover again later, or wait for the callback';
       throw again;
     }
   }

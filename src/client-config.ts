@@ -66,7 +66,8 @@ function checkBaseUrl(baseUrl: string, allowInsecureLoopback: boolean, where: st
   if (hasUnsafeUrlCharacter(baseUrl)) throw refuse('must not contain spaces, control or invisible characters');
   if (url.username || url.password) throw refuse('must not contain credentials');
   // Paths are appended to it: a query or fragment would end up before them (`/api/v1?x/auth/token`).
-  if (/[?#]/.test(baseUrl)) throw refuse('must not contain a query or a fragment: it is the API prefix, such as https://host/api/v1');
+  if (/[?#]/.test(baseUrl))
+    throw refuse('must not contain a query or a fragment: it is the API prefix, such as https://host/api/v1');
   if (url.protocol === 'http:') {
     if (!LOOPBACK_HOST.test(url.hostname)) {
       throw refuse('must use https:// (the api_key must not travel unencrypted)');
@@ -91,7 +92,10 @@ function checkCredential(setting: Setting, value: string, where: string): string
   if (!start && !end) return value;
   const at = start && end ? 'at its start and end' : start ? 'at its start' : 'at its end';
   const newline = /[\r\n]$/.test(value) ? ' (a line break, as a file or `echo` leaves one)' : '';
-  throw new ConfigurationError(`${setting}${where} has whitespace ${at}${newline}: remove it; the service would refuse the value as it is`, setting);
+  throw new ConfigurationError(
+    `${setting}${where} has whitespace ${at}${newline}: remove it; the service would refuse the value as it is`,
+    setting,
+  );
 }
 
 /**
@@ -110,7 +114,8 @@ export function requiredSettings(
   const absent: Setting[] = [];
   for (const setting of SETTINGS) {
     const given = options[setting];
-    if (given !== undefined && typeof given !== 'string') throw new ConfigurationError(`${setting} must be a string`, setting);
+    if (given !== undefined && typeof given !== 'string')
+      throw new ConfigurationError(`${setting} must be a string`, setting);
     const variable = environmentVariable(setting);
     const value = given ?? env(variable);
     if (value === undefined || value.trim() === '') {
@@ -118,10 +123,14 @@ export function requiredSettings(
       continue;
     }
     const where = given === undefined ? ` (from ${variable})` : '';
-    found[setting] = setting === 'baseUrl' ? checkBaseUrl(value, allowInsecureLoopback, where) : checkCredential(setting, value, where);
+    found[setting] =
+      setting === 'baseUrl'
+        ? checkBaseUrl(value, allowInsecureLoopback, where)
+        : checkCredential(setting, value, where);
   }
   const { baseUrl, merchantId, apiKey } = found;
-  if (baseUrl !== undefined && merchantId !== undefined && apiKey !== undefined) return { baseUrl, merchantId, connection: { baseUrl, merchantId, apiKey } };
+  if (baseUrl !== undefined && merchantId !== undefined && apiKey !== undefined)
+    return { baseUrl, merchantId, connection: { baseUrl, merchantId, apiKey } };
   const missing = new ConfigurationError(
     `MyrGateway is not configured: ${absent.map((s) => `${s} is missing (pass { ${s} } or set ${environmentVariable(s)})`).join('; ')}. Nothing was sent.`,
     absent[0],

@@ -49,14 +49,18 @@ function observeOptions(options: MyrGatewayOptions, now: () => number) {
   const { logger, logLevel, onRequest, onResponse, onRetry, tracer } = options;
   for (const level of ['debug', 'info', 'warn', 'error'] as const) {
     if (logger !== undefined && typeof logger?.[level] !== 'function') {
-      throw new ConfigurationError(`logger must have debug, info, warn and error methods; ${level} is missing`, 'logger');
+      throw new ConfigurationError(
+        `logger must have debug, info, warn and error methods; ${level} is missing`,
+        'logger',
+      );
     }
   }
   if (logLevel !== undefined && !['debug', 'info', 'warn', 'error', 'off'].includes(logLevel)) {
     throw new ConfigurationError("logLevel must be 'debug', 'info', 'warn', 'error' or 'off'", 'logLevel');
   }
   for (const [name, hook] of Object.entries({ onRequest, onResponse, onRetry })) {
-    if (hook !== undefined && typeof hook !== 'function') throw new ConfigurationError(`${name} must be a function`, name);
+    if (hook !== undefined && typeof hook !== 'function')
+      throw new ConfigurationError(`${name} must be a function`, name);
   }
   if (tracer !== undefined && tracer !== false && !isTracer(tracer)) {
     throw new ConfigurationError('tracer must be an OpenTelemetry Tracer (with startActiveSpan), or false', 'tracer');
@@ -92,14 +96,29 @@ export class MyrGateway {
     this.#settings = settings;
     for (const name of ['fetch', 'sleep', 'random', 'now'] as const) {
       // Checked here: a proxy URL given as `fetch` would otherwise fail every call as a connection error.
-      if (options[name] != null && typeof options[name] !== 'function') throw new ConfigurationError(`${name} must be a function`, name);
+      if (options[name] != null && typeof options[name] !== 'function')
+        throw new ConfigurationError(`${name} must be a function`, name);
     }
     const now = options.now ?? Date.now;
     const timeout = millisecondsSetting(options.timeout, DEFAULTS.timeout, 'timeout', 'client');
-    const storeTimeout = millisecondsSetting(options.tokenStoreTimeout, DEFAULTS.tokenStoreTimeout, 'tokenStoreTimeout', 'client');
+    const storeTimeout = millisecondsSetting(
+      options.tokenStoreTimeout,
+      DEFAULTS.tokenStoreTimeout,
+      'tokenStoreTimeout',
+      'client',
+    );
     const totalTimeout = millisecondsSetting(options.totalTimeout, DEFAULTS.totalTimeout, 'totalTimeout', 'client');
-    const refreshMarginMs = millisecondsSetting(options.tokenRefreshMarginMs, DEFAULTS.tokenRefreshMarginMs, 'tokenRefreshMarginMs', 'client', 0);
-    const retry = resolveRetryOptions({ ...options.retry, ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }) });
+    const refreshMarginMs = millisecondsSetting(
+      options.tokenRefreshMarginMs,
+      DEFAULTS.tokenRefreshMarginMs,
+      'tokenRefreshMarginMs',
+      'client',
+      0,
+    );
+    const retry = resolveRetryOptions({
+      ...options.retry,
+      ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
+    });
     const observer = new Observer(observeOptions(options, now), VERSION);
     const warn = (message: string) => observer.log.write('warn', message);
     const limiter = options.rateLimiter === undefined ? defaultRateLimiter() : options.rateLimiter;
@@ -123,7 +142,10 @@ export class MyrGateway {
         sleep,
         redact: redactSecret(apiKey),
         observer,
-        pacer: limiter === false ? undefined : new Pacer(limiter, () => sha256Hex(['myr-gateway pacing v1', baseUrl, merchantId]), warn, storeTimeout),
+        pacer:
+          limiter === false
+            ? undefined
+            : new Pacer(limiter, () => sha256Hex(['myr-gateway pacing v1', baseUrl, merchantId]), warn, storeTimeout),
       });
       let key: Promise<string> | undefined;
       const tokens = new TokenManager({

@@ -35,13 +35,7 @@ export { OutcomeUnknownError, PaymentPendingError, PaymentUrlUnavailableError } 
 export { MemoryTokenStore } from './core/tokens/manager.js';
 export type { StoredToken, TokenRefreshOptions, TokenStore } from './core/tokens/store.js';
 export type { Logger, LogLevel } from './core/observe/log.js';
-export type {
-  RequestEvent,
-  ResponseEvent,
-  ResponseInfo,
-  RetryEvent,
-  WithResponse,
-} from './core/observe/events.js';
+export type { RequestEvent, ResponseEvent, ResponseInfo, RetryEvent, WithResponse } from './core/observe/events.js';
 export type { SpanAttributes, SpanAttributeValue, SpanLike, TracerLike } from './core/observe/trace.js';
 export type { RateLimitInfo } from './core/pacing/rate-limit-headers.js';
 export {

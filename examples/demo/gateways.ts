@@ -23,9 +23,17 @@ import {
 /** What only a gateway the demo runs itself can do. */
 export interface GatewayControls {
   /** The customer finishes (or abandons) a payment; the gateway sends the signed callback. */
-  completePayment(referenceId: string, status: MockTerminalStatus, options?: CallbackOptions): Promise<CallbackDelivery>;
+  completePayment(
+    referenceId: string,
+    status: MockTerminalStatus,
+    options?: CallbackOptions,
+  ): Promise<CallbackDelivery>;
   /** The bank settles a withdrawal; the gateway sends the signed callback. */
-  completeWithdrawal(referenceId: string, status: MockTerminalStatus, options?: CallbackOptions): Promise<CallbackDelivery>;
+  completeWithdrawal(
+    referenceId: string,
+    status: MockTerminalStatus,
+    options?: CallbackOptions,
+  ): Promise<CallbackDelivery>;
   /** Queues a fault for the next matching request. */
   fault(fault: Fault): void;
   /** Moves the gateway's clock by `ms` (0 puts it back to real time). */
@@ -131,9 +139,14 @@ export function remoteGateway(
 /** The sandbox's buttons: form posts to its pages, as the browser sends them. */
 function sandboxButtons(origin: string): SandboxButtons {
   async function post(path: string, form: Record<string, string>): Promise<void> {
-    const response = await fetch(`${origin}${path}`, { method: 'POST', body: new URLSearchParams(form), redirect: 'manual' });
+    const response = await fetch(`${origin}${path}`, {
+      method: 'POST',
+      body: new URLSearchParams(form),
+      redirect: 'manual',
+    });
     await response.body?.cancel();
-    if (response.status !== 302 && response.status !== 303) throw new Error(`sandbox ${path} answered HTTP ${response.status}`);
+    if (response.status !== 302 && response.status !== 303)
+      throw new Error(`sandbox ${path} answered HTTP ${response.status}`);
   }
   return {
     press: (paymentId, outcome) => post(`/pay/${encodeURIComponent(paymentId)}/outcome`, { outcome }),
@@ -152,7 +165,9 @@ export class SandboxUnavailableError extends Error {}
 function sandboxCommand(): string[] {
   if (existsSync(SANDBOX_CLI.built)) return [SANDBOX_CLI.built];
   if (existsSync(SANDBOX_CLI.source)) return ['--import', 'tsx', SANDBOX_CLI.source];
-  throw new SandboxUnavailableError(`the sandbox is not available in this checkout (neither ${SANDBOX_CLI.built} nor ${SANDBOX_CLI.source})`);
+  throw new SandboxUnavailableError(
+    `the sandbox is not available in this checkout (neither ${SANDBOX_CLI.built} nor ${SANDBOX_CLI.source})`,
+  );
 }
 
 /**
@@ -160,9 +175,13 @@ function sandboxCommand(): string[] {
  * sandbox` runs), reads the base URL and credentials from its banner, and stops it on close.
  */
 export async function startSandboxProcess(callbackUrl: string): Promise<DemoGateway> {
-  const child = spawn(process.execPath, [...sandboxCommand(), 'sandbox', '--port', '0', '--callback-url', callbackUrl], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...sandboxCommand(), 'sandbox', '--port', '0', '--callback-url', callbackUrl],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   const settings = await new Promise<RemoteSettings>((resolve, reject) => {
     const timer = setTimeout(() => {

@@ -63,7 +63,9 @@ export async function startMerchant(apiKey: () => string, gateway: () => MyrGate
   async function onEvent(event: WebhookEvent): Promise<void> {
     const { signed } = event;
     if (event.transaction_type === 'WITHDRAWAL') {
-      say(`merchant: payout ${signed.reference_id} is ${signed.status} (to ${event.unsigned.bank_code ?? '?'} account ${event.unsigned.account_number ?? '?'})`);
+      say(
+        `merchant: payout ${signed.reference_id} is ${signed.status} (to ${event.unsigned.bank_code ?? '?'} account ${event.unsigned.account_number ?? '?'})`,
+      );
       const order = orders.get(signed.reference_id);
       if (order) Object.assign(order, { payout: signed.status, payoutAccount: event.unsigned.account_number });
       return;
@@ -109,7 +111,8 @@ export async function startMerchant(apiKey: () => string, gateway: () => MyrGate
     async answered(count) {
       const deadline = Date.now() + 15_000;
       while (answers.length < count) {
-        if (Date.now() > deadline) throw new Error(`no callback reached the shop within 15 s (${answers.length} of ${count})`);
+        if (Date.now() > deadline)
+          throw new Error(`no callback reached the shop within 15 s (${answers.length} of ${count})`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     },

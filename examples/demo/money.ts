@@ -11,24 +11,33 @@ import { check, ringgit, say, skip, step, stepMs, timed } from './transcript.js'
 const ACCOUNT = '5140123456789';
 
 function payout(referenceId: string, amount: number): WithdrawalCreateParams {
-  return { amount, reference_id: referenceId, bank_code: 'PBBEMYKL', account_number: ACCOUNT, account_name: 'Tan Wei Ming' };
+  return {
+    amount,
+    reference_id: referenceId,
+    bank_code: 'PBBEMYKL',
+    account_number: ACCOUNT,
+    account_name: 'Tan Wei Ming',
+  };
 }
 
 /** A withdrawal, then its callback with the account number masked. */
 export async function withdrawal(gateway: DemoGateway, merchant: MerchantBackend, runId: string): Promise<void> {
   const referenceId = `PAYOUT${runId}`;
   step(`The shop pays out ${ringgit(250)} to a bank account (${referenceId})`);
-  if (!gateway.safeToPayOut) return skip('a withdrawal against this gateway may move real money; run the demo on the mock or --sandbox');
+  if (!gateway.safeToPayOut)
+    return skip('a withdrawal against this gateway may move real money; run the demo on the mock or --sandbox');
   merchant.orders.set(referenceId, { amount: 250, fulfilments: 0 });
   const { value: created, ms } = await timed(() => gateway.client.withdrawals.create(payout(referenceId, 250)));
-  say(`withdrawal ${created.payment_id ?? created.withdrawal_id ?? referenceId} is ${created.status ?? '?'} (${ms} ms), account ${created.account_number ?? '(not echoed)'}`);
+  say(
+    `withdrawal ${created.payment_id ?? created.withdrawal_id ?? referenceId} is ${created.status ?? '?'} (${ms} ms), account ${created.account_number ?? '(not echoed)'}`,
+  );
   check(!JSON.stringify(created).includes(ACCOUNT), 'the result never holds the full account number');
   const before = merchant.answers.length;
   if (gateway.controls) {
     await gateway.controls.completeWithdrawal(referenceId, 'SUCCESS');
   } else if (gateway.buttons) {
     await gateway.buttons.completeWithdrawal(created.payment_id ?? created.withdrawal_id ?? referenceId);
-    say('the sandbox\'s dashboard completes it');
+    say("the sandbox's dashboard completes it");
   } else {
     return skip('the demo cannot make the bank settle it here; its callback arrives when it does');
   }
@@ -52,15 +61,24 @@ export async function lostWithdrawalAnswer(gateway: DemoGateway, runId: string):
     return;
   } catch (error) {
     if (!(error instanceof OutcomeUnknownError)) throw error;
-    say(`withdrawals.create threw OutcomeUnknownError (${error.code}, reference ${error.referenceId}); the SDK did not send it again`);
+    say(
+      `withdrawals.create threw OutcomeUnknownError (${error.code}, reference ${error.referenceId}); the SDK did not send it again`,
+    );
   }
   const { value: recovery, ms } = await timed(() => gateway.client.withdrawals.recover(params));
-  say(recovery.created
-    ? `withdrawals.recover: the first request never arrived; sent now (${ms} ms)`
-    : `withdrawals.recover → { created: false }: the gateway refused the same reference_id, so the first request arrived (${ms} ms)`);
-  const sent = gateway.controls.requests('withdraw').filter((r) => (r.body as { reference_id?: unknown } | undefined)?.reference_id === referenceId);
+  say(
+    recovery.created
+      ? `withdrawals.recover: the first request never arrived; sent now (${ms} ms)`
+      : `withdrawals.recover → { created: false }: the gateway refused the same reference_id, so the first request arrived (${ms} ms)`,
+  );
+  const sent = gateway.controls
+    .requests('withdraw')
+    .filter((r) => (r.body as { reference_id?: unknown } | undefined)?.reference_id === referenceId);
   check(!recovery.created, 'recover found that the first request had arrived: wait for its callback');
-  check(gateway.controls.withdrawalsUnder(referenceId) === 1, `one payout exists under ${referenceId}, not two (requests answered: ${sent.map((r) => (r.status === 0 ? 'connection dropped' : r.status)).join(', ')})`);
+  check(
+    gateway.controls.withdrawalsUnder(referenceId) === 1,
+    `one payout exists under ${referenceId}, not two (requests answered: ${sent.map((r) => (r.status === 0 ? 'connection dropped' : r.status)).join(', ')})`,
+  );
 }
 
 /** No callback comes; the status query finds the payment paid, after waiting out a 429. */
@@ -68,7 +86,11 @@ export async function statusFallback(gateway: DemoGateway, merchant: MerchantBac
   const referenceId = `ORDER${runId}F`;
   step(`No callback arrives for ${referenceId}: the shop asks the status API, and is rate limited first`);
   const created = await gateway.client.payments.create({
-    amount: 88, reference_id: referenceId, customer_name: 'Lim Mei Ling', customer_phone: '60177788899', payment_method: 'QR_PAYMENT',
+    amount: 88,
+    reference_id: referenceId,
+    customer_name: 'Lim Mei Ling',
+    customer_phone: '60177788899',
+    payment_method: 'QR_PAYMENT',
   });
   merchant.orders.set(referenceId, { amount: created.amount, fulfilments: 0 });
   if (gateway.controls) {
@@ -80,11 +102,18 @@ export async function statusFallback(gateway: DemoGateway, merchant: MerchantBac
   }
   try {
     const { value: status, ms } = await timed(() => gateway.client.payments.retrieve(referenceId));
-    const answers = gateway.controls?.requests('payment.status').slice(-2).map((r) => r.status) ?? [];
+    const answers =
+      gateway.controls
+        ?.requests('payment.status')
+        .slice(-2)
+        .map((r) => r.status) ?? [];
     if (gateway.controls) {
       say(`GET /payment/status/${referenceId} → 429 RATE_LIMITED, Retry-After: 1`);
       say(`the SDK waited ${ms} ms in all and asked again → ${answers.at(-1) ?? '?'} ${status.status}`);
-      check(answers.join(',') === '429,200' && ms >= 1000, 'the 429 was waited out (at least the 1 s the gateway asked for), then answered');
+      check(
+        answers.join(',') === '429,200' && ms >= 1000,
+        'the 429 was waited out (at least the 1 s the gateway asked for), then answered',
+      );
       if (status.status === 'SUCCESS') merchant.fulfil(referenceId, 'found by the status query');
       check(merchant.orders.get(referenceId)?.fulfilments === 1, 'the order was fulfilled from the status query');
     } else {

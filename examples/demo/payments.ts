@@ -16,13 +16,28 @@ const NEEDS_CONTROL = 'on this gateway the demo cannot act as the customer';
 
 function paramsFor(method: PaymentMethod, referenceId: string): PaymentCreateParams {
   if (method === 'BANK_TRANSFER') {
-    return { ...CUSTOMER, amount: '250.00', reference_id: referenceId, payment_method: method, metadata: { provider_channel_id: 'MB2U0227' } };
+    return {
+      ...CUSTOMER,
+      amount: '250.00',
+      reference_id: referenceId,
+      payment_method: method,
+      metadata: { provider_channel_id: 'MB2U0227' },
+    };
   }
-  return { ...CUSTOMER, amount: method === 'QR_PAYMENT' ? '149.90' : 35, reference_id: referenceId, payment_method: method };
+  return {
+    ...CUSTOMER,
+    amount: method === 'QR_PAYMENT' ? '149.90' : 35,
+    reference_id: referenceId,
+    payment_method: method,
+  };
 }
 
 /** Creates one payment per method and shows where each customer is sent. */
-export async function createPayments(gateway: DemoGateway, merchant: MerchantBackend, runId: string): Promise<DemoPayments> {
+export async function createPayments(
+  gateway: DemoGateway,
+  merchant: MerchantBackend,
+  runId: string,
+): Promise<DemoPayments> {
   step('The shop creates one payment per method and sends each customer to its page');
   const created: Partial<DemoPayments> = {};
   for (const method of ['QR_PAYMENT', 'BANK_TRANSFER', 'MOBILE_WALLET'] as const) {
@@ -31,10 +46,15 @@ export async function createPayments(gateway: DemoGateway, merchant: MerchantBac
     merchant.orders.set(referenceId, { amount: payment.amount, fulfilments: 0 });
     created[method] = payment;
     const source = method === 'QR_PAYMENT' ? 'payment_url' : 'gateway.redirect_url';
-    say(`${method.padEnd(13)} ${referenceId}  ${ringgit(payment.amount)}  ${payment.payment_id}  ${payment.status}  (${ms} ms)`);
+    say(
+      `${method.padEnd(13)} ${referenceId}  ${ringgit(payment.amount)}  ${payment.payment_id}  ${payment.status}  (${ms} ms)`,
+    );
     say(`${''.padEnd(13)} customer → ${payment.customer_redirect_url}  (${source})`);
     const expected = method === 'QR_PAYMENT' ? payment.payment_url : payment.gateway.redirect_url;
-    check(payment.customer_redirect_url === expected, `${method}: the customer is sent to ${source}, as the spec's table says`);
+    check(
+      payment.customer_redirect_url === expected,
+      `${method}: the customer is sent to ${source}, as the spec's table says`,
+    );
   }
   return created as DemoPayments;
 }
@@ -43,20 +63,31 @@ function describeDelivery(delivery: CallbackDelivery, merchant: MerchantBackend,
   const answers = merchant.answers.slice(answersBefore);
   delivery.attempts.forEach((attempt, i) => {
     const answer = answers[i];
-    const what = answer ? `${answer.outcome}${answer.reason ? `: ${answer.reason}` : ''}` : (attempt.error ?? 'no answer');
-    say(`gateway → callback ${delivery.webhookId.slice(0, 8)}…${attempt.duplicate ? ' (same delivery again)' : ''}: HTTP ${attempt.status ?? '-'} (${what})`);
+    const what = answer
+      ? `${answer.outcome}${answer.reason ? `: ${answer.reason}` : ''}`
+      : (attempt.error ?? 'no answer');
+    say(
+      `gateway → callback ${delivery.webhookId.slice(0, 8)}…${attempt.duplicate ? ' (same delivery again)' : ''}: HTTP ${attempt.status ?? '-'} (${what})`,
+    );
   });
 }
 
 /** The shop's answers from `from` on, for a gateway whose deliveries the demo does not see. */
 function describeAnswers(merchant: MerchantBackend, from: number): void {
   for (const answer of merchant.answers.slice(from)) {
-    say(`gateway → callback: shop answered HTTP ${answer.status} (${answer.outcome}${answer.reason ? `: ${answer.reason}` : ''})`);
+    say(
+      `gateway → callback: shop answered HTTP ${answer.status} (${answer.outcome}${answer.reason ? `: ${answer.reason}` : ''})`,
+    );
   }
 }
 
 /** The customer presses an outcome button on the sandbox's page; resolves once the shop answered the callback. */
-async function pressInSandbox(gateway: DemoGateway, merchant: MerchantBackend, paymentId: string, outcome: 'pay' | 'decline' | 'expire'): Promise<void> {
+async function pressInSandbox(
+  gateway: DemoGateway,
+  merchant: MerchantBackend,
+  paymentId: string,
+  outcome: 'pay' | 'decline' | 'expire',
+): Promise<void> {
   const before = merchant.answers.length;
   await gateway.buttons?.press(paymentId, outcome);
   say(`the customer pressed "${outcome}" on the sandbox's hosted page`);
@@ -65,9 +96,15 @@ async function pressInSandbox(gateway: DemoGateway, merchant: MerchantBackend, p
 }
 
 /** The QR customer pays; the gateway delivers the callback twice; the order ships once. */
-export async function customerPays(gateway: DemoGateway, merchant: MerchantBackend, payments: DemoPayments): Promise<CallbackDelivery | undefined> {
+export async function customerPays(
+  gateway: DemoGateway,
+  merchant: MerchantBackend,
+  payments: DemoPayments,
+): Promise<CallbackDelivery | undefined> {
   const payment = payments.QR_PAYMENT;
-  step(`The customer pays ${payment.reference_id} (QR); the gateway sends the signed callback, then the same delivery again`);
+  step(
+    `The customer pays ${payment.reference_id} (QR); the gateway sends the signed callback, then the same delivery again`,
+  );
   const before = merchant.answers.length;
   let delivery: CallbackDelivery | undefined;
   if (gateway.controls) {
@@ -76,21 +113,34 @@ export async function customerPays(gateway: DemoGateway, merchant: MerchantBacke
   } else if (gateway.buttons) {
     await pressInSandbox(gateway, merchant, payment.payment_id, 'pay');
     await gateway.buttons.resend(payment.payment_id);
-    say('the sandbox\'s dashboard resends the callback');
+    say("the sandbox's dashboard resends the callback");
     await merchant.answered(before + 2);
     describeAnswers(merchant, before + 1);
   } else {
     return void skip(`${NEEDS_CONTROL}: open the QR URL above and pay there`);
   }
   const answers = merchant.answers.slice(before);
-  check(answers.length === 2 && answers.every((a) => a.status === 200), 'both deliveries were acknowledged with 200, so the gateway stops sending');
-  check(answers[1]?.outcome === 'duplicate', 'the second delivery was recognised as a duplicate: the handler did not run again');
-  check(merchant.orders.get(payment.reference_id)?.fulfilments === 1, `order ${payment.reference_id} was fulfilled exactly once (${stepMs()} ms)`);
+  check(
+    answers.length === 2 && answers.every((a) => a.status === 200),
+    'both deliveries were acknowledged with 200, so the gateway stops sending',
+  );
+  check(
+    answers[1]?.outcome === 'duplicate',
+    'the second delivery was recognised as a duplicate: the handler did not run again',
+  );
+  check(
+    merchant.orders.get(payment.reference_id)?.fulfilments === 1,
+    `order ${payment.reference_id} was fulfilled exactly once (${stepMs()} ms)`,
+  );
   return delivery;
 }
 
 /** The bank declines the BANK_TRANSFER payment. */
-export async function bankDeclines(gateway: DemoGateway, merchant: MerchantBackend, payments: DemoPayments): Promise<void> {
+export async function bankDeclines(
+  gateway: DemoGateway,
+  merchant: MerchantBackend,
+  payments: DemoPayments,
+): Promise<void> {
   const payment = payments.BANK_TRANSFER;
   step(`The bank declines ${payment.reference_id} (BANK_TRANSFER)`);
   const before = merchant.answers.length;
@@ -102,11 +152,18 @@ export async function bankDeclines(gateway: DemoGateway, merchant: MerchantBacke
     return skip(NEEDS_CONTROL);
   }
   check(merchant.answers[before]?.status === 200, 'the FAILED callback was verified and acknowledged');
-  check(merchant.orders.get(payment.reference_id)?.fulfilments === 0, `order ${payment.reference_id} was not fulfilled (${stepMs()} ms)`);
+  check(
+    merchant.orders.get(payment.reference_id)?.fulfilments === 0,
+    `order ${payment.reference_id} was not fulfilled (${stepMs()} ms)`,
+  );
 }
 
 /** Nobody pays the MOBILE_WALLET payment; once past expires_at the status query says EXPIRED. */
-export async function paymentExpires(gateway: DemoGateway, merchant: MerchantBackend, payments: DemoPayments): Promise<void> {
+export async function paymentExpires(
+  gateway: DemoGateway,
+  merchant: MerchantBackend,
+  payments: DemoPayments,
+): Promise<void> {
   const payment = payments.MOBILE_WALLET;
   step(`Nobody pays ${payment.reference_id} (MOBILE_WALLET): it expires`);
   if (gateway.buttons) {
@@ -130,18 +187,32 @@ export async function paymentExpires(gateway: DemoGateway, merchant: MerchantBac
 }
 
 /** A callback whose amount was changed after signing (or signed with another key) is refused. */
-export async function forgedCallback(merchant: MerchantBackend, payments: DemoPayments, genuine: CallbackDelivery | undefined): Promise<void> {
+export async function forgedCallback(
+  merchant: MerchantBackend,
+  payments: DemoPayments,
+  genuine: CallbackDelivery | undefined,
+): Promise<void> {
   const target = payments.MOBILE_WALLET;
   step(`Someone posts a forged SUCCESS callback for ${target.reference_id} to the shop`);
   let body: string;
   let headers: Record<string, string>;
   if (genuine) {
     say('a genuine callback, replayed with payment_id, reference_id and amount changed after signing');
-    body = JSON.stringify({ ...genuine.body, payment_id: target.payment_id, reference_id: target.reference_id, amount: 0.01 });
+    body = JSON.stringify({
+      ...genuine.body,
+      payment_id: target.payment_id,
+      reference_id: target.reference_id,
+      amount: 0.01,
+    });
     headers = { ...genuine.headers, 'X-Payment-ID': target.payment_id };
   } else {
-    say('a callback signed with a key that is not the merchant\'s');
-    const forged = await signCallback('sk_not_the_merchants_key', { payment_id: target.payment_id, reference_id: target.reference_id, amount: target.amount, status: 'SUCCESS' });
+    say("a callback signed with a key that is not the merchant's");
+    const forged = await signCallback('sk_not_the_merchants_key', {
+      payment_id: target.payment_id,
+      reference_id: target.reference_id,
+      amount: target.amount,
+      status: 'SUCCESS',
+    });
     body = forged.rawBody;
     headers = forged.headers;
   }

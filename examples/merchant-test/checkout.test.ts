@@ -36,7 +36,12 @@ beforeAll(async () => {
 beforeEach(() => {
   // A client with a token cache of its own per test, so each test's requests (its token
   // request included) are its own. Short retry waits keep the test fast.
-  gateway = new MyrGateway({ baseUrl: mock.baseUrl, ...mock.merchant, tokenStore: new MemoryTokenStore(), retry: { baseDelayMs: 1, jitterMs: 0 } });
+  gateway = new MyrGateway({
+    baseUrl: mock.baseUrl,
+    ...mock.merchant,
+    tokenStore: new MemoryTokenStore(),
+    retry: { baseDelayMs: 1, jitterMs: 0 },
+  });
 });
 afterEach(() => {
   mock.reset();
@@ -60,7 +65,10 @@ it('sends the customer to the QR page and marks the order paid from the signed c
 
 it('ignores a forged callback', async () => {
   await checkout(gateway, 'ORDER1002', '15');
-  const delivery = await mock.completePayment('ORDER1002', 'SUCCESS', { tamper: (body) => ({ ...body, amount: 0.01 }), retryDelaysMs: [] });
+  const delivery = await mock.completePayment('ORDER1002', 'SUCCESS', {
+    tamper: (body) => ({ ...body, amount: 0.01 }),
+    retryDelaysMs: [],
+  });
   expect(delivery.attempts.map((a) => a.status)).toEqual([401]);
   expect(paidOrders.has('ORDER1002')).toBe(false);
 });

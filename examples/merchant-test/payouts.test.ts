@@ -30,9 +30,9 @@ it('does not pay out twice when the answer is lost', async () => {
 
   await expect(gateway.withdrawals.create(params)).rejects.toMatchObject({ code: 'OUTCOME_UNKNOWN' });
   expect(mock.getWithdrawal('PAYOUT7781')?.status).toBe('PROCESSING'); // it did happen
-  expect(mock.count('withdraw')).toBe(1);                               // and was not retried
+  expect(mock.count('withdraw')).toBe(1); // and was not retried
 
-  const recovery = await gateway.withdrawals.recover(params);           // same reference_id: 409
+  const recovery = await gateway.withdrawals.recover(params); // same reference_id: 409
   expect(recovery.created).toBe(false);
   expect(mock.withdrawals).toHaveLength(1);
 });

@@ -9,4 +9,7 @@ import { apiKey, handleEvent } from '../shop.js';
 
 export const app = express();
 app.use(express.json()); // optional: the middleware works with or without a body parser
-app.post('/webhooks/myr', createExpressMiddleware({ verifier: { apiKey: apiKey() }, onEvent: (event) => handleEvent(event) }));
+app.post(
+  '/webhooks/myr',
+  createExpressMiddleware({ verifier: { apiKey: apiKey() }, onEvent: (event) => handleEvent(event) }),
+);

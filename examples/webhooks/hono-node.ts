@@ -7,4 +7,7 @@ import { createHonoHandler } from 'myr-gateway/webhooks';
 import { apiKey, handleEvent } from '../shop.js';
 
 export const app = new Hono();
-app.post('/webhooks/myr', createHonoHandler({ verifier: { apiKey: apiKey() }, onEvent: (event) => handleEvent(event) }));
+app.post(
+  '/webhooks/myr',
+  createHonoHandler({ verifier: { apiKey: apiKey() }, onEvent: (event) => handleEvent(event) }),
+);

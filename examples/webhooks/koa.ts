@@ -7,4 +7,9 @@ import { createKoaMiddleware } from 'myr-gateway/webhooks';
 import { apiKey, handleEvent } from '../shop.js';
 
 export const app = new Koa();
-app.use(createKoaMiddleware({ verifier: { apiKey: apiKey() }, onEvent: (event) => handleEvent(event) }, { path: '/webhooks/myr' }));
+app.use(
+  createKoaMiddleware(
+    { verifier: { apiKey: apiKey() }, onEvent: (event) => handleEvent(event) },
+    { path: '/webhooks/myr' },
+  ),
+);

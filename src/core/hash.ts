@@ -10,7 +10,9 @@ import { ConfigurationError } from './errors/base.js';
 export async function sha256Hex(parts: string[]): Promise<string> {
   const subtle = globalThis.crypto?.subtle;
   if (!subtle) {
-    throw new ConfigurationError('INVALID_CONFIGURATION: this runtime has no Web Crypto (crypto.subtle), which the token cache needs');
+    throw new ConfigurationError(
+      'INVALID_CONFIGURATION: this runtime has no Web Crypto (crypto.subtle), which the token cache needs',
+    );
   }
   const digest = new Uint8Array(await subtle.digest('SHA-256', new TextEncoder().encode(JSON.stringify(parts))));
   let hex = '';

@@ -19,6 +19,7 @@ export function isMilliseconds(value: unknown, min = 1, max = MAX_TIMER_MS): val
 
 /** `value` when it is {@link isMilliseconds}, else a {@link ConfigurationError} naming the option. */
 export function milliseconds(value: unknown, name: string, min = 1, max = MAX_TIMER_MS): number {
-  if (!isMilliseconds(value, min, max)) throw new ConfigurationError(`${name} must be a whole number of milliseconds from ${min} to ${max}`, name);
+  if (!isMilliseconds(value, min, max))
+    throw new ConfigurationError(`${name} must be a whole number of milliseconds from ${min} to ${max}`, name);
   return value;
 }

@@ -87,7 +87,8 @@ function isAccountAsNumber(value: number, accountNumber: string | undefined): bo
 export function maskAccountNumbers(value: unknown, redact: Redact, accountNumber?: string): unknown {
   const mask = (v: unknown, key: string | undefined): unknown => {
     // An account number sent as a JSON number is masked too, and kept as the masked text.
-    if (key === 'account_number' && (typeof v === 'string' || typeof v === 'number')) return maskAccountNumber(String(v));
+    if (key === 'account_number' && (typeof v === 'string' || typeof v === 'number'))
+      return maskAccountNumber(String(v));
     if (typeof v === 'number') return isAccountAsNumber(v, accountNumber) ? maskAccountNumber(accountNumber ?? '') : v;
     if (typeof v === 'string') return key === 'reference_id' ? v : redact(v);
     // The elements of an array under a key are that key's values (a list of account numbers).

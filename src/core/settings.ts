@@ -36,7 +36,13 @@ function refuse(source: SettingSource, field: string, rule: string): Error {
 }
 
 /** A millisecond setting: a whole number a timer can hold, from `min` (1 unless said), or the fallback. */
-export function millisecondsSetting(value: number | undefined, fallback: number, field: string, source: SettingSource, min = 1): number {
+export function millisecondsSetting(
+  value: number | undefined,
+  fallback: number,
+  field: string,
+  source: SettingSource,
+  min = 1,
+): number {
   if (value === undefined) return fallback;
   // The SDK's one millisecond rule (core/milliseconds.ts); a call's option is refused as a request error.
   if (!isMilliseconds(value, min)) {
@@ -53,8 +59,14 @@ export function signalSetting(value: unknown): AbortSignal | undefined {
 }
 
 /** A retry count: a whole number from 0 to {@link MAX_RETRIES}, or the fallback. */
-export function retriesSetting(value: number | undefined, fallback: number, field: string, source: SettingSource): number {
+export function retriesSetting(
+  value: number | undefined,
+  fallback: number,
+  field: string,
+  source: SettingSource,
+): number {
   if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 0 || value > MAX_RETRIES) throw refuse(source, field, `a whole number from 0 to ${MAX_RETRIES}`);
+  if (!Number.isInteger(value) || value < 0 || value > MAX_RETRIES)
+    throw refuse(source, field, `a whole number from 0 to ${MAX_RETRIES}`);
   return value;
 }

@@ -42,7 +42,12 @@ export interface Watch {
  * Like {@link bounded}, for an operation that may legitimately last long as long as it shows
  * progress: it gets `firstMs` to show it (`alive` or `hold`), then `nextMs` between signs.
  */
-export function watched<T>(start: (watch: Watch) => Promise<T>, signal: AbortSignal | undefined, firstMs: number, nextMs: number): Promise<T> {
+export function watched<T>(
+  start: (watch: Watch) => Promise<T>,
+  signal: AbortSignal | undefined,
+  firstMs: number,
+  nextMs: number,
+): Promise<T> {
   if (signal?.aborted) return Promise.reject(signal.reason as Error);
   // A timeout that restarts on each sign of progress and pauses while work is held: more than
   // the one timer of within(), so it rejects `stalled` here; within() adds the abort and the

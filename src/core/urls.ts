@@ -52,7 +52,10 @@ export function isLoopbackHttp(url: URL): boolean {
  * put back into the body, normalised, after validation. Any other http URL is still refused, and
  * one with whitespace or a control character is left for the schema to refuse.
  */
-export function splitLoopbackUrls(params: unknown): { rest: unknown; urls: { callback_url?: string; redirect_url?: string } } {
+export function splitLoopbackUrls(params: unknown): {
+  rest: unknown;
+  urls: { callback_url?: string; redirect_url?: string };
+} {
   if (params === null || typeof params !== 'object' || Array.isArray(params)) return { rest: params, urls: {} };
   const rest: Record<string, unknown> = { ...(params as Record<string, unknown>) };
   const urls: { callback_url?: string; redirect_url?: string } = {};

@@ -20,7 +20,10 @@ function codeFor(path: readonly PropertyKey[], input: unknown): { code: string; 
   const params = input as { metadata?: unknown; payment_method?: unknown } | null;
   if (field === PROVIDER_CHANNEL_FIELD || (field === 'metadata' && params?.payment_method === 'BANK_TRANSFER')) {
     const metadata = params?.metadata;
-    const channel = metadata !== null && typeof metadata === 'object' ? (metadata as Record<string, unknown>).provider_channel_id : undefined;
+    const channel =
+      metadata !== null && typeof metadata === 'object'
+        ? (metadata as Record<string, unknown>).provider_channel_id
+        : undefined;
     const missing = channel === undefined || channel === null || channel === '';
     if (field === PROVIDER_CHANNEL_FIELD || missing) {
       return { code: missing ? 'MISSING_PROVIDER_CHANNEL' : 'INVALID_PROVIDER_CHANNEL', field: PROVIDER_CHANNEL_FIELD };
@@ -94,7 +97,12 @@ function invalid(check: AnswerCheck, field: string, problem: string): InvalidRes
 
 /** An echoed value as it reads in a message: quoted text, or its JSON (an object the service sent). */
 function shown(value: unknown): string {
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') {
+  if (
+    typeof value === 'string' ||
+    typeof value === 'number' ||
+    typeof value === 'boolean' ||
+    typeof value === 'bigint'
+  ) {
     return JSON.stringify(String(value));
   }
   return JSON.stringify(value) ?? typeof value;
@@ -103,7 +111,11 @@ function shown(value: unknown): string {
 /** An echoed value, when the service sent one, must be the one we sent. */
 export function checkEcho(check: AnswerCheck, field: string, sent: string | number, echoed: unknown): void {
   if (echoed === undefined || echoed === null || echoed === sent) return;
-  throw invalid(check, field, `echoes ${field} ${shown(echoed).slice(0, 120)}, not the ${JSON.stringify(String(sent))} that was sent`);
+  throw invalid(
+    check,
+    field,
+    `echoes ${field} ${shown(echoed).slice(0, 120)}, not the ${JSON.stringify(String(sent))} that was sent`,
+  );
 }
 
 /**
@@ -114,5 +126,6 @@ export function checkCustomerUrl(check: AnswerCheck, field: string, value: unkno
   if (value === undefined || value === null) return;
   const url = credentialFreeUrl(value);
   const ok = url !== undefined && (url.protocol === 'https:' || (check.allowInsecureLoopback && isLoopbackHttp(url)));
-  if (!ok) throw invalid(check, field, `carries a ${field} that is not an https:// URL, which must never reach a customer`);
+  if (!ok)
+    throw invalid(check, field, `carries a ${field} that is not an https:// URL, which must never reach a customer`);
 }

@@ -26,7 +26,8 @@ export const ENV = Object.freeze({
 export const MAX_CLOCK_SKEW_MS = 60_000;
 
 /** Names of the checks, in the order they run and print. */
-export type CheckName = 'configuration' | 'token' | 'status lookup' | 'clock' | 'rate limits' | 'callback URL' | 'ledger table';
+export type CheckName =
+  'configuration' | 'token' | 'status lookup' | 'clock' | 'rate limits' | 'callback URL' | 'ledger table';
 
 /**
  * The verdict of one check. `fail` makes the command exit non-zero; `warn` is printed but
@@ -66,7 +67,9 @@ export type Environment = Readonly<Record<string, string | undefined>>;
  * if ('missing' in read) console.error(`set ${read.missing.join(', ')}`);
  * ```
  */
-export function readConfiguration(env: Environment): { configuration: DoctorConfiguration } | { missing: string[] } | { invalid: ConfigurationError } {
+export function readConfiguration(
+  env: Environment,
+): { configuration: DoctorConfiguration } | { missing: string[] } | { invalid: ConfigurationError } {
   let settings: RequiredSettings;
   try {
     // The sandbox is plain http on 127.0.0.1; any other http:// base URL is still refused.
@@ -127,7 +130,7 @@ export function checkClockSkew(serviceDate: string | undefined, localMs: number)
   const name = 'clock';
   const serviceMs = serviceDate === undefined ? Number.NaN : Date.parse(serviceDate);
   if (!Number.isFinite(serviceMs)) {
-    return { name, outcome: 'warn', detail: 'no usable Date header in the service\'s answers: cannot compare clocks' };
+    return { name, outcome: 'warn', detail: "no usable Date header in the service's answers: cannot compare clocks" };
   }
   const skewMs = localMs - serviceMs;
   const seconds = Math.round(Math.abs(skewMs) / 1000);
@@ -155,9 +158,10 @@ export function checkClockSkew(serviceDate: string | undefined, localMs: number)
  * ```
  */
 export function tokenRateLimitHint(retryAfterSeconds: number | undefined): string {
-  const when = retryAfterSeconds === undefined || !Number.isFinite(retryAfterSeconds) || retryAfterSeconds < 0
-    ? 'in a minute'
-    : `in ${Math.max(1, Math.ceil(retryAfterSeconds))} s`;
+  const when =
+    retryAfterSeconds === undefined || !Number.isFinite(retryAfterSeconds) || retryAfterSeconds < 0
+      ? 'in a minute'
+      : `in ${Math.max(1, Math.ceil(retryAfterSeconds))} s`;
   return `; the service allows ${PUBLISHED_LIMITS.token} token requests a minute: retry ${when}`;
 }
 

@@ -61,7 +61,9 @@ export function formatResult(result: CheckResult): string {
 export async function doctorMain(argv: string[], io: DoctorIo): Promise<number> {
   let help: boolean | undefined;
   try {
-    ({ values: { help } } = parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' } } }));
+    ({
+      values: { help },
+    } = parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' } } }));
   } catch (error) {
     io.writeError(`myr-gateway doctor: ${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
     return 2;

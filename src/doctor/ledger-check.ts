@@ -11,7 +11,15 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { ConfigurationError } from '../core/errors/base.js';
-import { SqlLedger, fromMysql2, fromPg, fromSqlite, type Mysql2PoolLike, type PgPoolLike, type SqlClient } from '../sql/index.js';
+import {
+  SqlLedger,
+  fromMysql2,
+  fromPg,
+  fromSqlite,
+  type Mysql2PoolLike,
+  type PgPoolLike,
+  type SqlClient,
+} from '../sql/index.js';
 import type { CheckResult, Environment } from './checks.js';
 
 /** The variables of the ledger's check. */
@@ -37,22 +45,33 @@ function open(url: string, cwd: string): Opened {
     try {
       return load(name);
     } catch {
-      throw new ConfigurationError(`${LEDGER_ENV.databaseUrl} names a database whose driver is not installed in this project: npm install ${name.split('/')[0] ?? name}`, 'databaseUrl');
+      throw new ConfigurationError(
+        `${LEDGER_ENV.databaseUrl} names a database whose driver is not installed in this project: npm install ${name.split('/')[0] ?? name}`,
+        'databaseUrl',
+      );
     }
   };
   if (/^postgres(ql)?:\/\//.test(url)) {
-    const { Pool } = driver('pg') as { Pool: new (options: { connectionString: string; max: number }) => PgPoolLike & { end(): Promise<void> } };
+    const { Pool } = driver('pg') as {
+      Pool: new (options: { connectionString: string; max: number }) => PgPoolLike & { end(): Promise<void> };
+    };
     const pool = new Pool({ connectionString: url, max: 1 });
     return { client: fromPg(pool), close: () => pool.end() };
   }
   if (/^(mysql|mariadb):\/\//.test(url)) {
-    const { createPool } = driver('mysql2/promise') as { createPool: (url: string) => Mysql2PoolLike & { end(): Promise<void> } };
+    const { createPool } = driver('mysql2/promise') as {
+      createPool: (url: string) => Mysql2PoolLike & { end(): Promise<void> };
+    };
     const pool = createPool(url.replace(/^mariadb:/, 'mysql:'));
     return { client: fromMysql2(pool), close: () => pool.end() };
   }
   const path = url.replace(/^sqlite:(\/\/)?/, '');
   // Opening a file that is not there would create it: the doctor changes nothing.
-  if (!existsSync(path)) throw new ConfigurationError(`${LEDGER_ENV.databaseUrl} names no SQLite file that exists (${path}); give a postgres:// or mysql:// URL, or the path of the ledger's SQLite file`, 'databaseUrl');
+  if (!existsSync(path))
+    throw new ConfigurationError(
+      `${LEDGER_ENV.databaseUrl} names no SQLite file that exists (${path}); give a postgres:// or mysql:// URL, or the path of the ledger's SQLite file`,
+      'databaseUrl',
+    );
   const client = fromSqlite(path);
   return { client, close: () => Promise.resolve() };
 }
@@ -82,7 +101,10 @@ export async function checkLedgerTable(env: Environment, cwd = process.cwd()): P
     await new SqlLedger(opened.client, { table }).ensureSchema({ create: false });
     return { name: 'ledger table', outcome: 'ok', detail: `${table} in ${masked(url)} is the table the ledger needs` };
   } catch (error) {
-    const what = error instanceof ConfigurationError ? error.message : `the database did not answer the check: ${error instanceof Error ? error.message : String(error)}`;
+    const what =
+      error instanceof ConfigurationError
+        ? error.message
+        : `the database did not answer the check: ${error instanceof Error ? error.message : String(error)}`;
     return { name: 'ledger table', outcome: 'fail', detail: hide(what) };
   } finally {
     await opened?.close().catch(() => undefined);

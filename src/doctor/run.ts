@@ -6,7 +6,15 @@
  * @module
  */
 import { MemoryTokenStore, MyrGateway, MyrGatewayError, type ResponseEvent } from '../index.js';
-import { checkCallbackUrl, checkClockSkew, readConfiguration, tokenRateLimitHint, ENV, type CheckResult, type Environment } from './checks.js';
+import {
+  checkCallbackUrl,
+  checkClockSkew,
+  readConfiguration,
+  tokenRateLimitHint,
+  ENV,
+  type CheckResult,
+  type Environment,
+} from './checks.js';
 
 /** What {@link runDoctor} reads and which clock it trusts. */
 export interface DoctorInput {
@@ -28,12 +36,16 @@ export interface DoctorInput {
 function unusedReference(): string {
   const bytes = new Uint8Array(10);
   globalThis.crypto.getRandomValues(bytes);
-  return `DOCTOR${[...bytes].map((b) => b.toString(16).padStart(2, '0')).join('').toUpperCase()}`;
+  return `DOCTOR${[...bytes]
+    .map((b) => b.toString(16).padStart(2, '0'))
+    .join('')
+    .toUpperCase()}`;
 }
 
 /** An SDK error's message, starting with its code; another error's name. Both are free of secrets. */
 function describeError(error: unknown): string {
-  if (error instanceof MyrGatewayError) return error.message.startsWith(error.code) ? error.message : `${error.code}: ${error.message}`;
+  if (error instanceof MyrGatewayError)
+    return error.message.startsWith(error.code) ? error.message : `${error.code}: ${error.message}`;
   return error instanceof Error ? error.name : 'unknown error';
 }
 
@@ -103,7 +115,11 @@ export async function runDoctor(input: DoctorInput): Promise<CheckResult[]> {
     ];
   }
   const results: CheckResult[] = [
-    { name: 'configuration', outcome: 'ok', detail: `${configuration.baseUrl.replace(/\/$/, '')} as merchant ${configuration.merchantId}` },
+    {
+      name: 'configuration',
+      outcome: 'ok',
+      detail: `${configuration.baseUrl.replace(/\/$/, '')} as merchant ${configuration.merchantId}`,
+    },
   ];
 
   const reference = unusedReference();
@@ -126,30 +142,52 @@ export async function runDoctor(input: DoctorInput): Promise<CheckResult[]> {
         ? `; check ${ENV.merchantId} and ${ENV.apiKey}`
         : lookupError instanceof MyrGatewayError && lookupError.status === 429
           ? tokenRateLimitHint(lookupError.retryAfter)
-        : tokenAnswers.length === 0
-          ? `; is ${ENV.baseUrl} right and the service reachable?`
-          : '';
+          : tokenAnswers.length === 0
+            ? `; is ${ENV.baseUrl} right and the service reachable?`
+            : '';
     results.push({ name: 'token', outcome: 'fail', detail: `no access token: ${describeError(lookupError)}${hint}` });
   }
 
   if (!tokenObtained) {
     results.push(skip('status lookup', 'needs a token'));
   } else if (found) {
-    results.push({ name: 'status lookup', outcome: 'fail', detail: `GET /payment/status/${reference} found a payment; the spec says 404 NOT_FOUND` });
+    results.push({
+      name: 'status lookup',
+      outcome: 'fail',
+      detail: `GET /payment/status/${reference} found a payment; the spec says 404 NOT_FOUND`,
+    });
   } else if (lookupError instanceof MyrGatewayError && lookupError.code === 'NOT_FOUND' && lookupError.status === 404) {
-    results.push({ name: 'status lookup', outcome: 'ok', detail: `GET /payment/status/${reference} answered 404 NOT_FOUND, as the spec says` });
+    results.push({
+      name: 'status lookup',
+      outcome: 'ok',
+      detail: `GET /payment/status/${reference} answered 404 NOT_FOUND, as the spec says`,
+    });
   } else {
-    results.push({ name: 'status lookup', outcome: 'fail', detail: `GET /payment/status/${reference}: ${describeError(lookupError)}; the spec says 404 NOT_FOUND` });
+    results.push({
+      name: 'status lookup',
+      outcome: 'fail',
+      detail: `GET /payment/status/${reference}: ${describeError(lookupError)}; the spec says 404 NOT_FOUND`,
+    });
   }
 
-  results.push(seen.at === undefined ? skip('clock', 'no answer from the service') : checkClockSkew(seen.date, seen.at));
+  results.push(
+    seen.at === undefined ? skip('clock', 'no answer from the service') : checkClockSkew(seen.date, seen.at),
+  );
 
   const limits = gateway.rateLimit;
   if (events.length === 0) results.push(skip('rate limits', 'no answer from the service'));
   else if (limits) {
-    results.push({ name: 'rate limits', outcome: 'ok', detail: `X-RateLimit-* headers seen (limit ${limits.limit ?? '?'}, remaining ${limits.remaining ?? '?'})` });
+    results.push({
+      name: 'rate limits',
+      outcome: 'ok',
+      detail: `X-RateLimit-* headers seen (limit ${limits.limit ?? '?'}, remaining ${limits.remaining ?? '?'})`,
+    });
   } else {
-    results.push({ name: 'rate limits', outcome: 'warn', detail: 'no X-RateLimit-* headers: the SDK paces to the published limits only' });
+    results.push({
+      name: 'rate limits',
+      outcome: 'warn',
+      detail: 'no X-RateLimit-* headers: the SDK paces to the published limits only',
+    });
   }
 
   results.push(checkCallbackUrl(configuration.callbackUrl));

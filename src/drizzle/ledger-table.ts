@@ -7,8 +7,22 @@
  *
  * @module
  */
-import { bigint as pgBigint, index as pgIndex, pgSchema, pgTable, smallint as pgSmallint, varchar as pgVarchar } from 'drizzle-orm/pg-core';
-import { bigint as myBigint, customType, index as myIndex, mysqlSchema, mysqlTable, smallint as mySmallint } from 'drizzle-orm/mysql-core';
+import {
+  bigint as pgBigint,
+  index as pgIndex,
+  pgSchema,
+  pgTable,
+  smallint as pgSmallint,
+  varchar as pgVarchar,
+} from 'drizzle-orm/pg-core';
+import {
+  bigint as myBigint,
+  customType,
+  index as myIndex,
+  mysqlSchema,
+  mysqlTable,
+  smallint as mySmallint,
+} from 'drizzle-orm/mysql-core';
 import { index as liteIndex, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /** The ledger's table unless `SqlLedger`'s `table` option names another. */
@@ -81,7 +95,8 @@ function mysqlColumns() {
 export function mysqlLedgerTable(table: string = DEFAULT_TABLE) {
   const { schema, name } = nameOf(table);
   // MySQL's index names are per table: the one the ledger's own DDL gives it.
-  if (schema === undefined) return mysqlTable(name, mysqlColumns(), (t) => [myIndex('expires_at_idx').on(t.expires_at)]);
+  if (schema === undefined)
+    return mysqlTable(name, mysqlColumns(), (t) => [myIndex('expires_at_idx').on(t.expires_at)]);
   return mysqlSchema(schema).table(name, mysqlColumns(), (t) => [myIndex('expires_at_idx').on(t.expires_at)]);
 }
 

@@ -129,7 +129,11 @@ function shortCode(error: unknown): string {
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
+  return (
+    value !== null &&
+    (typeof value === 'object' || typeof value === 'function') &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 function isNoScript(error: unknown): boolean {
@@ -143,12 +147,17 @@ function isNoScript(error: unknown): boolean {
  * server check (version, and the warning when Redis may lose keys).
  */
 export function adaptClient(options: RedisStoreOptions, what: string): { redis: RedisCommands; prefix: string } {
-  if (options === null || typeof options !== 'object') throw new ConfigurationError(`${what} needs { client }`, 'client');
+  if (options === null || typeof options !== 'object')
+    throw new ConfigurationError(`${what} needs { client }`, 'client');
   const { client, logger } = options;
   const prefix = options.keyPrefix ?? 'myr-gateway:';
-  if (typeof prefix !== 'string' || prefix.length > 200) throw new ConfigurationError('keyPrefix must be a string of at most 200 characters', 'keyPrefix');
+  if (typeof prefix !== 'string' || prefix.length > 200)
+    throw new ConfigurationError('keyPrefix must be a string of at most 200 characters', 'keyPrefix');
   const timeoutMs = milliseconds(options.timeoutMs ?? 1000, 'timeoutMs', 1, 60_000);
-  if (logger !== undefined && (logger === null || typeof logger.warn !== 'function' || typeof logger.error !== 'function')) {
+  if (
+    logger !== undefined &&
+    (logger === null || typeof logger.warn !== 'function' || typeof logger.error !== 'function')
+  ) {
     throw new ConfigurationError(`${what}: logger must have warn and error methods (console, pino, winston)`, 'logger');
   }
   const { send: raw } = driveClient(client, what);
@@ -159,7 +168,9 @@ export function adaptClient(options: RedisStoreOptions, what: string): { redis: 
     try {
       const reply = raw(args);
       // A client that answers through callbacks returns no promise: its answer would be lost.
-      pending = isThenable(reply) ? Promise.resolve(reply) : Promise.reject(new RedisStoreError(`the client returned no promise for ${args[0] ?? ''}`, 'no_promise'));
+      pending = isThenable(reply)
+        ? Promise.resolve(reply)
+        : Promise.reject(new RedisStoreError(`the client returned no promise for ${args[0] ?? ''}`, 'no_promise'));
     } catch (error) {
       pending = Promise.reject(error);
     }
@@ -198,7 +209,8 @@ export function adaptClient(options: RedisStoreOptions, what: string): { redis: 
       send: (args) => send(args).catch((e: unknown) => fail(e, args[0] ?? '')),
       compensate(s, keys, args, failure, forMs = 0) {
         const write = (failure !== null && typeof failure === 'object' && UNSETTLED.get(failure)) || Promise.resolve();
-        const undo = () => send(['EVAL', s.source, String(keys.length), ...keys, ...args]).catch((e: unknown) => fail(e, 'EVAL'));
+        const undo = () =>
+          send(['EVAL', s.source, String(keys.length), ...keys, ...args]).catch((e: unknown) => fail(e, 'EVAL'));
         void write
           .catch(() => undefined)
           .then(() => {

@@ -37,7 +37,11 @@ function sleep(ms: number, background: boolean): Promise<void> {
  * await untilAnswered(() => redis.eval(COMPLETE, keys, args), () => claimExpiresAt);
  * ```
  */
-export async function untilAnswered<T>(attempt: () => Promise<T>, deadline: () => number, background = false): Promise<T> {
+export async function untilAnswered<T>(
+  attempt: () => Promise<T>,
+  deadline: () => number,
+  background = false,
+): Promise<T> {
   for (let n = 0; ; n++) {
     try {
       return await attempt();

@@ -22,7 +22,16 @@ import { consoleWarn, Log, type Logger, type WarnSink } from '../core/observe/lo
 import { within } from '../core/wait.js';
 import { adaptClient, type RedisCommands, type RedisStoreOptions } from './client.js';
 import { RedisStoreError, RedisVersionError } from './errors.js';
-import { ACQUIRE, type AcquireReply, ANSWERED, LEARN, MAX_IN_FLIGHT_MS, PROBE_HOLD_MS, readAcquire, sharedStateWarnings } from './rate-scripts.js';
+import {
+  ACQUIRE,
+  type AcquireReply,
+  ANSWERED,
+  LEARN,
+  MAX_IN_FLIGHT_MS,
+  PROBE_HOLD_MS,
+  readAcquire,
+  sharedStateWarnings,
+} from './rate-scripts.js';
 
 /** While Redis fails, this process paces alone for this long before trying Redis again. */
 const RETRY_REDIS_MS = 5000;
@@ -153,7 +162,11 @@ export class RedisRateLimiter implements RateLimiter {
     const id = createHash('sha256').update(`${key}\n${bucket}`).digest('hex').slice(0, 32);
     let b = this.#buckets.get(id);
     if (!b) {
-      const keys: [string, string, string] = [`${this.#prefix}rate:{${id}}`, `${this.#prefix}rate-cfg:{${id}}`, `${this.#prefix}rate-probe:{${id}}`];
+      const keys: [string, string, string] = [
+        `${this.#prefix}rate:{${id}}`,
+        `${this.#prefix}rate-cfg:{${id}}`,
+        `${this.#prefix}rate-probe:{${id}}`,
+      ];
       this.#buckets.set(id, (b = new SharedBucket(bucket, keys)));
     }
     return b;
@@ -166,12 +179,23 @@ export class RedisRateLimiter implements RateLimiter {
     // The call's store budget (shared with the token store): spent, this call paces in-process.
     const storeMs = options.storeBudget?.leftMs();
     if (storeMs !== undefined && storeMs <= 0) {
-      this.#warnOnce('budget', "RedisRateLimiter: a call had spent its store budget (tokenStoreTimeout) on another store; paced in this process only, without waiting on Redis.");
+      this.#warnOnce(
+        'budget',
+        'RedisRateLimiter: a call had spent its store budget (tokenStoreTimeout) on another store; paced in this process only, without waiting on Redis.',
+      );
       return this.#local.acquire(key, bucket, options);
     }
     const now = monotonicNow();
     const refusal = () =>
-      b.paced ? pacingError(bucket, b.paced.limit, b.paced.windowMs, b.paced.freeInMs, b.paced.fromRedis ? 'redis' : 'service') : pacingError(bucket, b.limit, b.windowMs, b.windowMs);
+      b.paced
+        ? pacingError(
+            bucket,
+            b.paced.limit,
+            b.paced.windowMs,
+            b.paced.freeInMs,
+            b.paced.fromRedis ? 'redis' : 'service',
+          )
+        : pacingError(bucket, b.limit, b.windowMs, b.windowMs);
     const waiting = b.queue.add(options, now, refusal, storeMs);
     void this.#drain(key, b);
     return waiting;
@@ -196,8 +220,12 @@ export class RedisRateLimiter implements RateLimiter {
     if (probe || edge || this.#teaches(b, o)) {
       b.sharedLimit = o.limit;
       b.sharedAt = monotonicNow();
-      const args = [o.limit, o.remaining, o.resetAt, o.elapsedMs, o.status].map((v) => (v === undefined || !Number.isFinite(v) ? '' : String(v)));
-      this.#redis.eval(LEARN, [b.keys[1], b.keys[2], b.keys[0]], [...args, probe ? name : '', edge ? name : '']).catch(() => (b.sharedLimit = undefined));
+      const args = [o.limit, o.remaining, o.resetAt, o.elapsedMs, o.status].map((v) =>
+        v === undefined || !Number.isFinite(v) ? '' : String(v),
+      );
+      this.#redis
+        .eval(LEARN, [b.keys[1], b.keys[2], b.keys[0]], [...args, probe ? name : '', edge ? name : ''])
+        .catch(() => (b.sharedLimit = undefined));
       b.wake?.(); // waiting calls ask again (the same connection runs LEARN first)
     }
     // The slot Redis granted for this request now counts from its answer.
@@ -242,7 +270,12 @@ export class RedisRateLimiter implements RateLimiter {
         const now = monotonicNow();
         if (now < this.#redisAfter) {
           for (const w of b.queue.drain()) {
-            this.#local.acquire(key, b.bucket, { signal: w.signal, maxWaitMs: w.deadline - now, mayBeRefused: w.mayBeRefused }).then((local) => w.grant(local ?? undefined), (error: unknown) => w.fail(error));
+            this.#local
+              .acquire(key, b.bucket, { signal: w.signal, maxWaitMs: w.deadline - now, mayBeRefused: w.mayBeRefused })
+              .then(
+                (local) => w.grant(local ?? undefined),
+                (error: unknown) => w.fail(error),
+              );
           }
           return;
         }
@@ -256,7 +289,15 @@ export class RedisRateLimiter implements RateLimiter {
         // How long a request granted now may be in flight: the longest time left of a waiting call.
         const inFlightMs = Math.min(MAX_IN_FLIGHT_MS, Math.max(0, Math.ceil(b.queue.latestDeadline() - now)));
         try {
-          const args = [String(b.limit), String(b.windowMs), String(want), id, String(inFlightMs), b.limitsSeen ? '1' : '', String(Math.max(1, Math.min(inFlightMs, PROBE_HOLD_MS)))];
+          const args = [
+            String(b.limit),
+            String(b.windowMs),
+            String(want),
+            id,
+            String(inFlightMs),
+            b.limitsSeen ? '1' : '',
+            String(Math.max(1, Math.min(inFlightMs, PROBE_HOLD_MS))),
+          ];
           reply = await this.#withinStoreBudgets(key, b, this.#redis.eval(ACQUIRE, b.keys, args));
         } catch (error) {
           // The script may still run late (a client's offline queue, a stalled Redis): its slots
@@ -282,7 +323,8 @@ export class RedisRateLimiter implements RateLimiter {
           if (waiter) waiter.grant(`${SLOT_PREFIX}${id}:${i}`);
           else {
             // The fleet's probe or edge probe unsent: Redis learns it had no answer, so the fleet does not wait on it.
-            if (r.probe || (r.edgeProbe && i === r.granted)) this.observe(key, b.bucket, { elapsedMs: 0 }, `${SLOT_PREFIX}${id}:${i}`);
+            if (r.probe || (r.edgeProbe && i === r.granted))
+              this.observe(key, b.bucket, { elapsedMs: 0 }, `${SLOT_PREFIX}${id}:${i}`);
             else this.#answered(b, `${id}:${i}`);
           }
         }
@@ -307,8 +349,16 @@ export class RedisRateLimiter implements RateLimiter {
       const answer = await within<unknown, typeof late>(reply, { ms: Math.max(0, least), onTimeout: () => late });
       const now = monotonicNow();
       for (const w of b.queue.spendStore(answer === late ? Math.max(least, now - started) : now - started)) {
-        this.#warnOnce('budget', "RedisRateLimiter: Redis did not answer within a call's store budget (tokenStoreTimeout, shared with the token store); paced that call in this process only.");
-        this.#local.acquire(key, b.bucket, { signal: w.signal, maxWaitMs: w.deadline - now, mayBeRefused: w.mayBeRefused }).then((local) => w.grant(local ?? undefined), (error: unknown) => w.fail(error));
+        this.#warnOnce(
+          'budget',
+          "RedisRateLimiter: Redis did not answer within a call's store budget (tokenStoreTimeout, shared with the token store); paced that call in this process only.",
+        );
+        this.#local
+          .acquire(key, b.bucket, { signal: w.signal, maxWaitMs: w.deadline - now, mayBeRefused: w.mayBeRefused })
+          .then(
+            (local) => w.grant(local ?? undefined),
+            (error: unknown) => w.fail(error),
+          );
       }
       if (answer !== late) return answer;
     }

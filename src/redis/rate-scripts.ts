@@ -271,7 +271,10 @@ export function sharedStateWarnings(
 ): [topic: string, message: string][] {
   const out: [string, string][] = [];
   if (r.discarded) {
-    out.push(['discarded', 'RedisRateLimiter found a limit or window in Redis out of range (a limit below 1, a window outside 1 s to 1 h) and ignored it; pacing on what this process knows until the service says again.']);
+    out.push([
+      'discarded',
+      'RedisRateLimiter found a limit or window in Redis out of range (a limit below 1, a window outside 1 s to 1 h) and ignored it; pacing on what this process knows until the service says again.',
+    ]);
   }
   if (r.overruled) {
     out.push([
@@ -280,7 +283,15 @@ export function sharedStateWarnings(
         `(${heard.limit} ${heard.bucket} requests per ${Math.round(heard.windowMs / 1000)} s); trusting the service. Something other than this SDK may write there.`,
     ]);
   }
-  if (r.foreign > 0) out.push(['foreign', `RedisRateLimiter dropped values under ${keys[0]} (or its rate-cfg, rate-probe) that this SDK does not write; something else writes there.`]);
-  if (r.cutProbeLock) out.push(['probe-lock', `RedisRateLimiter cut a probe lock (${keys[2]}) with no expiry or one longer than any probe holds it; something else writes there.`]);
+  if (r.foreign > 0)
+    out.push([
+      'foreign',
+      `RedisRateLimiter dropped values under ${keys[0]} (or its rate-cfg, rate-probe) that this SDK does not write; something else writes there.`,
+    ]);
+  if (r.cutProbeLock)
+    out.push([
+      'probe-lock',
+      `RedisRateLimiter cut a probe lock (${keys[2]}) with no expiry or one longer than any probe holds it; something else writes there.`,
+    ]);
   return out;
 }

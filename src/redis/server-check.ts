@@ -65,10 +65,13 @@ export function readInfo(reply: unknown): ServerFacts {
     }
     // Valkey also reports redis_version (7.2.4, for clients that read it); its own is valkey_version.
     const valkey = fields.get('server_name') === 'valkey' || fields.has('valkey_version');
-    const version = valkey ? (fields.get('valkey_version') ?? fields.get('redis_version')) : fields.get('redis_version');
+    const version = valkey
+      ? (fields.get('valkey_version') ?? fields.get('redis_version'))
+      : fields.get('redis_version');
     if (version !== undefined && /^\d+(\.\d+)*/.test(version)) {
       const ok = atLeast(version, valkey ? MINIMUM_VALKEY_VERSION : MINIMUM_REDIS_VERSION);
-      if (facts.server === undefined || (facts.supported && !ok)) facts.server = `${valkey ? 'Valkey' : 'Redis'} ${version}`;
+      if (facts.server === undefined || (facts.supported && !ok))
+        facts.server = `${valkey ? 'Valkey' : 'Redis'} ${version}`;
       facts.supported &&= ok;
     }
     const policy = fields.get('maxmemory_policy');
@@ -92,7 +95,11 @@ async function rdbOff(send: Send): Promise<boolean> {
   try {
     const reply = await send(['CONFIG', 'GET', 'save']);
     // ['save', '900 1 …'] over RESP2, { save: '…' } over RESP3 / node-redis.
-    const value: unknown = Array.isArray(reply) ? reply[1] : reply !== null && typeof reply === 'object' ? (reply as Record<string, unknown>)['save'] : undefined;
+    const value: unknown = Array.isArray(reply)
+      ? reply[1]
+      : reply !== null && typeof reply === 'object'
+        ? (reply as Record<string, unknown>)['save']
+        : undefined;
     const text = value instanceof Uint8Array ? Buffer.from(value).toString() : value;
     return text === '';
   } catch {
@@ -111,7 +118,8 @@ async function inspectServer(send: Send, log: Log): Promise<void> {
     return;
   }
   const facts = readInfo(info);
-  if (facts.server === undefined) log.write('warn', `Redis's INFO has no redis_version, so its version was not checked: ${needs}.`);
+  if (facts.server === undefined)
+    log.write('warn', `Redis's INFO has no redis_version, so its version was not checked: ${needs}.`);
   else if (!facts.supported) {
     const error = new RedisVersionError(facts.server);
     log.write('error', error.message);
@@ -119,9 +127,12 @@ async function inspectServer(send: Send, log: Log): Promise<void> {
   }
   const risks: string[] = [];
   if (facts.maxmemoryPolicy !== undefined && facts.maxmemoryPolicy !== 'noeviction') {
-    risks.push(`maxmemory-policy is ${facts.maxmemoryPolicy} (every key of the stores has a TTL, so volatile-* policies evict them too)`);
+    risks.push(
+      `maxmemory-policy is ${facts.maxmemoryPolicy} (every key of the stores has a TTL, so volatile-* policies evict them too)`,
+    );
   }
-  if (facts.aofEnabled === false && (await rdbOff(send))) risks.push('neither AOF nor RDB persistence is on (a restart forgets every key)');
+  if (facts.aofEnabled === false && (await rdbOff(send)))
+    risks.push('neither AOF nor RDB persistence is on (a restart forgets every key)');
   if (risks.length > 0) {
     log.write(
       'warn',

@@ -196,7 +196,8 @@ export class RedisTokenStore implements TokenStore {
     const keys = this.#keys(key);
     const signal = options.signal ?? AbortSignal.timeout(this.#waitMs);
     const before = await this.get(key);
-    const margin = (t: StoredToken) => (t.issuedAt === undefined ? this.#marginMs : Math.min(this.#marginMs, (t.expiresAt - t.issuedAt) / 2));
+    const margin = (t: StoredToken) =>
+      t.issuedAt === undefined ? this.#marginMs : Math.min(this.#marginMs, (t.expiresAt - t.issuedAt) / 2);
     const usable = (t: StoredToken | undefined): t is StoredToken =>
       t !== undefined &&
       t.accessToken !== options.staleToken &&
@@ -206,11 +207,13 @@ export class RedisTokenStore implements TokenStore {
 
     for (;;) {
       const fence = randomUUID();
-      const locked = await this.#redis.eval(TAKE_LOCK, [keys.lock], [fence, String(this.#lockTtlMs)]).catch((error: unknown) => {
-        // As for a webhook claim: a lock request still queued must not hold the lock later.
-        this.#redis.compensate(COMPARE_AND_LET_GO, [keys.lock], [fence]);
-        throw error;
-      });
+      const locked = await this.#redis
+        .eval(TAKE_LOCK, [keys.lock], [fence, String(this.#lockTtlMs)])
+        .catch((error: unknown) => {
+          // As for a webhook claim: a lock request still queued must not hold the lock later.
+          this.#redis.compensate(COMPARE_AND_LET_GO, [keys.lock], [fence]);
+          throw error;
+        });
       if (Number(locked) > 0) {
         const current = await this.get(key).catch(async (error: unknown) => {
           await this.#unlock(keys.lock, fence);
@@ -236,11 +239,18 @@ export class RedisTokenStore implements TokenStore {
     }
   }
 
-  async #fetchUnderLock(keys: { token: string; lock: string }, fence: string, fetchToken: () => Promise<StoredToken>): Promise<StoredToken> {
+  async #fetchUnderLock(
+    keys: { token: string; lock: string },
+    fence: string,
+    fetchToken: () => Promise<StoredToken>,
+  ): Promise<StoredToken> {
     // Keep the lock while the request runs, however long its retries take.
-    const extend = setInterval(() => {
-      this.#redis.eval(COMPARE_AND_LET_GO, [keys.lock], [fence, String(this.#lockTtlMs)]).catch(() => undefined);
-    }, Math.max(50, Math.floor(this.#lockTtlMs / 3)));
+    const extend = setInterval(
+      () => {
+        this.#redis.eval(COMPARE_AND_LET_GO, [keys.lock], [fence, String(this.#lockTtlMs)]).catch(() => undefined);
+      },
+      Math.max(50, Math.floor(this.#lockTtlMs / 3)),
+    );
     let token: StoredToken;
     try {
       token = await fetchToken();

@@ -10,7 +10,8 @@
 import { ConfigurationError } from '../core/errors/base.js';
 
 /** The clients the stores can drive, as named in errors and logs. */
-export type RedisClientKind = 'ioredis' | 'ioredis Cluster' | 'node-redis' | 'node-redis cluster' | 'node-redis sentinel';
+export type RedisClientKind =
+  'ioredis' | 'ioredis Cluster' | 'node-redis' | 'node-redis cluster' | 'node-redis sentinel';
 
 /** One raw command to Redis through the merchant's client: its promise, as the client returns it. */
 export type RawSend = (args: string[]) => unknown;
@@ -90,7 +91,8 @@ export function driveClient(client: unknown, what: string): { kind: RedisClientK
   }
   // A lease from sentinel.acquire() is exclusive and ends at release(): the stores would keep
   // it for the life of the process. They take the sentinel object itself.
-  if (method(client, 'release') && method(client, '_execute')) return refuse('is a lease from createSentinel().acquire()');
+  if (method(client, 'release') && method(client, '_execute'))
+    return refuse('is a lease from createSentinel().acquire()');
   // node-redis sentinel: sendCommand(isReadonly, args), sent to the current master.
   if (method(client, 'getSentinelNode') || method(client, 'getMasterNode')) {
     const send = sendCommand as (isReadonly: boolean, args: string[]) => unknown; // node-redis sentinel: sendCommand(isReadonly, args)

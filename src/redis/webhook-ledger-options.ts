@@ -99,7 +99,8 @@ export const PAYMENT_RECORD_TTL_MS = 30 * 86_400_000;
  */
 export function paymentRecordTtl(options: Pick<RedisWebhookStoreOptions, 'paymentRecordTtlMs'>): number {
   const ms = options.paymentRecordTtlMs ?? PAYMENT_RECORD_TTL_MS;
-  if (!Number.isSafeInteger(ms) || ms < 1) throw new ConfigurationError('paymentRecordTtlMs must be a whole number of ms, at least 1', 'paymentRecordTtlMs');
+  if (!Number.isSafeInteger(ms) || ms < 1)
+    throw new ConfigurationError('paymentRecordTtlMs must be a whole number of ms, at least 1', 'paymentRecordTtlMs');
   return ms;
 }
 
@@ -108,7 +109,8 @@ export function ledgerKeys(options: Pick<RedisWebhookStoreOptions, 'authenticate
   const given = options.authenticateWith;
   const writeWith: unknown = options.writeWith;
   if (given === undefined) {
-    if (writeWith !== undefined) throw new ConfigurationError('writeWith needs authenticateWith, the keys it is one of', 'writeWith');
+    if (writeWith !== undefined)
+      throw new ConfigurationError('writeWith needs authenticateWith, the keys it is one of', 'writeWith');
     return [];
   }
   // unknown: a JavaScript caller may pass anything; the check below establishes string[].
@@ -121,7 +123,15 @@ export function ledgerKeys(options: Pick<RedisWebhookStoreOptions, 'authenticate
   if (written < 0) throw new ConfigurationError('writeWith must be one of the authenticateWith keys', 'writeWith');
   const ordered = [apiKeys[written] as string, ...apiKeys.filter((_, index) => index !== written)]; // written is an index of apiKeys
   return ordered.map((apiKey) =>
-    Buffer.from(hkdfSync('sha256', createHash('sha256').update(apiKey).digest(), Buffer.alloc(0), 'myr-gateway webhook-ledger v1', 32)),
+    Buffer.from(
+      hkdfSync(
+        'sha256',
+        createHash('sha256').update(apiKey).digest(),
+        Buffer.alloc(0),
+        'myr-gateway webhook-ledger v1',
+        32,
+      ),
+    ),
   );
 }
 
@@ -130,7 +140,9 @@ function isApiKeyList(value: unknown): value is readonly string[] {
 }
 
 /** The `WAIT` command asked for by `waitForReplicas` (checked against the store's `timeoutMs`), or none. */
-export function replicaWait(options: Pick<RedisWebhookStoreOptions, 'waitForReplicas' | 'timeoutMs'>): [string, string, string] | undefined {
+export function replicaWait(
+  options: Pick<RedisWebhookStoreOptions, 'waitForReplicas' | 'timeoutMs'>,
+): [string, string, string] | undefined {
   const wait = options.waitForReplicas;
   if (wait === undefined) return undefined;
   const storeTimeout = options.timeoutMs ?? 1000;
@@ -138,7 +150,10 @@ export function replicaWait(options: Pick<RedisWebhookStoreOptions, 'waitForRepl
     throw new ConfigurationError('waitForReplicas.replicas must be a whole number of at least 1', 'waitForReplicas');
   }
   if (!isMilliseconds(wait.timeoutMs, 1, storeTimeout - 1)) {
-    throw new ConfigurationError('waitForReplicas.timeoutMs must be a whole number of ms below the store timeoutMs', 'waitForReplicas');
+    throw new ConfigurationError(
+      'waitForReplicas.timeoutMs must be a whole number of ms below the store timeoutMs',
+      'waitForReplicas',
+    );
   }
   return ['WAIT', String(wait.replicas), String(wait.timeoutMs)];
 }

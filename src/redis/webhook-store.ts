@@ -108,7 +108,10 @@ export class RedisWebhookStore implements WebhookStore {
     // The claim written is capped; a run renews every third of ttlMs: a renewal that comes only
     // after the capped claim ended would let a retry take the key while the work still runs.
     if (renewEveryMs(milliseconds(ttlMs, 'inFlightTtlMs')) >= MAX_CLAIM_TTL_MS) {
-      throw new ConfigurationError(`inFlightTtlMs must be below ${3 * MAX_CLAIM_TTL_MS} ms on RedisWebhookStore (it holds a claim at most ${MAX_CLAIM_TTL_MS} ms between renewals)`, 'inFlightTtlMs');
+      throw new ConfigurationError(
+        `inFlightTtlMs must be below ${3 * MAX_CLAIM_TTL_MS} ms on RedisWebhookStore (it holds a claim at most ${MAX_CLAIM_TTL_MS} ms between renewals)`,
+        'inFlightTtlMs',
+      );
     }
     // The claim's TTL travels in its value, so another claimant can tell a live claim of this
     // store (never shortened) from a foreign one (claim-scripts.ts).
@@ -144,12 +147,18 @@ export class RedisWebhookStore implements WebhookStore {
         const record = await own();
         return refused(typeof record === 'number' && (await this.#markedLater(order, later)) ? 'superseded' : record);
       }
-      if (await this.#markedLater(order, later).then(async (marked) => marked && typeof (await own()) === 'number').catch(undo([lock]))) {
+      if (
+        await this.#markedLater(order, later)
+          .then(async (marked) => marked && typeof (await own()) === 'number')
+          .catch(undo([lock]))
+      ) {
         await this.#free(lock, token);
         return refused('superseded');
       }
     }
-    const reply = await this.#redis.eval(CLAIM, keys, [value, ms, String(done.length), ...done, ...later]).catch(undo(lock ? [ledgerKey, lock] : [ledgerKey]));
+    const reply = await this.#redis
+      .eval(CLAIM, keys, [value, ms, String(done.length), ...done, ...later])
+      .catch(undo(lock ? [ledgerKey, lock] : [ledgerKey]));
     if (reply === 1 || reply === 2) {
       this.#expiries.held(token, Number(ms), lock);
       const replicated = await this.#replicated();
@@ -160,16 +169,29 @@ export class RedisWebhookStore implements WebhookStore {
     return refused(reply);
   }
 
-  async complete(key: string, token: string, ttlMs: number, order?: PaymentOrder): Promise<boolean | 'under_replicated'> {
+  async complete(
+    key: string,
+    token: string,
+    ttlMs: number,
+    order?: PaymentOrder,
+  ): Promise<boolean | 'under_replicated'> {
     // The payment lock its claim took, known to the process holding the claim (after a crash, the lock's TTL frees it).
     const lock = this.#expiries.lockOf(token) ?? (order && this.#lockKey(order));
     const keys = this.#keys(key, lock, order);
     const ledgerKey = keys[0] as string; // #keys always returns the ledger key first
     // #values returns one value per key given.
-    const marks = order ? [this.#values(this.#orderKey(order), String(order.rank))[0] as string, ...this.#laterMarks(order, this.#orderKey(order))] : [];
+    const marks = order
+      ? [
+          this.#values(this.#orderKey(order), String(order.rank))[0] as string,
+          ...this.#laterMarks(order, this.#orderKey(order)),
+        ]
+      : [];
     // A payment's record and its mark outlive the caller's TTL: a resend from the gateway's
     // dashboard is freshly signed, and only they stop it (paymentRecordTtlMs).
-    const kept = order !== undefined || token.endsWith(PAYMENT_CLAIM) ? String(Math.max(Number(ttl(ttlMs)), this.#paymentTtl)) : ttl(ttlMs);
+    const kept =
+      order !== undefined || token.endsWith(PAYMENT_CLAIM)
+        ? String(Math.max(Number(ttl(ttlMs)), this.#paymentTtl))
+        : ttl(ttlMs);
     const args = [`inflight:${token}`, kept, this.#values(ledgerKey, 'done')[0] as string, ...marks];
     // Retried while Redis does not answer (a failover takes seconds) and the claim still stands:
     // a finished run left unrecorded would run again on another instance once its claim lapsed.
@@ -179,21 +201,24 @@ export class RedisWebhookStore implements WebhookStore {
         failed = true;
         throw error;
       });
-    const reply = await untilAnswered(attempt, () => this.#expiries.expiresAt(token, ttlOf(token))).catch((error: unknown) => {
-      // The claim may have lapsed meanwhile: recorded still once Redis answers, unless another
-      // claim took the key (the script then leaves it), so the gateway's next delivery finds it done.
-      // The expiry stays known: the caller's next attempts get one try each, not another wait.
-      // On a Cluster the lock is left to its TTL: freed now, it would let another status of the
-      // payment be claimed before this one is recorded and its mark raised.
-      this.#redis.compensate(COMPLETE, keys, args, error, ttlOf(token));
-      throw error;
-    });
+    const reply = await untilAnswered(attempt, () => this.#expiries.expiresAt(token, ttlOf(token))).catch(
+      (error: unknown) => {
+        // The claim may have lapsed meanwhile: recorded still once Redis answers, unless another
+        // claim took the key (the script then leaves it), so the gateway's next delivery finds it done.
+        // The expiry stays known: the caller's next attempts get one try each, not another wait.
+        // On a Cluster the lock is left to its TTL: freed now, it would let another status of the
+        // payment be claimed before this one is recorded and its mark raised.
+        this.#redis.compensate(COMPLETE, keys, args, error, ttlOf(token));
+        throw error;
+      },
+    );
     this.#expiries.forget(token);
     // Held by something else after a failed attempt: that attempt may have recorded it after all.
     const recorded = reply !== 0 || (failed && (await this.#redis.send(['GET', ledgerKey])) === args[2]);
     if (this.#cluster) {
       // The mark first, then the lock (off a Cluster, COMPLETE does both in its one step).
-      if (order && recorded) await this.#redis.eval(RAISE_MARK, [this.#orderKey(order)], [marks[0] as string, kept, ...marks.slice(1)]); // non-empty: order is set
+      if (order && recorded)
+        await this.#redis.eval(RAISE_MARK, [this.#orderKey(order)], [marks[0] as string, kept, ...marks.slice(1)]); // non-empty: order is set
       if (lock) await this.#free(lock, token);
     }
     if (reply !== 1) return reply === 0 && recorded;
@@ -231,13 +256,18 @@ export class RedisWebhookStore implements WebhookStore {
    * or still runs under both). Answers whether the claim still held its key.
    */
   async #letGo(keys: string[], args: string[]): Promise<boolean> {
-    const replies = await Promise.all(this.#cluster ? keys.map((k) => this.#redis.eval(COMPARE_AND_LET_GO, [k], args)) : [this.#redis.eval(COMPARE_AND_LET_GO, keys, args)]);
+    const replies = await Promise.all(
+      this.#cluster
+        ? keys.map((k) => this.#redis.eval(COMPARE_AND_LET_GO, [k], args))
+        : [this.#redis.eval(COMPARE_AND_LET_GO, keys, args)],
+    );
     return replies[0] === 1;
   }
 
   /** Releases the claim `token` of `keys` (a key, its payment's lock) in the background, after `failure`'s write settled, for its TTL at most. */
   #undo(keys: string[], token: string, failure: unknown): void {
-    for (const step of this.#cluster ? keys.map((k) => [k]) : [keys]) this.#redis.compensate(COMPARE_AND_LET_GO, step, [`inflight:${token}`], failure, ttlOf(token));
+    for (const step of this.#cluster ? keys.map((k) => [k]) : [keys])
+      this.#redis.compensate(COMPARE_AND_LET_GO, step, [`inflight:${token}`], failure, ttlOf(token));
   }
 
   /** Frees a payment's `lock` if the claim `token` still holds it; should Redis not answer, in the background. */
@@ -284,7 +314,9 @@ export class RedisWebhookStore implements WebhookStore {
    */
   #values(redisKey: string, plain: string): string[] {
     if (this.#macKeys.length === 0) return [plain];
-    return this.#macKeys.map((k) => `${plain}:${createHmac('sha256', k).update(`${redisKey}\n${plain}`).digest('base64url').slice(0, 22)}`);
+    return this.#macKeys.map(
+      (k) => `${plain}:${createHmac('sha256', k).update(`${redisKey}\n${plain}`).digest('base64url').slice(0, 22)}`,
+    );
   }
 
   /** The high-water values, under `redisKey`, of statuses later than `order`'s, under every ledger key. */

@@ -37,7 +37,6 @@ export interface FoundRecord {
 /** Why a found record is not this call's payment. */
 export type NotOurs = 'withdrawal' | 'amount' | 'status' | 'created_before_call' | 'created_at_unknown';
 
-
 /**
  * Why `record` cannot be the payment a create started at `callStartedAt` (epoch ms) made, or
  * undefined when it can be.

@@ -125,18 +125,36 @@ export class Payments {
     return { ...validated, ...urls, amount: Number(validated.amount) };
   }
 
-  async #create(params: PaymentCreateParams, options: RequestOptions | undefined): Promise<WithResponse<PaymentCreated>> {
+  async #create(
+    params: PaymentCreateParams,
+    options: RequestOptions | undefined,
+  ): Promise<WithResponse<PaymentCreated>> {
     const startedAt = this.#timing.now();
     const body = this.#validate(params);
     const outcome = await this.#transport.outcomeOf(
-      { method: 'POST', path: 'payment/request', body, authenticated: true, operation: 'payment.create', referenceId: body.reference_id },
+      {
+        method: 'POST',
+        path: 'payment/request',
+        body,
+        authenticated: true,
+        operation: 'payment.create',
+        referenceId: body.reference_id,
+      },
       options,
     );
     if (!outcome.ok) {
       const { error } = outcome;
       // The caller stopped the call: do not start a lookup it did not ask for (the error says what to do).
       if (!outcome.maybeProcessed || error instanceof AbortError || !(error instanceof MyrGatewayError)) throw error;
-      return await reconcile(this, error, body, options, outcome.remainingMs, this.#check(body.reference_id), startedAt);
+      return await reconcile(
+        this,
+        error,
+        body,
+        options,
+        outcome.remainingMs,
+        this.#check(body.reference_id),
+        startedAt,
+      );
     }
     const check = this.#check(body.reference_id);
     const data = parseSuccess(paymentCreatedSchema, outcome.data, check.what, check.followUp);
@@ -214,7 +232,11 @@ export class Payments {
    */
   waitForCompletion(identifier: string, options: WaitForCompletionOptions): Promise<PaymentStatus> {
     return waitForCompletion(
-      { retrieve: (id, o) => this.retrieve(id, o), sleep: (ms, signal) => this.#timing.sleep(ms, signal), random: () => this.#timing.random() },
+      {
+        retrieve: (id, o) => this.retrieve(id, o),
+        sleep: (ms, signal) => this.#timing.sleep(ms, signal),
+        random: () => this.#timing.random(),
+      },
       identifier,
       options,
     );

@@ -13,7 +13,12 @@ import { outcomeUnknownError } from '../core/call/call-errors.js';
 import type { RequestOptions } from '../core/call/call-spec.js';
 import { type AnswerCheck, checkCustomerUrl, checkEcho } from '../core/validate.js';
 import { notOurs } from './ownership.js';
-import { customerRedirectUrl, type PaymentCreated, type PaymentMethod, type PaymentStatus } from '../schemas/payments.js';
+import {
+  customerRedirectUrl,
+  type PaymentCreated,
+  type PaymentMethod,
+  type PaymentStatus,
+} from '../schemas/payments.js';
 
 /** The request fields the result is completed from. */
 export interface SentPayment {
@@ -25,7 +30,11 @@ export interface SentPayment {
 
 /** The checked create answer (or a status record that carries a URL) as the merchant gets it. */
 export function createdPayment(
-  data: { payment_url: string; gateway?: { redirect_url?: string | undefined } | null | undefined; [k: string]: unknown },
+  data: {
+    payment_url: string;
+    gateway?: { redirect_url?: string | undefined } | null | undefined;
+    [k: string]: unknown;
+  },
   body: SentPayment,
 ): PaymentCreated {
   const gateway = {
@@ -46,7 +55,11 @@ export function createdPayment(
 }
 
 const unknown = (final: MyrGatewayError, referenceId: string, why: string): OutcomeUnknownError =>
-  outcomeUnknownError({ method: 'POST', path: 'payment/request', operation: 'payment.create', referenceId }, final, why);
+  outcomeUnknownError(
+    { method: 'POST', path: 'payment/request', operation: 'payment.create', referenceId },
+    final,
+    why,
+  );
 
 /**
  * Looks the payment up within what is left of the call's total timeout and decides the answer.
@@ -82,7 +95,13 @@ export async function reconcile(
     const error = new DuplicateReferenceError(
       `DUPLICATE_REFERENCE: reference_id ${referenceId} already belongs to ${existing.payment_id} (${existing.status}, amount ` +
         `${existing.amount}, created ${String(existing.created_at)}), not this call's; this call created no payment. Use a reference_id unique across deposits and withdrawals.`,
-      { code: 'DUPLICATE_REFERENCE', status: final.status, correlationId: final.correlationId, referenceId, cause: final },
+      {
+        code: 'DUPLICATE_REFERENCE',
+        status: final.status,
+        correlationId: final.correlationId,
+        referenceId,
+        cause: final,
+      },
     );
     error.existingPayment = existing;
     throw error;
@@ -92,7 +111,10 @@ export async function reconcile(
     const gateway = existing.gateway as { redirect_url?: unknown } | null | undefined;
     checkCustomerUrl(check, 'gateway.redirect_url', gateway?.redirect_url);
     checkEcho(check, 'reference_id', referenceId, existing.reference_id);
-    const created = createdPayment({ ...existing, payment_url: existing.payment_url, gateway: gateway as { redirect_url?: string } | undefined }, body);
+    const created = createdPayment(
+      { ...existing, payment_url: existing.payment_url, gateway: gateway as { redirect_url?: string } | undefined },
+      body,
+    );
     // The lookup's answer is the one the result came from.
     return withResponse(created, existing.lastResponse);
   }

@@ -45,7 +45,11 @@ function checkOptions(options: WaitForCompletionOptions): number {
  * lookups. Lookups go through the client's pacing and retries like any call; a lookup that fails
  * retryably (rate limit, outage) is followed by the next one while time is left.
  */
-export async function waitForCompletion(deps: PollDeps, identifier: string, options: WaitForCompletionOptions): Promise<PaymentStatus> {
+export async function waitForCompletion(
+  deps: PollDeps,
+  identifier: string,
+  options: WaitForCompletionOptions,
+): Promise<PaymentStatus> {
   let interval = checkOptions(options);
   const { timeoutMs, signal } = options;
   const started = performance.now();
@@ -55,9 +59,13 @@ export async function waitForCompletion(deps: PollDeps, identifier: string, opti
   let lastStatus: PaymentStatus | undefined;
   let lastError: unknown;
   for (;;) {
-    if (signal?.aborted) throw new AbortError('ABORTED: waitForCompletion was aborted by its signal', { code: 'ABORTED' });
+    if (signal?.aborted)
+      throw new AbortError('ABORTED: waitForCompletion was aborted by its signal', { code: 'ABORTED' });
     try {
-      lastStatus = await deps.retrieve(identifier, { ...(signal ? { signal } : {}), totalTimeout: Math.max(1, Math.ceil(left())) });
+      lastStatus = await deps.retrieve(identifier, {
+        ...(signal ? { signal } : {}),
+        totalTimeout: Math.max(1, Math.ceil(left())),
+      });
       if (TERMINAL.has(lastStatus.status)) return lastStatus;
       lastError = undefined;
     } catch (error) {

@@ -144,10 +144,19 @@ export class Withdrawals {
   #validate(params: unknown) {
     const validated = validateRequest(withdrawalCreateParamsSchema, params, 'withdrawal create');
     // The schema already wrote `amount` as the JSON number to send; its type still admits the string it came as.
-    return { ...validated, amount: Number(validated.amount), currency: validated.currency ?? CURRENCY, method: validated.method ?? 'BANK' };
+    return {
+      ...validated,
+      amount: Number(validated.amount),
+      currency: validated.currency ?? CURRENCY,
+      method: validated.method ?? 'BANK',
+    };
   }
 
-  async #send(params: WithdrawalCreateParams, options: RequestOptions | undefined, operation: Operation): Promise<WithResponse<Withdrawal>> {
+  async #send(
+    params: WithdrawalCreateParams,
+    options: RequestOptions | undefined,
+    operation: Operation,
+  ): Promise<WithResponse<Withdrawal>> {
     const body = this.#validate(params);
     const referenceId = body.reference_id;
     // The account number never comes back in clear: not in a message the service wrote, not in any field of the result.
@@ -161,13 +170,23 @@ export class Withdrawals {
       followUp: `. The withdrawal may have been processed: ${outcomeUnknownAdvice(operation, referenceId)}`,
       allowInsecureLoopback: false,
     };
-    const withdrawal = parseSuccess(withdrawalSchema, maskAccountNumbers(data, redact, body.account_number), check.what, check.followUp);
+    const withdrawal = parseSuccess(
+      withdrawalSchema,
+      maskAccountNumbers(data, redact, body.account_number),
+      check.what,
+      check.followUp,
+    );
     checkEcho(check, 'reference_id', referenceId, withdrawal.reference_id);
     checkEcho(check, 'amount', body.amount, withdrawal.amount);
     // The service handles MYR only: a payout answered in another currency is not this request's.
     // A bank_code is not judged: the spec does not show the answer, and the service may spell a
     // code its own way (case, SWIFT or its own); the result carries the code that was sent.
-    checkEcho(check, 'currency', body.currency, typeof withdrawal.currency === 'string' ? withdrawal.currency.toUpperCase() : withdrawal.currency);
+    checkEcho(
+      check,
+      'currency',
+      body.currency,
+      typeof withdrawal.currency === 'string' ? withdrawal.currency.toUpperCase() : withdrawal.currency,
+    );
     // What the SDK vouches for is filled from the request when the service left it out (the amount echo was checked above).
     const result: Withdrawal = {
       ...withdrawal,

@@ -85,28 +85,41 @@ async function outcome(ctx: AppContext, req: IncomingMessage, res: ServerRespons
   const form = await readForm(req);
   const choice = form?.get('outcome');
   const payment = ctx.service.getPayment(id);
-  if (!payment || payment.payment_id !== id) return sendHtml(res, 404, messagePage('Payment not found', `No payment ${id}.`));
-  if (!choice || !Object.hasOwn(OUTCOMES, choice)) return sendHtml(res, 400, messagePage('Unknown outcome', 'Choose pay, decline, cancel or expire.'));
+  if (!payment || payment.payment_id !== id)
+    return sendHtml(res, 404, messagePage('Payment not found', `No payment ${id}.`));
+  if (!choice || !Object.hasOwn(OUTCOMES, choice))
+    return sendHtml(res, 400, messagePage('Unknown outcome', 'Choose pay, decline, cancel or expire.'));
   if (payment.status !== 'PROCESSING') return redirect(res, `/pay/${encodeURIComponent(id)}`);
   ctx.track(ctx.service.completePayment(id, OUTCOMES[choice as Outcome], ctx.callbackOptions)); // Object.hasOwn(OUTCOMES, choice) checked just above
   redirect(res, followable(payment.redirect_url) ? payment.redirect_url : `/pay/${encodeURIComponent(id)}`);
 }
 
-async function dashboardAction(ctx: AppContext, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+async function dashboardAction(
+  ctx: AppContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+): Promise<void> {
   const form = await readForm(req);
   const id = form?.get('id') ?? '';
   const record = ctx.service.getPayment(id) ?? ctx.service.getWithdrawal(id);
-  if (!record || record.payment_id !== id) return sendHtml(res, 404, messagePage('Not found', `No payment or withdrawal ${id}.`));
+  if (!record || record.payment_id !== id)
+    return sendHtml(res, 404, messagePage('Not found', `No payment or withdrawal ${id}.`));
   if (path === '/actions/resend') {
     ctx.track(ctx.service.resend(id, ctx.callbackOptions));
   } else if (path === '/actions/refund' && record.kind === 'DEPOSIT' && record.status === 'SUCCESS') {
     ctx.track(ctx.service.completePayment(id, 'REFUNDED', ctx.callbackOptions));
   } else if (path === '/actions/withdrawal' && record.kind === 'WITHDRAWAL' && record.status === 'PROCESSING') {
     const status = form?.get('status');
-    if (status !== 'SUCCESS' && status !== 'FAILED') return sendHtml(res, 400, messagePage('Unknown status', 'Complete with SUCCESS or FAILED.'));
+    if (status !== 'SUCCESS' && status !== 'FAILED')
+      return sendHtml(res, 400, messagePage('Unknown status', 'Complete with SUCCESS or FAILED.'));
     ctx.track(ctx.service.completeWithdrawal(id, status, ctx.callbackOptions));
   } else {
-    return sendHtml(res, 409, messagePage('Not possible now', `${id} is ${record.status}; the dashboard has changed since it was drawn.`));
+    return sendHtml(
+      res,
+      409,
+      messagePage('Not possible now', `${id} is ${record.status}; the dashboard has changed since it was drawn.`),
+    );
   }
   redirect(res, '/');
 }
@@ -131,10 +144,12 @@ export async function handleApp(ctx: AppContext, req: IncomingMessage, res: Serv
     return sendHtml(res, 404, messagePage('Not found', `Nothing at ${path}.`));
   }
   if (method !== 'POST') return sendText(res, 405, 'method not allowed');
-  if (!sameOrigin(req, ctx.port)) return sendText(res, 403, 'refused: this action must come from the sandbox\'s own pages');
+  if (!sameOrigin(req, ctx.port))
+    return sendText(res, 403, "refused: this action must come from the sandbox's own pages");
   const match = OUTCOME.exec(path);
   if (match) return outcome(ctx, req, res, decode(match[1] as string)); // the group of OUTCOME always takes part in a match
-  if (path === '/actions/resend' || path === '/actions/refund' || path === '/actions/withdrawal') return dashboardAction(ctx, req, res, path);
+  if (path === '/actions/resend' || path === '/actions/refund' || path === '/actions/withdrawal')
+    return dashboardAction(ctx, req, res, path);
   return sendText(res, 404, 'not found');
 }
 
@@ -142,4 +157,3 @@ export async function handleApp(ctx: AppContext, req: IncomingMessage, res: Serv
 export function broadcast(streams: Set<ServerResponse>): void {
   for (const stream of streams) stream.write('event: change\ndata: {}\n\n');
 }
-

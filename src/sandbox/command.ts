@@ -5,7 +5,14 @@
  * @module
  */
 import { parseArgs } from 'node:util';
-import { apiKeyProblem, createSandbox, SANDBOX_KEY_PREFIXES, SANDBOX_MERCHANT, type Sandbox, type SandboxOptions } from './server.js';
+import {
+  apiKeyProblem,
+  createSandbox,
+  SANDBOX_KEY_PREFIXES,
+  SANDBOX_MERCHANT,
+  type Sandbox,
+  type SandboxOptions,
+} from './server.js';
 
 /** Environment variable the api key may come from instead of `--api-key`. */
 export const API_KEY_ENV = 'MYR_SANDBOX_API_KEY';
@@ -37,7 +44,12 @@ Options:
 /** A flag the user must fix; printed without a stack trace. */
 class UsageError extends Error {}
 
-function number(name: string, value: string | undefined, check: (n: number) => boolean, what: string): number | undefined {
+function number(
+  name: string,
+  value: string | undefined,
+  check: (n: number) => boolean,
+  what: string,
+): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
   if (value.trim() === '' || !check(n)) throw new UsageError(`--${name} must be ${what}, got ${JSON.stringify(value)}`);
@@ -74,22 +86,35 @@ export function parseCommand(
   const { values, positionals } = parsed;
   if (values.help) return { help: true };
   if (positionals.length !== 1 || positionals[0] !== 'sandbox') {
-    throw new UsageError(positionals.length === 0 ? 'missing command: sandbox or doctor' : `unknown command: ${positionals.join(' ')}`);
+    throw new UsageError(
+      positionals.length === 0 ? 'missing command: sandbox or doctor' : `unknown command: ${positionals.join(' ')}`,
+    );
   }
   const nonEmpty = <V extends string | undefined>(name: string, value: V): V => {
     if (value !== undefined && value.trim() === '') throw new UsageError(`--${name} must not be empty`);
     return value;
   };
   const options: SandboxOptions = {};
-  const port = number('port', values.port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535, 'a port from 0 to 65535');
-  const latency = number('latency', values.latency, (n) => Number.isInteger(n) && n >= 0 && n <= 600_000, 'whole milliseconds from 0 to 600000');
+  const port = number(
+    'port',
+    values.port,
+    (n) => Number.isInteger(n) && n >= 0 && n <= 65535,
+    'a port from 0 to 65535',
+  );
+  const latency = number(
+    'latency',
+    values.latency,
+    (n) => Number.isInteger(n) && n >= 0 && n <= 600_000,
+    'whole milliseconds from 0 to 600000',
+  );
   const failRate = number('fail-rate', values['fail-rate'], (n) => n >= 0 && n <= 1, 'a number from 0 to 1');
   const countMs = (n: number) => Number.isInteger(n) && n >= 0 && n <= 60_000;
   const countDelay = number('count-delay', values['count-delay'], countMs, 'whole milliseconds from 0 to 60000');
   const countJitter = number('count-jitter', values['count-jitter'], countMs, 'whole milliseconds from 0 to 60000');
   const merchantId = nonEmpty('merchant-id', values['merchant-id']);
   const fromEnv = env[API_KEY_ENV];
-  if (values['api-key'] === undefined && fromEnv !== undefined && fromEnv.trim() === '') throw new UsageError(`${API_KEY_ENV} must not be empty`);
+  if (values['api-key'] === undefined && fromEnv !== undefined && fromEnv.trim() === '')
+    throw new UsageError(`${API_KEY_ENV} must not be empty`);
   const apiKey = nonEmpty('api-key', values['api-key']) ?? fromEnv;
   const keyProblem = apiKey === undefined ? undefined : apiKeyProblem(apiKey, values['allow-any-key']);
   if (keyProblem) throw new UsageError(keyProblem);
@@ -100,7 +125,8 @@ export function parseCommand(
   if (port !== undefined) options.port = port;
   if (latency !== undefined) options.latencyMs = latency;
   if (failRate !== undefined) options.failRate = failRate;
-  if (countDelay !== undefined || countJitter !== undefined) options.rateLimitCountDelay = { latencyMs: countDelay ?? 0, jitterMs: countJitter ?? 0 };
+  if (countDelay !== undefined || countJitter !== undefined)
+    options.rateLimitCountDelay = { latencyMs: countDelay ?? 0, jitterMs: countJitter ?? 0 };
   if (merchantId !== undefined) options.merchantId = merchantId;
   if (apiKey !== undefined) options.apiKey = apiKey;
   if (values['allow-any-key']) options.allowAnyKey = true;
@@ -133,7 +159,9 @@ export function banner(sandbox: Sandbox, options: SandboxOptions): string {
     `  Base URL      ${sandbox.baseUrl}`,
     `  Merchant id   ${sandbox.merchant.merchantId}`,
     ...(supplied
-      ? [`  API key       ${maskKey(sandbox.merchant.apiKey)} (yours, not printed; callbacks are signed with the key derived from it)`]
+      ? [
+          `  API key       ${maskKey(sandbox.merchant.apiKey)} (yours, not printed; callbacks are signed with the key derived from it)`,
+        ]
       : [`  API key       ${sandbox.merchant.apiKey}`, `  Signing key   ${sandbox.signingKeyHex}`]),
     `  Callbacks to  ${sandbox.callbackUrl ?? '(none by default: pass --callback-url or send callback_url)'}`,
     ...(options.dataFile ? [`  Data file     ${options.dataFile}`] : []),
@@ -167,7 +195,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   try {
     sandbox = await createSandbox(command.options);
   } catch (error) {
-    process.stderr.write(`myr-gateway: could not start the sandbox: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `myr-gateway: could not start the sandbox: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     return 1;
   }
   process.stdout.write(banner(sandbox, command.options));
@@ -175,7 +205,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     const stop = (signal: string) => {
       process.stdout.write(`\n${signal}: stopping the sandbox\n`);
       sandbox.close().then(resolve, (error: unknown) => {
-        process.stderr.write(`myr-gateway: error while stopping: ${error instanceof Error ? error.message : String(error)}\n`);
+        process.stderr.write(
+          `myr-gateway: error while stopping: ${error instanceof Error ? error.message : String(error)}\n`,
+        );
         resolve();
       });
     };

@@ -36,7 +36,8 @@ function cell(label: string, content: unknown, kind: '' | 'optional' | 'row-acti
 }
 
 /** An id with the merchant's reference (and what else identifies it) under it. */
-const identity = (id: string, below: string) => html`<span class="mono id">${id}</span><div class="muted small">${below}</div>`;
+const identity = (id: string, below: string) =>
+  html`<span class="mono id">${id}</span><div class="muted small">${below}</div>`;
 
 function action(path: string, id: string, label: string, extra: SafeHtml = html``): SafeHtml {
   return html`<form class="inline" method="post" action="${path}"><input type="hidden" name="id" value="${id}">${extra}<button type="submit" class="small" data-action="${path}" data-id="${id}">${label}</button></form>`;
@@ -62,9 +63,15 @@ function paymentRow(p: MockPaymentRecord): SafeHtml {
 
 function withdrawalRow(w: MockWithdrawalRecord): SafeHtml {
   const outcome = (value: string) => html`<input type="hidden" name="status" value="${value}">`;
-  const actions = w.status === 'PROCESSING'
-    ? [action('/actions/withdrawal', w.payment_id, 'Complete', outcome('SUCCESS')), action('/actions/withdrawal', w.payment_id, 'Fail', outcome('FAILED'))]
-    : TERMINAL.has(w.status) ? action('/actions/resend', w.payment_id, 'Resend callback') : '';
+  const actions =
+    w.status === 'PROCESSING'
+      ? [
+          action('/actions/withdrawal', w.payment_id, 'Complete', outcome('SUCCESS')),
+          action('/actions/withdrawal', w.payment_id, 'Fail', outcome('FAILED')),
+        ]
+      : TERMINAL.has(w.status)
+        ? action('/actions/resend', w.payment_id, 'Resend callback')
+        : '';
   return html`<tr data-withdrawal="${w.payment_id}">${[
     cell('Withdrawal', identity(w.payment_id, w.reference_id)),
     cell('Amount', formatAmount(w.amount), 'money'),
@@ -87,7 +94,9 @@ function attempts(entry: DeliveryEntry): SafeHtml[] {
     const answer = a.status !== undefined ? `HTTP ${a.status}` : (a.error ?? 'no answer');
     const timing = a.durationMs !== undefined ? ` in ${a.durationMs} ms` : '';
     const body = a.responseBody ?? '';
-    const reply = body ? html`<div class="reply mono" title="${body}">${body.length > REPLY_SHOWN ? `${body.slice(0, REPLY_SHOWN)}…` : body}</div>` : '';
+    const reply = body
+      ? html`<div class="reply mono" title="${body}">${body.length > REPLY_SHOWN ? `${body.slice(0, REPLY_SHOWN)}…` : body}</div>`
+      : '';
     return html`<div class="attempt">#${i + 1}${a.duplicate ? ' (duplicate)' : ''} ${malaysiaTime(a.at, true)} <strong>${answer}</strong>${timing}${reply}</div>`;
   });
 }
@@ -101,14 +110,23 @@ function deliveryRows(d: DeliveryEntry): SafeHtml {
     cell('Payment', identity(d.payment_id, `${d.reference_id} · ${d.transaction_type}`)),
     cell('Status', html`${status(d.status)} ${status(d.state)}`),
     cell("Merchant's answer", attempts(d)),
-    cell('', html`<button type="button" class="small body-toggle" aria-expanded="false" data-body="${d.webhook_id}">body</button>`, 'row-actions'),
+    cell(
+      '',
+      html`<button type="button" class="small body-toggle" aria-expanded="false" data-body="${d.webhook_id}">body</button>`,
+      'row-actions',
+    ),
   ]}</tr>
 <tr class="delivery-body" data-body-of="${d.webhook_id}" hidden><td colspan="${DELIVERY_HEADERS.length}">
 <div class="small muted">Sent to <span class="mono">${d.url ?? 'nowhere (no callback URL)'}</span> · webhook_id <span class="mono">${d.webhook_id}</span></div>
 <pre class="mono small">${JSON.stringify(d.body, null, 2)}</pre></td></tr>`;
 }
 
-function table(headers: string[], rows: SafeHtml[], empty: string, optional: ReadonlySet<number> = new Set()): SafeHtml {
+function table(
+  headers: string[],
+  rows: SafeHtml[],
+  empty: string,
+  optional: ReadonlySet<number> = new Set(),
+): SafeHtml {
   if (rows.length === 0) return html`<p class="muted">${empty}</p>`;
   return html`<table class="rows"><thead><tr>${headers.map((h, i) => html`<th class="${optional.has(i) ? 'optional' : ''}">${h}</th>`)}</tr></thead><tbody>${rows}</tbody></table>`;
 }

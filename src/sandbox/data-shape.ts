@@ -14,9 +14,17 @@ import { PAYMENT_STATUSES } from '../schemas/statuses.js';
 type Check = (value: unknown, at: string) => string | undefined;
 
 const quoted = (value: unknown) =>
-  typeof value === 'string' ? JSON.stringify(value) : Array.isArray(value) ? 'a list' : typeof value === 'object' && value !== null ? 'an object' : String(value);
-const must = (ok: (value: unknown) => boolean, what: string): Check => (value, at) =>
-  ok(value) ? undefined : `${at} is ${value === undefined ? 'missing' : quoted(value)}, expected ${what}`;
+  typeof value === 'string'
+    ? JSON.stringify(value)
+    : Array.isArray(value)
+      ? 'a list'
+      : typeof value === 'object' && value !== null
+        ? 'an object'
+        : String(value);
+const must =
+  (ok: (value: unknown) => boolean, what: string): Check =>
+  (value, at) =>
+    ok(value) ? undefined : `${at} is ${value === undefined ? 'missing' : quoted(value)}, expected ${what}`;
 
 const text = must((v) => typeof v === 'string', 'a string');
 const id = must((v) => typeof v === 'string' && v.length > 0 && v.length <= 200, 'an id (1 to 200 characters)');
@@ -24,16 +32,27 @@ const time = must((v) => typeof v === 'string' && !Number.isNaN(Date.parse(v)), 
 const millis = must((v) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0, 'a time in milliseconds');
 const amount = must((v) => typeof v === 'number' && Number.isFinite(v) && v > 0, 'a positive amount in MYR');
 const flag = must((v) => typeof v === 'boolean', 'true or false');
-const oneOf = (values: readonly string[]): Check => must((v) => typeof v === 'string' && values.includes(v), `one of ${values.join(', ')}`);
-const orNull = (check: Check): Check => (value, at) => (value === null ? undefined : check(value, at));
-const optional = (check: Check): Check => (value, at) => (value === undefined ? undefined : check(value, at));
+const oneOf = (values: readonly string[]): Check =>
+  must((v) => typeof v === 'string' && values.includes(v), `one of ${values.join(', ')}`);
+const orNull =
+  (check: Check): Check =>
+  (value, at) =>
+    value === null ? undefined : check(value, at);
+const optional =
+  (check: Check): Check =>
+  (value, at) =>
+    value === undefined ? undefined : check(value, at);
 const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
+  typeof value === 'object' &&
+  value !== null &&
+  !Array.isArray(value) &&
+  Object.getPrototypeOf(value) === Object.prototype;
 const object = must(isObject, 'an object');
 
 /** `fields` in a null-prototype object: a field name is looked up as own data, never inherited. */
 type Fields = Readonly<Record<string, Check>>;
-const fields = (spec: Record<string, Check>): Fields => Object.freeze(Object.assign(Object.create(null) as Record<string, Check>, spec)); // a null-prototype object, filled with spec at once
+const fields = (spec: Record<string, Check>): Fields =>
+  Object.freeze(Object.assign(Object.create(null) as Record<string, Check>, spec)); // a null-prototype object, filled with spec at once
 
 /** Exactly `spec`'s fields, each passing its check. */
 function shape(spec: Fields, what: string): Check {
@@ -50,14 +69,16 @@ function shape(spec: Fields, what: string): Check {
   };
 }
 
-const list = (item: Check): Check => (value, at) => {
-  if (!Array.isArray(value)) return `${at} is not a list`;
-  for (const [i, entry] of value.entries()) {
-    const problem = item(entry, `${at}[${i}]`);
-    if (problem) return problem;
-  }
-  return undefined;
-};
+const list =
+  (item: Check): Check =>
+  (value, at) => {
+    if (!Array.isArray(value)) return `${at} is not a list`;
+    for (const [i, entry] of value.entries()) {
+      const problem = item(entry, `${at}[${i}]`);
+      if (problem) return problem;
+    }
+    return undefined;
+  };
 
 const recordCommon = {
   payment_id: id,
@@ -70,64 +91,82 @@ const recordCommon = {
   created_at: time,
   completed_at: orNull(time),
 };
-const deposit = shape(fields({
-  ...recordCommon,
-  kind: oneOf(['DEPOSIT']),
-  payment_method: oneOf(PAYMENT_METHODS),
-  customer_name: text,
-  customer_phone: text,
-  callback_url: orNull(text),
-  redirect_url: orNull(text),
-  metadata: orNull(object),
-  payment_url: text,
-  gateway_redirect_url: text,
-  qr_data_string: orNull(text),
-  expires_at: time,
-}), 'a payment');
-const withdrawal = shape(fields({
-  ...recordCommon,
-  kind: oneOf(['WITHDRAWAL']),
-  method: oneOf(['BANK']),
-  bank_code: id,
-  account_number: id,
-  account_name: text,
-}), 'a withdrawal');
+const deposit = shape(
+  fields({
+    ...recordCommon,
+    kind: oneOf(['DEPOSIT']),
+    payment_method: oneOf(PAYMENT_METHODS),
+    customer_name: text,
+    customer_phone: text,
+    callback_url: orNull(text),
+    redirect_url: orNull(text),
+    metadata: orNull(object),
+    payment_url: text,
+    gateway_redirect_url: text,
+    qr_data_string: orNull(text),
+    expires_at: time,
+  }),
+  'a payment',
+);
+const withdrawal = shape(
+  fields({
+    ...recordCommon,
+    kind: oneOf(['WITHDRAWAL']),
+    method: oneOf(['BANK']),
+    bank_code: id,
+    account_number: id,
+    account_name: text,
+  }),
+  'a withdrawal',
+);
 const KINDS = ['DEPOSIT', 'WITHDRAWAL'];
 const record: Check = (value, at) => {
-  if (!isObject(value)) return `${at} is not an object (${value === null ? 'null' : typeof value}), expected a payment or withdrawal`;
+  if (!isObject(value))
+    return `${at} is not an object (${value === null ? 'null' : typeof value}), expected a payment or withdrawal`;
   if (value.kind === 'DEPOSIT') return deposit(value, at);
   if (value.kind === 'WITHDRAWAL') return withdrawal(value, at);
   return oneOf(KINDS)(value.kind, `${at}.kind`);
 };
 
 const token = shape(fields({ token: id, merchantId: id, expiresAt: millis, revoked: flag }), 'an access token');
-const attempt = shape(fields({
-  status: optional(must((v) => typeof v === 'number' && Number.isInteger(v) && v >= 100 && v <= 599, 'an HTTP status')),
-  error: optional(text),
-  at: millis,
-  duplicate: optional(flag),
-  durationMs: optional(millis),
-  responseBody: optional(text),
-}), 'a delivery attempt');
-const delivery = shape(fields({
-  webhook_id: id,
-  payment_id: id,
-  reference_id: id,
-  transaction_type: oneOf(KINDS),
-  status: text,
-  url: orNull(text),
-  started_at: millis,
-  attempts: list(attempt),
-  state: oneOf(['sending', 'delivered', 'failed', 'no-url']),
-  body: object,
-}), 'a callback delivery');
+const attempt = shape(
+  fields({
+    status: optional(
+      must((v) => typeof v === 'number' && Number.isInteger(v) && v >= 100 && v <= 599, 'an HTTP status'),
+    ),
+    error: optional(text),
+    at: millis,
+    duplicate: optional(flag),
+    durationMs: optional(millis),
+    responseBody: optional(text),
+  }),
+  'a delivery attempt',
+);
+const delivery = shape(
+  fields({
+    webhook_id: id,
+    payment_id: id,
+    reference_id: id,
+    transaction_type: oneOf(KINDS),
+    status: text,
+    url: orNull(text),
+    started_at: millis,
+    attempts: list(attempt),
+    state: oneOf(['sending', 'delivered', 'failed', 'no-url']),
+    body: object,
+  }),
+  'a callback delivery',
+);
 
-const sandboxFile = shape(fields({
-  version: must((v) => v === 1, '1'),
-  records: list(record),
-  tokens: list(token),
-  deliveries: list(delivery),
-}), 'a sandbox data file');
+const sandboxFile = shape(
+  fields({
+    version: must((v) => v === 1, '1'),
+    records: list(record),
+    tokens: list(token),
+    deliveries: list(delivery),
+  }),
+  'a sandbox data file',
+);
 
 /** The first `__proto__` key anywhere in `value`, by its path. */
 function protoKey(value: unknown, at: string): string | undefined {
@@ -157,9 +196,14 @@ function duplicate(entries: unknown[], key: string, at: string): string | undefi
  * The answer names the first problem by its path (`records[0].payment_method is "__proto__", …`).
  */
 export function dataFileProblem(parsed: unknown): string | undefined {
-  if (!isObject(parsed) || parsed.version !== 1) return 'it is not a sandbox data file (version 1 with records, tokens, deliveries)';
+  if (!isObject(parsed) || parsed.version !== 1)
+    return 'it is not a sandbox data file (version 1 with records, tokens, deliveries)';
   const problem = sandboxFile(parsed, 'file') ?? protoKey(parsed, 'file');
   if (problem) return problem.replace(/^file\./, '');
   const file = parsed as { records: unknown[]; tokens: unknown[]; deliveries: unknown[] }; // sandboxFile checked the shape just above
-  return duplicate(file.records, 'payment_id', 'records') ?? duplicate(file.tokens, 'token', 'tokens') ?? duplicate(file.deliveries, 'webhook_id', 'deliveries');
+  return (
+    duplicate(file.records, 'payment_id', 'records') ??
+    duplicate(file.tokens, 'token', 'tokens') ??
+    duplicate(file.deliveries, 'webhook_id', 'deliveries')
+  );
 }

@@ -54,10 +54,21 @@ export function formatAmount(amount: number): string {
 // The developer reads the dashboard in Malaysia's clock, whatever the machine's zone is.
 const MALAYSIA_ZONE = 'Asia/Kuala_Lumpur';
 const DAY_AND_TIME = new Intl.DateTimeFormat('en-GB', {
-  timeZone: MALAYSIA_ZONE, day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23',
+  timeZone: MALAYSIA_ZONE,
+  day: 'numeric',
+  month: 'short',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hourCycle: 'h23',
 });
 const TIME_WITH_MILLIS = new Intl.DateTimeFormat('en-GB', {
-  timeZone: MALAYSIA_ZONE, hour: '2-digit', minute: '2-digit', second: '2-digit', fractionalSecondDigits: 3, hourCycle: 'h23',
+  timeZone: MALAYSIA_ZONE,
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  fractionalSecondDigits: 3,
+  hourCycle: 'h23',
 });
 
 /**

@@ -18,7 +18,8 @@ const PAGE_HEADERS = {
   'X-Frame-Options': 'DENY',
   // same-origin, not no-referrer: with no-referrer Chromium sends `Origin: null` on form posts.
   'Referrer-Policy': 'same-origin',
-  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; connect-src 'self'; form-action 'self' http: https:; frame-ancestors 'none'",
+  'Content-Security-Policy':
+    "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; connect-src 'self'; form-action 'self' http: https:; frame-ancestors 'none'",
 };
 
 /** Sends a page. */
@@ -86,11 +87,19 @@ const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
  */
 export function apiRefusal(req: IncomingMessage, port: number): ApiRefusal | undefined {
   if (!sameOrigin(req, port)) {
-    return { status: 403, code: 'CROSS_SITE_REQUEST', message: 'Refused: this sandbox answers its own pages and programs, never another site' };
+    return {
+      status: 403,
+      code: 'CROSS_SITE_REQUEST',
+      message: 'Refused: this sandbox answers its own pages and programs, never another site',
+    };
   }
   const bodyless = req.method === 'GET' || req.method === 'HEAD';
   if (!bodyless && !JSON_MEDIA_TYPE.test(req.headers['content-type'] ?? '')) {
-    return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Request bodies must be JSON, sent with Content-Type: application/json' };
+    return {
+      status: 415,
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      message: 'Request bodies must be JSON, sent with Content-Type: application/json',
+    };
   }
   return undefined;
 }

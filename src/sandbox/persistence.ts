@@ -31,10 +31,15 @@ export function loadData(file: string): SandboxData | undefined {
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new SandboxDataError(`--data ${file} is not valid JSON (${error instanceof Error ? error.message : String(error)}); move it away or pass another file`);
+    throw new SandboxDataError(
+      `--data ${file} is not valid JSON (${error instanceof Error ? error.message : String(error)}); move it away or pass another file`,
+    );
   }
   const problem = dataFileProblem(parsed);
-  if (problem) throw new SandboxDataError(`--data ${file}: ${problem}. The file was left as it is: fix it, move it away or pass another file`);
+  if (problem)
+    throw new SandboxDataError(
+      `--data ${file}: ${problem}. The file was left as it is: fix it, move it away or pass another file`,
+    );
   return parsed as SandboxData; // dataFileProblem found no problem: it has this shape
 }
 
@@ -81,7 +86,9 @@ export function createSaver(
         try {
           saveData(file, collect());
         } catch (error) {
-          console.error(`sandbox: could not write --data ${file}: ${error instanceof Error ? error.message : String(error)}`);
+          console.error(
+            `sandbox: could not write --data ${file}: ${error instanceof Error ? error.message : String(error)}`,
+          );
         }
       }, delayMs);
       timer.unref();

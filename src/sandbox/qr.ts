@@ -18,7 +18,12 @@ function tlv(tag: string, value: string): string {
 
 /** EMVCo allows a subset of ASCII in names; anything else becomes a space, cut to `max`. */
 function ascii(value: string, max: number): string {
-  return value.replace(/[^A-Za-z0-9 .,_-]/g, ' ').trim().slice(0, max) || 'NA';
+  return (
+    value
+      .replace(/[^A-Za-z0-9 .,_-]/g, ' ')
+      .trim()
+      .slice(0, max) || 'NA'
+  );
 }
 
 /** CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF), as EMVCo tag 63 requires, in 4 upper-case hex digits. */
@@ -38,8 +43,11 @@ export function crc16(text: string): string {
  *
  * @example qrPayload(payment) // '00020101021226…5303458540…6304ABCD'
  */
-export function qrPayload(payment: Pick<MockPaymentRecord, 'merchantId' | 'payment_id' | 'reference_id' | 'amount'>): string {
-  const account = tlv('00', SANDBOX_GUID) + tlv('01', ascii(payment.merchantId, 40)) + tlv('02', payment.payment_id.slice(0, 40));
+export function qrPayload(
+  payment: Pick<MockPaymentRecord, 'merchantId' | 'payment_id' | 'reference_id' | 'amount'>,
+): string {
+  const account =
+    tlv('00', SANDBOX_GUID) + tlv('01', ascii(payment.merchantId, 40)) + tlv('02', payment.payment_id.slice(0, 40));
   const body =
     tlv('00', '01') +
     tlv('01', '12') +

@@ -96,7 +96,8 @@ function checkOptions(options: SandboxOptions): void {
   }
   if (options.callbackUrl !== undefined) {
     const protocol = URL.canParse(options.callbackUrl) ? new URL(options.callbackUrl).protocol : '';
-    if (protocol !== 'http:' && protocol !== 'https:') throw new RangeError('callbackUrl must be an absolute http:// or https:// URL');
+    if (protocol !== 'http:' && protocol !== 'https:')
+      throw new RangeError('callbackUrl must be an absolute http:// or https:// URL');
   }
 }
 
@@ -112,7 +113,10 @@ function checkOptions(options: SandboxOptions): void {
  */
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   checkOptions(options);
-  const merchant = { merchantId: options.merchantId ?? SANDBOX_MERCHANT.merchantId, apiKey: options.apiKey ?? SANDBOX_MERCHANT.apiKey };
+  const merchant = {
+    merchantId: options.merchantId ?? SANDBOX_MERCHANT.merchantId,
+    apiKey: options.apiKey ?? SANDBOX_MERCHANT.apiKey,
+  };
   const saved = options.dataFile ? loadData(options.dataFile) : undefined;
   const random = options.random ?? Math.random;
   const streams = new Set<ServerResponse>();
@@ -141,9 +145,13 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       req.resume();
       return sendApiError(res, refusal);
     }
-    const work = isApi ? answerThroughDispatch(api, new URL(ctx.baseUrl).origin, req, res).finally(changed) : handleApp(ctx, req, res, url);
+    const work = isApi
+      ? answerThroughDispatch(api, new URL(ctx.baseUrl).origin, req, res).finally(changed)
+      : handleApp(ctx, req, res, url);
     work.catch((error: unknown) => {
-      console.error(`sandbox: ${req.method} ${url.pathname} failed: ${error instanceof Error ? error.message : String(error)}`);
+      console.error(
+        `sandbox: ${req.method} ${url.pathname} failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
       if (!res.headersSent) sendText(res, 500, 'sandbox failure (see its terminal)');
       else res.end();
     });
@@ -185,8 +193,16 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   async function api(request: Request): Promise<Response> {
     if (options.latencyMs) await sleep(options.latencyMs);
     if (options.failRate && random() < options.failRate) {
-      const context = { correlationId: globalThis.crypto.randomUUID(), path: new URL(request.url).pathname, now: Date.now() };
-      return faultAnswer({ type: 'status', status: 502, message: 'Sandbox --fail-rate: injected failure, nothing was processed' }, context, undefined);
+      const context = {
+        correlationId: globalThis.crypto.randomUUID(),
+        path: new URL(request.url).pathname,
+        now: Date.now(),
+      };
+      return faultAnswer(
+        { type: 'status', status: 502, message: 'Sandbox --fail-rate: injected failure, nothing was processed' },
+        context,
+        undefined,
+      );
     }
     return service.dispatch(request);
   }
@@ -195,7 +211,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     changed();
     delivery.then(
       (done) => deliveries.finish(done),
-      (error: unknown) => console.error(`sandbox: callback failed to start: ${error instanceof Error ? error.message : String(error)}`),
+      (error: unknown) =>
+        console.error(`sandbox: callback failed to start: ${error instanceof Error ? error.message : String(error)}`),
     );
   };
   live.ctx = {

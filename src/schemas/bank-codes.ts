@@ -5,24 +5,57 @@
 
 /** Group A: online-banking network A. */
 export const PROVIDER_CHANNELS_GROUP_A = [
-  'ABB0233', 'ABMB0212', 'AGRO01', 'AMBB0209', 'BCBB0235', 'BIMB0340', 'BKRM0602', 'BMMB0341', 'BSN0601',
-  'HLB0224', 'HSBC0223', 'KFH0346', 'MB2U0227', 'OCBC0229', 'PBB0233', 'RHB0218', 'SCB0216', 'UOB0226',
+  'ABB0233',
+  'ABMB0212',
+  'AGRO01',
+  'AMBB0209',
+  'BCBB0235',
+  'BIMB0340',
+  'BKRM0602',
+  'BMMB0341',
+  'BSN0601',
+  'HLB0224',
+  'HSBC0223',
+  'KFH0346',
+  'MB2U0227',
+  'OCBC0229',
+  'PBB0233',
+  'RHB0218',
+  'SCB0216',
+  'UOB0226',
 ] as const;
 
 /** Group B: interbank network B. */
 export const PROVIDER_CHANNELS_GROUP_B = [
-  'AFBQMYKL', 'AGOBMYKL', 'ARBKMYKL', 'BIMBMYKL', 'BKCHMYKL', 'BKRMMYKL', 'BMMBMYKL', 'BOBEMYK2', 'BSNAMYK1',
-  'CIBBMYKL', 'FNXSMYNB', 'HBMBMYKL', 'MBLOMYNB', 'MFBBMYKL', 'OCBCMYKL', 'PBBEMYKL', 'PHBMMYKL', 'RJHIMYKL',
+  'AFBQMYKL',
+  'AGOBMYKL',
+  'ARBKMYKL',
+  'BIMBMYKL',
+  'BKCHMYKL',
+  'BKRMMYKL',
+  'BMMBMYKL',
+  'BOBEMYK2',
+  'BSNAMYK1',
+  'CIBBMYKL',
+  'FNXSMYNB',
+  'HBMBMYKL',
+  'MBLOMYNB',
+  'MFBBMYKL',
+  'OCBCMYKL',
+  'PBBEMYKL',
+  'PHBMMYKL',
+  'RJHIMYKL',
   'UOVBMYKL',
 ] as const;
 
 /** A bank code from either group. */
-export type ProviderChannelId =
-  | (typeof PROVIDER_CHANNELS_GROUP_A)[number]
-  | (typeof PROVIDER_CHANNELS_GROUP_B)[number];
+export type ProviderChannelId = (typeof PROVIDER_CHANNELS_GROUP_A)[number] | (typeof PROVIDER_CHANNELS_GROUP_B)[number];
 
 /** @internal Both groups in one list: what `provider_channel_id` may be. */
-export const PROVIDER_CHANNELS: readonly ProviderChannelId[] = [...PROVIDER_CHANNELS_GROUP_A, ...PROVIDER_CHANNELS_GROUP_B];
+export const PROVIDER_CHANNELS: readonly ProviderChannelId[] = [
+  ...PROVIDER_CHANNELS_GROUP_A,
+  ...PROVIDER_CHANNELS_GROUP_B,
+];
 // Pure: the client checks a code with its schema and never asks isProviderChannelId.
 const ALL: ReadonlySet<string> = /* @__PURE__ */ new Set<string>(PROVIDER_CHANNELS);
 

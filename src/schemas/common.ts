@@ -22,7 +22,6 @@ export const WITHDRAWAL_AMOUNT = {
 /** Longest `reference_id` the service accepts. */
 const REFERENCE_ID_MAX_LENGTH = 100;
 
-
 /**
  * Whether `amount` has at most two decimal places, judged on the number's own
  * shortest decimal form (what `String(n)` prints), so there is no float arithmetic:
@@ -73,17 +72,23 @@ function amountProblem(value: unknown, range: { min: number; max: number }, kind
 export const rule = <T>(test: (value: T) => boolean, error: string) => z.refine<T>(test, { error });
 
 /** A string that is one of `values`, typed as their union. */
-export const oneOf = <const T extends string>(values: readonly T[], error: string | ((issue: { input: unknown }) => string)) =>
-  z.custom<T>((value) => (values as readonly unknown[]).includes(value), { error });
+export const oneOf = <const T extends string>(
+  values: readonly T[],
+  error: string | ((issue: { input: unknown }) => string),
+) => z.custom<T>((value) => (values as readonly unknown[]).includes(value), { error });
 
 /** `reference_id`: 1 to 100 characters of a-z, A-Z, 0-9. */
 export const referenceIdSchema = z.string({ error: 'reference_id must be a string' }).check(
   rule((s: string) => s.length > 0, 'reference_id must not be empty'),
-  rule((s: string) => s.length <= REFERENCE_ID_MAX_LENGTH, `reference_id must be at most ${REFERENCE_ID_MAX_LENGTH} characters`),
+  rule(
+    (s: string) => s.length <= REFERENCE_ID_MAX_LENGTH,
+    `reference_id must be at most ${REFERENCE_ID_MAX_LENGTH} characters`,
+  ),
   rule((s: string) => /^[A-Za-z0-9]*$/.test(s), 'reference_id may contain only a-z, A-Z and 0-9'),
 );
 
-const isNumberOrString = (value: unknown): value is number | string => typeof value === 'number' || typeof value === 'string';
+const isNumberOrString = (value: unknown): value is number | string =>
+  typeof value === 'number' || typeof value === 'string';
 
 /**
  * An amount in MYR given as a number (`120.5`) or a decimal string (`'120.50'`), checked
@@ -95,18 +100,24 @@ const isNumberOrString = (value: unknown): value is number | string => typeof va
  * optional to those merchants.
  */
 export function amountSchema(range: { min: number; max: number }, kind: string) {
-  return z.custom<number | string>(isNumberOrString, { error: 'amount must be a number or a decimal string such as "120.50"' }).check(
-    // The refusal's words are found again from the input: only a refused amount pays for it.
-    z.refine((value) => amountProblem(value, range, kind) === undefined, {
-      error: (issue) => amountProblem(issue.input, range, kind),
-    }),
-    z.overwrite((value) => Number(value)),
-  );
+  return z
+    .custom<number | string>(isNumberOrString, {
+      error: 'amount must be a number or a decimal string such as "120.50"',
+    })
+    .check(
+      // The refusal's words are found again from the input: only a refused amount pays for it.
+      z.refine((value) => amountProblem(value, range, kind) === undefined, {
+        error: (issue) => amountProblem(issue.input, range, kind),
+      }),
+      z.overwrite((value) => Number(value)),
+    );
 }
 
 /** A non-blank string (names). */
 export const nonBlank = (field: string) =>
-  z.string({ error: `${field} must be a string` }).check(rule((s: string) => s.trim().length > 0, `${field} must not be empty`));
+  z
+    .string({ error: `${field} must be a string` })
+    .check(rule((s: string) => s.trim().length > 0, `${field} must not be empty`));
 
 /**
  * `https://` URL, without whitespace or control characters, output normalised
@@ -116,7 +127,10 @@ export const httpsUrlSchema = (field: string) =>
   z.string({ error: `${field} must be a string` }).check(
     // One message, the main problem: text that is no https URL at all ('not a url') is told so;
     // an https URL with a space or a control character is told that. Either way it is refused.
-    rule((s: string) => isHttpsUrl(s) || (hasUnsafeUrlCharacter(s) && HTTPS_PREFIX.test(s)), `${field} must be an absolute https:// URL`),
+    rule(
+      (s: string) => isHttpsUrl(s) || (hasUnsafeUrlCharacter(s) && HTTPS_PREFIX.test(s)),
+      `${field} must be an absolute https:// URL`,
+    ),
     rule(
       (s: string) => !hasUnsafeUrlCharacter(s) || !(isHttpsUrl(s) || HTTPS_PREFIX.test(s)),
       `${field} must not contain spaces, control or invisible characters`,

@@ -8,7 +8,16 @@
  */
 import * as z from 'zod/mini';
 import { PROVIDER_CHANNELS } from './bank-codes.js';
-import { amountSchema, CURRENCY, DEPOSIT_AMOUNT, httpsUrlSchema, nonBlank, oneOf, referenceIdSchema, rule } from './common.js';
+import {
+  amountSchema,
+  CURRENCY,
+  DEPOSIT_AMOUNT,
+  httpsUrlSchema,
+  nonBlank,
+  oneOf,
+  referenceIdSchema,
+  rule,
+} from './common.js';
 
 /** Deposit methods (`payment_method`). */
 export const PAYMENT_METHODS = ['QR_PAYMENT', 'BANK_TRANSFER', 'MOBILE_WALLET'] as const;
@@ -21,7 +30,10 @@ const customerName = nonBlank('customer_name');
 const customerPhone = z.string({ error: 'customer_phone must be a string' }).check(
   rule((s: string) => s.length > 0, 'customer_phone must not be empty'),
   rule((s: string) => s.length <= 50, 'customer_phone must be at most 50 characters'),
-  rule((s: string) => !s.startsWith('+'), 'customer_phone must include the country code without a leading "+" (e.g. 60123456789)'),
+  rule(
+    (s: string) => !s.startsWith('+'),
+    'customer_phone must include the country code without a leading "+" (e.g. 60123456789)',
+  ),
 );
 const callbackUrl = z.optional(httpsUrlSchema('callback_url'));
 const redirectUrl = z.optional(httpsUrlSchema('redirect_url'));
@@ -95,8 +107,13 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => {
   return proto === Object.prototype || proto === null;
 };
 
-const qrOrWalletMethod = oneOf(['QR_PAYMENT', 'MOBILE_WALLET'], `payment_method must be one of ${PAYMENT_METHODS.join(', ')}`);
-const freeMetadata = z.optional(z.custom<Record<string, unknown>>(isPlainObject, { error: 'metadata must be an object' }));
+const qrOrWalletMethod = oneOf(
+  ['QR_PAYMENT', 'MOBILE_WALLET'],
+  `payment_method must be one of ${PAYMENT_METHODS.join(', ')}`,
+);
+const freeMetadata = z.optional(
+  z.custom<Record<string, unknown>>(isPlainObject, { error: 'metadata must be an object' }),
+);
 
 /** A QR or wallet payment: the shared fields, the method, and optional metadata. */
 type QrOrWalletShape = {
@@ -107,12 +124,12 @@ type QrOrWalletShape = {
    */
   payment_method: typeof qrOrWalletMethod;
 } & PaymentCreateFields & {
-  /**
-   * Free key-value data stored with the payment: a plain object. Never echoed in callbacks.
-   * @example { cart: 'C-77' }
-   */
-  metadata: typeof freeMetadata;
-};
+    /**
+     * Free key-value data stored with the payment: a plain object. Never echoed in callbacks.
+     * @example { cart: 'C-77' }
+     */
+    metadata: typeof freeMetadata;
+  };
 
 // `payment_method` comes first, so an unknown method is the first problem reported.
 const qrOrWalletParamsSchema: z.ZodMiniObject<QrOrWalletShape, z.core.$strip> = z.object({
@@ -146,13 +163,13 @@ type BankTransferShape = {
    */
   payment_method: typeof bankTransferMethod;
 } & PaymentCreateFields & {
-  /**
-   * Required for `BANK_TRANSFER`: `provider_channel_id`, the customer's bank. Other keys are
-   * stored with the payment; never echoed in callbacks.
-   * @example { provider_channel_id: 'MB2U0227' }
-   */
-  metadata: typeof bankTransferMetadata;
-};
+    /**
+     * Required for `BANK_TRANSFER`: `provider_channel_id`, the customer's bank. Other keys are
+     * stored with the payment; never echoed in callbacks.
+     * @example { provider_channel_id: 'MB2U0227' }
+     */
+    metadata: typeof bankTransferMetadata;
+  };
 
 const bankTransferParamsSchema: z.ZodMiniObject<BankTransferShape, z.core.$strip> = z.object({
   payment_method: bankTransferMethod,
@@ -165,8 +182,12 @@ const bankTransferParamsSchema: z.ZodMiniObject<BankTransferShape, z.core.$strip
  * `payment_method` (a hand-made discriminated union: zod's own costs 0.8 kB min+gzip in every
  * bundle). The {@link PaymentCreateParams} type is derived from the two schemas.
  */
-export function paymentCreateParamsSchema(params: unknown): typeof qrOrWalletParamsSchema | typeof bankTransferParamsSchema {
-  return (params as { payment_method?: unknown } | null)?.payment_method === 'BANK_TRANSFER' ? bankTransferParamsSchema : qrOrWalletParamsSchema;
+export function paymentCreateParamsSchema(
+  params: unknown,
+): typeof qrOrWalletParamsSchema | typeof bankTransferParamsSchema {
+  return (params as { payment_method?: unknown } | null)?.payment_method === 'BANK_TRANSFER'
+    ? bankTransferParamsSchema
+    : qrOrWalletParamsSchema;
 }
 
 /**

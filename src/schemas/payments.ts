@@ -114,7 +114,6 @@ export interface PaymentCreated {
   [extra: string]: unknown;
 }
 
-
 /**
  * The URL to send the customer to for a payment method, per the spec's table.
  *

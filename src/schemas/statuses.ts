@@ -6,7 +6,15 @@
  */
 
 /** Every payment status the service reports. */
-export const PAYMENT_STATUSES = ['PENDING', 'PROCESSING', 'SUCCESS', 'FAILED', 'EXPIRED', 'CANCELLED', 'REFUNDED'] as const;
+export const PAYMENT_STATUSES = [
+  'PENDING',
+  'PROCESSING',
+  'SUCCESS',
+  'FAILED',
+  'EXPIRED',
+  'CANCELLED',
+  'REFUNDED',
+] as const;
 /** A payment status. Unknown future values pass through as strings. */
 export type PaymentStatusValue = (typeof PAYMENT_STATUSES)[number];
 

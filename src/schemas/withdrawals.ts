@@ -1,15 +1,31 @@
 import * as z from 'zod/mini';
-import { amountFromWire, amountSchema, CURRENCY, nonBlank, oneOf, referenceIdSchema, rule, WITHDRAWAL_AMOUNT } from './common.js';
+import {
+  amountFromWire,
+  amountSchema,
+  CURRENCY,
+  nonBlank,
+  oneOf,
+  referenceIdSchema,
+  rule,
+  WITHDRAWAL_AMOUNT,
+} from './common.js';
 import type { PaymentStatusValue } from './statuses.js';
 
 const withdrawalAmount = amountSchema(WITHDRAWAL_AMOUNT, 'withdrawal');
 const currency = z.optional(oneOf([CURRENCY], 'currency must be "MYR"'));
 const bankCode = z
   .string({ error: 'bank_code must be a string' })
-  .check(rule((s: string) => /^[A-Za-z0-9_]{2,32}$/.test(s), 'bank_code must be a bank or e-wallet code (letters and digits)'));
+  .check(
+    rule(
+      (s: string) => /^[A-Za-z0-9_]{2,32}$/.test(s),
+      'bank_code must be a bank or e-wallet code (letters and digits)',
+    ),
+  );
 const accountNumber = z
   .string({ error: 'account_number must be a string' })
-  .check(rule((s: string) => /^[0-9A-Za-z-]{4,64}$/.test(s), 'account_number must be 4 to 64 digits or letters (no spaces)'));
+  .check(
+    rule((s: string) => /^[0-9A-Za-z-]{4,64}$/.test(s), 'account_number must be 4 to 64 digits or letters (no spaces)'),
+  );
 const accountName = nonBlank('account_name');
 const method = z.optional(oneOf(['BANK'], 'method must be "BANK" for MYR withdrawals'));
 

@@ -52,14 +52,24 @@ function causes(error: unknown): object[] {
 export function isConflict(error: unknown): boolean {
   return causes(error).some((cause) => {
     if (CONFLICT_CODES.has(field(cause, 'code')) || CONFLICT_ERRNOS.has(field(cause, 'errno'))) return true;
-    if (PRISMA_CONFLICTS.has(field(cause, 'code')) || PRISMA_CONFLICTS.has(field(cause, 'originalCode')) || field(cause, 'kind') === 'TransactionWriteConflict') return true;
+    if (
+      PRISMA_CONFLICTS.has(field(cause, 'code')) ||
+      PRISMA_CONFLICTS.has(field(cause, 'originalCode')) ||
+      field(cause, 'kind') === 'TransactionWriteConflict'
+    )
+      return true;
     const sqliteCode = field(cause, 'errcode');
     return typeof sqliteCode === 'number' && isBusyCode(sqliteCode);
   });
 }
 
 // postgres.js's own codes for a connection it closed (node-postgres and mysql2 destroy theirs).
-const LOST_CONNECTION = new Set<unknown>(['CONNECTION_CLOSED', 'CONNECTION_DESTROYED', 'CONNECTION_ENDED', 'CONNECT_TIMEOUT']);
+const LOST_CONNECTION = new Set<unknown>([
+  'CONNECTION_CLOSED',
+  'CONNECTION_DESTROYED',
+  'CONNECTION_ENDED',
+  'CONNECT_TIMEOUT',
+]);
 
 /**
  * Whether `error` says the connection is gone, so nothing more can be sent on it: the driver
@@ -75,11 +85,17 @@ export function connectionLost(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const syscall = field(error, 'syscall');
   const severity = field(error, 'severity');
-  return LOST_CONNECTION.has(field(error, 'code')) || typeof syscall === 'string' || severity === 'FATAL' || severity === 'PANIC';
+  return (
+    LOST_CONNECTION.has(field(error, 'code')) ||
+    typeof syscall === 'string' ||
+    severity === 'FATAL' ||
+    severity === 'PANIC'
+  );
 }
 
 /** The SQLSTATEs `error` and its causes carry (`code`; Prisma's driver adapter error: `originalCode`). */
-const sqlStates = (error: unknown): unknown[] => causes(error).flatMap((cause) => [field(cause, 'code'), field(cause, 'originalCode')]);
+const sqlStates = (error: unknown): unknown[] =>
+  causes(error).flatMap((cause) => [field(cause, 'code'), field(cause, 'originalCode')]);
 
 /**
  * Whether `error` (or one of its causes) is Postgres's in_failed_sql_transaction (25P02): a
@@ -109,13 +125,14 @@ export function constraintBroken(error: unknown): boolean {
     const code = field(cause, 'code');
     const sqlite = field(cause, 'errcode');
     return (
-      [code, field(cause, 'originalCode')].some((state) => typeof state === 'string' && /^23[0-9A-Z]{3}$/.test(state)) ||
+      [code, field(cause, 'originalCode')].some(
+        (state) => typeof state === 'string' && /^23[0-9A-Z]{3}$/.test(state),
+      ) ||
       (typeof sqlite === 'number' && (sqlite & 0xff) === SQLITE_CONSTRAINT) ||
       (typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT'))
     );
   });
 }
-
 
 /** The longest stretch of a database's message a log line carries. */
 const MESSAGE_CHARS = 300;
@@ -125,7 +142,9 @@ const MESSAGE_CHARS = 300;
  * (`postgres://shop:…@host`) and a `password=…` setting.
  */
 function masked(text: string): string {
-  return text.replace(/(\/\/[^/:@\s]*:)[^@\s]*@/g, '$1***@').replace(/\b(password|pwd)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s;,&]+)/gi, '$1$2***');
+  return text
+    .replace(/(\/\/[^/:@\s]*:)[^@\s]*@/g, '$1***@')
+    .replace(/\b(password|pwd)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s;,&]+)/gi, '$1$2***');
 }
 
 /** The database's own code and message in `error` or the errors it wraps: the innermost that has both. */
@@ -141,7 +160,10 @@ function ownWords(error: unknown): { readonly code: string; readonly message: st
     if (message === '' && typeof first === 'object' && first !== null) message = field(first, 'message');
     if ((typeof code === 'string' || typeof code === 'number') && typeof message === 'string' && message !== '') {
       // MySQL's error number beside its code name; a system error's (negative) errno says nothing more.
-      found = { code: typeof errno === 'number' && errno > 0 && errno !== code ? `${code} ${errno}` : String(code), message };
+      found = {
+        code: typeof errno === 'number' && errno > 0 && errno !== code ? `${code} ${errno}` : String(code),
+        message,
+      };
     }
   }
   return found;
@@ -161,6 +183,9 @@ function ownWords(error: unknown): { readonly code: string; readonly message: st
  */
 export function storeFailure(error: unknown, table: string): string {
   const words = ownWords(error);
-  const said = words === undefined ? `a ${error instanceof Error ? error.name : typeof error} without a database code` : `${masked(words.message).slice(0, MESSAGE_CHARS)} (${masked(words.code)})`;
+  const said =
+    words === undefined
+      ? `a ${error instanceof Error ? error.name : typeof error} without a database code`
+      : `${masked(words.message).slice(0, MESSAGE_CHARS)} (${masked(words.code)})`;
   return `the idempotency store failed on the SQL ledger table ${table}: ${said}`;
 }

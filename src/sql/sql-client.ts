@@ -93,12 +93,18 @@ export interface SqlClient<Tx> {
 
 /** The error of a COMMIT the database turned into a ROLLBACK (a statement of the work had failed). */
 export function rolledBack(answer: string): Error {
-  return Object.assign(new Error(`COMMIT answered ${answer}: the transaction was rolled back (a statement of the work failed)`), { code: '25P02' });
+  return Object.assign(
+    new Error(`COMMIT answered ${answer}: the transaction was rolled back (a statement of the work failed)`),
+    { code: '25P02' },
+  );
 }
 
 /** What a statement sent through the work's `tx` after its run had ended is refused with (nothing is sent). */
 export function usedAfterRun(): ConfigurationError {
-  return new ConfigurationError("a query was sent through the ledger's tx after its run had ended (nothing was sent: the connection is no longer the run's); use tx only inside the handler", 'tx');
+  return new ConfigurationError(
+    "a query was sent through the ledger's tx after its run had ended (nothing was sent: the connection is no longer the run's); use tx only inside the handler",
+    'tx',
+  );
 }
 
 /** Waits for `promise` and drops its outcome: for clean-up whose failure changes nothing. */

@@ -106,7 +106,10 @@ const ok = (a: CallbackAttempt) => a.status !== undefined && a.status >= 200 && 
  */
 export function checkCallbackOptions(options: CallbackOptions): void {
   const { retryDelaysMs, attemptTimeoutMs } = options;
-  if (retryDelaysMs !== undefined && !(Array.isArray(retryDelaysMs) && retryDelaysMs.every((delay) => isMilliseconds(delay, 0)))) {
+  if (
+    retryDelaysMs !== undefined &&
+    !(Array.isArray(retryDelaysMs) && retryDelaysMs.every((delay) => isMilliseconds(delay, 0)))
+  ) {
     throw new RangeError(`retryDelaysMs must be whole numbers of milliseconds from 0 to ${MAX_TIMER_MS}`);
   }
   if (attemptTimeoutMs !== undefined && !isMilliseconds(attemptTimeoutMs)) {

@@ -10,14 +10,7 @@
 import type { DispatchContext } from './dispatch-context.js';
 import type { TakenFault } from './faults.js';
 import { createMoneyEndpoints, statusView } from './money-endpoints.js';
-import {
-  baseHeaders,
-  errorBody,
-  faultAnswer,
-  json,
-  rateLimited,
-  type AnswerContext,
-} from './responses.js';
+import { baseHeaders, errorBody, faultAnswer, json, rateLimited, type AnswerContext } from './responses.js';
 import type { MerchantState, RateDecision } from './state.js';
 import type { Endpoint, MockRateLimits } from './types/options.js';
 import type { RecordedRequest } from './types/records.js';
@@ -50,7 +43,8 @@ export function route(method: string, path: string): Route {
   if (path === '/payment/request') {
     return m === 'POST' ? { endpoint: 'payment.create' } : { endpoint: 'unknown', wrongMethod: true };
   }
-  if (path === '/payment/withdraw') return m === 'POST' ? { endpoint: 'withdraw' } : { endpoint: 'unknown', wrongMethod: true };
+  if (path === '/payment/withdraw')
+    return m === 'POST' ? { endpoint: 'withdraw' } : { endpoint: 'unknown', wrongMethod: true };
   const status = /^\/payment\/status\/([^/]+)$/.exec(path);
   if (status) {
     if (m !== 'GET') return { endpoint: 'unknown', wrongMethod: true };
@@ -112,8 +106,13 @@ export function createDispatcher(ctx: DispatchContext): (request: Request) => Pr
       recorded.status = r.type === 'error' ? 0 : r.status;
       return r;
     };
-    const context = (): AnswerContext => ({ correlationId: globalThis.crypto.randomUUID(), path: fullPath, now: options.now() });
-    const limitOf = (): number | undefined => (options.rateLimits ? options.rateLimits[bucketOf(target.endpoint)] : undefined);
+    const context = (): AnswerContext => ({
+      correlationId: globalThis.crypto.randomUUID(),
+      path: fullPath,
+      now: options.now(),
+    });
+    const limitOf = (): number | undefined =>
+      options.rateLimits ? options.rateLimits[bucketOf(target.endpoint)] : undefined;
 
     // A 'before' fault answers whatever arrives; an 'after' fault stands for "the service did
     // it, the answer was lost", so only a request the service would have processed takes it.
@@ -217,12 +216,17 @@ export function createDispatcher(ctx: DispatchContext): (request: Request) => Pr
     if (blocked) return json(blocked.status, errorBody(blocked.code, blocked.message), h);
     const expiresIn = options.tokenTtlSeconds;
     const accessToken = state.issueToken(merchant.merchantId, options.now() + expiresIn * 1000);
-    return json(200, { status: 'success', data: { access_token: accessToken, token_type: 'Bearer', expires_in: expiresIn } }, h);
+    return json(
+      200,
+      { status: 'success', data: { access_token: accessToken, token_type: 'Bearer', expires_in: expiresIn } },
+      h,
+    );
   }
 }
 
 function merchantBlocked(merchant: MerchantState): Rejection | undefined {
-  if (merchant.status === 'DISABLED') return { status: 403, code: 'MERCHANT_DISABLED', message: 'Merchant account disabled' };
+  if (merchant.status === 'DISABLED')
+    return { status: 403, code: 'MERCHANT_DISABLED', message: 'Merchant account disabled' };
   if (merchant.status === 'LOCKED') return { status: 403, code: 'MERCHANT_LOCKED', message: 'Merchant account locked' };
   return undefined;
 }
@@ -240,4 +244,3 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function nonEmpty(value: unknown): value is string {
   return typeof value === 'string' && value.length > 0;
 }
-

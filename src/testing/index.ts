@@ -13,12 +13,7 @@ export { createMockGateway, DEFAULT_BASE_URL, DEFAULT_MERCHANT } from './mock-ga
 export type { MockGateway } from './types/gateway.js';
 export { signCallback, callbackHeaders, type SignCallbackInput, type SignedCallback } from '../webhooks/sign.js';
 export type { MockHttpServer, ServeOptions } from './server.js';
-export type {
-  CallbackAttempt,
-  CallbackDelivery,
-  CallbackOptions,
-  MockCallbackBody,
-} from './types/callbacks.js';
+export type { CallbackAttempt, CallbackDelivery, CallbackOptions, MockCallbackBody } from './types/callbacks.js';
 export type {
   Endpoint,
   GatewayChannel,
@@ -29,9 +24,4 @@ export type {
   MockTerminalStatus,
 } from './types/options.js';
 export type { Fault, FaultResponse } from './types/faults.js';
-export type {
-  MockPaymentRecord,
-  MockRecordCommon,
-  MockWithdrawalRecord,
-  RecordedRequest,
-} from './types/records.js';
+export type { MockPaymentRecord, MockRecordCommon, MockWithdrawalRecord, RecordedRequest } from './types/records.js';

@@ -100,7 +100,11 @@ export function createMoneyEndpoints(ctx: Pick<DispatchContext, 'options' | 'sta
         reference_id: record.reference_id,
         expires_in: options.paymentTtlSeconds,
         expires_at: expiresAt,
-        gateway: { behavior: 'REDIRECT_EXTERNAL', redirect_url: record.gateway_redirect_url, qr_data_string: record.qr_data_string },
+        gateway: {
+          behavior: 'REDIRECT_EXTERNAL',
+          redirect_url: record.gateway_redirect_url,
+          qr_data_string: record.qr_data_string,
+        },
       },
       h,
     );
@@ -148,7 +152,12 @@ export function createMoneyEndpoints(ctx: Pick<DispatchContext, 'options' | 'sta
 }
 
 /** What every new payment or withdrawal starts with: PROCESSING, in MYR, not completed. */
-function newRecord(id: string, merchant: MerchantState, req: { reference_id: string; amount: number }, now: number): MockRecordCommon {
+function newRecord(
+  id: string,
+  merchant: MerchantState,
+  req: { reference_id: string; amount: number },
+  now: number,
+): MockRecordCommon {
   return {
     payment_id: id,
     merchantId: merchant.merchantId,

@@ -21,9 +21,14 @@ const MAX_DELAY_MS = 60_000;
 export function countDelayOf(option: MockGatewayOptions['rateLimitCountDelay']): (() => number) | undefined {
   if (option === undefined) return undefined;
   const { latencyMs, jitterMs = 0, random = Math.random } = option;
-  for (const [name, value] of [['latencyMs', latencyMs], ['jitterMs', jitterMs]] as const) {
+  for (const [name, value] of [
+    ['latencyMs', latencyMs],
+    ['jitterMs', jitterMs],
+  ] as const) {
     if (!Number.isInteger(value) || value < 0 || value > MAX_DELAY_MS) {
-      throw new TypeError(`rateLimitCountDelay.${name} must be a whole number of milliseconds from 0 to ${MAX_DELAY_MS}`);
+      throw new TypeError(
+        `rateLimitCountDelay.${name} must be a whole number of milliseconds from 0 to ${MAX_DELAY_MS}`,
+      );
     }
   }
   if (latencyMs === 0 && jitterMs === 0) return undefined;

@@ -51,11 +51,7 @@ export function nestRateLimitBody(ctx: AnswerContext) {
 }
 
 /** A 429 answer in either body shape. */
-export function rateLimited(
-  ctx: AnswerContext,
-  shape: 'envelope' | 'nest',
-  headers: Record<string, string>,
-): Response {
+export function rateLimited(ctx: AnswerContext, shape: 'envelope' | 'nest', headers: Record<string, string>): Response {
   const body = shape === 'nest' ? nestRateLimitBody(ctx) : errorBody('RATE_LIMITED', 'Too many requests');
   return json(429, body, headers);
 }

@@ -16,7 +16,14 @@ import { countDelayOf } from './rate-count-delay.js';
 import { DEFAULT_PAGE_ORIGIN, defaultGenerateId } from './money-endpoints.js';
 import type { MockGateway } from './types/gateway.js';
 import { serveOverHttp } from './server.js';
-import { DEFAULT_RATE_LIMITS, MockState, RATE_WINDOW_MS, randomHex, type MockRecord, type StateSnapshot } from './state.js';
+import {
+  DEFAULT_RATE_LIMITS,
+  MockState,
+  RATE_WINDOW_MS,
+  randomHex,
+  type MockRecord,
+  type StateSnapshot,
+} from './state.js';
 import type { CallbackDelivery, CallbackOptions } from './types/callbacks.js';
 import type { MockGatewayOptions, MockMerchant, MockTerminalStatus } from './types/options.js';
 import type { MockPaymentRecord, MockWithdrawalRecord, RecordedRequest } from './types/records.js';
@@ -202,7 +209,10 @@ export function createMockService(options: MockServiceOptions = {}): MockService
       checkCallbackOptions(callbackOptions);
       const record = state.applyExpiry(state.find(idOrReference), resolved.now());
       if (!record) throw new Error(`mock gateway: no payment or withdrawal with id or reference_id ${idOrReference}`);
-      if (!TERMINAL.has(record.status)) throw new Error(`mock gateway: ${record.payment_id} is ${record.status}; only terminal statuses have callbacks`);
+      if (!TERMINAL.has(record.status))
+        throw new Error(
+          `mock gateway: ${record.payment_id} is ${record.status}; only terminal statuses have callbacks`,
+        );
       return deliver(record, callbackOptions);
     },
     snapshot: () => state.snapshot(),

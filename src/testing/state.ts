@@ -5,12 +5,7 @@
  * @module
  */
 import { PUBLISHED_LIMITS, PUBLISHED_WINDOW_MS } from '../core/pacing/limiter-contract.js';
-import type {
-  GatewayChannel,
-  MerchantStatus,
-  MockMerchant,
-  MockRateLimits,
-} from './types/options.js';
+import type { GatewayChannel, MerchantStatus, MockMerchant, MockRateLimits } from './types/options.js';
 import type { MockPaymentRecord, MockWithdrawalRecord } from './types/records.js';
 
 /** The spec's limits per sliding window: the ones the client paces to, from the one table of them. */
@@ -162,7 +157,10 @@ export class MockState {
 
   /** Payments, withdrawals and tokens as plain data, for the sandbox's `--data` file. */
   snapshot(): StateSnapshot {
-    return { records: [...this.records.values()].map((r) => ({ ...r })), tokens: [...this.tokens].map(([token, t]) => ({ token, ...t })) };
+    return {
+      records: [...this.records.values()].map((r) => ({ ...r })),
+      tokens: [...this.tokens].map(([token, t]) => ({ token, ...t })),
+    };
   }
 
   /** Puts back what {@link snapshot} returned (replacing payments, withdrawals and tokens). */

@@ -5,7 +5,11 @@
  *
  * @module
  */
-import { PROVIDER_CHANNELS_GROUP_A, PROVIDER_CHANNELS_GROUP_B, WITHDRAWAL_EWALLET_CODES } from '../schemas/bank-codes.js';
+import {
+  PROVIDER_CHANNELS_GROUP_A,
+  PROVIDER_CHANNELS_GROUP_B,
+  WITHDRAWAL_EWALLET_CODES,
+} from '../schemas/bank-codes.js';
 
 /** A rejection: HTTP status, error code and a message naming the field. */
 export interface Rejection {
@@ -50,7 +54,8 @@ function checkAmount(value: unknown, min: number, max: number, kind: string): Re
   if (value < min || value > max) {
     return reject(400, 'INVALID_AMOUNT', `${kind} amount must be between ${min} and ${max} MYR`);
   }
-  if (!TWO_DECIMALS.test(String(value))) return reject(400, 'INVALID_AMOUNT', 'amount must have at most 2 decimal places');
+  if (!TWO_DECIMALS.test(String(value)))
+    return reject(400, 'INVALID_AMOUNT', 'amount must have at most 2 decimal places');
   return undefined;
 }
 
@@ -100,7 +105,8 @@ export function validateDeposit(body: unknown, production: boolean): Checked<Dep
   }
   if (phone.startsWith('+')) return fail(invalid('customer_phone must not start with "+"'));
   const method = body.payment_method;
-  if (typeof method !== 'string' || !(DEPOSIT_METHODS as readonly string[]).includes(method)) { // widened to search it with any string
+  if (typeof method !== 'string' || !(DEPOSIT_METHODS as readonly string[]).includes(method)) {
+    // widened to search it with any string
     return fail(invalid(`payment_method must be one of ${DEPOSIT_METHODS.join(', ')}`));
   }
   const urlError =
@@ -116,7 +122,9 @@ export function validateDeposit(body: unknown, production: boolean): Checked<Dep
       return fail(reject(400, 'MISSING_PROVIDER_CHANNEL', 'BANK_TRANSFER requires metadata.provider_channel_id'));
     }
     if (typeof channel !== 'string' || !PROVIDER_CHANNELS.has(channel)) {
-      return fail(reject(400, 'INVALID_PROVIDER_CHANNEL', 'metadata.provider_channel_id is not in the allowed bank lists'));
+      return fail(
+        reject(400, 'INVALID_PROVIDER_CHANNEL', 'metadata.provider_channel_id is not in the allowed bank lists'),
+      );
     }
   }
   return {
@@ -174,4 +182,3 @@ export function validateWithdrawal(body: unknown): Checked<WithdrawalRequest> {
     },
   };
 }
-

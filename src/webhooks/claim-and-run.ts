@@ -6,12 +6,20 @@
  *
  * @module
  */
-import { TIMED_OUT, keepClaim, reportWarning, settle, settleWithin, unrecorded, type ClaimReport, type Settled } from './claim.js';
+import {
+  TIMED_OUT,
+  keepClaim,
+  reportWarning,
+  settle,
+  settleWithin,
+  unrecorded,
+  type ClaimReport,
+  type Settled,
+} from './claim.js';
 import { DEFAULT_IN_FLIGHT_TTL_MS } from './delivery-policy.js';
 import { canSupersede, lifecycleRank } from './lifecycle.js';
 import type { LedgerRun, PaymentOrder, TransactionalWebhookStore, WebhookStore } from './stores/types.js';
 import { milliseconds } from '../core/milliseconds.js';
-
 
 /** @internal How long a finished key is remembered unless told otherwise: 24 h. */
 export const COMPLETED_TTL_MS = 86_400_000;
@@ -29,7 +37,11 @@ export interface ClaimTimes {
  * each refused with a `ConfigurationError` naming it when not a whole number of ms a timer holds.
  */
 export function claimTimes(
-  given: { readonly inFlightTtlMs?: number | undefined; readonly completedTtlMs?: number | undefined; readonly maxRenewalMs?: number | undefined },
+  given: {
+    readonly inFlightTtlMs?: number | undefined;
+    readonly completedTtlMs?: number | undefined;
+    readonly maxRenewalMs?: number | undefined;
+  },
   completedDefault = COMPLETED_TTL_MS,
 ): ClaimTimes {
   return {
@@ -58,7 +70,10 @@ export async function claimAndRun<T, Tx>(
   payment: { readonly payment_id: string; readonly status: string } | undefined,
   timeoutMs?: number,
 ): Promise<LedgerRun<T>> {
-  const order: PaymentOrder | undefined = payment && { paymentId: payment.payment_id, rank: lifecycleRank(payment.status) };
+  const order: PaymentOrder | undefined = payment && {
+    paymentId: payment.payment_id,
+    rank: lifecycleRank(payment.status),
+  };
   // Only a status that can supersede another (REFUNDED) raises the payment's mark.
   const raiseMark = !!payment && canSupersede(payment.status);
   if (store.transactional) {

@@ -108,13 +108,20 @@ export function keepClaim(
     const elapsed = Date.now() - started;
     if (elapsed >= maxMs) {
       stop();
-      report(new WebhookHandlerError('handler', 'the webhook handler outlived maxRenewalMs: its claim is no longer renewed'));
+      report(
+        new WebhookHandlerError('handler', 'the webhook handler outlived maxRenewalMs: its claim is no longer renewed'),
+      );
       return;
     }
     if (typeof store.renew !== 'function') {
       if (elapsed < ttlMs) return;
       stop();
-      report(new WebhookHandlerError('store', 'the webhook handler outlived inFlightTtlMs on a store with no renew(): it may run twice'));
+      report(
+        new WebhookHandlerError(
+          'store',
+          'the webhook handler outlived inFlightTtlMs on a store with no renew(): it may run twice',
+        ),
+      );
       return;
     }
     busy = true;
@@ -140,7 +147,13 @@ export function keepClaim(
         // The work did finish: it counts as processed. This process remembers it and answers
         // duplicate; another process may run it again once the claim expires (docs/webhooks.md).
         unrecorded.add(store, key, token, order);
-        report(new WebhookHandlerError('store', 'the idempotency store failed, three times, to record a finished run', result.error));
+        report(
+          new WebhookHandlerError(
+            'store',
+            'the idempotency store failed, three times, to record a finished run',
+            result.error,
+          ),
+        );
         return;
       }
       // Not again when a renewal already said so.
@@ -219,7 +232,8 @@ export const unrecorded = {
   async settle(store: WebhookStore, key: string, completedTtlMs: number): Promise<boolean> {
     const entry = UNRECORDED.get(store)?.get(key);
     if (entry === undefined) return false;
-    if ((await completeWithRetries(store, key, entry[0], completedTtlMs, entry[1])).recorded) UNRECORDED.get(store)?.delete(key);
+    if ((await completeWithRetries(store, key, entry[0], completedTtlMs, entry[1])).recorded)
+      UNRECORDED.get(store)?.delete(key);
     return true;
   },
 };

@@ -36,13 +36,7 @@ export interface ExpectedDeposit {
 
 /** Why a deposit could not be confirmed. */
 export type DepositMismatch =
-  | 'not_a_deposit'
-  | 'payment_id'
-  | 'reference_id'
-  | 'amount'
-  | 'status'
-  | 'expected_amount'
-  | 'expected_reference_id';
+  'not_a_deposit' | 'payment_id' | 'reference_id' | 'amount' | 'status' | 'expected_amount' | 'expected_reference_id';
 
 /** The result of {@link confirmDeposit}. */
 export type DepositConfirmation =
@@ -99,7 +93,8 @@ export async function confirmDeposit(
       { code: 'VALIDATION_ERROR', field: 'amount' },
     );
   }
-  if (event.transaction_type !== 'DEPOSIT') return { confirmed: false, mismatches: ['not_a_deposit'], payment: undefined };
+  if (event.transaction_type !== 'DEPOSIT')
+    return { confirmed: false, mismatches: ['not_a_deposit'], payment: undefined };
   const signed = event.signed;
   const payment = await gateway.payments.retrieve(signed.payment_id);
   const mismatches: DepositMismatch[] = [];
@@ -111,5 +106,7 @@ export async function confirmDeposit(
   if (expected.reference_id !== undefined && expected.reference_id !== signed.reference_id) {
     mismatches.push('expected_reference_id');
   }
-  return mismatches.length === 0 ? { confirmed: true, mismatches: [], payment } : { confirmed: false, mismatches, payment };
+  return mismatches.length === 0
+    ? { confirmed: true, mismatches: [], payment }
+    : { confirmed: false, mismatches, payment };
 }

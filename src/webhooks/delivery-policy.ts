@@ -81,7 +81,10 @@ export const DEFAULT_IN_FLIGHT_TTL_MS = 30_000;
  * deliveryAfterCrash(30_000); // undefined: all retries answered 409 (the default: reconcile)
  * ```
  */
-export function deliveryAfterCrash(inFlightTtlMs: number, retryDelaysMs: readonly number[] = GATEWAY_RETRY_DELAYS_MS): number | undefined {
+export function deliveryAfterCrash(
+  inFlightTtlMs: number,
+  retryDelaysMs: readonly number[] = GATEWAY_RETRY_DELAYS_MS,
+): number | undefined {
   let sinceCrash = 0;
   for (const [index, delay] of retryDelaysMs.entries()) {
     sinceCrash += delay;

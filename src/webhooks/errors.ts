@@ -74,7 +74,12 @@ export class WebhookHandlerError extends MyrGatewayError {
   /** Which stage failed: the merchant's handler, or the idempotency store. */
   readonly stage: 'handler' | 'store';
 
-  constructor(stage: 'handler' | 'store', message: string, cause?: unknown, code: 'WEBHOOK_HANDLER_FAILED' | 'CLAIM_LOST' = 'WEBHOOK_HANDLER_FAILED') {
+  constructor(
+    stage: 'handler' | 'store',
+    message: string,
+    cause?: unknown,
+    code: 'WEBHOOK_HANDLER_FAILED' | 'CLAIM_LOST' = 'WEBHOOK_HANDLER_FAILED',
+  ) {
     super(message, { code, retryable: code !== 'CLAIM_LOST', cause });
     this.stage = stage;
   }

@@ -147,7 +147,13 @@ export function toEvent(
   const gateway_reference = optionalString(body.gateway_reference);
   const created_at = optionalString(body.created_at);
   if (kind === 'DEPOSIT') {
-    return { transaction_type: 'DEPOSIT', signed, unsigned: { transaction_type: 'DEPOSIT', gateway_reference, created_at }, signature, keyIndex };
+    return {
+      transaction_type: 'DEPOSIT',
+      signed,
+      unsigned: { transaction_type: 'DEPOSIT', gateway_reference, created_at },
+      signature,
+      keyIndex,
+    };
   }
   return {
     transaction_type: 'WITHDRAWAL',

@@ -31,7 +31,8 @@ import { WebhookVerifier, type WebhookVerifierOptions } from './verifier.js';
 export type WebhookIdempotency = 'payment' | 'webhook';
 
 /** How a callback ended, for logs and metrics. */
-export type WebhookOutcome = 'processed' | 'duplicate' | 'superseded' | 'in_flight' | 'rejected' | 'failed' | 'unavailable';
+export type WebhookOutcome =
+  'processed' | 'duplicate' | 'superseded' | 'in_flight' | 'rejected' | 'failed' | 'unavailable';
 
 /** The small JSON body the adapters send back. */
 export interface WebhookResponseBody {
@@ -248,9 +249,11 @@ function loggerOption(logger: Logger | undefined): Logger | undefined {
 
 /** Applies the defaults and refuses, with a {@link ConfigurationError}, what cannot work. */
 export function resolveHandlerOptions<Tx>(options: WebhookHandlerOptions<Tx>): ResolvedHandlerOptions<Tx> {
-  if (options === null || typeof options !== 'object') throw new ConfigurationError('createWebhookHandler needs options');
+  if (options === null || typeof options !== 'object')
+    throw new ConfigurationError('createWebhookHandler needs options');
   if (typeof options.onEvent !== 'function') throw new ConfigurationError('onEvent must be a function', 'onEvent');
-  const verifier = options.verifier instanceof WebhookVerifier ? options.verifier : new WebhookVerifier(options.verifier);
+  const verifier =
+    options.verifier instanceof WebhookVerifier ? options.verifier : new WebhookVerifier(options.verifier);
   const mode = options.idempotency ?? 'payment';
   if (mode !== 'payment' && mode !== 'webhook') {
     throw new ConfigurationError("idempotency must be 'payment' or 'webhook'", 'idempotency');

@@ -84,7 +84,11 @@ export function createWebhookHandler<Tx = undefined>(options: WebhookHandlerOpti
 
   const log = webhookLog(logger);
   /** Tells `onError` and the logger (one line) about a refused or failed callback, or a ledger problem. */
-  function report(error: WebhookVerificationError | WebhookHandlerError, event?: WebhookEvent, level: WebhookLogLevel = 'error'): void {
+  function report(
+    error: WebhookVerificationError | WebhookHandlerError,
+    event?: WebhookEvent,
+    level: WebhookLogLevel = 'error',
+  ): void {
     log(level, error, event);
     if (!onError) return;
     try {
@@ -110,7 +114,15 @@ export function createWebhookHandler<Tx = undefined>(options: WebhookHandlerOpti
     }
 
     const key = idempotencyKey(event, mode);
-    const run = await claimAndRun(store, key, (tx) => onEvent(event, { key, tx }), resolved, (error, level) => report(error, event, level), event.signed, handlerTimeoutMs);
+    const run = await claimAndRun(
+      store,
+      key,
+      (tx) => onEvent(event, { key, tx }),
+      resolved,
+      (error, level) => report(error, event, level),
+      event.signed,
+      handlerTimeoutMs,
+    );
     const answer = (status: number, outcome: WebhookResponseBody['outcome']): WebhookResponse => ({
       status,
       body: { ok: status === 200, outcome },
@@ -123,10 +135,19 @@ export function createWebhookHandler<Tx = undefined>(options: WebhookHandlerOpti
         return answer(500, 'failed');
       case 'timed_out':
         // Still running on a plain store (its claim kept until it settles), rolled back on a transactional one.
-        report(new WebhookHandlerError('handler', run.message ?? 'the webhook handler outlived handlerTimeoutMs: answered 503'), event);
+        report(
+          new WebhookHandlerError(
+            'handler',
+            run.message ?? 'the webhook handler outlived handlerTimeoutMs: answered 503',
+          ),
+          event,
+        );
         return answer(503, 'in_flight');
       case 'unavailable':
-        report(new WebhookHandlerError('store', run.message ?? 'the idempotency store failed: answered 503', run.error), event);
+        report(
+          new WebhookHandlerError('store', run.message ?? 'the idempotency store failed: answered 503', run.error),
+          event,
+        );
         return answer(503, 'unavailable');
       case 'in_flight':
         return answer(409, 'in_flight');
@@ -137,7 +158,11 @@ export function createWebhookHandler<Tx = undefined>(options: WebhookHandlerOpti
 
   return {
     handle: traced(tracer, (request) =>
-      handle(request).catch(() => ({ status: 500, body: { ok: false, outcome: 'failed' as const }, headers: JSON_HEADERS })),
+      handle(request).catch(() => ({
+        status: 500,
+        body: { ok: false, outcome: 'failed' as const },
+        headers: JSON_HEADERS,
+      })),
     ),
     verifier,
     store,

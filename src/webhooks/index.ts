@@ -6,8 +6,20 @@
  */
 export { SignedStringError, type SignedStringProblem } from './signing-scheme.js';
 export type { SpanAttributes, SpanAttributeValue, SpanLike, TracerLike } from '../core/observe/trace.js';
-export { ClaimLostError, WebhookHandlerError, WebhookVerificationError, type ClaimLostOperation, type WebhookVerificationReason } from './errors.js';
-export { callbackHeaders, signCallback, type CallbackBody, type SignCallbackInput, type SignedCallback } from './sign.js';
+export {
+  ClaimLostError,
+  WebhookHandlerError,
+  WebhookVerificationError,
+  type ClaimLostOperation,
+  type WebhookVerificationReason,
+} from './errors.js';
+export {
+  callbackHeaders,
+  signCallback,
+  type CallbackBody,
+  type SignCallbackInput,
+  type SignedCallback,
+} from './sign.js';
 export {
   TERMINAL_STATUSES,
   type DepositEvent,
@@ -39,7 +51,14 @@ export type {
   WebhookResponse,
   WebhookResponseBody,
 } from './handler-options.js';
-export type { LedgerRun, LedgerWarning, PaymentOrder, TransactionalWebhookStore, WebhookClaim, WebhookStore } from './stores/types.js';
+export type {
+  LedgerRun,
+  LedgerWarning,
+  PaymentOrder,
+  TransactionalWebhookStore,
+  WebhookClaim,
+  WebhookStore,
+} from './stores/types.js';
 export { MemoryWebhookStore, type MemoryWebhookStoreOptions } from './stores/memory.js';
 export {
   createExpressMiddleware,

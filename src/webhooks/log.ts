@@ -16,7 +16,11 @@ import type { WebhookEvent } from './events.js';
 export type WebhookLogLevel = 'warn' | 'error';
 
 /** @internal Writes one line; does nothing without a logger. Never throws. */
-export type WebhookLog = (level: WebhookLogLevel, error: WebhookVerificationError | WebhookHandlerError, event?: WebhookEvent) => void;
+export type WebhookLog = (
+  level: WebhookLogLevel,
+  error: WebhookVerificationError | WebhookHandlerError,
+  event?: WebhookEvent,
+) => void;
 
 const PINO = Symbol.for('pino.serializers');
 

@@ -122,7 +122,10 @@ export function readSignedParts(request: WebhookRequest): SignedParts {
   };
   const message = signedStringOf(fields);
   if (typeof message !== 'string') {
-    throw fail('malformed', message[1] === 'separator' ? 'a signed field contains "|"' : 'a signed field is not well-formed Unicode');
+    throw fail(
+      'malformed',
+      message[1] === 'separator' ? 'a signed field contains "|"' : 'a signed field is not well-formed Unicode',
+    );
   }
   return {
     body,
@@ -135,10 +138,13 @@ export function readSignedParts(request: WebhookRequest): SignedParts {
   };
 }
 
-
 function readBody(raw: unknown): Record<string, unknown> {
   const value: unknown =
-    typeof raw === 'string' ? parseJson(raw) : raw instanceof Uint8Array || raw instanceof ArrayBuffer ? parseJson(decodeUtf8(raw)) : raw;
+    typeof raw === 'string'
+      ? parseJson(raw)
+      : raw instanceof Uint8Array || raw instanceof ArrayBuffer
+        ? parseJson(decodeUtf8(raw))
+        : raw;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw fail('malformed', 'the body is not a JSON object (pass the raw body, or its parsed object)');
   }
@@ -160,7 +166,6 @@ function parseJson(text: string): unknown {
     throw fail('malformed', 'the body is not valid JSON');
   }
 }
-
 
 /** One header, case-insensitively; undefined when absent. */
 function getHeader(headers: unknown, name: string): string | undefined {
@@ -202,7 +207,8 @@ function getHeader(headers: unknown, name: string): string | undefined {
  */
 export function assertHeadersAgree(parts: SignedParts): void {
   const { headers, fields } = parts;
-  if (parts.fromBody) agree(headers, 'x-webhook-signature', parts.signature, 'X-Webhook-Signature differs from the body signature');
+  if (parts.fromBody)
+    agree(headers, 'x-webhook-signature', parts.signature, 'X-Webhook-Signature differs from the body signature');
   agree(headers, 'x-webhook-id', fields.webhook_id, 'X-Webhook-ID differs from webhook_id');
   agree(headers, 'x-webhook-timestamp', fields.timestamp, 'X-Webhook-Timestamp differs from timestamp');
   agree(headers, 'x-payment-id', fields.payment_id, 'X-Payment-ID differs from payment_id');

@@ -9,7 +9,6 @@ import { claimAndRun, claimTimes } from './claim-and-run.js';
 import { WebhookHandlerError } from './errors.js';
 import type { TransactionalWebhookStore, WebhookStore } from './stores/types.js';
 
-
 /** Options of {@link runOnce}; the defaults are the webhook handler's at its default tolerance. */
 export interface RunOnceOptions {
   /**
@@ -115,9 +114,17 @@ export async function runOnce<T, Tx = undefined>(
   switch (run.outcome) {
     case 'failed':
     case 'timed_out':
-      throw new WebhookHandlerError('handler', 'the handler threw or timed out; the claim was released for a retry', run.outcome === 'failed' ? run.error : undefined);
+      throw new WebhookHandlerError(
+        'handler',
+        'the handler threw or timed out; the claim was released for a retry',
+        run.outcome === 'failed' ? run.error : undefined,
+      );
     case 'unavailable':
-      throw new WebhookHandlerError('store', run.message ?? 'the idempotency store failed to claim or record the key', run.error);
+      throw new WebhookHandlerError(
+        'store',
+        run.message ?? 'the idempotency store failed to claim or record the key',
+        run.error,
+      );
     default:
       return run;
   }

@@ -99,7 +99,8 @@ export async function signCallback(apiKey: string, fields: SignCallbackInput): P
     gateway_reference: fields.gateway_reference ?? null,
     ...(fields.bank_code === undefined ? {} : { bank_code: fields.bank_code }),
     ...(fields.account_number === undefined ? {} : { account_number: fields.account_number }),
-    completed_at: fields.completed_at !== undefined ? fields.completed_at : fields.status === 'SUCCESS' ? timestamp : null,
+    completed_at:
+      fields.completed_at !== undefined ? fields.completed_at : fields.status === 'SUCCESS' ? timestamp : null,
     created_at: fields.created_at ?? timestamp,
     timestamp,
   };
@@ -116,7 +117,9 @@ export async function signCallback(apiKey: string, fields: SignCallbackInput): P
  * const headers = callbackHeaders(body); // { 'Content-Type': 'application/json', 'X-Webhook-Signature': …, … }
  * ```
  */
-export function callbackHeaders(body: Pick<CallbackBody, 'signature' | 'webhook_id' | 'timestamp' | 'payment_id'>): Record<string, string> {
+export function callbackHeaders(
+  body: Pick<CallbackBody, 'signature' | 'webhook_id' | 'timestamp' | 'payment_id'>,
+): Record<string, string> {
   return {
     'Content-Type': 'application/json',
     'X-Webhook-Signature': body.signature,

@@ -20,7 +20,12 @@ import { encoder } from './signing-scheme.js';
  * matchingKeyNode(crypto, [deriveSigningKeyNode(crypto, apiKey).key], signedString, signatureBytes); // 0
  * ```
  */
-export function matchingKeyNode(crypto: NodeCrypto, keys: readonly NodeCryptoModule.KeyObject[], message: string, signature: Uint8Array): number {
+export function matchingKeyNode(
+  crypto: NodeCrypto,
+  keys: readonly NodeCryptoModule.KeyObject[],
+  message: string,
+  signature: Uint8Array,
+): number {
   for (let i = 0; i < keys.length; i++) {
     const mac = crypto
       .createHmac('sha256', keys[i] as NodeCryptoModule.KeyObject) // i < keys.length
@@ -41,7 +46,11 @@ export function matchingKeyNode(crypto: NodeCrypto, keys: readonly NodeCryptoMod
  * await matchingKeyWeb([(await deriveSigningKeyWeb(apiKey)).key], signedString, signatureBytes); // 0
  * ```
  */
-export async function matchingKeyWeb(keys: readonly CryptoKey[], message: string, signature: Uint8Array<ArrayBuffer>): Promise<number> {
+export async function matchingKeyWeb(
+  keys: readonly CryptoKey[],
+  message: string,
+  signature: Uint8Array<ArrayBuffer>,
+): Promise<number> {
   const subtle = globalThis.crypto.subtle;
   const data = encoder.encode(message);
   for (let i = 0; i < keys.length; i++) {

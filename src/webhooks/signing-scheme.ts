@@ -74,10 +74,13 @@ export class SignedStringError extends MyrGatewayError {
   /** Why it cannot be used. */
   readonly problem: SignedStringProblem;
   constructor(fieldName: string, problem: SignedStringProblem) {
-    super(`callback field ${fieldName} ${problem === 'separator' ? 'must not contain "|"' : 'must be well-formed Unicode'}`, {
-      code: 'INVALID_SIGNED_FIELD',
-      field: fieldName,
-    });
+    super(
+      `callback field ${fieldName} ${problem === 'separator' ? 'must not contain "|"' : 'must be well-formed Unicode'}`,
+      {
+        code: 'INVALID_SIGNED_FIELD',
+        field: fieldName,
+      },
+    );
     this.fieldName = fieldName;
     this.problem = problem;
   }
@@ -234,7 +237,8 @@ function toHex(bytes: Uint8Array): string {
 
 /** HMAC-SHA256 of `message` as raw bytes, on the key's own path. */
 async function hmac(key: SigningKey, message: string): Promise<Uint8Array> {
-  if (key.kind === 'web') return new Uint8Array(await globalThis.crypto.subtle.sign('HMAC', key.key, encoder.encode(message)));
+  if (key.kind === 'web')
+    return new Uint8Array(await globalThis.crypto.subtle.sign('HMAC', key.key, encoder.encode(message)));
   // A KeyObject is only ever made where node:crypto exists.
   const crypto = nodeCrypto();
   if (!crypto) throw new Error('a node:crypto signing key was used on a runtime without node:crypto');
@@ -257,4 +261,3 @@ export async function signCallbackFields(
   const key = typeof apiKeyOrKey === 'string' ? await deriveSigningKey(apiKeyOrKey) : apiKeyOrKey;
   return toHex(await hmac(key, buildSignedString(fields)));
 }
-

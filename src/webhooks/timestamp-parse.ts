@@ -50,7 +50,16 @@ export function parseTimestamp(text: string): number {
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
   // 31 and 30 days alternate from January and again from August; February apart.
   const monthDays = month === 2 ? (leap ? 29 : 28) : 30 + ((month + (month >> 3)) & 1);
-  if (!(year >= 0 && month >= 1 && month <= 12 && day >= 1 && day <= monthDays && hour < 24 && minute < 60 && second < 60)) {
+  if (!(
+    year >= 0 &&
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= monthDays &&
+    hour < 24 &&
+    minute < 60 &&
+    second < 60
+  )) {
     return NaN;
   }
 
@@ -75,7 +84,13 @@ export function parseTimestamp(text: string): number {
     // ±hh, ±hhmm or ±hh:mm
     const hours = digitsAt(text, at + 1, 2);
     const minutes =
-      rest === 3 ? 0 : rest === 5 ? digitsAt(text, at + 3, 2) : rest === 6 && text.charCodeAt(at + 3) === 58 ? digitsAt(text, at + 4, 2) : NaN;
+      rest === 3
+        ? 0
+        : rest === 5
+          ? digitsAt(text, at + 3, 2)
+          : rest === 6 && text.charCodeAt(at + 3) === 58
+            ? digitsAt(text, at + 4, 2)
+            : NaN;
     if (!(hours < 24 && minutes < 60)) return NaN;
     offset = zone === 43 ? -hours * 60 - minutes : hours * 60 + minutes;
   } else if (rest !== 0) {
@@ -88,6 +103,7 @@ export function parseTimestamp(text: string): number {
   // counted is positive. From March, each five months make 153 days (31, 30, 31, 30, 31).
   // 1970-01-01 counts 865,565 days, hence the constant (with the day of the month from 0).
   const y = year + (month > 2 ? 400 : 399);
-  const days = 365 * y + (y >> 2) - ((y / 100) | 0) + ((y / 400) | 0) + ((((month + 9) % 12) * 153 + 2) / 5 | 0) + day - 865_566;
+  const days =
+    365 * y + (y >> 2) - ((y / 100) | 0) + ((y / 400) | 0) + (((((month + 9) % 12) * 153 + 2) / 5) | 0) + day - 865_566;
   return (((days * 24 + hour) * 60 + minute + offset) * 60 + second) * 1000 + ms;
 }

@@ -35,5 +35,11 @@ function describe(span: SpanLike | undefined, response: WebhookResponse): Webhoo
 export function traced(tracer: TracerLike | undefined, handle: (request: WebhookRequest) => Promise<WebhookResponse>) {
   if (!tracer) return handle;
   return (request: WebhookRequest): Promise<WebhookResponse> =>
-    runTraced(tracer, 'myr-gateway webhook', {}, (span) => handle(request).then((response) => describe(span, response)), () => {});
+    runTraced(
+      tracer,
+      'myr-gateway webhook',
+      {},
+      (span) => handle(request).then((response) => describe(span, response)),
+      () => {},
+    );
 }

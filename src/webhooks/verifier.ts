@@ -6,7 +6,14 @@
 import type * as NodeCryptoModule from 'node:crypto';
 import { ConfigurationError } from '../core/errors/base.js';
 import { hasTerminalStatus, toEvent, type WebhookEvent } from './events.js';
-import { asVerificationError, assertHeadersAgree, fail, readSignedParts, type SignedParts, type WebhookRequest } from './request-parts.js';
+import {
+  asVerificationError,
+  assertHeadersAgree,
+  fail,
+  readSignedParts,
+  type SignedParts,
+  type WebhookRequest,
+} from './request-parts.js';
 import { matchingKeyNode, matchingKeyWeb } from './signature-match.js';
 import { deriveSigningKeyNode, deriveSigningKeyWeb, nodeCrypto } from './signing-scheme.js';
 import { assertFresh, DEFAULT_TOLERANCE_SECONDS } from './timestamp-freshness.js';
@@ -179,7 +186,10 @@ export class WebhookVerifier {
     try {
       if (!this.#node) throw fail('internal', 'verifySync needs node:crypto; use verify()');
       const prepared = readSignedParts(request);
-      return this.#finish(prepared, matchingKeyNode(this.#node.crypto, this.#node.keys, prepared.message, prepared.signatureBytes));
+      return this.#finish(
+        prepared,
+        matchingKeyNode(this.#node.crypto, this.#node.keys, prepared.message, prepared.signatureBytes),
+      );
     } catch (error) {
       throw asVerificationError(error);
     }
@@ -240,14 +250,22 @@ export class WebhookVerifier {
     const kind = fields.payment_id.startsWith('PAY_') ? 'DEPOSIT' : 'WITHDRAWAL';
     const type = parts.body.transaction_type;
     if (type !== undefined && type !== null && type !== kind) {
-      throw fail('malformed', 'transaction_type contradicts the signed payment_id (PAY_ ids are deposits, others withdrawals)');
+      throw fail(
+        'malformed',
+        'transaction_type contradicts the signed payment_id (PAY_ ids are deposits, others withdrawals)',
+      );
     }
     return toEvent(kind, fields, parts.body, parts.signature, keyIndex);
   }
 
   /** A secret-free view for logs. */
   toJSON(): Record<string, unknown> {
-    return { name: 'WebhookVerifier', keys: this.#keyCount, toleranceSeconds: this.toleranceSeconds, crypto: this.cryptoPath };
+    return {
+      name: 'WebhookVerifier',
+      keys: this.#keyCount,
+      toleranceSeconds: this.toleranceSeconds,
+      crypto: this.cryptoPath,
+    };
   }
 
   /** @internal Keeps `util.inspect` to the secret-free view. */

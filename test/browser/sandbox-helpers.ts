@@ -104,7 +104,10 @@ export async function startMerchant(apiKey: () => string): Promise<MerchantApp> 
   });
   let middleware: ReturnType<typeof createExpressMiddleware> | undefined;
   app.post('/webhooks', (req, res, next) => {
-    middleware ??= createExpressMiddleware({ verifier: { apiKey: apiKey() }, onEvent: (event) => void merchant.events.push(event) });
+    middleware ??= createExpressMiddleware({
+      verifier: { apiKey: apiKey() },
+      onEvent: (event) => void merchant.events.push(event),
+    });
     void middleware(req, res, next);
   });
   const server: Server = await new Promise((done) => {
@@ -121,9 +124,18 @@ export async function launchChromium(): Promise<{ context: BrowserContext; close
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: '/usr/bin/chromium',
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
       // No name lookups leave the machine: only 127.0.0.1 is reachable.
-      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'],
+      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+    ],
   });
   return {
     context,

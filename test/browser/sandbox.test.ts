@@ -11,7 +11,16 @@ import type { Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MyrGateway, type PaymentCreateParams } from '../../src/index.js';
-import { buildCli, launchChromium, runCliToExit, startCli, startMerchant, until, type CliSandbox, type MerchantApp } from './sandbox-helpers.js';
+import {
+  buildCli,
+  launchChromium,
+  runCliToExit,
+  startCli,
+  startMerchant,
+  until,
+  type CliSandbox,
+  type MerchantApp,
+} from './sandbox-helpers.js';
 
 let cli: string;
 let sandbox: CliSandbox;
@@ -26,7 +35,11 @@ const reference = (prefix: string) => `${prefix}${Date.now()}${++serial}`;
 
 /** A payment through the client: a fresh reference, a Malaysian phone, what the test varies. */
 function createPayment(prefix: string, fields: Omit<PaymentCreateParams, 'reference_id' | 'customer_phone'>) {
-  return gateway.payments.create({ reference_id: reference(prefix), customer_phone: '60123456789', ...fields } as PaymentCreateParams);
+  return gateway.payments.create({
+    reference_id: reference(prefix),
+    customer_phone: '60123456789',
+    ...fields,
+  } as PaymentCreateParams);
 }
 const shots = process.env.SANDBOX_SCREENSHOTS;
 
@@ -34,7 +47,12 @@ beforeAll(async () => {
   cli = await buildCli();
   merchant = await startMerchant(() => sandbox.apiKey);
   sandbox = await startCli(cli, ['--port', '0', '--callback-url', merchant.url]);
-  gateway = new MyrGateway({ baseUrl: sandbox.baseUrl, merchantId: sandbox.merchantId, apiKey: sandbox.apiKey, allowInsecureLoopback: true });
+  gateway = new MyrGateway({
+    baseUrl: sandbox.baseUrl,
+    merchantId: sandbox.merchantId,
+    apiKey: sandbox.apiKey,
+    allowInsecureLoopback: true,
+  });
   browser = await launchChromium();
 }, 60_000);
 
@@ -85,8 +103,23 @@ describe('the real bin', () => {
       expect(own.signingKey).toBeUndefined();
       expect(own.output()).not.toContain('sk_test_merchant_owned_7731');
       // The key works: the sandbox signs in with the key it was given.
-      const client = new MyrGateway({ baseUrl: own.baseUrl, merchantId: own.merchantId, apiKey: 'sk_test_merchant_owned_7731', allowInsecureLoopback: true });
-      expect((await client.payments.create({ amount: 10, reference_id: reference('ENVKEY'), customer_name: 'Nur', customer_phone: '60123456789', payment_method: 'QR_PAYMENT' })).status).toBe('PROCESSING');
+      const client = new MyrGateway({
+        baseUrl: own.baseUrl,
+        merchantId: own.merchantId,
+        apiKey: 'sk_test_merchant_owned_7731',
+        allowInsecureLoopback: true,
+      });
+      expect(
+        (
+          await client.payments.create({
+            amount: 10,
+            reference_id: reference('ENVKEY'),
+            customer_name: 'Nur',
+            customer_phone: '60123456789',
+            payment_method: 'QR_PAYMENT',
+          })
+        ).status,
+      ).toBe('PROCESSING');
     } finally {
       own.child.kill('SIGTERM');
       await own.exited;
@@ -107,57 +140,71 @@ describe('the real bin', () => {
 /** Hours and minutes of `iso` in Malaysia (UTC+8 all year, no daylight saving), and its day and month. */
 function malaysiaClock(iso: string) {
   const shifted = new Date(Date.parse(iso) + 8 * 3_600_000);
-  return { time: shifted.toISOString().slice(11, 19), day: `${shifted.getUTCDate()} ${shifted.toLocaleString('en', { month: 'short', timeZone: 'UTC' })}` };
+  return {
+    time: shifted.toISOString().slice(11, 19),
+    day: `${shifted.getUTCDate()} ${shifted.toLocaleString('en', { month: 'short', timeZone: 'UTC' })}`,
+  };
 }
 
-describe('the dashboard at a laptop\'s and a phone\'s width', () => {
-  it.each([1440, 390])('at %i px: nothing scrolls sideways, key columns and the merchant\'s answer show, RM amounts, Malaysia time, the body opens full width', async (width) => {
-    const created = await createPayment('WIDE', { amount: 149.9, customer_name: 'Aisyah Rahman', payment_method: 'MOBILE_WALLET' });
-    await page.goto(created.customer_redirect_url);
-    await page.click('button[data-outcome="pay"]');
-    await until(() => eventsFor(created.payment_id).length === 1, 'the SUCCESS callback');
-    await page.setViewportSize({ width, height: 900 });
-    const delivery = (await deliveredRow(created.payment_id)).first();
+describe("the dashboard at a laptop's and a phone's width", () => {
+  it.each([1440, 390])(
+    "at %i px: nothing scrolls sideways, key columns and the merchant's answer show, RM amounts, Malaysia time, the body opens full width",
+    async (width) => {
+      const created = await createPayment('WIDE', {
+        amount: 149.9,
+        customer_name: 'Aisyah Rahman',
+        payment_method: 'MOBILE_WALLET',
+      });
+      await page.goto(created.customer_redirect_url);
+      await page.click('button[data-outcome="pay"]');
+      await until(() => eventsFor(created.payment_id).length === 1, 'the SUCCESS callback');
+      await page.setViewportSize({ width, height: 900 });
+      const delivery = (await deliveredRow(created.payment_id)).first();
 
-    const overflow = await page.evaluate(() => ({
-      page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
-      cards: Math.max(...[...document.querySelectorAll('.card')].map((card) => card.scrollWidth - card.clientWidth)),
-    }));
-    expect(overflow).toEqual({ page: 0, cards: 0 });
+      const overflow = await page.evaluate(() => ({
+        page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        cards: Math.max(...[...document.querySelectorAll('.card')].map((card) => card.scrollWidth - card.clientWidth)),
+      }));
+      expect(overflow).toEqual({ page: 0, cards: 0 });
 
-    /** The cell is rendered and lies wholly inside the window's width. */
-    const onScreen = async (cell: ReturnType<Page['locator']>) => {
-      const box = await cell.boundingBox();
-      return box !== null && box.width > 0 && box.x >= 0 && box.x + box.width <= width;
-    };
-    const payment = page.locator(`tr[data-payment="${created.payment_id}"]`);
-    expect(await payment.locator('[data-label="Amount"]').textContent()).toBe('RM 149.90');
-    for (const label of ['Payment', 'Amount', 'Status']) expect(await onScreen(payment.locator(`[data-label="${label}"]`)), label).toBe(true);
-    const answer = delivery.locator('[data-label="Merchant\'s answer"]');
-    expect(await answer.textContent()).toMatch(/HTTP 200 in \d+ ms/);
-    expect(await answer.textContent()).toContain('"outcome"');
-    for (const label of ['Started', 'Payment', 'Status', 'Merchant\'s answer']) expect(await onScreen(delivery.locator(`[data-label="${label}"]`)), label).toBe(true);
+      /** The cell is rendered and lies wholly inside the window's width. */
+      const onScreen = async (cell: ReturnType<Page['locator']>) => {
+        const box = await cell.boundingBox();
+        return box !== null && box.width > 0 && box.x >= 0 && box.x + box.width <= width;
+      };
+      const payment = page.locator(`tr[data-payment="${created.payment_id}"]`);
+      expect(await payment.locator('[data-label="Amount"]').textContent()).toBe('RM 149.90');
+      for (const label of ['Payment', 'Amount', 'Status'])
+        expect(await onScreen(payment.locator(`[data-label="${label}"]`)), label).toBe(true);
+      const answer = delivery.locator('[data-label="Merchant\'s answer"]');
+      expect(await answer.textContent()).toMatch(/HTTP 200 in \d+ ms/);
+      expect(await answer.textContent()).toContain('"outcome"');
+      for (const label of ['Started', 'Payment', 'Status', "Merchant's answer"])
+        expect(await onScreen(delivery.locator(`[data-label="${label}"]`)), label).toBe(true);
 
-    // Malaysia time on screen, the ISO value the service sent on hover.
-    const createdAt = payment.locator('[data-label="Created"] time');
-    const iso = (await gateway.payments.retrieve(created.payment_id)).created_at as string;
-    expect(await createdAt.getAttribute('title')).toBe(iso);
-    const clock = malaysiaClock(iso);
-    expect(await createdAt.textContent()).toContain(clock.time);
-    expect(await createdAt.textContent()).toContain(clock.day);
-    expect(await page.locator('th', { hasText: 'MYT' }).count()).toBeGreaterThan(0);
+      // Malaysia time on screen, the ISO value the service sent on hover.
+      const createdAt = payment.locator('[data-label="Created"] time');
+      const iso = (await gateway.payments.retrieve(created.payment_id)).created_at as string;
+      expect(await createdAt.getAttribute('title')).toBe(iso);
+      const clock = malaysiaClock(iso);
+      expect(await createdAt.textContent()).toContain(clock.time);
+      expect(await createdAt.textContent()).toContain(clock.day);
+      expect(await page.locator('th', { hasText: 'MYT' }).count()).toBeGreaterThan(0);
 
-    // The body opens in a row of its own, as wide as the table.
-    const webhookId = await delivery.getAttribute('data-webhook');
-    await delivery.locator('button.body-toggle').click();
-    const body = page.locator(`tr.delivery-body[data-body-of="${webhookId}"]`);
-    await body.waitFor();
-    expect(await body.textContent()).toContain('"signature"');
-    const [rowBox, tableBox] = [await body.boundingBox(), await body.locator('xpath=ancestor::table').boundingBox()];
-    expect(rowBox?.width).toBeGreaterThanOrEqual((tableBox?.width ?? Infinity) - 1);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBe(0);
-    if (shots) await page.screenshot({ path: join(shots, `dashboard-${width}.png`), fullPage: true });
-  });
+      // The body opens in a row of its own, as wide as the table.
+      const webhookId = await delivery.getAttribute('data-webhook');
+      await delivery.locator('button.body-toggle').click();
+      const body = page.locator(`tr.delivery-body[data-body-of="${webhookId}"]`);
+      await body.waitFor();
+      expect(await body.textContent()).toContain('"signature"');
+      const [rowBox, tableBox] = [await body.boundingBox(), await body.locator('xpath=ancestor::table').boundingBox()];
+      expect(rowBox?.width).toBeGreaterThanOrEqual((tableBox?.width ?? Infinity) - 1);
+      expect(
+        await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
+      ).toBe(0);
+      if (shots) await page.screenshot({ path: join(shots, `dashboard-${width}.png`), fullPage: true });
+    },
+  );
 });
 
 describe('hosted pages, callbacks and the dashboard', () => {
@@ -217,7 +264,11 @@ describe('hosted pages, callbacks and the dashboard', () => {
   });
 
   it('resend from the dashboard: a second signed callback arrives, verified, and the handler fulfils once', async () => {
-    const created = await createPayment('WALLET', { amount: 30, customer_name: 'Nur', payment_method: 'MOBILE_WALLET' });
+    const created = await createPayment('WALLET', {
+      amount: 30,
+      customer_name: 'Nur',
+      payment_method: 'MOBILE_WALLET',
+    });
     await page.goto(created.customer_redirect_url);
     await page.click('button[data-outcome="pay"]');
     await until(() => eventsFor(created.payment_id).length === 1, 'the first callback');

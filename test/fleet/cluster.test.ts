@@ -43,12 +43,20 @@ it('8 processes × 20 calls on a cold cache: exactly one token request for the f
 
 it('4 receivers × 100 callbacks × 4 deliveries at once: each callback handled exactly once', async () => {
   const API_KEY = 'sk_test_fleet_cluster_0001';
-  const pool = await WorkerPool.start('./webhook-worker.ts', 4, (i) => ({ ...workerRedisEnv(i, redis.target), API_KEY }));
+  const pool = await WorkerPool.start('./webhook-worker.ts', 4, (i) => ({
+    ...workerRedisEnv(i, redis.target),
+    API_KEY,
+  }));
   try {
     const ids = Array.from({ length: 100 }, (_, i) => `PAY_CLUSTER_${i}`);
     const answers = await Promise.all(
       ids.map(async (payment_id, i) => {
-        const { rawBody, headers } = await signCallback(API_KEY, { payment_id, reference_id: `ORDER${i}`, amount: 120.5, status: 'SUCCESS' });
+        const { rawBody, headers } = await signCallback(API_KEY, {
+          payment_id,
+          reference_id: `ORDER${i}`,
+          amount: 120.5,
+          status: 'SUCCESS',
+        });
         return pool.all<Answer>({ type: 'deliver', body: rawBody, headers });
       }),
     );

@@ -18,7 +18,9 @@ export type DeliveryAnswer = { status: number; outcome: string; ran: number };
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Redis of `topology`, started; `target` is what workers connect to. */
-export async function startRedis(topology: Topology): Promise<{ target: RedisTarget; stop: () => Promise<void>; single?: RedisServer; sentinel?: RedisSentinelServers }> {
+export async function startRedis(
+  topology: Topology,
+): Promise<{ target: RedisTarget; stop: () => Promise<void>; single?: RedisServer; sentinel?: RedisSentinelServers }> {
   if (topology === 'cluster') {
     const cluster = await RedisClusterServers.start();
     return { target: cluster.target, stop: () => cluster.stop() };

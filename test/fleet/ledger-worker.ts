@@ -26,7 +26,11 @@ interface Receiver {
 
 const API_KEY = 'sk_test_ledger_fleet_01';
 
-function receiver<Tx>(ledger: SqlLedger<Tx>, fulfil: (tx: Tx, payment: string) => Promise<void>, warm: () => Promise<unknown>): Receiver {
+function receiver<Tx>(
+  ledger: SqlLedger<Tx>,
+  fulfil: (tx: Tx, payment: string) => Promise<void>,
+  warm: () => Promise<unknown>,
+): Receiver {
   // What onEvent does after the fulfilment write, per payment (the kill test holds it forever).
   const afterWrites = new Map<string, () => Promise<void>>();
   const handler = createWebhookHandler({
@@ -41,7 +45,12 @@ function receiver<Tx>(ledger: SqlLedger<Tx>, fulfil: (tx: Tx, payment: string) =
     async run(payment, afterWrite) {
       afterWrites.set(payment, afterWrite);
       // The gateway's delivery: a callback signed now (each delivery has its own timestamp).
-      const { rawBody, headers } = await signCallback(API_KEY, { payment_id: payment, reference_id: `ORDER_${payment}`, amount: 10, status: 'SUCCESS' });
+      const { rawBody, headers } = await signCallback(API_KEY, {
+        payment_id: payment,
+        reference_id: `ORDER_${payment}`,
+        amount: 10,
+        status: 'SUCCESS',
+      });
       return (await handler.handle({ body: rawBody, headers })).body.outcome;
     },
     ensureSchema: () => ledger.ensureSchema(),
@@ -122,7 +131,8 @@ serveRequests(async (message) => {
   if (message.type === 'warm') return ledger.warm();
   if (message.type === 'ensure-schema') {
     // Given `at`: all the receivers run it at that instant, as 4 pods starting together would.
-    if (typeof message.at === 'number') await new Promise((resolve) => setTimeout(resolve, Math.max(0, Number(message.at) - Date.now())));
+    if (typeof message.at === 'number')
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Number(message.at) - Date.now())));
     return (typeof message.table === 'string' ? connect(message.table) : ledger).ensureSchema();
   }
   const payment = String(message.payment);

@@ -55,8 +55,15 @@ function postgresDatabase(): Database {
   };
   return {
     url: postgresServer.url,
-    reset: async () => void (await query('DROP TABLE IF EXISTS fulfilments; CREATE TABLE fulfilments (payment_id TEXT NOT NULL)')),
-    counts: async () => new Map((await query('SELECT payment_id, count(*) AS n FROM fulfilments GROUP BY payment_id')).map((row) => [row.payment_id, Number(row.n)])),
+    reset: async () =>
+      void (await query('DROP TABLE IF EXISTS fulfilments; CREATE TABLE fulfilments (payment_id TEXT NOT NULL)')),
+    counts: async () =>
+      new Map(
+        (await query('SELECT payment_id, count(*) AS n FROM fulfilments GROUP BY payment_id')).map((row) => [
+          row.payment_id,
+          Number(row.n),
+        ]),
+      ),
   };
 }
 
@@ -76,7 +83,13 @@ function mariadbDatabase(): Database {
       await query('DROP TABLE IF EXISTS fulfilments');
       await query('CREATE TABLE fulfilments (payment_id VARCHAR(100) NOT NULL)');
     },
-    counts: async () => new Map((await query('SELECT payment_id, count(*) AS n FROM fulfilments GROUP BY payment_id')).map((row) => [String(row.payment_id), Number(row.n)])),
+    counts: async () =>
+      new Map(
+        (await query('SELECT payment_id, count(*) AS n FROM fulfilments GROUP BY payment_id')).map((row) => [
+          String(row.payment_id),
+          Number(row.n),
+        ]),
+      ),
   };
 }
 
@@ -87,7 +100,9 @@ function sqliteDatabase(): Database {
     url: file,
     reset: async () => {
       const db = open();
-      db.exec('PRAGMA journal_mode = WAL; DROP TABLE IF EXISTS fulfilments; CREATE TABLE fulfilments (payment_id TEXT NOT NULL)');
+      db.exec(
+        'PRAGMA journal_mode = WAL; DROP TABLE IF EXISTS fulfilments; CREATE TABLE fulfilments (payment_id TEXT NOT NULL)',
+      );
       db.close();
     },
     counts: async () => {
@@ -118,7 +133,11 @@ describe.each(CLIENTS)('receivers on %s', (kind, database) => {
     db = database();
     await db.reset();
     const table = `fleet_ledger_${++tables}`;
-    pool = await WorkerPool.start('./ledger-worker.ts', RECEIVERS, () => ({ CLIENT_KIND: kind, DATABASE_URL: db.url, LEDGER_TABLE: table }));
+    pool = await WorkerPool.start('./ledger-worker.ts', RECEIVERS, () => ({
+      CLIENT_KIND: kind,
+      DATABASE_URL: db.url,
+      LEDGER_TABLE: table,
+    }));
     await pool.workers[0]!.request({ type: 'ensure-schema' });
   }, 60_000);
   afterAll(async () => {
@@ -136,7 +155,9 @@ describe.each(CLIENTS)('receivers on %s', (kind, database) => {
 
   it(`${RECEIVERS} receivers × ${PAYMENTS} payments × ${DELIVERIES} deliveries at once: exactly one fulfilment per payment`, async () => {
     const payments = Array.from({ length: PAYMENTS }, (_, i) => `PAY_FLEET_${kind}_${i}`);
-    const outcomes = await Promise.all(payments.flatMap((payment) => Array.from({ length: DELIVERIES }, (_, d) => deliver(d % RECEIVERS, payment))));
+    const outcomes = await Promise.all(
+      payments.flatMap((payment) => Array.from({ length: DELIVERIES }, (_, d) => deliver(d % RECEIVERS, payment))),
+    );
     const counts = await db.counts();
     expect(payments.filter((payment) => counts.get(payment) !== 1)).toEqual([]);
     expect(outcomes.filter((outcome) => outcome === 'processed')).toHaveLength(PAYMENTS);
@@ -156,11 +177,17 @@ describe.each(CLIENTS)('receivers on %s', (kind, database) => {
   // pg_type_typname_nsp_index) when two transactions create one table: several rounds, so the race
   // is met if the ledger does not prevent it.
   it(`ensureSchema from ${RECEIVERS} processes at once on a database without the table: no error`, async () => {
-    const fresh = await WorkerPool.start('./ledger-worker.ts', RECEIVERS, () => ({ CLIENT_KIND: kind, DATABASE_URL: db.url, LEDGER_TABLE: `fleet_schema_${++tables}` }));
+    const fresh = await WorkerPool.start('./ledger-worker.ts', RECEIVERS, () => ({
+      CLIENT_KIND: kind,
+      DATABASE_URL: db.url,
+      LEDGER_TABLE: `fleet_schema_${++tables}`,
+    }));
     try {
       await fresh.all({ type: 'warm' });
       for (let round = 0; round < 8; round++) {
-        await expect(fresh.all({ type: 'ensure-schema', at: Date.now() + 100, table: `fleet_schema_${tables}_${round}` })).resolves.toHaveLength(RECEIVERS);
+        await expect(
+          fresh.all({ type: 'ensure-schema', at: Date.now() + 100, table: `fleet_schema_${tables}_${round}` }),
+        ).resolves.toHaveLength(RECEIVERS);
       }
       await fresh.all({ type: 'ensure-schema' });
       expect(await fresh.workers[0]!.request({ type: 'deliver', payment: `PAY_SCHEMA_${kind}` })).toBe('processed');
@@ -196,7 +223,12 @@ describe('the same kill -9 before completion on RedisWebhookStore, the write on 
     const redis = await RedisServer.start();
     const db = postgresDatabase();
     await db.reset();
-    const pool = await WorkerPool.start('./ledger-worker.ts', 2, () => ({ CLIENT_KIND: 'redis-store+pg', DATABASE_URL: db.url, LEDGER_TABLE: 'unused', REDIS_URL: redis.url }));
+    const pool = await WorkerPool.start('./ledger-worker.ts', 2, () => ({
+      CLIENT_KIND: 'redis-store+pg',
+      DATABASE_URL: db.url,
+      LEDGER_TABLE: 'unused',
+      REDIS_URL: redis.url,
+    }));
     try {
       await pool.workers[0]!.request({ type: 'start', payment: 'PAY_REDIS_KILLED' });
       await pool.kill(0);

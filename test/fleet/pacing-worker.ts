@@ -35,6 +35,14 @@ let n = 0;
 serveRequests((message) => {
   const gateway = gatewayOf(typeof message.merchantId === 'string' ? message.merchantId : workerEnv('MERCHANT_ID'));
   // `{ type: 'token' }`: fetch a token (through a status query, whatever its answer) so that a burst measured next starts with one.
-  if (message.type === 'token') return gateway.payments.retrieve('PAYWARMUP').then(() => true, () => true);
-  return settle(Array.from({ length: message.calls as number }, () => gateway.payments.create(burstPayment(`P${workerEnv('WORKER')}N${++n}`))));
+  if (message.type === 'token')
+    return gateway.payments.retrieve('PAYWARMUP').then(
+      () => true,
+      () => true,
+    );
+  return settle(
+    Array.from({ length: message.calls as number }, () =>
+      gateway.payments.create(burstPayment(`P${workerEnv('WORKER')}N${++n}`)),
+    ),
+  );
 });

@@ -14,7 +14,11 @@ export class WorkerPool {
   readonly workers: Worker[] = [];
   readonly #children: ChildProcess[] = [];
 
-  static async start(script: string, count: number, env: (index: number) => Record<string, string>): Promise<WorkerPool> {
+  static async start(
+    script: string,
+    count: number,
+    env: (index: number) => Record<string, string>,
+  ): Promise<WorkerPool> {
     const pool = new WorkerPool();
     const file = fileURLToPath(new URL(script, import.meta.url));
     const ready: Promise<void>[] = [];
@@ -93,7 +97,8 @@ export function serveRequests(handle: (message: { type: string } & Record<string
     const { id, ...message } = raw as { id: number; type: string };
     handle(message).then(
       (result) => process.send!({ id, result }),
-      (error: unknown) => process.send!({ id, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }),
+      (error: unknown) =>
+        process.send!({ id, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }),
     );
   });
 }
@@ -114,7 +119,13 @@ export async function settle(calls: Promise<unknown>[]): Promise<{ ok: number; e
 
 /** Valid payment params for a worker's burst. */
 export function burstPayment(referenceId: string) {
-  return { amount: 10, reference_id: referenceId, customer_name: 'Aisyah Rahman', customer_phone: '60123456789', payment_method: 'QR_PAYMENT' } as const;
+  return {
+    amount: 10,
+    reference_id: referenceId,
+    customer_name: 'Aisyah Rahman',
+    customer_phone: '60123456789',
+    payment_method: 'QR_PAYMENT',
+  } as const;
 }
 
 /** The worker's client of the mock merchant the pool named in its environment. */

@@ -47,13 +47,25 @@ describe('node-redis createSentinel, master killed with callbacks in flight (inF
     // A warm fleet: every receiver has claimed, renewed and completed before (its scripts go by SHA).
     const warm = Array.from({ length: 8 }, (_, i) => `PAY_SENTINEL_WARM_${i}`);
     for (const [i, payment_id] of warm.entries()) {
-      const { rawBody, headers } = await signCallback(API_KEY, { payment_id, reference_id: `ORDERWARM${i}`, amount: 88, status: 'SUCCESS' });
-      expect(await pool.workers[i % 4]!.request<DeliveryAnswer>({ type: 'deliver', holdMs: 1500, body: rawBody, headers })).toMatchObject({ status: 200, ran: 1 });
+      const { rawBody, headers } = await signCallback(API_KEY, {
+        payment_id,
+        reference_id: `ORDERWARM${i}`,
+        amount: 88,
+        status: 'SUCCESS',
+      });
+      expect(
+        await pool.workers[i % 4]!.request<DeliveryAnswer>({ type: 'deliver', holdMs: 1500, body: rawBody, headers }),
+      ).toMatchObject({ status: 200, ran: 1 });
     }
     const ids = Array.from({ length: CALLBACKS }, (_, i) => `PAY_SENTINEL_NR_${i}`);
     const callbacks = await Promise.all(
       ids.map(async (payment_id, i) => {
-        const { rawBody, headers } = await signCallback(API_KEY, { payment_id, reference_id: `ORDERNR${i}`, amount: 88, status: 'SUCCESS' });
+        const { rawBody, headers } = await signCallback(API_KEY, {
+          payment_id,
+          reference_id: `ORDERNR${i}`,
+          amount: 88,
+          status: 'SUCCESS',
+        });
         return { body: rawBody, headers };
       }),
     );
@@ -63,14 +75,19 @@ describe('node-redis createSentinel, master killed with callbacks in flight (inF
       const seen: number[] = [];
       answers.set(`${ids[i]!}@${first - i}`, seen);
       for (let attempt = 0; attempt <= RETRY_DELAYS_MS.length; attempt++) {
-        const answer = await pool.workers[(first + attempt) % 4]!.request<DeliveryAnswer>({ type: 'deliver', holdMs: holdMs(i), ...callback });
+        const answer = await pool.workers[(first + attempt) % 4]!.request<DeliveryAnswer>({
+          type: 'deliver',
+          holdMs: holdMs(i),
+          ...callback,
+        });
         seen.push(answer.status);
         if (answer.status === 200) return;
         const wait = RETRY_DELAYS_MS[attempt];
         if (wait !== undefined) await sleep(wait);
       }
     };
-    const unanswered = () => [...answers].filter(([, seen]) => seen.at(-1) !== 200).map(([id, seen]) => `${id}: ${seen.join(', ')}`);
+    const unanswered = () =>
+      [...answers].filter(([, seen]) => seen.at(-1) !== 200).map(([id, seen]) => `${id}: ${seen.join(', ')}`);
     const sent: Promise<void>[] = [];
     let failover: Promise<void> | undefined;
     for (const [i, callback] of callbacks.entries()) {
@@ -87,6 +104,9 @@ describe('node-redis createSentinel, master killed with callbacks in flight (inF
     const handled = (await pool.all<string[]>({ type: 'ran' })).flat().toSorted();
     // On a failure, what each receiver reported through onError says which step gave way.
     const reports = JSON.stringify(await pool.all<string[]>({ type: 'reports' }));
-    expect({ handled, unanswered: [...firstRound, ...unanswered()] }, reports).toEqual({ handled: [...warm, ...ids].toSorted(), unanswered: [] });
+    expect({ handled, unanswered: [...firstRound, ...unanswered()] }, reports).toEqual({
+      handled: [...warm, ...ids].toSorted(),
+      unanswered: [],
+    });
   }, 120_000);
 });

@@ -22,7 +22,6 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-
 /** Each receiver's list of the payment ids whose handler it ran. */
 const handledPerReceiver = () => pool.all<string[]>({ type: 'ran' });
 
@@ -31,7 +30,10 @@ it('master killed mid-run: every callback handled exactly once, none lost', asyn
   const ids = Array.from({ length: CALLBACKS }, (_, i) => `PAY_SENTINEL_${i}`);
   const deadline = Date.now() + 30_000;
   // The sender, as the gateway: delivers until answered 200, to the next receiver each time, 200 ms apart.
-  const deliver = async (delivery: { body: string; headers: Record<string, string> }, i: number): Promise<DeliveryAnswer> => {
+  const deliver = async (
+    delivery: { body: string; headers: Record<string, string> },
+    i: number,
+  ): Promise<DeliveryAnswer> => {
     for (let attempt = 0; ; attempt++) {
       const answer = await pool.workers[(i + attempt) % 4]!.request<DeliveryAnswer>({ type: 'deliver', ...delivery });
       statuses.push(answer.status);
@@ -42,7 +44,12 @@ it('master killed mid-run: every callback handled exactly once, none lost', asyn
   };
   const callbacks = await Promise.all(
     ids.map(async (payment_id, i) => {
-      const { rawBody, headers } = await signCallback(API_KEY, { payment_id, reference_id: `ORDER${i}`, amount: 88, status: 'SUCCESS' });
+      const { rawBody, headers } = await signCallback(API_KEY, {
+        payment_id,
+        reference_id: `ORDER${i}`,
+        amount: 88,
+        status: 'SUCCESS',
+      });
       return { body: rawBody, headers };
     }),
   );

@@ -13,7 +13,12 @@ let n = 0;
 
 serveRequests(async (message) => {
   const warnings: string[] = [];
-  const logger = { debug: () => undefined, info: () => undefined, warn: (m: string) => void warnings.push(m), error: () => undefined };
+  const logger = {
+    debug: () => undefined,
+    info: () => undefined,
+    warn: (m: string) => void warnings.push(m),
+    error: () => undefined,
+  };
   const gateway = workerGateway({
     logger,
     timeout: message.timeout as number,
@@ -21,7 +26,9 @@ serveRequests(async (message) => {
     tokenStore: new RedisTokenStore({ client, pollIntervalMs: 20 }),
   });
   const result = await settle(
-    Array.from({ length: message.calls as number }, () => gateway.payments.create(burstPayment(`S${workerEnv('WORKER')}R${message.round as number}N${++n}`))),
+    Array.from({ length: message.calls as number }, () =>
+      gateway.payments.create(burstPayment(`S${workerEnv('WORKER')}R${message.round as number}N${++n}`)),
+    ),
   );
   return { ...result, warnings };
 });

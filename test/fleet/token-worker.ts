@@ -20,6 +20,8 @@ const gateway = workerGateway({
 let n = 0;
 
 serveRequests(async (message) => {
-  const calls = Array.from({ length: message.calls as number }, () => gateway.payments.create(burstPayment(`W${workerEnv('WORKER')}R${message.round as number}N${++n}`)));
+  const calls = Array.from({ length: message.calls as number }, () =>
+    gateway.payments.create(burstPayment(`W${workerEnv('WORKER')}R${message.round as number}N${++n}`)),
+  );
   return { ...(await settle(calls)), warnings: warnings.lines.splice(0) };
 });

@@ -20,7 +20,8 @@ type Result = { ok: number; errors: string[]; warnings: string[] };
 // Stopping Redis must make every worker warn that the store's get failed; a loaded machine
 // may add a store that answered late; any other warning is a failure.
 const warned: string[][] = Array.from({ length: WORKERS }, () => []);
-const TOKEN_STORE_WARNING = /^myr-gateway: the token store's (get|set|delete|refresh) (failed|did not answer in time); /;
+const TOKEN_STORE_WARNING =
+  /^myr-gateway: the token store's (get|set|delete|refresh) (failed|did not answer in time); /;
 function collect(results: Result[]): Result[] {
   results.forEach((r, worker) => warned[worker]?.push(...r.warnings));
   return results;
@@ -49,9 +50,15 @@ it('Redis stopped mid-run: calls keep succeeding on the in-process token; once i
   expect(down.flatMap((r) => r.errors)).toEqual([]);
   expect(down.reduce((sum, r) => sum + r.ok, 0)).toBe(WORKERS * 10);
   expect(tokenRequests()).toBe(before); // each process kept the token it held
-  expect(warned.map((lines) => lines.some((w) => /^myr-gateway: the token store's get (failed|did not answer in time); using the token held in this process\.$/.test(w)))).toEqual(
-    Array.from({ length: WORKERS }, () => true),
-  );
+  expect(
+    warned.map((lines) =>
+      lines.some((w) =>
+        /^myr-gateway: the token store's get (failed|did not answer in time); using the token held in this process\.$/.test(
+          w,
+        ),
+      ),
+    ),
+  ).toEqual(Array.from({ length: WORKERS }, () => true));
 
   await fleet.redis.start(); // same port, empty (no persistence): the clients reconnect by themselves
   await new Promise((resolve) => setTimeout(resolve, 300));

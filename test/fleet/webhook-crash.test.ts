@@ -19,7 +19,16 @@ import { WorkerPool } from './pool.js';
 const API_KEY = 'sk_test_fleet_webhook_crash_01';
 // Pairs (crashing receiver, the one the retries reach) on different clients, both ways round;
 // the first four on the 4 s claim, the others on the default.
-const KINDS = ['ioredis', 'node-redis', 'node-redis', 'ioredis', 'ioredis', 'node-redis', 'node-redis', 'ioredis'] as const;
+const KINDS = [
+  'ioredis',
+  'node-redis',
+  'node-redis',
+  'ioredis',
+  'ioredis',
+  'node-redis',
+  'node-redis',
+  'ioredis',
+] as const;
 const IN_WINDOW = 4;
 let redis: RedisServer;
 let pool: WorkerPool;
@@ -39,17 +48,28 @@ afterAll(async () => {
 });
 
 /** When the gateway's retries come after a failed delivery, at their earliest (80% of "about"). */
-const RETRY_AT_MS = GATEWAY_RETRY_DELAYS_MS.map((_, i) => 0.8 * GATEWAY_RETRY_DELAYS_MS.slice(0, i + 1).reduce((a, b) => a + b, 0));
+const RETRY_AT_MS = GATEWAY_RETRY_DELAYS_MS.map(
+  (_, i) => 0.8 * GATEWAY_RETRY_DELAYS_MS.slice(0, i + 1).reduce((a, b) => a + b, 0),
+);
 
 let n = 0;
 async function callback() {
   n += 1;
-  const { rawBody, headers } = await signCallback(API_KEY, { payment_id: `PAY_CRASH_${n}`, reference_id: `ORDERCRASH${n}`, amount: 50, status: 'SUCCESS' });
+  const { rawBody, headers } = await signCallback(API_KEY, {
+    payment_id: `PAY_CRASH_${n}`,
+    reference_id: `ORDERCRASH${n}`,
+    amount: 50,
+    status: 'SUCCESS',
+  });
   return { body: rawBody, headers };
 }
 
 /** The gateway's retries after a failed first delivery, all to worker `to`; returns their answers. */
-async function retries(to: number, delivery: { body: string; headers: Record<string, string> }, since: number): Promise<DeliveryAnswer[]> {
+async function retries(
+  to: number,
+  delivery: { body: string; headers: Record<string, string> },
+  since: number,
+): Promise<DeliveryAnswer[]> {
   const answers: DeliveryAnswer[] = [];
   for (const at of RETRY_AT_MS) {
     await sleep(Math.max(0, since + at - Date.now()));

@@ -21,7 +21,10 @@ const reports: string[] = []; // what the handler reported through onError, in o
 const handler = createWebhookHandler({
   verifier: { apiKey: workerEnv('API_KEY') },
   store,
-  onError: (error) => void reports.push(`${error.code}: ${error.message}${error.cause instanceof Error ? ` (${error.cause.message})` : ''}`),
+  onError: (error) =>
+    void reports.push(
+      `${error.code}: ${error.message}${error.cause instanceof Error ? ` (${error.cause.message})` : ''}`,
+    ),
   // The default unless a test picks the in-window recovery (4 s) or another claim TTL.
   inFlightTtlMs: process.env.IN_FLIGHT_TTL_MS === undefined ? undefined : Number(process.env.IN_FLIGHT_TTL_MS),
   onEvent: async (event) => {
@@ -40,7 +43,13 @@ serveRequests(async (message) => {
   if (message.type === 'redis-ready') {
     // After an outage: wait until this process's client is back (bounded).
     for (let i = 0; i < 200; i++) {
-      if (await store.claim(`probe:${process.pid}:${i}`, 1).then(() => true, () => false)) return true;
+      if (
+        await store.claim(`probe:${process.pid}:${i}`, 1).then(
+          () => true,
+          () => false,
+        )
+      )
+        return true;
       await new Promise((r) => setTimeout(r, 25));
     }
     throw new Error('Redis did not come back');

@@ -31,7 +31,12 @@ type Answer = { status: number; outcome: string; ran: number };
 let n = 0;
 async function callback() {
   n += 1;
-  const { rawBody, headers } = await signCallback(API_KEY, { payment_id: `PAY_FLEET_${n}`, reference_id: `ORDER${n}`, amount: 120.5, status: 'SUCCESS' });
+  const { rawBody, headers } = await signCallback(API_KEY, {
+    payment_id: `PAY_FLEET_${n}`,
+    reference_id: `ORDER${n}`,
+    amount: 120.5,
+    status: 'SUCCESS',
+  });
   return { body: rawBody, headers };
 }
 const deliverToAll = async (delivery: { body: string; headers: Record<string, string> }, fail = false) =>

@@ -35,7 +35,8 @@ function forFile<S extends { destroy(): Promise<void> }, P extends { end(): Prom
     await server?.destroy();
   });
   const started = <T>(value: T | undefined): T => {
-    if (value === undefined) throw new Error('the database of this file starts in its beforeAll: read it from a hook or a test');
+    if (value === undefined)
+      throw new Error('the database of this file starts in its beforeAll: read it from a hook or a test');
     return value;
   };
   return {
@@ -52,14 +53,28 @@ function forFile<S extends { destroy(): Promise<void> }, P extends { end(): Prom
  * PostgreSQL 15 and a node-postgres pool of `max` clients on it; `ready` runs once both are up
  * (the file's tables).
  */
-export function postgresForFile(max: number, ready?: (pool: pg.Pool) => Promise<unknown>): DatabaseForFile<PostgresServer, pg.Pool> {
-  return forFile(() => PostgresServer.start(), (server) => new pg.Pool({ connectionString: server.url, max }), ready);
+export function postgresForFile(
+  max: number,
+  ready?: (pool: pg.Pool) => Promise<unknown>,
+): DatabaseForFile<PostgresServer, pg.Pool> {
+  return forFile(
+    () => PostgresServer.start(),
+    (server) => new pg.Pool({ connectionString: server.url, max }),
+    ready,
+  );
 }
 
 /**
  * MariaDB 10.11 (with more server options `args`) and a mysql2 promise pool of `connectionLimit`
  * connections on it; `ready` runs once both are up (the file's tables).
  */
-export function mariadbForFile({ args = [], connectionLimit }: { args?: readonly string[]; connectionLimit: number }, ready?: (pool: mysql.Pool) => Promise<unknown>): DatabaseForFile<MariadbServer, mysql.Pool> {
-  return forFile(() => MariadbServer.start({ args }), (server) => mysql.createPool({ ...server.options, connectionLimit }), ready);
+export function mariadbForFile(
+  { args = [], connectionLimit }: { args?: readonly string[]; connectionLimit: number },
+  ready?: (pool: mysql.Pool) => Promise<unknown>,
+): DatabaseForFile<MariadbServer, mysql.Pool> {
+  return forFile(
+    () => MariadbServer.start({ args }),
+    (server) => mysql.createPool({ ...server.options, connectionLimit }),
+    ready,
+  );
 }

@@ -2,13 +2,20 @@
  * The rows of the edge probe (src/core/pacing/edge-probe.ts), shared by its unit test and by the
  * test that runs the fleet's Lua over them (test/integration/redis-rate-edge-probe.test.ts).
  */
-import { EDGE_PROBE_MIN_GAIN_MS, type EdgePlan, type EdgePlanInput, type edgeProbeVerdict } from '../../src/core/pacing/edge-probe.js';
+import {
+  EDGE_PROBE_MIN_GAIN_MS,
+  type EdgePlan,
+  type EdgePlanInput,
+  type edgeProbeVerdict,
+} from '../../src/core/pacing/edge-probe.js';
 
 /**
  * 30 per 6 s. The lone request was sent 300 ms into a second of the service's clock and answered
  * 10 ms later; the reset (7 s) lies 700 ms past its true edge, so the upper bound is 6,700 ms.
  */
-function input(over: Partial<Omit<EdgePlanInput, 'lone'>> & { lone?: Partial<EdgePlanInput['lone']> } = {}): EdgePlanInput {
+function input(
+  over: Partial<Omit<EdgePlanInput, 'lone'>> & { lone?: Partial<EdgePlanInput['lone']> } = {},
+): EdgePlanInput {
   return {
     state: over.state ?? 'ready',
     windowMs: over.windowMs ?? 6700,
@@ -17,19 +24,51 @@ function input(over: Partial<Omit<EdgePlanInput, 'lone'>> & { lone?: Partial<Edg
 }
 
 export const PLAN_ROWS: [string, EdgePlanInput, EdgePlan | undefined][] = [
-  ['a lone answer 700 ms short of its reset: probe a whole-second window after the answer', input(), { at: 6310, until: 7010 }],
-  ['a slow answer within the same second: still a whole-second window after the answer', input({ lone: { answeredAt: 990 } }), { at: 6990, until: 7690 }],
-  ['the answer came in the next second (reset 6 s after it): the arrival second is unknown, no probe', input({ lone: { answeredAt: 1001 } }), undefined],
+  [
+    'a lone answer 700 ms short of its reset: probe a whole-second window after the answer',
+    input(),
+    { at: 6310, until: 7010 },
+  ],
+  [
+    'a slow answer within the same second: still a whole-second window after the answer',
+    input({ lone: { answeredAt: 990 } }),
+    { at: 6990, until: 7690 },
+  ],
+  [
+    'the answer came in the next second (reset 6 s after it): the arrival second is unknown, no probe',
+    input({ lone: { answeredAt: 1001 } }),
+    undefined,
+  ],
   ['the answer exactly on the whole second', input({ lone: { answeredAt: 1000 } }), { at: 7000, until: 7700 }],
-  ['sent exactly on a whole second: it arrived in the next one, which reads as a second crossed: no probe', input({ windowMs: 7000, lone: { sentAt: 0 } }), undefined],
-  ['the second lone request, sent just after the first rounded reset', input({ windowMs: 6720, lone: { sentAt: 7020, answeredAt: 7030, resetAt: 14_000 } }), { at: 13_030, until: 13_750 }],
-  ['a window of 6.5 s: the whole seconds say 6 s, the probe goes (and will be refused)', input({ windowMs: 6900, lone: { sentAt: 100, answeredAt: 110 } }), { at: 6110, until: 7010 }],
+  [
+    'sent exactly on a whole second: it arrived in the next one, which reads as a second crossed: no probe',
+    input({ windowMs: 7000, lone: { sentAt: 0 } }),
+    undefined,
+  ],
+  [
+    'the second lone request, sent just after the first rounded reset',
+    input({ windowMs: 6720, lone: { sentAt: 7020, answeredAt: 7030, resetAt: 14_000 } }),
+    { at: 13_030, until: 13_750 },
+  ],
+  [
+    'a window of 6.5 s: the whole seconds say 6 s, the probe goes (and will be refused)',
+    input({ windowMs: 6900, lone: { sentAt: 100, answeredAt: 110 } }),
+    { at: 6110, until: 7010 },
+  ],
   ['a probe already out', input({ state: 'out' }), undefined],
   ['a probe already answered', input({ state: 'done' }), undefined],
   ['gain below the minimum: no 429 risked for it', input({ windowMs: 6000 + EDGE_PROBE_MIN_GAIN_MS - 1 }), undefined],
   ['gain exactly the minimum', input({ windowMs: 6000 + EDGE_PROBE_MIN_GAIN_MS }), { at: 6310, until: 6410 }],
-  ['a whole-second window longer than the window paced on', input({ windowMs: 6700, lone: { resetAt: 8000 } }), undefined],
-  ['a whole-second window under the shortest believed (1 s)', input({ windowMs: 1700, lone: { resetAt: 1200 } }), undefined],
+  [
+    'a whole-second window longer than the window paced on',
+    input({ windowMs: 6700, lone: { resetAt: 8000 } }),
+    undefined,
+  ],
+  [
+    'a whole-second window under the shortest believed (1 s)',
+    input({ windowMs: 1700, lone: { resetAt: 1200 } }),
+    undefined,
+  ],
   ['the shortest believed window', input({ windowMs: 1700, lone: { resetAt: 2000 } }), { at: 1310, until: 2010 }],
   ['a reset before the send', input({ lone: { resetAt: 200 } }), undefined],
   ['NaN times', input({ lone: { sentAt: Number.NaN } }), undefined],

@@ -28,7 +28,9 @@ export function entryExports(files: string[]): Record<string, EntryExports> {
     const types: string[] = [];
     for (const exported of checker.getExportsOfModule(symbol)) {
       const target = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
-      const typeOnly = exported.declarations?.some((d) => ts.isExportSpecifier(d) && (d.isTypeOnly || d.parent.parent.isTypeOnly));
+      const typeOnly = exported.declarations?.some(
+        (d) => ts.isExportSpecifier(d) && (d.isTypeOnly || d.parent.parent.isTypeOnly),
+      );
       if (!typeOnly && target.flags & ts.SymbolFlags.Value) values.push(exported.name);
       else types.push(exported.name);
     }

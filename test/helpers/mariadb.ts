@@ -24,11 +24,24 @@ export class MariadbServer {
   ) {}
 
   /** `durable: false` (the default) does not flush the log at each commit: tests need no crash safety of the server. */
-  static async start({ durable = false, args = [] }: { durable?: boolean; args?: readonly string[] } = {}): Promise<MariadbServer> {
+  static async start({
+    durable = false,
+    args = [],
+  }: { durable?: boolean; args?: readonly string[] } = {}): Promise<MariadbServer> {
     if (!hasMariadb()) throw new Error('MariaDB is not installed: apt-get install -y mariadb-server (.ci/run does it)');
     const dir = mkdtempSync(join(tmpdir(), 'myr-mariadb-'));
     const user = process.getuid?.() === 0 ? ['--user=root'] : [];
-    const init = spawnSync('mariadb-install-db', ['--no-defaults', `--datadir=${join(dir, 'data')}`, '--auth-root-authentication-method=normal', '--skip-test-db', ...user], { encoding: 'utf8' });
+    const init = spawnSync(
+      'mariadb-install-db',
+      [
+        '--no-defaults',
+        `--datadir=${join(dir, 'data')}`,
+        '--auth-root-authentication-method=normal',
+        '--skip-test-db',
+        ...user,
+      ],
+      { encoding: 'utf8' },
+    );
     if (init.status !== 0) throw new Error(`mariadb-install-db failed: ${init.stderr}${init.stdout}`);
     const server = new MariadbServer(await freePort(), dir, durable, args);
     await server.start();
@@ -77,7 +90,13 @@ export class MariadbServer {
       child.once('exit', (code) => reject(new Error(`mariadbd exited with ${code}: ${output.slice(-800)}`)));
     });
     child.stderr?.resume();
-    spawnSync('mariadb', ['--no-defaults', `--socket=${join(this.dir, 'mysqld.sock')}`, '-uroot', '-e', 'CREATE DATABASE IF NOT EXISTS ledger_test']);
+    spawnSync('mariadb', [
+      '--no-defaults',
+      `--socket=${join(this.dir, 'mysqld.sock')}`,
+      '-uroot',
+      '-e',
+      'CREATE DATABASE IF NOT EXISTS ledger_test',
+    ]);
   }
 
   /** Stops the server at once (SIGKILL), as a crash of the database would. */

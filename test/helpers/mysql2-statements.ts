@@ -17,6 +17,7 @@ export function recordStatements(core: unknown, sent: string[]): void {
   recorded.add(core);
   for (const method of ['query', 'execute'] as const) {
     const send: unknown = Reflect.get(core, method);
-    if (typeof send === 'function') Reflect.set(core, method, (...args: unknown[]) => (sent.push(String(args[0])), Reflect.apply(send, core, args)));
+    if (typeof send === 'function')
+      Reflect.set(core, method, (...args: unknown[]) => (sent.push(String(args[0])), Reflect.apply(send, core, args)));
   }
 }

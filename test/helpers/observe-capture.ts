@@ -11,7 +11,10 @@ export function observeCapture() {
   const hooks: { hook: string; event: unknown }[] = [];
   const exporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-  const line = (level: string) => (...args: unknown[]) => void lines.push([level, ...args]);
+  const line =
+    (level: string) =>
+    (...args: unknown[]) =>
+      void lines.push([level, ...args]);
   const logger = { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
   const hook = (name: string) => (event: unknown) => void hooks.push({ hook: name, event });
   const options = {
@@ -26,7 +29,9 @@ export function observeCapture() {
     vi.spyOn(console, name).mockImplementation(() => undefined),
   );
   const spans = () =>
-    exporter.getFinishedSpans().map((s) => ({ name: s.name, kind: s.kind, attributes: s.attributes, events: s.events, status: s.status }));
+    exporter
+      .getFinishedSpans()
+      .map((s) => ({ name: s.name, kind: s.kind, attributes: s.attributes, events: s.events, status: s.status }));
   /** Everything captured, as JSON and as util.inspect with hidden properties, in one string. */
   const dump = (): string => {
     const all = { lines, hooks, spans: spans(), console: consoleSpies.map((spy) => spy.mock.calls) };

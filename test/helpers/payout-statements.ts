@@ -9,17 +9,30 @@ import type { PayoutStatements } from '../../src/sql/payouts/statement-shape.js'
 const TABLE = 'shop.myr_payouts';
 
 /** Every statement with sample values whose params are told apart (each value once). */
-const samples = (sql: PayoutStatements) => ({
-  stage: [sql.stage, { referenceId: 'R1', params: '{"p":1}', amount: '250.00', now: 11 }],
-  due: [sql.due, { now: 12, limit: 13 }],
-  claim: [sql.claim, { referenceId: 'R2', state: 'sending', claimId: 14, until: 15, attempt: 1, requestedAt: 20 }],
-  paceLock: [sql.paceLock, {}],
-  recent: [sql.recent, { since: 21 }],
-  release: [sql.release, { referenceId: 'R3', claimId: 16, state: 'sent', dueAt: 17, paymentId: 'WD_1', lastError: 'E', refusal: '{"r":1}', now: 18 }],
-  settle: [sql.settle, { referenceId: 'R4', state: 'failed', paymentId: 'WD_2', now: 19 }],
-  lock: [sql.lock, { referenceId: 'R5' }],
-  read: [sql.read, { referenceId: 'R6' }],
-}) as const;
+const samples = (sql: PayoutStatements) =>
+  ({
+    stage: [sql.stage, { referenceId: 'R1', params: '{"p":1}', amount: '250.00', now: 11 }],
+    due: [sql.due, { now: 12, limit: 13 }],
+    claim: [sql.claim, { referenceId: 'R2', state: 'sending', claimId: 14, until: 15, attempt: 1, requestedAt: 20 }],
+    paceLock: [sql.paceLock, {}],
+    recent: [sql.recent, { since: 21 }],
+    release: [
+      sql.release,
+      {
+        referenceId: 'R3',
+        claimId: 16,
+        state: 'sent',
+        dueAt: 17,
+        paymentId: 'WD_1',
+        lastError: 'E',
+        refusal: '{"r":1}',
+        now: 18,
+      },
+    ],
+    settle: [sql.settle, { referenceId: 'R4', state: 'failed', paymentId: 'WD_2', now: 19 }],
+    lock: [sql.lock, { referenceId: 'R5' }],
+    read: [sql.read, { referenceId: 'R6' }],
+  }) as const;
 
 /** The placeholders of `text` in the dialect's spelling: `$n` (Postgres), `?n` or `?` (SQLite, MySQL). */
 function placeholders(text: string): number {
@@ -31,7 +44,7 @@ function placeholders(text: string): number {
 /** Checks every statement of `sql`: the table is named, and the parameters fit the placeholders. */
 export function checkPayoutStatements(sql: PayoutStatements): void {
   for (const [name, [statement, values]] of Object.entries(samples(sql))) {
-    const text = (statement.text)(TABLE);
+    const text = statement.text(TABLE);
     const params = (statement.params as (values: unknown) => readonly unknown[])(values);
     expect(text, name).toContain(TABLE);
     expect(params.length, name).toBe(placeholders(text));

@@ -17,7 +17,9 @@ export function hasPostgres(): boolean {
 }
 
 function asPostgres(command: string, args: string[]): string[] {
-  return process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--', join(BIN, command), ...args] : [join(BIN, command), ...args];
+  return process.getuid?.() === 0
+    ? ['runuser', '-u', 'postgres', '--', join(BIN, command), ...args]
+    : [join(BIN, command), ...args];
 }
 
 export class PostgresServer {
@@ -30,16 +32,31 @@ export class PostgresServer {
 
   /** `durable: false` (the default) turns fsync off: tests need no crash safety of the server itself. */
   static async start({ durable = false }: { durable?: boolean } = {}): Promise<PostgresServer> {
-    if (!hasPostgres()) throw new Error(`PostgreSQL 15 is not installed at ${BIN}: apt-get install -y postgresql-15 (.ci/run does it)`);
+    if (!hasPostgres())
+      throw new Error(`PostgreSQL 15 is not installed at ${BIN}: apt-get install -y postgresql-15 (.ci/run does it)`);
     const dir = mkdtempSync(join(tmpdir(), 'myr-pg-'));
     if (process.getuid?.() === 0) {
       const { uid, gid } = postgresUser();
       chownSync(dir, uid, gid);
     }
-    const [cmd, ...args] = asPostgres('initdb', ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
+    const [cmd, ...args] = asPostgres('initdb', [
+      '-D',
+      join(dir, 'data'),
+      '-A',
+      'trust',
+      '-U',
+      'postgres',
+      '--no-sync',
+      '-E',
+      'UTF8',
+    ]);
     const init = spawnSync(cmd as string, args, { encoding: 'utf8' });
     if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr}`);
-    const settings = ['-c', 'max_connections=200', ...(durable ? [] : ['-c', 'fsync=off', '-c', 'full_page_writes=off'])];
+    const settings = [
+      '-c',
+      'max_connections=200',
+      ...(durable ? [] : ['-c', 'fsync=off', '-c', 'full_page_writes=off']),
+    ];
     const server = new PostgresServer(await freePort(), dir, settings);
     await server.start();
     return server;
@@ -50,13 +67,26 @@ export class PostgresServer {
   }
 
   async start(): Promise<void> {
-    const [cmd, ...args] = asPostgres('postgres', ['-D', join(this.dir, 'data'), '-p', String(this.port), '-k', this.dir, '-c', 'listen_addresses=127.0.0.1', ...this.settings]);
+    const [cmd, ...args] = asPostgres('postgres', [
+      '-D',
+      join(this.dir, 'data'),
+      '-p',
+      String(this.port),
+      '-k',
+      this.dir,
+      '-c',
+      'listen_addresses=127.0.0.1',
+      ...this.settings,
+    ]);
     const child = spawn(cmd as string, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.#child = child;
     let output = '';
     await new Promise<void>((resolve, reject) => {
       // A start that neither becomes ready nor exits fails with what the server printed.
-      const timer = setTimeout(() => reject(new Error(`postgres did not become ready in 20 s: ${output.slice(-800)}`)), 20_000);
+      const timer = setTimeout(
+        () => reject(new Error(`postgres did not become ready in 20 s: ${output.slice(-800)}`)),
+        20_000,
+      );
       child.once('exit', () => clearTimeout(timer));
       const onData = (chunk: Buffer) => {
         output += chunk.toString();

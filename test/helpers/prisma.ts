@@ -23,14 +23,26 @@ export function removePrismaClients(variant = ''): void {
  * The generated client module's URL (import it), for `provider`; `models`, appended to the
  * fixture's schema, are generated in a client of their own (`variant`).
  */
-export function generatePrismaClient(provider: 'postgresql' | 'mysql', { models = '', variant = '' }: { models?: string; variant?: string } = {}): string {
+export function generatePrismaClient(
+  provider: 'postgresql' | 'mysql',
+  { models = '', variant = '' }: { models?: string; variant?: string } = {},
+): string {
   const dir = dirOf(provider, variant);
   mkdirSync(dir, { recursive: true });
-  const schema = readFileSync(join(ROOT, 'test/fixtures/prisma/schema.prisma'), 'utf8').replace('provider = "postgresql"', `provider = "${provider}"`) + models;
+  const schema =
+    readFileSync(join(ROOT, 'test/fixtures/prisma/schema.prisma'), 'utf8').replace(
+      'provider = "postgresql"',
+      `provider = "${provider}"`,
+    ) + models;
   writeFileSync(join(dir, 'schema.prisma'), schema);
   execFileSync(join(ROOT, 'node_modules/.bin/prisma'), ['generate', '--schema', 'schema.prisma'], {
     cwd: dir,
-    env: { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: process.execPath, PRISMA_HIDE_UPDATE_MESSAGE: '1', CHECKPOINT_DISABLE: '1' },
+    env: {
+      ...process.env,
+      PRISMA_SCHEMA_ENGINE_BINARY: process.execPath,
+      PRISMA_HIDE_UPDATE_MESSAGE: '1',
+      CHECKPOINT_DISABLE: '1',
+    },
     stdio: 'pipe',
   });
   return pathToFileURL(join(dir, 'generated/client.ts')).href;

@@ -33,7 +33,8 @@ export async function startRateLimitedService(limit: number, initialWindowMs: nu
   const { url, close } = await listen(async (req, res) => {
     const body = await readBody(req);
     if (req.url === '/api/v1/auth/token') return json(res, 200, service.token());
-    if (req.url !== '/api/v1/payment/request') return json(res, 404, { status: 'error', error: 'NOT_FOUND', message: 'no such path' });
+    if (req.url !== '/api/v1/payment/request')
+      return json(res, 404, { status: 'error', error: 'NOT_FOUND', message: 'no such path' });
     const now = Date.now();
     while (arrivals.length > 0 && (arrivals[0] as number) <= now - windowMs) arrivals.shift();
     const allowed = arrivals.length < limit;
@@ -47,7 +48,12 @@ export async function startRateLimitedService(limit: number, initialWindowMs: nu
     creates.push({ status: allowed ? 200 : 429, at: now });
     if (!allowed) {
       const retryAfter = String(Math.max(1, Math.ceil((freesAt - now) / 1000)));
-      return json(res, 429, { status: 'error', error: 'RATE_LIMITED', message: 'Too many requests' }, { ...headers, 'Retry-After': retryAfter });
+      return json(
+        res,
+        429,
+        { status: 'error', error: 'RATE_LIMITED', message: 'Too many requests' },
+        { ...headers, 'Retry-After': retryAfter },
+      );
     }
     const params = JSON.parse(body) as { reference_id: string; amount: number };
     const id = `PAY${++seq}`;

@@ -40,10 +40,27 @@ export function trustCertificate(file: string): void {
 export async function startRateMockProcess(options: RateMockOptions): Promise<RateMockProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'myr-rate-mock-'));
   const [keyFile, certFile] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
-    '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyFile, '-out', certFile,
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+    ],
+    { stdio: 'ignore' },
+  );
   trustCertificate(certFile);
   const pool = await WorkerPool.start('../helpers/rate-mock-worker.ts', 1, () => ({
     LIMIT: String(options.limit),

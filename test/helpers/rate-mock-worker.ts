@@ -14,12 +14,17 @@ const jitterMs = Number(workerEnv('COUNT_JITTER_MS'));
 const mock = createMockGateway({
   baseUrl: 'https://127.0.0.1/api/v1',
   // MERCHANT_ID, and MERCHANT_ID_0 … _9 with the same key: a cold budget each, for repeated cold bursts.
-  merchants: ['', ...Array.from({ length: 10 }, (_, i) => `_${i}`)].map((suffix) => ({ merchantId: `${workerEnv('MERCHANT_ID')}${suffix}`, apiKey: workerEnv('API_KEY') })),
+  merchants: ['', ...Array.from({ length: 10 }, (_, i) => `_${i}`)].map((suffix) => ({
+    merchantId: `${workerEnv('MERCHANT_ID')}${suffix}`,
+    apiKey: workerEnv('API_KEY'),
+  })),
   rateLimits: { paymentRequest: Number(workerEnv('LIMIT')) },
   rateLimitWindowMs: Number(workerEnv('WINDOW_MS')),
   ...(latencyMs + jitterMs > 0 ? { rateLimitCountDelay: { latencyMs, jitterMs } } : {}),
 });
-const server = await mock.serve({ tls: { key: readFileSync(workerEnv('TLS_KEY')), cert: readFileSync(workerEnv('TLS_CERT')) } });
+const server = await mock.serve({
+  tls: { key: readFileSync(workerEnv('TLS_KEY')), cert: readFileSync(workerEnv('TLS_CERT')) },
+});
 
 serveRequests(async (message) => {
   if (message.type === 'url') return server.baseUrl;

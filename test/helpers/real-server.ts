@@ -7,7 +7,9 @@ import type { AddressInfo } from 'node:net';
  * listener. Node has no use for a listener's promise, so it is let go; a rejection stays
  * unhandled, which fails the vitest run rather than passing silently.
  */
-export function asListener(handle: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>): RequestListener {
+export function asListener(
+  handle: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>,
+): RequestListener {
   return (req, res) => void handle(req, res);
 }
 
@@ -49,14 +51,40 @@ export async function closedPortUrl(): Promise<string> {
 
 /** The success bodies of the fake service. */
 export const service = {
-  token: () => ({ status: 'success', data: { access_token: 'real-http-token', token_type: 'Bearer', expires_in: 3600 } }),
+  token: () => ({
+    status: 'success',
+    data: { access_token: 'real-http-token', token_type: 'Bearer', expires_in: 3600 },
+  }),
   payment: (id: string, reference: string, amount: number) => ({
     status: 'success',
-    data: { payment_id: id, payment_url: `https://pay.example/${id}`, status: 'PROCESSING', amount, currency: 'MYR', reference_id: reference, expires_in: 900, expires_at: '2030-01-01T00:15:00.000Z', gateway: { behavior: 'REDIRECT_EXTERNAL', redirect_url: `https://bank.example/${id}`, qr_data_string: null } },
+    data: {
+      payment_id: id,
+      payment_url: `https://pay.example/${id}`,
+      status: 'PROCESSING',
+      amount,
+      currency: 'MYR',
+      reference_id: reference,
+      expires_in: 900,
+      expires_at: '2030-01-01T00:15:00.000Z',
+      gateway: { behavior: 'REDIRECT_EXTERNAL', redirect_url: `https://bank.example/${id}`, qr_data_string: null },
+    },
   }),
-  withdrawal: (id: string, reference: string, amount: number) => ({ status: 'success', data: { payment_id: id, reference_id: reference, amount, status: 'PROCESSING' } }),
+  withdrawal: (id: string, reference: string, amount: number) => ({
+    status: 'success',
+    data: { payment_id: id, reference_id: reference, amount, status: 'PROCESSING' },
+  }),
   status: (id: string, reference: string, amount: number) => ({
     status: 'success',
-    data: { payment_id: id, reference_id: reference, amount, currency: 'MYR', status: 'PROCESSING', gateway_reference: null, created_at: '2030-01-01T00:00:00.000Z', completed_at: null, expires_at: '2030-01-01T00:15:00.000Z' },
+    data: {
+      payment_id: id,
+      reference_id: reference,
+      amount,
+      currency: 'MYR',
+      status: 'PROCESSING',
+      gateway_reference: null,
+      created_at: '2030-01-01T00:00:00.000Z',
+      completed_at: null,
+      expires_at: '2030-01-01T00:15:00.000Z',
+    },
   }),
 };

@@ -76,7 +76,11 @@ export function recordingSpan(
  * A tracer whose `startActiveSpan` runs the work in a {@link recordingSpan}: `spans` holds one
  * {@link RecordedSpan} a span started, in start order, and `calls` the calls made to all of them.
  */
-export function recordingTracer(options: RecordingOptions = {}): { tracer: TracerLike; spans: RecordedSpan[]; calls: string[] } {
+export function recordingTracer(options: RecordingOptions = {}): {
+  tracer: TracerLike;
+  spans: RecordedSpan[];
+  calls: string[];
+} {
   const spans: RecordedSpan[] = [];
   const calls: string[] = [];
   const tracer: TracerLike = {

@@ -23,7 +23,8 @@ const HOST = '127.0.0.1';
 
 /** One redis-server (or sentinel) process, waited for until it accepts connections. */
 async function spawnRedis(args: string[]): Promise<ChildProcess> {
-  if (!hasRedisServer()) throw new Error('redis-server is not installed: apt-get install -y redis-server (.ci/run does it)');
+  if (!hasRedisServer())
+    throw new Error('redis-server is not installed: apt-get install -y redis-server (.ci/run does it)');
   const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -66,7 +67,10 @@ async function until(what: string, ok: () => boolean, timeoutMs = 20_000): Promi
 /** A 3-master Redis Cluster without replicas, in a temporary directory. */
 export class RedisClusterServers {
   readonly #children: ChildProcess[] = [];
-  private constructor(readonly ports: number[], readonly dir: string) {}
+  private constructor(
+    readonly ports: number[],
+    readonly dir: string,
+  ) {}
 
   static async start(masters = 3): Promise<RedisClusterServers> {
     const ports: number[] = [];
@@ -80,10 +84,33 @@ export class RedisClusterServers {
       for (const port of ports) {
         const conf = join(cluster.dir, `nodes-${port}.conf`);
         cluster.#children.push(
-          await spawnRedis(['--port', String(port), '--bind', HOST, '--save', '3600 1', '--appendonly', 'no', '--dir', cluster.dir, '--cluster-enabled', 'yes', '--cluster-config-file', conf]),
+          await spawnRedis([
+            '--port',
+            String(port),
+            '--bind',
+            HOST,
+            '--save',
+            '3600 1',
+            '--appendonly',
+            'no',
+            '--dir',
+            cluster.dir,
+            '--cluster-enabled',
+            'yes',
+            '--cluster-config-file',
+            conf,
+          ]),
         );
       }
-      cli(ports[0]!, '--cluster', 'create', ...ports.map((p) => `${HOST}:${p}`), '--cluster-replicas', '0', '--cluster-yes');
+      cli(
+        ports[0]!,
+        '--cluster',
+        'create',
+        ...ports.map((p) => `${HOST}:${p}`),
+        '--cluster-replicas',
+        '0',
+        '--cluster-yes',
+      );
       await until('cluster_state:ok', () => ports.every((p) => cli(p, 'CLUSTER', 'INFO').includes('cluster_state:ok')));
     } catch (error) {
       await cluster.stop();
@@ -107,16 +134,30 @@ export class RedisSentinelServers {
   static readonly NAME = 'myr-master';
   master: ChildProcess | undefined;
   readonly #others: ChildProcess[] = [];
-  private constructor(readonly masterPort: number, readonly replicaPort: number, readonly sentinelPort: number, readonly dir: string) {}
+  private constructor(
+    readonly masterPort: number,
+    readonly replicaPort: number,
+    readonly sentinelPort: number,
+    readonly dir: string,
+  ) {}
 
   static async start(): Promise<RedisSentinelServers> {
-    const set = new RedisSentinelServers(await freePort(), await freePort(), await freePort(), mkdtempSync(join(tmpdir(), 'myr-redis-sentinel-')));
+    const set = new RedisSentinelServers(
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      mkdtempSync(join(tmpdir(), 'myr-redis-sentinel-')),
+    );
     // RDB configured (never due within a test) so the stores see persistence and do not warn.
     const common = ['--bind', HOST, '--save', '3600 1', '--appendonly', 'no', '--dir', set.dir];
     try {
       set.master = await spawnRedis(['--port', String(set.masterPort), ...common]);
-      set.#others.push(await spawnRedis(['--port', String(set.replicaPort), ...common, '--replicaof', HOST, String(set.masterPort)]));
-      await until('the replica in sync', () => cli(set.replicaPort, 'INFO', 'replication').includes('master_link_status:up'));
+      set.#others.push(
+        await spawnRedis(['--port', String(set.replicaPort), ...common, '--replicaof', HOST, String(set.masterPort)]),
+      );
+      await until('the replica in sync', () =>
+        cli(set.replicaPort, 'INFO', 'replication').includes('master_link_status:up'),
+      );
       const conf = join(set.dir, 'sentinel.conf');
       writeFileSync(
         conf,
@@ -146,9 +187,13 @@ export class RedisSentinelServers {
   async killMaster(): Promise<void> {
     await kill(this.master);
     await until('the sentinel to promote the replica', () =>
-      cli(this.sentinelPort, 'SENTINEL', 'get-master-addr-by-name', RedisSentinelServers.NAME).includes(String(this.replicaPort)),
+      cli(this.sentinelPort, 'SENTINEL', 'get-master-addr-by-name', RedisSentinelServers.NAME).includes(
+        String(this.replicaPort),
+      ),
     );
-    await until('the replica to act as master', () => cli(this.replicaPort, 'INFO', 'replication').includes('role:master'));
+    await until('the replica to act as master', () =>
+      cli(this.replicaPort, 'INFO', 'replication').includes('role:master'),
+    );
   }
 
   async stop(): Promise<void> {
@@ -158,7 +203,10 @@ export class RedisSentinelServers {
 }
 
 /** A connected client of `kind` for any target, and how to close it. */
-export async function connectTarget(kind: ClientKind, target: RedisTarget): Promise<{ client: RedisClientLike; close: () => Promise<void> }> {
+export async function connectTarget(
+  kind: ClientKind,
+  target: RedisTarget,
+): Promise<{ client: RedisClientLike; close: () => Promise<void> }> {
   if (target.topology === 'single') return connect(kind, target.url);
   const nodes = target.topology === 'cluster' ? target.ports : target.sentinelPorts;
   if (kind === 'ioredis') {
@@ -168,18 +216,31 @@ export async function connectTarget(kind: ClientKind, target: RedisTarget): Prom
             nodes.map((port) => ({ host: HOST, port })),
             { lazyConnect: true, clusterRetryStrategy: () => 50 },
           )
-        : new Redis({ sentinels: nodes.map((port) => ({ host: HOST, port })), name: target.name, lazyConnect: true, retryStrategy: () => 50, sentinelRetryStrategy: () => 50 });
+        : new Redis({
+            sentinels: nodes.map((port) => ({ host: HOST, port })),
+            name: target.name,
+            lazyConnect: true,
+            retryStrategy: () => 50,
+            sentinelRetryStrategy: () => 50,
+          });
     client.on('error', () => undefined); // reconnects are expected while a test kills a server
     await client.connect();
     return { client, close: async () => void client.disconnect() };
   }
   if (target.topology === 'cluster') {
-    const client = createCluster({ rootNodes: nodes.map((port) => ({ url: `redis://${HOST}:${port}` })), defaults: { socket: { reconnectStrategy: () => 50 } } });
+    const client = createCluster({
+      rootNodes: nodes.map((port) => ({ url: `redis://${HOST}:${port}` })),
+      defaults: { socket: { reconnectStrategy: () => 50 } },
+    });
     client.on('error', () => undefined);
     await client.connect();
     return { client, close: async () => void client.destroy() };
   }
-  const client = createSentinel({ name: target.name, sentinelRootNodes: nodes.map((port) => ({ host: HOST, port })), nodeClientOptions: { socket: { reconnectStrategy: () => 50 } } });
+  const client = createSentinel({
+    name: target.name,
+    sentinelRootNodes: nodes.map((port) => ({ host: HOST, port })),
+    nodeClientOptions: { socket: { reconnectStrategy: () => 50 } },
+  });
   client.on('error', () => undefined);
   await client.connect();
   return { client, close: async () => void client.destroy() };

@@ -41,7 +41,8 @@ export class RedisServer {
    * `durable: false` turns it off, as the warning's own test needs.
    */
   static async start({ durable = true }: { durable?: boolean } = {}): Promise<RedisServer> {
-    if (!hasRedisServer()) throw new Error('redis-server is not installed: apt-get install -y redis-server (.ci/run does it)');
+    if (!hasRedisServer())
+      throw new Error('redis-server is not installed: apt-get install -y redis-server (.ci/run does it)');
     const server = new RedisServer(await freePort(), durable);
     await server.start();
     return server;
@@ -52,9 +53,26 @@ export class RedisServer {
   }
 
   async start(): Promise<void> {
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', tmpdir(), '--dbfilename', `myr-redis-test-${this.port}.rdb`, '--save', this.durable ? '3600 1' : '', '--appendonly', 'no'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(this.port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        tmpdir(),
+        '--dbfilename',
+        `myr-redis-test-${this.port}.rdb`,
+        '--save',
+        this.durable ? '3600 1' : '',
+        '--appendonly',
+        'no',
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     this.#child = child;
     let output = '';
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -86,7 +104,10 @@ export type ClientKind = 'ioredis' | 'node-redis';
 export const CLIENT_KINDS: ClientKind[] = ['ioredis', 'node-redis'];
 
 /** A connected client of `kind`, and how to close it. */
-export async function connect(kind: ClientKind, url: string): Promise<{ client: RedisClientLike; close: () => Promise<void> }> {
+export async function connect(
+  kind: ClientKind,
+  url: string,
+): Promise<{ client: RedisClientLike; close: () => Promise<void> }> {
   if (kind === 'ioredis') {
     const client = new Redis(url, { lazyConnect: true, retryStrategy: () => 50 });
     client.on('error', () => undefined); // reconnects are expected while a test stops Redis
@@ -105,7 +126,10 @@ export function rawCommand(client: RedisClientLike, args: string[]): Promise<unk
 }
 
 /** Runs `body` with a `kind` client that was connected to a Redis which has since stopped. */
-export async function whileRedisDown(kind: ClientKind, body: (client: RedisClientLike) => Promise<void>): Promise<void> {
+export async function whileRedisDown(
+  kind: ClientKind,
+  body: (client: RedisClientLike) => Promise<void>,
+): Promise<void> {
   const outage = await RedisServer.start();
   const conn = await connect(kind, outage.url);
   await outage.stop();

@@ -35,26 +35,37 @@ export interface SentRequest {
  * One scripted answer: a response, an error the fetch throws, or a function of the request and
  * the attempt's signal (for an answer that depends on them, or never comes: {@link hang}).
  */
-export type ScriptedAnswer = Response | Error | ((request: SentRequest, signal: AbortSignal | undefined) => Response | Promise<Response>);
+export type ScriptedAnswer =
+  Response | Error | ((request: SentRequest, signal: AbortSignal | undefined) => Response | Promise<Response>);
 
 /** A JSON response with `status`, `body` and any further headers. */
 export const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 
 /** The spec's success envelope around `data`. */
-export const success = (data: unknown, status = 200, headers: Record<string, string> = {}) => json(status, { status: 'success', data }, headers);
+export const success = (data: unknown, status = 200, headers: Record<string, string> = {}) =>
+  json(status, { status: 'success', data }, headers);
 
 /** The spec's error envelope for `code`, with the correlation id `corr-<code>`. */
-export const failure = (status: number, code: string, message = `${code} happened`, headers: Record<string, string> = {}) =>
-  json(status, { status: 'error', error: code, message, correlationId: `corr-${code}` }, headers);
+export const failure = (
+  status: number,
+  code: string,
+  message = `${code} happened`,
+  headers: Record<string, string> = {},
+) => json(status, { status: 'error', error: code, message, correlationId: `corr-${code}` }, headers);
 
 /** A connection failure as undici reports it: a TypeError whose cause carries the system code (none without `code`). */
 export const dropped = (code?: string) =>
-  Object.assign(new TypeError('fetch failed'), code === undefined ? {} : { cause: Object.assign(new Error(code), { code }) });
+  Object.assign(
+    new TypeError('fetch failed'),
+    code === undefined ? {} : { cause: Object.assign(new Error(code), { code }) },
+  );
 
 /** A fetch answer that never comes: it ends only when the attempt's signal aborts. */
 export const never = (signal: AbortSignal | undefined) =>
-  new Promise<Response>((_resolve, reject) => signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')), { once: true }));
+  new Promise<Response>((_resolve, reject) =>
+    signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')), { once: true }),
+  );
 
 /** A scripted answer that never comes ({@link never}). */
 export const hang: ScriptedAnswer = (_request, signal) => never(signal);
@@ -108,7 +119,10 @@ let merchants = 0;
  * its own (no 20-clients warning), {@link API_KEY}, an instant sleep, no jitter, the clock fixed
  * at {@link NOW}, its own token cache and no pacing; `over` replaces any of them.
  */
-export function gatewayOptions(fetch: typeof globalThis.fetch | undefined, over: Partial<MyrGatewayOptions> = {}): MyrGatewayOptions {
+export function gatewayOptions(
+  fetch: typeof globalThis.fetch | undefined,
+  over: Partial<MyrGatewayOptions> = {},
+): MyrGatewayOptions {
   merchants += 1;
   return {
     baseUrl: BASE,

@@ -16,12 +16,23 @@ export async function storeOrder(store: WebhookStore, payments: string): Promise
   for (const completed of STATUSES) {
     for (const incoming of STATUSES) {
       const paymentId = `${payments}_${++n}`;
-      const first = await store.claim(`payment:${paymentId}:${completed}`, 60_000, { paymentId, rank: lifecycleRank(completed) });
+      const first = await store.claim(`payment:${paymentId}:${completed}`, 60_000, {
+        paymentId,
+        rank: lifecycleRank(completed),
+      });
       if (!first.acquired) throw new Error(`the first claim of ${paymentId} was not acquired`);
-      await store.complete(`payment:${paymentId}:${completed}`, first.token, 60_000, { paymentId, rank: lifecycleRank(completed) });
+      await store.complete(`payment:${paymentId}:${completed}`, first.token, 60_000, {
+        paymentId,
+        rank: lifecycleRank(completed),
+      });
       // Another key for the same payment, so an equal status meets the mark and not its own done record.
-      const late = await store.claim(`webhook:${paymentId}:${incoming}`, 60_000, { paymentId, rank: lifecycleRank(incoming) });
-      lines.push(`${completed} → ${incoming}: ${!late.acquired && late.state === 'superseded' ? 'superseded' : 'claimed'}`);
+      const late = await store.claim(`webhook:${paymentId}:${incoming}`, 60_000, {
+        paymentId,
+        rank: lifecycleRank(incoming),
+      });
+      lines.push(
+        `${completed} → ${incoming}: ${!late.acquired && late.state === 'superseded' ? 'superseded' : 'claimed'}`,
+      );
     }
   }
   return lines;
@@ -29,5 +40,9 @@ export async function storeOrder(store: WebhookStore, payments: string): Promise
 
 /** What {@link storeOrder} must answer: lifecycle.ts's order. */
 export function lifecycleOrder(): string[] {
-  return STATUSES.flatMap((completed) => STATUSES.map((incoming) => `${completed} → ${incoming}: ${isSuperseded(completed, incoming) ? 'superseded' : 'claimed'}`));
+  return STATUSES.flatMap((completed) =>
+    STATUSES.map(
+      (incoming) => `${completed} → ${incoming}: ${isSuperseded(completed, incoming) ? 'superseded' : 'claimed'}`,
+    ),
+  );
 }

@@ -42,12 +42,16 @@ export const json = (status: number, body: unknown, headers: Record<string, stri
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 export const failure = (status: number, error: string, message = 'refused', headers: Record<string, string> = {}) =>
   json(status, { status: 'error', error, message }, headers);
-export const success = (data: unknown = { ok: true }, headers: Record<string, string> = {}) => json(200, { status: 'success', data }, headers);
+export const success = (data: unknown = { ok: true }, headers: Record<string, string> = {}) =>
+  json(200, { status: 'success', data }, headers);
 /** The error undici throws for a failed connection, the system code in its cause. */
-export const fetchFailed = (code: string) => new TypeError('fetch failed', { cause: Object.assign(new Error(code), { code }) });
+export const fetchFailed = (code: string) =>
+  new TypeError('fetch failed', { cause: Object.assign(new Error(code), { code }) });
 /** An answer that never comes: rejects when the attempt's signal aborts, as fetch does. */
 export const hang = (sent: Sent) =>
-  new Promise<Response>((_resolve, reject) => sent.signal.addEventListener('abort', () => reject(sent.signal.reason), { once: true }));
+  new Promise<Response>((_resolve, reject) =>
+    sent.signal.addEventListener('abort', () => reject(sent.signal.reason), { once: true }),
+  );
 
 export interface HarnessOptions {
   /** Answers to the API (every path but auth/token), in order. */
@@ -115,7 +119,8 @@ export function harness(options: HarnessOptions = {}) {
     clock += ms;
   });
   const logLines: string[] = [];
-  const keep = (message: unknown, fields?: unknown) => void logLines.push(`${String(message)} ${JSON.stringify(fields ?? {})}`);
+  const keep = (message: unknown, fields?: unknown) =>
+    void logLines.push(`${String(message)} ${JSON.stringify(fields ?? {})}`);
   const warnings: string[] = [];
 
   const config: TransportConfig = {
@@ -129,7 +134,10 @@ export function harness(options: HarnessOptions = {}) {
     random: () => 0,
     sleep: options.realSleep ? abortableSleep : recordingSleep,
     redact: redactSecret(API_KEY),
-    observer: new Observer({ now, tracer: false, logLevel: 'debug', logger: { debug: keep, info: keep, warn: keep, error: keep } }, 'unit'),
+    observer: new Observer(
+      { now, tracer: false, logLevel: 'debug', logger: { debug: keep, info: keep, warn: keep, error: keep } },
+      'unit',
+    ),
     pacer: options.pacer,
   };
   const transport = new Transport(config);
@@ -147,7 +155,13 @@ export function harness(options: HarnessOptions = {}) {
         warn: (message) => void warnings.push(message),
         fetchToken: async (signal, beforeAttempt) => {
           const { data } = await transport.call(
-            { method: 'POST', path: 'auth/token', body: { merchant_id: MERCHANT_ID, api_key: API_KEY }, authenticated: false, operation: 'token' },
+            {
+              method: 'POST',
+              path: 'auth/token',
+              body: { merchant_id: MERCHANT_ID, api_key: API_KEY },
+              authenticated: false,
+              operation: 'token',
+            },
             { signal },
             beforeAttempt,
           );
@@ -176,7 +190,11 @@ export const createPayment = (referenceId = 'ORDER1001', authenticated = true): 
   operation: 'payment.create',
   referenceId,
 });
-export const withdraw = (referenceId = 'WD1001', operation: 'withdraw' | 'withdraw.recover' = 'withdraw', authenticated = true): CallSpec => ({
+export const withdraw = (
+  referenceId = 'WD1001',
+  operation: 'withdraw' | 'withdraw.recover' = 'withdraw',
+  authenticated = true,
+): CallSpec => ({
   method: 'POST',
   path: 'payment/withdraw',
   body: { reference_id: referenceId, amount: '120.00', bank_code: 'MBBEMYKL', account_number: '5140123456789' },

@@ -6,10 +6,14 @@
 import { afterAll, beforeAll, vi } from 'vitest';
 
 /** The warning a process prints once, at the 20th client of one merchant (client-census.ts). */
-export const MANY_CLIENTS_WARNING = /^myr-gateway: 20 MyrGateway clients were created in this process for merchant \S+ at \S+: create one \(at module scope\) and reuse it\./;
+export const MANY_CLIENTS_WARNING =
+  /^myr-gateway: 20 MyrGateway clients were created in this process for merchant \S+ at \S+: create one \(at module scope\) and reuse it\./;
 
 /** A `logger` option that keeps every warn and error line (the message, without its fields). */
-export function warningLogger(): { lines: string[]; logger: { debug(): void; info(): void; warn(message: unknown): void; error(message: unknown): void } } {
+export function warningLogger(): {
+  lines: string[];
+  logger: { debug(): void; info(): void; warn(message: unknown): void; error(message: unknown): void };
+} {
   const lines: string[] = [];
   const keep = (message: unknown) => void lines.push(String(message));
   return { lines, logger: { debug() {}, info() {}, warn: keep, error: keep } };

@@ -34,7 +34,12 @@ function observed(answers: ScriptedAnswer[]) {
 /** Every view a merchant's code or their tooling may take of `value`, and everything captured. */
 async function everything(value: unknown): Promise<string> {
   await capture?.flush();
-  return [String(value), JSON.stringify(value), inspect(value, { depth: null, showHidden: true }), capture?.dump() ?? ''].join('\n');
+  return [
+    String(value),
+    JSON.stringify(value),
+    inspect(value, { depth: null, showHidden: true }),
+    capture?.dump() ?? '',
+  ].join('\n');
 }
 
 /** The account number in every form a test sends it back: its digits, and its digits grouped. */
@@ -48,15 +53,23 @@ describe('the account number sent, in a 2xx withdrawal result', () => {
       { status: 200, headers: { 'content-type': 'application/json' } },
     );
     const withdrawal = await observed([answer]).withdrawals.create(params());
-    expect(withdrawal).toMatchObject({ beneficiary: { account: MASKED }, accounts: [MASKED], note: `to ${MASKED}`, memo: `acct ${MASKED}` });
+    expect(withdrawal).toMatchObject({
+      beneficiary: { account: MASKED },
+      accounts: [MASKED],
+      note: `to ${MASKED}`,
+      memo: `acct ${MASKED}`,
+    });
     expectNoSecret(await everything(withdrawal), FORMS);
   });
 
   it('an account number with leading zeros sent back as a JSON number (which drops them) is masked too', async () => {
-    const answer = new Response(`{"status":"success","data":{"payment_id":"WD_1","reference_id":"${REF}","status":"PROCESSING","amount":250,"acct":51401234567}}`, {
-      status: 200,
-      headers: { 'content-type': 'application/json' },
-    });
+    const answer = new Response(
+      `{"status":"success","data":{"payment_id":"WD_1","reference_id":"${REF}","status":"PROCESSING","amount":250,"acct":51401234567}}`,
+      {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+      },
+    );
     const withdrawal = await observed([answer]).withdrawals.create(params('0051401234567'));
     expect(withdrawal).toMatchObject({ acct: '****4567' });
     expect(JSON.stringify(withdrawal)).not.toContain('51401234567');
@@ -64,12 +77,15 @@ describe('the account number sent, in a 2xx withdrawal result', () => {
 });
 
 describe('the account number sent, in an error', () => {
-  it.each(Object.entries(FORMS))('a 4xx message with it %s is masked, in the message, toJSON, inspect, logs and spans', async (_form, shown) => {
-    const client = observed([failure(400, 'INVALID_BANK_CODE', `bank rejected account ${shown}`)]);
-    const error = await client.withdrawals.create(params()).catch((e: unknown) => e);
-    expect(String(error)).toContain(`bank rejected account ${MASKED}`);
-    expectNoSecret(await everything(error), FORMS);
-  });
+  it.each(Object.entries(FORMS))(
+    'a 4xx message with it %s is masked, in the message, toJSON, inspect, logs and spans',
+    async (_form, shown) => {
+      const client = observed([failure(400, 'INVALID_BANK_CODE', `bank rejected account ${shown}`)]);
+      const error = await client.withdrawals.create(params()).catch((e: unknown) => e);
+      expect(String(error)).toContain(`bank rejected account ${MASKED}`);
+      expectNoSecret(await everything(error), FORMS);
+    },
+  );
 
   it('an OUTCOME_UNKNOWN built on a 502 that names it with separators is masked, toJSON included', async () => {
     const client = observed([failure(502, 'GATEWAY_ERROR', 'bank rejected account 5140-1234-56789')]);
@@ -80,7 +96,15 @@ describe('the account number sent, in an error', () => {
   });
 
   it('a 2xx whose body the schema refuses does not echo it in clear', async () => {
-    const client = observed([success({ payment_id: 'WD_1', reference_id: REF, status: 'PROCESSING', amount: 'lots', note: 'to 5140 1234 56789' })]);
+    const client = observed([
+      success({
+        payment_id: 'WD_1',
+        reference_id: REF,
+        status: 'PROCESSING',
+        amount: 'lots',
+        note: 'to 5140 1234 56789',
+      }),
+    ]);
     const error = await client.withdrawals.create(params()).catch((e: unknown) => e);
     expectNoSecret(await everything(error), FORMS);
   });

@@ -19,7 +19,10 @@ let baseUrl: string;
 
 /** Writes `{"status":"success","data":"AAAA…` for ever (with or without a Content-Length that says so), until the client goes. */
 function stream(res: ServerResponse, { status, chunked }: Endless): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...(chunked ? {} : { 'content-length': String(1 << 30) }) });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    ...(chunked ? {} : { 'content-length': String(1 << 30) }),
+  });
   const chunk = Buffer.alloc(65_536, 'A');
   let sent = 0;
   let open = true;
@@ -38,40 +41,53 @@ function stream(res: ServerResponse, { status, chunked }: Endless): void {
 }
 
 beforeAll(async () => {
-  server = createServer(asListener(async (req, res) => {
-    await readBody(req);
-    const path = req.url ?? '';
-    if (path.endsWith('/auth/token')) return json(res, 200, service.token());
-    if (endless) return stream(res, endless);
-    return json(res, 200, service.status('PAY_REAL1', path.split('/').pop() ?? '', 120.5));
-  }));
+  server = createServer(
+    asListener(async (req, res) => {
+      await readBody(req);
+      const path = req.url ?? '';
+      if (path.endsWith('/auth/token')) return json(res, 200, service.token());
+      if (endless) return stream(res, endless);
+      return json(res, 200, service.status('PAY_REAL1', path.split('/').pop() ?? '', 120.5));
+    }),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-const gateway = () => new MyrGateway({ baseUrl, merchantId: 'M1', apiKey: 'sk_real_http', allowInsecureLoopback: true, sleep: () => Promise.resolve(), random: () => 0 });
+const gateway = () =>
+  new MyrGateway({
+    baseUrl,
+    merchantId: 'M1',
+    apiKey: 'sk_real_http',
+    allowInsecureLoopback: true,
+    sleep: () => Promise.resolve(),
+    random: () => 0,
+  });
 
 describe('an answer that never ends', () => {
   it.each([
     ['chunked', true],
     ['with a Content-Length of 1 GiB', false],
-  ])('a 2xx (%s) is cut after 1 MiB and is an INVALID_RESPONSE: the connection closed, the rest never read', async (_, chunked) => {
-    const client = gateway();
-    await client.payments.retrieve('WARM1');
-    endless = { status: 200, chunked };
-    written.length = 0;
-    try {
-      const error = await caught(client.payments.retrieve('ORDER1', { maxRetries: 0 }));
-      expect(error).toBeInstanceOf(MyrGatewayError);
-      expect(error.code).toBe('INVALID_RESPONSE');
-    } finally {
-      endless = undefined;
-    }
-    await expect.poll(() => written.length).toBe(1);
-    // What the server got out before it saw the close: the 1 MiB read, plus what the sockets buffer.
-    expect(written[0]).toBeLessThan(64 * 1_048_576);
-  });
+  ])(
+    'a 2xx (%s) is cut after 1 MiB and is an INVALID_RESPONSE: the connection closed, the rest never read',
+    async (_, chunked) => {
+      const client = gateway();
+      await client.payments.retrieve('WARM1');
+      endless = { status: 200, chunked };
+      written.length = 0;
+      try {
+        const error = await caught(client.payments.retrieve('ORDER1', { maxRetries: 0 }));
+        expect(error).toBeInstanceOf(MyrGatewayError);
+        expect(error.code).toBe('INVALID_RESPONSE');
+      } finally {
+        endless = undefined;
+      }
+      await expect.poll(() => written.length).toBe(1);
+      // What the server got out before it saw the close: the 1 MiB read, plus what the sockets buffer.
+      expect(written[0]).toBeLessThan(64 * 1_048_576);
+    },
+  );
 
   it('an error answer (500) is cut after 1 MiB too, and is a typed error that quotes at most 500 characters of it', async () => {
     const client = gateway();

@@ -104,13 +104,21 @@ describe('access tokens', () => {
     mock.fault({ endpoint: 'payment.create', response: { type: 'status', status: 401, code: 'UNAUTHORIZED' } });
     const payment = await gateway.payments.create(paymentParams());
     expect(payment.payment_id).toMatch(/^PAY_/);
-    expect(mock.requests.map((r) => `${r.endpoint}:${r.status}`)).toEqual(['payment.create:401', 'auth:200', 'payment.create:200']);
+    expect(mock.requests.map((r) => `${r.endpoint}:${r.status}`)).toEqual([
+      'payment.create:401',
+      'auth:200',
+      'payment.create:200',
+    ]);
   });
 
   it('a second UNAUTHORIZED after the fresh token is final, not retried', async () => {
     const { gateway, delays } = clientFor(mock, { now });
     await gateway.payments.create(paymentParams());
-    mock.fault({ endpoint: 'payment.create', times: 2, response: { type: 'status', status: 401, code: 'UNAUTHORIZED' } });
+    mock.fault({
+      endpoint: 'payment.create',
+      times: 2,
+      response: { type: 'status', status: 401, code: 'UNAUTHORIZED' },
+    });
     const error = await caught(gateway.payments.create(paymentParams()));
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(error.code).toBe('UNAUTHORIZED');
@@ -124,7 +132,11 @@ describe('access tokens', () => {
   it('after a fresh token was refused too, the next call sends a new token, never the refused one', async () => {
     const { gateway } = clientFor(mock, { now });
     await gateway.payments.create(paymentParams());
-    mock.fault({ endpoint: 'payment.create', times: 2, response: { type: 'status', status: 401, code: 'UNAUTHORIZED' } });
+    mock.fault({
+      endpoint: 'payment.create',
+      times: 2,
+      response: { type: 'status', status: 401, code: 'UNAUTHORIZED' },
+    });
     await caught(gateway.payments.create(paymentParams()));
     const refused = mock.requests.filter((r) => r.endpoint === 'payment.create').at(-1)?.headers.authorization;
     const before = mock.requests.length;
@@ -135,9 +147,27 @@ describe('access tokens', () => {
   });
 
   it.each([
-    ['wrong api_key', { merchantId: 'MERCHANT_TEST', apiKey: 'sk_wrong' }, 'INVALID_CREDENTIALS', 401, AuthenticationError],
-    ['disabled merchant', { merchantId: 'MERCHANT_OFF', apiKey: 'sk_test_disabled_0002' }, 'MERCHANT_DISABLED', 403, PermissionDeniedError],
-    ['locked merchant', { merchantId: 'MERCHANT_LOCK', apiKey: 'sk_test_locked_0003' }, 'MERCHANT_LOCKED', 403, PermissionDeniedError],
+    [
+      'wrong api_key',
+      { merchantId: 'MERCHANT_TEST', apiKey: 'sk_wrong' },
+      'INVALID_CREDENTIALS',
+      401,
+      AuthenticationError,
+    ],
+    [
+      'disabled merchant',
+      { merchantId: 'MERCHANT_OFF', apiKey: 'sk_test_disabled_0002' },
+      'MERCHANT_DISABLED',
+      403,
+      PermissionDeniedError,
+    ],
+    [
+      'locked merchant',
+      { merchantId: 'MERCHANT_LOCK', apiKey: 'sk_test_locked_0003' },
+      'MERCHANT_LOCKED',
+      403,
+      PermissionDeniedError,
+    ],
   ])('%s: %s is not retried', async (_label, creds, code, status, klass) => {
     const { gateway, delays } = clientFor(mock, { now, ...creds });
     const error = await caught(gateway.payments.create(paymentParams()));
@@ -195,10 +225,27 @@ describe('access tokens', () => {
         const request = new Request(input, init);
         if (request.url.endsWith('/auth/token')) return Response.json(variant);
         seen.push(request.headers.get('authorization') ?? '');
-        return Response.json({ status: 'success', data: { payment_id: 'PAY_1', reference_id: 'R1', amount: 5, currency: 'MYR', status: 'PROCESSING', created_at: 'x' } });
+        return Response.json({
+          status: 'success',
+          data: {
+            payment_id: 'PAY_1',
+            reference_id: 'R1',
+            amount: 5,
+            currency: 'MYR',
+            status: 'PROCESSING',
+            created_at: 'x',
+          },
+        });
       };
       // A store per variant: clients with the same credentials would otherwise share the first token.
-      const gateway = new MyrGateway({ baseUrl: 'https://api.example.test/api/v1', merchantId: 'M', apiKey: 'k', fetch: fetchImpl, now, tokenStore: new MemoryTokenStore() });
+      const gateway = new MyrGateway({
+        baseUrl: 'https://api.example.test/api/v1',
+        merchantId: 'M',
+        apiKey: 'k',
+        fetch: fetchImpl,
+        now,
+        tokenStore: new MemoryTokenStore(),
+      });
       await gateway.payments.retrieve('R1');
     }
     expect(seen).toEqual(['Bearer tokA', 'Bearer tokB', 'Bearer tokC']);

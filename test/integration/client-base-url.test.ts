@@ -4,7 +4,14 @@
  */
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigurationError, MemoryRateLimiter, MemoryTokenStore, MyrGateway, NotFoundError, OutcomeUnknownError } from '../../src/index.js';
+import {
+  ConfigurationError,
+  MemoryRateLimiter,
+  MemoryTokenStore,
+  MyrGateway,
+  NotFoundError,
+  OutcomeUnknownError,
+} from '../../src/index.js';
 import { json, listen, readBody, service } from '../helpers/real-server.js';
 import { caught, paymentParams } from '../helpers/client.js';
 
@@ -34,7 +41,8 @@ async function serviceUnderApiV1(bareNotFound: (res: ServerResponse) => void) {
     await readBody(req);
     paths.push(String(req.url));
     if (req.url === '/api/v1/auth/token') return json(res, 200, service.token());
-    if (req.url?.startsWith('/api/v1/payment/status/')) return json(res, 404, { status: 'error', error: 'NOT_FOUND', message: 'No payment matches this identifier' });
+    if (req.url?.startsWith('/api/v1/payment/status/'))
+      return json(res, 404, { status: 'error', error: 'NOT_FOUND', message: 'No payment matches this identifier' });
     if (req.url?.startsWith('/api/v1/payment/request')) return bareNotFound(res);
     bareNotFound(res);
   });
@@ -45,21 +53,30 @@ async function serviceUnderApiV1(bareNotFound: (res: ServerResponse) => void) {
 describe('a baseUrl without /api/v1', () => {
   it.each([
     ['an empty 404', (res: ServerResponse) => res.writeHead(404).end()],
-    ['an HTML 404', (res: ServerResponse) => res.writeHead(404, { 'content-type': 'text/html' }).end('<html>Cannot POST</html>')],
+    [
+      'an HTML 404',
+      (res: ServerResponse) => res.writeHead(404, { 'content-type': 'text/html' }).end('<html>Cannot POST</html>'),
+    ],
     ['a JSON 404 that is not the service envelope', (res: ServerResponse) => json(res, 404, { message: 'Not Found' })],
-    ['the service\'s own NOT_FOUND envelope on /auth/token', (res: ServerResponse) => json(res, 404, { status: 'error', error: 'NOT_FOUND', message: 'No such endpoint' })],
-  ])('%s is a ConfigurationError that says to check baseUrl and names the URL that answered', async (_label, answer) => {
-    const { url } = await serviceUnderApiV1(answer);
-    const error = await caught(client(url).payments.create(paymentParams()));
-    expect(error).toBeInstanceOf(ConfigurationError);
-    expect(error).not.toBeInstanceOf(NotFoundError);
-    expect(error.code).toBe('INVALID_CONFIGURATION');
-    expect(error.field).toBe('baseUrl');
-    expect(error.status).toBe(404);
-    expect(error.message).toContain('/api/v1');
-    expect(error.message).toContain(`${url}/auth/token`);
-    expect(error.message).not.toContain(API_KEY);
-  });
+    [
+      "the service's own NOT_FOUND envelope on /auth/token",
+      (res: ServerResponse) => json(res, 404, { status: 'error', error: 'NOT_FOUND', message: 'No such endpoint' }),
+    ],
+  ])(
+    '%s is a ConfigurationError that says to check baseUrl and names the URL that answered',
+    async (_label, answer) => {
+      const { url } = await serviceUnderApiV1(answer);
+      const error = await caught(client(url).payments.create(paymentParams()));
+      expect(error).toBeInstanceOf(ConfigurationError);
+      expect(error).not.toBeInstanceOf(NotFoundError);
+      expect(error.code).toBe('INVALID_CONFIGURATION');
+      expect(error.field).toBe('baseUrl');
+      expect(error.status).toBe(404);
+      expect(error.message).toContain('/api/v1');
+      expect(error.message).toContain(`${url}/auth/token`);
+      expect(error.message).not.toContain(API_KEY);
+    },
+  );
 
   it('a bare 404 from a money endpoint is a ConfigurationError, not "payment not found" (no lookup reads it as such)', async () => {
     const { url, paths } = await serviceUnderApiV1((res) => res.writeHead(404).end());
@@ -79,23 +96,30 @@ describe('a baseUrl without /api/v1', () => {
 });
 
 describe('a baseUrl with whitespace or a control character', () => {
-  it.each(['https://api.gate\tway.example/api/v1', 'https://api.gateway.example/api/v1\n', ' https://api.gateway.example/api/v1'])('%j is refused at construction', (baseUrl) => {
-    expect(() => new MyrGateway({ baseUrl, merchantId: 'M1', apiKey: API_KEY })).toThrow(/baseUrl must not contain spaces, control or invisible characters/);
+  it.each([
+    'https://api.gate\tway.example/api/v1',
+    'https://api.gateway.example/api/v1\n',
+    ' https://api.gateway.example/api/v1',
+  ])('%j is refused at construction', (baseUrl) => {
+    expect(() => new MyrGateway({ baseUrl, merchantId: 'M1', apiKey: API_KEY })).toThrow(
+      /baseUrl must not contain spaces, control or invisible characters/,
+    );
   });
 });
 
 describe('a baseUrl with a query or a fragment', () => {
-  it.each(['https://api.gateway.example/api/v1?tenant=a', 'https://api.gateway.example/api/v1#top', 'https://api.gateway.example/api/v1?'])(
-    '%s is refused at construction, before any request',
-    (baseUrl) => {
-      let sent = 0;
-      const fetch = async () => {
-        sent += 1;
-        return new Response('{}');
-      };
-      expect(() => new MyrGateway({ baseUrl, merchantId: 'M1', apiKey: API_KEY, fetch })).toThrow(ConfigurationError);
-      expect(() => new MyrGateway({ baseUrl, merchantId: 'M1', apiKey: API_KEY, fetch })).toThrow(/query|fragment/);
-      expect(sent).toBe(0);
-    },
-  );
+  it.each([
+    'https://api.gateway.example/api/v1?tenant=a',
+    'https://api.gateway.example/api/v1#top',
+    'https://api.gateway.example/api/v1?',
+  ])('%s is refused at construction, before any request', (baseUrl) => {
+    let sent = 0;
+    const fetch = async () => {
+      sent += 1;
+      return new Response('{}');
+    };
+    expect(() => new MyrGateway({ baseUrl, merchantId: 'M1', apiKey: API_KEY, fetch })).toThrow(ConfigurationError);
+    expect(() => new MyrGateway({ baseUrl, merchantId: 'M1', apiKey: API_KEY, fetch })).toThrow(/query|fragment/);
+    expect(sent).toBe(0);
+  });
 });

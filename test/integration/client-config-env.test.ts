@@ -34,7 +34,9 @@ describe('configuration from the environment', () => {
     const gateway = new MyrGateway(isolated);
     const payment = await gateway.payments.create(paymentParams());
     expect(payment.payment_id).toMatch(/^PAY_/);
-    expect(mock.requests.find((r) => r.endpoint === 'auth')?.body).toMatchObject({ merchant_id: mock.merchant.merchantId });
+    expect(mock.requests.find((r) => r.endpoint === 'auth')?.body).toMatchObject({
+      merchant_id: mock.merchant.merchantId,
+    });
   });
 
   it('options win over the environment', async () => {
@@ -95,23 +97,28 @@ describe('configuration from the environment', () => {
   it.each([
     ['a trailing newline', (key: string) => `${key}\n`, 'at its end'],
     ['a leading tab', (key: string) => `\t${key}`, 'at its start'],
-  ])('an api key with %s, from the environment or the options, fails the construction with a ConfigurationError naming where it came from and the whitespace, never the key', (_what, spoil, where) => {
-    setAll();
-    vi.stubEnv('MYR_GATEWAY_API_KEY', spoil(mock.merchant.apiKey));
-    const fromEnv = (() => {
-      try {
-        return new MyrGateway(isolated);
-      } catch (error) {
-        return error;
-      }
-    })();
-    expect(fromEnv).toBeInstanceOf(ConfigurationError);
-    expect(fromEnv).toMatchObject({ code: 'INVALID_CONFIGURATION', field: 'apiKey' });
-    expect(String(fromEnv)).toContain('MYR_GATEWAY_API_KEY');
-    expect(String(fromEnv)).toContain(`whitespace ${where}`);
-    expect(JSON.stringify(fromEnv) + String(fromEnv)).not.toContain(mock.merchant.apiKey);
-    expect(() => new MyrGateway({ ...isolated, apiKey: spoil(mock.merchant.apiKey) })).toThrow(/apiKey has whitespace/);
-  });
+  ])(
+    'an api key with %s, from the environment or the options, fails the construction with a ConfigurationError naming where it came from and the whitespace, never the key',
+    (_what, spoil, where) => {
+      setAll();
+      vi.stubEnv('MYR_GATEWAY_API_KEY', spoil(mock.merchant.apiKey));
+      const fromEnv = (() => {
+        try {
+          return new MyrGateway(isolated);
+        } catch (error) {
+          return error;
+        }
+      })();
+      expect(fromEnv).toBeInstanceOf(ConfigurationError);
+      expect(fromEnv).toMatchObject({ code: 'INVALID_CONFIGURATION', field: 'apiKey' });
+      expect(String(fromEnv)).toContain('MYR_GATEWAY_API_KEY');
+      expect(String(fromEnv)).toContain(`whitespace ${where}`);
+      expect(JSON.stringify(fromEnv) + String(fromEnv)).not.toContain(mock.merchant.apiKey);
+      expect(() => new MyrGateway({ ...isolated, apiKey: spoil(mock.merchant.apiKey) })).toThrow(
+        /apiKey has whitespace/,
+      );
+    },
+  );
 
   it('a runtime without process (an edge runtime, workerd) or with an env that throws (Deno without --allow-env) does not crash the construction', async () => {
     const saved = Object.getOwnPropertyDescriptor(globalThis, 'process');
@@ -122,7 +129,16 @@ describe('configuration from the environment', () => {
       Object.defineProperty(globalThis, 'process', { value: undefined, configurable: true, writable: true });
       withoutProcess = new MyrGateway(isolated);
       Object.defineProperty(globalThis, 'process', {
-        value: { env: new Proxy({}, { get: () => { throw new Error('NotCapable: Requires env access'); } }) },
+        value: {
+          env: new Proxy(
+            {},
+            {
+              get: () => {
+                throw new Error('NotCapable: Requires env access');
+              },
+            },
+          ),
+        },
         configurable: true,
         writable: true,
       });

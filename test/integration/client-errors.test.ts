@@ -56,7 +56,11 @@ const fieldOf: Record<string, string | undefined> = {
 describe('the spec error table', () => {
   it.each(table)('%s (HTTP %i) names the field to fix, when the code is about one', async (code, status) => {
     const { gateway } = clientFor(mock, { maxRetries: 0 });
-    mock.fault({ endpoint: 'payment.status', times: status === 401 ? 2 : 1, response: { type: 'status', status, code, message: `server says ${code}` } });
+    mock.fault({
+      endpoint: 'payment.status',
+      times: status === 401 ? 2 : 1,
+      response: { type: 'status', status, code, message: `server says ${code}` },
+    });
     const error = await caught(gateway.payments.retrieve('ANYREF1'));
     expect(error.field).toBe(fieldOf[code]);
     if (fieldOf[code] !== undefined) expect(JSON.parse(JSON.stringify(error))).toMatchObject({ field: fieldOf[code] });
@@ -65,7 +69,13 @@ describe('the spec error table', () => {
   it('a withdrawal to a bank the service does not support: INVALID_BANK_CODE names bank_code', async () => {
     const { gateway } = clientFor(mock);
     const error = await caught(
-      gateway.withdrawals.create({ amount: 250, reference_id: 'PAYOUTBANK1', bank_code: 'NOSUCHBANK', account_number: '5140123456789', account_name: 'Tan Wei Ming' }),
+      gateway.withdrawals.create({
+        amount: 250,
+        reference_id: 'PAYOUTBANK1',
+        bank_code: 'NOSUCHBANK',
+        account_number: '5140123456789',
+        account_name: 'Tan Wei Ming',
+      }),
     );
     expect(error).toBeInstanceOf(InvalidRequestError);
     expect(error).toMatchObject({ code: 'INVALID_BANK_CODE', field: 'bank_code', status: 400 });
@@ -74,7 +84,11 @@ describe('the spec error table', () => {
   it.each(table)('%s (HTTP %i) becomes %o with the right retryable flag', async (code, status, klass, retryable) => {
     const { gateway } = clientFor(mock, { maxRetries: 0 });
     // 401s are answered twice so the single refresh-and-retry also fails.
-    mock.fault({ endpoint: 'payment.status', times: status === 401 ? 2 : 1, response: { type: 'status', status, code, message: `server says ${code}` } });
+    mock.fault({
+      endpoint: 'payment.status',
+      times: status === 401 ? 2 : 1,
+      response: { type: 'status', status, code, message: `server says ${code}` },
+    });
     const error = await caught(gateway.payments.retrieve('ANYREF1'));
     expect(error).toBeInstanceOf(klass);
     expect(error).toBeInstanceOf(MyrGatewayError);
@@ -105,7 +119,10 @@ describe('the spec error table', () => {
 
   it('the service rejecting http:// callback URLs with 422 is an InvalidRequestError', async () => {
     const { gateway } = clientFor(mock);
-    mock.fault({ endpoint: 'payment.create', response: { type: 'status', status: 422, code: 'VALIDATION_ERROR', message: 'callback_url must use HTTPS' } });
+    mock.fault({
+      endpoint: 'payment.create',
+      response: { type: 'status', status: 422, code: 'VALIDATION_ERROR', message: 'callback_url must use HTTPS' },
+    });
     const error = await caught(gateway.payments.create(paymentParams()));
     expect(error).toBeInstanceOf(InvalidRequestError);
     expect(error.status).toBe(422);
@@ -131,7 +148,15 @@ describe('the spec error table', () => {
   it('a withdrawal answered 2xx with a malformed body is not resent and says it was accepted', async () => {
     const { gateway } = clientFor(mock);
     mock.fault({ endpoint: 'withdraw', response: { type: 'body', status: 200, body: '<html>ok</html>' } });
-    const error = await caught(gateway.withdrawals.create({ amount: 60, reference_id: 'WDMALFORMED1', bank_code: 'PBBEMYKL', account_number: '5140123456789', account_name: 'A' }));
+    const error = await caught(
+      gateway.withdrawals.create({
+        amount: 60,
+        reference_id: 'WDMALFORMED1',
+        bank_code: 'PBBEMYKL',
+        account_number: '5140123456789',
+        account_name: 'A',
+      }),
+    );
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect(error.retryable).toBe(false);
     expect(error.message).toContain('send no new withdrawal');
@@ -144,9 +169,21 @@ describe('the spec error table', () => {
   it('a created payment whose answer lacks echo fields is still a created payment, filled from the request', async () => {
     const { gateway } = clientFor(mock);
     const params = paymentParams('MOBILE_WALLET', 77.7);
-    mock.fault({ endpoint: 'payment.create', response: { type: 'body', body: { status: 'success', data: { payment_id: 'PAY_MIN1', payment_url: 'https://pay.example/PAY_MIN1' } } } });
+    mock.fault({
+      endpoint: 'payment.create',
+      response: {
+        type: 'body',
+        body: { status: 'success', data: { payment_id: 'PAY_MIN1', payment_url: 'https://pay.example/PAY_MIN1' } },
+      },
+    });
     const payment = await gateway.payments.create(params);
-    expect(payment).toMatchObject({ payment_id: 'PAY_MIN1', amount: 77.7, reference_id: params.reference_id, currency: 'MYR', status: 'PROCESSING' });
+    expect(payment).toMatchObject({
+      payment_id: 'PAY_MIN1',
+      amount: 77.7,
+      reference_id: params.reference_id,
+      currency: 'MYR',
+      status: 'PROCESSING',
+    });
     expect(payment.customer_redirect_url).toBe('https://pay.example/PAY_MIN1');
   });
 
@@ -159,7 +196,18 @@ describe('the spec error table', () => {
         type: 'body',
         body: {
           status: 'success',
-          data: { payment_id: created.payment_id, reference_id: created.reference_id, amount: 120.5, currency: 'MYR', status: 'SUCCESS', gateway_reference: 'GW1', created_at: '2026-11-22T00:00:00Z', completed_at: null, expires_at: null, brand_new_field: { x: 1 } },
+          data: {
+            payment_id: created.payment_id,
+            reference_id: created.reference_id,
+            amount: 120.5,
+            currency: 'MYR',
+            status: 'SUCCESS',
+            gateway_reference: 'GW1',
+            created_at: '2026-11-22T00:00:00Z',
+            completed_at: null,
+            expires_at: null,
+            brand_new_field: { x: 1 },
+          },
         },
       },
     });
@@ -192,12 +240,30 @@ describe('secrets never leak', () => {
     await gateway.payments.create(paymentParams());
     const token = mock.requests.find((r) => r.endpoint === 'payment.create')?.headers.authorization?.slice(7) as string;
     const errors: unknown[] = [];
-    mock.fault({ endpoint: 'payment.status', response: { type: 'status', status: 400, code: 'VALIDATION_ERROR', message: `bad key ${apiKey} and token ${token}` } });
+    mock.fault({
+      endpoint: 'payment.status',
+      response: {
+        type: 'status',
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        message: `bad key ${apiKey} and token ${token}`,
+      },
+    });
     errors.push(await caught(gateway.payments.retrieve('X1')));
     mock.fault({ endpoint: 'payment.status', times: 2, response: { type: 'networkError' } });
     errors.push(await caught(gateway.payments.retrieve('X2')));
     mock.fault({ endpoint: 'withdraw', when: 'after', response: { type: 'networkError' } });
-    errors.push(await caught(gateway.withdrawals.create({ amount: 60, reference_id: 'W1', bank_code: 'PBBEMYKL', account_number: '5140123456789', account_name: 'A' })));
+    errors.push(
+      await caught(
+        gateway.withdrawals.create({
+          amount: 60,
+          reference_id: 'W1',
+          bank_code: 'PBBEMYKL',
+          account_number: '5140123456789',
+          account_name: 'A',
+        }),
+      ),
+    );
     const badKey = clientFor(mock, { apiKey: `${apiKey}X` }).gateway;
     errors.push(await caught(badKey.payments.retrieve('X3')));
     for (const error of errors) expectNoSecrets(error, [apiKey, token, '5140123456789']);
@@ -209,7 +275,10 @@ describe('secrets never leak', () => {
     await clientFor(mock, { tokenStore: store }).gateway.payments.create(paymentParams());
     const second = clientFor(mock, { tokenStore: store }).gateway; // never fetched a token itself
     const token = mock.requests.find((r) => r.endpoint === 'payment.create')?.headers.authorization?.slice(7) as string;
-    mock.fault({ endpoint: 'payment.status', response: { type: 'status', status: 400, code: 'VALIDATION_ERROR', message: `header was Bearer ${token}` } });
+    mock.fault({
+      endpoint: 'payment.status',
+      response: { type: 'status', status: 400, code: 'VALIDATION_ERROR', message: `header was Bearer ${token}` },
+    });
     const error = await caught(second.payments.retrieve('X4'));
     expect(mock.count('auth')).toBe(1);
     expectNoSecrets(error, [token]);

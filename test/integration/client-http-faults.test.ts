@@ -5,7 +5,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigurationError, ConnectionError, MyrGateway, MyrGatewayError, OutcomeUnknownError, PaymentUrlUnavailableError } from '../../src/index.js';
+import {
+  ConfigurationError,
+  ConnectionError,
+  MyrGateway,
+  MyrGatewayError,
+  OutcomeUnknownError,
+  PaymentUrlUnavailableError,
+} from '../../src/index.js';
 import { caught, paymentParams, recordingSleep, withdrawalParams } from '../helpers/client.js';
 import { asListener, closedPortUrl, json, readBody, service } from '../helpers/real-server.js';
 
@@ -16,25 +23,31 @@ let server: Server;
 let baseUrl: string;
 
 beforeAll(async () => {
-  server = createServer(asListener(async (req, res) => {
-    const body = await readBody(req);
-    const path = req.url ?? '';
-    received.push(`${req.method} ${path}`);
-    if (path.endsWith('/auth/token')) return json(res, 200, service.token());
-    if (path.includes('/payment/status/')) return json(res, 200, service.status('PAY_REAL1', path.split('/').pop() ?? '', 120.5));
-    const next = behaviour.shift() ?? 'ok';
-    if (next === 'drop-after-read') {
-      req.socket.destroy(); // the request was read (and, for a real service, maybe acted on); no answer
-      return;
-    }
-    // A broken upstream (or a hostile middlebox) answering with a message of nearly a megabyte
-    // (a longer answer is cut as it is read: client-answer-size.test.ts).
-    if (next === 'huge-error') return json(res, 400, { status: 'error', error: 'VALIDATION_ERROR', message: `bad ${'A'.repeat(1_000_000)}` });
-    if (next === 'duplicate') return json(res, 409, { status: 'error', error: 'DUPLICATE_REFERENCE', message: 'reference_id already used' });
-    const parsed = JSON.parse(body) as { reference_id: string; amount: number };
-    if (path.endsWith('/payment/withdraw')) return json(res, 200, service.withdrawal('WD_REAL1', parsed.reference_id, parsed.amount));
-    return json(res, 200, service.payment('PAY_REAL1', parsed.reference_id, parsed.amount));
-  }));
+  server = createServer(
+    asListener(async (req, res) => {
+      const body = await readBody(req);
+      const path = req.url ?? '';
+      received.push(`${req.method} ${path}`);
+      if (path.endsWith('/auth/token')) return json(res, 200, service.token());
+      if (path.includes('/payment/status/'))
+        return json(res, 200, service.status('PAY_REAL1', path.split('/').pop() ?? '', 120.5));
+      const next = behaviour.shift() ?? 'ok';
+      if (next === 'drop-after-read') {
+        req.socket.destroy(); // the request was read (and, for a real service, maybe acted on); no answer
+        return;
+      }
+      // A broken upstream (or a hostile middlebox) answering with a message of nearly a megabyte
+      // (a longer answer is cut as it is read: client-answer-size.test.ts).
+      if (next === 'huge-error')
+        return json(res, 400, { status: 'error', error: 'VALIDATION_ERROR', message: `bad ${'A'.repeat(1_000_000)}` });
+      if (next === 'duplicate')
+        return json(res, 409, { status: 'error', error: 'DUPLICATE_REFERENCE', message: 'reference_id already used' });
+      const parsed = JSON.parse(body) as { reference_id: string; amount: number };
+      if (path.endsWith('/payment/withdraw'))
+        return json(res, 200, service.withdrawal('WD_REAL1', parsed.reference_id, parsed.amount));
+      return json(res, 200, service.payment('PAY_REAL1', parsed.reference_id, parsed.amount));
+    }),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
 });
@@ -42,7 +55,14 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 function client(url = baseUrl) {
   const recorder = recordingSleep();
-  const gateway = new MyrGateway({ baseUrl: url, merchantId: 'M1', apiKey: 'sk_real_http', allowInsecureLoopback: true, sleep: recorder.sleep, random: () => 0 });
+  const gateway = new MyrGateway({
+    baseUrl: url,
+    merchantId: 'M1',
+    apiKey: 'sk_real_http',
+    allowInsecureLoopback: true,
+    sleep: recorder.sleep,
+    random: () => 0,
+  });
   return { gateway, delays: recorder.delays };
 }
 
@@ -137,7 +157,9 @@ describe('call options are checked before sending', () => {
   });
 
   it.each([{ timeout: 1.5 }, { totalTimeout: 0 }, { maxRetries: 11 }])('the client refuses %o', (options) => {
-    expect(() => new MyrGateway({ baseUrl: 'https://api.gateway.example/api/v1', merchantId: 'M', apiKey: 'k', ...options })).toThrow(ConfigurationError);
+    expect(
+      () => new MyrGateway({ baseUrl: 'https://api.gateway.example/api/v1', merchantId: 'M', apiKey: 'k', ...options }),
+    ).toThrow(ConfigurationError);
   });
 });
 
@@ -154,9 +176,15 @@ describe('base URL safety', () => {
   });
 
   it('refuses http:// to a non-loopback host even with the opt-in', () => {
-    expect(() => new MyrGateway({ baseUrl: 'http://10.0.0.5/api/v1', merchantId: 'M', apiKey: 'k', allowInsecureLoopback: true })).toThrow(
-      ConfigurationError,
-    );
+    expect(
+      () =>
+        new MyrGateway({
+          baseUrl: 'http://10.0.0.5/api/v1',
+          merchantId: 'M',
+          apiKey: 'k',
+          allowInsecureLoopback: true,
+        }),
+    ).toThrow(ConfigurationError);
   });
 
   // A blank setting is a missing one (`process.env.X ?? ''`): it fails the first call, not the

@@ -19,10 +19,27 @@ let dir: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'myr-tls-'));
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
-    '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
   const cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
   server = await mock.serve({ tls: { key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert } });
   // What NODE_EXTRA_CA_CERTS does at start-up, done for this test process only.
@@ -36,7 +53,13 @@ afterAll(async () => {
 function client() {
   const recorder = recordingSleep();
   // A token cache per client: the tests reset the mock, which forgets every token it issued.
-  const gateway = new MyrGateway({ baseUrl: server.baseUrl, merchantId: mock.merchant.merchantId, apiKey: mock.merchant.apiKey, sleep: recorder.sleep, tokenStore: new MemoryTokenStore() });
+  const gateway = new MyrGateway({
+    baseUrl: server.baseUrl,
+    merchantId: mock.merchant.merchantId,
+    apiKey: mock.merchant.apiKey,
+    sleep: recorder.sleep,
+    tokenStore: new MemoryTokenStore(),
+  });
   return { gateway, delays: recorder.delays };
 }
 
@@ -72,14 +95,39 @@ describe('over real HTTPS', () => {
   it('refuses a server whose certificate it does not trust', async () => {
     const untrusted = createMockGateway();
     const otherDir = mkdtempSync(join(tmpdir(), 'myr-tls-'));
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
-      '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(otherDir, 'key.pem'), '-out', join(otherDir, 'cert.pem'),
-    ], { stdio: 'ignore' });
-    const other = await untrusted.serve({ tls: { key: readFileSync(join(otherDir, 'key.pem')), cert: readFileSync(join(otherDir, 'cert.pem')) } });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        join(otherDir, 'key.pem'),
+        '-out',
+        join(otherDir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
+    const other = await untrusted.serve({
+      tls: { key: readFileSync(join(otherDir, 'key.pem')), cert: readFileSync(join(otherDir, 'cert.pem')) },
+    });
     try {
       const recorder = recordingSleep();
-      const gateway = new MyrGateway({ baseUrl: other.baseUrl, merchantId: untrusted.merchant.merchantId, apiKey: untrusted.merchant.apiKey, sleep: recorder.sleep, maxRetries: 0 });
+      const gateway = new MyrGateway({
+        baseUrl: other.baseUrl,
+        merchantId: untrusted.merchant.merchantId,
+        apiKey: untrusted.merchant.apiKey,
+        sleep: recorder.sleep,
+        maxRetries: 0,
+      });
       const error = await caught(gateway.payments.create(paymentParams()));
       expect(error).toBeInstanceOf(ConnectionError);
       expect(untrusted.count()).toBe(0); // the api_key never left over an untrusted connection
@@ -93,11 +141,31 @@ describe('over real HTTPS', () => {
 /** A certificate made for this run and trusted by nobody. */
 function untrustedCertificate(): { key: string; cert: string; remove: () => void } {
   const otherDir = mkdtempSync(join(tmpdir(), 'myr-tls-'));
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
-    '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(otherDir, 'key.pem'), '-out', join(otherDir, 'cert.pem'),
-  ], { stdio: 'ignore' });
-  const pair = { key: readFileSync(join(otherDir, 'key.pem'), 'utf8'), cert: readFileSync(join(otherDir, 'cert.pem'), 'utf8') };
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      join(otherDir, 'key.pem'),
+      '-out',
+      join(otherDir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
+  const pair = {
+    key: readFileSync(join(otherDir, 'key.pem'), 'utf8'),
+    cert: readFileSync(join(otherDir, 'cert.pem'), 'utf8'),
+  };
   return { ...pair, remove: () => rmSync(otherDir, { recursive: true, force: true }) };
 }
 
@@ -125,7 +193,13 @@ describe('a secure connection that cannot be made', () => {
     const other = await untrusted.serve({ tls: { key: pair.key, cert: pair.cert } });
     try {
       const recorder = recordingSleep();
-      const gateway = new MyrGateway({ baseUrl: other.baseUrl, merchantId: untrusted.merchant.merchantId, apiKey: untrusted.merchant.apiKey, sleep: recorder.sleep, tokenStore: new MemoryTokenStore() });
+      const gateway = new MyrGateway({
+        baseUrl: other.baseUrl,
+        merchantId: untrusted.merchant.merchantId,
+        apiKey: untrusted.merchant.apiKey,
+        sleep: recorder.sleep,
+        tokenStore: new MemoryTokenStore(),
+      });
       await sixCallsFail(gateway, recorder.delays, () => untrusted.count());
     } finally {
       await other.close();
@@ -139,7 +213,13 @@ describe('a secure connection that cannot be made', () => {
     try {
       const recorder = recordingSleep();
       const baseUrl = served.baseUrl.replace(/^http:/, 'https:');
-      const gateway = new MyrGateway({ baseUrl, merchantId: plain.merchant.merchantId, apiKey: plain.merchant.apiKey, sleep: recorder.sleep, tokenStore: new MemoryTokenStore() });
+      const gateway = new MyrGateway({
+        baseUrl,
+        merchantId: plain.merchant.merchantId,
+        apiKey: plain.merchant.apiKey,
+        sleep: recorder.sleep,
+        tokenStore: new MemoryTokenStore(),
+      });
       await sixCallsFail(gateway, recorder.delays, () => plain.count());
     } finally {
       await served.close();
@@ -157,7 +237,14 @@ describe('a secure connection that cannot be made', () => {
         const url = input instanceof Request ? input.url : input instanceof URL ? input.href : input;
         return globalThis.fetch(url.endsWith('/auth/token') ? url.replace(/^https:/, 'http:') : url, init);
       };
-      const gateway = new MyrGateway({ baseUrl, merchantId: plain.merchant.merchantId, apiKey: plain.merchant.apiKey, sleep: recorder.sleep, tokenStore: new MemoryTokenStore(), fetch });
+      const gateway = new MyrGateway({
+        baseUrl,
+        merchantId: plain.merchant.merchantId,
+        apiKey: plain.merchant.apiKey,
+        sleep: recorder.sleep,
+        tokenStore: new MemoryTokenStore(),
+        fetch,
+      });
       const error = await caught(gateway.withdrawals.create(withdrawalParams()));
       expect(error).toBeInstanceOf(ConnectionError);
       expect(error).not.toBeInstanceOf(OutcomeUnknownError);
@@ -194,7 +281,13 @@ describe('a server that closes the connection during the TLS handshake', () => {
     const closing = await closingServer();
     try {
       const recorder = recordingSleep();
-      const gateway = new MyrGateway({ baseUrl: closing.baseUrl, merchantId: 'MERCHANT_CLOSES', apiKey: 'sk_test_closes', sleep: recorder.sleep, tokenStore: new MemoryTokenStore() });
+      const gateway = new MyrGateway({
+        baseUrl: closing.baseUrl,
+        merchantId: 'MERCHANT_CLOSES',
+        apiKey: 'sk_test_closes',
+        sleep: recorder.sleep,
+        tokenStore: new MemoryTokenStore(),
+      });
       for (let call = 0; call < 6; call++) {
         const error = await caught(gateway.payments.create(paymentParams()));
         expect(error).toBeInstanceOf(ConnectionError);
@@ -220,7 +313,14 @@ describe('a server that closes the connection during the TLS handshake', () => {
         const url = input instanceof Request ? input.url : input instanceof URL ? input.href : input;
         return globalThis.fetch(url.endsWith('/auth/token') ? `${served.baseUrl}/auth/token` : url, init);
       };
-      const gateway = new MyrGateway({ baseUrl: closing.baseUrl, merchantId: plain.merchant.merchantId, apiKey: plain.merchant.apiKey, sleep: recorder.sleep, tokenStore: new MemoryTokenStore(), fetch });
+      const gateway = new MyrGateway({
+        baseUrl: closing.baseUrl,
+        merchantId: plain.merchant.merchantId,
+        apiKey: plain.merchant.apiKey,
+        sleep: recorder.sleep,
+        tokenStore: new MemoryTokenStore(),
+        fetch,
+      });
       const error = await caught(gateway.withdrawals.create(withdrawalParams()));
       expect(error).toBeInstanceOf(ConnectionError);
       expect(error).not.toBeInstanceOf(OutcomeUnknownError);

@@ -1,6 +1,11 @@
 import { inspect } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DuplicateReferenceError, InvalidResponseError, OutcomeUnknownError, PaymentUrlUnavailableError } from '../../src/index.js';
+import {
+  DuplicateReferenceError,
+  InvalidResponseError,
+  OutcomeUnknownError,
+  PaymentUrlUnavailableError,
+} from '../../src/index.js';
 import { createMockGateway } from '../../src/testing/index.js';
 import { caught, clientFor, paymentParams, withdrawalParams } from '../helpers/client.js';
 import { captureConsoleWarn, MANY_CLIENTS_WARNING } from '../helpers/warnings.js';
@@ -20,34 +25,45 @@ describe('payment create: an answer lost after the payment was made', () => {
     ['a dropped connection', { type: 'networkError' } as const],
     ['a 502', { type: 'status', status: 502, code: 'GATEWAY_ERROR' } as const],
     ['a 504', { type: 'status', status: 504, code: 'GATEWAY_TIMEOUT' } as const],
-  ])('after %s, the retry meets DUPLICATE_REFERENCE: the payment exists, its URL is lost, and the answer says what to do', async (_label, response) => {
-    const { gateway } = clientFor(mock);
-    const params = paymentParams('BANK_TRANSFER', 300);
-    mock.fault({ endpoint: 'payment.create', when: 'after', response });
-    const error = await caught(gateway.payments.create(params));
-    expect(error).toBeInstanceOf(PaymentUrlUnavailableError);
-    expect(error).not.toBeInstanceOf(DuplicateReferenceError);
-    const lost = error as unknown as PaymentUrlUnavailableError;
-    expect(lost.code).toBe('PAYMENT_URL_UNAVAILABLE');
-    expect(lost.retryable).toBe(false);
-    expect(lost.referenceId).toBe(params.reference_id);
-    const stored = mock.getPayment(params.reference_id);
-    expect(lost.existingPayment.payment_id).toBe(stored?.payment_id);
-    expect(lost.existingPayment.amount).toBe(300);
-    expect(lost.expiresAt).toBe(stored?.expires_at);
-    expect(lost.message).toContain('new reference_id');
-    expect(lost.message).toContain(`expires at ${stored?.expires_at}`);
-    // the retry was refused as a duplicate: one payment exists for the reference, not two
-    const creates = mock.requests.filter((r) => r.endpoint === 'payment.create');
-    expect(creates).toHaveLength(2);
-    expect(creates[1]?.status).toBe(409);
-  });
+  ])(
+    'after %s, the retry meets DUPLICATE_REFERENCE: the payment exists, its URL is lost, and the answer says what to do',
+    async (_label, response) => {
+      const { gateway } = clientFor(mock);
+      const params = paymentParams('BANK_TRANSFER', 300);
+      mock.fault({ endpoint: 'payment.create', when: 'after', response });
+      const error = await caught(gateway.payments.create(params));
+      expect(error).toBeInstanceOf(PaymentUrlUnavailableError);
+      expect(error).not.toBeInstanceOf(DuplicateReferenceError);
+      const lost = error as unknown as PaymentUrlUnavailableError;
+      expect(lost.code).toBe('PAYMENT_URL_UNAVAILABLE');
+      expect(lost.retryable).toBe(false);
+      expect(lost.referenceId).toBe(params.reference_id);
+      const stored = mock.getPayment(params.reference_id);
+      expect(lost.existingPayment.payment_id).toBe(stored?.payment_id);
+      expect(lost.existingPayment.amount).toBe(300);
+      expect(lost.expiresAt).toBe(stored?.expires_at);
+      expect(lost.message).toContain('new reference_id');
+      expect(lost.message).toContain(`expires at ${stored?.expires_at}`);
+      // the retry was refused as a duplicate: one payment exists for the reference, not two
+      const creates = mock.requests.filter((r) => r.endpoint === 'payment.create');
+      expect(creates).toHaveLength(2);
+      expect(creates[1]?.status).toBe(409);
+    },
+  );
 
   it('when the status record does carry a payment_url, the payment is returned as created', async () => {
     const { gateway } = clientFor(mock);
     const params = paymentParams('QR_PAYMENT', 300);
     mock.fault({ endpoint: 'payment.create', when: 'after', response: { type: 'networkError' } });
-    const data = { payment_id: 'PAY_WITHURL1', reference_id: params.reference_id, amount: 300, currency: 'MYR', status: 'PROCESSING', created_at: new Date().toISOString(), payment_url: 'https://pay.example/PAY_WITHURL1' };
+    const data = {
+      payment_id: 'PAY_WITHURL1',
+      reference_id: params.reference_id,
+      amount: 300,
+      currency: 'MYR',
+      status: 'PROCESSING',
+      created_at: new Date().toISOString(),
+      payment_url: 'https://pay.example/PAY_WITHURL1',
+    };
     mock.fault({ endpoint: 'payment.status', response: { type: 'body', body: { status: 'success', data } } });
     const payment = await gateway.payments.create(params);
     expect(payment.payment_id).toBe('PAY_WITHURL1');
@@ -58,7 +74,15 @@ describe('payment create: an answer lost after the payment was made', () => {
     const { gateway } = clientFor(mock);
     const params = paymentParams('QR_PAYMENT', 300);
     mock.fault({ endpoint: 'payment.create', when: 'after', response: { type: 'networkError' } });
-    const data = { payment_id: 'PAY_JS1', reference_id: params.reference_id, amount: 300, currency: 'MYR', status: 'PROCESSING', created_at: new Date().toISOString(), payment_url: 'javascript:alert(1)' };
+    const data = {
+      payment_id: 'PAY_JS1',
+      reference_id: params.reference_id,
+      amount: 300,
+      currency: 'MYR',
+      status: 'PROCESSING',
+      created_at: new Date().toISOString(),
+      payment_url: 'javascript:alert(1)',
+    };
     mock.fault({ endpoint: 'payment.status', response: { type: 'body', body: { status: 'success', data } } });
     const error = await caught(gateway.payments.create(params));
     expect(error).toBeInstanceOf(InvalidResponseError);
@@ -88,8 +112,16 @@ describe('payment create: an answer lost after the payment was made', () => {
   it('retries that run out on another error after a processed attempt still report the existing payment', async () => {
     const { gateway } = clientFor(mock);
     const params = paymentParams();
-    mock.fault({ endpoint: 'payment.create', when: 'after', response: { type: 'status', status: 504, code: 'GATEWAY_TIMEOUT' } });
-    mock.fault({ endpoint: 'payment.create', times: 3, response: { type: 'status', status: 503, code: 'NO_GATEWAY_AVAILABLE' } });
+    mock.fault({
+      endpoint: 'payment.create',
+      when: 'after',
+      response: { type: 'status', status: 504, code: 'GATEWAY_TIMEOUT' },
+    });
+    mock.fault({
+      endpoint: 'payment.create',
+      times: 3,
+      response: { type: 'status', status: 503, code: 'NO_GATEWAY_AVAILABLE' },
+    });
     const error = await caught(gateway.payments.create(params));
     expect(error).toBeInstanceOf(PaymentUrlUnavailableError);
     const lost = error as unknown as PaymentUrlUnavailableError;
@@ -103,7 +135,11 @@ describe('payment create: an answer lost after the payment was made', () => {
   it('when a lookup finds nothing after ambiguous failures, the outcome is unknown, never "not created"', async () => {
     const { gateway } = clientFor(mock);
     const params = paymentParams();
-    mock.fault({ endpoint: 'payment.create', times: 4, response: { type: 'status', status: 502, code: 'GATEWAY_ERROR' } });
+    mock.fault({
+      endpoint: 'payment.create',
+      times: 4,
+      response: { type: 'status', status: 502, code: 'GATEWAY_ERROR' },
+    });
     const error = await caught(gateway.payments.create(params));
     expect(error).toBeInstanceOf(OutcomeUnknownError);
     expect(error.referenceId).toBe(params.reference_id);
@@ -221,7 +257,13 @@ describe('withdrawals are sent at most once once they may have reached the servi
     const params = withdrawalParams();
     mock.fault({
       endpoint: 'withdraw',
-      response: { type: 'body', body: { status: 'success', data: { reference_id: params.reference_id, account_number: params.account_number, status: 'PROCESSING' } } },
+      response: {
+        type: 'body',
+        body: {
+          status: 'success',
+          data: { reference_id: params.reference_id, account_number: params.account_number, status: 'PROCESSING' },
+        },
+      },
     });
     const withdrawal = await gateway.withdrawals.create(params);
     expect(withdrawal.account_number).toBe('****6789');
@@ -230,14 +272,27 @@ describe('withdrawals are sent at most once once they may have reached the servi
   it('a withdrawal answer that does not name its reference_id is not taken as this payout: InvalidResponseError, the payout may have been made', async () => {
     const { gateway } = clientFor(mock);
     const params = withdrawalParams();
-    mock.fault({ endpoint: 'withdraw', response: { type: 'body', body: { status: 'success', data: { status: 'PROCESSING' } } } });
-    await expect(gateway.withdrawals.create(params)).rejects.toMatchObject({ code: 'INVALID_RESPONSE', field: 'reference_id', referenceId: params.reference_id });
+    mock.fault({
+      endpoint: 'withdraw',
+      response: { type: 'body', body: { status: 'success', data: { status: 'PROCESSING' } } },
+    });
+    await expect(gateway.withdrawals.create(params)).rejects.toMatchObject({
+      code: 'INVALID_RESPONSE',
+      field: 'reference_id',
+      referenceId: params.reference_id,
+    });
   });
 
   it('a withdrawal answer with only its reference_id still gives what the SDK vouches for: amount, currency, bank, masked account', async () => {
     const { gateway } = clientFor(mock);
     const params = { ...withdrawalParams(), amount: '250.50' };
-    mock.fault({ endpoint: 'withdraw', response: { type: 'body', body: { status: 'success', data: { status: 'PROCESSING', reference_id: params.reference_id } } } });
+    mock.fault({
+      endpoint: 'withdraw',
+      response: {
+        type: 'body',
+        body: { status: 'success', data: { status: 'PROCESSING', reference_id: params.reference_id } },
+      },
+    });
     const withdrawal = await gateway.withdrawals.create(params);
     expect({ ...withdrawal }).toEqual({
       status: 'PROCESSING',
@@ -263,23 +318,41 @@ describe('withdrawals are sent at most once once they may have reached the servi
     mock.fault({ endpoint: 'withdraw', response: { type: 'body', body: { status: 'success', data } } });
     const withdrawal = await gateway.withdrawals.create(params);
     expect(JSON.stringify(withdrawal)).not.toContain(full);
-    expect(withdrawal.beneficiary).toEqual({ account_number: '****6789', account_name: 'Tan Wei Ming', bank: { account_number: '****6789' } });
+    expect(withdrawal.beneficiary).toEqual({
+      account_number: '****6789',
+      account_name: 'Tan Wei Ming',
+      bank: { account_number: '****6789' },
+    });
     expect(withdrawal.legs).toEqual([{ account_number: '****6789' }, { note: 'credit to ****6789 today' }]);
     expect(withdrawal.account_number).toBe('****6789');
   });
 
   it.each([
     ['a refusal', { type: 'status', status: 400, code: 'INVALID_BANK_CODE' } as const, 'create'],
-    ['an answer that leaves the outcome unknown', { type: 'status', status: 502, code: 'GATEWAY_ERROR' } as const, 'create'],
+    [
+      'an answer that leaves the outcome unknown',
+      { type: 'status', status: 502, code: 'GATEWAY_ERROR' } as const,
+      'create',
+    ],
     ['a refusal of recover', { type: 'status', status: 400, code: 'INVALID_BANK_CODE' } as const, 'recover'],
   ])('masks the account number the service puts in the message of %s', async (_label, response, method) => {
     const { gateway } = clientFor(mock);
     const params = withdrawalParams();
     const full = params.account_number;
-    mock.fault({ endpoint: 'withdraw', response: { ...response, message: `account_number ${full} (Tan Wei Ming) rejected by bank; retry ${full} later` } });
-    const error = await caught(method === 'create' ? gateway.withdrawals.create(params) : gateway.withdrawals.recover(params));
+    mock.fault({
+      endpoint: 'withdraw',
+      response: { ...response, message: `account_number ${full} (Tan Wei Ming) rejected by bank; retry ${full} later` },
+    });
+    const error = await caught(
+      method === 'create' ? gateway.withdrawals.create(params) : gateway.withdrawals.recover(params),
+    );
     expect(error.message).toContain('account_number ****6789 (Tan Wei Ming) rejected by bank');
-    const seen = [error.message, JSON.stringify(error), inspect(error), String((error.cause as Error | undefined)?.message)];
+    const seen = [
+      error.message,
+      JSON.stringify(error),
+      inspect(error),
+      String((error.cause as Error | undefined)?.message),
+    ];
     for (const text of seen) expect(text).not.toContain(full);
     expect(error.message).toContain('retry ****6789 later');
   });

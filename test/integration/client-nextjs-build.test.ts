@@ -9,7 +9,16 @@
  * types stripped (so the build needs no TypeScript setup of its own).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync, copyFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  copyFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -21,7 +30,10 @@ import { run } from '../runtimes/harness.js';
 const root = join(import.meta.dirname, '../..');
 const LINKED = ['next', 'react', 'react-dom', 'ky', 'zod', 'qrcode'];
 /** The environment of a machine where no MYR_* secret is set (the build stage of a deployment). */
-const env = { ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MYR_'))), NEXT_TELEMETRY_DISABLED: '1' };
+const env = {
+  ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MYR_'))),
+  NEXT_TELEMETRY_DISABLED: '1',
+};
 const nextBin = join(root, 'node_modules', 'next', 'dist', 'bin', 'next');
 
 let work = '';
@@ -56,11 +68,18 @@ beforeAll(async () => {
   mkdirSync(pkg, { recursive: true });
   copyFileSync(join(root, 'package.json'), join(pkg, 'package.json'));
   const tsup = createRequire(import.meta.url).resolve('tsup/dist/cli-default.js');
-  await run(process.execPath, [tsup, '--out-dir', join(pkg, 'dist'), '--no-dts', '--silent'], { cwd: root, timeoutMs: 120_000 });
-  for (const name of LINKED) symlinkSync(realpathSync(join(root, 'node_modules', name)), join(app, 'node_modules', name), 'dir');
+  await run(process.execPath, [tsup, '--out-dir', join(pkg, 'dist'), '--no-dts', '--silent'], {
+    cwd: root,
+    timeoutMs: 120_000,
+  });
+  for (const name of LINKED)
+    symlinkSync(realpathSync(join(root, 'node_modules', name)), join(app, 'node_modules', name), 'dir');
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'merchant-next-app', private: true }));
   // Turbopack compiles only files under its root; the linked packages live in the repo.
-  writeFileSync(join(app, 'next.config.mjs'), "export default { turbopack: { root: '/' }, outputFileTracingRoot: '/' };\n");
+  writeFileSync(
+    join(app, 'next.config.mjs'),
+    "export default { turbopack: { root: '/' }, outputFileTracingRoot: '/' };\n",
+  );
   writeRoute('route.ts', 'webhooks/myr');
   writeRoute('checkout/route.ts', 'checkout');
 }, 150_000);
@@ -83,7 +102,11 @@ describe('a Next.js App Router app with module-scope clients and no MYR_* set', 
 
   it('at request time, the routes answer with the typed ConfigurationError', async () => {
     const port = await freePort();
-    server = spawn(process.execPath, [nextBin, 'start', '-p', String(port), '-H', '127.0.0.1'], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    server = spawn(process.execPath, [nextBin, 'start', '-p', String(port), '-H', '127.0.0.1'], {
+      cwd: app,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`next start not ready in 60 s:\n${serverOutput}`)), 60_000);
       const read = (chunk: Buffer) => {
@@ -105,7 +128,11 @@ describe('a Next.js App Router app with module-scope clients and no MYR_* set', 
     expect(checkout.status).toBe(500);
     expect(await checkout.json()).toEqual({ error: 'INVALID_CONFIGURATION', field: 'baseUrl' });
 
-    const webhook = await fetch(`${base}/api/webhooks/myr`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    const webhook = await fetch(`${base}/api/webhooks/myr`, {
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(webhook.status).toBe(500);
 
     // What the server logged: the typed errors, naming the variables to set, and no stack of a crash at import.

@@ -32,14 +32,27 @@ describe('request hooks', () => {
       await gateway.payments.create(params);
       const create = cap.hooks.filter((h) => (h.event as { path: string }).path === '/payment/request');
       expect(create.map((h) => [h.hook, (h.event as { attempt: number }).attempt])).toEqual([
-        ['onRequest', 1], ['onResponse', 1], ['onRetry', 1], ['onRequest', 2], ['onResponse', 2],
+        ['onRequest', 1],
+        ['onResponse', 1],
+        ['onRetry', 1],
+        ['onRequest', 2],
+        ['onResponse', 2],
       ]);
       const [, failed, retry, , ok] = create.map((h) => h.event as Record<string, unknown>);
-      expect(failed).toMatchObject({ method: 'POST', status: 502, errorCode: 'GATEWAY_ERROR', referenceId: params.reference_id });
+      expect(failed).toMatchObject({
+        method: 'POST',
+        status: 502,
+        errorCode: 'GATEWAY_ERROR',
+        referenceId: params.reference_id,
+      });
       expect(retry).toMatchObject({ status: 502, errorCode: 'GATEWAY_ERROR', delayMs: 1000 });
       expect(ok).toMatchObject({ status: 200, errorCode: undefined, referenceId: params.reference_id });
       expect(ok?.correlationId).toMatch(/^[0-9a-f-]{36}$/);
-      expect(ok?.rateLimit).toMatchObject({ limit: expect.any(Number), remaining: expect.any(Number), reset: expect.any(Number) });
+      expect(ok?.rateLimit).toMatchObject({
+        limit: expect.any(Number),
+        remaining: expect.any(Number),
+        reset: expect.any(Number),
+      });
       expect(typeof ok?.durationMs).toBe('number');
       // The token request is hooked too, but its body (the api key) and the token are not.
       expect(cap.hooks.some((h) => (h.event as { path: string }).path === '/auth/token')).toBe(true);
@@ -54,7 +67,12 @@ describe('request hooks', () => {
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
     process.on('unhandledRejection', onUnhandled);
     const lines: unknown[][] = [];
-    const logger = { debug: () => undefined, info: () => undefined, warn: (...a: unknown[]) => void lines.push(a), error: () => undefined };
+    const logger = {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: (...a: unknown[]) => void lines.push(a),
+      error: () => undefined,
+    };
     const { gateway } = clientFor(mock, {
       logger,
       onRequest: () => {
@@ -76,7 +94,11 @@ describe('lastResponse', () => {
     const { gateway } = clientFor(mock);
     mock.fault({ endpoint: 'payment.create', response: { type: 'rateLimit', retryAfter: 1 } });
     const payment = await gateway.payments.create(paymentParams());
-    expect(payment.lastResponse).toMatchObject({ status: 200, attempts: 2, correlationId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(payment.lastResponse).toMatchObject({
+      status: 200,
+      attempts: 2,
+      correlationId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
     expect(payment.lastResponse.rateLimit?.limit).toEqual(expect.any(Number));
     expect(Object.keys(payment)).not.toContain('lastResponse');
     expect(JSON.stringify(payment)).not.toContain('lastResponse');
@@ -93,9 +115,28 @@ describe('lastResponse', () => {
   it('on a payment recovered after a lost answer, is the lookup that found it', async () => {
     const { gateway } = clientFor(mock, { maxRetries: 0 });
     const params = paymentParams();
-    mock.fault({ endpoint: 'payment.create', when: 'after', response: { type: 'status', status: 504, code: 'GATEWAY_TIMEOUT' } });
-    const record = { payment_id: 'PAY_X1', payment_url: 'https://pay.example/PAY_X1', status: 'PROCESSING', amount: params.amount, currency: 'MYR', reference_id: params.reference_id, created_at: new Date().toISOString() };
-    mock.fault({ endpoint: 'payment.status', response: { type: 'body', body: { status: 'success', data: record }, headers: { 'X-Correlation-ID': 'c-lookup' } } });
+    mock.fault({
+      endpoint: 'payment.create',
+      when: 'after',
+      response: { type: 'status', status: 504, code: 'GATEWAY_TIMEOUT' },
+    });
+    const record = {
+      payment_id: 'PAY_X1',
+      payment_url: 'https://pay.example/PAY_X1',
+      status: 'PROCESSING',
+      amount: params.amount,
+      currency: 'MYR',
+      reference_id: params.reference_id,
+      created_at: new Date().toISOString(),
+    };
+    mock.fault({
+      endpoint: 'payment.status',
+      response: {
+        type: 'body',
+        body: { status: 'success', data: record },
+        headers: { 'X-Correlation-ID': 'c-lookup' },
+      },
+    });
     const payment = await gateway.payments.create(params);
     expect(payment.payment_id).toBe('PAY_X1');
     expect(payment.lastResponse).toMatchObject({ status: 200, attempts: 1, correlationId: 'c-lookup' });
@@ -113,12 +154,25 @@ describe('logger', () => {
 
   it('pino: fields as the object, message as msg, levels kept', async () => {
     const out: Record<string, unknown>[] = [];
-    const logger = pino({ level: 'debug' }, { write: (line: string) => void out.push(JSON.parse(line) as Record<string, unknown>) });
+    const logger = pino(
+      { level: 'debug' },
+      { write: (line: string) => void out.push(JSON.parse(line) as Record<string, unknown>) },
+    );
     await run(logger);
     const retry = out.find((l) => String(l.msg).includes('retrying'));
-    expect(retry).toMatchObject({ level: 30, method: 'POST', path: '/payment/request', attempt: 1, status: 429, errorCode: 'RATE_LIMITED' });
+    expect(retry).toMatchObject({
+      level: 30,
+      method: 'POST',
+      path: '/payment/request',
+      attempt: 1,
+      status: 429,
+      errorCode: 'RATE_LIMITED',
+    });
     expect(out.find((l) => l.level === 20 && l.attempt === 2)).toBeDefined();
-    expect(out.find((l) => String(l.msg).includes('/payment/status/NOSUCHORDER failed with NOT_FOUND'))).toMatchObject({ level: 30, status: 404 });
+    expect(out.find((l) => String(l.msg).includes('/payment/status/NOSUCHORDER failed with NOT_FOUND'))).toMatchObject({
+      level: 30,
+      status: 404,
+    });
     expectNoSecret(JSON.stringify(out), { API_KEY, authorization: 'Bearer ' });
   });
 
@@ -130,7 +184,11 @@ describe('logger', () => {
         done();
       },
     });
-    const logger = winston.createLogger({ level: 'debug', format: winston.format.json(), transports: [new winston.transports.Stream({ stream })] });
+    const logger = winston.createLogger({
+      level: 'debug',
+      format: winston.format.json(),
+      transports: [new winston.transports.Stream({ stream })],
+    });
     await run(logger, 'info');
     await new Promise((resolve) => setImmediate(resolve));
     const retry = out.find((l) => String(l.message).includes('retrying'));
@@ -141,11 +199,17 @@ describe('logger', () => {
 
   it('console-shaped: (message, fields); nothing below the level; default level warn', async () => {
     const calls: unknown[][] = [];
-    const line = (level: string) => (...args: unknown[]) => void calls.push([level, ...args]);
+    const line =
+      (level: string) =>
+      (...args: unknown[]) =>
+        void calls.push([level, ...args]);
     const logger = { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
     await run(logger, 'info');
     expect(calls.find((c) => String(c[1]).includes('retrying'))).toEqual([
-      'info', expect.stringMatching(/^myr-gateway: POST \/payment\/request attempt 1 failed with RATE_LIMITED; retrying in \d+ ms$/),
+      'info',
+      expect.stringMatching(
+        /^myr-gateway: POST \/payment\/request attempt 1 failed with RATE_LIMITED; retrying in \d+ ms$/,
+      ),
       expect.objectContaining({ attempt: 1, status: 429 }),
     ]);
     expect(calls.some((c) => c[0] === 'debug')).toBe(false);
@@ -156,7 +220,9 @@ describe('logger', () => {
   });
 
   it('without a logger, nothing but warnings reaches the console, as before', async () => {
-    const spies = (['debug', 'info', 'log', 'warn', 'error'] as const).map((name) => vi.spyOn(console, name).mockImplementation(() => undefined));
+    const spies = (['debug', 'info', 'log', 'warn', 'error'] as const).map((name) =>
+      vi.spyOn(console, name).mockImplementation(() => undefined),
+    );
     try {
       const { gateway } = clientFor(mock);
       mock.fault({ endpoint: 'payment.create', response: { type: 'rateLimit', retryAfter: 1 } });
@@ -170,14 +236,25 @@ describe('logger', () => {
   it("the SDK's own warnings (a failing token store) go to the logger instead of console.warn", async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     const lines: unknown[][] = [];
-    const logger = { debug: () => undefined, info: () => undefined, warn: (...a: unknown[]) => void lines.push(a), error: () => undefined };
+    const logger = {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: (...a: unknown[]) => void lines.push(a),
+      error: () => undefined,
+    };
     const inner = new MemoryTokenStore();
-    const store: TokenStore = { get: () => Promise.reject(new Error(`boom ${API_KEY}`)), set: (k, t) => inner.set(k, t), delete: (k) => inner.delete(k) };
+    const store: TokenStore = {
+      get: () => Promise.reject(new Error(`boom ${API_KEY}`)),
+      set: (k, t) => inner.set(k, t),
+      delete: (k) => inner.delete(k),
+    };
     try {
       const { gateway } = clientFor(mock, { logger, tokenStore: store });
       await gateway.payments.create(paymentParams());
       expect(warn).not.toHaveBeenCalled();
-      expect(lines).toEqual([[expect.stringMatching(/^myr-gateway: the token store's get failed; using the token held in this process\.$/)]]);
+      expect(lines).toEqual([
+        [expect.stringMatching(/^myr-gateway: the token store's get failed; using the token held in this process\.$/)],
+      ]);
     } finally {
       warn.mockRestore();
     }
@@ -185,7 +262,9 @@ describe('logger', () => {
 
   it('refuses a logger without the four methods, and an unknown level, before any call', () => {
     const base = { baseUrl: mock.baseUrl, merchantId: 'M', apiKey: 'k' };
-    expect(() => clientFor(mock, { ...base, logger: { info: () => undefined } as unknown as Logger })).toThrow(ConfigurationError);
+    expect(() => clientFor(mock, { ...base, logger: { info: () => undefined } as unknown as Logger })).toThrow(
+      ConfigurationError,
+    );
     expect(() => clientFor(mock, { ...base, logLevel: 'verbose' as 'debug' })).toThrow(/logLevel/);
     expect(() => clientFor(mock, { ...base, tracer: {} as never })).toThrow(/tracer/);
     expect(() => clientFor(mock, { ...base, onRetry: 'x' as never })).toThrow(/onRetry/);
@@ -207,25 +286,46 @@ describe('OpenTelemetry', () => {
     await caught(gateway.payments.retrieve('NOSUCHORDER'));
     const spans = exporter.getFinishedSpans();
     expect(spans.map((s) => s.name)).toEqual([
-      'myr-gateway POST /auth/token', 'myr-gateway POST /payment/request', 'myr-gateway GET /payment/status/{identifier}',
+      'myr-gateway POST /auth/token',
+      'myr-gateway POST /payment/request',
+      'myr-gateway GET /payment/status/{identifier}',
     ]);
     const [, create, status] = spans;
     expect(create?.kind).toBe(2); // CLIENT
     expect(create?.attributes).toMatchObject({
-      'http.request.method': 'POST', 'url.template': '/payment/request', 'myr.operation': 'payment.create',
-      'myr.reference_id': params.reference_id, 'myr.attempts': 2, 'http.response.status_code': 200,
-      'myr.correlation_id': expect.any(String), 'myr.rate_limit.remaining': expect.any(Number),
+      'http.request.method': 'POST',
+      'url.template': '/payment/request',
+      'myr.operation': 'payment.create',
+      'myr.reference_id': params.reference_id,
+      'myr.attempts': 2,
+      'http.response.status_code': 200,
+      'myr.correlation_id': expect.any(String),
+      'myr.rate_limit.remaining': expect.any(Number),
     });
     expect(create?.events.map((e) => [e.name, e.attributes])).toEqual([
-      ['myr.retry', { 'myr.attempt': 1, 'myr.retry.delay_ms': 1000, 'error.type': 'NO_GATEWAY_AVAILABLE', 'http.response.status_code': 503 }],
+      [
+        'myr.retry',
+        {
+          'myr.attempt': 1,
+          'myr.retry.delay_ms': 1000,
+          'error.type': 'NO_GATEWAY_AVAILABLE',
+          'http.response.status_code': 503,
+        },
+      ],
     ]);
     expect(create?.status.code).toBe(0);
     expect(status?.status).toEqual({ code: 2, message: 'NOT_FOUND' });
     expect(status?.attributes).toMatchObject({ 'error.type': 'NOT_FOUND', 'http.response.status_code': 404 });
-    expectNoSecret(inspect(spans.map((s) => [s.name, s.attributes, s.events, s.status]), { depth: 9 }), { API_KEY, authorization: 'Bearer ' });
+    expectNoSecret(
+      inspect(
+        spans.map((s) => [s.name, s.attributes, s.events, s.status]),
+        { depth: 9 },
+      ),
+      { API_KEY, authorization: 'Bearer ' },
+    );
   });
 
-  it("the globally registered provider is used without a tracer option; tracer: false turns it off", async () => {
+  it('the globally registered provider is used without a tracer option; tracer: false turns it off', async () => {
     const { exporter, provider: p } = provider();
     expect(trace.setGlobalTracerProvider(p)).toBe(true);
     try {

@@ -4,7 +4,13 @@
  * budget shared by every client of a merchant however its clock is given.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryRateLimiter, MemoryTokenStore, MyrGateway, type MyrGatewayOptions, RateLimitError } from '../../src/index.js';
+import {
+  MemoryRateLimiter,
+  MemoryTokenStore,
+  MyrGateway,
+  type MyrGatewayOptions,
+  RateLimitError,
+} from '../../src/index.js';
 import { createMockGateway, type MockGateway } from '../../src/testing/index.js';
 import { caught, paymentParams, withdrawalParams } from '../helpers/client.js';
 import { type RateLimitedService, startRateLimitedService } from '../helpers/rate-limited-server.js';
@@ -35,10 +41,12 @@ describe('a cold burst against a limit lower than the published one', () => {
       tokenStore: new MemoryTokenStore(),
     });
     const started = performance.now();
-    const results = await Promise.allSettled(Array.from({ length: 90 }, () => gateway.payments.create(paymentParams())));
+    const results = await Promise.allSettled(
+      Array.from({ length: 90 }, () => gateway.payments.create(paymentParams())),
+    );
     const elapsed = performance.now() - started;
 
-    expect(results.filter((r) => r.status === 'rejected').map((r) => String((r).reason))).toEqual([]);
+    expect(results.filter((r) => r.status === 'rejected').map((r) => String(r.reason))).toEqual([]);
     expect(service.created.size).toBe(90);
     expect(service.creates.filter((c) => c.status === 429).length).toBeLessThanOrEqual(1);
     expect(elapsed).toBeLessThan(1.3 * IDEAL_MS);
@@ -106,7 +114,14 @@ describe('the default budget', () => {
     mock = createMockGateway({ rateLimits: { withdraw: 2 }, baseUrl: 'https://pacing-clock.test/api/v1' });
     mock.listen();
     const client = (now: () => number, extra: Partial<MyrGatewayOptions> = {}) =>
-      new MyrGateway({ baseUrl: mock!.baseUrl, merchantId: mock!.merchant.merchantId, apiKey: mock!.merchant.apiKey, tokenStore: new MemoryTokenStore(), now, ...extra });
+      new MyrGateway({
+        baseUrl: mock!.baseUrl,
+        merchantId: mock!.merchant.merchantId,
+        apiKey: mock!.merchant.apiKey,
+        tokenStore: new MemoryTokenStore(),
+        now,
+        ...extra,
+      });
     const [a, b] = [client(() => Date.now()), client(() => Date.now(), { maxRetries: 0 })];
     await a.withdrawals.create(withdrawalParams());
     await a.withdrawals.create(withdrawalParams());

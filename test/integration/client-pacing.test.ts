@@ -38,10 +38,12 @@ describe('a burst against a service enforcing its limit', () => {
     const m = start({ rateLimits: { paymentRequest: 100 }, rateLimitWindowMs: WINDOW_MS });
     const gateway = client(m, { rateLimiter: new MemoryRateLimiter() });
     const started = performance.now();
-    const results = await Promise.allSettled(Array.from({ length: 500 }, () => gateway.payments.create(paymentParams())));
+    const results = await Promise.allSettled(
+      Array.from({ length: 500 }, () => gateway.payments.create(paymentParams())),
+    );
     const elapsed = performance.now() - started;
 
-    expect(results.filter((r) => r.status === 'rejected').map((r) => String((r).reason))).toEqual([]);
+    expect(results.filter((r) => r.status === 'rejected').map((r) => String(r.reason))).toEqual([]);
     expect(creates(m).filter((r) => r.status === 429)).toHaveLength(0);
     expect(creates(m).filter((r) => r.status === 200)).toHaveLength(500);
     expect(m.payments).toHaveLength(500);
@@ -94,7 +96,13 @@ describe('one budget per merchant', () => {
   it('clients given no rateLimiter share the process budget; a limiter of their own does not', async () => {
     const m = start({ rateLimits: { withdraw: 2 }, baseUrl: 'https://pacing-shared.test/api/v1' });
     const [a, b] = [client(m), client(m)];
-    const wd = (n: number) => ({ amount: 250, reference_id: `PACE${Date.now()}${n}`, bank_code: 'PBBEMYKL', account_number: '5140123456789', account_name: 'Tan Wei Ming' });
+    const wd = (n: number) => ({
+      amount: 250,
+      reference_id: `PACE${Date.now()}${n}`,
+      bank_code: 'PBBEMYKL',
+      account_number: '5140123456789',
+      account_name: 'Tan Wei Ming',
+    });
     await a.withdrawals.create(wd(1));
     await b.withdrawals.create(wd(2));
     const error = await caught(a.withdrawals.create(wd(3), { totalTimeout: 2000 }));

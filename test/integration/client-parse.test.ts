@@ -27,7 +27,10 @@ describe('payments.parse', () => {
     ['an amount below the minimum', { amount: '4.99' }],
     ['an unknown method', { payment_method: 'CARD' }],
     ['a bank transfer without a bank', { payment_method: 'BANK_TRANSFER' }],
-    ['a bank transfer with an unknown bank', { payment_method: 'BANK_TRANSFER', metadata: { provider_channel_id: 'MAYBANK' } }],
+    [
+      'a bank transfer with an unknown bank',
+      { payment_method: 'BANK_TRANSFER', metadata: { provider_channel_id: 'MAYBANK' } },
+    ],
     ['a phone with +', { customer_phone: '+60123456789' }],
   ])('refuses %s with the error create throws, before any request', async (_name, patch) => {
     const { gateway } = clientFor(mock);
@@ -48,7 +51,12 @@ describe('payments.parse', () => {
     const { gateway } = clientFor(mock);
     const method: string = 'BANK_TRANSFER';
     const bank: string = 'MB2U0227';
-    const params = gateway.payments.parse({ ...paymentParams('QR_PAYMENT'), payment_method: method, metadata: { provider_channel_id: bank }, extra: 'dropped' });
+    const params = gateway.payments.parse({
+      ...paymentParams('QR_PAYMENT'),
+      payment_method: method,
+      metadata: { provider_channel_id: bank },
+      extra: 'dropped',
+    });
     expect(params).toMatchObject({ payment_method: 'BANK_TRANSFER', metadata: { provider_channel_id: 'MB2U0227' } });
     expect(params).not.toHaveProperty('extra');
     const payment = await gateway.payments.create(params);

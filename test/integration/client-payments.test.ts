@@ -28,7 +28,11 @@ describe('payments', () => {
 
   it('sends the request body with the API wire names and the bearer token', async () => {
     const { gateway } = clientFor(mock);
-    const params = { ...paymentParams('BANK_TRANSFER', 19.99), callback_url: 'https://merchant.example/cb', metadata: { provider_channel_id: 'PBB0233' as const, cart: 'C1' } };
+    const params = {
+      ...paymentParams('BANK_TRANSFER', 19.99),
+      callback_url: 'https://merchant.example/cb',
+      metadata: { provider_channel_id: 'PBB0233' as const, cart: 'C1' },
+    };
     await gateway.payments.create(params);
     const sent = mock.requests.find((r) => r.endpoint === 'payment.create');
     expect(sent?.body).toEqual(params);
@@ -42,7 +46,14 @@ describe('payments', () => {
     const byId = await gateway.payments.retrieve(payment.payment_id);
     const byRef = await gateway.payments.retrieve(payment.reference_id);
     expect(byId).toEqual(byRef);
-    expect(byId).toMatchObject({ payment_id: payment.payment_id, reference_id: payment.reference_id, amount: 120.5, currency: 'MYR', status: 'PROCESSING', completed_at: null });
+    expect(byId).toMatchObject({
+      payment_id: payment.payment_id,
+      reference_id: payment.reference_id,
+      amount: 120.5,
+      currency: 'MYR',
+      status: 'PROCESSING',
+      completed_at: null,
+    });
     expect(mock.requests.filter((r) => r.endpoint === 'payment.status').map((r) => r.path)).toEqual([
       `/payment/status/${payment.payment_id}`,
       `/payment/status/${payment.reference_id}`,

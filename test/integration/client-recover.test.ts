@@ -62,7 +62,11 @@ describe('withdrawals.recover', () => {
   it('an ambiguous failure of recover itself is outcome unknown again, and it is not resent', async () => {
     const { gateway, delays } = clientFor(mock);
     const params = withdrawalParams();
-    mock.fault({ endpoint: 'withdraw', when: 'after', response: { type: 'status', status: 504, code: 'GATEWAY_TIMEOUT' } });
+    mock.fault({
+      endpoint: 'withdraw',
+      when: 'after',
+      response: { type: 'status', status: 504, code: 'GATEWAY_TIMEOUT' },
+    });
     const error = await caught(gateway.withdrawals.recover(params));
     expect(error).toBeInstanceOf(OutcomeUnknownError);
     expect(error.referenceId).toBe(params.reference_id);
@@ -100,7 +104,16 @@ describe('withdrawals.recover', () => {
 describe('a 2xx that is not a valid success is never a success', () => {
   const withUrl = (reference: string, extra: Record<string, unknown>) => ({
     status: 'success',
-    data: { payment_id: 'PAY_X1', payment_url: 'https://pay.example/PAY_X1', status: 'PROCESSING', amount: 120.5, currency: 'MYR', reference_id: reference, gateway: { behavior: 'REDIRECT_EXTERNAL', redirect_url: 'https://bank.example/PAY_X1' }, ...extra },
+    data: {
+      payment_id: 'PAY_X1',
+      payment_url: 'https://pay.example/PAY_X1',
+      status: 'PROCESSING',
+      amount: 120.5,
+      currency: 'MYR',
+      reference_id: reference,
+      gateway: { behavior: 'REDIRECT_EXTERNAL', redirect_url: 'https://bank.example/PAY_X1' },
+      ...extra,
+    },
   });
 
   it.each([
@@ -110,11 +123,18 @@ describe('a 2xx that is not a valid success is never a success', () => {
     ['another amount echoed as a string', (ref: string) => withUrl(ref, { amount: '1205.00' })],
     ['a javascript: payment_url', (ref: string) => withUrl(ref, { payment_url: 'javascript:alert(document.cookie)' })],
     ['an http: payment_url', (ref: string) => withUrl(ref, { payment_url: 'http://pay.example/PAY_X1' })],
-    ['a data: gateway.redirect_url', (ref: string) => withUrl(ref, { gateway: { behavior: 'REDIRECT_EXTERNAL', redirect_url: 'data:text/html,<script>1</script>' } })],
+    [
+      'a data: gateway.redirect_url',
+      (ref: string) =>
+        withUrl(ref, { gateway: { behavior: 'REDIRECT_EXTERNAL', redirect_url: 'data:text/html,<script>1</script>' } }),
+    ],
   ])('payment create: %s is InvalidResponseError with the reference id and how to follow up', async (_label, body) => {
     const { gateway } = clientFor(mock);
     const params = paymentParams('MOBILE_WALLET');
-    mock.fault({ endpoint: 'payment.create', response: { type: 'body', status: 200, body: body(params.reference_id) } });
+    mock.fault({
+      endpoint: 'payment.create',
+      response: { type: 'body', status: 200, body: body(params.reference_id) },
+    });
     const error = await caught(gateway.payments.create(params));
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect(error.referenceId).toBe(params.reference_id);
@@ -125,15 +145,24 @@ describe('a 2xx that is not a valid success is never a success', () => {
   it('a numeric-string amount equal to the one sent is accepted (A13)', async () => {
     const { gateway } = clientFor(mock);
     const params = paymentParams('MOBILE_WALLET');
-    mock.fault({ endpoint: 'payment.create', response: { type: 'body', status: 200, body: withUrl(params.reference_id, { amount: '120.50' }) } });
+    mock.fault({
+      endpoint: 'payment.create',
+      response: { type: 'body', status: 200, body: withUrl(params.reference_id, { amount: '120.50' }) },
+    });
     const payment = await gateway.payments.create(params);
     expect(payment.amount).toBe(120.5);
   });
 
   it.each([
     ['{status:"error"} with 200', () => ({ status: 'error', error: 'GATEWAY_ERROR' })],
-    ['another reference_id echoed', (ref: string) => ({ status: 'success', data: { reference_id: `${ref}X`, status: 'PROCESSING' } })],
-    ['another amount echoed', (ref: string) => ({ status: 'success', data: { reference_id: ref, amount: 2500, status: 'PROCESSING' } })],
+    [
+      'another reference_id echoed',
+      (ref: string) => ({ status: 'success', data: { reference_id: `${ref}X`, status: 'PROCESSING' } }),
+    ],
+    [
+      'another amount echoed',
+      (ref: string) => ({ status: 'success', data: { reference_id: ref, amount: 2500, status: 'PROCESSING' } }),
+    ],
   ])('withdrawal create: %s is InvalidResponseError that says do not resend', async (_label, body) => {
     const { gateway } = clientFor(mock);
     const params = withdrawalParams();
@@ -148,7 +177,14 @@ describe('a 2xx that is not a valid success is never a success', () => {
   it('a status record for another payment than the one asked for is not shown as it', async () => {
     const { gateway } = clientFor(mock);
     const created = await gateway.payments.create(paymentParams());
-    const other = { payment_id: 'PAY_OTHER', reference_id: 'SOMEONEELSE', amount: 9, currency: 'MYR', status: 'SUCCESS', created_at: '2026-01-01T00:00:00Z' };
+    const other = {
+      payment_id: 'PAY_OTHER',
+      reference_id: 'SOMEONEELSE',
+      amount: 9,
+      currency: 'MYR',
+      status: 'SUCCESS',
+      created_at: '2026-01-01T00:00:00Z',
+    };
     mock.fault({ endpoint: 'payment.status', response: { type: 'body', body: { status: 'success', data: other } } });
     const error = await caught(gateway.payments.retrieve(created.reference_id));
     expect(error).toBeInstanceOf(InvalidResponseError);

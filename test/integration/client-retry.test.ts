@@ -19,7 +19,11 @@ describe('retries with backoff', () => {
     const { gateway, delays } = clientFor(mock, { random: () => jitter.shift() ?? 0 });
     await gateway.payments.create(paymentParams()); // token cached, no waits so far
     expect(delays).toEqual([]);
-    mock.fault({ endpoint: 'payment.status', times: 4, response: { type: 'status', status: 503, code: 'NO_GATEWAY_AVAILABLE' } });
+    mock.fault({
+      endpoint: 'payment.status',
+      times: 4,
+      response: { type: 'status', status: 503, code: 'NO_GATEWAY_AVAILABLE' },
+    });
     const error = await caught(gateway.payments.retrieve('ANYTHING'));
     expect(error).toBeInstanceOf(ServiceUnavailableError);
     expect(error.code).toBe('NO_GATEWAY_AVAILABLE');
@@ -43,7 +47,11 @@ describe('retries with backoff', () => {
 
   it('recovers when a retry succeeds', async () => {
     const { gateway, delays } = clientFor(mock);
-    mock.fault({ endpoint: 'payment.create', times: 2, response: { type: 'status', status: 504, code: 'GATEWAY_TIMEOUT' } });
+    mock.fault({
+      endpoint: 'payment.create',
+      times: 2,
+      response: { type: 'status', status: 504, code: 'GATEWAY_TIMEOUT' },
+    });
     const payment = await gateway.payments.create(paymentParams());
     expect(payment.status).toBe('PROCESSING');
     expect(delays).toEqual([1000, 2000]);
@@ -51,12 +59,20 @@ describe('retries with backoff', () => {
 
   it('honours maxRetries per call and per client', async () => {
     const perCall = clientFor(mock);
-    mock.fault({ endpoint: 'payment.create', times: 5, response: { type: 'status', status: 502, code: 'GATEWAY_ERROR' } });
+    mock.fault({
+      endpoint: 'payment.create',
+      times: 5,
+      response: { type: 'status', status: 502, code: 'GATEWAY_ERROR' },
+    });
     await caught(perCall.gateway.payments.create(paymentParams(), { maxRetries: 1 }));
     expect(mock.count('payment.create')).toBe(2);
     mock.reset();
     const perClient = clientFor(mock, { maxRetries: 0 });
-    mock.fault({ endpoint: 'payment.create', times: 5, response: { type: 'status', status: 502, code: 'GATEWAY_ERROR' } });
+    mock.fault({
+      endpoint: 'payment.create',
+      times: 5,
+      response: { type: 'status', status: 502, code: 'GATEWAY_ERROR' },
+    });
     await caught(perClient.gateway.payments.create(paymentParams()));
     expect(mock.count('payment.create')).toBe(1);
   });
@@ -108,8 +124,15 @@ describe('retries with backoff', () => {
   it('waits for X-RateLimit-Reset when a 429 has no Retry-After, spread by jitter', async () => {
     const fixedNow = Date.parse('2026-11-22T10:00:00Z');
     const { gateway, delays } = clientFor(mock, { now: () => fixedNow, random: () => 0.5, rateLimiter: false });
-    const headers = { 'X-RateLimit-Limit': '100', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(fixedNow / 1000 + 8) };
-    mock.fault({ endpoint: 'payment.create', response: { type: 'status', status: 429, code: 'RATE_LIMITED', headers } });
+    const headers = {
+      'X-RateLimit-Limit': '100',
+      'X-RateLimit-Remaining': '0',
+      'X-RateLimit-Reset': String(fixedNow / 1000 + 8),
+    };
+    mock.fault({
+      endpoint: 'payment.create',
+      response: { type: 'status', status: 429, code: 'RATE_LIMITED', headers },
+    });
     await gateway.payments.create(paymentParams());
     expect(delays).toEqual([8000 + 1000]);
   });
@@ -149,7 +172,11 @@ describe('retries with backoff', () => {
 
   it('an aborted signal stops a pending backoff at once', async () => {
     const { gateway } = clientFor(mock, { sleep: realSleep, retry: { baseDelayMs: 30_000, jitterMs: 0 } });
-    mock.fault({ endpoint: 'payment.create', times: 3, response: { type: 'status', status: 503, code: 'NO_GATEWAY_AVAILABLE' } });
+    mock.fault({
+      endpoint: 'payment.create',
+      times: 3,
+      response: { type: 'status', status: 503, code: 'NO_GATEWAY_AVAILABLE' },
+    });
     const controller = new AbortController();
     const started = performance.now();
     const promise = caught(gateway.payments.create(paymentParams(), { signal: controller.signal }));
@@ -174,7 +201,9 @@ describe('retries with backoff', () => {
     await gateway.payments.create(paymentParams());
     mock.fault({ endpoint: 'payment.status', response: { type: 'delay', ms: 2_000 } });
     const created = mock.requests.find((r) => r.endpoint === 'payment.create');
-    const status = await gateway.payments.retrieve((created?.body as { reference_id: string }).reference_id, { timeout: 100 });
+    const status = await gateway.payments.retrieve((created?.body as { reference_id: string }).reference_id, {
+      timeout: 100,
+    });
     expect(status.status).toBe('PROCESSING');
     expect(mock.count('payment.status')).toBe(2);
   });

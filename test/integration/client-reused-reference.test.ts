@@ -37,19 +37,25 @@ describe('payment create after a lost answer, when the reference_id was used bef
     const params = paymentParams('BANK_TRANSFER', 300);
     const old = await gateway.payments.create(params);
     time.clock += 10 * 60_000; // beyond the 5-minute clock tolerance, inside the 15-minute expiry
-    mock.fault({ endpoint: 'payment.create', when: 'after', response: { type: 'status', status: 502, code: 'GATEWAY_ERROR' } });
+    mock.fault({
+      endpoint: 'payment.create',
+      when: 'after',
+      response: { type: 'status', status: 502, code: 'GATEWAY_ERROR' },
+    });
     const error = await caught(gateway.payments.create({ ...params }));
     expect(error).toBeInstanceOf(DuplicateReferenceError);
     expect((error as unknown as DuplicateReferenceError).existingPayment?.payment_id).toBe(old.payment_id);
     expect(error.message).toContain(`created ${mock.getPayment(params.reference_id)?.created_at}), not this call's`);
   });
 
-  it('the payment this call made (same amount, open, created during the call) is still reported as this call\'s', async () => {
+  it("the payment this call made (same amount, open, created during the call) is still reported as this call's", async () => {
     const { gateway } = clientFor(mock, { now });
     const params = paymentParams('BANK_TRANSFER', 300);
     mock.fault({ endpoint: 'payment.create', when: 'after', response: { type: 'networkError' } });
     const error = await caught(gateway.payments.create(params));
     expect(error).toBeInstanceOf(PaymentUrlUnavailableError);
-    expect((error as unknown as PaymentUrlUnavailableError).existingPayment.payment_id).toBe(mock.getPayment(params.reference_id)?.payment_id);
+    expect((error as unknown as PaymentUrlUnavailableError).existingPayment.payment_id).toBe(
+      mock.getPayment(params.reference_id)?.payment_id,
+    );
   });
 });

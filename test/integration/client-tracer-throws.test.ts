@@ -59,7 +59,9 @@ it.each([
   const withdrawal = await gateway.withdrawals.create(params);
   expect(withdrawal.reference_id).toBe(params.reference_id);
   expect(mock.count('withdraw')).toBe(1); // sent once: the tracer never made it run twice
-  expect(log.lines).toEqual(['myr-gateway: the OpenTelemetry tracer threw; the call went on, its span may be incomplete']);
+  expect(log.lines).toEqual([
+    'myr-gateway: the OpenTelemetry tracer threw; the call went on, its span may be incomplete',
+  ]);
 });
 
 it.each([
@@ -75,7 +77,12 @@ it.each([
       runs += 1;
     },
   });
-  const { rawBody, headers } = await signCallback('sk_tracer_test', { payment_id: 'PAY_TRACE1', reference_id: 'TRACE1', amount: 10, status: 'SUCCESS' });
+  const { rawBody, headers } = await signCallback('sk_tracer_test', {
+    payment_id: 'PAY_TRACE1',
+    reference_id: 'TRACE1',
+    amount: 10,
+    status: 'SUCCESS',
+  });
   const response = await handler.handle({ body: rawBody, headers });
   expect(response.status).toBe(200);
   expect(runs).toBe(1);

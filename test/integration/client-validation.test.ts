@@ -1,5 +1,12 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { InvalidRequestError, MemoryTokenStore, MyrGateway, MyrGatewayError, PROVIDER_CHANNELS_GROUP_A, PROVIDER_CHANNELS_GROUP_B } from '../../src/index.js';
+import {
+  InvalidRequestError,
+  MemoryTokenStore,
+  MyrGateway,
+  MyrGatewayError,
+  PROVIDER_CHANNELS_GROUP_A,
+  PROVIDER_CHANNELS_GROUP_B,
+} from '../../src/index.js';
 import { createMockGateway } from '../../src/testing/index.js';
 import { caught, clientFor, paymentParams, withdrawalParams } from '../helpers/client.js';
 import { captureConsoleWarn, MANY_CLIENTS_WARNING } from '../helpers/warnings.js';
@@ -127,39 +134,56 @@ describe('payment create: validation before the network', () => {
     await expectRejected(create({ [field]: 'http://merchant.example/cb' }), 'VALIDATION_ERROR', field);
   });
 
-  it.each(['callback_url', 'redirect_url'])('rejects an http:// loopback %s unless the client allows insecure loopback', async (field) => {
-    await expectRejected(create({ [field]: 'http://127.0.0.1:3000/webhooks/myr' }), 'VALIDATION_ERROR', field);
-  });
+  it.each(['callback_url', 'redirect_url'])(
+    'rejects an http:// loopback %s unless the client allows insecure loopback',
+    async (field) => {
+      await expectRejected(create({ [field]: 'http://127.0.0.1:3000/webhooks/myr' }), 'VALIDATION_ERROR', field);
+    },
+  );
 
-  it.each(['callback_url', 'redirect_url'])('sends an http:// loopback %s when the client allows insecure loopback (a local sandbox)', async (field) => {
-    const served = await mock.serve();
-    try {
-      const local = new MyrGateway({ baseUrl: served.baseUrl, ...mock.merchant, allowInsecureLoopback: true, tokenStore: new MemoryTokenStore() });
-      const url = 'http://127.0.0.1:3000/webhooks/myr';
-      await local.payments.create({ ...paymentParams('QR_PAYMENT'), [field]: url }).catch(() => undefined);
-      const sent = mock.requests.find((r) => r.endpoint === 'payment.create')?.body as Record<string, unknown> | undefined;
-      expect(sent?.[field]).toBe(url);
-      // Any other http URL stays refused, before sending.
-      const before = mock.count('payment.create');
-      await expect(local.payments.create({ ...paymentParams('QR_PAYMENT'), [field]: 'http://merchant.example/cb' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR', field });
-      expect(mock.count('payment.create')).toBe(before);
-    } finally {
-      await served.close();
-    }
-  });
+  it.each(['callback_url', 'redirect_url'])(
+    'sends an http:// loopback %s when the client allows insecure loopback (a local sandbox)',
+    async (field) => {
+      const served = await mock.serve();
+      try {
+        const local = new MyrGateway({
+          baseUrl: served.baseUrl,
+          ...mock.merchant,
+          allowInsecureLoopback: true,
+          tokenStore: new MemoryTokenStore(),
+        });
+        const url = 'http://127.0.0.1:3000/webhooks/myr';
+        await local.payments.create({ ...paymentParams('QR_PAYMENT'), [field]: url }).catch(() => undefined);
+        const sent = mock.requests.find((r) => r.endpoint === 'payment.create')?.body as
+          Record<string, unknown> | undefined;
+        expect(sent?.[field]).toBe(url);
+        // Any other http URL stays refused, before sending.
+        const before = mock.count('payment.create');
+        await expect(
+          local.payments.create({ ...paymentParams('QR_PAYMENT'), [field]: 'http://merchant.example/cb' }),
+        ).rejects.toMatchObject({ code: 'VALIDATION_ERROR', field });
+        expect(mock.count('payment.create')).toBe(before);
+      } finally {
+        await served.close();
+      }
+    },
+  );
 
   it.each(['callback_url', 'redirect_url'])('rejects a %s that is not a URL', async (field) => {
     await expectRejected(create({ [field]: 'merchant.example/cb' }), 'VALIDATION_ERROR', field);
   });
 
-  it.each(['callback_url', 'redirect_url'])('says first what is wrong with a %s that is no URL at all', async (field) => {
-    const error = await caught(create({ [field]: 'not a url' }));
-    expect(error).toMatchObject({ code: 'VALIDATION_ERROR', field });
-    expect(error.message).toContain(`${field} must be an absolute https:// URL`);
-    expect(error.message).not.toMatch(/spaces|more problem/);
-    const spaced = await caught(create({ [field]: 'https://shop.example/re turn' }));
-    expect(spaced.message).toContain(`${field} must not contain spaces`);
-  });
+  it.each(['callback_url', 'redirect_url'])(
+    'says first what is wrong with a %s that is no URL at all',
+    async (field) => {
+      const error = await caught(create({ [field]: 'not a url' }));
+      expect(error).toMatchObject({ code: 'VALIDATION_ERROR', field });
+      expect(error.message).toContain(`${field} must be an absolute https:// URL`);
+      expect(error.message).not.toMatch(/spaces|more problem/);
+      const spaced = await caught(create({ [field]: 'https://shop.example/re turn' }));
+      expect(spaced.message).toContain(`${field} must not contain spaces`);
+    },
+  );
 
   // `new URL()` silently drops tabs and line breaks and trims spaces, so a check on the parsed
   // URL passed while the raw string (a header injection, a tab in the host) was sent verbatim.
@@ -181,9 +205,14 @@ describe('payment create: validation before the network', () => {
   });
 
   it('sends the normalised URL, not the raw string', async () => {
-    const params = { ...paymentParams('QR_PAYMENT'), callback_url: 'HTTPS://Shop.Example:443/a/../webhooks/myr', redirect_url: 'https://shop.example' };
+    const params = {
+      ...paymentParams('QR_PAYMENT'),
+      callback_url: 'HTTPS://Shop.Example:443/a/../webhooks/myr',
+      redirect_url: 'https://shop.example',
+    };
     await gateway.payments.create(params);
-    const sent = mock.requests.find((r) => r.endpoint === 'payment.create')?.body as Record<string, unknown> | undefined;
+    const sent = mock.requests.find((r) => r.endpoint === 'payment.create')?.body as
+      Record<string, unknown> | undefined;
     expect(sent?.callback_url).toBe('https://shop.example/webhooks/myr');
     expect(sent?.redirect_url).toBe('https://shop.example/');
   });
@@ -237,8 +266,7 @@ describe('withdrawal create: validation before the network', () => {
   beforeEach(() => {
     gateway = clientFor(mock).gateway;
   });
-  const create = (patch: Record<string, unknown>) =>
-    gateway.withdrawals.create({ ...withdrawalParams(), ...patch });
+  const create = (patch: Record<string, unknown>) => gateway.withdrawals.create({ ...withdrawalParams(), ...patch });
 
   it.each([49.99, 50_000.01, 100.123, 0.1 + 0.2])('rejects amount %s with INVALID_AMOUNT', async (amount) => {
     await expectRejected(create({ amount }), 'INVALID_AMOUNT', 'amount');

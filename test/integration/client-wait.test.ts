@@ -21,8 +21,15 @@ describe('payments.waitForCompletion', () => {
       if (delays.length === 3) await mock.completePayment(created.payment_id, 'SUCCESS');
     };
     const { gateway: poller } = clientFor(mock, { random: () => 0.5, sleep });
-    const status = await poller.payments.waitForCompletion(created.reference_id, { timeoutMs: 60_000, intervalMs: 1000 });
-    expect(status).toMatchObject({ payment_id: created.payment_id, reference_id: created.reference_id, status: 'SUCCESS' });
+    const status = await poller.payments.waitForCompletion(created.reference_id, {
+      timeoutMs: 60_000,
+      intervalMs: 1000,
+    });
+    expect(status).toMatchObject({
+      payment_id: created.payment_id,
+      reference_id: created.reference_id,
+      status: 'SUCCESS',
+    });
     expect(delays).toEqual([1000, 1500, 2250]);
     expect(lookups()).toBe(4);
   });
@@ -30,7 +37,9 @@ describe('payments.waitForCompletion', () => {
   it('gives up after timeoutMs with PaymentPendingError carrying the last status and the reference', async () => {
     const { gateway, delays } = clientFor(mock, { random: () => 0.5 });
     const created = await gateway.payments.create(paymentParams());
-    const error = await caught(gateway.payments.waitForCompletion(created.payment_id, { timeoutMs: 10_000, intervalMs: 2000 }));
+    const error = await caught(
+      gateway.payments.waitForCompletion(created.payment_id, { timeoutMs: 10_000, intervalMs: 2000 }),
+    );
     expect(error).toBeInstanceOf(PaymentPendingError);
     expect(error).toMatchObject({
       code: 'PAYMENT_PENDING',
@@ -53,14 +62,18 @@ describe('payments.waitForCompletion', () => {
     };
     const { gateway } = clientFor(mock, { sleep });
     const created = await gateway.payments.create(paymentParams());
-    const error = await caught(gateway.payments.waitForCompletion(created.payment_id, { timeoutMs: 60_000, signal: controller.signal }));
+    const error = await caught(
+      gateway.payments.waitForCompletion(created.payment_id, { timeoutMs: 60_000, signal: controller.signal }),
+    );
     expect(error).toBeInstanceOf(AbortError);
     expect(lookups()).toBe(1);
   });
 
   it('an unknown payment is a NotFoundError at once, and bad options fail before any request', async () => {
     const { gateway } = clientFor(mock);
-    expect(await caught(gateway.payments.waitForCompletion('NOSUCHORDER', { timeoutMs: 60_000 }))).toBeInstanceOf(NotFoundError);
+    expect(await caught(gateway.payments.waitForCompletion('NOSUCHORDER', { timeoutMs: 60_000 }))).toBeInstanceOf(
+      NotFoundError,
+    );
     expect(lookups()).toBe(1);
     for (const options of [{ timeoutMs: 0 }, { timeoutMs: 1.5 }, { timeoutMs: 1000, intervalMs: -1 }]) {
       const error = await caught(gateway.payments.waitForCompletion('ORDER1', options));

@@ -6,13 +6,22 @@ import { createMockGateway } from '../../src/testing/index.js';
 const root = new URL('../..', import.meta.url);
 
 /** Runs a file the way `npx tsx …` does; resolves with its exit code and output, never rejects. */
-function runExample(file: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function runExample(
+  file: string,
+  args: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       ['--import', 'tsx', file, ...args],
-      { cwd: root, timeout: 60_000, env: { ...process.env, MYR_GATEWAY_BASE_URL: '', MYR_GATEWAY_MERCHANT_ID: '', MYR_GATEWAY_API_KEY: '', ...env } },
-      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
+      {
+        cwd: root,
+        timeout: 60_000,
+        env: { ...process.env, MYR_GATEWAY_BASE_URL: '', MYR_GATEWAY_MERCHANT_ID: '', MYR_GATEWAY_API_KEY: '', ...env },
+      },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
     );
   });
 }

@@ -24,7 +24,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function ledgerLine(env: Record<string, string>): Promise<{ line: string; out: string }> {
   let out = '';
   await doctorMain([], { env, write: (text) => void (out += text), writeError: (text) => void (out += text) });
-  return { line: out.split('\n').find((text) => text.slice(6).startsWith('ledger table ')) ?? '(no ledger table line)', out };
+  return {
+    line: out.split('\n').find((text) => text.slice(6).startsWith('ledger table ')) ?? '(no ledger table line)',
+    out,
+  };
 }
 
 /** A Postgres URL with a password in it, which the test server's trust authentication ignores. */
@@ -36,19 +39,39 @@ describe('doctor: the SQL ledger table', () => {
   });
 
   it.each([
-    ['PostgreSQL', () => withPassword(pgDb.server.url), () => new SqlLedger(fromPg(pgDb.pool), { table: 'doctor_ledger' })],
-    ['MariaDB', () => `mysql://root@127.0.0.1:${mariaDb.server.port}/${mariaDb.server.options.database}`, () => new SqlLedger(fromMysql2(mariaDb.pool), { table: 'doctor_ledger' })],
-    ['SQLite', () => join(dir, 'shop.db'), () => new SqlLedger(fromSqlite(join(dir, 'shop.db')), { table: 'doctor_ledger' })],
-  ])('%s: fails on a missing table naming the CREATE TABLE, passes once the ledger made it; the password never printed', async (_name, url, ledger) => {
-    const env = { MYR_GATEWAY_DATABASE_URL: url(), MYR_GATEWAY_LEDGER_TABLE: 'doctor_ledger' };
-    if (!url().includes('://')) await ledger().ensureSchema({ create: false }).catch(() => undefined); // opens the file only
-    const missing = await ledgerLine(env);
-    expect(missing.line).toMatch(/^FAIL {2}ledger table +the ledger's table doctor_ledger does not exist .*CREATE TABLE IF NOT EXISTS doctor_ledger/);
-    await ledger().ensureSchema();
-    const made = await ledgerLine(env);
-    expect(made.line).toMatch(/^ok {4}ledger table +doctor_ledger in .* is the table the ledger needs$/);
-    expect(missing.out + made.out).not.toContain('s3cret-pw');
-  });
+    [
+      'PostgreSQL',
+      () => withPassword(pgDb.server.url),
+      () => new SqlLedger(fromPg(pgDb.pool), { table: 'doctor_ledger' }),
+    ],
+    [
+      'MariaDB',
+      () => `mysql://root@127.0.0.1:${mariaDb.server.port}/${mariaDb.server.options.database}`,
+      () => new SqlLedger(fromMysql2(mariaDb.pool), { table: 'doctor_ledger' }),
+    ],
+    [
+      'SQLite',
+      () => join(dir, 'shop.db'),
+      () => new SqlLedger(fromSqlite(join(dir, 'shop.db')), { table: 'doctor_ledger' }),
+    ],
+  ])(
+    '%s: fails on a missing table naming the CREATE TABLE, passes once the ledger made it; the password never printed',
+    async (_name, url, ledger) => {
+      const env = { MYR_GATEWAY_DATABASE_URL: url(), MYR_GATEWAY_LEDGER_TABLE: 'doctor_ledger' };
+      if (!url().includes('://'))
+        await ledger()
+          .ensureSchema({ create: false })
+          .catch(() => undefined); // opens the file only
+      const missing = await ledgerLine(env);
+      expect(missing.line).toMatch(
+        /^FAIL {2}ledger table +the ledger's table doctor_ledger does not exist .*CREATE TABLE IF NOT EXISTS doctor_ledger/,
+      );
+      await ledger().ensureSchema();
+      const made = await ledgerLine(env);
+      expect(made.line).toMatch(/^ok {4}ledger table +doctor_ledger in .* is the table the ledger needs$/);
+      expect(missing.out + made.out).not.toContain('s3cret-pw');
+    },
+  );
 
   it('a SQLite path that does not exist fails and creates nothing', async () => {
     const path = join(dir, 'absent.db');

@@ -24,7 +24,10 @@ async function sandbox(): Promise<Sandbox> {
   return started;
 }
 
-function envFor(target: { baseUrl: string; merchant: { merchantId: string; apiKey: string } }, extra: Record<string, string> = {}) {
+function envFor(
+  target: { baseUrl: string; merchant: { merchantId: string; apiKey: string } },
+  extra: Record<string, string> = {},
+) {
   return {
     MYR_GATEWAY_BASE_URL: target.baseUrl,
     MYR_GATEWAY_MERCHANT_ID: target.merchant.merchantId,
@@ -33,7 +36,10 @@ function envFor(target: { baseUrl: string; merchant: { merchantId: string; apiKe
   };
 }
 
-async function doctor(env: Record<string, string>, now?: () => number): Promise<{ code: number; out: string; lines: string[] }> {
+async function doctor(
+  env: Record<string, string>,
+  now?: () => number,
+): Promise<{ code: number; out: string; lines: string[] }> {
   let out = '';
   const code = await doctorMain([], {
     env,
@@ -44,18 +50,27 @@ async function doctor(env: Record<string, string>, now?: () => number): Promise<
   return { code, out, lines: out.split('\n').filter(Boolean) };
 }
 
-const line = (lines: string[], check: string) => lines.find((l) => l.slice(6).startsWith(`${check} `)) ?? `(no ${check} line)`;
+const line = (lines: string[], check: string) =>
+  lines.find((l) => l.slice(6).startsWith(`${check} `)) ?? `(no ${check} line)`;
 
 describe('npx myr-gateway doctor', () => {
   it('passes against the sandbox: one line per check, no money moved, no secret printed', async () => {
     const target = await sandbox();
-    const { code, out, lines } = await doctor(envFor(target, { MYR_GATEWAY_CALLBACK_URL: 'https://shop.example/webhooks/myr?key=s3cret' }));
+    const { code, out, lines } = await doctor(
+      envFor(target, { MYR_GATEWAY_CALLBACK_URL: 'https://shop.example/webhooks/myr?key=s3cret' }),
+    );
     expect(code).toBe(0);
-    expect(line(lines, 'configuration')).toMatch(/^ok {4}configuration +http:\/\/127\.0\.0\.1:\d+\/api\/v1 as merchant MERCHANT_DOCTOR$/);
+    expect(line(lines, 'configuration')).toMatch(
+      /^ok {4}configuration +http:\/\/127\.0\.0\.1:\d+\/api\/v1 as merchant MERCHANT_DOCTOR$/,
+    );
     expect(line(lines, 'token')).toMatch(/^ok {4}token /);
-    expect(line(lines, 'status lookup')).toMatch(/^ok {4}status lookup +GET \/payment\/status\/DOCTOR[0-9A-F]{20} answered 404 NOT_FOUND/);
+    expect(line(lines, 'status lookup')).toMatch(
+      /^ok {4}status lookup +GET \/payment\/status\/DOCTOR[0-9A-F]{20} answered 404 NOT_FOUND/,
+    );
     expect(line(lines, 'clock')).toMatch(/^ok {4}clock +local clock within \d+ s/);
-    expect(line(lines, 'rate limits')).toMatch(/^ok {4}rate limits +X-RateLimit-\* headers seen \(limit \d+, remaining \d+\)/);
+    expect(line(lines, 'rate limits')).toMatch(
+      /^ok {4}rate limits +X-RateLimit-\* headers seen \(limit \d+, remaining \d+\)/,
+    );
     expect(line(lines, 'callback URL')).toBe('ok    callback URL   https://shop.example/webhooks/myr is https');
     expect(lines.at(-1)).toBe('doctor: all checks passed');
     expect(target.service.payments).toEqual([]);
@@ -71,7 +86,9 @@ describe('npx myr-gateway doctor', () => {
     const { code, out, lines } = await doctor(envFor(target, { MYR_GATEWAY_API_KEY: wrongKey }));
     expect(code).toBe(1);
     expect(line(lines, 'configuration')).toMatch(/^ok /);
-    expect(line(lines, 'token')).toMatch(/^FAIL {2}token +no access token: INVALID_CREDENTIALS \(HTTP 401\).*check MYR_GATEWAY_MERCHANT_ID and MYR_GATEWAY_API_KEY$/);
+    expect(line(lines, 'token')).toMatch(
+      /^FAIL {2}token +no access token: INVALID_CREDENTIALS \(HTTP 401\).*check MYR_GATEWAY_MERCHANT_ID and MYR_GATEWAY_API_KEY$/,
+    );
     expect(line(lines, 'status lookup')).toMatch(/^skip /);
     expect(lines.at(-1)).toMatch(/^doctor: failed at "token": no access token: INVALID_CREDENTIALS/);
     expect(out).not.toContain(wrongKey);
@@ -95,27 +112,47 @@ describe('npx myr-gateway doctor', () => {
   it('without the environment fails naming the configuration check and the missing variables', async () => {
     const { code, lines } = await doctor({ MYR_GATEWAY_BASE_URL: 'https://api.gateway.example/api/v1' });
     expect(code).toBe(1);
-    expect(line(lines, 'configuration')).toBe('FAIL  configuration  MYR_GATEWAY_MERCHANT_ID, MYR_GATEWAY_API_KEY not set');
+    expect(line(lines, 'configuration')).toBe(
+      'FAIL  configuration  MYR_GATEWAY_MERCHANT_ID, MYR_GATEWAY_API_KEY not set',
+    );
     expect(lines.at(-1)).toMatch(/^doctor: failed at "configuration"/);
   });
 
   it.each([
     ['a trailing newline', `${apiKey}\n`],
     ['a leading space', ` ${apiKey}`],
-  ])('an api key with %s fails the configuration check, naming the variable and the whitespace, as the client does; the key is never printed', async (_what, key) => {
-    const target = await sandbox();
-    const { code, out, lines } = await doctor(envFor(target, { MYR_GATEWAY_API_KEY: key }));
-    expect(code).toBe(1);
-    expect(line(lines, 'configuration')).toMatch(/^FAIL {2}configuration +INVALID_CONFIGURATION: .*MYR_GATEWAY_API_KEY.*whitespace/);
-    expect(line(lines, 'token')).toMatch(/^skip /);
-    expect(out).not.toContain(apiKey);
-    // The client the merchant builds from the same environment says the same.
-    const client = await import('../../src/index.js').then(({ MyrGateway }) => () => new MyrGateway({ baseUrl: target.baseUrl, merchantId: target.merchant.merchantId, apiKey: key, allowInsecureLoopback: true }));
-    expect(client).toThrow(/apiKey.*whitespace/);
-  });
+  ])(
+    'an api key with %s fails the configuration check, naming the variable and the whitespace, as the client does; the key is never printed',
+    async (_what, key) => {
+      const target = await sandbox();
+      const { code, out, lines } = await doctor(envFor(target, { MYR_GATEWAY_API_KEY: key }));
+      expect(code).toBe(1);
+      expect(line(lines, 'configuration')).toMatch(
+        /^FAIL {2}configuration +INVALID_CONFIGURATION: .*MYR_GATEWAY_API_KEY.*whitespace/,
+      );
+      expect(line(lines, 'token')).toMatch(/^skip /);
+      expect(out).not.toContain(apiKey);
+      // The client the merchant builds from the same environment says the same.
+      const client = await import('../../src/index.js').then(
+        ({ MyrGateway }) =>
+          () =>
+            new MyrGateway({
+              baseUrl: target.baseUrl,
+              merchantId: target.merchant.merchantId,
+              apiKey: key,
+              allowInsecureLoopback: true,
+            }),
+      );
+      expect(client).toThrow(/apiKey.*whitespace/);
+    },
+  );
 
   it('refuses a plain http base URL that is not loopback, before sending anything', async () => {
-    const { code, lines } = await doctor({ MYR_GATEWAY_BASE_URL: 'http://api.gateway.example/api/v1', MYR_GATEWAY_MERCHANT_ID: 'M1', MYR_GATEWAY_API_KEY: 'sk_test_x' });
+    const { code, lines } = await doctor({
+      MYR_GATEWAY_BASE_URL: 'http://api.gateway.example/api/v1',
+      MYR_GATEWAY_MERCHANT_ID: 'M1',
+      MYR_GATEWAY_API_KEY: 'sk_test_x',
+    });
     expect(code).toBe(1);
     expect(line(lines, 'configuration')).toMatch(/^FAIL {2}configuration +INVALID_CONFIGURATION: /);
     expect(line(lines, 'token')).toMatch(/^skip /);
@@ -123,9 +160,13 @@ describe('npx myr-gateway doctor', () => {
 
   it('fails at the callback URL check for an http:// callback URL off loopback', async () => {
     const target = await sandbox();
-    const { code, lines } = await doctor(envFor(target, { MYR_GATEWAY_CALLBACK_URL: 'http://shop.example/webhooks/myr' }));
+    const { code, lines } = await doctor(
+      envFor(target, { MYR_GATEWAY_CALLBACK_URL: 'http://shop.example/webhooks/myr' }),
+    );
     expect(code).toBe(1);
-    expect(lines.at(-1)).toBe('doctor: failed at "callback URL": http://shop.example/webhooks/myr must be https:// (the service refuses any other callback_url)');
+    expect(lines.at(-1)).toBe(
+      'doctor: failed at "callback URL": http://shop.example/webhooks/myr must be https:// (the service refuses any other callback_url)',
+    );
   });
 
   it('warns, without failing, when the local clock is more than 60 s off the Date header', async () => {
@@ -140,11 +181,17 @@ describe('npx myr-gateway doctor', () => {
     const mock = createMockGateway({ rateLimits: false });
     const served = await mock.serve();
     open.push(served);
-    mock.fault({ endpoint: 'payment.status', times: Infinity, response: { type: 'status', status: 400, code: 'VALIDATION_ERROR' } });
+    mock.fault({
+      endpoint: 'payment.status',
+      times: Infinity,
+      response: { type: 'status', status: 400, code: 'VALIDATION_ERROR' },
+    });
     const { code, lines } = await doctor(envFor({ baseUrl: served.baseUrl, merchant: mock.merchant }));
     expect(code).toBe(1);
     expect(line(lines, 'token')).toMatch(/^ok /);
-    expect(line(lines, 'status lookup')).toMatch(/^FAIL {2}status lookup +GET \/payment\/status\/DOCTOR\w+: VALIDATION_ERROR \(HTTP 400\).*the spec says 404 NOT_FOUND$/);
+    expect(line(lines, 'status lookup')).toMatch(
+      /^FAIL {2}status lookup +GET \/payment\/status\/DOCTOR\w+: VALIDATION_ERROR \(HTTP 400\).*the spec says 404 NOT_FOUND$/,
+    );
     expect(line(lines, 'rate limits')).toMatch(/^warn {2}rate limits +no X-RateLimit-\* headers/);
     expect(lines.at(-1)).toMatch(/^doctor: failed at "status lookup"/);
   });
@@ -156,7 +203,9 @@ describe('npx myr-gateway doctor', () => {
     mock.fault({ endpoint: 'auth', times: Infinity, response: { type: 'rateLimit', retryAfter: 42 } });
     const { code, lines } = await doctor(envFor({ baseUrl: served.baseUrl, merchant: mock.merchant }));
     expect(code).toBe(1);
-    expect(line(lines, 'token')).toMatch(/^FAIL {2}token +no access token: RATE_LIMITED \(HTTP 429\).*5 token requests a minute.*retry in 42 s/);
+    expect(line(lines, 'token')).toMatch(
+      /^FAIL {2}token +no access token: RATE_LIMITED \(HTTP 429\).*5 token requests a minute.*retry in 42 s/,
+    );
   });
 
   it('on a 429 without Retry-After says the limit and to wait for the minute to pass', async () => {
@@ -203,11 +252,31 @@ describe('npx myr-gateway doctor', () => {
 
   it('is in the bin only: no entry point of the package imports it', async () => {
     const entries = ['src/index.ts', 'src/webhooks/index.ts', 'src/testing/index.ts', 'src/redis/index.ts'];
-    const result = await build({ entryPoints: entries, absWorkingDir: root, bundle: true, write: false, metafile: true, platform: 'node', format: 'esm', packages: 'external', outdir: 'out' });
+    const result = await build({
+      entryPoints: entries,
+      absWorkingDir: root,
+      bundle: true,
+      write: false,
+      metafile: true,
+      platform: 'node',
+      format: 'esm',
+      packages: 'external',
+      outdir: 'out',
+    });
     const inputs = Object.keys(result.metafile.inputs);
     expect(inputs).toContain('src/client.ts');
     expect(inputs.filter((file) => file.startsWith('src/doctor/'))).toEqual([]);
-    const bin = await build({ entryPoints: ['src/sandbox/cli.ts'], absWorkingDir: root, bundle: true, write: false, metafile: true, platform: 'node', format: 'esm', packages: 'external', outdir: 'out' });
+    const bin = await build({
+      entryPoints: ['src/sandbox/cli.ts'],
+      absWorkingDir: root,
+      bundle: true,
+      write: false,
+      metafile: true,
+      platform: 'node',
+      format: 'esm',
+      packages: 'external',
+      outdir: 'out',
+    });
     expect(Object.keys(bin.metafile.inputs)).toContain('src/doctor/command.ts');
   });
 });

@@ -13,7 +13,11 @@ import { createMockGateway, signCallback } from '../../src/testing/index.js';
 import { hasRedisServer, RedisServer } from '../helpers/redis.js';
 
 const mock = createMockGateway();
-const settings = { MYR_GATEWAY_BASE_URL: mock.baseUrl, MYR_GATEWAY_MERCHANT_ID: mock.merchant.merchantId, MYR_GATEWAY_API_KEY: mock.merchant.apiKey };
+const settings = {
+  MYR_GATEWAY_BASE_URL: mock.baseUrl,
+  MYR_GATEWAY_MERCHANT_ID: mock.merchant.merchantId,
+  MYR_GATEWAY_API_KEY: mock.merchant.apiKey,
+};
 Object.assign(process.env, settings);
 const shop = await import('../../examples/shop.js');
 const gateway = new MyrGateway({ baseUrl: mock.baseUrl, ...mock.merchant });
@@ -28,7 +32,12 @@ afterAll(() => mock.close());
 async function paidOrder(total = 42.5): Promise<{ referenceId: string; paymentId: string }> {
   const referenceId = `EXAMPLE${Date.now()}${(sequence += 1)}`;
   shop.orders.add(referenceId, total);
-  const payment = await gateway.payments.create({ ...customer, amount: total, reference_id: referenceId, payment_method: 'QR_PAYMENT' });
+  const payment = await gateway.payments.create({
+    ...customer,
+    amount: total,
+    reference_id: referenceId,
+    payment_method: 'QR_PAYMENT',
+  });
   return { referenceId, paymentId: payment.payment_id };
 }
 
@@ -36,13 +45,21 @@ async function paidOrder(total = 42.5): Promise<{ referenceId: string; paymentId
 async function exerciseOverHttp(url: string): Promise<void> {
   const { referenceId, paymentId } = await paidOrder();
   const lookups = mock.count('payment.status');
-  const delivery = await mock.completePayment(paymentId, 'SUCCESS', { callbackUrl: url, duplicate: true, retryDelaysMs: [] });
+  const delivery = await mock.completePayment(paymentId, 'SUCCESS', {
+    callbackUrl: url,
+    duplicate: true,
+    retryDelaysMs: [],
+  });
   expect(delivery.attempts.map((a) => a.status)).toEqual([200, 200]);
   expect(shop.orders.get(referenceId)?.paid).toBe(true);
   expect(mock.count('payment.status') - lookups).toBe(1); // confirmed once: the duplicate did not run the handler
 
   const other = await paidOrder();
-  const forged = await mock.completePayment(other.paymentId, 'SUCCESS', { callbackUrl: url, tamper: (body) => ({ ...body, amount: 0.01 }), retryDelaysMs: [] });
+  const forged = await mock.completePayment(other.paymentId, 'SUCCESS', {
+    callbackUrl: url,
+    tamper: (body) => ({ ...body, amount: 0.01 }),
+    retryDelaysMs: [],
+  });
   expect(forged.attempts.map((a) => a.status)).toEqual([401]);
   expect(shop.orders.get(other.referenceId)?.paid).toBe(false);
 }
@@ -59,7 +76,14 @@ async function callbackRequest(forge = false): Promise<{ request: Request; refer
     status: 'SUCCESS',
     completed_at: record?.completed_at ?? null,
   });
-  return { referenceId, request: new Request('https://shop.example/webhooks/myr', { method: 'POST', headers: signed.headers, body: signed.rawBody }) };
+  return {
+    referenceId,
+    request: new Request('https://shop.example/webhooks/myr', {
+      method: 'POST',
+      headers: signed.headers,
+      body: signed.rawBody,
+    }),
+  };
 }
 
 async function listening(server: Server): Promise<string> {
@@ -143,7 +167,12 @@ describe('webhook receivers (examples/webhooks)', () => {
 describe('payments (examples/payment-methods.ts)', () => {
   it('sends each customer where the spec says, with amounts as numbers or decimal strings', async () => {
     const { payByBankTransfer, payByQr, payByWallet } = await import('../../examples/payment-methods.js');
-    const checkout = (orderId: string) => ({ orderId, total: '120.50', customerName: 'Aisyah Rahman', customerPhone: '60123456789' });
+    const checkout = (orderId: string) => ({
+      orderId,
+      total: '120.50',
+      customerName: 'Aisyah Rahman',
+      customerPhone: '60123456789',
+    });
     const qr = await payByQr(gateway, checkout('EXQR1'));
     const bank = await payByBankTransfer(gateway, checkout('EXBANK1'), 'MB2U0227');
     const wallet = await payByWallet(gateway, { ...checkout('EXWALLET1'), total: 35 });
@@ -162,18 +191,31 @@ describe('payments (examples/payment-methods.ts)', () => {
 describe('error handling (examples/errors.ts)', () => {
   const params = { ...customer, amount: '120.50', payment_method: 'QR_PAYMENT' as const };
   // A budget per client: the 429 below holds a shared one for its Retry-After (30 s), as it should.
-  const client = () => new MyrGateway({ baseUrl: mock.baseUrl, ...mock.merchant, maxRetries: 0, rateLimiter: new MemoryRateLimiter() });
+  const client = () =>
+    new MyrGateway({ baseUrl: mock.baseUrl, ...mock.merchant, maxRetries: 0, rateLimiter: new MemoryRateLimiter() });
 
   it('turns each failure into the next step of the checkout', async () => {
     const { startPayment } = await import('../../examples/errors.js');
     expect(await startPayment(client(), { ...params, reference_id: 'EXERR1' })).toMatchObject({ kind: 'redirect' });
-    expect(await startPayment(client(), { ...params, amount: '10.005', reference_id: 'EXERR2' })).toMatchObject({ kind: 'fix-input', field: 'amount' });
+    expect(await startPayment(client(), { ...params, amount: '10.005', reference_id: 'EXERR2' })).toMatchObject({
+      kind: 'fix-input',
+      field: 'amount',
+    });
     mock.fault({ endpoint: 'payment.create', response: { type: 'rateLimit', retryAfter: 30 } });
-    expect(await startPayment(client(), { ...params, reference_id: 'EXERR3' })).toEqual({ kind: 'try-again-later', retryAfterSeconds: 30, code: 'RATE_LIMITED' });
+    expect(await startPayment(client(), { ...params, reference_id: 'EXERR3' })).toEqual({
+      kind: 'try-again-later',
+      retryAfterSeconds: 30,
+      code: 'RATE_LIMITED',
+    });
     mock.setMerchantStatus(mock.merchant.merchantId, 'LOCKED');
-    expect(await startPayment(client(), { ...params, reference_id: 'EXERR4' })).toMatchObject({ kind: 'contact-support', code: 'MERCHANT_LOCKED' });
+    expect(await startPayment(client(), { ...params, reference_id: 'EXERR4' })).toMatchObject({
+      kind: 'contact-support',
+      code: 'MERCHANT_LOCKED',
+    });
     // the invalid amount never left the machine
-    expect(mock.requests.filter((r) => (r.body as { reference_id?: string } | undefined)?.reference_id === 'EXERR2')).toEqual([]);
+    expect(
+      mock.requests.filter((r) => (r.body as { reference_id?: string } | undefined)?.reference_id === 'EXERR2'),
+    ).toEqual([]);
   });
 });
 
@@ -203,9 +245,15 @@ describe.skipIf(!hasRedisServer())('fleet (examples/fleet.ts) on a real redis-se
       expect(mock.count('auth') - auth).toBeLessThanOrEqual(1);
 
       const { referenceId, paymentId } = await paidOrder();
-      const first = await mock.completePayment(paymentId, 'SUCCESS', { callbackUrl: urls[0] as string, retryDelaysMs: [] });
+      const first = await mock.completePayment(paymentId, 'SUCCESS', {
+        callbackUrl: urls[0] as string,
+        retryDelaysMs: [],
+      });
       const lookups = mock.count('payment.status');
-      const again = await mock.completePayment(paymentId, 'SUCCESS', { callbackUrl: urls[1] as string, retryDelaysMs: [] });
+      const again = await mock.completePayment(paymentId, 'SUCCESS', {
+        callbackUrl: urls[1] as string,
+        retryDelaysMs: [],
+      });
       expect([first.attempts[0]?.status, again.attempts[0]?.status]).toEqual([200, 200]);
       expect(mock.count('payment.status')).toBe(lookups); // the second instance did not run the handler
       expect(shop.orders.get(referenceId)?.paid).toBe(true);

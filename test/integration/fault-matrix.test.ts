@@ -8,16 +8,48 @@ import { spawn } from 'node:child_process';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MyrGateway, MyrGatewayError, type MyrGatewayOptions, OutcomeUnknownError, type TokenStore } from '../../src/index.js';
+import {
+  MyrGateway,
+  MyrGatewayError,
+  type MyrGatewayOptions,
+  OutcomeUnknownError,
+  type TokenStore,
+} from '../../src/index.js';
 import { paymentParams, recordingSleep, withdrawalParams } from '../helpers/client.js';
 import { expectNoSecret, observeCapture } from '../helpers/observe-capture.js';
 import { closedPortUrl, json, listen, readBody, service } from '../helpers/real-server.js';
 
 type Fault =
-  | 'drop-before-read' | 'drop-after-processing' | 'delay-past-timeout' | '429-envelope' | '429-nest' | '429-retry-after-0'
-  | '429-retry-after-negative' | '429-retry-after-garbage' | '502' | '503' | '504' | '502-html' | 'status-error-200' | 'wrong-echo';
-const FAULTS: Fault[] = ['drop-before-read', 'drop-after-processing', 'delay-past-timeout', '429-envelope', '429-nest', '429-retry-after-0',
-  '429-retry-after-negative', '429-retry-after-garbage', '502', '503', '504', '502-html', 'status-error-200', 'wrong-echo'];
+  | 'drop-before-read'
+  | 'drop-after-processing'
+  | 'delay-past-timeout'
+  | '429-envelope'
+  | '429-nest'
+  | '429-retry-after-0'
+  | '429-retry-after-negative'
+  | '429-retry-after-garbage'
+  | '502'
+  | '503'
+  | '504'
+  | '502-html'
+  | 'status-error-200'
+  | 'wrong-echo';
+const FAULTS: Fault[] = [
+  'drop-before-read',
+  'drop-after-processing',
+  'delay-past-timeout',
+  '429-envelope',
+  '429-nest',
+  '429-retry-after-0',
+  '429-retry-after-negative',
+  '429-retry-after-garbage',
+  '502',
+  '503',
+  '504',
+  '502-html',
+  'status-error-200',
+  'wrong-echo',
+];
 type Kind = 'payment' | 'withdrawal';
 
 const processed = new Map<string, { kind: Kind; id: string; amount: number; count: number }>();
@@ -35,10 +67,14 @@ const API_KEY = 'sk_fault_matrix';
 const ACCOUNT_NUMBER = withdrawalParams().account_number;
 
 function rateLimited(res: ServerResponse, fault: Fault) {
-  const retryAfter = { '429-retry-after-0': '0', '429-retry-after-negative': '-5', '429-retry-after-garbage': 'soon' }[fault as string] ?? '1';
-  const body = fault === '429-nest'
-    ? { statusCode: 429, message: 'Too Many Requests', error: 'Too Many Requests', correlationId: 'c-429' }
-    : { status: 'error', error: 'RATE_LIMITED', message: 'Too many requests' };
+  const retryAfter =
+    { '429-retry-after-0': '0', '429-retry-after-negative': '-5', '429-retry-after-garbage': 'soon' }[
+      fault as string
+    ] ?? '1';
+  const body =
+    fault === '429-nest'
+      ? { statusCode: 429, message: 'Too Many Requests', error: 'Too Many Requests', correlationId: 'c-429' }
+      : { status: 'error', error: 'RATE_LIMITED', message: 'Too many requests' };
   json(res, 429, body, { 'retry-after': retryAfter });
 }
 
@@ -51,7 +87,9 @@ function process(kind: Kind, body: { reference_id: string; amount: number }, res
   }
   const id = `${kind === 'payment' ? 'PAY' : 'WD'}_${body.reference_id}`;
   processed.set(body.reference_id, { kind, id, amount: body.amount, count: 1 });
-  return kind === 'payment' ? service.payment(id, body.reference_id, body.amount) : service.withdrawal(id, body.reference_id, body.amount);
+  return kind === 'payment'
+    ? service.payment(id, body.reference_id, body.amount)
+    : service.withdrawal(id, body.reference_id, body.amount);
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse) {
@@ -65,7 +103,13 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   const text = await readBody(req);
   if (path.endsWith('/auth/token')) {
     const merchant = (JSON.parse(text) as { merchant_id: string }).merchant_id;
-    if (tokenFaults.delete(merchant)) return json(res, 429, { status: 'error', error: 'RATE_LIMITED', message: 'Too many requests' }, { 'retry-after': '1' });
+    if (tokenFaults.delete(merchant))
+      return json(
+        res,
+        429,
+        { status: 'error', error: 'RATE_LIMITED', message: 'Too many requests' },
+        { 'retry-after': '1' },
+      );
     return json(res, 200, service.token());
   }
   const body = (statusOf ? {} : JSON.parse(text)) as { reference_id: string; amount: number };
@@ -84,7 +128,8 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
     const record = [...processed.entries()].find(([ref, r]) => ref === statusOf || r.id === statusOf);
     if (fault === 'drop-after-processing') return req.socket.destroy();
     if (fault === 'delay-past-timeout') return void held.push(res);
-    if (fault === '502' || fault === '504') return json(res, Number(fault), { status: 'error', error: 'GATEWAY_ERROR', message: 'x' });
+    if (fault === '502' || fault === '504')
+      return json(res, Number(fault), { status: 'error', error: 'GATEWAY_ERROR', message: 'x' });
     if (fault === 'status-error-200') return json(res, 200, { status: 'error', error: 'GATEWAY_ERROR' });
     if (!record) return json(res, 404, { status: 'error', error: 'NOT_FOUND', message: 'no such payment' });
     const [ref, r] = record;
@@ -95,17 +140,34 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   if (!answer) return;
   if (fault === 'drop-after-processing') return req.socket.destroy();
   if (fault === 'delay-past-timeout') return void held.push(res);
-  if (fault === '502' || fault === '504') return json(res, Number(fault), { status: 'error', error: fault === '502' ? 'GATEWAY_ERROR' : 'GATEWAY_TIMEOUT', message: 'upstream' });
-  if (fault === 'status-error-200') return json(res, 200, { status: 'error', error: 'GATEWAY_ERROR', message: 'upstream' });
-  if (fault === 'wrong-echo') return json(res, 200, { ...answer, data: { ...answer.data, reference_id: `${body.reference_id}X`, amount: body.amount + 1 } });
+  if (fault === '502' || fault === '504')
+    return json(res, Number(fault), {
+      status: 'error',
+      error: fault === '502' ? 'GATEWAY_ERROR' : 'GATEWAY_TIMEOUT',
+      message: 'upstream',
+    });
+  if (fault === 'status-error-200')
+    return json(res, 200, { status: 'error', error: 'GATEWAY_ERROR', message: 'upstream' });
+  if (fault === 'wrong-echo')
+    return json(res, 200, {
+      ...answer,
+      data: { ...answer.data, reference_id: `${body.reference_id}X`, amount: body.amount + 1 },
+    });
   return json(res, 200, answer);
 }
 
 function client(url = `${server.url}/api/v1`, extra: Partial<MyrGatewayOptions> = {}) {
   const recorder = recordingSleep();
   const gateway = new MyrGateway({
-    baseUrl: url, merchantId: 'M1', apiKey: API_KEY, allowInsecureLoopback: true,
-    sleep: recorder.sleep, random: () => 0.5, timeout: 200, ...captured.options, ...extra,
+    baseUrl: url,
+    merchantId: 'M1',
+    apiKey: API_KEY,
+    allowInsecureLoopback: true,
+    sleep: recorder.sleep,
+    random: () => 0.5,
+    timeout: 200,
+    ...captured.options,
+    ...extra,
   });
   return { gateway, delays: recorder.delays };
 }
@@ -132,7 +194,11 @@ afterAll(async () => {
 });
 
 type Result = { ok: true; value: unknown } | { ok: false; error: unknown };
-const settle = (p: Promise<unknown>): Promise<Result> => p.then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }));
+const settle = (p: Promise<unknown>): Promise<Result> =>
+  p.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
 
 describe.each(FAULTS)('fault %s', (fault) => {
   it('payment create: at most one payment, a typed error with the reference id or a valid payment', async () => {
@@ -184,25 +250,35 @@ describe.each<TokenFault>(['token-429', 'token-store-hangs'])('fault %s', (fault
   function tokenClient() {
     const merchantId = `M_TOKEN_${++merchantSerial}`;
     if (fault === 'token-429') tokenFaults.add(merchantId);
-    return client(undefined, fault === 'token-store-hangs' ? { merchantId, tokenStore: hangingStore, tokenStoreTimeout: 50 } : { merchantId });
+    return client(
+      undefined,
+      fault === 'token-store-hangs' ? { merchantId, tokenStore: hangingStore, tokenStoreTimeout: 50 } : { merchantId },
+    );
   }
   // Neither fault reaches the money endpoint before a token exists: every call must go through.
-  it.each(['payment create', 'withdrawal', 'status'] as const)('%s: succeeds once, after waiting out the token answer', async (call) => {
-    const { gateway, delays } = tokenClient();
-    const payment = paymentParams('MOBILE_WALLET');
-    const payout = withdrawalParams();
-    const outcome = await settle(
-      call === 'payment create' ? gateway.payments.create(payment) : call === 'withdrawal' ? gateway.withdrawals.create(payout) : gateway.payments.retrieve('ANY1'),
-    );
-    if (call === 'status') {
-      expect(outcome.ok ? undefined : (outcome.error as MyrGatewayError).code).toBe('NOT_FOUND');
-    } else {
-      expect(outcome.ok ? 'created' : (outcome.error as MyrGatewayError).code).toBe('created');
-      const reference = call === 'payment create' ? payment.reference_id : payout.reference_id;
-      expect(processed.get(reference)?.count).toBe(1);
-    }
-    if (fault === 'token-429') expect(delays[0]).toBeGreaterThanOrEqual(1000); // the server's Retry-After, not less
-  });
+  it.each(['payment create', 'withdrawal', 'status'] as const)(
+    '%s: succeeds once, after waiting out the token answer',
+    async (call) => {
+      const { gateway, delays } = tokenClient();
+      const payment = paymentParams('MOBILE_WALLET');
+      const payout = withdrawalParams();
+      const outcome = await settle(
+        call === 'payment create'
+          ? gateway.payments.create(payment)
+          : call === 'withdrawal'
+            ? gateway.withdrawals.create(payout)
+            : gateway.payments.retrieve('ANY1'),
+      );
+      if (call === 'status') {
+        expect(outcome.ok ? undefined : (outcome.error as MyrGatewayError).code).toBe('NOT_FOUND');
+      } else {
+        expect(outcome.ok ? 'created' : (outcome.error as MyrGatewayError).code).toBe('created');
+        const reference = call === 'payment create' ? payment.reference_id : payout.reference_id;
+        expect(processed.get(reference)?.count).toBe(1);
+      }
+      if (fault === 'token-429') expect(delays[0]).toBeGreaterThanOrEqual(1000); // the server's Retry-After, not less
+    },
+  );
 });
 
 describe('drop before send (connection refused)', () => {
@@ -210,9 +286,18 @@ describe('drop before send (connection refused)', () => {
     const { gateway, delays } = client(`${await closedPortUrl()}/api/v1`);
     const params = paymentParams();
     const payout = withdrawalParams();
-    const results = await Promise.all([settle(gateway.payments.create(params)), settle(gateway.withdrawals.create(payout)), settle(gateway.payments.retrieve('ANY1'))]);
-    for (const result of results) expect(result.ok ? undefined : (result.error as MyrGatewayError).code).toBe('NETWORK_ERROR');
-    expect(results.map((r) => (r.ok ? undefined : (r.error as MyrGatewayError).referenceId))).toEqual([params.reference_id, payout.reference_id, undefined]);
+    const results = await Promise.all([
+      settle(gateway.payments.create(params)),
+      settle(gateway.withdrawals.create(payout)),
+      settle(gateway.payments.retrieve('ANY1')),
+    ]);
+    for (const result of results)
+      expect(result.ok ? undefined : (result.error as MyrGatewayError).code).toBe('NETWORK_ERROR');
+    expect(results.map((r) => (r.ok ? undefined : (r.error as MyrGatewayError).referenceId))).toEqual([
+      params.reference_id,
+      payout.reference_id,
+      undefined,
+    ]);
     expect(delays.length).toBeGreaterThan(0);
   });
 });
@@ -221,13 +306,24 @@ describe('afterwards', () => {
   it('no api key, token or full account number in anything logged, hooked or spanned', async () => {
     await captured.flush(); // the in-memory exporter settles each export on a timer of its own
     const text = captured.dump();
-    expectNoSecret(text, { API_KEY, token: service.token().data.access_token, 'full account number': ACCOUNT_NUMBER, bearer: 'Bearer ' });
+    expectNoSecret(text, {
+      API_KEY,
+      token: service.token().data.access_token,
+      'full account number': ACCOUNT_NUMBER,
+      bearer: 'Bearer ',
+    });
     // The capture saw the matrix: every call, its retries and its outcome.
     const spans = captured.spans();
-    expect(spans.filter((s) => s.name === 'myr-gateway POST /payment/withdraw').length).toBeGreaterThanOrEqual(FAULTS.length);
+    expect(spans.filter((s) => s.name === 'myr-gateway POST /payment/withdraw').length).toBeGreaterThanOrEqual(
+      FAULTS.length,
+    );
     expect(spans.some((s) => s.events.some((e) => e.name === 'myr.retry'))).toBe(true);
     expect(captured.hooks.filter((h) => h.hook === 'onRetry').length).toBeGreaterThan(FAULTS.length);
-    expect(captured.lines.some(([level, message]) => level === 'info' && String(message).includes('failed with OUTCOME_UNKNOWN'))).toBe(true);
+    expect(
+      captured.lines.some(
+        ([level, message]) => level === 'info' && String(message).includes('failed with OUTCOME_UNKNOWN'),
+      ),
+    ).toBe(true);
     for (const reference of processed.keys()) expect(text).toContain(reference);
   });
 

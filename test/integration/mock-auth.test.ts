@@ -36,20 +36,24 @@ describe('POST /auth/token', () => {
     expect(mock.merchant).toEqual({ merchantId: 'MERCHANT_A', apiKey: 'sk_test_a' });
   });
 
-  it.each([
-    [{ merchant_id: 'MERCHANT_A', api_key: 'wrong' }],
-    [{ merchant_id: 'NOBODY', api_key: 'sk_test_a' }],
-  ])('answers 401 INVALID_CREDENTIALS for %j', async (body) => {
-    const res = await call(mock, 'POST', '/auth/token', { body });
-    expect(res.status).toBe(401);
-    expect(res.body).toEqual({ status: 'error', error: 'INVALID_CREDENTIALS', message: expect.any(String) });
-  });
+  it.each([[{ merchant_id: 'MERCHANT_A', api_key: 'wrong' }], [{ merchant_id: 'NOBODY', api_key: 'sk_test_a' }]])(
+    'answers 401 INVALID_CREDENTIALS for %j',
+    async (body) => {
+      const res = await call(mock, 'POST', '/auth/token', { body });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ status: 'error', error: 'INVALID_CREDENTIALS', message: expect.any(String) });
+    },
+  );
 
   it('answers 403 MERCHANT_DISABLED and MERCHANT_LOCKED', async () => {
-    const off = await call(mock, 'POST', '/auth/token', { body: { merchant_id: 'MERCHANT_OFF', api_key: 'sk_test_off' } });
+    const off = await call(mock, 'POST', '/auth/token', {
+      body: { merchant_id: 'MERCHANT_OFF', api_key: 'sk_test_off' },
+    });
     expect(off.status).toBe(403);
     expect(off.body.error).toBe('MERCHANT_DISABLED');
-    const lock = await call(mock, 'POST', '/auth/token', { body: { merchant_id: 'MERCHANT_LOCK', api_key: 'sk_test_lock' } });
+    const lock = await call(mock, 'POST', '/auth/token', {
+      body: { merchant_id: 'MERCHANT_LOCK', api_key: 'sk_test_lock' },
+    });
     expect(lock.status).toBe(403);
     expect(lock.body.error).toBe('MERCHANT_LOCKED');
   });

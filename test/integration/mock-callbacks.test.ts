@@ -55,7 +55,13 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
-      const entry: Received = { path: req.url ?? '', headers: req.headers, raw, body: JSON.parse(raw), at: performance.now() };
+      const entry: Received = {
+        path: req.url ?? '',
+        headers: req.headers,
+        raw,
+        body: JSON.parse(raw),
+        at: performance.now(),
+      };
       received.push(entry);
       const status = script.shift() ?? 200;
       void (onCallback?.(entry) ?? Promise.resolve()).then(() => {
@@ -148,18 +154,25 @@ describe('completePayment', () => {
     expect(cb.headers['x-payment-id']).toBe(data.payment_id);
 
     const status = await call(mock, 'GET', `/payment/status/${data.payment_id as string}`, { token });
-    expect(status.body.data).toMatchObject({ status: 'SUCCESS', completed_at: completedAt, gateway_reference: cb.body.gateway_reference });
+    expect(status.body.data).toMatchObject({
+      status: 'SUCCESS',
+      completed_at: completedAt,
+      gateway_reference: cb.body.gateway_reference,
+    });
   });
 
-  it.each(['FAILED', 'EXPIRED', 'CANCELLED'] as const)('%s leaves completed_at null and is signed with an empty completed_at', async (status) => {
-    const { data } = await createDeposit();
-    await mock.completePayment(data.payment_id, status, FAST);
-    const cb = received[0] as Received;
-    expect(cb.body.status).toBe(status);
-    expect(cb.body.completed_at).toBeNull();
-    expect(cb.body.signature).toBe(expectedSignature(API_KEY, cb.body));
-    expect(mock.getPayment(data.payment_id)?.status).toBe(status);
-  });
+  it.each(['FAILED', 'EXPIRED', 'CANCELLED'] as const)(
+    '%s leaves completed_at null and is signed with an empty completed_at',
+    async (status) => {
+      const { data } = await createDeposit();
+      await mock.completePayment(data.payment_id, status, FAST);
+      const cb = received[0] as Received;
+      expect(cb.body.status).toBe(status);
+      expect(cb.body.completed_at).toBeNull();
+      expect(cb.body.signature).toBe(expectedSignature(API_KEY, cb.body));
+      expect(mock.getPayment(data.payment_id)?.status).toBe(status);
+    },
+  );
 
   it('REFUNDED after SUCCESS keeps completed_at and gateway_reference', async () => {
     const { data } = await createDeposit();
@@ -209,7 +222,10 @@ describe('completePayment', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const delivery = await mock.completePayment(data.payment_id, 'SUCCESS', { ...FAST, callbackUrl: `http://127.0.0.1:${port}/x` });
+    const delivery = await mock.completePayment(data.payment_id, 'SUCCESS', {
+      ...FAST,
+      callbackUrl: `http://127.0.0.1:${port}/x`,
+    });
     expect(delivery.delivered).toBe(false);
     expect(delivery.attempts).toHaveLength(3);
     for (const attempt of delivery.attempts) {
@@ -299,7 +315,9 @@ describe('completePayment', () => {
     ];
     for (const [options, name] of cases) {
       await expect(mock.completePayment(data.payment_id, 'SUCCESS', options)).rejects.toThrow(
-        new RangeError(`${name} must be ${name === 'retryDelaysMs' ? 'whole numbers of milliseconds from 0' : 'a whole number of milliseconds from 1'} to 2147483647`),
+        new RangeError(
+          `${name} must be ${name === 'retryDelaysMs' ? 'whole numbers of milliseconds from 0' : 'a whole number of milliseconds from 1'} to 2147483647`,
+        ),
       );
     }
     expect(mock.getPayment(data.payment_id)?.status).toBe('PROCESSING');
@@ -320,18 +338,23 @@ describe('delivery transport', () => {
       baseUrl: 'https://custom.myr-gateway.test/api/v1',
       merchants: [{ merchantId: 'M', apiKey: 'k', defaultCallbackUrl: 'https://merchant.test/cb' }],
       callbackFetch: async (input, init) => {
-        seen.push({ url: input instanceof Request ? input.url : String(input), body: typeof init?.body === 'string' ? init.body : '' });
+        seen.push({
+          url: input instanceof Request ? input.url : String(input),
+          body: typeof init?.body === 'string' ? init.body : '',
+        });
         return new Response(null, { status: seen.length === 1 ? 503 : 200 });
       },
     });
     await whileServing(custom, async () => {
-        const token = await getToken(custom);
-        const res = await call(custom, 'POST', '/payment/request', { token, body: deposit() });
-        const delivery = await custom.completePayment(res.body.data.payment_id, 'SUCCESS', FAST);
-        expect(delivery.attempts.map((a) => a.status)).toEqual([503, 200]);
-        expect(seen.map((s) => s.url)).toEqual(['https://merchant.test/cb', 'https://merchant.test/cb']);
-        expect(JSON.parse(seen[0]?.body ?? '{}').signature).toBe(expectedSignature('k', JSON.parse(seen[0]?.body ?? '{}')));
-        expect(received).toHaveLength(0);
+      const token = await getToken(custom);
+      const res = await call(custom, 'POST', '/payment/request', { token, body: deposit() });
+      const delivery = await custom.completePayment(res.body.data.payment_id, 'SUCCESS', FAST);
+      expect(delivery.attempts.map((a) => a.status)).toEqual([503, 200]);
+      expect(seen.map((s) => s.url)).toEqual(['https://merchant.test/cb', 'https://merchant.test/cb']);
+      expect(JSON.parse(seen[0]?.body ?? '{}').signature).toBe(
+        expectedSignature('k', JSON.parse(seen[0]?.body ?? '{}')),
+      );
+      expect(received).toHaveLength(0);
     });
   });
 });
@@ -339,37 +362,40 @@ describe('delivery transport', () => {
 describe('completeWithdrawal', () => {
   it("delivers to the merchant's default URL with bank_code and the masked account number", async () => {
     await whileServing(defaultUrlMock, async () => {
-        const token = await getToken(defaultUrlMock);
-        const body = withdrawal({ amount: 1234.5, account_number: '5140123456789', bank_code: 'TNGDMYNB' });
-        const res = await call(defaultUrlMock, 'POST', '/payment/withdraw', { token, body });
-        const delivery = await defaultUrlMock.completeWithdrawal(res.body.data.payment_id, 'SUCCESS', FAST);
-        expect(delivery.delivered).toBe(true);
-        const cb = received[0] as Received;
-        expect(cb.path).toBe('/default');
-        expect(cb.body).toMatchObject({
-          payment_id: res.body.data.payment_id,
-          reference_id: body.reference_id,
-          amount: 1234.5,
-          status: 'SUCCESS',
-          transaction_type: 'WITHDRAWAL',
-          bank_code: 'TNGDMYNB',
-          account_number: '****6789',
-        });
-        expect(cb.raw).not.toContain('5140123456789');
-        expect(cb.raw).not.toContain('Tan Wei Ming');
-        expect(cb.body.signature).toBe(expectedSignature('sk_test_default', cb.body));
-        expect(defaultUrlMock.getWithdrawal(body.reference_id as string)?.status).toBe('SUCCESS');
+      const token = await getToken(defaultUrlMock);
+      const body = withdrawal({ amount: 1234.5, account_number: '5140123456789', bank_code: 'TNGDMYNB' });
+      const res = await call(defaultUrlMock, 'POST', '/payment/withdraw', { token, body });
+      const delivery = await defaultUrlMock.completeWithdrawal(res.body.data.payment_id, 'SUCCESS', FAST);
+      expect(delivery.delivered).toBe(true);
+      const cb = received[0] as Received;
+      expect(cb.path).toBe('/default');
+      expect(cb.body).toMatchObject({
+        payment_id: res.body.data.payment_id,
+        reference_id: body.reference_id,
+        amount: 1234.5,
+        status: 'SUCCESS',
+        transaction_type: 'WITHDRAWAL',
+        bank_code: 'TNGDMYNB',
+        account_number: '****6789',
+      });
+      expect(cb.raw).not.toContain('5140123456789');
+      expect(cb.raw).not.toContain('Tan Wei Ming');
+      expect(cb.body.signature).toBe(expectedSignature('sk_test_default', cb.body));
+      expect(defaultUrlMock.getWithdrawal(body.reference_id as string)?.status).toBe('SUCCESS');
     });
   });
 
   it('deposits without callback_url fall back to the default URL too', async () => {
     await whileServing(defaultUrlMock, async () => {
-        const token = await getToken(defaultUrlMock);
-        const res = await call(defaultUrlMock, 'POST', '/payment/request', { token, body: deposit({ payment_method: 'QR_PAYMENT' }) });
-        await defaultUrlMock.completePayment(res.body.data.payment_id, 'SUCCESS', FAST);
-        expect(received[0]?.path).toBe('/default');
-        expect(received[0]?.body).not.toHaveProperty('bank_code');
-        expect(received[0]?.body).not.toHaveProperty('account_number');
+      const token = await getToken(defaultUrlMock);
+      const res = await call(defaultUrlMock, 'POST', '/payment/request', {
+        token,
+        body: deposit({ payment_method: 'QR_PAYMENT' }),
+      });
+      await defaultUrlMock.completePayment(res.body.data.payment_id, 'SUCCESS', FAST);
+      expect(received[0]?.path).toBe('/default');
+      expect(received[0]?.body).not.toHaveProperty('bank_code');
+      expect(received[0]?.body).not.toHaveProperty('account_number');
     });
   });
 });

@@ -15,7 +15,10 @@ describe('fault injection', () => {
   it("'status' answers the error envelope with the given or default code, once by default", async () => {
     token = await getToken(mock);
     mock.fault({ endpoint: 'payment.create', response: { type: 'status', status: 502 } });
-    mock.fault({ endpoint: 'payment.create', response: { type: 'status', status: 500, code: 'BOOM', message: 'kaput', headers: { 'X-Extra': '1' } } });
+    mock.fault({
+      endpoint: 'payment.create',
+      response: { type: 'status', status: 500, code: 'BOOM', message: 'kaput', headers: { 'X-Extra': '1' } },
+    });
     const first = await createPayment();
     expect(first.status).toBe(502);
     expect(first.body).toEqual({ status: 'error', error: 'GATEWAY_ERROR', message: expect.any(String) });
@@ -118,8 +121,14 @@ describe('fault injection', () => {
 
   it("'body' answers an arbitrary JSON body, or a verbatim string", async () => {
     token = await getToken(mock);
-    mock.fault({ endpoint: 'payment.create', response: { type: 'body', body: { status: 'success', data: { payment_id: 42 } } } });
-    mock.fault({ endpoint: 'payment.create', response: { type: 'body', status: 201, body: '{"status":"succ', headers: { 'X-A': 'b' } } });
+    mock.fault({
+      endpoint: 'payment.create',
+      response: { type: 'body', body: { status: 'success', data: { payment_id: 42 } } },
+    });
+    mock.fault({
+      endpoint: 'payment.create',
+      response: { type: 'body', status: 201, body: '{"status":"succ', headers: { 'X-A': 'b' } },
+    });
     const a = await createPayment();
     expect(a.status).toBe(200);
     expect(a.body).toEqual({ status: 'success', data: { payment_id: 42 } });

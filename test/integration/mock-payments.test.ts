@@ -38,7 +38,11 @@ const create = async (body: Record<string, unknown>, t?: string) =>
 
 describe('POST /payment/request: success', () => {
   it('returns the spec data object and stores the payment in PROCESSING', async () => {
-    const body = deposit({ amount: 120.5, callback_url: 'https://shop.test/cb', redirect_url: 'https://shop.test/done' });
+    const body = deposit({
+      amount: 120.5,
+      callback_url: 'https://shop.test/cb',
+      redirect_url: 'https://shop.test/done',
+    });
     const res = await create(body);
     expect(res.status).toBe(200);
     expect(res.body.status).toBe('success');
@@ -71,7 +75,10 @@ describe('POST /payment/request: success', () => {
 
   it('accepts both bank lists, and the range bounds with two decimals', async () => {
     const t = await getToken(mock);
-    for (const channel of [PROVIDER_CHANNELS_GROUP_A[0], PROVIDER_CHANNELS_GROUP_B[PROVIDER_CHANNELS_GROUP_B.length - 1]]) {
+    for (const channel of [
+      PROVIDER_CHANNELS_GROUP_A[0],
+      PROVIDER_CHANNELS_GROUP_B[PROVIDER_CHANNELS_GROUP_B.length - 1],
+    ]) {
       expect((await create(deposit({ metadata: { provider_channel_id: channel } }), t)).status).toBe(200);
     }
     for (const amount of [5, 50_000, 19.99, 5.1]) {
@@ -123,18 +130,24 @@ describe('POST /payment/request: the spec rules', () => {
     expect((await create(deposit({ reference_id: 'A'.repeat(100) }))).status).toBe(200);
   });
 
-  it.each([4.99, 50_000.01, 0, -5, 1.005, 10.001, 10.1 + 0.2, 1e21])('amount %s gives 400 INVALID_AMOUNT', async (amount) => {
-    const res = await create(deposit({ amount }));
-    expect(res.status).toBe(400);
-    expect(res.body.error).toBe('INVALID_AMOUNT');
-  });
+  it.each([4.99, 50_000.01, 0, -5, 1.005, 10.001, 10.1 + 0.2, 1e21])(
+    'amount %s gives 400 INVALID_AMOUNT',
+    async (amount) => {
+      const res = await create(deposit({ amount }));
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe('INVALID_AMOUNT');
+    },
+  );
 
-  it.each(['callback_url', 'redirect_url'])('http:// %s gives 422 VALIDATION_ERROR in production (A3)', async (field) => {
-    const res = await create(deposit({ [field]: 'http://shop.test/x' }));
-    expect(res.status).toBe(422);
-    expect(res.body.error).toBe('VALIDATION_ERROR');
-    expect(res.body.message).toContain(field);
-  });
+  it.each(['callback_url', 'redirect_url'])(
+    'http:// %s gives 422 VALIDATION_ERROR in production (A3)',
+    async (field) => {
+      const res = await create(deposit({ [field]: 'http://shop.test/x' }));
+      expect(res.status).toBe(422);
+      expect(res.body.error).toBe('VALIDATION_ERROR');
+      expect(res.body.message).toContain(field);
+    },
+  );
 
   it('accepts http:// URLs in the test environment (A10)', async () => {
     {
@@ -144,7 +157,10 @@ describe('POST /payment/request: the spec rules', () => {
         body: deposit({ callback_url: 'http://127.0.0.1:9/cb', redirect_url: 'http://localhost/done' }),
       });
       expect(res.status).toBe(200);
-      const ftp = await call(testEnv, 'POST', '/payment/request', { token: t, body: deposit({ callback_url: 'ftp://x.test/cb' }) });
+      const ftp = await call(testEnv, 'POST', '/payment/request', {
+        token: t,
+        body: deposit({ callback_url: 'ftp://x.test/cb' }),
+      });
       expect(ftp.status).toBe(422);
     }
   });
@@ -159,11 +175,14 @@ describe('POST /payment/request: the spec rules', () => {
     expect(res.body.error).toBe('MISSING_PROVIDER_CHANNEL');
   });
 
-  it.each(['MAYBANK', 'mb2u0227', 'MBBEMYKL', 42])('provider_channel_id %s gives 400 INVALID_PROVIDER_CHANNEL', async (channel) => {
-    const res = await create(deposit({ metadata: { provider_channel_id: channel } }));
-    expect(res.status).toBe(400);
-    expect(res.body.error).toBe('INVALID_PROVIDER_CHANNEL');
-  });
+  it.each(['MAYBANK', 'mb2u0227', 'MBBEMYKL', 42])(
+    'provider_channel_id %s gives 400 INVALID_PROVIDER_CHANNEL',
+    async (channel) => {
+      const res = await create(deposit({ metadata: { provider_channel_id: channel } }));
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe('INVALID_PROVIDER_CHANNEL');
+    },
+  );
 
   it('a reused reference_id gives 409 DUPLICATE_REFERENCE and keeps the first payment', async () => {
     const body = deposit();
@@ -178,7 +197,10 @@ describe('POST /payment/request: the spec rules', () => {
   it('references are unique per merchant across deposits and withdrawals (A7), not across merchants', async () => {
     const reference = ref('SHARED');
     const a = await getToken(mock);
-    expect((await call(mock, 'POST', '/payment/withdraw', { token: a, body: withdrawal({ reference_id: reference }) })).status).toBe(200);
+    expect(
+      (await call(mock, 'POST', '/payment/withdraw', { token: a, body: withdrawal({ reference_id: reference }) }))
+        .status,
+    ).toBe(200);
     const dup = await create(deposit({ reference_id: reference }), a);
     expect(dup.status).toBe(409);
     const b = await getToken(mock, { merchantId: 'MERCHANT_B', apiKey: 'sk_test_b' });
@@ -226,14 +248,22 @@ describe('GET /payment/status/:identifier', () => {
     // of the `clash` mock: its first payment gets the id REFX1, the second the reference REFX1.
     {
       const t = await getToken(clash);
-      const first = await call(clash, 'POST', '/payment/request', { token: t, body: deposit({ reference_id: 'FIRST1', amount: 10 }) });
+      const first = await call(clash, 'POST', '/payment/request', {
+        token: t,
+        body: deposit({ reference_id: 'FIRST1', amount: 10 }),
+      });
       expect(first.body.data.payment_id).toBe('REFX1');
-      const second = await call(clash, 'POST', '/payment/request', { token: t, body: deposit({ reference_id: 'REFX1', amount: 20 }) });
+      const second = await call(clash, 'POST', '/payment/request', {
+        token: t,
+        body: deposit({ reference_id: 'REFX1', amount: 20 }),
+      });
       expect(second.body.data.payment_id).toBe('PAY_second');
       const res = await call(clash, 'GET', '/payment/status/REFX1', { token: t });
       expect(res.body.data.payment_id).toBe('REFX1');
       expect(res.body.data.amount).toBe(10);
-      expect((await call(clash, 'GET', '/payment/status/PAY_second', { token: t })).body.data.reference_id).toBe('REFX1');
+      expect((await call(clash, 'GET', '/payment/status/PAY_second', { token: t })).body.data.reference_id).toBe(
+        'REFX1',
+      );
     }
   });
 
@@ -260,7 +290,12 @@ describe('GET /payment/status/:identifier', () => {
     for (const identifier of [created.payment_id, body.reference_id]) {
       const res = await call(mock, 'GET', `/payment/status/${identifier}`, { token: t });
       expect(res.status).toBe(200);
-      expect(res.body.data).toMatchObject({ payment_id: created.payment_id, status: 'PROCESSING', amount: 250, expires_at: null });
+      expect(res.body.data).toMatchObject({
+        payment_id: created.payment_id,
+        status: 'PROCESSING',
+        amount: 250,
+        expires_at: null,
+      });
     }
   });
 });

@@ -7,7 +7,9 @@ import { createMockGateway, type MockGateway, type MockHttpServer } from '../../
 import { call, deposit } from '../helpers/mock-http.js';
 
 async function tokenOf(mock: MockGateway, baseUrl: string): Promise<string> {
-  const answer = await call({ baseUrl }, 'POST', '/auth/token', { body: { merchant_id: mock.merchant.merchantId, api_key: mock.merchant.apiKey } });
+  const answer = await call({ baseUrl }, 'POST', '/auth/token', {
+    body: { merchant_id: mock.merchant.merchantId, api_key: mock.merchant.apiKey },
+  });
   return answer.body.data.access_token as string;
 }
 
@@ -29,7 +31,9 @@ describe('rateLimitCountDelay', () => {
     server = await mock.serve();
     const token = await tokenOf(mock, server.baseUrl);
     const sentAt = performance.now();
-    const first = call({ baseUrl: server.baseUrl }, 'POST', '/payment/request', { token, body: deposit() }).then((a) => ({ ...a, ms: performance.now() - sentAt }));
+    const first = call({ baseUrl: server.baseUrl }, 'POST', '/payment/request', { token, body: deposit() }).then(
+      (a) => ({ ...a, ms: performance.now() - sentAt }),
+    );
     await new Promise((resolve) => setTimeout(resolve, 100));
     const second = await call({ baseUrl: server.baseUrl }, 'POST', '/payment/request', { token, body: deposit() });
     const late = await first;

@@ -17,7 +17,12 @@ const small = createMockGateway({
   merchants,
   rateLimits: { paymentRequest: 3, withdraw: 2, other: 2 },
 });
-const nest = createMockGateway({ baseUrl: 'https://nest.myr-gateway.test/api/v1', now, rateLimitShape: 'nest', rateLimits: { other: 1 } });
+const nest = createMockGateway({
+  baseUrl: 'https://nest.myr-gateway.test/api/v1',
+  now,
+  rateLimitShape: 'nest',
+  rateLimits: { other: 1 },
+});
 const off = createMockGateway({ baseUrl: 'https://off.myr-gateway.test/api/v1', now, rateLimits: false });
 const server = setupServer(...mock.handlers, ...small.handlers, ...nest.handlers, ...off.handlers);
 
@@ -78,7 +83,9 @@ describe('rate limiting', () => {
       expect((await call(small, 'POST', '/payment/withdraw', { token: tokenA, body: withdrawal() })).status).toBe(200);
     }
     expect((await call(small, 'POST', '/payment/withdraw', { token: tokenA, body: withdrawal() })).status).toBe(429);
-    expect((await call(small, 'GET', '/payment/status/X1', { token: tokenA })).headers.get('x-ratelimit-limit')).toBe('2');
+    expect((await call(small, 'GET', '/payment/status/X1', { token: tokenA })).headers.get('x-ratelimit-limit')).toBe(
+      '2',
+    );
     expect((await call(small, 'GET', '/payment/status/X1', { token: tokenA })).status).toBe(404);
     expect((await call(small, 'GET', '/payment/status/X1', { token: tokenA })).status).toBe(429);
   });

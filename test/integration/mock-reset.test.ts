@@ -75,9 +75,13 @@ describe("a when: 'after' fault", () => {
 
   it('is not spent on a token request with wrong credentials', async () => {
     mock.fault({ endpoint: 'auth', when: 'after', response: { type: 'status', status: 502 } });
-    const wrong = await call(mock, 'POST', '/auth/token', { body: { merchant_id: mock.merchant.merchantId, api_key: 'sk_test_wrong' } });
+    const wrong = await call(mock, 'POST', '/auth/token', {
+      body: { merchant_id: mock.merchant.merchantId, api_key: 'sk_test_wrong' },
+    });
     expect(wrong.status).toBe(401);
-    const right = await call(mock, 'POST', '/auth/token', { body: { merchant_id: mock.merchant.merchantId, api_key: mock.merchant.apiKey } });
+    const right = await call(mock, 'POST', '/auth/token', {
+      body: { merchant_id: mock.merchant.merchantId, api_key: mock.merchant.apiKey },
+    });
     expect(right.status).toBe(502);
   });
 
@@ -95,7 +99,9 @@ describe("a when: 'after' fault", () => {
     const limited = createMockGateway({ rateLimits: { other: 1 }, rateLimitWindowMs: 200 });
     const served = await limited.serve();
     try {
-      const auth = await call(served, 'POST', '/auth/token', { body: { merchant_id: limited.merchant.merchantId, api_key: limited.merchant.apiKey } });
+      const auth = await call(served, 'POST', '/auth/token', {
+        body: { merchant_id: limited.merchant.merchantId, api_key: limited.merchant.apiKey },
+      });
       const token = auth.body.data.access_token as string;
       expect((await call(served, 'GET', '/payment/status/NOSUCHREF6', { token })).status).toBe(404);
       limited.fault({ endpoint: 'payment.status', when: 'after', response: { type: 'status', status: 502 } });

@@ -52,7 +52,8 @@ describe('POST /payment/withdraw', () => {
   it('accepts both bank lists and the e-wallet codes (A5), and the amount bounds', async () => {
     const codes = [PROVIDER_CHANNELS_GROUP_A[3], PROVIDER_CHANNELS_GROUP_B[5], ...WITHDRAWAL_EWALLET_CODES];
     for (const bank_code of codes) expect((await withdraw(withdrawal({ bank_code }))).status, bank_code).toBe(200);
-    for (const amount of [50, 50_000, 99.99]) expect((await withdraw(withdrawal({ amount }))).status, String(amount)).toBe(200);
+    for (const amount of [50, 50_000, 99.99])
+      expect((await withdraw(withdrawal({ amount }))).status, String(amount)).toBe(200);
     expect(mock.withdrawals).toHaveLength(codes.length + 3);
   });
 

@@ -25,19 +25,30 @@ function setup(onFulfil: (p: PaymentOutcome) => Promise<void> = async () => {}, 
     fulfilments.push(`${p.reference_id}:${p.status}`);
   };
   const apiKey = 'sk_test_recon_0001';
-  const handler: WebhookHandler = createWebhookHandler({ verifier: { apiKey }, onEvent: (event) => fulfil(event.signed) });
+  const handler: WebhookHandler = createWebhookHandler({
+    verifier: { apiKey },
+    onEvent: (event) => fulfil(event.signed),
+  });
   const mock: MockGateway = createMockGateway({
     environment: 'test',
     merchants: [{ merchantId: 'M_RECON', apiKey, defaultCallbackUrl: 'https://merchant.test/cb' }],
     callbackFetch: async (_url, init) => {
       await holdCallback;
-      const response = await handler.handle({ body: typeof init?.body === 'string' ? init.body : '', headers: init?.headers as Record<string, string> });
+      const response = await handler.handle({
+        body: typeof init?.body === 'string' ? init.body : '',
+        headers: init?.headers as Record<string, string>,
+      });
       answers.push(response.status);
       return new Response(JSON.stringify(response.body), { status: response.status });
     },
   });
   mock.listen();
-  const gateway = new MyrGateway({ baseUrl: mock.baseUrl, ...mock.merchant, tokenStore: new MemoryTokenStore(), rateLimiter: new MemoryRateLimiter() });
+  const gateway = new MyrGateway({
+    baseUrl: mock.baseUrl,
+    ...mock.merchant,
+    tokenStore: new MemoryTokenStore(),
+    rateLimiter: new MemoryRateLimiter(),
+  });
   const run = (unconfirmed: string[]) => reconcilePayments({ gateway, store: handler.store, unconfirmed, fulfil });
   return { mock, gateway, handler, fulfilments, answers, run };
 }
@@ -67,7 +78,12 @@ describe('the reconciliation job', () => {
     await t.mock.completePayment(done.payment_id, 'SUCCESS', { retryDelaysMs: [] });
     expect(t.answers).toEqual([200]);
     const report = await t.run([done.reference_id, open.reference_id, 'NOSUCHORDER']);
-    expect(report).toEqual({ fulfilled: [], alreadyHandled: [done.reference_id], later: [open.reference_id], failed: ['NOSUCHORDER'] });
+    expect(report).toEqual({
+      fulfilled: [],
+      alreadyHandled: [done.reference_id],
+      later: [open.reference_id],
+      failed: ['NOSUCHORDER'],
+    });
     expect(t.fulfilments).toEqual([`${done.reference_id}:SUCCESS`]);
   });
 

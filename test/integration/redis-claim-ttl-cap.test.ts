@@ -23,9 +23,14 @@ describe.each(CLIENT_KINDS)('RedisWebhookStore on %s', (kind) => {
       const store = new RedisWebhookStore({ client: client.client, keyPrefix: `cap:${kind}:` });
       const inFlightTtlMs = 3_600_000; // renewed every 20 min
       let left: unknown;
-      const result = runOnce(store, 'payment:PAY_CAP:SUCCESS', async () => {
-        left = await rawCommand(client.client, ['PTTL', `cap:${kind}:webhook:payment:PAY_CAP:SUCCESS`]);
-      }, { inFlightTtlMs });
+      const result = runOnce(
+        store,
+        'payment:PAY_CAP:SUCCESS',
+        async () => {
+          left = await rawCommand(client.client, ['PTTL', `cap:${kind}:webhook:payment:PAY_CAP:SUCCESS`]);
+        },
+        { inFlightTtlMs },
+      );
       const refused = await result.then(
         () => undefined,
         (error: unknown) => error,
@@ -35,7 +40,12 @@ describe.each(CLIENT_KINDS)('RedisWebhookStore on %s', (kind) => {
       expect(refused).toBeInstanceOf(WebhookHandlerError);
       expect((refused as WebhookHandlerError).cause).toBeInstanceOf(ConfigurationError);
       // Still runs with an inFlightTtlMs the store can hold between renewals, for all of it.
-      const held = await runOnce(store, 'payment:PAY_CAP_OK:SUCCESS', async () => Number(await rawCommand(client.client, ['PTTL', `cap:${kind}:webhook:payment:PAY_CAP_OK:SUCCESS`])), { inFlightTtlMs: 900_000 });
+      const held = await runOnce(
+        store,
+        'payment:PAY_CAP_OK:SUCCESS',
+        async () => Number(await rawCommand(client.client, ['PTTL', `cap:${kind}:webhook:payment:PAY_CAP_OK:SUCCESS`])),
+        { inFlightTtlMs: 900_000 },
+      );
       expect(held.outcome).toBe('processed');
       expect(held.outcome === 'processed' && held.value).toBeGreaterThan(900_000 / 3);
     } finally {

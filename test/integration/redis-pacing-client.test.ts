@@ -15,7 +15,15 @@ import { CLIENT_KINDS, rawCommand, whileRedisDown } from '../helpers/redis.js';
 const harness = redisPacingHarness();
 
 function gateway(base: string, limiter: RedisRateLimiter, extra: Partial<MyrGatewayOptions> = {}) {
-  return new MyrGateway({ baseUrl: base, merchantId: 'MERCHANT_FLEET_1', apiKey: 'sk_test_fleet', allowInsecureLoopback: true, tokenStore: new MemoryTokenStore(), rateLimiter: limiter, ...extra });
+  return new MyrGateway({
+    baseUrl: base,
+    merchantId: 'MERCHANT_FLEET_1',
+    apiKey: 'sk_test_fleet',
+    allowInsecureLoopback: true,
+    tokenStore: new MemoryTokenStore(),
+    rateLimiter: limiter,
+    ...extra,
+  });
 }
 
 const statuses = (s: RateLimitedService, from: number) => s.creates.slice(from).map((c) => c.status);
@@ -31,7 +39,10 @@ describe.each(CLIENT_KINDS)('RedisRateLimiter on %s, through the client', (kind)
     const service = await harness.startService(10, 10_000);
     const keyPrefix = `skew${Date.now()}${kind}:`;
     const ahead = gateway(service.baseUrl, (await processLimiter(keyPrefix)).limiter, { now: () => Date.now() + 5000 });
-    const [a, b] = [gateway(service.baseUrl, (await processLimiter(keyPrefix)).limiter), gateway(service.baseUrl, (await processLimiter(keyPrefix)).limiter)];
+    const [a, b] = [
+      gateway(service.baseUrl, (await processLimiter(keyPrefix)).limiter),
+      gateway(service.baseUrl, (await processLimiter(keyPrefix)).limiter),
+    ];
     const started = Date.now();
     // The skewed process sends the first request: alone in the service's window, the one a window is measured from.
     await ahead.payments.create(paymentParams());
@@ -54,10 +65,17 @@ describe.each(CLIENT_KINDS)('RedisRateLimiter on %s, through the client', (kind)
     expect(cfg).toBeDefined();
     await rawCommand(first.client, ['HSET', cfg as string, 'limit', '0']);
     const warnings: string[] = [];
-    const logger = { debug: () => undefined, info: () => undefined, warn: (m: string) => void warnings.push(m), error: () => undefined };
+    const logger = {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: (m: string) => void warnings.push(m),
+      error: () => undefined,
+    };
     const other = gateway(service.baseUrl, (await processLimiter(keyPrefix)).limiter, { logger });
-    const results = await Promise.allSettled(Array.from({ length: 6 }, () => other.payments.create(paymentParams(), { totalTimeout: 15_000 })));
-    expect(results.filter((r) => r.status === 'rejected').map((r) => String((r).reason))).toEqual([]);
+    const results = await Promise.allSettled(
+      Array.from({ length: 6 }, () => other.payments.create(paymentParams(), { totalTimeout: 15_000 })),
+    );
+    expect(results.filter((r) => r.status === 'rejected').map((r) => String(r.reason))).toEqual([]);
     expect(warnings).toEqual([expect.stringContaining('found a limit or window in Redis out of range')]);
   }, 40_000);
 
@@ -65,7 +83,12 @@ describe.each(CLIENT_KINDS)('RedisRateLimiter on %s, through the client', (kind)
     const service = await harness.startService(5, 2000);
     const onConsole = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     const warnings: string[] = [];
-    const logger = { debug: () => undefined, info: () => undefined, warn: (m: string) => void warnings.push(m), error: () => undefined };
+    const logger = {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: (m: string) => void warnings.push(m),
+      error: () => undefined,
+    };
     try {
       await whileRedisDown(kind, async (client) => {
         const limiter = new RedisRateLimiter({ client, timeoutMs: 100 });

@@ -54,44 +54,62 @@ describe('the Lua edge probe answers as planEdgeProbe, edgeProbeVerdict and wind
     expect(await lua(['verdict', answer.status, answer.limit])).toBe(edgeProbeVerdict(answer));
   });
 
-  it.each(ACCEPTED_ROWS)('window after an accepted probe: lone sent at %d, probe answered at %d', async (from, answered) => {
-    expect(await lua(['accepted', from, answered])).toBe(String(windowAfterAccepted(from, answered)));
-  });
+  it.each(ACCEPTED_ROWS)(
+    'window after an accepted probe: lone sent at %d, probe answered at %d',
+    async (from, answered) => {
+      expect(await lua(['accepted', from, answered])).toBe(String(windowAfterAccepted(from, answered)));
+    },
+  );
 });
 
 describe.each(CLIENT_KINDS)("the edge probe's state in rate-cfg on %s is input", (kind) => {
   it.each([
     ['an edge value of another shape', 'edge', 'plan:soon'],
-    ['a plan with times a day away', 'edge', `plan:${Date.now() + 86_400_000}:${Date.now()}:${Date.now() + 86_400_000}`],
+    [
+      'a plan with times a day away',
+      'edge',
+      `plan:${Date.now() + 86_400_000}:${Date.now()}:${Date.now() + 86_400_000}`,
+    ],
     ['a probe out under a slot of another form', 'edge', `out:${Date.now()}:not-a-slot`],
-  ])('%s: deleted, creates go ahead, one warning', async (_what, field, value) => {
-    const service = await startRateLimitedService(10, 4000);
-    const conn = await connect(kind, redis.url);
-    try {
-      const keyPrefix = `edge${Date.now()}${kind}:`;
-      const warnings: string[] = [];
-      const logger = { debug: () => undefined, info: () => undefined, warn: (m: unknown) => void warnings.push(String(m)), error: () => undefined };
-      const gateway = new MyrGateway({
-        baseUrl: service.baseUrl,
-        merchantId: 'MERCHANT_EDGE_INPUT',
-        apiKey: 'sk_test_edge_input',
-        allowInsecureLoopback: true,
-        tokenStore: new MemoryTokenStore(),
-        rateLimiter: new RedisRateLimiter({ client: conn.client, keyPrefix, timeoutMs: 5000, logger }),
-      });
-      await gateway.payments.create(paymentParams());
-      const [cfg] = (await rawCommand(conn.client, ['KEYS', `${keyPrefix}rate-cfg:*`])) as string[];
-      await rawCommand(conn.client, ['HSET', cfg as string, field, value]);
-      // 12 more in a window of 10: the window fills, and the acquire that finds it full reads the plan.
-      const results = await Promise.allSettled(Array.from({ length: 12 }, () => gateway.payments.create(paymentParams(), { totalTimeout: 20_000 })));
+  ])(
+    '%s: deleted, creates go ahead, one warning',
+    async (_what, field, value) => {
+      const service = await startRateLimitedService(10, 4000);
+      const conn = await connect(kind, redis.url);
+      try {
+        const keyPrefix = `edge${Date.now()}${kind}:`;
+        const warnings: string[] = [];
+        const logger = {
+          debug: () => undefined,
+          info: () => undefined,
+          warn: (m: unknown) => void warnings.push(String(m)),
+          error: () => undefined,
+        };
+        const gateway = new MyrGateway({
+          baseUrl: service.baseUrl,
+          merchantId: 'MERCHANT_EDGE_INPUT',
+          apiKey: 'sk_test_edge_input',
+          allowInsecureLoopback: true,
+          tokenStore: new MemoryTokenStore(),
+          rateLimiter: new RedisRateLimiter({ client: conn.client, keyPrefix, timeoutMs: 5000, logger }),
+        });
+        await gateway.payments.create(paymentParams());
+        const [cfg] = (await rawCommand(conn.client, ['KEYS', `${keyPrefix}rate-cfg:*`])) as string[];
+        await rawCommand(conn.client, ['HSET', cfg as string, field, value]);
+        // 12 more in a window of 10: the window fills, and the acquire that finds it full reads the plan.
+        const results = await Promise.allSettled(
+          Array.from({ length: 12 }, () => gateway.payments.create(paymentParams(), { totalTimeout: 20_000 })),
+        );
 
-      expect(results.filter((r) => r.status === 'rejected').map((r) => String(r.reason))).toEqual([]);
-      expect(service.creates.filter((c) => c.status === 429).length).toBe(0);
-      expect(await rawCommand(conn.client, ['HGET', cfg as string, field])).not.toBe(value);
-      expect(warnings).toEqual([expect.stringContaining('that this SDK does not write')]);
-    } finally {
-      await conn.close();
-      await service.close();
-    }
-  }, 40_000);
+        expect(results.filter((r) => r.status === 'rejected').map((r) => String(r.reason))).toEqual([]);
+        expect(service.creates.filter((c) => c.status === 429).length).toBe(0);
+        expect(await rawCommand(conn.client, ['HGET', cfg as string, field])).not.toBe(value);
+        expect(warnings).toEqual([expect.stringContaining('that this SDK does not write')]);
+      } finally {
+        await conn.close();
+        await service.close();
+      }
+    },
+    40_000,
+  );
 });

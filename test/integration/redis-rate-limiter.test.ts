@@ -60,7 +60,8 @@ describe.each(CLIENT_KINDS)('RedisRateLimiter on %s', (kind) => {
 
   // Each process learns limit 1 and a 1 s window from an earlier answer, then waits it out.
   const learnOneSlotPerSecond = async (...limiters: RedisRateLimiter[]) => {
-    for (const l of limiters) l.observe('merchant', 'other', { status: 200, limit: 1, remaining: 0, resetInMs: 990, elapsedMs: 10 });
+    for (const l of limiters)
+      l.observe('merchant', 'other', { status: 200, limit: 1, remaining: 0, resetInMs: 990, elapsedMs: 10 });
     await sleep(1100);
   };
 
@@ -97,7 +98,14 @@ describe.each(CLIENT_KINDS)('RedisRateLimiter on %s', (kind) => {
     await twoProcesses(kind, async (measured, unmeasured) => {
       // One process measures limit 1 and a 1 s window; the other only hears the limit (no
       // X-RateLimit-Remaining or Reset), so it still assumes the published 60 s window.
-      measured.observe('merchant', 'other', { status: 200, limit: 1, remaining: 0, resetInMs: 1090, resetAt: Date.now() + 1090, elapsedMs: 10 });
+      measured.observe('merchant', 'other', {
+        status: 200,
+        limit: 1,
+        remaining: 0,
+        resetInMs: 1090,
+        resetAt: Date.now() + 1090,
+        elapsedMs: 10,
+      });
       await sleep(50); // the learned window is written in the background
       unmeasured.observe('merchant', 'other', { status: 200, limit: 1, elapsedMs: 10 });
       await sleep(1200); // the measured window has reset
@@ -179,35 +187,67 @@ describe.each(CLIENT_KINDS)('RedisRateLimiter on %s', (kind) => {
     ['limit -5', { limit: '-5' }],
     ['limit "abc"', { limit: 'abc' }],
     ['a window of a day (outside 1 s – 1 h)', { window: '86400000' }],
-  ])('a rate-cfg edited to %s is ignored, with a warning: acquires still go ahead on what the process knows', async (_what, fields) => {
-    const warnings: string[] = [];
-    const logger = { debug: () => undefined, info: () => undefined, warn: (m: string) => void warnings.push(m), error: () => undefined };
-    await twoProcesses(kind, async (writer, limiter, raw, keyPrefix) => {
-      writer.observe('merchant', 'other', { status: 200, limit: 2, remaining: 1, resetInMs: 1500, resetAt: Date.now() + 1500, elapsedMs: 10 });
-      limiter.observe('merchant', 'other', { status: 200, limit: 2, remaining: 1, resetInMs: 1500, resetAt: Date.now() + 1500, elapsedMs: 10 });
-      await sleep(100); // the learned limit and window are written in the background
-      const [cfg] = (await rawCommand(raw, ['KEYS', `${keyPrefix}rate-cfg:*`])) as string[];
-      // The edge probe spent (`done`): its one early request would be the third here, and this is
-      // about the limit and the window (the probe: redis-rate-edge-probe.test.ts).
-      await rawCommand(raw, ['HSET', cfg as string, ...Object.entries(fields).flat(), 'edge', 'done']);
-      const started = performance.now();
-      const granted: number[] = [];
-      for (let i = 0; i < 4; i++) {
-        const slot = await limiter.acquire('merchant', 'other', { maxWaitMs: 5000 });
-        granted.push(performance.now() - started);
-        limiter.observe('merchant', 'other', { status: 200, elapsedMs: 5 }, slot as string);
-      }
-      // 4 at 2 per 1.5 s window: the second pair a window after the first (neither stalled nor a burst).
-      expect(granted[2]).toBeGreaterThan(1000);
-      expect(granted[3]).toBeLessThan(4000);
-    }, { logger });
-    expect(warnings).toEqual([expect.stringContaining('found a limit or window in Redis out of range')]);
-  }, 10_000);
+  ])(
+    'a rate-cfg edited to %s is ignored, with a warning: acquires still go ahead on what the process knows',
+    async (_what, fields) => {
+      const warnings: string[] = [];
+      const logger = {
+        debug: () => undefined,
+        info: () => undefined,
+        warn: (m: string) => void warnings.push(m),
+        error: () => undefined,
+      };
+      await twoProcesses(
+        kind,
+        async (writer, limiter, raw, keyPrefix) => {
+          writer.observe('merchant', 'other', {
+            status: 200,
+            limit: 2,
+            remaining: 1,
+            resetInMs: 1500,
+            resetAt: Date.now() + 1500,
+            elapsedMs: 10,
+          });
+          limiter.observe('merchant', 'other', {
+            status: 200,
+            limit: 2,
+            remaining: 1,
+            resetInMs: 1500,
+            resetAt: Date.now() + 1500,
+            elapsedMs: 10,
+          });
+          await sleep(100); // the learned limit and window are written in the background
+          const [cfg] = (await rawCommand(raw, ['KEYS', `${keyPrefix}rate-cfg:*`])) as string[];
+          // The edge probe spent (`done`): its one early request would be the third here, and this is
+          // about the limit and the window (the probe: redis-rate-edge-probe.test.ts).
+          await rawCommand(raw, ['HSET', cfg as string, ...Object.entries(fields).flat(), 'edge', 'done']);
+          const started = performance.now();
+          const granted: number[] = [];
+          for (let i = 0; i < 4; i++) {
+            const slot = await limiter.acquire('merchant', 'other', { maxWaitMs: 5000 });
+            granted.push(performance.now() - started);
+            limiter.observe('merchant', 'other', { status: 200, elapsedMs: 5 }, slot as string);
+          }
+          // 4 at 2 per 1.5 s window: the second pair a window after the first (neither stalled nor a burst).
+          expect(granted[2]).toBeGreaterThan(1000);
+          expect(granted[3]).toBeLessThan(4000);
+        },
+        { logger },
+      );
+      expect(warnings).toEqual([expect.stringContaining('found a limit or window in Redis out of range')]);
+    },
+    10_000,
+  );
 
   it("Redis down: acquires go ahead on the in-process budget within timeoutMs, with one warning through the limiter's logger", async () => {
     const onConsole = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     const warnings: string[] = [];
-    const logger = { debug: () => undefined, info: () => undefined, warn: (m: string) => void warnings.push(m), error: () => undefined };
+    const logger = {
+      debug: () => undefined,
+      info: () => undefined,
+      warn: (m: string) => void warnings.push(m),
+      error: () => undefined,
+    };
     try {
       await whileRedisDown(kind, async (client) => {
         const limiter = new RedisRateLimiter({ client, timeoutMs: 100, logger });
@@ -215,7 +255,12 @@ describe.each(CLIENT_KINDS)('RedisRateLimiter on %s', (kind) => {
         for (let i = 0; i < 5; i++) {
           const slot = await limiter.acquire('merchant', 'other', { maxWaitMs: 5000 });
           // The answers the client reports (the in-process fallback starts slow too: one probe first).
-          limiter.observe('merchant', 'other', { status: 200, limit: 100, remaining: 99 - i, resetInMs: 60_000, elapsedMs: 5 }, slot ?? undefined);
+          limiter.observe(
+            'merchant',
+            'other',
+            { status: 200, limit: 100, remaining: 99 - i, resetInMs: 60_000, elapsedMs: 5 },
+            slot ?? undefined,
+          );
         }
         expect(performance.now() - started).toBeLessThan(1000);
         expect(warnings.filter((m) => m.includes('RedisRateLimiter'))).toHaveLength(1);

@@ -8,9 +8,21 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { StoredToken } from '../../src/core/tokens/store.js';
 import { type ClientErrorCode, ConfigurationError, RateLimitError } from '../../src/index.js';
-import { RedisRateLimiter, RedisStoreError, RedisTokenStore, RedisVersionError, RedisWebhookStore, type RedisClientLike } from '../../src/redis/index.js';
+import {
+  RedisRateLimiter,
+  RedisStoreError,
+  RedisTokenStore,
+  RedisVersionError,
+  RedisWebhookStore,
+  type RedisClientLike,
+} from '../../src/redis/index.js';
 import { CLIENT_KINDS, connect, RedisServer } from '../helpers/redis.js';
-import { connectTarget, RedisClusterServers, RedisSentinelServers, type RedisTarget } from '../helpers/redis-topologies.js';
+import {
+  connectTarget,
+  RedisClusterServers,
+  RedisSentinelServers,
+  type RedisTarget,
+} from '../helpers/redis-topologies.js';
 
 let cluster: RedisClusterServers;
 let sentinel: RedisSentinelServers;
@@ -23,9 +35,14 @@ afterAll(async () => {
 
 const HOUR = 3_600_000;
 let n = 0;
-const topologies = (): Record<'cluster' | 'sentinel', RedisTarget> => ({ cluster: cluster.target, sentinel: sentinel.target });
+const topologies = (): Record<'cluster' | 'sentinel', RedisTarget> => ({
+  cluster: cluster.target,
+  sentinel: sentinel.target,
+});
 
-describe.each((['cluster', 'sentinel'] as const).flatMap((topology) => CLIENT_KINDS.map((kind) => ({ topology, kind }))))('$topology on $kind', ({ topology, kind }) => {
+describe.each(
+  (['cluster', 'sentinel'] as const).flatMap((topology) => CLIENT_KINDS.map((kind) => ({ topology, kind }))),
+)('$topology on $kind', ({ topology, kind }) => {
   let a: Awaited<ReturnType<typeof connectTarget>>;
   let b: Awaited<ReturnType<typeof connectTarget>>;
   beforeAll(async () => {
@@ -46,7 +63,10 @@ describe.each((['cluster', 'sentinel'] as const).flatMap((topology) => CLIENT_KI
       await new Promise((r) => setTimeout(r, 20));
       return { accessToken: `tok_${++n}`, expiresAt: Date.now() + HOUR };
     };
-    const stores = Array.from({ length: 8 }, (_, i) => new RedisTokenStore({ client: (i % 2 ? a : b).client, keyPrefix, pollIntervalMs: 5 }));
+    const stores = Array.from(
+      { length: 8 },
+      (_, i) => new RedisTokenStore({ client: (i % 2 ? a : b).client, keyPrefix, pollIntervalMs: 5 }),
+    );
     const tokens = await Promise.all(stores.map((s) => s.refresh('merchant', fetchToken, {})));
     expect(calls).toBe(1);
     expect(new Set(tokens.map((t) => t.accessToken)).size).toBe(1);
@@ -56,8 +76,14 @@ describe.each((['cluster', 'sentinel'] as const).flatMap((topology) => CLIENT_KI
 
   it('RedisWebhookStore: one claim wins across connections, then the callback reads as done', async () => {
     const keyPrefix = prefix();
-    const [first, second] = [new RedisWebhookStore({ client: a.client, keyPrefix }), new RedisWebhookStore({ client: b.client, keyPrefix })];
-    const claims = await Promise.all([first.claim('payment:P1:SUCCESS', 60_000), second.claim('payment:P1:SUCCESS', 60_000)]);
+    const [first, second] = [
+      new RedisWebhookStore({ client: a.client, keyPrefix }),
+      new RedisWebhookStore({ client: b.client, keyPrefix }),
+    ];
+    const claims = await Promise.all([
+      first.claim('payment:P1:SUCCESS', 60_000),
+      second.claim('payment:P1:SUCCESS', 60_000),
+    ]);
     const won = claims.filter((c) => c.acquired);
     expect(won).toHaveLength(1);
     const winner = claims[0].acquired ? first : second;
@@ -67,7 +93,10 @@ describe.each((['cluster', 'sentinel'] as const).flatMap((topology) => CLIENT_KI
 
   it('RedisRateLimiter: two connections share one budget and the limit one of them learned', async () => {
     const keyPrefix = prefix();
-    const [first, second] = [new RedisRateLimiter({ client: a.client, keyPrefix }), new RedisRateLimiter({ client: b.client, keyPrefix })];
+    const [first, second] = [
+      new RedisRateLimiter({ client: a.client, keyPrefix }),
+      new RedisRateLimiter({ client: b.client, keyPrefix }),
+    ];
     await first.acquire('merchant', 'withdraw', { maxWaitMs: 1000 });
     first.observe('merchant', 'withdraw', { status: 200, limit: 2, remaining: 1, resetInMs: 59_990, elapsedMs: 10 });
     await new Promise((r) => setTimeout(r, 100)); // the learned limit is written in the background
@@ -102,7 +131,9 @@ describe('clients the stores cannot drive', () => {
       }
       expect(error).toBeInstanceOf(ConfigurationError);
       expect((error as ConfigurationError).field).toBe('client');
-      expect((error as Error).message).toMatch(/ioredis.*Cluster.*createClient\(\), createCluster\(\) or createSentinel\(\)/);
+      expect((error as Error).message).toMatch(
+        /ioredis.*Cluster.*createClient\(\), createCluster\(\) or createSentinel\(\)/,
+      );
     }
   });
 });
@@ -141,17 +172,28 @@ function fakeServer(info: string, save = '3600 1') {
 
 describe('the server check at first use', () => {
   it('Redis 4.0.14: every store operation fails with REDIS_VERSION_UNSUPPORTED, INFO asked once for all stores, logged once', async () => {
-    const { client, sent } = fakeServer('# Server\r\nredis_version:4.0.14\r\nredis_mode:standalone\r\n# Memory\r\nmaxmemory_policy:noeviction\r\n');
+    const { client, sent } = fakeServer(
+      '# Server\r\nredis_version:4.0.14\r\nredis_mode:standalone\r\n# Memory\r\nmaxmemory_policy:noeviction\r\n',
+    );
     const { logger, lines } = recordingLogger();
     const tokens = new RedisTokenStore({ client, logger });
     const webhooks = new RedisWebhookStore({ client, logger });
-    for (const attempt of [() => tokens.get('m'), () => webhooks.claim('k', 1000), () => webhooks.claim('k', 1000), () => tokens.set('m', { accessToken: 'x', expiresAt: Date.now() + HOUR })]) {
+    for (const attempt of [
+      () => tokens.get('m'),
+      () => webhooks.claim('k', 1000),
+      () => webhooks.claim('k', 1000),
+      () => tokens.set('m', { accessToken: 'x', expiresAt: Date.now() + HOUR }),
+    ]) {
       const error = await attempt().then(
         () => undefined,
         (e: unknown) => e,
       );
       expect(error).toBeInstanceOf(RedisVersionError);
-      expect(error).toMatchObject({ code: 'REDIS_VERSION_UNSUPPORTED', retryable: false, serverVersion: 'Redis 4.0.14' });
+      expect(error).toMatchObject({
+        code: 'REDIS_VERSION_UNSUPPORTED',
+        retryable: false,
+        serverVersion: 'Redis 4.0.14',
+      });
     }
     expect(sent).toEqual(['INFO']);
     expect(lines).toEqual([{ level: 'error', text: expect.stringContaining('Redis 4.0.14 is not supported') }]);
@@ -176,7 +218,10 @@ describe('the server check at first use', () => {
 
   it.each([
     ['Redis 5.0.0', '# Server\r\nredis_version:5.0.0\r\n'],
-    ['Valkey 8 (which also reports redis_version 7.2.4)', '# Server\r\nredis_version:7.2.4\r\nserver_name:valkey\r\nvalkey_version:8.0.1\r\n'],
+    [
+      'Valkey 8 (which also reports redis_version 7.2.4)',
+      '# Server\r\nredis_version:7.2.4\r\nserver_name:valkey\r\nvalkey_version:8.0.1\r\n',
+    ],
   ])('%s is accepted, with no warning', async (_, info) => {
     const { client } = fakeServer(info);
     const { logger, lines } = recordingLogger();
@@ -194,13 +239,18 @@ describe('the server check at first use', () => {
   });
 
   it('eviction allowed and no persistence: one warning through logger, however many stores and calls share the client', async () => {
-    const { client } = fakeServer('# Memory\r\nmaxmemory_policy:allkeys-lru\r\n# Persistence\r\naof_enabled:0\r\n# Server\r\nredis_version:7.0.15\r\n', '');
+    const { client } = fakeServer(
+      '# Memory\r\nmaxmemory_policy:allkeys-lru\r\n# Persistence\r\naof_enabled:0\r\n# Server\r\nredis_version:7.0.15\r\n',
+      '',
+    );
     const { logger, lines } = recordingLogger();
     const stores = [new RedisWebhookStore({ client, logger }), new RedisWebhookStore({ client, logger })];
     await Promise.all(stores.flatMap((s) => [s.claim('a', 1000), s.claim('b', 1000)]));
     expect(lines).toHaveLength(1);
     expect(lines[0]!.level).toBe('warn');
-    expect(lines[0]!.text).toMatch(/^myr-gateway: Redis may lose the stores' keys: maxmemory-policy is allkeys-lru.*neither AOF nor RDB/);
+    expect(lines[0]!.text).toMatch(
+      /^myr-gateway: Redis may lose the stores' keys: maxmemory-policy is allkeys-lru.*neither AOF nor RDB/,
+    );
   });
 
   describe.each(CLIENT_KINDS)('a real redis-server without persistence, on %s', (kind) => {
@@ -219,8 +269,15 @@ describe('the server check at first use', () => {
           new RedisWebhookStore({ client: conn.client, logger }),
           new RedisRateLimiter({ client: conn.client, logger }),
         ];
-        await Promise.all([tokens.get('m'), webhooks.claim('k', 1000), limiter.acquire('m', 'other', { maxWaitMs: 1000 }), tokens.get('m')]);
-        expect(lines).toEqual([{ level: 'warn', text: expect.stringContaining('neither AOF nor RDB persistence is on') }]);
+        await Promise.all([
+          tokens.get('m'),
+          webhooks.claim('k', 1000),
+          limiter.acquire('m', 'other', { maxWaitMs: 1000 }),
+          tokens.get('m'),
+        ]);
+        expect(lines).toEqual([
+          { level: 'warn', text: expect.stringContaining('neither AOF nor RDB persistence is on') },
+        ]);
       } finally {
         await conn.close();
       }

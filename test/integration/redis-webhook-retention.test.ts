@@ -26,7 +26,10 @@ afterAll(async () => {
 });
 
 const targets: [string, () => Promise<RedisClientLike>][] = [
-  ...CLIENT_KINDS.map((kind): [string, () => Promise<RedisClientLike>] => [kind, async () => (await track(connect(kind, server.url))).client]),
+  ...CLIENT_KINDS.map((kind): [string, () => Promise<RedisClientLike>] => [
+    kind,
+    async () => (await track(connect(kind, server.url))).client,
+  ]),
   ['a Cluster on ioredis', async () => (await track(connectTarget('ioredis', cluster.target))).client],
 ];
 
@@ -38,7 +41,11 @@ async function track<T extends { close: () => Promise<void> }>(connecting: Promi
 
 /** Every key the store writes for `payment` under `prefix` aged by `ms`, as if Redis's clock had moved on. */
 async function age(client: RedisClientLike, prefix: string, payment: string, ms: number): Promise<void> {
-  const keys = [...['SUCCESS', 'REFUNDED'].map((status) => `${prefix}webhook:payment:${payment}:${status}`), `${prefix}webhook-order:${payment}`, `${prefix}webhook-lock:${payment}`];
+  const keys = [
+    ...['SUCCESS', 'REFUNDED'].map((status) => `${prefix}webhook:payment:${payment}:${status}`),
+    `${prefix}webhook-order:${payment}`,
+    `${prefix}webhook-lock:${payment}`,
+  ];
   for (const key of keys) {
     const left = Number(await rawCommand(client, ['PTTL', key]));
     if (left === -2) continue;
@@ -65,7 +72,12 @@ describe.each(targets)('RedisWebhookStore on %s', (name, makeClient) => {
     const payment = `PAY_RET_${++n}`;
     // Signed now, as the dashboard's resend is: the staleness check cannot stop it.
     const deliver = async (status: 'SUCCESS' | 'REFUNDED') => {
-      const { rawBody, headers } = await signCallback(API_KEY, { payment_id: payment, reference_id: `ORDERRET${n}`, amount: 120, status });
+      const { rawBody, headers } = await signCallback(API_KEY, {
+        payment_id: payment,
+        reference_id: `ORDERRET${n}`,
+        amount: 120,
+        status,
+      });
       return (await handler.handle({ body: rawBody, headers })).body;
     };
     return { fulfilled, payment, deliver };
@@ -98,7 +110,11 @@ describe.each(targets)('RedisWebhookStore on %s', (name, makeClient) => {
     expect(await deliver('SUCCESS')).toMatchObject({ outcome: 'duplicate' });
     expect(await deliver('REFUNDED')).toMatchObject({ outcome: 'duplicate' });
     await age(client, prefix, payment, 120_000);
-    for (const key of [`webhook:payment:${payment}:SUCCESS`, `webhook:payment:${payment}:REFUNDED`, `webhook-order:${payment}`]) {
+    for (const key of [
+      `webhook:payment:${payment}:SUCCESS`,
+      `webhook:payment:${payment}:REFUNDED`,
+      `webhook-order:${payment}`,
+    ]) {
       expect(Number(await rawCommand(client, ['EXISTS', prefix + key]))).toBe(0);
     }
   });

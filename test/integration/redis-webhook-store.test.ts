@@ -31,7 +31,11 @@ describe.each(CLIENT_KINDS)('RedisWebhookStore on %s', (kind) => {
 
   it('answers superseded for exactly the pairs of statuses lifecycle.ts orders (its scripts get their ranks from there)', async () => {
     expect(await storeOrder(store, `PAY_RANK_${kind}`)).toEqual(lifecycleOrder());
-    const authenticated = new RedisWebhookStore({ client: client.client, keyPrefix: `t:${kind}:mac:`, authenticateWith: 'sk_test_ranks' });
+    const authenticated = new RedisWebhookStore({
+      client: client.client,
+      keyPrefix: `t:${kind}:mac:`,
+      authenticateWith: 'sk_test_ranks',
+    });
     expect(await storeOrder(authenticated, `PAY_RANK_${kind}`)).toEqual(lifecycleOrder());
   });
 
@@ -150,7 +154,9 @@ describe.each(CLIENT_KINDS)('RedisWebhookStore on %s', (kind) => {
     const k = key();
     const runs: string[] = [];
     let finish!: () => void;
-    const running = runOnce(store, k, () => new Promise<void>((resolve) => ((finish = resolve), runs.push('long'))), { inFlightTtlMs: 60_000 });
+    const running = runOnce(store, k, () => new Promise<void>((resolve) => ((finish = resolve), runs.push('long'))), {
+      inFlightTtlMs: 60_000,
+    });
     while (runs.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     const short = () => runOnce(store, k, () => void runs.push('short'), { inFlightTtlMs: 300 });
     expect(await short()).toEqual({ outcome: 'in_flight' });
@@ -219,8 +225,14 @@ describe.each(CLIENT_KINDS)('RedisWebhookStore on %s', (kind) => {
       if (!claim.acquired) throw new Error('not acquired');
       await old.complete(k, claim.token, 60_000);
       expect(await old.claim(k, 60_000)).toEqual({ acquired: false, state: 'done' });
-      expect(await authenticated(['sk_test_ledger_mac_0002', API_KEY]).claim(k, 60_000)).toEqual({ acquired: false, state: 'done' });
-      expect(await authenticated('sk_test_ledger_mac_0002').claim(k, 60_000)).toMatchObject({ acquired: true, warning: 'foreign_value' });
+      expect(await authenticated(['sk_test_ledger_mac_0002', API_KEY]).claim(k, 60_000)).toEqual({
+        acquired: false,
+        state: 'done',
+      });
+      expect(await authenticated('sk_test_ledger_mac_0002').claim(k, 60_000)).toMatchObject({
+        acquired: true,
+        warning: 'foreign_value',
+      });
     });
 
     it('a forged REFUNDED high-water mark does not supersede a SUCCESS; a genuine one does', async () => {
@@ -234,7 +246,10 @@ describe.each(CLIENT_KINDS)('RedisWebhookStore on %s', (kind) => {
       const refunded = await store.claim(`payment:${payment}:REFUNDED`, 60_000, { paymentId: payment, rank: 2 });
       if (!refunded.acquired) throw new Error('not acquired');
       await store.complete(`payment:${payment}:REFUNDED`, refunded.token, 60_000, { paymentId: payment, rank: 2 });
-      expect(await store.claim(`payment:${payment}:FAILED`, 60_000, { paymentId: payment, rank: 1 })).toEqual({ acquired: false, state: 'superseded' });
+      expect(await store.claim(`payment:${payment}:FAILED`, 60_000, { paymentId: payment, rank: 1 })).toEqual({
+        acquired: false,
+        state: 'superseded',
+      });
     });
 
     it('refuses an empty key list', () => {
@@ -246,7 +261,12 @@ describe.each(CLIENT_KINDS)('RedisWebhookStore on %s', (kind) => {
       const phaseStores = (prefix: string) => ({
         old: authenticated(API_KEY, prefix), // not yet redeployed
         phase1: authenticated([NEW_KEY, API_KEY], prefix), // redeployed with the new key first, as the docs say
-        phase2: new RedisWebhookStore({ client: client.client, keyPrefix: prefix, authenticateWith: [NEW_KEY, API_KEY], writeWith: NEW_KEY }),
+        phase2: new RedisWebhookStore({
+          client: client.client,
+          keyPrefix: prefix,
+          authenticateWith: [NEW_KEY, API_KEY],
+          writeWith: NEW_KEY,
+        }),
         done: authenticated(NEW_KEY, prefix), // the old key dropped
       });
       const fulfil = async (store: RedisWebhookStore, k: string, runs: string[], who: string) =>
@@ -313,67 +333,88 @@ describe.each(CLIENT_KINDS)('RedisWebhookStore on %s', (kind) => {
 });
 
 describe('RedisWebhookStore when Redis does not answer', () => {
-  it.each(CLIENT_KINDS)('%s: rejects within timeoutMs with a RedisStoreError, not hanging on the offline queue', (kind) =>
-    whileRedisDown(kind, async (client) => {
-      const error = await new RedisWebhookStore({ client, timeoutMs: 200 }).claim(key(), 60_000).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(RedisStoreError);
-      expect(error).toBeInstanceOf(MyrGatewayError);
-      expect(error).toMatchObject({ code: 'STORE_UNAVAILABLE', retryable: true });
-    }));
+  it.each(CLIENT_KINDS)(
+    '%s: rejects within timeoutMs with a RedisStoreError, not hanging on the offline queue',
+    (kind) =>
+      whileRedisDown(kind, async (client) => {
+        const error = await new RedisWebhookStore({ client, timeoutMs: 200 })
+          .claim(key(), 60_000)
+          .catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(RedisStoreError);
+        expect(error).toBeInstanceOf(MyrGatewayError);
+        expect(error).toMatchObject({ code: 'STORE_UNAVAILABLE', retryable: true });
+      }),
+  );
 
-  it.each(CLIENT_KINDS)('%s: a claim that timed out while Redis was away does not hold the key once Redis is back', async (kind) => {
-    // The timed-out command stays in the client's offline queue (both clients keep one by
-    // default) and runs on reconnect, where it would hold the key for a handler that never
-    // runs: every retry of the callback would get 409 until the claim's TTL ends.
-    const outage = await RedisServer.start();
-    const a = await connect(kind, outage.url);
-    const storeA = new RedisWebhookStore({ client: a.client, timeoutMs: 200 });
-    await outage.stop();
-    const k = key();
-    await expect(storeA.claim(k, 60_000)).rejects.toBeInstanceOf(RedisStoreError);
-    await outage.start();
-    const b = await connect(kind, outage.url);
-    const storeB = new RedisWebhookStore({ client: b.client });
-    try {
-      // Wait until A has reconnected and flushed its queue (bounded).
-      for (let i = 0; i < 100 && !(await storeA.claim(key(), 60_000).then(() => true, () => false)); i++) {
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      expect((await storeB.claim(k, 60_000)).acquired).toBe(true);
-    } finally {
-      await a.close();
-      await b.close();
+  it.each(CLIENT_KINDS)(
+    '%s: a claim that timed out while Redis was away does not hold the key once Redis is back',
+    async (kind) => {
+      // The timed-out command stays in the client's offline queue (both clients keep one by
+      // default) and runs on reconnect, where it would hold the key for a handler that never
+      // runs: every retry of the callback would get 409 until the claim's TTL ends.
+      const outage = await RedisServer.start();
+      const a = await connect(kind, outage.url);
+      const storeA = new RedisWebhookStore({ client: a.client, timeoutMs: 200 });
       await outage.stop();
-    }
-  });
-
-  it.each(CLIENT_KINDS)('%s: a payment claim whose answer was lost (Redis paused past timeoutMs) leaves neither its key nor its payment held', async (kind) => {
-    const a = await connect(kind, server.url);
-    const admin = await connect(kind, server.url);
-    const prefix = `lost:${kind}:`;
-    const storeA = new RedisWebhookStore({ client: a.client, timeoutMs: 200, keyPrefix: prefix });
-    const storeB = new RedisWebhookStore({ client: admin.client, keyPrefix: prefix });
-    try {
-      await storeA.claim(key(), 60_000); // the server checked and the script loaded: the claim below goes by SHA
-      const payment = `PAY_LOST_${++n}`;
-      await rawCommand(admin.client, ['CLIENT', 'PAUSE', '600', 'ALL']);
-      // Held by the paused server past timeoutMs, the claim runs once Redis resumes: it takes the
-      // key and the payment's lock, and its answer comes too late for the caller.
-      await expect(storeA.claim(`payment:${payment}:SUCCESS`, 60_000, { paymentId: payment, rank: 1 })).rejects.toBeInstanceOf(RedisStoreError);
-      const refund = () => storeB.claim(`payment:${payment}:REFUNDED`, 60_000, { paymentId: payment, rank: 2 });
-      let claim = await refund();
-      // The release follows the late claim within a round trip or two (bounded wait).
-      for (let i = 0; i < 100 && !claim.acquired; i++) {
-        await new Promise((r) => setTimeout(r, 20));
-        claim = await refund();
+      const k = key();
+      await expect(storeA.claim(k, 60_000)).rejects.toBeInstanceOf(RedisStoreError);
+      await outage.start();
+      const b = await connect(kind, outage.url);
+      const storeB = new RedisWebhookStore({ client: b.client });
+      try {
+        // Wait until A has reconnected and flushed its queue (bounded).
+        for (
+          let i = 0;
+          i < 100 &&
+          !(await storeA.claim(key(), 60_000).then(
+            () => true,
+            () => false,
+          ));
+          i++
+        ) {
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        expect((await storeB.claim(k, 60_000)).acquired).toBe(true);
+      } finally {
+        await a.close();
+        await b.close();
+        await outage.stop();
       }
-      expect(claim).toMatchObject({ acquired: true });
-      expect((await storeB.claim(`payment:${payment}:SUCCESS`, 60_000)).acquired).toBe(true);
-    } finally {
-      await a.close();
-      await admin.close();
-    }
-  });
+    },
+  );
+
+  it.each(CLIENT_KINDS)(
+    '%s: a payment claim whose answer was lost (Redis paused past timeoutMs) leaves neither its key nor its payment held',
+    async (kind) => {
+      const a = await connect(kind, server.url);
+      const admin = await connect(kind, server.url);
+      const prefix = `lost:${kind}:`;
+      const storeA = new RedisWebhookStore({ client: a.client, timeoutMs: 200, keyPrefix: prefix });
+      const storeB = new RedisWebhookStore({ client: admin.client, keyPrefix: prefix });
+      try {
+        await storeA.claim(key(), 60_000); // the server checked and the script loaded: the claim below goes by SHA
+        const payment = `PAY_LOST_${++n}`;
+        await rawCommand(admin.client, ['CLIENT', 'PAUSE', '600', 'ALL']);
+        // Held by the paused server past timeoutMs, the claim runs once Redis resumes: it takes the
+        // key and the payment's lock, and its answer comes too late for the caller.
+        await expect(
+          storeA.claim(`payment:${payment}:SUCCESS`, 60_000, { paymentId: payment, rank: 1 }),
+        ).rejects.toBeInstanceOf(RedisStoreError);
+        const refund = () => storeB.claim(`payment:${payment}:REFUNDED`, 60_000, { paymentId: payment, rank: 2 });
+        let claim = await refund();
+        // The release follows the late claim within a round trip or two (bounded wait).
+        for (let i = 0; i < 100 && !claim.acquired; i++) {
+          await new Promise((r) => setTimeout(r, 20));
+          claim = await refund();
+        }
+        expect(claim).toMatchObject({ acquired: true });
+        expect((await storeB.claim(`payment:${payment}:SUCCESS`, 60_000)).acquired).toBe(true);
+      } finally {
+        await a.close();
+        await admin.close();
+      }
+    },
+  );
 
   it('refuses a client it cannot drive, before any command', () => {
     expect(() => new RedisWebhookStore({ client: {} as never })).toThrow(/ioredis client or a node-redis/);
@@ -381,51 +422,89 @@ describe('RedisWebhookStore when Redis does not answer', () => {
 });
 
 describe('RedisWebhookStore waitForReplicas', () => {
-  it.each(CLIENT_KINDS)('%s: waitForReplicas reports a claim and a completion fewer replicas acknowledged', async (kind) => {
-    const conn = await connect(kind, server.url);
-    try {
-      const waiting = new RedisWebhookStore({ client: conn.client, timeoutMs: 1000, waitForReplicas: { replicas: 1, timeoutMs: 50 } });
-      const k = key();
-      const claim = await waiting.claim(k, 60_000); // this server has no replica
-      expect(claim).toMatchObject({ acquired: true, warning: 'under_replicated' });
-      if (!claim.acquired) throw new Error('not acquired');
-      expect(await waiting.complete(k, claim.token, 60_000)).toBe('under_replicated');
-      expect(await waiting.claim(k, 60_000)).toEqual({ acquired: false, state: 'done' });
-    } finally {
-      await conn.close();
-    }
-  });
-
-  it.each(CLIENT_KINDS)('%s: waitForReplicas with a live replica: claim and completion acknowledged, no warning', async (kind) => {
-    const primary = await RedisServer.start();
-    const port = await freePort();
-    const replica = spawn(
-      'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--dir', tmpdir(), '--dbfilename', `myr-replica-${port}.rdb`, '--save', '', '--appendonly', 'no', '--replicaof', '127.0.0.1', String(primary.port)],
-      { stdio: 'ignore' },
-    );
-    const conn = await connect(kind, primary.url);
-    try {
-      // Bounded wait until the replica finished its first sync (WAIT counts only online replicas).
-      for (let i = 0; i < 200 && !/slave0:.*state=online/.test(String(await rawCommand(conn.client, ['INFO', 'replication']))); i++) {
-        await new Promise((r) => setTimeout(r, 25));
+  it.each(CLIENT_KINDS)(
+    '%s: waitForReplicas reports a claim and a completion fewer replicas acknowledged',
+    async (kind) => {
+      const conn = await connect(kind, server.url);
+      try {
+        const waiting = new RedisWebhookStore({
+          client: conn.client,
+          timeoutMs: 1000,
+          waitForReplicas: { replicas: 1, timeoutMs: 50 },
+        });
+        const k = key();
+        const claim = await waiting.claim(k, 60_000); // this server has no replica
+        expect(claim).toMatchObject({ acquired: true, warning: 'under_replicated' });
+        if (!claim.acquired) throw new Error('not acquired');
+        expect(await waiting.complete(k, claim.token, 60_000)).toBe('under_replicated');
+        expect(await waiting.claim(k, 60_000)).toEqual({ acquired: false, state: 'done' });
+      } finally {
+        await conn.close();
       }
-      const waiting = new RedisWebhookStore({ client: conn.client, timeoutMs: 2000, waitForReplicas: { replicas: 1, timeoutMs: 1000 } });
-      const k = key();
-      const claim = await waiting.claim(k, 60_000);
-      expect(claim).toEqual({ acquired: true, token: expect.any(String) });
-      if (!claim.acquired) throw new Error('not acquired');
-      expect(await waiting.complete(k, claim.token, 60_000)).toBe(true);
-    } finally {
-      await conn.close();
-      replica.kill('SIGKILL');
-      await primary.stop();
-    }
-  });
+    },
+  );
+
+  it.each(CLIENT_KINDS)(
+    '%s: waitForReplicas with a live replica: claim and completion acknowledged, no warning',
+    async (kind) => {
+      const primary = await RedisServer.start();
+      const port = await freePort();
+      const replica = spawn(
+        'redis-server',
+        [
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--dir',
+          tmpdir(),
+          '--dbfilename',
+          `myr-replica-${port}.rdb`,
+          '--save',
+          '',
+          '--appendonly',
+          'no',
+          '--replicaof',
+          '127.0.0.1',
+          String(primary.port),
+        ],
+        { stdio: 'ignore' },
+      );
+      const conn = await connect(kind, primary.url);
+      try {
+        // Bounded wait until the replica finished its first sync (WAIT counts only online replicas).
+        for (
+          let i = 0;
+          i < 200 && !/slave0:.*state=online/.test(String(await rawCommand(conn.client, ['INFO', 'replication'])));
+          i++
+        ) {
+          await new Promise((r) => setTimeout(r, 25));
+        }
+        const waiting = new RedisWebhookStore({
+          client: conn.client,
+          timeoutMs: 2000,
+          waitForReplicas: { replicas: 1, timeoutMs: 1000 },
+        });
+        const k = key();
+        const claim = await waiting.claim(k, 60_000);
+        expect(claim).toEqual({ acquired: true, token: expect.any(String) });
+        if (!claim.acquired) throw new Error('not acquired');
+        expect(await waiting.complete(k, claim.token, 60_000)).toBe(true);
+      } finally {
+        await conn.close();
+        replica.kill('SIGKILL');
+        await primary.stop();
+      }
+    },
+  );
 
   it('refuses a replica wait it cannot do within the store timeout', () => {
     const client = { call: () => Promise.resolve(null) };
-    expect(() => new RedisWebhookStore({ client, timeoutMs: 100, waitForReplicas: { replicas: 1, timeoutMs: 100 } })).toThrow(/below the store timeoutMs/);
-    expect(() => new RedisWebhookStore({ client, waitForReplicas: { replicas: 0, timeoutMs: 10 } })).toThrow(/at least 1/);
+    expect(
+      () => new RedisWebhookStore({ client, timeoutMs: 100, waitForReplicas: { replicas: 1, timeoutMs: 100 } }),
+    ).toThrow(/below the store timeoutMs/);
+    expect(() => new RedisWebhookStore({ client, waitForReplicas: { replicas: 0, timeoutMs: 10 } })).toThrow(
+      /at least 1/,
+    );
   });
 });

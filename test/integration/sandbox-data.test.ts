@@ -56,25 +56,70 @@ describe('--data', () => {
 /** A data file as the sandbox writes it: a deposit, a withdrawal, a token, a delivery. */
 function validData() {
   const deposit = {
-    payment_id: 'PAY_226B9329B3E217E96E0403EA', merchantId: 'MERCHANT_SANDBOX', reference_id: 'G1', amount: 149.9, currency: 'MYR',
-    status: 'SUCCESS', gateway_reference: 'GW72CB6F5DA73179EE', created_at: '2026-11-24T03:00:24.167Z', completed_at: '2026-11-24T03:00:24.187Z',
-    kind: 'DEPOSIT', payment_method: 'BANK_TRANSFER', customer_name: 'A', customer_phone: '601', callback_url: null, redirect_url: null,
-    metadata: { provider_channel_id: 'MB2U0227' }, payment_url: 'http://127.0.0.1:43299/pay/PAY_226B9329B3E217E96E0403EA',
-    gateway_redirect_url: 'http://127.0.0.1:43299/bank/PAY_226B9329B3E217E96E0403EA', qr_data_string: null, expires_at: '2026-11-24T03:15:24.167Z',
+    payment_id: 'PAY_226B9329B3E217E96E0403EA',
+    merchantId: 'MERCHANT_SANDBOX',
+    reference_id: 'G1',
+    amount: 149.9,
+    currency: 'MYR',
+    status: 'SUCCESS',
+    gateway_reference: 'GW72CB6F5DA73179EE',
+    created_at: '2026-11-24T03:00:24.167Z',
+    completed_at: '2026-11-24T03:00:24.187Z',
+    kind: 'DEPOSIT',
+    payment_method: 'BANK_TRANSFER',
+    customer_name: 'A',
+    customer_phone: '601',
+    callback_url: null,
+    redirect_url: null,
+    metadata: { provider_channel_id: 'MB2U0227' },
+    payment_url: 'http://127.0.0.1:43299/pay/PAY_226B9329B3E217E96E0403EA',
+    gateway_redirect_url: 'http://127.0.0.1:43299/bank/PAY_226B9329B3E217E96E0403EA',
+    qr_data_string: null,
+    expires_at: '2026-11-24T03:15:24.167Z',
   };
   const withdrawal = {
-    payment_id: 'WD_0D1BE57C25CC1526F889A1C6', merchantId: 'MERCHANT_SANDBOX', reference_id: 'G2', amount: 250, currency: 'MYR',
-    status: 'PROCESSING', gateway_reference: null, created_at: '2026-11-24T03:00:24.185Z', completed_at: null,
-    kind: 'WITHDRAWAL', method: 'BANK', bank_code: 'PBBEMYKL', account_number: '5140123456789', account_name: 'S',
+    payment_id: 'WD_0D1BE57C25CC1526F889A1C6',
+    merchantId: 'MERCHANT_SANDBOX',
+    reference_id: 'G2',
+    amount: 250,
+    currency: 'MYR',
+    status: 'PROCESSING',
+    gateway_reference: null,
+    created_at: '2026-11-24T03:00:24.185Z',
+    completed_at: null,
+    kind: 'WITHDRAWAL',
+    method: 'BANK',
+    bank_code: 'PBBEMYKL',
+    account_number: '5140123456789',
+    account_name: 'S',
   };
-  const token = { token: 'mock_at_41c16ac8a05570b89ca761d587fb6a5dcae0a7ca60cd510c', merchantId: 'MERCHANT_SANDBOX', expiresAt: 1795492824152, revoked: false };
+  const token = {
+    token: 'mock_at_41c16ac8a05570b89ca761d587fb6a5dcae0a7ca60cd510c',
+    merchantId: 'MERCHANT_SANDBOX',
+    expiresAt: 1795492824152,
+    revoked: false,
+  };
   const delivery = {
-    webhook_id: '060e382b-2683-4d08-8983-21fd4a716f3a', payment_id: deposit.payment_id, reference_id: 'G1', transaction_type: 'DEPOSIT',
-    status: 'SUCCESS', url: 'http://127.0.0.1:9/cb', started_at: 1795489224188,
-    attempts: [{ error: 'TypeError: fetch failed', at: 1795489224189, durationMs: 0 }, { status: 200, at: 1795489225189, durationMs: 3, responseBody: 'ok' }],
-    state: 'delivered', body: { webhook_id: '060e382b-2683-4d08-8983-21fd4a716f3a', payment_id: deposit.payment_id, status: 'SUCCESS' },
+    webhook_id: '060e382b-2683-4d08-8983-21fd4a716f3a',
+    payment_id: deposit.payment_id,
+    reference_id: 'G1',
+    transaction_type: 'DEPOSIT',
+    status: 'SUCCESS',
+    url: 'http://127.0.0.1:9/cb',
+    started_at: 1795489224188,
+    attempts: [
+      { error: 'TypeError: fetch failed', at: 1795489224189, durationMs: 0 },
+      { status: 200, at: 1795489225189, durationMs: 3, responseBody: 'ok' },
+    ],
+    state: 'delivered',
+    body: { webhook_id: '060e382b-2683-4d08-8983-21fd4a716f3a', payment_id: deposit.payment_id, status: 'SUCCESS' },
   };
-  return { version: 1, records: [deposit, withdrawal] as Array<Record<string, unknown> | null>, tokens: [token] as unknown[], deliveries: [delivery] as unknown[] };
+  return {
+    version: 1,
+    records: [deposit, withdrawal] as Array<Record<string, unknown> | null>,
+    tokens: [token] as unknown[],
+    deliveries: [delivery] as unknown[],
+  };
 }
 
 describe('--data file safety', () => {
@@ -93,37 +138,75 @@ describe('--data file safety', () => {
     await sandbox.close();
     expect(readFileSync(victim, 'utf8')).toBe('not yours');
     expect(lstatSync(file).isSymbolicLink()).toBe(false);
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ version: 1, records: [{ reference_id: 'G1' }, { reference_id: 'G2' }] });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({
+      version: 1,
+      records: [{ reference_id: 'G1' }, { reference_id: 'G2' }],
+    });
     expect(readdirSync(dir).sort()).toEqual(['sandbox.json', `sandbox.json.${process.pid}.tmp`, 'victim.txt']);
   });
 
   const broken: Array<[string, (data: ReturnType<typeof validData>) => void, RegExp]> = [
     ['a null record', (d) => (d.records[0] = null), /records\[0\] is not an object/],
-    ['payment_method "__proto__"', (d) => ((d.records[0] as Record<string, unknown>).payment_method = '__proto__'), /records\[0\]\.payment_method .*"__proto__"/],
+    [
+      'payment_method "__proto__"',
+      (d) => ((d.records[0] as Record<string, unknown>).payment_method = '__proto__'),
+      /records\[0\]\.payment_method .*"__proto__"/,
+    ],
     ['a string amount', (d) => ((d.records[1] as Record<string, unknown>).amount = '250'), /records\[1\]\.amount/],
-    ['a record of unknown kind', (d) => ((d.records[1] as Record<string, unknown>).kind = 'REFUND'), /records\[1\]\.kind/],
-    ['a missing field', (d) => delete (d.records[0] as Record<string, unknown>).payment_url, /records\[0\]\.payment_url/],
-    ['a field the sandbox never writes', (d) => ((d.records[1] as Record<string, unknown>).isAdmin = true), /records\[1\]\.isAdmin/],
-    ['a __proto__ key in metadata', (d) => ((d.records[0] as Record<string, unknown>).metadata = JSON.parse('{"__proto__":{"polluted":1}}')), /records\[0\]\.metadata\.__proto__/],
-    ['two records with one payment_id', (d) => d.records.push({ ...(d.records[1] as object), reference_id: 'G3' }), /records\[2\]\.payment_id .*twice/],
+    [
+      'a record of unknown kind',
+      (d) => ((d.records[1] as Record<string, unknown>).kind = 'REFUND'),
+      /records\[1\]\.kind/,
+    ],
+    [
+      'a missing field',
+      (d) => delete (d.records[0] as Record<string, unknown>).payment_url,
+      /records\[0\]\.payment_url/,
+    ],
+    [
+      'a field the sandbox never writes',
+      (d) => ((d.records[1] as Record<string, unknown>).isAdmin = true),
+      /records\[1\]\.isAdmin/,
+    ],
+    [
+      'a __proto__ key in metadata',
+      (d) => ((d.records[0] as Record<string, unknown>).metadata = JSON.parse('{"__proto__":{"polluted":1}}')),
+      /records\[0\]\.metadata\.__proto__/,
+    ],
+    [
+      'two records with one payment_id',
+      (d) => d.records.push({ ...(d.records[1] as object), reference_id: 'G3' }),
+      /records\[2\]\.payment_id .*twice/,
+    ],
     ['a token that is a string', (d) => (d.tokens[0] = 'mock_at_x'), /tokens\[0\]/],
-    ['a delivery in an unknown state', (d) => ((d.deliveries[0] as Record<string, unknown>).state = 'lost'), /deliveries\[0\]\.state/],
-    ['an attempt without a time', (d) => ((d.deliveries[0] as { attempts: unknown[] }).attempts[1] = { status: 200 }), /deliveries\[0\]\.attempts\[1\]\.at/],
+    [
+      'a delivery in an unknown state',
+      (d) => ((d.deliveries[0] as Record<string, unknown>).state = 'lost'),
+      /deliveries\[0\]\.state/,
+    ],
+    [
+      'an attempt without a time',
+      (d) => ((d.deliveries[0] as { attempts: unknown[] }).attempts[1] = { status: 200 }),
+      /deliveries\[0\]\.attempts\[1\]\.at/,
+    ],
   ];
-  it.each(broken)('refuses a file with %s, naming it, and leaves the file byte-identical', async (_, breakIt, problem) => {
-    dir = mkdtempSync(join(tmpdir(), 'myr-sandbox-data-'));
-    const file = join(dir, 'sandbox.json');
-    const data = validData();
-    breakIt(data);
-    const bytes = `${JSON.stringify(data, null, 1)}\n`;
-    writeFileSync(file, bytes);
-    const refusal = createSandbox({ dataFile: file });
-    await expect(refusal).rejects.toMatchObject({ name: 'SandboxDataError' });
-    await expect(refusal).rejects.toThrow(problem);
-    expect(readFileSync(file, 'utf8')).toBe(bytes);
-    expect(readdirSync(dir)).toEqual(['sandbox.json']);
-    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-  });
+  it.each(broken)(
+    'refuses a file with %s, naming it, and leaves the file byte-identical',
+    async (_, breakIt, problem) => {
+      dir = mkdtempSync(join(tmpdir(), 'myr-sandbox-data-'));
+      const file = join(dir, 'sandbox.json');
+      const data = validData();
+      breakIt(data);
+      const bytes = `${JSON.stringify(data, null, 1)}\n`;
+      writeFileSync(file, bytes);
+      const refusal = createSandbox({ dataFile: file });
+      await expect(refusal).rejects.toMatchObject({ name: 'SandboxDataError' });
+      await expect(refusal).rejects.toThrow(problem);
+      expect(readFileSync(file, 'utf8')).toBe(bytes);
+      expect(readdirSync(dir)).toEqual(['sandbox.json']);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    },
+  );
 
   it('the command exits non-zero with the problem, not a stack trace', async () => {
     dir = mkdtempSync(join(tmpdir(), 'myr-sandbox-data-'));

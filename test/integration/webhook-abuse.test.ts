@@ -9,7 +9,13 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { MemoryWebhookStore, WebhookVerifier, createWebhookHandler, type WebhookEvent, type WebhookStore } from '../../src/webhooks/index.js';
+import {
+  MemoryWebhookStore,
+  WebhookVerifier,
+  createWebhookHandler,
+  type WebhookEvent,
+  type WebhookStore,
+} from '../../src/webhooks/index.js';
 import { API_KEY, NOW, callback } from '../fixtures/webhook-vectors-helpers.js';
 import { apps, type Running } from './webhook-apps.js';
 
@@ -70,7 +76,9 @@ describe('a 512 MiB body to each adapter', () => {
       execArgv: ['--import', 'tsx', '--expose-gc'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
-    urls = await new Promise((resolve) => child.once('message', (m) => resolve((m as { urls: Record<string, string> }).urls)));
+    urls = await new Promise((resolve) =>
+      child.once('message', (m) => resolve((m as { urls: Record<string, string> }).urls)),
+    );
     const cb = await callback();
     for (const url of Object.values(urls)) await fetch(url, { method: 'POST', headers: cb.headers, body: cb.raw });
   });
@@ -83,7 +91,7 @@ describe('a 512 MiB body to each adapter', () => {
     const grown: Record<string, number> = {};
     const statuses: Record<string, (number | 'reset')[]> = {};
     for (const [name, url] of Object.entries(urls)) {
-        const chunked = await sendHuge(url, 512 * MiB, false);
+      const chunked = await sendHuge(url, 512 * MiB, false);
       const announced = await sendHuge(url, 512 * MiB, true);
       statuses[name] = [chunked.status ?? 'reset', announced.status ?? 'reset'];
       grown[name] = Math.round(((await ask()).peak - baseline) / MiB);
@@ -123,7 +131,10 @@ afterAll(async () => {
 
 async function post(url: string, headers: Record<string, string>, body: string) {
   const response = await fetch(url, { method: 'POST', headers, body });
-  return { status: response.status, outcome: ((await response.json().catch(() => ({}))) as { outcome?: string }).outcome };
+  return {
+    status: response.status,
+    outcome: ((await response.json().catch(() => ({}))) as { outcome?: string }).outcome,
+  };
 }
 
 describe.each(Object.entries(apps))('%s: each delivery handled exactly once', (_name, start) => {
@@ -146,7 +157,8 @@ describe.each(Object.entries(apps))('%s: each delivery handled exactly once', (_
     expect(await post(app.url, deposit.headers, deposit.raw)).toEqual({ status: 200, outcome: 'processed' });
 
     // replayed: the same delivery three more times, and a second delivery of the same outcome
-    for (let i = 0; i < 3; i++) expect(await post(app.url, deposit.headers, deposit.raw)).toEqual({ status: 200, outcome: 'duplicate' });
+    for (let i = 0; i < 3; i++)
+      expect(await post(app.url, deposit.headers, deposit.raw)).toEqual({ status: 200, outcome: 'duplicate' });
     const redelivered = await callback({ payment_id: 'PAY_RELABEL' });
     expect(await post(app.url, redelivered.headers, redelivered.raw)).toEqual({ status: 200, outcome: 'duplicate' });
 

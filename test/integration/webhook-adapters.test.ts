@@ -24,7 +24,10 @@ afterAll(async () => {
 });
 
 async function startApp(start: Start, onEvent: (event: WebhookEvent) => unknown) {
-  const handler = createWebhookHandler({ verifier: new WebhookVerifier({ apiKey: API_KEY, clock: () => NOW }), onEvent });
+  const handler = createWebhookHandler({
+    verifier: new WebhookVerifier({ apiKey: API_KEY, clock: () => NOW }),
+    onEvent,
+  });
   const app = await start(handler);
   running.push(app);
   return app;
@@ -52,20 +55,28 @@ describe.each(Object.entries(apps))('%s', (_name, start) => {
     expect(first).toMatchObject({ status: 200, json: { ok: true, outcome: 'processed' } });
     expect(first.type).toContain('application/json');
     expect(onEvent).toHaveBeenCalledTimes(1);
-    expect((onEvent.mock.calls[0]?.[0] as WebhookEvent).signed).toMatchObject({ webhook_id: cb.body.webhook_id, amount: 120.5 });
+    expect((onEvent.mock.calls[0]?.[0] as WebhookEvent).signed).toMatchObject({
+      webhook_id: cb.body.webhook_id,
+      amount: 120.5,
+    });
 
     expect(await post(url, cb, cb.raw)).toMatchObject({ status: 200, json: { ok: true, outcome: 'duplicate' } });
     expect(onEvent).toHaveBeenCalledTimes(1);
 
     const forged = await callback();
     const tampered = forged.raw.replace('"amount":120.5', '"amount":1205');
-    expect(await post(url, forged, tampered)).toMatchObject({ status: 401, json: { ok: false, reason: 'invalid_signature' } });
+    expect(await post(url, forged, tampered)).toMatchObject({
+      status: 401,
+      json: { ok: false, reason: 'invalid_signature' },
+    });
 
     const stale = await callback({ timestamp: new Date(NOW - 301_000).toISOString() });
     expect(await post(url, stale, stale.raw)).toMatchObject({ status: 400, json: { reason: 'stale' } });
 
     const mismatched = await callback();
-    expect(await post(url, { headers: { ...mismatched.headers, 'x-payment-id': 'PAY_OTHER' } }, mismatched.raw)).toMatchObject({
+    expect(
+      await post(url, { headers: { ...mismatched.headers, 'x-payment-id': 'PAY_OTHER' } }, mismatched.raw),
+    ).toMatchObject({
       status: 400,
       json: { reason: 'header_mismatch' },
     });
@@ -117,8 +128,14 @@ describe.each(Object.entries(apps))('%s', (_name, start) => {
 describe('adapter details', () => {
   it('the fastify plugin keeps its raw parser to its own context', async () => {
     const app = Fastify();
-    await app.register(fastifyWebhookPlugin, { path: PATH, verifier: { apiKey: API_KEY, clock: () => NOW }, onEvent: () => {} });
-    app.post('/other', async (request) => ({ isObject: typeof request.body === 'object' && !Buffer.isBuffer(request.body) }));
+    await app.register(fastifyWebhookPlugin, {
+      path: PATH,
+      verifier: { apiKey: API_KEY, clock: () => NOW },
+      onEvent: () => {},
+    });
+    app.post('/other', async (request) => ({
+      isObject: typeof request.body === 'object' && !Buffer.isBuffer(request.body),
+    }));
     await app.ready();
     const other = await app.inject({ method: 'POST', url: '/other', payload: { a: 1 } });
     expect(other.json()).toEqual({ isObject: true });
@@ -131,7 +148,11 @@ describe('adapter details', () => {
   it("the fastify plugin leaves the app's own raw JSON parser to the app's routes", async () => {
     const app = Fastify();
     app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-    await app.register(fastifyWebhookPlugin, { path: PATH, verifier: { apiKey: API_KEY, clock: () => NOW }, onEvent: () => {} });
+    await app.register(fastifyWebhookPlugin, {
+      path: PATH,
+      verifier: { apiKey: API_KEY, clock: () => NOW },
+      onEvent: () => {},
+    });
     app.post('/other-provider', async (request) => ({ isBuffer: Buffer.isBuffer(request.body) }));
     await app.ready();
     const other = await app.inject({ method: 'POST', url: '/other-provider', payload: { a: 1 } });
@@ -167,15 +188,27 @@ describe('adapter details', () => {
     const cb = await callback();
     const ok = await handler(new Request('http://x/webhooks', { method: 'POST', headers: cb.headers, body: cb.raw }));
     expect(ok.status).toBe(200);
-    const forged = await handler(new Request('http://x/webhooks', { method: 'POST', headers: cb.headers, body: cb.raw.replace('"amount":120.5', '"amount":1') }));
+    const forged = await handler(
+      new Request('http://x/webhooks', {
+        method: 'POST',
+        headers: cb.headers,
+        body: cb.raw.replace('"amount":120.5', '"amount":1'),
+      }),
+    );
     expect(forged.status).toBe(401);
     expect(onEvent).toHaveBeenCalledTimes(1);
   });
 
   it('adapters accept handler options with maxBodyBytes mixed in', async () => {
-    const handler = createWebHandler({ verifier: { apiKey: API_KEY, clock: () => NOW }, onEvent: () => {}, maxBodyBytes: 100 });
+    const handler = createWebHandler({
+      verifier: { apiKey: API_KEY, clock: () => NOW },
+      onEvent: () => {},
+      maxBodyBytes: 100,
+    });
     const cb = await callback();
-    const response = await handler(new Request('http://x/webhooks', { method: 'POST', headers: cb.headers, body: cb.raw }));
+    const response = await handler(
+      new Request('http://x/webhooks', { method: 'POST', headers: cb.headers, body: cb.raw }),
+    );
     expect(response.status).toBe(413);
   });
 });

@@ -43,7 +43,8 @@ export function listen(server: Server): Promise<Running> {
 
 /** A bodyparser-style reader with a limit, as koa-bodyparser has (its 413 comes before our adapter). */
 function readAll(req: IncomingMessage): Promise<Buffer> {
-  if (Number(req.headers['content-length']) > 1_000_000) return Promise.reject(Object.assign(new Error('too large'), { status: 413, expose: true }));
+  if (Number(req.headers['content-length']) > 1_000_000)
+    return Promise.reject(Object.assign(new Error('too large'), { status: 413, expose: true }));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));

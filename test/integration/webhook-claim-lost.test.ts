@@ -21,7 +21,13 @@ afterAll(() => server.stop());
 /** Waits (bounded) until `client` answers again after a restart. */
 async function reconnected(client: Parameters<typeof rawCommand>[0]): Promise<void> {
   for (let i = 0; i < 200; i++) {
-    if (await rawCommand(client, ['PING']).then(() => true, () => false)) return;
+    if (
+      await rawCommand(client, ['PING']).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
     await new Promise((r) => setTimeout(r, 25));
   }
   throw new Error('Redis did not come back');
@@ -38,7 +44,12 @@ describe.each(CLIENT_KINDS)('first instance on %s', (kind) => {
       const errorsA: WebhookHandlerError[] = [];
       const warningsA: string[] = [];
       const warningsB: string[] = [];
-      const logTo = (lines: string[]) => ({ debug: () => undefined, info: () => undefined, warn: (m: string) => void lines.push(m), error: (m: string) => void lines.push(m) });
+      const logTo = (lines: string[]) => ({
+        debug: () => undefined,
+        info: () => undefined,
+        warn: (m: string) => void lines.push(m),
+        error: (m: string) => void lines.push(m),
+      });
       let openGate!: () => void;
       const gate = new Promise<void>((resolve) => (openGate = resolve));
       let started!: () => void;
@@ -59,7 +70,12 @@ describe.each(CLIENT_KINDS)('first instance on %s', (kind) => {
         onEvent: () => void (secondRuns += 1),
       });
       n += 1;
-      const { rawBody, headers } = await signCallback(API_KEY, { payment_id: `PAY_LOST_${n}`, reference_id: `ORDERLOST${n}`, amount: 10, status: 'SUCCESS' });
+      const { rawBody, headers } = await signCallback(API_KEY, {
+        payment_id: `PAY_LOST_${n}`,
+        reference_id: `ORDERLOST${n}`,
+        amount: 10,
+        status: 'SUCCESS',
+      });
       const delivery = { body: rawBody, headers };
 
       const answerA = first.handle(delivery);
@@ -79,7 +95,8 @@ describe.each(CLIENT_KINDS)('first instance on %s', (kind) => {
       expect(lost).toHaveLength(1);
       expect(lost[0]).toMatchObject({ code: 'CLAIM_LOST', name: 'ClaimLostError' });
       // Each client was told once, at its first use, that this Redis keeps nothing across a restart.
-      for (const lines of [warningsA, warningsB]) expect(lines.filter((line) => /persistence/.test(line))).toHaveLength(1);
+      for (const lines of [warningsA, warningsB])
+        expect(lines.filter((line) => /persistence/.test(line))).toHaveLength(1);
     } finally {
       await a.close();
       await b.close();
@@ -90,7 +107,12 @@ describe.each(CLIENT_KINDS)('first instance on %s', (kind) => {
     const a = await connect(kind, server.url);
     try {
       const warnings: string[] = [];
-      const logger = { debug: () => undefined, info: () => undefined, warn: (m: string) => void warnings.push(m), error: (m: string) => void warnings.push(m) };
+      const logger = {
+        debug: () => undefined,
+        info: () => undefined,
+        warn: (m: string) => void warnings.push(m),
+        error: (m: string) => void warnings.push(m),
+      };
       const store = new RedisWebhookStore({ client: a.client, timeoutMs: 300, logger });
       const errors: unknown[] = [];
       n += 1;

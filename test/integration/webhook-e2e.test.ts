@@ -134,7 +134,13 @@ describe.each(['express', 'fastify'])('mock gateway → %s', (app) => {
     expect(events).toHaveLength(1);
     const event = events[0] as WebhookEvent;
     expect(event.transaction_type).toBe('DEPOSIT');
-    expect(event.signed).toMatchObject({ payment_id: paymentId, reference_id: reference, amount: 250.75, status: 'SUCCESS', webhook_id: delivery.webhookId });
+    expect(event.signed).toMatchObject({
+      payment_id: paymentId,
+      reference_id: reference,
+      amount: 250.75,
+      status: 'SUCCESS',
+      webhook_id: delivery.webhookId,
+    });
     const confirmation = await confirmDeposit(event, statusApi(token), { amount: 250.75, reference_id: reference });
     expect(confirmation).toMatchObject({ confirmed: true, payment: { status: 'SUCCESS' } });
   });
@@ -176,7 +182,11 @@ describe.each(['express', 'fastify'])('mock gateway → %s', (app) => {
       headers[name] = seen.headers[name] as string;
     }
     const replay = () =>
-      Promise.all(Array.from({ length: 10 }, () => fetch(apps[app] as string, { method: 'POST', headers, body: JSON.stringify(seen.body) })));
+      Promise.all(
+        Array.from({ length: 10 }, () =>
+          fetch(apps[app] as string, { method: 'POST', headers, body: JSON.stringify(seen.body) }),
+        ),
+      );
     // ...while the same signed callback arrives 10 more times at once: none is acknowledged as done.
     const during = await replay();
     expect(during.map((r) => r.status)).toEqual(Array(10).fill(409));
@@ -191,7 +201,10 @@ describe.each(['express', 'fastify'])('mock gateway → %s', (app) => {
 
   it('rejects a tampered callback on every attempt (401) and a stale one (400), never running the handler', async () => {
     const first = await createDeposit();
-    const tampered = await mock.completePayment(first.paymentId, 'SUCCESS', { ...FAST, tamper: (b) => ({ ...b, amount: 999_999 }) });
+    const tampered = await mock.completePayment(first.paymentId, 'SUCCESS', {
+      ...FAST,
+      tamper: (b) => ({ ...b, amount: 999_999 }),
+    });
     expect(tampered.attempts.map((a) => a.status)).toEqual([401, 401, 401]);
     expect(tampered.delivered).toBe(false);
     const second = await createDeposit();
@@ -205,7 +218,10 @@ describe.each(['express', 'fastify'])('mock gateway → %s', (app) => {
     const body = withdrawal();
     const answer = await call(mock, 'POST', '/payment/withdraw', { token, body });
     expect(answer.status).toBe(200);
-    const delivery = await mock.completeWithdrawal(answer.body.data.payment_id as string, 'SUCCESS', { ...FAST, callbackUrl: apps[app] as string });
+    const delivery = await mock.completeWithdrawal(answer.body.data.payment_id as string, 'SUCCESS', {
+      ...FAST,
+      callbackUrl: apps[app] as string,
+    });
     expect(delivery.attempts.map((a) => a.status)).toEqual([200]);
     const event = events[0] as WebhookEvent;
     expect(event.transaction_type).toBe('WITHDRAWAL');

@@ -19,7 +19,15 @@ import {
   type WebhookHandlerOptions,
   type WebhookStore,
 } from '../../src/webhooks/index.js';
-import { API_KEY, NOW, callback, headersFor, sign, baseBody, type Callback } from '../fixtures/webhook-vectors-helpers.js';
+import {
+  API_KEY,
+  NOW,
+  callback,
+  headersFor,
+  sign,
+  baseBody,
+  type Callback,
+} from '../fixtures/webhook-vectors-helpers.js';
 import { asListener } from '../helpers/real-server.js';
 import { ConfigurationError } from '../../src/index.js';
 
@@ -29,7 +37,10 @@ function web(options: Partial<WebhookHandlerOptions> & Pick<WebhookHandlerOption
   const handle = createWebHandler({ verifier, ...options });
   return async (body: string, headers: Record<string, string>) => {
     const response = await handle(new Request('http://127.0.0.1/webhooks/myr', { method: 'POST', headers, body }));
-    return { status: response.status, json: (await response.json()) as { ok: boolean; outcome: string; reason?: string } };
+    return {
+      status: response.status,
+      json: (await response.json()) as { ok: boolean; outcome: string; reason?: string },
+    };
   };
 }
 
@@ -48,7 +59,10 @@ async function expressApp(options: Partial<WebhookHandlerOptions> & Pick<Webhook
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/myr`;
   return async (body: string, headers: Record<string, string>) => {
     const response = await fetch(url, { method: 'POST', headers, body });
-    return { status: response.status, json: (await response.json()) as { ok: boolean; outcome: string; reason?: string } };
+    return {
+      status: response.status,
+      json: (await response.json()) as { ok: boolean; outcome: string; reason?: string },
+    };
   };
 }
 
@@ -80,7 +94,12 @@ describe('relabelling: dispatch and idempotency keys rest on signed fields only'
   it('a withdrawal relabelled DEPOSIT is refused, and the genuine withdrawal is then handled', async () => {
     const onEvent = vi.fn<(event: WebhookEvent) => void>();
     const post = web({ onEvent });
-    const cb = await callback({ payment_id: 'WD_RELABEL2', transaction_type: 'WITHDRAWAL', bank_code: 'MBBEMYKL', account_number: '****6789' });
+    const cb = await callback({
+      payment_id: 'WD_RELABEL2',
+      transaction_type: 'WITHDRAWAL',
+      bank_code: 'MBBEMYKL',
+      account_number: '****6789',
+    });
     expect((await post(relabel(cb, { transaction_type: 'DEPOSIT' }), cb.headers)).status).toBe(400);
     expect(await post(cb.raw, cb.headers)).toMatchObject({ status: 200, json: { outcome: 'processed' } });
     expect(onEvent.mock.calls.map(([event]) => event.transaction_type)).toEqual(['WITHDRAWAL']);
@@ -227,11 +246,16 @@ describe('slow and hanging handlers', () => {
     const onError = vi.fn();
     const post = web({ onEvent, onError, handlerTimeoutMs: 30 });
     const cb = await callback({ payment_id: 'PAY_HANG1' });
-    const first = await Promise.race([post(cb.raw, cb.headers), new Promise<null>((r) => setTimeout(() => r(null), 3000))]);
+    const first = await Promise.race([
+      post(cb.raw, cb.headers),
+      new Promise<null>((r) => setTimeout(() => r(null), 3000)),
+    ]);
     expect(first).toMatchObject({ status: 503, json: { ok: false, outcome: 'in_flight' } });
     expect(await post(cb.raw, cb.headers)).toMatchObject({ status: 409 });
     finish();
-    await vi.waitFor(async () => expect(await post(cb.raw, cb.headers)).toMatchObject({ status: 200, json: { outcome: 'duplicate' } }));
+    await vi.waitFor(async () =>
+      expect(await post(cb.raw, cb.headers)).toMatchObject({ status: 200, json: { outcome: 'duplicate' } }),
+    );
     expect(onEvent).toHaveBeenCalledTimes(1);
     expect(onError.mock.calls.some(([e]) => e instanceof WebhookHandlerError && e.stage === 'handler')).toBe(true);
   });
@@ -250,10 +274,14 @@ describe('slow and hanging handlers', () => {
       const response = await handler.handle({ body: cb.raw, headers: cb.headers });
       console.log('status', response.status);
     `;
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      cwd: new URL('../..', import.meta.url),
-      timeout: 15_000,
-    });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script],
+      {
+        cwd: new URL('../..', import.meta.url),
+        timeout: 15_000,
+      },
+    );
     expect(stdout.trim()).toBe('status 503');
   }, 30_000);
 });
@@ -276,7 +304,9 @@ describe('hostile bodies', () => {
     const cb = await callback();
     expect((await post(JSON.stringify([cb.body]), cb.headers)).status).toBe(400);
     expect((await post('['.repeat(30_000) + ']'.repeat(30_000), cb.headers)).status).toBe(400);
-    expect([400, 401]).toContain((await post(`{"a":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_001)}`, cb.headers)).status);
+    expect([400, 401]).toContain(
+      (await post(`{"a":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_001)}`, cb.headers)).status,
+    );
     expect((await post('null', cb.headers)).status).toBe(400);
     expect(onEvent).not.toHaveBeenCalled();
   });
@@ -284,7 +314,10 @@ describe('hostile bodies', () => {
   it('a repeated key cannot smuggle a second transaction_type past the check', async () => {
     const onEvent = vi.fn();
     const cb = await sign(baseBody({ payment_id: 'PAY_DUPKEY' }));
-    const raw = cb.raw.replace('"transaction_type":"DEPOSIT"', '"transaction_type":"DEPOSIT","transaction_type":"WITHDRAWAL"');
+    const raw = cb.raw.replace(
+      '"transaction_type":"DEPOSIT"',
+      '"transaction_type":"DEPOSIT","transaction_type":"WITHDRAWAL"',
+    );
     expect((await web({ onEvent })(raw, headersFor(cb.body))).status).toBe(400);
     expect(onEvent).not.toHaveBeenCalled();
   });
@@ -297,7 +330,10 @@ describe('slow and oversized bodies', () => {
     servers.push(server);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const status = await new Promise<number | undefined>((resolve) => {
-      const req = request(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { method: 'POST', headers: { 'content-type': 'application/json' } });
+      const req = request(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+      });
       req.on('response', (res) => {
         res.resume();
         resolve(res.statusCode);
@@ -311,7 +347,9 @@ describe('slow and oversized bodies', () => {
 
     const handle = createWebHandler({ verifier, onEvent, bodyTimeoutMs: 50 });
     const stalled = new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(new TextEncoder().encode('{')) });
-    const response = await handle(new Request('http://127.0.0.1/', { method: 'POST', body: stalled, duplex: 'half' } as RequestInit));
+    const response = await handle(
+      new Request('http://127.0.0.1/', { method: 'POST', body: stalled, duplex: 'half' } as RequestInit),
+    );
     expect(response.status).toBe(408);
     expect(onEvent).not.toHaveBeenCalled();
   });
@@ -319,7 +357,10 @@ describe('slow and oversized bodies', () => {
   it('a bodyTimeoutMs beyond what a timer holds is refused when the adapter is made, not fired after 1 ms as a 408', async () => {
     const onEvent = vi.fn();
     for (const bodyTimeoutMs of [3e9, 1.5, Number.POSITIVE_INFINITY]) {
-      for (const make of [() => createNodeHandler({ verifier, onEvent, bodyTimeoutMs }), () => createWebHandler({ verifier, onEvent }, { bodyTimeoutMs })]) {
+      for (const make of [
+        () => createNodeHandler({ verifier, onEvent, bodyTimeoutMs }),
+        () => createWebHandler({ verifier, onEvent }, { bodyTimeoutMs }),
+      ]) {
         let caught: unknown;
         try {
           make();
@@ -328,7 +369,9 @@ describe('slow and oversized bodies', () => {
         }
         expect(caught).toBeInstanceOf(ConfigurationError);
         expect((caught as ConfigurationError).field).toBe('bodyTimeoutMs');
-        expect((caught as ConfigurationError).message).toBe('bodyTimeoutMs must be a whole number of milliseconds from 1 to 2147483647');
+        expect((caught as ConfigurationError).message).toBe(
+          'bodyTimeoutMs must be a whole number of milliseconds from 1 to 2147483647',
+        );
       }
     }
 
@@ -338,7 +381,10 @@ describe('slow and oversized bodies', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const cb = await sign(baseBody({ payment_id: 'PAY_SLOW_HALVES' }));
     const status = await new Promise<number | undefined>((resolve) => {
-      const req = request(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { method: 'POST', headers: headersFor(cb.body) });
+      const req = request(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, {
+        method: 'POST',
+        headers: headersFor(cb.body),
+      });
       req.on('response', (res) => {
         res.resume();
         resolve(res.statusCode);
@@ -355,42 +401,47 @@ describe('slow and oversized bodies', () => {
   it.each([
     ['announced by Content-Length', true],
     ['chunked', false],
-  ])('an oversized body %s: 413, then at most 1 MiB more is read before the connection is closed', async (_name, announce) => {
-    const MiB = 1024 * 1024;
-    const onEvent = vi.fn();
-    const server = createServer(createNodeHandler({ verifier, onEvent }));
-    servers.push(server);
-    // What the server read from the connection in all, counted when it closes.
-    const read = new Promise<number>((resolve) => server.on('connection', (socket) => socket.on('close', () => resolve(socket.bytesRead))));
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const total = 256 * MiB;
-    const status = await new Promise<number | undefined>((resolve) => {
-      const headers: Record<string, string | number> = { 'content-type': 'application/json' };
-      if (announce) headers['content-length'] = total;
-      const req = request(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { method: 'POST', headers });
-      let answer: number | undefined;
-      req.on('response', (res) => {
-        answer = res.statusCode;
-        res.resume();
+  ])(
+    'an oversized body %s: 413, then at most 1 MiB more is read before the connection is closed',
+    async (_name, announce) => {
+      const MiB = 1024 * 1024;
+      const onEvent = vi.fn();
+      const server = createServer(createNodeHandler({ verifier, onEvent }));
+      servers.push(server);
+      // What the server read from the connection in all, counted when it closes.
+      const read = new Promise<number>((resolve) =>
+        server.on('connection', (socket) => socket.on('close', () => resolve(socket.bytesRead))),
+      );
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      const total = 256 * MiB;
+      const status = await new Promise<number | undefined>((resolve) => {
+        const headers: Record<string, string | number> = { 'content-type': 'application/json' };
+        if (announce) headers['content-length'] = total;
+        const req = request(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { method: 'POST', headers });
+        let answer: number | undefined;
+        req.on('response', (res) => {
+          answer = res.statusCode;
+          res.resume();
+        });
+        req.on('error', () => resolve(answer));
+        req.on('close', () => resolve(answer));
+        const chunk = Buffer.alloc(64 * 1024, 0x61);
+        let sent = 0;
+        const pump = () => {
+          while (sent < total) {
+            sent += chunk.length;
+            if (!req.write(chunk)) return void req.once('drain', pump);
+          }
+          req.end();
+        };
+        pump();
       });
-      req.on('error', () => resolve(answer));
-      req.on('close', () => resolve(answer));
-      const chunk = Buffer.alloc(64 * 1024, 0x61);
-      let sent = 0;
-      const pump = () => {
-        while (sent < total) {
-          sent += chunk.length;
-          if (!req.write(chunk)) return void req.once('drain', pump);
-        }
-        req.end();
-      };
-      pump();
-    });
-    expect(status).toBe(413);
-    // The 64 KiB limit, the drain's 1 MiB, and a read's worth of slack (64 KiB chunks, headers).
-    expect(await read).toBeLessThan(65_536 + MiB + 256 * 1024);
-    expect(onEvent).not.toHaveBeenCalled();
-  });
+      expect(status).toBe(413);
+      // The 64 KiB limit, the drain's 1 MiB, and a read's worth of slack (64 KiB chunks, headers).
+      expect(await read).toBeLessThan(65_536 + MiB + 256 * 1024);
+      expect(onEvent).not.toHaveBeenCalled();
+    },
+  );
 
   it('a body a parser already read is held to maxBodyBytes as well', async () => {
     const onEvent = vi.fn();

@@ -7,7 +7,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signCallback } from '../../src/testing/index.js';
-import { createNodeHandler, createWebHandler, createWebhookHandler, type WebhookHandlerOptions } from '../../src/webhooks/index.js';
+import {
+  createNodeHandler,
+  createWebHandler,
+  createWebhookHandler,
+  type WebhookHandlerOptions,
+} from '../../src/webhooks/index.js';
 import { asListener } from '../helpers/real-server.js';
 
 const API_KEY = 'sk_test_logger_secret_0001';
@@ -16,14 +21,22 @@ const THROWN = 'db password hunter2 in the merchant error';
 type Line = { level: string; args: unknown[] };
 function recordingLogger(pino = false) {
   const lines: Line[] = [];
-  const at = (level: string) => (...args: unknown[]) => void lines.push({ level, args });
+  const at =
+    (level: string) =>
+    (...args: unknown[]) =>
+      void lines.push({ level, args });
   const logger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
   if (pino) Object.assign(logger, { [Symbol.for('pino.serializers')]: {} });
   return { logger, lines };
 }
 
 async function delivery(apiKey = API_KEY) {
-  const { rawBody, headers } = await signCallback(apiKey, { payment_id: 'PAY_LOG_1', reference_id: 'ORDERLOG1', amount: 12, status: 'SUCCESS' });
+  const { rawBody, headers } = await signCallback(apiKey, {
+    payment_id: 'PAY_LOG_1',
+    reference_id: 'ORDERLOG1',
+    amount: 12,
+    status: 'SUCCESS',
+  });
   return { body: rawBody, headers };
 }
 
@@ -48,7 +61,13 @@ describe('the handler', () => {
     const answer = await createWebhookHandler(options(logger)).handle(forged);
     expect(answer.status).toBe(401);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ level: 'warn', args: [expect.stringContaining('myr-gateway webhook'), expect.objectContaining({ code: 'WEBHOOK_VERIFICATION_FAILED', reason: 'invalid_signature' })] });
+    expect(lines[0]).toMatchObject({
+      level: 'warn',
+      args: [
+        expect.stringContaining('myr-gateway webhook'),
+        expect.objectContaining({ code: 'WEBHOOK_VERIFICATION_FAILED', reason: 'invalid_signature' }),
+      ],
+    });
     expectNoSecret(lines, forged.headers['X-Webhook-Signature'] ?? forged.headers['x-webhook-signature'] ?? '');
   });
 
@@ -64,7 +83,15 @@ describe('the handler', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({
       level: 'error',
-      args: [expect.any(String), expect.objectContaining({ code: 'WEBHOOK_HANDLER_FAILED', stage: 'handler', cause: 'TypeError', payment_id: 'PAY_LOG_1' })],
+      args: [
+        expect.any(String),
+        expect.objectContaining({
+          code: 'WEBHOOK_HANDLER_FAILED',
+          stage: 'handler',
+          cause: 'TypeError',
+          payment_id: 'PAY_LOG_1',
+        }),
+      ],
     });
     expectNoSecret(lines, JSON.parse(d.body).signature as string);
   });
@@ -72,7 +99,10 @@ describe('the handler', () => {
   it('pino: fields first, then the message', async () => {
     const { logger, lines } = recordingLogger(true);
     await createWebhookHandler(options(logger)).handle(await delivery('sk_test_someone_else_0002'));
-    expect(lines[0]?.args).toEqual([expect.objectContaining({ reason: 'invalid_signature' }), expect.stringContaining('myr-gateway webhook')]);
+    expect(lines[0]?.args).toEqual([
+      expect.objectContaining({ reason: 'invalid_signature' }),
+      expect.stringContaining('myr-gateway webhook'),
+    ]);
   });
 
   it('a handled callback writes nothing; without a logger nothing is written anywhere', async () => {
@@ -92,7 +122,9 @@ describe('the adapters', () => {
     const handle = createWebHandler({ ...options(logger), maxBodyBytes: 64 });
     const response = await handle(new Request('http://127.0.0.1/webhooks', { method: 'POST', body: 'x'.repeat(1000) }));
     expect(response.status).toBe(413);
-    expect(lines).toEqual([{ level: 'warn', args: [expect.stringContaining('larger than maxBodyBytes'), expect.any(Object)] }]);
+    expect(lines).toEqual([
+      { level: 'warn', args: [expect.stringContaining('larger than maxBodyBytes'), expect.any(Object)] },
+    ]);
   });
 
   describe('node, on a real HTTP server', () => {
@@ -157,8 +189,18 @@ describe('the node listener (issue 23: a plain listener, failures to onError and
       expect(returned).toBeUndefined();
       expect(first.status).toBe(500);
       expect(await first.json()).toEqual({ ok: false, outcome: 'failed' });
-      expect(errors).toEqual([expect.objectContaining({ name: 'WebhookHandlerError', code: 'WEBHOOK_HANDLER_FAILED' })]);
-      expect(lines).toEqual([{ level: 'error', args: [expect.stringContaining('the node listener failed to answer'), expect.objectContaining({ cause: 'Error' })] }]);
+      expect(errors).toEqual([
+        expect.objectContaining({ name: 'WebhookHandlerError', code: 'WEBHOOK_HANDLER_FAILED' }),
+      ]);
+      expect(lines).toEqual([
+        {
+          level: 'error',
+          args: [
+            expect.stringContaining('the node listener failed to answer'),
+            expect.objectContaining({ cause: 'Error' }),
+          ],
+        },
+      ]);
       const retry = await fetch(url, { method: 'POST', body: d.body, headers: d.headers });
       expect(retry.status).toBe(200);
       expect(runs).toBe(1);

@@ -19,7 +19,10 @@ afterAll(async () => {
 
 function recordingLogger() {
   const lines: { level: string; args: unknown[] }[] = [];
-  const at = (level: string) => (...args: unknown[]) => void lines.push({ level, args });
+  const at =
+    (level: string) =>
+    (...args: unknown[]) =>
+      void lines.push({ level, args });
   return { logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }, lines };
 }
 
@@ -49,8 +52,14 @@ describe('a callback body reshaped by a parser', () => {
     const { logger, lines } = recordingLogger();
     const app = Fastify();
     app.removeContentTypeParser('application/json');
-    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, camelKeys(JSON.parse(String(body)))));
-    app.post(PATH, { bodyLimit: 65_536 }, createFastifyHandler({ verifier: { apiKey: API_KEY, clock: () => NOW }, onEvent: () => {}, logger }));
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
+      done(null, camelKeys(JSON.parse(String(body)))),
+    );
+    app.post(
+      PATH,
+      { bodyLimit: 65_536 },
+      createFastifyHandler({ verifier: { apiKey: API_KEY, clock: () => NOW }, onEvent: () => {}, logger }),
+    );
     await app.listen({ port: 0, host: '127.0.0.1' });
     running.push({ url: '', close: () => app.close() });
     const { port } = app.server.address() as { port: number };
@@ -62,8 +71,13 @@ describe('a callback body reshaped by a parser', () => {
   it('Express with a JSON parser whose reviver turns numbers into strings: 400, and the line names a raw parser', async () => {
     const { logger, lines } = recordingLogger();
     const app = express();
-    app.use(express.json({ reviver: (_key: string, value: unknown) => (typeof value === 'number' ? String(value) : value) }));
-    app.post(PATH, createExpressMiddleware({ verifier: { apiKey: API_KEY, clock: () => NOW }, onEvent: () => {}, logger }));
+    app.use(
+      express.json({ reviver: (_key: string, value: unknown) => (typeof value === 'number' ? String(value) : value) }),
+    );
+    app.post(
+      PATH,
+      createExpressMiddleware({ verifier: { apiKey: API_KEY, clock: () => NOW }, onEvent: () => {}, logger }),
+    );
     const server = await listen(createServer(app));
     running.push(server);
     const answer = await deliver(server.url);

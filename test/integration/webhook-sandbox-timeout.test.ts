@@ -52,10 +52,12 @@ beforeAll(async () => {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       // The answer comes after COMMIT, or at handlerTimeoutMs while the handler goes on (its run then never commits).
-      const answered = handler.handle({ body: Buffer.concat(chunks).toString('utf8'), headers: req.headers }).then((answer) => {
-        res.writeHead(answer.status, { 'Content-Type': 'application/json', ...answer.headers });
-        res.end(JSON.stringify(answer.body));
-      });
+      const answered = handler
+        .handle({ body: Buffer.concat(chunks).toString('utf8'), headers: req.headers })
+        .then((answer) => {
+          res.writeHead(answer.status, { 'Content-Type': 'application/json', ...answer.headers });
+          res.end(JSON.stringify(answer.body));
+        });
       runs.push(answered);
     });
   });
@@ -72,16 +74,23 @@ afterAll(async () => {
 
 it('a callback shown as failed was never fulfilled; one fulfilled is shown as delivered (defaults of both sides)', async () => {
   const token = await getToken(mock);
-  const created = await call(mock, 'POST', '/payment/request', { token, body: deposit({ callback_url: `${origin}/webhooks/myr` }) });
+  const created = await call(mock, 'POST', '/payment/request', {
+    token,
+    body: deposit({ callback_url: `${origin}/webhooks/myr` }),
+  });
   expect(created.status).toBe(200);
   const paymentId = created.body.data.payment_id as string;
 
   const delivery = await mock.completePayment(paymentId, 'SUCCESS');
   while (runs.length > 0) await runs.shift(); // every answer given and every handler settled: nothing commits after this
   const reader = new DatabaseSync(file, { readOnly: true });
-  const fulfilled = Number(reader.prepare('SELECT count(*) AS n FROM fulfilments WHERE payment_id = ?').get(paymentId)?.n);
+  const fulfilled = Number(
+    reader.prepare('SELECT count(*) AS n FROM fulfilments WHERE payment_id = ?').get(paymentId)?.n,
+  );
   reader.close();
 
-  expect({ delivered: delivery.delivered, fulfilled }).toEqual(delivery.delivered ? { delivered: true, fulfilled: 1 } : { delivered: false, fulfilled: 0 });
+  expect({ delivered: delivery.delivered, fulfilled }).toEqual(
+    delivery.delivered ? { delivered: true, fulfilled: 1 } : { delivered: false, fulfilled: 0 },
+  );
   expect(delivery.attempts[0]).toMatchObject({ status: 503 }); // answered before the sandbox gave up on it
 }, 60_000);

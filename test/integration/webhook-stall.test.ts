@@ -39,7 +39,12 @@ it('on defaults, a handler stalled for 5 s keeps its claim: recorded as its own,
       }
     },
   });
-  const { rawBody, headers } = await signCallback(API_KEY, { payment_id: 'PAY_STALL_1', reference_id: 'ORDERSTALL1', amount: 10, status: 'SUCCESS' });
+  const { rawBody, headers } = await signCallback(API_KEY, {
+    payment_id: 'PAY_STALL_1',
+    reference_id: 'ORDERSTALL1',
+    amount: 10,
+    status: 'SUCCESS',
+  });
   const first = await handler.handle({ body: rawBody, headers });
   expect(first.body.outcome).toBe('processed');
   expect(errors.map((error) => error.code)).toEqual([]); // no CLAIM_LOST: nobody else could have taken it

@@ -7,7 +7,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisWebhookStore } from '../../src/redis/index.js';
 import { signCallback } from '../../src/testing/index.js';
-import { createWebhookHandler, MemoryWebhookStore, paymentKey, runOnce, type WebhookStore } from '../../src/webhooks/index.js';
+import {
+  createWebhookHandler,
+  MemoryWebhookStore,
+  paymentKey,
+  runOnce,
+  type WebhookStore,
+} from '../../src/webhooks/index.js';
 import type { RedisClientLike } from '../../src/redis/index.js';
 import { CLIENT_KINDS, connect, rawCommand, RedisServer } from '../helpers/redis.js';
 import { connectTarget, RedisClusterServers } from '../helpers/redis-topologies.js';
@@ -61,7 +67,12 @@ const stores: [string, () => Promise<WebhookStore>][] = [
 
 let n = 0;
 const deliver = async (paymentId: string, status: 'SUCCESS' | 'REFUNDED' | 'FAILED') => {
-  const { rawBody, headers } = await signCallback(API_KEY, { payment_id: paymentId, reference_id: `ORDERSUP${n}`, amount: 99, status });
+  const { rawBody, headers } = await signCallback(API_KEY, {
+    payment_id: paymentId,
+    reference_id: `ORDERSUP${n}`,
+    amount: 99,
+    status,
+  });
   return { body: rawBody, headers };
 };
 
@@ -93,7 +104,11 @@ describe.each(stores)('%s', (_, makeStore) => {
   it('in order (SUCCESS then REFUNDED) both run; another payment is not affected', async () => {
     const store = await makeStore();
     const seen: string[] = [];
-    const handler = createWebhookHandler({ verifier: { apiKey: API_KEY }, store, onEvent: (e) => void seen.push(`${e.signed.payment_id}:${e.signed.status}`) });
+    const handler = createWebhookHandler({
+      verifier: { apiKey: API_KEY },
+      store,
+      onEvent: (e) => void seen.push(`${e.signed.payment_id}:${e.signed.status}`),
+    });
     n += 1;
     await handler.handle(await deliver(`PAY_SUP_${n}`, 'SUCCESS'));
     await handler.handle(await deliver(`PAY_SUP_${n}`, 'REFUNDED'));
@@ -104,11 +119,20 @@ describe.each(stores)('%s', (_, makeStore) => {
   it('a reconciliation run that read SUCCESS before the refund does not fulfil it after the REFUNDED callback', async () => {
     const store = await makeStore();
     const seen: string[] = [];
-    const handler = createWebhookHandler({ verifier: { apiKey: API_KEY }, store, onEvent: (e) => void seen.push(`callback ${e.signed.status}`) });
+    const handler = createWebhookHandler({
+      verifier: { apiKey: API_KEY },
+      store,
+      onEvent: (e) => void seen.push(`callback ${e.signed.status}`),
+    });
     n += 1;
     const looked = { payment_id: `PAY_SUP_${n}`, status: 'SUCCESS' }; // what payments.retrieve said a moment ago
     await handler.handle(await deliver(looked.payment_id, 'REFUNDED'));
-    const run = await runOnce(store, paymentKey(looked.payment_id, looked.status), () => void seen.push('job SUCCESS'), { payment: looked });
+    const run = await runOnce(
+      store,
+      paymentKey(looked.payment_id, looked.status),
+      () => void seen.push('job SUCCESS'),
+      { payment: looked },
+    );
     expect(run).toEqual({ outcome: 'superseded' });
     expect(seen).toEqual(['callback REFUNDED']);
   });
@@ -116,10 +140,16 @@ describe.each(stores)('%s', (_, makeStore) => {
   it("a merchant's own key order:<payment_id> cannot reach the payment's mark: its job runs once, the SUCCESS callback is fulfilled", async () => {
     const store = await makeStore();
     const seen: string[] = [];
-    const handler = createWebhookHandler({ verifier: { apiKey: API_KEY }, store, onEvent: (e) => void seen.push(`callback ${e.signed.payment_id} ${e.signed.status}`) });
+    const handler = createWebhookHandler({
+      verifier: { apiKey: API_KEY },
+      store,
+      onEvent: (e) => void seen.push(`callback ${e.signed.payment_id} ${e.signed.status}`),
+    });
     const payments = Array.from({ length: 4 }, () => `PAY_SUP_${++n}`);
     for (const payment of payments) {
-      expect((await runOnce(store, `order:${payment}`, () => void seen.push(`job ${payment}`))).outcome).toBe('processed');
+      expect((await runOnce(store, `order:${payment}`, () => void seen.push(`job ${payment}`))).outcome).toBe(
+        'processed',
+      );
     }
     for (const payment of payments) {
       expect((await handler.handle(await deliver(payment, 'SUCCESS'))).body.outcome).toBe('processed');
@@ -127,13 +157,21 @@ describe.each(stores)('%s', (_, makeStore) => {
     // A REFUNDED of the same payment must not overwrite the job's record either.
     expect((await handler.handle(await deliver(payments[0] as string, 'REFUNDED'))).body.outcome).toBe('processed');
     expect((await runOnce(store, `order:${payments[0]}`, () => void seen.push('job again'))).outcome).toBe('duplicate');
-    expect(seen).toEqual([...payments.map((p) => `job ${p}`), ...payments.map((p) => `callback ${p} SUCCESS`), `callback ${payments[0]} REFUNDED`]);
+    expect(seen).toEqual([
+      ...payments.map((p) => `job ${p}`),
+      ...payments.map((p) => `callback ${p} SUCCESS`),
+      `callback ${payments[0]} REFUNDED`,
+    ]);
   });
 
   it("a merchant's job on order:<payment_id> after a REFUNDED does not erase the mark: a late SUCCESS stays superseded", async () => {
     const store = await makeStore();
     const seen: string[] = [];
-    const handler = createWebhookHandler({ verifier: { apiKey: API_KEY }, store, onEvent: (e) => void seen.push(`callback ${e.signed.status}`) });
+    const handler = createWebhookHandler({
+      verifier: { apiKey: API_KEY },
+      store,
+      onEvent: (e) => void seen.push(`callback ${e.signed.status}`),
+    });
     const payment = `PAY_SUP_${++n}`;
     expect((await handler.handle(await deliver(payment, 'REFUNDED'))).body.outcome).toBe('processed');
     expect((await runOnce(store, `order:${payment}`, () => void seen.push('job'))).outcome).toBe('processed');
@@ -144,14 +182,22 @@ describe.each(stores)('%s', (_, makeStore) => {
   it('a REFUNDED fulfilled by a reconciliation run keeps a late SUCCESS callback, and a SUCCESS run, from fulfilling', async () => {
     const store = await makeStore();
     const seen: string[] = [];
-    const handler = createWebhookHandler({ verifier: { apiKey: API_KEY }, store, onEvent: (e) => void seen.push(`callback ${e.signed.status}`) });
+    const handler = createWebhookHandler({
+      verifier: { apiKey: API_KEY },
+      store,
+      onEvent: (e) => void seen.push(`callback ${e.signed.status}`),
+    });
     n += 1;
     const payment = `PAY_SUP_${n}`;
-    const refunded = await runOnce(store, paymentKey(payment, 'REFUNDED'), () => void seen.push('job REFUNDED'), { payment: { payment_id: payment, status: 'REFUNDED' } });
+    const refunded = await runOnce(store, paymentKey(payment, 'REFUNDED'), () => void seen.push('job REFUNDED'), {
+      payment: { payment_id: payment, status: 'REFUNDED' },
+    });
     expect(refunded.outcome).toBe('processed');
     const late = await handler.handle(await deliver(payment, 'SUCCESS'));
     expect(late.body.outcome).toBe('superseded');
-    const again = await runOnce(store, paymentKey(payment, 'SUCCESS'), () => void seen.push('job SUCCESS'), { payment: { payment_id: payment, status: 'SUCCESS' } });
+    const again = await runOnce(store, paymentKey(payment, 'SUCCESS'), () => void seen.push('job SUCCESS'), {
+      payment: { payment_id: payment, status: 'SUCCESS' },
+    });
     expect(again.outcome).toBe('superseded');
     expect(seen).toEqual(['job REFUNDED']);
   });
@@ -175,16 +221,25 @@ async function runningJob(store: WebhookStore, payment: string, status: 'SUCCESS
     finish = resolve;
     fail = reject;
   });
-  const run = runOnce(store, paymentKey(payment, status), () => {
-    seen.push(`job ${status}`);
-    return gate;
-  }, { payment: { payment_id: payment, status } });
+  const run = runOnce(
+    store,
+    paymentKey(payment, status),
+    () => {
+      seen.push(`job ${status}`);
+      return gate;
+    },
+    { payment: { payment_id: payment, status } },
+  );
   await until(() => seen.length > 0);
   return { run, finish, fail };
 }
 
 const handlerOf = (store: WebhookStore, seen: string[]) =>
-  createWebhookHandler({ verifier: { apiKey: API_KEY }, store, onEvent: (e) => void seen.push(`callback ${e.signed.status}`) });
+  createWebhookHandler({
+    verifier: { apiKey: API_KEY },
+    store,
+    onEvent: (e) => void seen.push(`callback ${e.signed.status}`),
+  });
 
 // One payment's ordered callbacks are handled one at a time: a later status still running keeps
 // an earlier one from running beside it (and finishing after it).
@@ -196,10 +251,17 @@ describe.each(stores)('one payment at a time — %s', (_, makeStore) => {
     const payment = `PAY_LOCK_${++n}`;
     const refund = await runningJob(store, payment, 'REFUNDED', seen);
     const early = await handler.handle(await deliver(payment, 'SUCCESS'));
-    expect(early).toMatchObject({ status: 409, body: { ok: false, outcome: 'in_flight' }, headers: { 'retry-after': '1' } });
+    expect(early).toMatchObject({
+      status: 409,
+      body: { ok: false, outcome: 'in_flight' },
+      headers: { 'retry-after': '1' },
+    });
     refund.finish();
     expect(await refund.run).toEqual({ outcome: 'processed', value: undefined });
-    expect(await handler.handle(await deliver(payment, 'SUCCESS'))).toMatchObject({ status: 200, body: { ok: true, outcome: 'superseded' } });
+    expect(await handler.handle(await deliver(payment, 'SUCCESS'))).toMatchObject({
+      status: 200,
+      body: { ok: true, outcome: 'superseded' },
+    });
     expect(seen).toEqual(['job REFUNDED']);
   });
 
@@ -209,11 +271,17 @@ describe.each(stores)('one payment at a time — %s', (_, makeStore) => {
     const handler = handlerOf(store, seen);
     const payment = `PAY_LOCK_${++n}`;
     const fulfil = await runningJob(store, payment, 'SUCCESS', seen);
-    expect(await handler.handle(await deliver(payment, 'REFUNDED'))).toMatchObject({ status: 409, body: { outcome: 'in_flight' } });
+    expect(await handler.handle(await deliver(payment, 'REFUNDED'))).toMatchObject({
+      status: 409,
+      body: { outcome: 'in_flight' },
+    });
     expect(seen).toEqual(['job SUCCESS']);
     fulfil.finish();
     expect(await fulfil.run).toEqual({ outcome: 'processed', value: undefined });
-    expect(await handler.handle(await deliver(payment, 'REFUNDED'))).toMatchObject({ status: 200, body: { outcome: 'processed' } });
+    expect(await handler.handle(await deliver(payment, 'REFUNDED'))).toMatchObject({
+      status: 200,
+      body: { outcome: 'processed' },
+    });
     expect(seen).toEqual(['job SUCCESS', 'callback REFUNDED']);
   });
 
@@ -226,7 +294,10 @@ describe.each(stores)('one payment at a time — %s', (_, makeStore) => {
     expect(await handler.handle(await deliver(payment, 'SUCCESS'))).toMatchObject({ status: 409 });
     refund.fail(new Error('the refund handler failed'));
     await expect(refund.run).rejects.toMatchObject({ stage: 'handler' });
-    expect(await handler.handle(await deliver(payment, 'SUCCESS'))).toMatchObject({ status: 200, body: { outcome: 'processed' } });
+    expect(await handler.handle(await deliver(payment, 'SUCCESS'))).toMatchObject({
+      status: 200,
+      body: { outcome: 'processed' },
+    });
     expect(seen).toEqual(['job REFUNDED', 'callback SUCCESS']);
   });
 
@@ -237,7 +308,9 @@ describe.each(stores)('one payment at a time — %s', (_, makeStore) => {
     const payment = `PAY_LOCK_${++n}`;
     const success = await deliver(payment, 'SUCCESS');
     // Claimed for 1 s and never completed nor released: the process holding it died.
-    expect(await store.claim(paymentKey(payment, 'REFUNDED'), 1000, { paymentId: payment, rank: 2 })).toMatchObject({ acquired: true });
+    expect(await store.claim(paymentKey(payment, 'REFUNDED'), 1000, { paymentId: payment, rank: 2 })).toMatchObject({
+      acquired: true,
+    });
     expect(await handler.handle(success)).toMatchObject({ status: 409 });
     await sleep(1500); // past the lost claim's TTL
     expect(await handler.handle(success)).toMatchObject({ status: 200, body: { outcome: 'processed' } });
@@ -247,10 +320,11 @@ describe.each(stores)('one payment at a time — %s', (_, makeStore) => {
   it('a claim without a payment takes no payment lock', async () => {
     const store = await makeStore();
     const payment = `PAY_LOCK_${++n}`;
-    expect(await store.claim(paymentKey(payment, 'REFUNDED'), 60_000, { paymentId: payment, rank: 2 })).toMatchObject({ acquired: true });
+    expect(await store.claim(paymentKey(payment, 'REFUNDED'), 60_000, { paymentId: payment, rank: 2 })).toMatchObject({
+      acquired: true,
+    });
     expect(await store.claim(paymentKey(payment, 'SUCCESS'), 60_000)).toMatchObject({ acquired: true });
   });
-
 });
 
 // The payment's lock and mark on Redis are shared state: input, never trusted to stop the fleet.
@@ -268,7 +342,10 @@ describe.each(redisRows)("one payment's shared state — %s", (_, makeRow) => {
     const claim = await store.claim(paymentKey(payment, 'SUCCESS'), 60_000, { paymentId: payment, rank: 1 });
     expect(claim).toMatchObject({ acquired: true, warning: 'foreign_value' });
     // The lock is now this claim's: another status of the payment waits for it.
-    expect(await store.claim(paymentKey(payment, 'REFUNDED'), 60_000, { paymentId: payment, rank: 2 })).toEqual({ acquired: false, state: 'in_flight' });
+    expect(await store.claim(paymentKey(payment, 'REFUNDED'), 60_000, { paymentId: payment, rank: 2 })).toEqual({
+      acquired: false,
+      state: 'in_flight',
+    });
   });
 
   it("a mark of another type under the payment's mark key neither supersedes nor blocks its callbacks", async () => {
@@ -277,7 +354,10 @@ describe.each(redisRows)("one payment's shared state — %s", (_, makeRow) => {
     const handler = handlerOf(store, seen);
     const payment = `PAY_LOCK_${++n}`;
     await rawCommand(client, ['HSET', `${prefix}webhook-order:${payment}`, 'rank', '2']);
-    expect(await handler.handle(await deliver(payment, 'SUCCESS'))).toMatchObject({ status: 200, body: { outcome: 'processed' } });
+    expect(await handler.handle(await deliver(payment, 'SUCCESS'))).toMatchObject({
+      status: 200,
+      body: { outcome: 'processed' },
+    });
     expect(seen).toEqual(['callback SUCCESS']);
   });
 
@@ -289,25 +369,34 @@ describe.each(redisRows)("one payment's shared state — %s", (_, makeRow) => {
     const seen: string[] = [];
     const handler = handlerOf(store, seen);
     const payment = `PAY_LOCK_${++n}`;
-    expect(await handler.handle(await deliver(payment, 'REFUNDED'))).toMatchObject({ status: 200, body: { outcome: 'processed' } });
+    expect(await handler.handle(await deliver(payment, 'REFUNDED'))).toMatchObject({
+      status: 200,
+      body: { outcome: 'processed' },
+    });
     const [verb, ...rest] = command as [string, ...string[]];
     await rawCommand(client, [verb, `${prefix}webhook:${paymentKey(payment, 'SUCCESS')}`, ...rest]);
-    expect(await handler.handle(await deliver(payment, 'SUCCESS'))).toMatchObject({ status: 200, body: { outcome: 'superseded' } });
+    expect(await handler.handle(await deliver(payment, 'SUCCESS'))).toMatchObject({
+      status: 200,
+      body: { outcome: 'superseded' },
+    });
     expect(seen).toEqual(['callback REFUNDED']);
   });
 
   it.each([
     ['an in-flight value of another shape', 'inflight:forged'],
     ['one of its own shape that states a day-long TTL', 'inflight:86400000:forged'],
-  ])('a forged payment lock — %s, held for a day — holds the payment no longer than one claim TTL', async (_, forged) => {
-    const { store, client, prefix } = await makeRow();
-    const payment = `PAY_LOCK_${++n}`;
-    const lock = `${prefix}webhook-lock:${payment}`;
-    await rawCommand(client, ['SET', lock, forged, 'PX', '86400000']);
-    const claim = () => store.claim(paymentKey(payment, 'SUCCESS'), 500, { paymentId: payment, rank: 1 });
-    expect(await claim()).toEqual({ acquired: false, state: 'in_flight' });
-    expect(Number(await rawCommand(client, ['PTTL', lock]))).toBeLessThanOrEqual(500);
-    await sleep(1000); // past one claim TTL
-    expect(await claim()).toMatchObject({ acquired: true });
-  });
+  ])(
+    'a forged payment lock — %s, held for a day — holds the payment no longer than one claim TTL',
+    async (_, forged) => {
+      const { store, client, prefix } = await makeRow();
+      const payment = `PAY_LOCK_${++n}`;
+      const lock = `${prefix}webhook-lock:${payment}`;
+      await rawCommand(client, ['SET', lock, forged, 'PX', '86400000']);
+      const claim = () => store.claim(paymentKey(payment, 'SUCCESS'), 500, { paymentId: payment, rank: 1 });
+      expect(await claim()).toEqual({ acquired: false, state: 'in_flight' });
+      expect(Number(await rawCommand(client, ['PTTL', lock]))).toBeLessThanOrEqual(500);
+      await sleep(1000); // past one claim TTL
+      expect(await claim()).toMatchObject({ acquired: true });
+    },
+  );
 });

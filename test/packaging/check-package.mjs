@@ -25,7 +25,6 @@ const step = (name) => console.log(`-- ${name}`);
 /** The packages a merchant's production install brings: myr-gateway, ky and zod, nothing else. */
 const RUNTIME_PACKAGES = ['ky', 'myr-gateway', 'zod'];
 
-
 const work = mkdtempSync(join(tmpdir(), 'myr-gateway-pack-'));
 try {
   declarationsNameOnlyExportedTypes();
@@ -42,14 +41,34 @@ try {
   console.log(run(bin('attw'), [tarball, '--format', 'table-flipped'], root));
 
   const production = join(work, 'production');
-  write(join(production, 'package.json'), JSON.stringify({ name: 'merchant-production', private: true, version: '1.0.0' }));
+  write(
+    join(production, 'package.json'),
+    JSON.stringify({ name: 'merchant-production', private: true, version: '1.0.0' }),
+  );
   run('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--ignore-scripts', tarball], production);
   runtimeDependencies(production);
   sandboxBin(production);
 
   const app = join(work, 'app');
   write(join(app, 'package.json'), JSON.stringify({ name: 'merchant-app', private: true, version: '1.0.0' }));
-  run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', tarball, 'msw@^3', 'next@16', 'react@19', 'react-dom@19', '@types/react@19', '@types/node@24', 'typescript@6.0'], app);
+  run(
+    'npm',
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--ignore-scripts',
+      tarball,
+      'msw@^3',
+      'next@16',
+      'react@19',
+      'react-dom@19',
+      '@types/react@19',
+      '@types/node@24',
+      'typescript@6.0',
+    ],
+    app,
+  );
 
   step('bundle-size budgets (esbuild, minify, gzip, each entry with its dependencies)');
   const { rows, violations } = await checkBudgets(app);
@@ -83,7 +102,10 @@ function declarationsNameOnlyExportedTypes() {
   const out = mkdtempSync(join(tmpdir(), 'myr-gateway-dts-'));
   let output;
   try {
-    const build = spawnSync(node, [join(root, 'node_modules', 'tsup', 'dist', 'cli-default.js'), '--out-dir', out], { cwd: root, encoding: 'utf8' });
+    const build = spawnSync(node, [join(root, 'node_modules', 'tsup', 'dist', 'cli-default.js'), '--out-dir', out], {
+      cwd: root,
+      encoding: 'utf8',
+    });
     output = `${build.stdout}${build.stderr}`;
     if (build.status !== 0) throw new Error(`the declaration build failed:\n${output}`);
   } finally {
@@ -116,15 +138,20 @@ function runtimeDependencies(project) {
   }
   const found = [...names].sort();
   if (found.join() !== RUNTIME_PACKAGES.join()) {
-    throw new Error(`npm install --omit=dev installed ${found.length} packages (${found.join(', ')}), expected ${RUNTIME_PACKAGES.join(', ')}`);
+    throw new Error(
+      `npm install --omit=dev installed ${found.length} packages (${found.join(', ')}), expected ${RUNTIME_PACKAGES.join(', ')}`,
+    );
   }
   // qrcode is bundled into the bin and nowhere else: the sourcemaps name every bundled module.
   const dist = join(modules, 'myr-gateway', 'dist');
   const maps = readdirSync(dist, { recursive: true }).filter((file) => String(file).endsWith('.js.map'));
   for (const map of maps) {
-    const bundlesQr = JSON.parse(readFileSync(join(dist, map), 'utf8')).sources.some((source) => source.includes('node_modules/qrcode/'));
+    const bundlesQr = JSON.parse(readFileSync(join(dist, map), 'utf8')).sources.some((source) =>
+      source.includes('node_modules/qrcode/'),
+    );
     const isBin = String(map).replaceAll('\\', '/') === 'sandbox/cli.js.map';
-    if (bundlesQr !== isBin) throw new Error(isBin ? 'the sandbox bin does not bundle qrcode' : `dist/${map} bundles qrcode`);
+    if (bundlesQr !== isBin)
+      throw new Error(isBin ? 'the sandbox bin does not bundle qrcode' : `dist/${map} bundles qrcode`);
   }
   console.log(`${found.length} packages: ${found.join(', ')}; qrcode bundled into dist/sandbox/cli.js only`);
 }
@@ -200,9 +227,13 @@ const cjsHooks = require('myr-gateway/webhooks');
   console.log(run(node, ['mixed.cjs'], app).trim());
 
   step('myr-gateway/sql: importing it prints nothing (node:sqlite, experimental, loads only in fromSqlite)');
-  write(join(app, 'sql-quiet.mjs'), `import { SqlLedger } from 'myr-gateway/sql';\nif (typeof SqlLedger !== 'function') throw new Error('missing SqlLedger');\n`);
+  write(
+    join(app, 'sql-quiet.mjs'),
+    `import { SqlLedger } from 'myr-gateway/sql';\nif (typeof SqlLedger !== 'function') throw new Error('missing SqlLedger');\n`,
+  );
   const quiet = spawnSync(node, ['sql-quiet.mjs'], { cwd: app, encoding: 'utf8' });
-  if (quiet.status !== 0 || quiet.stderr !== '' || quiet.stdout !== '') throw new Error(`importing myr-gateway/sql printed:\n${quiet.stdout}${quiet.stderr}`);
+  if (quiet.status !== 0 || quiet.stderr !== '' || quiet.stdout !== '')
+    throw new Error(`importing myr-gateway/sql printed:\n${quiet.stdout}${quiet.stderr}`);
   console.log('sql import quiet');
 }
 
@@ -219,7 +250,10 @@ function sandboxBin(app) {
 }
 `,
   );
-  write(join(app, 'no-msw.mjs'), `import { register } from 'node:module';\nregister('./no-msw-hooks.mjs', import.meta.url);\n`);
+  write(
+    join(app, 'no-msw.mjs'),
+    `import { register } from 'node:module';\nregister('./no-msw-hooks.mjs', import.meta.url);\n`,
+  );
   write(
     join(app, 'sandbox-start.mjs'),
     `import { spawn } from 'node:child_process';
@@ -273,7 +307,10 @@ export function onEvent(event: WebhookEvent): string { return event.signed.refer
     nodenext: { type: 'module', options: { module: 'nodenext', moduleResolution: 'nodenext' } },
     bundler: { type: 'module', options: { module: 'esnext', moduleResolution: 'bundler' } },
     'bundler-loose': { type: 'module', options: { module: 'esnext', moduleResolution: 'bundler', strict: false } },
-    node10: { type: 'commonjs', options: { module: 'commonjs', moduleResolution: 'node10', ignoreDeprecations: '6.0' } },
+    node10: {
+      type: 'commonjs',
+      options: { module: 'commonjs', moduleResolution: 'node10', ignoreDeprecations: '6.0' },
+    },
   };
   for (const [name, { type, options }] of Object.entries(configs)) {
     step(`TypeScript consumer: ${name}`);
@@ -283,7 +320,15 @@ export function onEvent(event: WebhookEvent): string { return event.signed.refer
     write(
       join(dir, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { target: 'es2022', strict: true, noEmit: true, skipLibCheck: true, types: ['node'], lib: ['es2023', 'dom'], ...options },
+        compilerOptions: {
+          target: 'es2022',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: ['node'],
+          lib: ['es2023', 'dom'],
+          ...options,
+        },
         files: ['index.ts'],
       }),
     );
@@ -302,7 +347,14 @@ function testingTypeSettings(app) {
 export const mock: MockGateway = createMockGateway();
 export const handlers = mock.handlers;
 `;
-  const strict = { target: 'es2022', strict: true, noEmit: true, skipLibCheck: false, types: ['node'], lib: ['es2023', 'dom'] };
+  const strict = {
+    target: 'es2022',
+    strict: true,
+    noEmit: true,
+    skipLibCheck: false,
+    types: ['node'],
+    lib: ['es2023', 'dom'],
+  };
   const configs = {
     'node16-esm': { type: 'module', options: { module: 'node16', moduleResolution: 'node16' } },
     'nodenext-esm': { type: 'module', options: { module: 'nodenext', moduleResolution: 'nodenext' } },
@@ -315,7 +367,10 @@ export const handlers = mock.handlers;
     const dir = join(app, `ts-testing-${name}`);
     write(join(dir, 'package.json'), JSON.stringify({ name: `ts-testing-${name}`, private: true, type }));
     write(join(dir, 'index.ts'), consumer);
-    write(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { ...strict, ...options }, files: ['index.ts'] }));
+    write(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { ...strict, ...options }, files: ['index.ts'] }),
+    );
     return dir;
   };
   for (const [name, { type, options }] of Object.entries(configs)) {
@@ -332,7 +387,9 @@ export const handlers = mock.handlers;
   }
   const errors = output.split('\n').filter((line) => /error TS\d+/.test(line));
   if (errors.length === 0 || !errors.every((line) => line.includes('TS1479'))) {
-    throw new Error(`node16 CommonJS: expected only TS1479 (msw is ESM only), as docs/testing.md says; got:\n${output || 'no error'}`);
+    throw new Error(
+      `node16 CommonJS: expected only TS1479 (msw is ESM only), as docs/testing.md says; got:\n${output || 'no error'}`,
+    );
   }
   console.log('testing node16-cjs: TS1479, as documented');
 }
@@ -349,7 +406,11 @@ catch (e) { if (!(e instanceof MyrGatewayError)) throw e; }
 console.log('bundle ok', typeof verifier.verify);
 `,
   );
-  run(bin('esbuild'), ['bundle-entry.mjs', '--bundle', '--platform=node', '--format=esm', '--outfile=bundle.mjs', '--log-level=error'], app);
+  run(
+    bin('esbuild'),
+    ['bundle-entry.mjs', '--bundle', '--platform=node', '--format=esm', '--outfile=bundle.mjs', '--log-level=error'],
+    app,
+  );
   console.log(run(node, ['bundle.mjs'], app).trim());
 }
 
@@ -362,8 +423,18 @@ function nextConsumer(app) {
     join(dir, 'tsconfig.json'),
     JSON.stringify({
       compilerOptions: {
-        target: 'es2022', lib: ['dom', 'esnext'], module: 'esnext', moduleResolution: 'bundler', strict: false, noEmit: true,
-        skipLibCheck: true, isolatedModules: true, jsx: 'react-jsx', allowJs: true, resolveJsonModule: true, esModuleInterop: true,
+        target: 'es2022',
+        lib: ['dom', 'esnext'],
+        module: 'esnext',
+        moduleResolution: 'bundler',
+        strict: false,
+        noEmit: true,
+        skipLibCheck: true,
+        isolatedModules: true,
+        jsx: 'react-jsx',
+        allowJs: true,
+        resolveJsonModule: true,
+        esModuleInterop: true,
         plugins: [{ name: 'next' }],
       },
       include: ['**/*.ts'],
@@ -371,6 +442,9 @@ function nextConsumer(app) {
     }),
   );
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('MYR_')));
-  run(node, [join(app, 'node_modules', 'next', 'dist', 'bin', 'next'), 'build'], dir, { ...env, NEXT_TELEMETRY_DISABLED: '1' });
+  run(node, [join(app, 'node_modules', 'next', 'dist', 'bin', 'next'), 'build'], dir, {
+    ...env,
+    NEXT_TELEMETRY_DISABLED: '1',
+  });
   console.log('next build ok');
 }

@@ -46,9 +46,11 @@ export function checkColdStartGraphs(dist) {
   for (const [entry, allowed] of Object.entries(COLD_START_GRAPHS)) {
     const { files, packages } = coldStartGraph(dist, entry);
     rows.push(`${entry}: ${files.length} files (${files.join(', ')}); packages: ${packages.join(', ') || 'none'}`);
-    if (files.length > allowed.maxFiles) violations.push(`${entry} loads ${files.length} files, at most ${allowed.maxFiles}: ${files.join(', ')}`);
+    if (files.length > allowed.maxFiles)
+      violations.push(`${entry} loads ${files.length} files, at most ${allowed.maxFiles}: ${files.join(', ')}`);
     const extra = packages.filter((name) => !allowed.packages.includes(name));
-    if (extra.length > 0) violations.push(`${entry} imports ${extra.join(', ')}, allowed: ${allowed.packages.join(', ') || 'none'}`);
+    if (extra.length > 0)
+      violations.push(`${entry} imports ${extra.join(', ')}, allowed: ${allowed.packages.join(', ') || 'none'}`);
   }
   return { rows, violations };
 }

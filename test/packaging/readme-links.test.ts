@@ -27,7 +27,11 @@ function links(markdown: string): { line: number; target: string }[] {
 function anchors(markdown: string): Set<string> {
   const slugs = new Set<string>();
   for (const match of markdown.matchAll(/^#{1,6}\s+(.+)$/gm)) {
-    const slug = (match[1] as string).trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    const slug = (match[1] as string)
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
     slugs.add(slug);
   }
   return slugs;

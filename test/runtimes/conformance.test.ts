@@ -32,9 +32,19 @@ const runtimes: Runtime[] = [
   { label: 'bun', name: 'bun', autoCryptoPath: 'node' },
   { label: 'deno', name: 'deno', autoCryptoPath: 'node' },
   // From a 2026 compatibility date on, workerd gives Workers `process` and node:crypto.
-  { label: 'workerd (compatibility date 2026-11-01)', name: 'workerd', autoCryptoPath: 'node', compatibilityDate: '2026-11-01' },
+  {
+    label: 'workerd (compatibility date 2026-11-01)',
+    name: 'workerd',
+    autoCryptoPath: 'node',
+    compatibilityDate: '2026-11-01',
+  },
   // Before it, as on Vercel Edge: no `process`, no Buffer, no node:crypto; Web Crypto only.
-  { label: 'workerd without Node APIs (compatibility date 2026-06-01)', name: 'workerd', autoCryptoPath: 'web', compatibilityDate: '2026-06-01' },
+  {
+    label: 'workerd without Node APIs (compatibility date 2026-06-01)',
+    name: 'workerd',
+    autoCryptoPath: 'web',
+    compatibilityDate: '2026-06-01',
+  },
 ];
 
 const missing = [...new Set(runtimes.map((r) => r.name))].filter((name) => !hasBinary(name));
@@ -88,14 +98,19 @@ describe('runtime conformance of the packed package', () => {
   for (const { label, name, autoCryptoPath, compatibilityDate } of runtimes) {
     it(`${label}: verifies callbacks, serves the Web handler, drives the client over fetch`, async (ctx) => {
       if (!hasBinary(name)) {
-        if (inCi) throw new Error(`CI must prove ${name}, but ${binaries[name]} is missing: npm install did not bring it`);
+        if (inCi)
+          throw new Error(`CI must prove ${name}, but ${binaries[name]} is missing: npm install did not bring it`);
         ctx.skip();
       }
       const mock = createMockGateway();
       const server = await mock.serve();
       try {
         const referenceId = `RT${name.toUpperCase()}${compatibilityDate?.replaceAll('-', '') ?? ''}`;
-        const callbacks = await signConformanceCallbacks(mock.merchant.apiKey, `PAY_${name.toUpperCase()}`, referenceId);
+        const callbacks = await signConformanceCallbacks(
+          mock.merchant.apiKey,
+          `PAY_${name.toUpperCase()}`,
+          referenceId,
+        );
         const input = {
           apiKey: mock.merchant.apiKey,
           merchantId: mock.merchant.merchantId,
@@ -103,7 +118,8 @@ describe('runtime conformance of the packed package', () => {
           referenceId,
           callbacks,
         };
-        const report = name === 'workerd' ? await runWorkerd(app, input, compatibilityDate ?? '') : await runCli(name, app, input);
+        const report =
+          name === 'workerd' ? await runWorkerd(app, input, compatibilityDate ?? '') : await runCli(name, app, input);
 
         expect(report.runtime.name).toBe(name);
         expect(report.version).toBe(readVersion());
@@ -139,11 +155,19 @@ describe('runtime conformance of the packed package', () => {
         expect(stored?.status).toBe('PROCESSING');
         const c = report.client;
         expect(c.created).toMatchObject({ payment_id: stored?.payment_id, status: 'PROCESSING' });
-        expect(c.retrieved).toMatchObject({ payment_id: stored?.payment_id, reference_id: referenceId, status: 'PROCESSING' });
+        expect(c.retrieved).toMatchObject({
+          payment_id: stored?.payment_id,
+          reference_id: referenceId,
+          status: 'PROCESSING',
+        });
         expect(c.invalidAmount).toEqual({
           error: { name: 'InvalidRequestError', code: expect.any(String), field: 'amount', isMyrGatewayError: true },
         });
-        expect(c.duplicateReference.error).toMatchObject({ name: 'DuplicateReferenceError', code: 'DUPLICATE_REFERENCE', isMyrGatewayError: true });
+        expect(c.duplicateReference.error).toMatchObject({
+          name: 'DuplicateReferenceError',
+          code: 'DUPLICATE_REFERENCE',
+          isMyrGatewayError: true,
+        });
         // The invalid amount never reached the mock: two creates (first and duplicate), one status.
         expect(mock.count('payment.create')).toBe(2);
         expect(mock.count('auth')).toBe(1);

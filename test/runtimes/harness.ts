@@ -32,7 +32,11 @@ interface Exit {
 }
 
 /** Runs a command to its end; rejects with its output when it fails or outlives `timeoutMs`. */
-export function run(cmd: string, args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs: number }): Promise<Exit> {
+export function run(
+  cmd: string,
+  args: string[],
+  opts: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs: number },
+): Promise<Exit> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -41,7 +45,11 @@ export function run(cmd: string, args: string[], opts: { cwd: string; env?: Node
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${cmd} ${args.join(' ')} did not exit within ${opts.timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+      reject(
+        new Error(
+          `${cmd} ${args.join(' ')} did not exit within ${opts.timeoutMs} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+        ),
+      );
     }, opts.timeoutMs);
     child.on('error', (error) => {
       clearTimeout(timer);
@@ -50,7 +58,10 @@ export function run(cmd: string, args: string[], opts: { cwd: string; env?: Node
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       if (code === 0) resolvePromise({ code, signal, stdout, stderr });
-      else reject(new Error(`${cmd} ${args.join(' ')} exited with ${code ?? signal}\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+      else
+        reject(
+          new Error(`${cmd} ${args.join(' ')} exited with ${code ?? signal}\nstdout:\n${stdout}\nstderr:\n${stderr}`),
+        );
     });
   });
 }
@@ -71,15 +82,28 @@ export async function installPackedPackage(work: string): Promise<string> {
   mkdirSync(stage, { recursive: true });
   for (const file of ['package.json', 'README.md', 'CHANGELOG.md']) copyFileSync(join(root, file), join(stage, file));
   const tsupBin = createRequire(import.meta.url).resolve('tsup/dist/cli-default.js');
-  await run(process.execPath, [tsupBin, '--out-dir', join(stage, 'dist'), '--no-dts', '--silent'], { cwd: root, timeoutMs: 120_000 });
-  const packed = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: stage, timeoutMs: 60_000 });
+  await run(process.execPath, [tsupBin, '--out-dir', join(stage, 'dist'), '--no-dts', '--silent'], {
+    cwd: root,
+    timeoutMs: 120_000,
+  });
+  const packed = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], {
+    cwd: stage,
+    timeoutMs: 60_000,
+  });
   const tarball = join(work, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
 
   const app = join(work, 'app');
   mkdirSync(app);
-  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'merchant-app', private: true, version: '1.0.0', type: 'module' }));
-  await run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline', tarball], { cwd: app, timeoutMs: 120_000 });
-  for (const file of ['conformance.mjs', 'entry-cli.mjs', 'entry-worker.mjs']) copyFileSync(join(here, file), join(app, file));
+  writeFileSync(
+    join(app, 'package.json'),
+    JSON.stringify({ name: 'merchant-app', private: true, version: '1.0.0', type: 'module' }),
+  );
+  await run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--prefer-offline', tarball], {
+    cwd: app,
+    timeoutMs: 120_000,
+  });
+  for (const file of ['conformance.mjs', 'entry-cli.mjs', 'entry-worker.mjs'])
+    copyFileSync(join(here, file), join(app, file));
   return app;
 }
 
@@ -101,7 +125,11 @@ export interface ConformanceCallbacks {
   missingSignature: SignedCallback;
 }
 
-export async function signConformanceCallbacks(apiKey: string, paymentId: string, referenceId: string): Promise<ConformanceCallbacks> {
+export async function signConformanceCallbacks(
+  apiKey: string,
+  paymentId: string,
+  referenceId: string,
+): Promise<ConformanceCallbacks> {
   const fields = { payment_id: paymentId, reference_id: referenceId, amount: 120.5, status: 'SUCCESS' };
   const genuine = await signCallback(apiKey, fields);
   const tamperedBody = { ...genuine.body, amount: 1205 };
@@ -145,7 +173,10 @@ export interface ConformanceReport {
       handlerRuns: string[];
     }
   >;
-  webHandler: Record<'genuine' | 'replay' | 'redelivery' | 'tampered' | 'stale' | 'missingSignature' | 'malformed' | 'get', unknown> & {
+  webHandler: Record<
+    'genuine' | 'replay' | 'redelivery' | 'tampered' | 'stale' | 'missingSignature' | 'malformed' | 'get',
+    unknown
+  > & {
     runs: string[];
   };
   client: { created: unknown; retrieved: unknown; invalidAmount: unknown; duplicateReference: { error?: unknown } };
@@ -197,7 +228,11 @@ const worker :Workerd.Worker = (
  * Bundles entry-worker.mjs with esbuild the way Wrangler does (workerd has no
  * node_modules resolution), serves it with `workerd serve`, and asks it to run the checks.
  */
-export async function runWorkerd(app: string, input: ConformanceInput, compatibilityDate: string): Promise<ConformanceReport> {
+export async function runWorkerd(
+  app: string,
+  input: ConformanceInput,
+  compatibilityDate: string,
+): Promise<ConformanceReport> {
   await build({
     entryPoints: [join(app, 'entry-worker.mjs')],
     outfile: join(app, 'worker.js'),
@@ -224,7 +259,11 @@ export async function runWorkerd(app: string, input: ConformanceInput, compatibi
   );
   exited.catch(() => {});
   try {
-    const port = await Promise.race([workerdPort(child.stdio[3] as NodeJS.ReadableStream), exited, timeout(30_000, 'workerd did not listen', () => stderr)]);
+    const port = await Promise.race([
+      workerdPort(child.stdio[3] as NodeJS.ReadableStream),
+      exited,
+      timeout(30_000, 'workerd did not listen', () => stderr),
+    ]);
     const response = await Promise.race([
       fetch(`http://127.0.0.1:${port}/run`, { method: 'POST', body: JSON.stringify(input) }),
       exited,

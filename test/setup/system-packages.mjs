@@ -15,7 +15,12 @@ function runs(command, args = ['--version']) {
 
 /** Whether the system has a user `name` (the postgresql package makes `postgres`). */
 function hasUser(name) {
-  return existsSync('/etc/passwd') && readFileSync('/etc/passwd', 'utf8').split('\n').some((line) => line.startsWith(`${name}:`));
+  return (
+    existsSync('/etc/passwd') &&
+    readFileSync('/etc/passwd', 'utf8')
+      .split('\n')
+      .some((line) => line.startsWith(`${name}:`))
+  );
 }
 
 /** Each package, and how to tell it is there: the same checks as the test helpers that need it. */
@@ -54,20 +59,27 @@ function main() {
   if (missing.length === 0) return 0;
   const asRoot = process.getuid?.() === 0;
   const sudo = !asRoot && spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0;
-  const commands = installCommands(missing).map((command) => (asRoot || dryRun || !sudo ? command : ['sudo', '-n', ...command]));
+  const commands = installCommands(missing).map((command) =>
+    asRoot || dryRun || !sudo ? command : ['sudo', '-n', ...command],
+  );
   console.log(`The test suite needs Debian packages that are missing: ${missing.join(', ')}.`);
   if (dryRun) {
     for (const command of commands) console.log(`would run: ${command.join(' ')}`);
     return 0;
   }
   if (!asRoot && !sudo) {
-    console.error(`Install them as root, then run npm test again:\n  ${commands.map((command) => command.join(' ')).join(' && ')}`);
+    console.error(
+      `Install them as root, then run npm test again:\n  ${commands.map((command) => command.join(' ')).join(' && ')}`,
+    );
     return 1;
   }
   for (const command of commands) {
     console.log(`running: ${command.join(' ')}`);
     const [file, ...args] = command;
-    const done = spawnSync(file, args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    const done = spawnSync(file, args, {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
     if (done.status !== 0) return done.status ?? 1;
   }
   const still = missingPackages();

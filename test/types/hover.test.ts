@@ -28,10 +28,23 @@ export const paymentStatus = s.status;
 
 beforeAll(() => {
   out = mkdtempSync(join(tmpdir(), 'myr-gateway-hover-'));
-  const config = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(root, 'tsconfig.json'),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined },
+  );
   if (!config) throw new Error('tsconfig.json did not parse');
   const { paths: _paths, ...base } = config.options;
-  const options: ts.CompilerOptions = { ...base, declaration: true, emitDeclarationOnly: true, noEmit: false, outDir: join(out, 'dts'), rootDir: join(root, 'src'), incremental: false, composite: false };
+  const options: ts.CompilerOptions = {
+    ...base,
+    declaration: true,
+    emitDeclarationOnly: true,
+    noEmit: false,
+    outDir: join(out, 'dts'),
+    rootDir: join(root, 'src'),
+    incremental: false,
+    composite: false,
+  };
   const { outDir: _outDir, rootDir: _rootDir, ...checkOptions } = options;
   const program = ts.createProgram({ rootNames: [join(root, 'src', 'index.ts')], options });
   const emitted = program.emit();
@@ -45,7 +58,8 @@ beforeAll(() => {
   service = ts.createLanguageService({
     getScriptFileNames: () => files,
     getScriptVersion: () => '1',
-    getScriptSnapshot: (file) => (existsSync(file) ? ts.ScriptSnapshot.fromString(readFileSync(file, 'utf8')) : undefined),
+    getScriptSnapshot: (file) =>
+      existsSync(file) ? ts.ScriptSnapshot.fromString(readFileSync(file, 'utf8')) : undefined,
     getCurrentDirectory: () => out,
     getCompilationSettings: () => ({ ...checkOptions, noEmit: true, declaration: false, emitDeclarationOnly: false }),
     getDefaultLibFileName: (o) => ts.getDefaultLibFilePath(o),
@@ -77,15 +91,17 @@ function hover(needle: string, occurrence = 0): { type: string; doc: string; exa
 
 describe('hover over the emitted declarations', () => {
   it('the consumer type-checks against them', () => {
-    expect(service.getSemanticDiagnostics(consumer).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'))).toEqual([]);
+    expect(
+      service.getSemanticDiagnostics(consumer).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n')),
+    ).toEqual([]);
   });
 
   it.each([
-    ['amount: \'149.90\'', /5 to 50,000/, "'149.90'"],
-    ['reference_id: \'ORDER1001\'', /1 to 100 characters of a-z, A-Z, 0-9/, "'ORDER1001'"],
+    ["amount: '149.90'", /5 to 50,000/, "'149.90'"],
+    ["reference_id: 'ORDER1001'", /1 to 100 characters of a-z, A-Z, 0-9/, "'ORDER1001'"],
     ['customer_name:', /not blank/, "'Aisyah Rahman'"],
     ['customer_phone:', /country code and no leading `\+`/, "'60123456789'"],
-    ['payment_method: \'QR', /QR_PAYMENT/, "'QR_PAYMENT'"],
+    ["payment_method: 'QR", /QR_PAYMENT/, "'QR_PAYMENT'"],
     ['currency:', /MYR/, "'MYR'"],
     ['callback_url:', /https:\/\//, "'https://shop.example/webhooks/myr'"],
     ['redirect_url:', /https:\/\//, "'https://shop.example/orders/ORDER1001'"],
@@ -98,8 +114,8 @@ describe('hover over the emitted declarations', () => {
   });
 
   it.each([
-    ['amount: \'250.00\'', /50\.00 to 50,000\.00/, "'250.00'"],
-    ['reference_id: \'PAYOUT1\'', /1 to 100 characters/, "'PAYOUT7781'"],
+    ["amount: '250.00'", /50\.00 to 50,000\.00/, "'250.00'"],
+    ["reference_id: 'PAYOUT1'", /1 to 100 characters/, "'PAYOUT7781'"],
     ['bank_code:', /INVALID_BANK_CODE/, "'PBBEMYKL'"],
     ['account_number:', /masked/, "'5140123456789'"],
     ['account_name:', /holder's name/, "'Tan Wei Ming'"],
@@ -110,7 +126,7 @@ describe('hover over the emitted declarations', () => {
     expect(shown.example).toBe(example);
   });
 
-  it('statuses are unions of the spec\'s values, and a withdrawal result says what is always present', () => {
+  it("statuses are unions of the spec's values, and a withdrawal result says what is always present", () => {
     expect(hover('status, withdrawalAmount').type).toContain('"PROCESSING" | "SUCCESS" | "FAILED"');
     expect(hover('status;\n').type).toContain('"PENDING" | "PROCESSING" | "SUCCESS"');
     expect(hover('status;\n').doc).toMatch(/Always present/);

@@ -10,16 +10,31 @@ const base = { amount: 10, reference_id: 'R1', customer_name: 'A', customer_phon
 // @ts-expect-error metadata is required for BANK_TRANSFER
 const missing: PaymentCreateParams = { ...base, payment_method: 'BANK_TRANSFER' };
 // @ts-expect-error not a bank code of group A or B
-const unknownBank: PaymentCreateParams = { ...base, payment_method: 'BANK_TRANSFER', metadata: { provider_channel_id: 'MAYBANK' } };
-const bank: PaymentCreateParams = { ...base, payment_method: 'BANK_TRANSFER', metadata: { provider_channel_id: 'MB2U0227' } };
+const unknownBank: PaymentCreateParams = {
+  ...base,
+  payment_method: 'BANK_TRANSFER',
+  metadata: { provider_channel_id: 'MAYBANK' },
+};
+const bank: PaymentCreateParams = {
+  ...base,
+  payment_method: 'BANK_TRANSFER',
+  metadata: { provider_channel_id: 'MB2U0227' },
+};
 const qr: PaymentCreateParams = { ...base, payment_method: 'QR_PAYMENT' };
 // @ts-expect-error unknown payment method
 const card: PaymentCreateParams = { ...base, payment_method: 'CARD' };
 // @ts-expect-error only MYR exists
 const usd: PaymentCreateParams = { ...base, payment_method: 'QR_PAYMENT', currency: 'USD' };
 
-// @ts-expect-error method is always BANK
-const wallet: WithdrawalCreateParams = { amount: 50, reference_id: 'W1', bank_code: 'X', account_number: '1', account_name: 'A', method: 'WALLET' };
+const wallet: WithdrawalCreateParams = {
+  amount: 50,
+  reference_id: 'W1',
+  bank_code: 'X',
+  account_number: '1',
+  account_name: 'A',
+  // @ts-expect-error method is always BANK
+  method: 'WALLET',
+};
 
 async function results() {
   const payment = await gateway.payments.create(qr);

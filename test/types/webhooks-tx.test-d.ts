@@ -63,7 +63,14 @@ void jobs;
 
 // Every adapter takes the handler's options with a ledger as createWebhookHandler does: the
 // merchant's onEvent sees its own transaction type, with no cast and no handler built first.
-for (const adapter of [createExpressMiddleware, createNodeHandler, createFastifyHandler, createHonoHandler, createKoaMiddleware, createWebHandler]) {
+for (const adapter of [
+  createExpressMiddleware,
+  createNodeHandler,
+  createFastifyHandler,
+  createHonoHandler,
+  createKoaMiddleware,
+  createWebHandler,
+]) {
   adapter({
     verifier: { apiKey: 'sk_test_types' },
     store: ledger,

@@ -18,12 +18,17 @@ const doc = readFileSync(join(root, 'docs/architecture.md'), 'utf8');
 /** Every file under `dir` (relative to the repository), skipping what is built or installed. */
 function walk(dir: string): string[] {
   return readdirSync(join(root, dir), { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && !/(^|\/)(node_modules|dist|\.tmp|\.git)(\/|$)/.test(relative(root, entry.parentPath)))
+    .filter(
+      (entry) =>
+        entry.isFile() && !/(^|\/)(node_modules|dist|\.tmp|\.git)(\/|$)/.test(relative(root, entry.parentPath)),
+    )
     .map((entry) => relative(root, join(entry.parentPath, entry.name)));
 }
 
 const tracked = ['src', 'test', 'docs', 'bench', 'examples', '.ci'].flatMap(walk);
-const modules = tracked.filter((path) => path.startsWith('src/') && path.endsWith('.ts')).map((path) => path.slice('src/'.length));
+const modules = tracked
+  .filter((path) => path.startsWith('src/') && path.endsWith('.ts'))
+  .map((path) => path.slice('src/'.length));
 const TOP = /^(src|test|docs|bench|examples|\.ci)\//;
 
 /**
@@ -40,7 +45,8 @@ function exists(path: string): boolean {
 
 /** The paths the page names: file names with an extension anywhere, folders in backticks. */
 function namedPaths(text: string): string[] {
-  const files = text.match(/(?<![\w/.<>-])(?:\.?[\w-]+\/)*[\w-]+(?:\.[\w-]+)*\.(?:ts|mjs|json|md|sh|prisma)(?![\w/])/g) ?? [];
+  const files =
+    text.match(/(?<![\w/.<>-])(?:\.?[\w-]+\/)*[\w-]+(?:\.[\w-]+)*\.(?:ts|mjs|json|md|sh|prisma)(?![\w/])/g) ?? [];
   const folders = [...text.matchAll(/`((?:\.?[\w-]+\/)+)`/g)].map((match) => match[1] as string);
   return [...new Set([...files, ...folders])].sort();
 }
@@ -72,13 +78,24 @@ function valueImports(file: string): string[] {
       const named = clause?.namedBindings;
       typeOnly =
         clause !== undefined &&
-        (clause.isTypeOnly || (clause.name === undefined && named !== undefined && ts.isNamedImports(named) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly)));
+        (clause.isTypeOnly ||
+          (clause.name === undefined &&
+            named !== undefined &&
+            ts.isNamedImports(named) &&
+            named.elements.length > 0 &&
+            named.elements.every((e) => e.isTypeOnly)));
     } else if (ts.isExportDeclaration(statement) && statement.moduleSpecifier !== undefined) {
       specifier = statement.moduleSpecifier;
       const named = statement.exportClause;
-      typeOnly = statement.isTypeOnly || (named !== undefined && ts.isNamedExports(named) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly));
+      typeOnly =
+        statement.isTypeOnly ||
+        (named !== undefined &&
+          ts.isNamedExports(named) &&
+          named.elements.length > 0 &&
+          named.elements.every((e) => e.isTypeOnly));
     }
-    if (specifier === undefined || typeOnly || !ts.isStringLiteral(specifier) || !specifier.text.startsWith('.')) continue;
+    if (specifier === undefined || typeOnly || !ts.isStringLiteral(specifier) || !specifier.text.startsWith('.'))
+      continue;
     found.push(relative(src, resolve(dirname(join(src, file)), specifier.text.replace(/\.js$/, '.ts'))));
   }
   return found;
@@ -87,10 +104,18 @@ function valueImports(file: string): string[] {
 describe('docs/architecture.md', () => {
   it('finds what it checks', () => {
     expect(modules).toEqual(expect.arrayContaining(['index.ts', 'core/wait.ts', 'webhooks/verifier.ts']));
-    expect(namedPaths('see `src/core/wait.ts`, core/errors/base.ts, `stores/`, `<job>-worker.ts` and ky.retry()')).toEqual(['core/errors/base.ts', 'src/core/wait.ts', 'stores/']);
-    expect(exists('src/core/wait.ts') && exists('core/errors/base.ts') && exists('stores/') && exists('mirror.test.ts')).toBe(true);
-    expect(exists('src/core/nowhere.ts') || exists('core/nowhere.ts') || exists('nowhere/') || exists('nowhere.ts')).toBe(false);
-    expect(valueImports('webhooks/adapters/shared.ts')).toEqual(expect.arrayContaining(['core/errors/base.ts', 'webhooks/handler.ts']));
+    expect(
+      namedPaths('see `src/core/wait.ts`, core/errors/base.ts, `stores/`, `<job>-worker.ts` and ky.retry()'),
+    ).toEqual(['core/errors/base.ts', 'src/core/wait.ts', 'stores/']);
+    expect(
+      exists('src/core/wait.ts') && exists('core/errors/base.ts') && exists('stores/') && exists('mirror.test.ts'),
+    ).toBe(true);
+    expect(
+      exists('src/core/nowhere.ts') || exists('core/nowhere.ts') || exists('nowhere/') || exists('nowhere.ts'),
+    ).toBe(false);
+    expect(valueImports('webhooks/adapters/shared.ts')).toEqual(
+      expect.arrayContaining(['core/errors/base.ts', 'webhooks/handler.ts']),
+    );
     expect(valueImports('webhooks/adapters/shared.ts')).not.toContain('webhooks/handler-options.ts'); // import type
   });
 
@@ -100,7 +125,11 @@ describe('docs/architecture.md', () => {
 
   it('every test, doc or bench file a comment in src/ points at exists', () => {
     const pointed = modules.flatMap((module) =>
-      [...readFileSync(join(src, module), 'utf8').matchAll(/(?<![\w/.-])(?:test|docs|bench)\/[\w/.-]+\.(?:ts|md|mjs|json)/g)].map((match) => `src/${module}: ${match[0]}`),
+      [
+        ...readFileSync(join(src, module), 'utf8').matchAll(
+          /(?<![\w/.-])(?:test|docs|bench)\/[\w/.-]+\.(?:ts|md|mjs|json)/g,
+        ),
+      ].map((match) => `src/${module}: ${match[0]}`),
     );
     expect(pointed.length).toBeGreaterThan(20);
     expect(pointed.filter((entry) => !existsSync(join(root, entry.split(': ')[1] as string)))).toEqual([]);
@@ -121,9 +150,14 @@ describe('docs/architecture.md', () => {
     for (const [entry, listed] of rows) {
       const folder = entry.replaceAll('`', '').slice('src/'.length);
       const imported = new Set(
-        modules.filter((module) => module.startsWith(folder)).flatMap((module) => valueImports(module).filter((target) => !target.startsWith(folder))),
+        modules
+          .filter((module) => module.startsWith(folder))
+          .flatMap((module) => valueImports(module).filter((target) => !target.startsWith(folder))),
       );
-      expect({ entry, reaches: [...(listed.match(/`src\/[\w/.-]+`/g) ?? [])].map((path) => path.slice(5, -1)).sort() }).toEqual({ entry, reaches: [...imported].sort() });
+      expect({
+        entry,
+        reaches: [...(listed.match(/`src\/[\w/.-]+`/g) ?? [])].map((path) => path.slice(5, -1)).sort(),
+      }).toEqual({ entry, reaches: [...imported].sort() });
     }
   });
 });

@@ -63,7 +63,11 @@ describe('new MyrGateway: options are checked before any network call', () => {
   const notALogger = { debug() {}, info() {}, warn() {} };
   it.each<[string, Record<string, unknown>, string | undefined]>([
     ['baseUrl over http://', { baseUrl: 'http://gw.test/api/v1' }, 'baseUrl'],
-    ['a loopback http:// baseUrl without allowInsecureLoopback', { baseUrl: 'http://127.0.0.1:4010/api/v1' }, 'baseUrl'],
+    [
+      'a loopback http:// baseUrl without allowInsecureLoopback',
+      { baseUrl: 'http://127.0.0.1:4010/api/v1' },
+      'baseUrl',
+    ],
     ['a baseUrl with another scheme', { baseUrl: 'ftp://gw.test/api/v1' }, 'baseUrl'],
     ['a relative baseUrl', { baseUrl: 'gw.test/api/v1' }, 'baseUrl'],
     ['a baseUrl with credentials', { baseUrl: `https://merchant:${API_KEY}@gw.test/api/v1` }, 'baseUrl'],
@@ -115,18 +119,22 @@ describe('new MyrGateway: options are checked before any network call', () => {
   });
 
   it('refuses a fetch option that is not a function (a proxy URL passed by mistake) at construction', () => {
-    const build = () => new MyrGateway(gatewayOptions('https://proxy.internal:3128' as unknown as typeof globalThis.fetch));
+    const build = () =>
+      new MyrGateway(gatewayOptions('https://proxy.internal:3128' as unknown as typeof globalThis.fetch));
     expect(build).toThrow(ConfigurationError);
     expect(build).toThrow(expect.objectContaining({ field: 'fetch' }));
   });
 
-  it.each(['sleep', 'random', 'now'])('refuses a %s option that is not a function at construction, naming it', (name) => {
-    const fake = scriptedFetch();
-    const build = () => new MyrGateway({ ...gatewayOptions(fake.fetch), [name]: 1000 });
-    expect(build).toThrow(ConfigurationError);
-    expect(build).toThrow(expect.objectContaining({ field: name }));
-    expect(fake.sent).toHaveLength(0);
-  });
+  it.each(['sleep', 'random', 'now'])(
+    'refuses a %s option that is not a function at construction, naming it',
+    (name) => {
+      const fake = scriptedFetch();
+      const build = () => new MyrGateway({ ...gatewayOptions(fake.fetch), [name]: 1000 });
+      expect(build).toThrow(ConfigurationError);
+      expect(build).toThrow(expect.objectContaining({ field: name }));
+      expect(fake.sent).toHaveLength(0);
+    },
+  );
 
   it.each([null, 'https://gw.test', 42])('refuses options that are not an object (%j)', (value) => {
     expect(() => new MyrGateway(value as unknown as MyrGatewayOptions)).toThrow(ConfigurationError);
@@ -155,7 +163,10 @@ describe('new MyrGateway: options are checked before any network call', () => {
     );
     await client.payments.retrieve('ORDER1');
     expect(() => new MyrGateway(gatewayOptions(fake.fetch, { timeout: 1, tokenStoreTimeout: 1 }))).not.toThrow();
-    expect(fake.sent.map((r) => r.url)).toEqual(['http://localhost:4010/api/v1/auth/token', 'http://localhost:4010/api/v1/payment/status/ORDER1']);
+    expect(fake.sent.map((r) => r.url)).toEqual([
+      'http://localhost:4010/api/v1/auth/token',
+      'http://localhost:4010/api/v1/payment/status/ORDER1',
+    ]);
   });
 });
 
@@ -169,22 +180,25 @@ describe('MyrGateway: per-call options are checked before anything is sent', () 
     ['a negative maxRetries', { maxRetries: -1 }, 'maxRetries'],
     ['a signal that is no AbortSignal', { signal: 'stop' }, 'signal'],
     ['a signal-like object', { signal: { aborted: false } }, 'signal'],
-  ])('%s is an InvalidRequestError for every method, and nothing is fetched (not even a token)', async (_label, callOptions, field) => {
-    const fake = scriptedFetch();
-    const client = new MyrGateway(gatewayOptions(fake.fetch));
-    const calls = [
-      client.payments.retrieve('ORDER1', callOptions),
-      client.payments.create(payment, callOptions),
-      client.withdrawals.create(withdrawal, callOptions),
-      client.withdrawals.recover(withdrawal, callOptions),
-    ];
-    for (const call of calls) {
-      const error = await caught(call);
-      expect(error).toBeInstanceOf(InvalidRequestError);
-      expect(error).toMatchObject({ code: 'VALIDATION_ERROR', field });
-    }
-    expect(fake.fetch).not.toHaveBeenCalled();
-  });
+  ])(
+    '%s is an InvalidRequestError for every method, and nothing is fetched (not even a token)',
+    async (_label, callOptions, field) => {
+      const fake = scriptedFetch();
+      const client = new MyrGateway(gatewayOptions(fake.fetch));
+      const calls = [
+        client.payments.retrieve('ORDER1', callOptions),
+        client.payments.create(payment, callOptions),
+        client.withdrawals.create(withdrawal, callOptions),
+        client.withdrawals.recover(withdrawal, callOptions),
+      ];
+      for (const call of calls) {
+        const error = await caught(call);
+        expect(error).toBeInstanceOf(InvalidRequestError);
+        expect(error).toMatchObject({ code: 'VALIDATION_ERROR', field });
+      }
+      expect(fake.fetch).not.toHaveBeenCalled();
+    },
+  );
 });
 
 describe('MyrGateway: settings missing at construction', () => {
@@ -195,7 +209,12 @@ describe('MyrGateway: settings missing at construction', () => {
   it('builds without them, and every call fails with a ConfigurationError naming what is missing; nothing is sent', async () => {
     unset();
     const fake = scriptedFetch();
-    const client = new MyrGateway({ baseUrl: BASE, fetch: fake.fetch, tokenStore: new MemoryTokenStore(), rateLimiter: false });
+    const client = new MyrGateway({
+      baseUrl: BASE,
+      fetch: fake.fetch,
+      tokenStore: new MemoryTokenStore(),
+      rateLimiter: false,
+    });
     const calls = [
       client.payments.retrieve('ORDER1'),
       client.payments.create(payment),
@@ -218,7 +237,12 @@ describe('MyrGateway: settings missing at construction', () => {
   it('reads them again at the next call, and connects once they are there', async () => {
     unset();
     const fake = scriptedFetch([success(record())], issued);
-    const client = new MyrGateway({ baseUrl: BASE, fetch: fake.fetch, tokenStore: new MemoryTokenStore(), rateLimiter: false });
+    const client = new MyrGateway({
+      baseUrl: BASE,
+      fetch: fake.fetch,
+      tokenStore: new MemoryTokenStore(),
+      rateLimiter: false,
+    });
     expect(await caught(client.payments.retrieve('ORDER1'))).toBeInstanceOf(ConfigurationError);
     vi.stubEnv('MYR_GATEWAY_MERCHANT_ID', 'M_FROM_ENV');
     vi.stubEnv('MYR_GATEWAY_API_KEY', API_KEY);
@@ -235,17 +259,32 @@ describe('MyrGateway: what reaches the fetch', () => {
     await client.payments.retrieve('ORDER1');
     const [token, lookup] = fake.sent;
     expect(token?.url).toBe(`${BASE}/auth/token`);
-    expect(token?.init).toMatchObject({ method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/json', 'user-agent': `myr-gateway/${VERSION}` } });
+    expect(token?.init).toMatchObject({
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/json', 'user-agent': `myr-gateway/${VERSION}` },
+    });
     expect(lookup?.url).toBe(`${BASE}/payment/status/ORDER1`);
-    expect(lookup?.init).toMatchObject({ method: 'GET', body: null, redirect: 'manual', headers: { accept: 'application/json', authorization: `Bearer ${ACCESS_TOKEN}` } });
+    expect(lookup?.init).toMatchObject({
+      method: 'GET',
+      body: null,
+      redirect: 'manual',
+      headers: { accept: 'application/json', authorization: `Bearer ${ACCESS_TOKEN}` },
+    });
     expect(lookup?.init.signal).toBeInstanceOf(AbortSignal);
   });
 
-  it.each([`${BASE}/api/v1`, `${BASE}/api/v1/`])('joins the paths below the base URL %s with exactly one slash', async (baseUrl) => {
-    const fake = scriptedFetch([success(record())], issued);
-    await new MyrGateway(gatewayOptions(fake.fetch, { baseUrl })).payments.retrieve('ORDER1');
-    expect(fake.sent.map((r) => r.url)).toEqual([`${BASE}/api/v1/auth/token`, `${BASE}/api/v1/payment/status/ORDER1`]);
-  });
+  it.each([`${BASE}/api/v1`, `${BASE}/api/v1/`])(
+    'joins the paths below the base URL %s with exactly one slash',
+    async (baseUrl) => {
+      const fake = scriptedFetch([success(record())], issued);
+      await new MyrGateway(gatewayOptions(fake.fetch, { baseUrl })).payments.retrieve('ORDER1');
+      expect(fake.sent.map((r) => r.url)).toEqual([
+        `${BASE}/api/v1/auth/token`,
+        `${BASE}/api/v1/payment/status/ORDER1`,
+      ]);
+    },
+  );
 
   it('without a fetch option, looks up globalThis.fetch per request (one patched after construction is used)', async () => {
     const client = new MyrGateway(gatewayOptions(undefined));
@@ -256,7 +295,10 @@ describe('MyrGateway: what reaches the fetch', () => {
   });
 
   it('does not follow a redirect: the 3xx is an error telling to check baseUrl, and its Location gets nothing', async () => {
-    const fake = scriptedFetch([new Response(null, { status: 302, headers: { location: 'http://elsewhere.test/steal' } })], issued);
+    const fake = scriptedFetch(
+      [new Response(null, { status: 302, headers: { location: 'http://elsewhere.test/steal' } })],
+      issued,
+    );
     const client = new MyrGateway(gatewayOptions(fake.fetch));
     const error = await caught(client.payments.retrieve('ORDER1'));
     expect(error).toBeInstanceOf(ApiError);
@@ -266,7 +308,14 @@ describe('MyrGateway: what reaches the fetch', () => {
 
   it('backs off with its sleep, spreads with its random and stops after maxRetries, as configured', async () => {
     const delays: number[] = [];
-    const fake = scriptedFetch([failure(503, 'NO_GATEWAY_AVAILABLE'), failure(503, 'NO_GATEWAY_AVAILABLE'), failure(503, 'NO_GATEWAY_AVAILABLE')], issued);
+    const fake = scriptedFetch(
+      [
+        failure(503, 'NO_GATEWAY_AVAILABLE'),
+        failure(503, 'NO_GATEWAY_AVAILABLE'),
+        failure(503, 'NO_GATEWAY_AVAILABLE'),
+      ],
+      issued,
+    );
     const client = new MyrGateway(
       gatewayOptions(fake.fetch, {
         maxRetries: 2,
@@ -282,7 +331,16 @@ describe('MyrGateway: what reaches the fetch', () => {
   });
 
   it('exposes the last X-RateLimit-* headers it saw, stamped with its clock; none before the first answer', async () => {
-    const fake = scriptedFetch([success(record(), 200, { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '42', 'x-ratelimit-reset': '1795507260' })], issued);
+    const fake = scriptedFetch(
+      [
+        success(record(), 200, {
+          'x-ratelimit-limit': '100',
+          'x-ratelimit-remaining': '42',
+          'x-ratelimit-reset': '1795507260',
+        }),
+      ],
+      issued,
+    );
     const client = new MyrGateway(gatewayOptions(fake.fetch));
     expect(client.rateLimit).toBeUndefined();
     await client.payments.retrieve('ORDER1');
@@ -307,7 +365,10 @@ describe('MyrGateway: the api key never shows', () => {
   });
 
   it('sends the api key only in the body of the token request: no header, no URL, no other body', async () => {
-    const fake = scriptedFetch([success(record()), success({ payment_id: 'PAY_1', payment_url: 'https://pay.gw.test/p/1' })], issued);
+    const fake = scriptedFetch(
+      [success(record()), success({ payment_id: 'PAY_1', payment_url: 'https://pay.gw.test/p/1' })],
+      issued,
+    );
     const client = new MyrGateway(gatewayOptions(fake.fetch));
     await client.payments.retrieve('ORDER1');
     await client.payments.create(payment);
@@ -326,7 +387,11 @@ describe('MyrGateway: the api key never shows', () => {
     const client = new MyrGateway(gatewayOptions(fake.fetch));
     const refused = await caught(client.payments.retrieve('ORDER1'));
     const badKey = await caught(
-      new MyrGateway(gatewayOptions(scriptedFetch([], () => failure(401, 'INVALID_CREDENTIALS', `api_key ${API_KEY} is not valid`)).fetch)).payments.retrieve('ORDER1'),
+      new MyrGateway(
+        gatewayOptions(
+          scriptedFetch([], () => failure(401, 'INVALID_CREDENTIALS', `api_key ${API_KEY} is not valid`)).fetch,
+        ),
+      ).payments.retrieve('ORDER1'),
     );
     expect(badKey).toBeInstanceOf(AuthenticationError);
     expect(badKey.message).toContain('api_key [redacted] is not valid');

@@ -176,13 +176,7 @@ const ENTRIES = {
     ],
   },
   'testing/index.ts': {
-    values: [
-      'DEFAULT_BASE_URL',
-      'DEFAULT_MERCHANT',
-      'callbackHeaders',
-      'createMockGateway',
-      'signCallback',
-    ],
+    values: ['DEFAULT_BASE_URL', 'DEFAULT_MERCHANT', 'callbackHeaders', 'createMockGateway', 'signCallback'],
     types: [
       'CallbackAttempt',
       'CallbackDelivery',
@@ -231,7 +225,17 @@ const ENTRIES = {
     types: [],
   },
   'sql/index.ts': {
-    values: ['SqlLedger', 'SqlPayouts', 'fromDrizzle', 'fromKysely', 'fromMysql2', 'fromPg', 'fromPostgresJs', 'fromPrisma', 'fromSqlite'],
+    values: [
+      'SqlLedger',
+      'SqlPayouts',
+      'fromDrizzle',
+      'fromKysely',
+      'fromMysql2',
+      'fromPg',
+      'fromPostgresJs',
+      'fromPrisma',
+      'fromSqlite',
+    ],
     types: [
       'DrizzleLike',
       'DrizzleTxOf',

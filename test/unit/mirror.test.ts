@@ -22,10 +22,14 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
  */
 const TESTED_THROUGH_INTEGRATION: Readonly<Record<string, string>> = {
   // Behaviour that only shows through the client or the handler as a whole.
-  'core/node-crypto.ts': 'a runtime lookup: both paths through test/unit/core/tokens/seal.test.ts and test/unit/webhooks/vectors.test.ts',
-  'client-config.ts': 'settings from options and MYR_GATEWAY_*, read again at each call until there: test/integration/client-config-env.test.ts, test/integration/client-nextjs-build.test.ts',
-  'schemas/payment-params.ts': 'the request schemas, through every rule and message: test/unit/core/validate.test.ts, test/integration/client-validation.test.ts, test/types/hover.test.ts',
-  'webhooks/log.ts': 'one line per refused or failed callback, through every adapter: test/integration/webhook-logger.test.ts',
+  'core/node-crypto.ts':
+    'a runtime lookup: both paths through test/unit/core/tokens/seal.test.ts and test/unit/webhooks/vectors.test.ts',
+  'client-config.ts':
+    'settings from options and MYR_GATEWAY_*, read again at each call until there: test/integration/client-config-env.test.ts, test/integration/client-nextjs-build.test.ts',
+  'schemas/payment-params.ts':
+    'the request schemas, through every rule and message: test/unit/core/validate.test.ts, test/integration/client-validation.test.ts, test/types/hover.test.ts',
+  'webhooks/log.ts':
+    'one line per refused or failed callback, through every adapter: test/integration/webhook-logger.test.ts',
 
   // Framework adapters are only worth testing against the real frameworks.
   'webhooks/adapters/express.ts': 'against real Express: test/integration/webhook-adapters.test.ts',
@@ -33,20 +37,30 @@ const TESTED_THROUGH_INTEGRATION: Readonly<Record<string, string>> = {
   'webhooks/adapters/hono.ts': 'against real Hono: test/integration/webhook-adapters.test.ts',
   'webhooks/adapters/koa.ts': 'against real Koa: test/integration/webhook-adapters.test.ts',
   'webhooks/adapters/node.ts': 'against node:http: test/integration/webhook-adapters.test.ts',
-  'webhooks/adapters/web.ts': 'against Request/Response in every runtime: test/integration/webhook-adapters.test.ts, test/runtimes/conformance.test.ts',
+  'webhooks/adapters/web.ts':
+    'against Request/Response in every runtime: test/integration/webhook-adapters.test.ts, test/runtimes/conformance.test.ts',
 
   // A dialect's statements: their shapes in one table over the dialects, their meaning on the real databases.
-  'sql/dialects/postgres/ledger-statements.ts': 'test/unit/sql/dialects/ledger-statements-of.test.ts, test/integration/sql/pg/scenarios.test.ts',
-  'sql/dialects/mysql/ledger-statements.ts': 'test/unit/sql/dialects/ledger-statements-of.test.ts, test/integration/sql/mysql2/scenarios.test.ts',
-  'sql/dialects/sqlite/ledger-statements.ts': 'test/unit/sql/dialects/ledger-statements-of.test.ts, test/integration/sql/sqlite/scenarios.test.ts',
-  'sql/adapters/sqlite/sqlite-tx.ts': "SQLite's tx refusing after its run, through fromSqlite: test/unit/sql/adapters/sqlite/from-sqlite.test.ts, test/integration/sql/sqlite/one-writer.test.ts",
-  'sql/ledger/claim-key.ts': 'through SqlLedger.run over scripted clients in test/unit/sql/ledger/sql-ledger.test.ts, and on real databases in test/integration/sql/pg/scenarios.test.ts, test/integration/sql/mysql2/scenarios.test.ts, test/integration/sql/sqlite/scenarios.test.ts',
-  'sql/dialects/postgres/ledger-schema.ts': 'its columns in test/unit/sql/ledger/schema-check.test.ts, the check on real Postgres in test/integration/sql/schema-owned.test.ts',
-  'sql/dialects/mysql/ledger-schema.ts': 'its columns in test/unit/sql/ledger/schema-check.test.ts and ensure-schema.test.ts, the check on real MariaDB in test/integration/sql/schema-owned.test.ts',
-  'sql/dialects/sqlite/ledger-schema.ts': 'the check on a real SQLite file in test/integration/sql/schema-owned.test.ts',
+  'sql/dialects/postgres/ledger-statements.ts':
+    'test/unit/sql/dialects/ledger-statements-of.test.ts, test/integration/sql/pg/scenarios.test.ts',
+  'sql/dialects/mysql/ledger-statements.ts':
+    'test/unit/sql/dialects/ledger-statements-of.test.ts, test/integration/sql/mysql2/scenarios.test.ts',
+  'sql/dialects/sqlite/ledger-statements.ts':
+    'test/unit/sql/dialects/ledger-statements-of.test.ts, test/integration/sql/sqlite/scenarios.test.ts',
+  'sql/adapters/sqlite/sqlite-tx.ts':
+    "SQLite's tx refusing after its run, through fromSqlite: test/unit/sql/adapters/sqlite/from-sqlite.test.ts, test/integration/sql/sqlite/one-writer.test.ts",
+  'sql/ledger/claim-key.ts':
+    'through SqlLedger.run over scripted clients in test/unit/sql/ledger/sql-ledger.test.ts, and on real databases in test/integration/sql/pg/scenarios.test.ts, test/integration/sql/mysql2/scenarios.test.ts, test/integration/sql/sqlite/scenarios.test.ts',
+  'sql/dialects/postgres/ledger-schema.ts':
+    'its columns in test/unit/sql/ledger/schema-check.test.ts, the check on real Postgres in test/integration/sql/schema-owned.test.ts',
+  'sql/dialects/mysql/ledger-schema.ts':
+    'its columns in test/unit/sql/ledger/schema-check.test.ts and ensure-schema.test.ts, the check on real MariaDB in test/integration/sql/schema-owned.test.ts',
+  'sql/dialects/sqlite/ledger-schema.ts':
+    'the check on a real SQLite file in test/integration/sql/schema-owned.test.ts',
 
   // Redis stores: their logic is Lua run by the server, so a fake client would test nothing.
-  'redis/rate-limiter.ts': 'Lua on a real redis-server, both clients: test/integration/redis-rate-limiter.test.ts (the answers it checks: test/unit/redis/rate-scripts.test.ts)',
+  'redis/rate-limiter.ts':
+    'Lua on a real redis-server, both clients: test/integration/redis-rate-limiter.test.ts (the answers it checks: test/unit/redis/rate-scripts.test.ts)',
   'redis/token-store.ts': 'Lua on a real redis-server, both clients: test/integration/tokens/redis-token-store.test.ts',
   'redis/webhook-store.ts': 'Lua on a real redis-server, both clients: test/integration/redis-webhook-store.test.ts',
   'redis/server-check.ts': 'INFO answers of fake and real servers: test/integration/redis-topologies.test.ts',
@@ -54,16 +68,20 @@ const TESTED_THROUGH_INTEGRATION: Readonly<Record<string, string>> = {
 
   // The doctor command: its pure checks have test/unit/doctor/checks.test.ts; these run them.
   'doctor/run.ts': 'runs the checks against a live sandbox: test/integration/doctor.test.ts',
-  'doctor/ledger-check.ts': 'the ledger table of real PostgreSQL, MariaDB and SQLite, through the CLI: test/integration/doctor-ledger.test.ts',
+  'doctor/ledger-check.ts':
+    'the ledger table of real PostgreSQL, MariaDB and SQLite, through the CLI: test/integration/doctor-ledger.test.ts',
   'doctor/command.ts': 'the CLI, its output and exit codes: test/integration/doctor.test.ts',
 
   // The sandbox server and its pages: HTTP and a browser are what they are for.
   'sandbox/app.ts': 'routes over HTTP: test/integration/sandbox.test.ts',
   'sandbox/cli.ts': 'the npx entry in a child process: test/integration/sandbox.test.ts',
-  'sandbox/command.ts': 'argument handling and exit codes: test/integration/sandbox.test.ts, test/integration/sandbox-data.test.ts',
+  'sandbox/command.ts':
+    'argument handling and exit codes: test/integration/sandbox.test.ts, test/integration/sandbox-data.test.ts',
   'sandbox/dashboard.ts': 'pages in a real browser: test/browser/sandbox.test.ts',
-  'sandbox/data-shape.ts': 'a table of broken --data files through createSandbox: test/integration/sandbox-data.test.ts',
-  'sandbox/delivery-log.ts': 'the log of callback deliveries to a real server: test/integration/sandbox.test.ts, test/browser/sandbox.test.ts',
+  'sandbox/data-shape.ts':
+    'a table of broken --data files through createSandbox: test/integration/sandbox-data.test.ts',
+  'sandbox/delivery-log.ts':
+    'the log of callback deliveries to a real server: test/integration/sandbox.test.ts, test/browser/sandbox.test.ts',
   'sandbox/http.ts': 'request handling over HTTP: test/integration/sandbox.test.ts',
   'sandbox/pages/layout.ts': 'pages in a real browser: test/browser/sandbox.test.ts',
   'sandbox/pages/payment.ts': 'the payment page in a real browser: test/browser/sandbox.test.ts',
@@ -72,15 +90,21 @@ const TESTED_THROUGH_INTEGRATION: Readonly<Record<string, string>> = {
 
   // The mock is itself a test tool; its contract is the service's, tested over HTTP.
   'testing/callback-sender.ts': 'callbacks the mock (and the sandbox) sends: test/integration/mock-callbacks.test.ts',
-  'testing/dispatcher.ts': 'every route over HTTP: test/integration/mock-payments.test.ts, test/integration/mock-withdrawals.test.ts',
-  'testing/faults.ts': 'every fault through the client: test/integration/mock-faults.test.ts, test/integration/fault-matrix.test.ts',
-  'testing/mock-gateway.ts': 'in Node and other runtimes: test/integration/mock-serve.test.ts, test/runtimes/conformance.test.ts',
+  'testing/dispatcher.ts':
+    'every route over HTTP: test/integration/mock-payments.test.ts, test/integration/mock-withdrawals.test.ts',
+  'testing/faults.ts':
+    'every fault through the client: test/integration/mock-faults.test.ts, test/integration/fault-matrix.test.ts',
+  'testing/mock-gateway.ts':
+    'in Node and other runtimes: test/integration/mock-serve.test.ts, test/runtimes/conformance.test.ts',
   'testing/money-endpoints.ts': 'test/integration/mock-payments.test.ts, test/integration/mock-withdrawals.test.ts',
-  'testing/responses.ts': "answers in the spec's shapes: test/integration/mock-payments.test.ts, test/integration/mock-auth.test.ts",
+  'testing/responses.ts':
+    "answers in the spec's shapes: test/integration/mock-payments.test.ts, test/integration/mock-auth.test.ts",
   'testing/server.ts': 'a listening mock: test/integration/mock-serve.test.ts',
-  'testing/service.ts': 'service state through its routes: test/integration/mock-payments.test.ts, test/integration/mock-reset.test.ts',
+  'testing/service.ts':
+    'service state through its routes: test/integration/mock-payments.test.ts, test/integration/mock-reset.test.ts',
   'testing/state.ts': 'test/integration/mock-reset.test.ts',
-  'testing/validation.ts': "the spec's error answers: test/integration/mock-payments.test.ts, test/integration/mock-withdrawals.test.ts",
+  'testing/validation.ts':
+    "the spec's error answers: test/integration/mock-payments.test.ts, test/integration/mock-withdrawals.test.ts",
 };
 
 /** Every .ts file under `dir`, as a path relative to `base`. */
@@ -111,7 +135,9 @@ const stems = modules.map((module) => module.replace(/\.ts$/, ''));
 
 /** The module a test file is the unit test of: the longest module stem it is named for (`<stem>.test.ts`, `<stem>-<topic>.test.ts`). */
 function moduleOf(test: string): string | undefined {
-  const named = stems.filter((stem) => test === `${stem}.test.ts` || (test.startsWith(`${stem}-`) && test.endsWith('.test.ts')));
+  const named = stems.filter(
+    (stem) => test === `${stem}.test.ts` || (test.startsWith(`${stem}-`) && test.endsWith('.test.ts')),
+  );
   return named.sort((a, b) => b.length - a.length)[0];
 }
 
@@ -119,7 +145,9 @@ const hasUnitTest = (module: string) => [...unitTests].some((test) => moduleOf(t
 
 describe('test/unit mirrors src', () => {
   it('finds the modules and tells logic from declarations', () => {
-    expect(modules).toEqual(expect.arrayContaining(['core/call/retry-policy.ts', 'index.ts', 'testing/types/records.ts']));
+    expect(modules).toEqual(
+      expect.arrayContaining(['core/call/retry-policy.ts', 'index.ts', 'testing/types/records.ts']),
+    );
     expect(hasLogic(join(src, 'core/call/retry-policy.ts'))).toBe(true);
     expect(hasLogic(join(src, 'core/tokens/store.ts'))).toBe(true);
     expect(hasLogic(join(src, 'index.ts'))).toBe(false);
@@ -136,8 +164,12 @@ describe('test/unit mirrors src', () => {
   });
 
   it('every module with logic has its unit test, or is listed as tested through integration', () => {
-    const missing = modules.filter((module) => hasLogic(join(src, module)) && !hasUnitTest(module) && !(module in TESTED_THROUGH_INTEGRATION));
-    expect(missing.map((module) => `src/${module} has no test/unit/${module.replace(/\.ts$/, '.test.ts')}`)).toEqual([]);
+    const missing = modules.filter(
+      (module) => hasLogic(join(src, module)) && !hasUnitTest(module) && !(module in TESTED_THROUGH_INTEGRATION),
+    );
+    expect(missing.map((module) => `src/${module} has no test/unit/${module.replace(/\.ts$/, '.test.ts')}`)).toEqual(
+      [],
+    );
   });
 
   it('the list names only modules that exist, have logic and still have no unit test', () => {
@@ -148,7 +180,9 @@ describe('test/unit mirrors src', () => {
   });
 
   it('every test file a reason names exists', () => {
-    const named = Object.values(TESTED_THROUGH_INTEGRATION).flatMap((reason) => reason.match(/test\/[\w/.-]+\.test\.ts/g) ?? []);
+    const named = Object.values(TESTED_THROUGH_INTEGRATION).flatMap(
+      (reason) => reason.match(/test\/[\w/.-]+\.test\.ts/g) ?? [],
+    );
     expect(named.length).toBeGreaterThanOrEqual(Object.keys(TESTED_THROUGH_INTEGRATION).length);
     expect(named.filter((path) => !existsSync(join(root, path)))).toEqual([]);
   });

@@ -20,7 +20,9 @@ describe('public entries', () => {
   });
 
   it('finds the entries of every subpath', () => {
-    expect(entries).toEqual(expect.arrayContaining(['index.ts', 'webhooks/index.ts', 'redis/index.ts', 'testing/index.ts']));
+    expect(entries).toEqual(
+      expect.arrayContaining(['index.ts', 'webhooks/index.ts', 'redis/index.ts', 'testing/index.ts']),
+    );
   });
 
   // Each internal is named with the module that defines it: the absence is only worth asserting
@@ -43,7 +45,8 @@ describe('public entries', () => {
   it('every error class myr-gateway/webhooks exports is a MyrGatewayError', () => {
     const errors = Object.entries(webhooks).filter(([name]) => name.endsWith('Error'));
     expect(errors.length).toBeGreaterThan(0);
-    for (const [, value] of errors) expect((value as { prototype: unknown }).prototype).toBeInstanceOf(root.MyrGatewayError);
+    for (const [, value] of errors)
+      expect((value as { prototype: unknown }).prototype).toBeInstanceOf(root.MyrGatewayError);
   });
 
   it('myr-gateway exports every class of the error tree, each a MyrGatewayError', () => {
@@ -71,7 +74,8 @@ describe('public entries', () => {
     );
     for (const [, value] of errors) expect((value as { prototype: unknown }).prototype).toBeInstanceOf(Error);
     for (const [name, value] of errors) {
-      if (name !== 'MyrGatewayError') expect((value as { prototype: unknown }).prototype).toBeInstanceOf(root.MyrGatewayError);
+      if (name !== 'MyrGatewayError')
+        expect((value as { prototype: unknown }).prototype).toBeInstanceOf(root.MyrGatewayError);
     }
   });
 });

@@ -25,6 +25,9 @@ export async function POST(request: Request): Promise<Response> {
     if (!(error instanceof MyrGatewayError)) throw error;
     // Typed and secret-free: safe to log; answer the shop's own front end with the code only.
     console.error(error.toJSON());
-    return Response.json({ error: error.code, field: error.field }, { status: error.code === 'INVALID_CONFIGURATION' ? 500 : 400 });
+    return Response.json(
+      { error: error.code, field: error.field },
+      { status: error.code === 'INVALID_CONFIGURATION' ? 500 : 400 },
+    );
   }
 }

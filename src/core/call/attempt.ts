@@ -41,7 +41,9 @@ export interface JudgeSettings {
  * policy; with the answer's `X-RateLimit-*` headers when it carried them (for the client's
  * `rateLimit` and the call's trace).
  */
-export type Judgement = ({ ok: true; data: unknown; status: number } | { ok: false; error: MyrGatewayError; outcome: AttemptFailure }) & {
+export type Judgement = (
+  { ok: true; data: unknown; status: number } | { ok: false; error: MyrGatewayError; outcome: AttemptFailure }
+) & {
   rateLimit?: RateLimitInfo | undefined;
 };
 
@@ -78,7 +80,7 @@ async function answerText(response: Response): Promise<string> {
   if (!reader) return '';
   const decoder = new TextDecoder();
   let text = '';
-  for (let left = MAX_ANSWER_BYTES; ; ) {
+  for (let left = MAX_ANSWER_BYTES; ;) {
     const { done, value } = await reader.read();
     if (done) return text + decoder.decode();
     if (value.byteLength > left) {
@@ -99,7 +101,12 @@ async function answerText(response: Response): Promise<string> {
  * (the api_key on /auth/token) and the bearer token to whatever host the Location names,
  * http:// included; a 3xx answer is an error instead.
  */
-export async function sendAttempt(endpoint: Endpoint, request: AttemptRequest, signal: AbortSignal, now: () => number): Promise<Attempt> {
+export async function sendAttempt(
+  endpoint: Endpoint,
+  request: AttemptRequest,
+  signal: AbortSignal,
+  now: () => number,
+): Promise<Attempt> {
   const headers: Record<string, string> = { accept: 'application/json', 'user-agent': endpoint.userAgent };
   if (request.token !== undefined) headers.authorization = `Bearer ${request.token}`;
   if (request.body !== undefined) headers['content-type'] = 'application/json';
@@ -117,7 +124,12 @@ export async function sendAttempt(endpoint: Endpoint, request: AttemptRequest, s
   } catch (error) {
     if (signal.aborted) return { kind: 'timeout' }; // the transport decides which limit it was
     const system = systemErrorOf(error);
-    return { kind: 'network', systemCode: system?.code, stage: connectionStage(system?.code, system?.message), raw: error };
+    return {
+      kind: 'network',
+      systemCode: system?.code,
+      stage: connectionStage(system?.code, system?.message),
+      raw: error,
+    };
   }
 }
 
@@ -162,5 +174,10 @@ export function judgeAttempt(
     },
     alsoRedact(cfg.redact, token),
   );
-  return { ok: false, error, outcome: { kind: 'http', status: response.status, code: String(error.code), retryAfterMs, resetInMs }, rateLimit };
+  return {
+    ok: false,
+    error,
+    outcome: { kind: 'http', status: response.status, code: String(error.code), retryAfterMs, resetInMs },
+    rateLimit,
+  };
 }

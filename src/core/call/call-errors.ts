@@ -19,9 +19,10 @@ import type { CallState } from './call-state.js';
 export function stoppedError(cause: unknown, state: CallState): MyrGatewayError {
   if (cause instanceof MyrGatewayError) return cause;
   const { spec, limits } = state;
-  const maybe = state.maybeProcessed && spec.operation === 'payment.create'
-    ? `; an attempt may have reached the service: ${outcomeUnknownAdvice(spec.operation, spec.referenceId ?? '')}`
-    : '';
+  const maybe =
+    state.maybeProcessed && spec.operation === 'payment.create'
+      ? `; an attempt may have reached the service: ${outcomeUnknownAdvice(spec.operation, spec.referenceId ?? '')}`
+      : '';
   const referenceId = spec.referenceId;
   const error = limits.user?.aborted
     ? new AbortError(`ABORTED: the call was aborted by its signal${maybe}`, { code: 'ABORTED', referenceId })

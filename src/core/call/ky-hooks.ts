@@ -55,7 +55,14 @@ async function prepare(state: CallState, retry: boolean, env: CallEnv): Promise<
     }
     // Waiting for a slot happens before anything is sent: it is not a retry.
     // The last attempt cannot absorb a 429: it is never given the edge probe.
-    if (config.pacer) state.paced = await config.pacer.acquire(spec.operation, limits.user, limits.remaining(), () => limits.signal, state.retries < state.maxRetries);
+    if (config.pacer)
+      state.paced = await config.pacer.acquire(
+        spec.operation,
+        limits.user,
+        limits.remaining(),
+        () => limits.signal,
+        state.retries < state.maxRetries,
+      );
     state.reported = state.beforeAttempt?.();
   } catch (error) {
     state.final = stoppedError(error, state);

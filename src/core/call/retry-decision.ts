@@ -35,7 +35,10 @@ export async function shouldRetry(state: CallState, env: CallEnv): Promise<boole
     state.maybeProcessed = true;
     // An attempt cut by the caller's signal or the total timeout: the error says which of
     // them stopped it, not the attempt timeout that never ran out.
-    state.final = attempt.kind === 'timeout' && limits.stopped ? stoppedError(undefined, state) : outcomeUnknownError(spec, judged.error);
+    state.final =
+      attempt.kind === 'timeout' && limits.stopped
+        ? stoppedError(undefined, state)
+        : outcomeUnknownError(spec, judged.error);
     return false;
   }
   if ('maybeProcessed' in decision && decision.maybeProcessed) state.maybeProcessed = true;

@@ -41,7 +41,10 @@ export type ResolvedRetryOptions = Required<RetryOptions>;
 function delaySetting(value: number | undefined, fallback: number, field: string, min: number): number {
   if (value === undefined) return fallback;
   if (!isMilliseconds(value, min)) {
-    throw new ConfigurationError(`retry.${field} must be a whole number of milliseconds from ${min} to ${MAX_TIMER_MS}`, field);
+    throw new ConfigurationError(
+      `retry.${field} must be a whole number of milliseconds from ${min} to ${MAX_TIMER_MS}`,
+      field,
+    );
   }
   return value;
 }

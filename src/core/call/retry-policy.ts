@@ -98,7 +98,12 @@ export function isRetryable(outcome: AttemptFailure): boolean {
 }
 
 /** Backoff for retry `n` (1-based), or at least `Retry-After`, plus jitter; undefined = stop. */
-export function retryDelay(n: number, retryAfterMs: number | undefined, retry: ResolvedRetryOptions, random: number): number | undefined {
+export function retryDelay(
+  n: number,
+  retryAfterMs: number | undefined,
+  retry: ResolvedRetryOptions,
+  random: number,
+): number | undefined {
   const backoff = retry.baseDelayMs * 2 ** (n - 1);
   if (retryAfterMs === undefined) return Math.min(retry.maxDelayMs, backoff + Math.floor(random * retry.jitterMs));
   if (retryAfterMs > retry.maxDelayMs) return undefined;
@@ -111,7 +116,8 @@ export function retryDelay(n: number, retryAfterMs: number | undefined, retry: R
 /** The wait the service asked for: `Retry-After`, else for a 429 its `X-RateLimit-Reset`. */
 function serverWait(outcome: AttemptFailure): number | undefined {
   if (outcome.kind !== 'http') return undefined;
-  if (outcome.retryAfterMs !== undefined || outcome.status !== 429 || outcome.resetInMs === undefined) return outcome.retryAfterMs;
+  if (outcome.retryAfterMs !== undefined || outcome.status !== 429 || outcome.resetInMs === undefined)
+    return outcome.retryAfterMs;
   return Math.max(0, outcome.resetInMs);
 }
 

@@ -87,7 +87,11 @@ export class Transport {
   }
 
   /** Like {@link call}, but a failure is returned with what a follow-up needs, not thrown. */
-  async outcomeOf(spec: CallSpec, options: RequestOptions = {}, beforeAttempt?: TokenAttemptHook): Promise<CallOutcome> {
+  async outcomeOf(
+    spec: CallSpec,
+    options: RequestOptions = {},
+    beforeAttempt?: TokenAttemptHook,
+  ): Promise<CallOutcome> {
     const observer = this.#config.observer;
     let state: CallState | undefined;
     const observed = async (trace: CallTrace): Promise<CallAnswer> => {
@@ -102,17 +106,32 @@ export class Transport {
     };
     try {
       // No span to run in: observe the call here, without the closures a span needs.
-      const answer = observer.traced() ? await observer.run(spec, observed) : await observed(new CallTrace(observer, spec, undefined));
+      const answer = observer.traced()
+        ? await observer.run(spec, observed)
+        : await observed(new CallTrace(observer, spec, undefined));
       return { ok: true, data: answer.data, response: answer.response };
     } catch (error) {
-      return { ok: false, error, maybeProcessed: state?.maybeProcessed ?? false, remainingMs: Math.max(0, state?.limits.remaining() ?? 0) };
+      return {
+        ok: false,
+        error,
+        maybeProcessed: state?.maybeProcessed ?? false,
+        remainingMs: Math.max(0, state?.limits.remaining() ?? 0),
+      };
     }
   }
 
-  #start(spec: CallSpec, options: RequestOptions, trace: CallTrace, beforeAttempt: TokenAttemptHook | undefined): CallState {
+  #start(
+    spec: CallSpec,
+    options: RequestOptions,
+    trace: CallTrace,
+    beforeAttempt: TokenAttemptHook | undefined,
+  ): CallState {
     const cfg = this.#config;
     const maxRetries = retriesSetting(options.maxRetries, cfg.retry.maxRetries, 'maxRetries', 'call');
-    const limits = new CallDeadline(signalSetting(options.signal), millisecondsSetting(options.totalTimeout, cfg.totalTimeout, 'totalTimeout', 'call'));
+    const limits = new CallDeadline(
+      signalSetting(options.signal),
+      millisecondsSetting(options.totalTimeout, cfg.totalTimeout, 'totalTimeout', 'call'),
+    );
     const attemptTimeout = millisecondsSetting(options.timeout, cfg.timeout, 'timeout', 'call');
     // A call that knows more secrets (a withdrawal's account number) redacts them too; others reuse the client's.
     const judge = spec.redact === undefined ? cfg : { redact: bothRedact(cfg.redact, spec.redact) };
@@ -128,10 +147,18 @@ export class Transport {
         timeout: state.attemptTimeout,
         totalTimeout: Math.max(1, Math.ceil(limits.remaining())),
         // One more than the retries: a token renewal is one of ky's retries, not one of the policy's.
-        retry: { limit: state.maxRetries + 1, methods: RETRIED_METHODS, shouldRetry: () => shouldRetry(state, this.#env), delay: () => 0 },
+        retry: {
+          limit: state.maxRetries + 1,
+          methods: RETRIED_METHODS,
+          shouldRetry: () => shouldRetry(state, this.#env),
+          delay: () => 0,
+        },
         context: { call: state },
         // ky hands its fetch the Request it built (prefix + path, its signal).
-        fetch: (request) => (request instanceof Request ? this.#attempt(state, request) : Promise.reject(new TypeError('ky passed no Request'))),
+        fetch: (request) =>
+          request instanceof Request
+            ? this.#attempt(state, request)
+            : Promise.reject(new TypeError('ky passed no Request')),
       });
     } catch (error) {
       throw await kyFailure(state, error, this.#env);
@@ -162,7 +189,12 @@ export class Transport {
     const onAbort = () => end({ kind: 'timeout' });
     signal.addEventListener('abort', onAbort, { once: true });
     state.trace.request();
-    const attempt = await sendAttempt(this.#endpoint, { url: request.url, method: state.spec.method, body: state.body, token: state.token }, signal, this.#config.now);
+    const attempt = await sendAttempt(
+      this.#endpoint,
+      { url: request.url, method: state.spec.method, body: state.body, token: state.token },
+      signal,
+      this.#config.now,
+    );
     end(attempt);
     if (attempt.kind === 'response') return attempt.response;
     throw attempt.kind === 'network' ? attempt.raw : signal.reason;
@@ -172,11 +204,17 @@ export class Transport {
   #judged(state: CallState, attempt: Attempt): void {
     state.reported?.(attemptReport(attempt));
     state.reported = undefined;
-    state.paced?.(attempt.kind === 'response' ? { status: attempt.response.status, timing: attempt.timing } : undefined);
+    state.paced?.(
+      attempt.kind === 'response' ? { status: attempt.response.status, timing: attempt.timing } : undefined,
+    );
     state.paced = undefined;
     const judged = judgeAttempt(attempt, state.attemptTimeout, state.token, state.judge);
     if (judged.rateLimit) this.#rateLimit = judged.rateLimit;
-    state.trace.response(attempt.kind === 'response' ? attempt.response : undefined, judged.ok ? undefined : judged.error, judged.rateLimit);
+    state.trace.response(
+      attempt.kind === 'response' ? attempt.response : undefined,
+      judged.ok ? undefined : judged.error,
+      judged.rateLimit,
+    );
     state.last = { attempt, judged };
     state.decided = false;
   }

@@ -160,7 +160,16 @@ export class InvalidRequestError extends MyrGatewayError {
 export class ConfigurationError extends MyrGatewayError {
   /** `'ConfigurationError'`, so logs show which error it is. */
   override name = 'ConfigurationError';
-  constructor(message: string, field?: string, answer?: { status?: number | undefined; correlationId?: string | undefined }) {
-    super(message, { code: 'INVALID_CONFIGURATION', field, status: answer?.status, correlationId: answer?.correlationId });
+  constructor(
+    message: string,
+    field?: string,
+    answer?: { status?: number | undefined; correlationId?: string | undefined },
+  ) {
+    super(message, {
+      code: 'INVALID_CONFIGURATION',
+      field,
+      status: answer?.status,
+      correlationId: answer?.correlationId,
+    });
   }
 }

@@ -19,7 +19,15 @@ import { ConnectionError } from './service.js';
 export type ConnectionStage = 'connect' | 'handshake' | 'exchange';
 
 /** System codes of a connection that was never made. */
-const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
+const NOT_CONNECTED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 /**
  * Codes that only a TLS handshake raises, so the request, which is written after the handshake,
@@ -61,7 +69,8 @@ export function systemErrorOf(error: unknown): { code: string; message?: unknown
 
 const WHAT_HAPPENED: Record<ConnectionStage, string> = {
   connect: 'the connection to the service could not be made; nothing was sent',
-  handshake: 'the TLS handshake with the service failed, so nothing was sent; check the scheme, host and certificate of baseUrl',
+  handshake:
+    'the TLS handshake with the service failed, so nothing was sent; check the scheme, host and certificate of baseUrl',
   exchange: 'the connection failed after the request may have been sent',
 };
 
@@ -69,7 +78,11 @@ const WHAT_HAPPENED: Record<ConnectionStage, string> = {
  * Failure of the connection itself; `cause` keeps only the system error code. `retryable` is
  * the policy's answer for the stage (src/core/call/retry-policy.ts), passed in so the rule lives there.
  */
-export function connectionError(systemCode: string | undefined, stage: ConnectionStage, retryable: boolean): ConnectionError {
+export function connectionError(
+  systemCode: string | undefined,
+  stage: ConnectionStage,
+  retryable: boolean,
+): ConnectionError {
   return new ConnectionError(`Network error: ${WHAT_HAPPENED[stage]}${systemCode ? ` (${systemCode})` : ''}`, {
     code: 'NETWORK_ERROR',
     retryable,

@@ -45,7 +45,8 @@ export function parseErrorBody(text: string): ParsedErrorBody {
   } catch {
     body = null;
   }
-  if (body === null || typeof body !== 'object') return { code: undefined, message: undefined, correlationId: undefined };
+  if (body === null || typeof body !== 'object')
+    return { code: undefined, message: undefined, correlationId: undefined };
   const record = body as Record<string, unknown>;
   const error = typeof record.error === 'string' ? record.error : undefined;
   const message = typeof record.message === 'string' ? record.message : undefined;

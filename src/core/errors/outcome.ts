@@ -68,7 +68,10 @@ export class PaymentUrlUnavailableError extends MyrGatewayError {
   declare readonly existingPayment: PaymentStatus;
   /** When the existing payment expires (ISO 8601), when the service said so. */
   declare readonly expiresAt: string | undefined;
-  constructor(message: string, init: Omit<MyrGatewayErrorInit, 'code'> & { referenceId: string; existingPayment: PaymentStatus }) {
+  constructor(
+    message: string,
+    init: Omit<MyrGatewayErrorInit, 'code'> & { referenceId: string; existingPayment: PaymentStatus },
+  ) {
     super(message, { ...init, code: 'PAYMENT_URL_UNAVAILABLE', retryable: false });
     this.existingPayment = init.existingPayment;
     const expires = init.existingPayment.expires_at;

@@ -24,6 +24,11 @@ export function tagReference(error: unknown, referenceId: string | undefined): u
   // The copy gets the error's own prototype: a MyrGatewayError subclass, as checked above.
   const copy = Object.create(Object.getPrototypeOf(error) as object) as MyrGatewayError;
   Object.defineProperties(copy, Object.getOwnPropertyDescriptors(error));
-  Object.defineProperty(copy, 'referenceId', { value: referenceId, enumerable: true, writable: true, configurable: true });
+  Object.defineProperty(copy, 'referenceId', {
+    value: referenceId,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
   return copy;
 }

@@ -13,7 +13,14 @@ import { MyrGatewayError } from '../errors/base.js';
 import type { RequestEvent, ResponseEvent, ResponseInfo, RetryEvent } from './events.js';
 import { Log, type Logger, type LogLevel } from './log.js';
 import type { RateLimitInfo } from '../pacing/rate-limit-headers.js';
-import { runTraced, setAttributes, SPAN_KIND_CLIENT, SPAN_STATUS_ERROR, type SpanLike, type TracerLike } from './trace.js';
+import {
+  runTraced,
+  setAttributes,
+  SPAN_KIND_CLIENT,
+  SPAN_STATUS_ERROR,
+  type SpanLike,
+  type TracerLike,
+} from './trace.js';
 
 /** Observability settings of a client (resolved by the client from its options). */
 export interface ObserveOptions {
@@ -39,7 +46,8 @@ function callHook<E>(hook: ((event: E) => unknown) | undefined, event: E, log: L
   try {
     const result = hook(event);
     // A hook may return anything; only a thenable is waited on (for its rejection).
-    if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function') (result as Promise<unknown>).then(undefined, warn);
+    if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function')
+      (result as Promise<unknown>).then(undefined, warn);
   } catch {
     warn();
   }
@@ -55,10 +63,13 @@ let globalTracer: { provider: object; tracer: TracerLike } | undefined;
  */
 function registeredTracer(version: string): TracerLike | undefined {
   // The API's own registry entry; every field is checked before use.
-  const api = (globalThis as Record<symbol, { trace?: { getTracer?: (name: string, version?: string) => TracerLike } } | undefined>)[OTEL_API];
+  const api = (
+    globalThis as Record<symbol, { trace?: { getTracer?: (name: string, version?: string) => TracerLike } } | undefined>
+  )[OTEL_API];
   const provider = api?.trace;
   if (typeof provider?.getTracer !== 'function') return undefined;
-  if (globalTracer?.provider !== provider) globalTracer = { provider, tracer: provider.getTracer('myr-gateway', version) };
+  if (globalTracer?.provider !== provider)
+    globalTracer = { provider, tracer: provider.getTracer('myr-gateway', version) };
   return globalTracer.tracer;
 }
 
@@ -123,7 +134,11 @@ export class CallTrace {
    * After each attempt: `response` when an answer came, `error` when the attempt failed.
    * `rateLimit`: the answer's `X-RateLimit-*` headers, as the attempt already read them.
    */
-  response(response: Response | undefined, error: MyrGatewayError | undefined, rateLimit: RateLimitInfo | undefined): void {
+  response(
+    response: Response | undefined,
+    error: MyrGatewayError | undefined,
+    rateLimit: RateLimitInfo | undefined,
+  ): void {
     const obs = this.#observer;
     this.#answered = true;
     this.#status = response?.status;
@@ -137,7 +152,11 @@ export class CallTrace {
     const event = this.#responseEvent();
     callHook(hook, event, obs.log, 'onResponse');
     if (debug) {
-      obs.log.write('debug', `${event.method} ${event.path} attempt ${event.attempt}: ${event.status ?? event.errorCode} in ${event.durationMs} ms`, event);
+      obs.log.write(
+        'debug',
+        `${event.method} ${event.path} attempt ${event.attempt}: ${event.status ?? event.errorCode} in ${event.durationMs} ms`,
+        event,
+      );
     }
   }
 
@@ -149,7 +168,12 @@ export class CallTrace {
     if (!this.#answered || (!hook && !info && !this.#span)) return;
     const event: RetryEvent = { ...this.#responseEvent(), delayMs };
     callHook(hook, event, obs.log, 'onRetry');
-    if (info) obs.log.write('info', `${event.method} ${event.path} attempt ${event.attempt} failed with ${event.errorCode}; retrying in ${delayMs} ms`, event);
+    if (info)
+      obs.log.write(
+        'info',
+        `${event.method} ${event.path} attempt ${event.attempt} failed with ${event.errorCode}; retrying in ${delayMs} ms`,
+        event,
+      );
     // Unlike setAttributes, an event keeps a key whose value is undefined: only what is known is set.
     this.#span?.addEvent('myr.retry', {
       'myr.attempt': event.attempt,
@@ -167,7 +191,13 @@ export class CallTrace {
   /** Ends a call whose answer (HTTP `status`) was a success; returns what the result carries as `lastResponse`. */
   succeeded(status: number): ResponseInfo {
     const durationMs = this.#finish(undefined, status);
-    return { status, correlationId: this.#correlationId, rateLimit: this.#rateLimit, attempts: this.attempts, durationMs };
+    return {
+      status,
+      correlationId: this.#correlationId,
+      rateLimit: this.#rateLimit,
+      attempts: this.attempts,
+      durationMs,
+    };
   }
 
   /** Sets the span's outcome and logs one line; returns the call's duration. */
@@ -204,7 +234,11 @@ export class CallTrace {
         errorCode: code,
       };
       const outcome = code === undefined ? `${status}` : `failed with ${code}`;
-      obs.log.write('info', `${fields.method} ${fields.path} ${outcome} in ${durationMs} ms (${fields.attempts} attempt${fields.attempts === 1 ? '' : 's'})`, fields);
+      obs.log.write(
+        'info',
+        `${fields.method} ${fields.path} ${outcome} in ${durationMs} ms (${fields.attempts} attempt${fields.attempts === 1 ? '' : 's'})`,
+        fields,
+      );
     }
     return durationMs;
   }

@@ -4,7 +4,13 @@
  *
  * @module
  */
-import { PUBLISHED_LIMITS, PUBLISHED_WINDOW_MS, type RateBucket, type RateLimitObservation, UNPACED_ABOVE } from './limiter-contract.js';
+import {
+  PUBLISHED_LIMITS,
+  PUBLISHED_WINDOW_MS,
+  type RateBucket,
+  type RateLimitObservation,
+  UNPACED_ABOVE,
+} from './limiter-contract.js';
 
 const HOUR_MS = 3_600_000;
 /** The shortest window believed: anything shorter is a measurement gone wrong (or a wrong header). */

@@ -93,7 +93,8 @@ export function planEdgeProbe(input: EdgePlanInput): EdgePlan | undefined {
   const { state, windowMs, lone } = input;
   if (state !== 'ready') return undefined;
   const wholeSeconds = RESET_GRAIN_MS * Math.floor((lone.resetAt - lone.sentAt) / RESET_GRAIN_MS);
-  if (!(wholeSeconds === RESET_GRAIN_MS * Math.floor((lone.resetAt - lone.answeredAt) / RESET_GRAIN_MS))) return undefined;
+  if (!(wholeSeconds === RESET_GRAIN_MS * Math.floor((lone.resetAt - lone.answeredAt) / RESET_GRAIN_MS)))
+    return undefined;
   if (!(wholeSeconds >= MIN_WINDOW_MS && wholeSeconds <= windowMs - EDGE_PROBE_MIN_GAIN_MS)) return undefined;
   return { at: lone.answeredAt + wholeSeconds, until: lone.answeredAt + windowMs };
 }
@@ -108,10 +109,15 @@ export function planEdgeProbe(input: EdgePlanInput): EdgePlan | undefined {
  * edgeProbeVerdict({ status: 201, limit: 30 }); // 'accepted'
  * ```
  */
-export function edgeProbeVerdict(answer: { status?: number | undefined; limit?: number | undefined }): 'accepted' | 'refused' | 'unknown' {
+export function edgeProbeVerdict(answer: {
+  status?: number | undefined;
+  limit?: number | undefined;
+}): 'accepted' | 'refused' | 'unknown' {
   if (answer.status === 429) return 'refused';
   const { limit } = answer;
-  return answer.status !== undefined && limit !== undefined && Number.isInteger(limit) && limit >= 1 ? 'accepted' : 'unknown';
+  return answer.status !== undefined && limit !== undefined && Number.isInteger(limit) && limit >= 1
+    ? 'accepted'
+    : 'unknown';
 }
 
 /**

@@ -15,7 +15,12 @@ import type { Operation } from '../call/retry-policy.js';
 export type RateBucket = 'token' | 'payment' | 'withdraw' | 'other';
 
 /** The spec's limits per sliding minute, per merchant. */
-export const PUBLISHED_LIMITS: Readonly<Record<RateBucket, number>> = Object.freeze({ token: 5, payment: 100, withdraw: 50, other: 100 });
+export const PUBLISHED_LIMITS: Readonly<Record<RateBucket, number>> = Object.freeze({
+  token: 5,
+  payment: 100,
+  withdraw: 50,
+  other: 100,
+});
 /** The spec's window. */
 export const PUBLISHED_WINDOW_MS = 60_000;
 /** Above this many requests per window a bucket is not paced (nothing to protect, and no log to keep). */
@@ -126,12 +131,18 @@ export interface RateLimiter {
  * limit and window paced on came from: the service's own headers (or its published limits), or
  * the pacing state a fleet shares in Redis, which this process has not heard from the service.
  */
-export function pacingError(bucket: RateBucket, limit: number, windowMs: number, waitMs: number, from: 'service' | 'redis' = 'service'): RateLimitError {
+export function pacingError(
+  bucket: RateBucket,
+  limit: number,
+  windowMs: number,
+  waitMs: number,
+  from: 'service' | 'redis' = 'service',
+): RateLimitError {
   const seconds = Math.max(1, Math.ceil(waitMs / 1000));
   const allows =
     from === 'redis'
       ? `the pacing state shared in Redis allows ${limit} ${bucket} requests per ${Math.round(windowMs / 1000)} s (what another process ` +
-        "recorded, not yet heard from the service by this one)"
+        'recorded, not yet heard from the service by this one)'
       : `the service allows ${limit} ${bucket} requests per ${Math.round(windowMs / 1000)} s`;
   return new RateLimitError(
     `RATE_LIMITED: the client's own pacing found no free slot in time: ${allows} and this merchant's budget is used up for about ` +

@@ -4,10 +4,24 @@
  * @module
  */
 import { BucketModel } from './bucket-model.js';
-import { type AcquireOptions, monotonicNow, pacingError, type RateBucket, type RateLimiter, type RateLimitObservation } from './limiter-contract.js';
+import {
+  type AcquireOptions,
+  monotonicNow,
+  pacingError,
+  type RateBucket,
+  type RateLimiter,
+  type RateLimitObservation,
+} from './limiter-contract.js';
 import { WaitQueue } from './wait-queue.js';
 import { admission, afterAnswer, type SlowStartState } from './slow-start.js';
-import { EDGE_PROBE_SLOT, type EdgePlan, type EdgeProbeState, edgeProbeVerdict, planEdgeProbe, windowAfterAccepted } from './edge-probe.js';
+import {
+  EDGE_PROBE_SLOT,
+  type EdgePlan,
+  type EdgeProbeState,
+  edgeProbeVerdict,
+  planEdgeProbe,
+  windowAfterAccepted,
+} from './edge-probe.js';
 import { unref } from '../wait.js';
 
 /**
@@ -70,7 +84,8 @@ class LocalBucket extends BucketModel implements SlowStartState {
     const plan = this.edgePlan;
     if (this.edge !== 'ready' || plan === undefined) return Number.POSITIVE_INFINITY;
     if (now >= plan.until) this.edgePlan = undefined;
-    else if (this.blockedUntil <= now && this.log.length + this.flying.length === this.limit) return Math.max(now, plan.at);
+    else if (this.blockedUntil <= now && this.log.length + this.flying.length === this.limit)
+      return Math.max(now, plan.at);
     return Number.POSITIVE_INFINITY;
   }
 
@@ -158,8 +173,11 @@ export class MemoryRateLimiter implements RateLimiter {
     if (b.queue.length === 0 && b.open(now, options.mayBeRefused ?? true)) return Promise.resolve(b.take(now));
     // A call that cannot be served before its deadline, even if nothing else changes, fails now.
     const earliest = b.freeAt(now, b.queue.length);
-    if (Number.isFinite(earliest) && earliest - now > options.maxWaitMs) return Promise.reject(pacingError(bucket, b.limit, b.windowMs, earliest - now));
-    const waiting = b.queue.add(options, now, () => pacingError(bucket, b.limit, b.windowMs, b.freeAt(this.#now()) - this.#now()));
+    if (Number.isFinite(earliest) && earliest - now > options.maxWaitMs)
+      return Promise.reject(pacingError(bucket, b.limit, b.windowMs, earliest - now));
+    const waiting = b.queue.add(options, now, () =>
+      pacingError(bucket, b.limit, b.windowMs, b.freeAt(this.#now()) - this.#now()),
+    );
     this.#pump(b);
     return waiting;
   }

@@ -31,7 +31,12 @@ export class Pacer {
    * `warn`: the client's warnings, handed to a limiter that has no logger of its own.
    * `storeMs`: the client's `tokenStoreTimeout`, the store budget of a call (see `callStoreBudget`).
    */
-  constructor(limiter: RateLimiter, key: () => Promise<string>, warn?: (message: string) => void, storeMs: number = DEFAULTS.tokenStoreTimeout) {
+  constructor(
+    limiter: RateLimiter,
+    key: () => Promise<string>,
+    warn?: (message: string) => void,
+    storeMs: number = DEFAULTS.tokenStoreTimeout,
+  ) {
     this.#limiter = limiter;
     this.#keyOf = key;
     this.#storeMs = storeMs;
@@ -45,13 +50,20 @@ export class Pacer {
    * call's store budget, which the token store may have spent already. `mayBeRefused`: the
    * attempt can absorb a 429 (a retry is left), so it may be the edge probe.
    */
-  async acquire(operation: Operation, signal: AbortSignal | undefined, maxWaitMs: number, call?: () => AbortSignal, mayBeRefused = true): Promise<PaceReport | undefined> {
+  async acquire(
+    operation: Operation,
+    signal: AbortSignal | undefined,
+    maxWaitMs: number,
+    call?: () => AbortSignal,
+    mayBeRefused = true,
+  ): Promise<PaceReport | undefined> {
     if (operation === 'token') return undefined;
     const key = (this.#key ??= await this.#keyOf());
     const bucket = bucketOf(operation);
     const budget = () => callStoreBudget(call!(), this.#storeMs);
     const storeBudget = call && { leftMs: () => budget().leftMs, spend: (ms: number) => budget().charge(ms) };
-    const slot = (await this.#limiter.acquire(key, bucket, { signal, maxWaitMs, storeBudget, mayBeRefused })) ?? undefined;
+    const slot =
+      (await this.#limiter.acquire(key, bucket, { signal, maxWaitMs, storeBudget, mayBeRefused })) ?? undefined;
     const started = performance.now();
     return (answer) => {
       const observation: RateLimitObservation = { elapsedMs: performance.now() - started };

@@ -31,7 +31,12 @@ export class WaitQueue {
     return this.#waiters.length;
   }
 
-  add(options: AcquireOptions, now: number, onTimeout: () => unknown, storeLeftMs = Number.POSITIVE_INFINITY): Promise<string | undefined> {
+  add(
+    options: AcquireOptions,
+    now: number,
+    onTimeout: () => unknown,
+    storeLeftMs = Number.POSITIVE_INFINITY,
+  ): Promise<string | undefined> {
     const spendStore = options.storeBudget?.spend;
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
@@ -45,7 +50,15 @@ export class WaitQueue {
     };
     return within<string | undefined, never>(
       (resolve, reject) => {
-        waiter = { signal, deadline: now + options.maxWaitMs, storeLeftMs, spendStore, mayBeRefused: options.mayBeRefused ?? true, grant: resolve, fail: reject };
+        waiter = {
+          signal,
+          deadline: now + options.maxWaitMs,
+          storeLeftMs,
+          spendStore,
+          mayBeRefused: options.mayBeRefused ?? true,
+          grant: resolve,
+          fail: reject,
+        };
         this.#waiters.push(waiter);
       },
       {

@@ -42,7 +42,8 @@ export function readToken(body: unknown, now: number): StoredToken {
   const lifetime = Math.min(lifetimeOf(data, now) ?? DEFAULT_TOKEN_LIFETIME_MS, MAX_TOKEN_LIFETIME_MS);
   const token: StoredToken = { accessToken, expiresAt: now + lifetime, issuedAt: now };
   // Control characters or spaces would break the Authorization header of every later request.
-  if (!isStoredToken(token)) throw invalid('the access token is not a printable ASCII string of at most 8192 characters');
+  if (!isStoredToken(token))
+    throw invalid('the access token is not a printable ASCII string of at most 8192 characters');
   return token;
 }
 

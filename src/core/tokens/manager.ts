@@ -97,7 +97,8 @@ export class TokenManager {
       return (await shared.join((s) => this.#run(shared, s, undefined, budget), signalOf(signal))).accessToken;
     } catch (error) {
       // An early refresh that failed (limit, outage) does not fail a call the current token can still serve.
-      if (cached && cached.expiresAt > this.#options.now() && error instanceof MyrGatewayError) return cached.accessToken;
+      if (cached && cached.expiresAt > this.#options.now() && error instanceof MyrGatewayError)
+        return cached.accessToken;
       throw error;
     }
   }
@@ -124,7 +125,8 @@ export class TokenManager {
     const budget = this.#budgets.of(undefined);
     this.#vault.refuse(shared, token);
     // Only the store's copy of this very token is deleted, never a replacement another process wrote.
-    if ((await this.#vault.lookup(shared, undefined, budget)).refusedInStore) await this.#vault.remove(shared, undefined, budget);
+    if ((await this.#vault.lookup(shared, undefined, budget)).refusedInStore)
+      await this.#vault.remove(shared, undefined, budget);
   }
 
   async #resolve(): Promise<SharedTokens> {
@@ -136,12 +138,18 @@ export class TokenManager {
 
   #fresh(token: StoredToken, shared: SharedTokens): boolean {
     const lifetime = token.issuedAt !== undefined ? token.expiresAt - token.issuedAt : shared.lifetimeMs;
-    const margin = lifetime === undefined ? this.#options.refreshMarginMs : Math.min(this.#options.refreshMarginMs, lifetime / 2);
+    const margin =
+      lifetime === undefined ? this.#options.refreshMarginMs : Math.min(this.#options.refreshMarginMs, lifetime / 2);
     return token.expiresAt - margin > this.#options.now();
   }
 
   /** The body of one single-flight refresh; `budget` is what the starting call has left for the store. */
-  async #run(shared: SharedTokens, signal: AbortSignal, staleToken: string | undefined, budget: BudgetSource): Promise<StoredToken> {
+  async #run(
+    shared: SharedTokens,
+    signal: AbortSignal,
+    staleToken: string | undefined,
+    budget: BudgetSource,
+  ): Promise<StoredToken> {
     const store = this.#options.store;
     let fetching: Promise<StoredToken> | undefined;
     let fetchFailure: { error: unknown } | undefined;
@@ -175,7 +183,11 @@ export class TokenManager {
       } catch (error) {
         if (signal.aborted) throw signal.reason;
         if (fetchFailure) throw fetchFailure.error; // the service's answer, not the store's failure
-        shared.warn('store-refresh', `the token store's refresh ${describeStoreFailure(error)}; fetching a token in this process.`, this.#options.warn);
+        shared.warn(
+          'store-refresh',
+          `the token store's refresh ${describeStoreFailure(error)}; fetching a token in this process.`,
+          this.#options.warn,
+        );
         return await fetchLocal();
       }
     }
@@ -205,8 +217,18 @@ export class TokenManager {
     try {
       const answer = await watched(
         (watch) => {
-          const options = { signal: storeSignal, progress: watch.alive, ...(sealedStale === undefined ? {} : { staleToken: sealedStale }) };
-          return Promise.resolve(refresh(this.#key, () => watch.hold(fetchLocal().then((token) => this.#vault.seal(shared, token))), options));
+          const options = {
+            signal: storeSignal,
+            progress: watch.alive,
+            ...(sealedStale === undefined ? {} : { staleToken: sealedStale }),
+          };
+          return Promise.resolve(
+            refresh(
+              this.#key,
+              () => watch.hold(fetchLocal().then((token) => this.#vault.seal(shared, token))),
+              options,
+            ),
+          );
         },
         signal,
         budget().leftMs,

@@ -90,7 +90,9 @@ function nodeSeal(crypto: NodeCrypto, apiKey: string): TokenSeal {
         const decipher = crypto.createDecipheriv('aes-256-gcm', key, iv);
         decipher.setAAD(utf8(storeKey));
         decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
-        return Promise.resolve(decodeUtf8(concat([decipher.update(data.subarray(0, data.length - TAG_BYTES)), decipher.final()])));
+        return Promise.resolve(
+          decodeUtf8(concat([decipher.update(data.subarray(0, data.length - TAG_BYTES)), decipher.final()])),
+        );
       } catch {
         return Promise.resolve(undefined); // forged, truncated or sealed under another key or api key
       }
@@ -113,7 +115,9 @@ export async function tokenSeal(apiKey: string): Promise<TokenSeal> {
   if (node) return nodeSeal(node, apiKey);
   const subtle = globalThis.crypto?.subtle;
   if (!subtle) {
-    throw new ConfigurationError('INVALID_CONFIGURATION: this runtime has no Web Crypto (crypto.subtle), which the token cache needs');
+    throw new ConfigurationError(
+      'INVALID_CONFIGURATION: this runtime has no Web Crypto (crypto.subtle), which the token cache needs',
+    );
   }
   const material = await subtle.importKey('raw', utf8(apiKey), 'HKDF', false, ['deriveKey']);
   const key = await subtle.deriveKey(
@@ -133,7 +137,11 @@ export async function tokenSeal(apiKey: string): Promise<TokenSeal> {
       const parts = parse(sealed);
       if (!parts) return undefined;
       try {
-        const clear = await subtle.decrypt({ name: 'AES-GCM', iv: parts.iv, additionalData: utf8(storeKey) }, key, parts.data);
+        const clear = await subtle.decrypt(
+          { name: 'AES-GCM', iv: parts.iv, additionalData: utf8(storeKey) },
+          key,
+          parts.data,
+        );
         return decodeUtf8(new Uint8Array(clear));
       } catch {
         return undefined; // forged, truncated or sealed under another key or api key

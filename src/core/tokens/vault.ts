@@ -56,7 +56,11 @@ function isThenable<T>(value: Promise<T> | T): value is Promise<T> {
 function isSealedShape(value: unknown): value is StoredToken {
   if (value === null || typeof value !== 'object') return false;
   const { accessToken, expiresAt, issuedAt } = value as Partial<StoredToken>; // a guard: the fields are checked below
-  return typeof accessToken === 'string' && Number.isFinite(expiresAt) && (issuedAt === undefined || Number.isFinite(issuedAt));
+  return (
+    typeof accessToken === 'string' &&
+    Number.isFinite(expiresAt) &&
+    (issuedAt === undefined || Number.isFinite(issuedAt))
+  );
 }
 
 /** One manager's view of its store: sealed on the way in, opened on the way out, bounded per call. */
@@ -84,7 +88,11 @@ export class TokenVault {
    * {@link read}, also saying whether the store holds a token the service refused (a store whose
    * delete or write failed): that one is never served, and the caller may delete it.
    */
-  async lookup(shared: SharedTokens, signal: SignalSource, budget: BudgetSource): Promise<{ token: StoredToken | undefined; refusedInStore: boolean }> {
+  async lookup(
+    shared: SharedTokens,
+    signal: SignalSource,
+    budget: BudgetSource,
+  ): Promise<{ token: StoredToken | undefined; refusedInStore: boolean }> {
     const got = await this.op(shared, 'get', () => this.#store.get(this.#key), signal, budget);
     if (got === undefined || got === FAILED) return { token: shared.local, refusedInStore: false };
     const token = await this.open(shared, got);
@@ -143,15 +151,29 @@ export class TokenVault {
     const last = shared.opened;
     if (last && stored === last.stored) return last.token; // the in-memory store's hot path: no decryption
     if (!isSealedShape(stored)) {
-      if (!quiet) shared.warn('garbage', 'the token store returned something that is not a token; ignoring it.', this.#warn);
+      if (!quiet)
+        shared.warn('garbage', 'the token store returned something that is not a token; ignoring it.', this.#warn);
       return undefined;
     }
     const clear =
-      last?.stored.accessToken === stored.accessToken ? last.token.accessToken : await this.#seal.open(stored.accessToken, this.#key);
+      last?.stored.accessToken === stored.accessToken
+        ? last.token.accessToken
+        : await this.#seal.open(stored.accessToken, this.#key);
     const token: StoredToken | undefined =
-      clear === undefined ? undefined : { accessToken: clear, expiresAt: stored.expiresAt, ...(stored.issuedAt === undefined ? {} : { issuedAt: stored.issuedAt }) };
+      clear === undefined
+        ? undefined
+        : {
+            accessToken: clear,
+            expiresAt: stored.expiresAt,
+            ...(stored.issuedAt === undefined ? {} : { issuedAt: stored.issuedAt }),
+          };
     if (!token || !isStoredToken(token)) {
-      if (!quiet) shared.warn('unsealed', 'the token store returned a token this client cannot open (sealed with another api key, or altered); ignoring it.', this.#warn);
+      if (!quiet)
+        shared.warn(
+          'unsealed',
+          'the token store returned a token this client cannot open (sealed with another api key, or altered); ignoring it.',
+          this.#warn,
+        );
       return undefined;
     }
     shared.rememberOpened(stored, token);
@@ -162,7 +184,13 @@ export class TokenVault {
    * Runs a store operation: synchronous results pass straight through (the hot path of the
    * in-memory store); promises are bounded by the call's signal and what is left of its budget.
    */
-  async op<T>(shared: SharedTokens, name: string, run: () => Promise<T> | T, signal: SignalSource, budget: BudgetSource): Promise<T | typeof FAILED> {
+  async op<T>(
+    shared: SharedTokens,
+    name: string,
+    run: () => Promise<T> | T,
+    signal: SignalSource,
+    budget: BudgetSource,
+  ): Promise<T | typeof FAILED> {
     try {
       const result = run();
       if (!isThenable(result)) return result;
@@ -178,7 +206,11 @@ export class TokenVault {
     } catch (error) {
       const caller = signalOf(signal);
       if (caller?.aborted) throw caller.reason;
-      shared.warn(`store-${name}`, `the token store's ${name} ${describeStoreFailure(error)}; using the token held in this process.`, this.#warn);
+      shared.warn(
+        `store-${name}`,
+        `the token store's ${name} ${describeStoreFailure(error)}; using the token held in this process.`,
+        this.#warn,
+      );
       return FAILED;
     }
   }

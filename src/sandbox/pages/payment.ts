@@ -22,13 +22,40 @@ export type Outcome = keyof typeof OUTCOMES;
 
 /** Display names of the provider channels of both bank lists (codes without a well-known name show the code). */
 const BANK_NAMES: Record<string, string> = {
-  ABB0233: 'Affin Bank', AFBQMYKL: 'Affin Bank', ABMB0212: 'Alliance Bank', MFBBMYKL: 'Alliance Bank',
-  AGRO01: 'Agrobank', AGOBMYKL: 'Agrobank', AMBB0209: 'AmBank', ARBKMYKL: 'AmBank', BCBB0235: 'CIMB Clicks',
-  CIBBMYKL: 'CIMB Bank', BIMB0340: 'Bank Islam', BIMBMYKL: 'Bank Islam', BKRM0602: 'Bank Rakyat', BKRMMYKL: 'Bank Rakyat',
-  BMMB0341: 'Bank Muamalat', BMMBMYKL: 'Bank Muamalat', BSN0601: 'BSN', BSNAMYK1: 'BSN', HLB0224: 'Hong Leong Bank',
-  PHBMMYKL: 'Hong Leong Bank', HSBC0223: 'HSBC Bank', HBMBMYKL: 'HSBC Bank', KFH0346: 'KFH', MB2U0227: 'Maybank2u',
-  OCBC0229: 'OCBC Bank', OCBCMYKL: 'OCBC Bank', PBB0233: 'Public Bank', PBBEMYKL: 'Public Bank', RHB0218: 'RHB Bank',
-  SCB0216: 'Standard Chartered', UOB0226: 'UOB Bank', UOVBMYKL: 'UOB Bank', RJHIMYKL: 'Al Rajhi Bank', BKCHMYKL: 'Bank of China',
+  ABB0233: 'Affin Bank',
+  AFBQMYKL: 'Affin Bank',
+  ABMB0212: 'Alliance Bank',
+  MFBBMYKL: 'Alliance Bank',
+  AGRO01: 'Agrobank',
+  AGOBMYKL: 'Agrobank',
+  AMBB0209: 'AmBank',
+  ARBKMYKL: 'AmBank',
+  BCBB0235: 'CIMB Clicks',
+  CIBBMYKL: 'CIMB Bank',
+  BIMB0340: 'Bank Islam',
+  BIMBMYKL: 'Bank Islam',
+  BKRM0602: 'Bank Rakyat',
+  BKRMMYKL: 'Bank Rakyat',
+  BMMB0341: 'Bank Muamalat',
+  BMMBMYKL: 'Bank Muamalat',
+  BSN0601: 'BSN',
+  BSNAMYK1: 'BSN',
+  HLB0224: 'Hong Leong Bank',
+  PHBMMYKL: 'Hong Leong Bank',
+  HSBC0223: 'HSBC Bank',
+  HBMBMYKL: 'HSBC Bank',
+  KFH0346: 'KFH',
+  MB2U0227: 'Maybank2u',
+  OCBC0229: 'OCBC Bank',
+  OCBCMYKL: 'OCBC Bank',
+  PBB0233: 'Public Bank',
+  PBBEMYKL: 'Public Bank',
+  RHB0218: 'RHB Bank',
+  SCB0216: 'Standard Chartered',
+  UOB0226: 'UOB Bank',
+  UOVBMYKL: 'UOB Bank',
+  RJHIMYKL: 'Al Rajhi Bank',
+  BKCHMYKL: 'Bank of China',
 };
 
 const METHOD_LOOK: Record<MockPaymentRecord['payment_method'], { color: string; badge: string }> = {
@@ -106,5 +133,8 @@ ${summary(payment, payment.merchantId)}<p class="muted">The merchant was sent a 
 
 /** A plain message page (not found, refused). */
 export function messagePage(title: string, message: string): SafeHtml {
-  return layout(title, html`<div class="card narrow"><h1>${title}</h1><p>${message}</p><p><a href="/">Dashboard</a></p></div>`);
+  return layout(
+    title,
+    html`<div class="card narrow"><h1>${title}</h1><p>${message}</p><p><a href="/">Dashboard</a></p></div>`,
+  );
 }

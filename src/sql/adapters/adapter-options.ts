@@ -11,10 +11,12 @@ import type { SqlDialect } from '../sql-client.js';
 /** The dialects an ORM adapter drives (their Postgres and MySQL drivers). */
 export type OrmDialect = Extract<SqlDialect, 'postgres' | 'mysql'>;
 
-export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+export const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null;
 
 /** The rows of a driver's answer that are rows (objects); anything else is dropped. */
-export const rowsOf = (value: unknown): readonly Record<string, unknown>[] => (Array.isArray(value) ? value.filter(isRecord) : []);
+export const rowsOf = (value: unknown): readonly Record<string, unknown>[] =>
+  Array.isArray(value) ? value.filter(isRecord) : [];
 
 /**
  * The `prepare` option of an adapter's options object, checked: `true` (the default) or `false`;
@@ -27,7 +29,8 @@ export const rowsOf = (value: unknown): readonly Record<string, unknown>[] => (A
  */
 export function preparing(options: unknown): boolean {
   const prepare: unknown = isRecord(options) ? options.prepare : undefined;
-  if (!isRecord(options) || (prepare !== undefined && typeof prepare !== 'boolean')) throw new ConfigurationError('prepare must be true or false', 'prepare');
+  if (!isRecord(options) || (prepare !== undefined && typeof prepare !== 'boolean'))
+    throw new ConfigurationError('prepare must be true or false', 'prepare');
   return prepare ?? true;
 }
 
@@ -41,8 +44,16 @@ export function preparing(options: unknown): boolean {
  * ormDialect(undefined, 'mysql', 'fromKysely could not tell the dialect of this Kysely instance'); // 'mysql'
  * ```
  */
-export function ormDialect(given: unknown, read: unknown, from: string, supports = 'their node-postgres and mysql2 drivers'): OrmDialect {
+export function ormDialect(
+  given: unknown,
+  read: unknown,
+  from: string,
+  supports = 'their node-postgres and mysql2 drivers',
+): OrmDialect {
   const dialect = given ?? read;
   if (dialect === 'postgres' || dialect === 'mysql') return dialect;
-  throw new ConfigurationError(`${from}: give the dialect as the second argument, 'postgres' or 'mysql' (the ledger supports ${supports})`, 'dialect');
+  throw new ConfigurationError(
+    `${from}: give the dialect as the second argument, 'postgres' or 'mysql' (the ledger supports ${supports})`,
+    'dialect',
+  );
 }

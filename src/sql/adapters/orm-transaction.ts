@@ -14,13 +14,13 @@ import type { OrmDialect } from './adapter-options.js';
 /** Sends one of the ledger's statements through the ORM's transaction. */
 export type RawQuery = (text: string, params: readonly unknown[]) => Promise<SqlResult>;
 
-
 /**
  * The isolation level a run on `dialect` asks its ORM for: MySQL's claims need READ COMMITTED
  * (`dialects/mysql/session.ts`); on Postgres, the database's default (READ COMMITTED) is left as
  * it is. Every ORM adapter asks with this, each in its API's words.
  */
-export const isolationFor = (dialect: OrmDialect): typeof ISOLATION | undefined => (dialect === 'mysql' ? ISOLATION : undefined);
+export const isolationFor = (dialect: OrmDialect): typeof ISOLATION | undefined =>
+  dialect === 'mysql' ? ISOLATION : undefined;
 
 /**
  * The transaction's lock wait bound: Postgres `SET LOCAL` (ends with the transaction). MySQL sets
@@ -30,7 +30,11 @@ export const isolationFor = (dialect: OrmDialect): typeof ISOLATION | undefined 
  * before the ORM gives the connection back: `end(true)` restores both (turning autocommit back on
  * commits, and rejects when that commit fails), `end(false)` rolls back first.
  */
-export async function boundLockWaits(dialect: OrmDialect, query: RawQuery, lockTimeoutMs: number): Promise<((commit: boolean) => Promise<void>) | undefined> {
+export async function boundLockWaits(
+  dialect: OrmDialect,
+  query: RawQuery,
+  lockTimeoutMs: number,
+): Promise<((commit: boolean) => Promise<void>) | undefined> {
   if (dialect === 'postgres') {
     await query(boundPostgresLockWaits(lockTimeoutMs), []);
     return undefined;
@@ -45,13 +49,20 @@ export async function boundLockWaits(dialect: OrmDialect, query: RawQuery, lockT
 }
 
 /** How a transaction an ORM opens with a callback hands the ledger its `tx` and raw queries ({@link heldTransaction}). */
-type Connect<R, Tx> = (raw: R, ended: () => boolean) => { readonly tx: Tx; readonly query: RawQuery; readonly stop?: (() => void) | undefined };
+type Connect<R, Tx> = (
+  raw: R,
+  ended: () => boolean,
+) => { readonly tx: Tx; readonly query: RawQuery; readonly stop?: (() => void) | undefined };
 
 /**
  * The client of an ORM whose transaction is a callback (Drizzle, Prisma): each run is one such
  * transaction, held open by {@link heldTransaction} until the ledger decides.
  */
-export function heldTransactionClient<R, Tx>(dialect: OrmDialect, open: (body: (raw: R) => Promise<void>) => PromiseLike<unknown>, connect: Connect<R, Tx>): SqlClient<Tx> {
+export function heldTransactionClient<R, Tx>(
+  dialect: OrmDialect,
+  open: (body: (raw: R) => Promise<void>) => PromiseLike<unknown>,
+  connect: Connect<R, Tx>,
+): SqlClient<Tx> {
   return { dialect, begin: (lockTimeoutMs) => heldTransaction(dialect, lockTimeoutMs, open, connect) };
 }
 

@@ -13,7 +13,11 @@ import type { TableName } from './table-name.js';
  * The statements of `dialect` for `table`. `guarded` (Postgres): the client sends the claim before
  * BEGIN's answer (postgres.js); its claims then fail unless they run in the ledger's transaction.
  */
-export function ledgerStatementsOf(dialect: SqlDialect, { qualified, bare }: TableName, guarded = false): LedgerStatements {
+export function ledgerStatementsOf(
+  dialect: SqlDialect,
+  { qualified, bare }: TableName,
+  guarded = false,
+): LedgerStatements {
   switch (dialect) {
     case 'postgres':
       return postgresLedger(qualified, bare, guarded);

@@ -18,7 +18,8 @@ import { handledBit, KEPT_FOR_GOOD } from './handled-statuses.js';
 const LOCK_ONLY_RANK = supersedesNothing();
 
 /** Sends one of the dialect's statements with its parameters. */
-export const send = <A>(session: SqlSession<unknown>, statement: Statement<A>, args: A) => session.query(statement.text, statement.params(args));
+export const send = <A>(session: SqlSession<unknown>, statement: Statement<A>, args: A) =>
+  session.query(statement.text, statement.params(args));
 
 /**
  * The bit a run records in its payment's row, kept for good: its status's, when the run is that
@@ -56,19 +57,32 @@ export interface ClaimRequest {
  * predecessor committed. The dialect names its path (`ClaimPath` in dialects/dialect.ts): one
  * statement on the common path where it can. The reason for a refusal is read only then.
  */
-export async function claimKey(session: SqlSession<unknown>, sql: LedgerStatements, { key, claim, now, order, raiseMark, beside }: ClaimRequest): Promise<'duplicate' | 'superseded' | typeof UNCLEAR | undefined> {
+export async function claimKey(
+  session: SqlSession<unknown>,
+  sql: LedgerStatements,
+  { key, claim, now, order, raiseMark, beside }: ClaimRequest,
+): Promise<'duplicate' | 'superseded' | typeof UNCLEAR | undefined> {
   if (order === undefined) {
     if ((await send(session, sql.claim, { claim, now })).affected === 1) return undefined;
     return takeOver(session, sql, claim, now);
   }
-  const args = { claim, now, mark: markRow(order.paymentId), rank: order.rank, markRank: raiseMark ? order.rank : LOCK_ONLY_RANK, handled: keptForGood(key, order), keptUntil: KEPT_FOR_GOOD };
+  const args = {
+    claim,
+    now,
+    mark: markRow(order.paymentId),
+    rank: order.rank,
+    markRank: raiseMark ? order.rank : LOCK_ONLY_RANK,
+    handled: keptForGood(key, order),
+    keptUntil: KEPT_FOR_GOOD,
+  };
   const path = sql.claimPath;
   switch (path.name) {
     case 'mark-in-claim':
       if ((await send(session, sql.claimOrdered, args)).affected === 1) return undefined;
       return (await refusal(session, sql, args)) ?? 'duplicate';
     case 'claim-then-mark':
-      if ((await send(session, sql.claimOrdered, args)).affected !== 1) return (await refusal(session, sql, args)) ?? 'duplicate';
+      if ((await send(session, sql.claimOrdered, args)).affected !== 1)
+        return (await refusal(session, sql, args)) ?? 'duplicate';
       await send(session, path.markClaimed, args);
       return undefined;
     case 'rows-beside': {
@@ -101,7 +115,11 @@ export async function claimKey(session: SqlSession<unknown>, sql: LedgerStatemen
  * Why the payment's row (as last committed, and locked by the claim) refuses the callback: a
  * later status was handled (`superseded`), or this one was (`duplicate`); undefined when neither.
  */
-async function refusal(session: SqlSession<unknown>, sql: LedgerStatements, { mark, rank, handled }: { readonly mark: string; readonly rank: number; readonly handled: number }): Promise<'superseded' | 'duplicate' | undefined> {
+async function refusal(
+  session: SqlSession<unknown>,
+  sql: LedgerStatements,
+  { mark, rank, handled }: { readonly mark: string; readonly rank: number; readonly handled: number },
+): Promise<'superseded' | 'duplicate' | undefined> {
   const row = (await send(session, sql.readMark, { mark })).rows[0];
   if (row === undefined) return undefined;
   if (row.mark_rank !== null && Number(row.mark_rank) > rank) return 'superseded';
@@ -109,8 +127,14 @@ async function refusal(session: SqlSession<unknown>, sql: LedgerStatements, { ma
 }
 
 /** The key's row exists: claimed when it had expired (`rows-beside` takes it over here; the others in the claim), else a duplicate. */
-async function takeOver(session: SqlSession<unknown>, sql: LedgerStatements, claim: Claim, now: number): Promise<'duplicate' | undefined> {
+async function takeOver(
+  session: SqlSession<unknown>,
+  sql: LedgerStatements,
+  claim: Claim,
+  now: number,
+): Promise<'duplicate' | undefined> {
   const path = sql.claimPath;
-  if (path.name === 'rows-beside' && (await send(session, path.takeOver, { claim, now })).affected === 1) return undefined;
+  if (path.name === 'rows-beside' && (await send(session, path.takeOver, { claim, now })).affected === 1)
+    return undefined;
   return 'duplicate';
 }

@@ -17,7 +17,9 @@ const MAX_KEY_LENGTH = 255;
 function rowKey(prefix: 'k:' | 'm:', value: string): string {
   const key = prefix + value;
   // MySQL's utf8mb4_bin pads with spaces (`a` = `a `): a key ending in one is stored by its hash.
-  return key.length <= MAX_KEY_LENGTH && !key.endsWith(' ') ? key : `h:${createHash('sha256').update(key).digest('hex')}`;
+  return key.length <= MAX_KEY_LENGTH && !key.endsWith(' ')
+    ? key
+    : `h:${createHash('sha256').update(key).digest('hex')}`;
 }
 
 /** The row of an idempotency key. */

@@ -40,7 +40,12 @@ export interface EnsureSchemaOptions {
  * compared byte for byte). Anything else is a ConfigurationError naming each difference and the
  * statement that fixes it; nothing is altered behind the merchant's migrations.
  */
-export async function ensureSchema<Tx>(client: SqlClient<Tx>, sql: LedgerStatements, table: string, options: EnsureSchemaOptions = {}): Promise<void> {
+export async function ensureSchema<Tx>(
+  client: SqlClient<Tx>,
+  sql: LedgerStatements,
+  table: string,
+  options: EnsureSchemaOptions = {},
+): Promise<void> {
   const create = options.create ?? true;
   if (typeof create !== 'boolean') throw new ConfigurationError('create must be true or false', 'create');
   const described = await transaction(client, SCHEMA_LOCK_TIMEOUT_MS, async (session) => {
@@ -48,7 +53,10 @@ export async function ensureSchema<Tx>(client: SqlClient<Tx>, sql: LedgerStateme
       if (client.dialect === 'postgres') await session.query(SCHEMA_LOCK, [`myr-gateway:${table}`]);
       for (const statement of sql.schema) await session.query(statement, []);
     }
-    const answer: { readonly rows: readonly DescribedColumn[] } = await session.query(sql.describe.text, sql.describe.params(null));
+    const answer: { readonly rows: readonly DescribedColumn[] } = await session.query(
+      sql.describe.text,
+      sql.describe.params(null),
+    );
     return answer.rows;
   });
   if (described.length === 0) {
@@ -61,6 +69,9 @@ export async function ensureSchema<Tx>(client: SqlClient<Tx>, sql: LedgerStateme
   if (differences.length > 0) {
     const what = differences.map(({ column, problem }) => `${column.name} ${problem}`).join('; ');
     const fixes = differences.map(({ column, exists }) => `${sql.fixColumn(column, exists)};`).join(' ');
-    throw new ConfigurationError(`the ledger's table ${table} is not the table the ledger needs: ${what}. Fix it with: ${fixes}`, 'table');
+    throw new ConfigurationError(
+      `the ledger's table ${table} is not the table the ledger needs: ${what}. Fix it with: ${fixes}`,
+      'table',
+    );
   }
 }

@@ -22,7 +22,11 @@ export interface PruneOptions {
 const PRUNE_TRIES = 3;
 
 /** Runs `body` in one transaction of its own: committed when it returns, rolled back when it throws. */
-export async function transaction<Tx, R>(client: SqlClient<Tx>, lockTimeoutMs: number, body: (session: SqlSession<Tx>) => Promise<R>): Promise<R> {
+export async function transaction<Tx, R>(
+  client: SqlClient<Tx>,
+  lockTimeoutMs: number,
+  body: (session: SqlSession<Tx>) => Promise<R>,
+): Promise<R> {
   const session = await client.begin(lockTimeoutMs);
   let result: R;
   try {
@@ -49,17 +53,26 @@ export async function pruneExpired<Tx>(
 ): Promise<number> {
   const olderThanMs = milliseconds(options.olderThanMs ?? 0, 'olderThanMs', 0);
   const batchSize = options.batchSize ?? 1000;
-  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 100_000) throw new ConfigurationError('batchSize must be a whole number from 1 to 100000', 'batchSize');
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 100_000)
+    throw new ConfigurationError('batchSize must be a whole number from 1 to 100000', 'batchSize');
   const before = Date.now() - olderThanMs;
   let total = 0;
   for (;;) {
-    const deleted = await batch(client, lockTimeoutMs, async (session) => (await session.query(statement.text, statement.params({ before, batch: batchSize }))).affected);
+    const deleted = await batch(
+      client,
+      lockTimeoutMs,
+      async (session) => (await session.query(statement.text, statement.params({ before, batch: batchSize }))).affected,
+    );
     total += deleted;
     if (deleted < batchSize) return total;
   }
 }
 
-async function batch<Tx>(client: SqlClient<Tx>, lockTimeoutMs: number, body: (session: SqlSession<Tx>) => Promise<number>): Promise<number> {
+async function batch<Tx>(
+  client: SqlClient<Tx>,
+  lockTimeoutMs: number,
+  body: (session: SqlSession<Tx>) => Promise<number>,
+): Promise<number> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await transaction(client, lockTimeoutMs, body);

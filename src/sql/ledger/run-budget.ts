@@ -48,7 +48,11 @@ export function waitedOnItself(waiting: readonly unknown[]): string {
  * transaction holds (Postgres only: MySQL says it only with the performance schema's grants),
  * then ends the transaction at once; answers the message when some did.
  */
-async function giveUp<Tx>(client: SqlClient<Tx>, session: SqlSession<Tx>, settled: Promise<unknown>): Promise<string | undefined> {
+async function giveUp<Tx>(
+  client: SqlClient<Tx>,
+  session: SqlSession<Tx>,
+  settled: Promise<unknown>,
+): Promise<string | undefined> {
   let waiting: readonly unknown[] = [];
   if (client.dialect === 'postgres') {
     const asked = session.query(WAITING_ON_THIS_SESSION, []).then(
@@ -65,7 +69,10 @@ const EXPIRED = Symbol('expired');
 
 /** The typed answer of a database that did not answer within the run's time (a 503 through the handler). */
 function unanswered(timeoutMs: number, what: string): MyrGatewayError {
-  return new MyrGatewayError(`the database did not answer ${what} within the run's ${timeoutMs} ms: nothing was acknowledged`, { code: 'STORE_UNAVAILABLE', retryable: true });
+  return new MyrGatewayError(
+    `the database did not answer ${what} within the run's ${timeoutMs} ms: nothing was acknowledged`,
+    { code: 'STORE_UNAVAILABLE', retryable: true },
+  );
 }
 
 /**
@@ -75,11 +82,13 @@ function unanswered(timeoutMs: number, what: string): MyrGatewayError {
  * unavailable (it may still land: the gateway's retry then finds the callback handled).
  */
 export function runBudget<Tx>(client: SqlClient<Tx>, timeoutMs: number | undefined): RunBudget<Tx> {
-  if (timeoutMs === undefined) return { client, remainingMs: () => undefined, giveUp: (session, settled) => giveUp(client, session, settled) };
+  if (timeoutMs === undefined)
+    return { client, remainingMs: () => undefined, giveUp: (session, settled) => giveUp(client, session, settled) };
   const limitMs = timeoutMs;
   const end = performance.now() + limitMs;
   const remainingMs = () => Math.max(0, end - performance.now());
-  const beforeEnd = <T>(pending: Promise<T>): Promise<T | typeof EXPIRED> => within(pending, { ms: remainingMs(), onTimeout: () => EXPIRED });
+  const beforeEnd = <T>(pending: Promise<T>): Promise<T | typeof EXPIRED> =>
+    within(pending, { ms: remainingMs(), onTimeout: () => EXPIRED });
 
   // The adapter's session behind each bounded one: giving up asks it, unbounded by the spent time.
   const unbounded = new WeakMap<SqlSession<Tx>, { readonly session: SqlSession<Tx>; readonly givenUp: () => void }>();
@@ -97,7 +106,8 @@ export function runBudget<Tx>(client: SqlClient<Tx>, timeoutMs: number | undefin
       },
       async commit(held) {
         if (abandoned) throw unanswered(limitMs, 'a statement');
-        if ((await beforeEnd(session.commit(held))) === EXPIRED) throw unanswered(limitMs, 'COMMIT (its outcome is unknown)');
+        if ((await beforeEnd(session.commit(held))) === EXPIRED)
+          throw unanswered(limitMs, 'COMMIT (its outcome is unknown)');
       },
       async rollback(cause) {
         // Abandoned already: the adapter rolls back once the pending statement settles. A
@@ -131,7 +141,10 @@ export function runBudget<Tx>(client: SqlClient<Tx>, timeoutMs: number | undefin
         const session = await beforeEnd(opening);
         if (session !== EXPIRED) return bounded(session);
         // The connection came too late for this run: given back as soon as it arrives.
-        void opening.then((late) => late.rollback(), () => undefined);
+        void opening.then(
+          (late) => late.rollback(),
+          () => undefined,
+        );
         throw unanswered(limitMs, 'with a connection');
       },
     },

@@ -26,7 +26,13 @@ export interface LedgerColumn {
 
 /** A column's definition in DDL: type, collation, NOT NULL, default, primary key (`withKey`). */
 export function definitionOf(column: LedgerColumn, withKey = true): string {
-  const parts = [column.type, column.binary, column.notNull && 'NOT NULL', column.default !== undefined && `DEFAULT ${column.default}`, withKey && column.primaryKey && 'PRIMARY KEY'];
+  const parts = [
+    column.type,
+    column.binary,
+    column.notNull && 'NOT NULL',
+    column.default !== undefined && `DEFAULT ${column.default}`,
+    withKey && column.primaryKey && 'PRIMARY KEY',
+  ];
   return parts.filter((part): part is string => typeof part === 'string' && part !== '').join(' ');
 }
 
@@ -44,7 +50,8 @@ export interface ColumnDifference {
   readonly exists: boolean;
 }
 
-const truthy = (value: unknown): boolean => value === true || value === 1 || value === '1' || value === 't' || value === 1n;
+const truthy = (value: unknown): boolean =>
+  value === true || value === 1 || value === '1' || value === 't' || value === 1n;
 
 /**
  * The columns of `described` that are not what `columns` need; empty when the table is right.
@@ -55,7 +62,10 @@ const truthy = (value: unknown): boolean => value === true || value === 1 || val
  * columnDifferences(columns, []); // every column: missing
  * ```
  */
-export function columnDifferences(columns: readonly LedgerColumn[], described: readonly DescribedColumn[]): ColumnDifference[] {
+export function columnDifferences(
+  columns: readonly LedgerColumn[],
+  described: readonly DescribedColumn[],
+): ColumnDifference[] {
   const byName = new Map(described.map((column) => [String(column['name']).toLowerCase(), column]));
   const differences: ColumnDifference[] = [];
   for (const column of columns) {
@@ -70,7 +80,9 @@ export function columnDifferences(columns: readonly LedgerColumn[], described: r
       !column.types.includes(type) && `is ${type}, not ${column.types.join(' or ')}`,
       column.notNull && !truthy(found['not_null']) && 'allows NULL',
       column.primaryKey && !truthy(found['primary_key']) && 'is not the primary key',
-      column.binary && !/_bin$|^binary$/i.test(collation) && `compares with the collation ${collation}, which makes keys that differ by case or accent one (it needs a _bin collation)`,
+      column.binary &&
+        !/_bin$|^binary$/i.test(collation) &&
+        `compares with the collation ${collation}, which makes keys that differ by case or accent one (it needs a _bin collation)`,
     ].filter((problem): problem is string => typeof problem === 'string');
     if (problems.length > 0) differences.push({ column, problem: problems.join(', '), exists: true });
   }

@@ -79,10 +79,9 @@ const inFlightOrUnavailable = (error: unknown, table: string): LedgerRun<never> 
 export type { EnsureSchemaOptions } from './ensure-schema.js';
 export type { PruneOptions } from './prune.js';
 
-
-
 /** What became of the work: its value, what it threw, or nothing yet when its time ran out. */
-type Settled<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown } | undefined;
+type Settled<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown } | undefined;
 
 function settledWithin<T>(running: Promise<T>, timeoutMs: number | undefined): Promise<Settled<T>> {
   const settled = running.then(
@@ -121,7 +120,10 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
 
   constructor(client: SqlClient<Tx>, options: SqlLedgerOptions = {}) {
     if (typeof client !== 'object' || client === null || typeof client.begin !== 'function') {
-      throw new ConfigurationError('SqlLedger takes a client built by fromPg, fromPostgresJs, fromMysql2, fromKysely, fromDrizzle, fromPrisma or fromSqlite', 'client');
+      throw new ConfigurationError(
+        'SqlLedger takes a client built by fromPg, fromPostgresJs, fromMysql2, fromKysely, fromDrizzle, fromPrisma or fromSqlite',
+        'client',
+      );
     }
     this.#name = checkTableName(options.table ?? 'myr_webhook_ledger');
     this.table = this.#name.qualified;
@@ -149,14 +151,27 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
     const now = Date.now();
     const claim = claimOf(key, now, completedTtlMs);
     const budget = runBudget(this.#client, timeoutMs);
-    const claimed = await this.#open(budget.client, { key, claim, now, order, raiseMark: options.raiseMark, beside: true });
+    const claimed = await this.#open(budget.client, {
+      key,
+      claim,
+      now,
+      order,
+      raiseMark: options.raiseMark,
+      beside: true,
+    });
     if (!('session' in claimed)) return claimed;
     const { session, bounded } = claimed;
 
     const running = Promise.resolve(session.tx).then(work);
     const settled = await settledWithin(running, budget.remainingMs());
     if (settled === undefined) {
-      const message = await budget.giveUp(bounded, running.then(() => undefined, (error: unknown) => error));
+      const message = await budget.giveUp(
+        bounded,
+        running.then(
+          () => undefined,
+          (error: unknown) => error,
+        ),
+      );
       // Given up already: this only stops the work's tx being known to stage a payout.
       session.abandon(Promise.resolve());
       return message === undefined ? { outcome: 'timed_out' } : { outcome: 'timed_out', message };
@@ -172,7 +187,13 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
       if (found && found.rows.length !== 1) {
         // The work ended the transaction itself (or the database did, and the work caught it).
         await session.rollback();
-        return { outcome: 'failed', error: new ConfigurationError('the ledger\'s transaction was no longer open when the work returned: the work must not COMMIT or ROLLBACK tx, nor swallow a failed statement', 'tx') };
+        return {
+          outcome: 'failed',
+          error: new ConfigurationError(
+            "the ledger's transaction was no longer open when the work returned: the work must not COMMIT or ROLLBACK tx, nor swallow a failed statement",
+            'tx',
+          ),
+        };
       }
     } catch (error) {
       await session.rollback(error);
@@ -182,7 +203,9 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
       await session.commit(held);
     } catch (error) {
       // A deferred constraint the work broke fails COMMIT itself: known, rolled back, the work's.
-      return aborted(error) || constraintBroken(error) ? { outcome: 'failed', error } : inFlightOrUnavailable(error, this.table);
+      return aborted(error) || constraintBroken(error)
+        ? { outcome: 'failed', error }
+        : inFlightOrUnavailable(error, this.table);
     }
     return { outcome: 'processed', value: settled.value };
   }
@@ -193,7 +216,10 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
    * claim first; when that cannot say whose the key's row is, the claim starts again in a new
    * transaction without it.
    */
-  async #open(client: SqlClient<Tx>, request: ClaimRequest): Promise<{ readonly session: SqlSession<Tx>; readonly bounded: SqlSession<Tx> } | LedgerRun<never>> {
+  async #open(
+    client: SqlClient<Tx>,
+    request: ClaimRequest,
+  ): Promise<{ readonly session: SqlSession<Tx>; readonly bounded: SqlSession<Tx> } | LedgerRun<never>> {
     let session: SqlSession<Tx>;
     let bounded: SqlSession<Tx>;
     try {
@@ -245,9 +271,14 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
    */
   schemaSql(dialect: SqlDialect = this.#client.dialect): string {
     if (dialect !== 'postgres' && dialect !== 'mysql' && dialect !== 'sqlite') {
-      throw new ConfigurationError(`schemaSql takes 'postgres', 'mysql' or 'sqlite' (got ${String(dialect)})`, 'dialect');
+      throw new ConfigurationError(
+        `schemaSql takes 'postgres', 'mysql' or 'sqlite' (got ${String(dialect)})`,
+        'dialect',
+      );
     }
-    return ledgerStatementsOf(dialect, this.#name).schema.map((statement) => `${statement};\n`).join('');
+    return ledgerStatementsOf(dialect, this.#name)
+      .schema.map((statement) => `${statement};\n`)
+      .join('');
   }
 
   /**

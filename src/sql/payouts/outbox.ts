@@ -20,7 +20,10 @@ export interface Outbox<Tx> {
 }
 
 /** Runs `work` in a transaction of the outbox's client whose `tx` `stage` and `settle` know. */
-export async function transactionOf<Tx, T>(outbox: Outbox<Tx>, work: (session: SqlSession<Tx>) => T | Promise<T>): Promise<T> {
+export async function transactionOf<Tx, T>(
+  outbox: Outbox<Tx>,
+  work: (session: SqlSession<Tx>) => T | Promise<T>,
+): Promise<T> {
   const session = tracked(await outbox.client.begin(outbox.lockTimeoutMs));
   let value: T;
   try {

@@ -55,11 +55,16 @@ export class SqlPayouts<Tx> {
 
   constructor(client: SqlClient<Tx>, options: SqlPayoutsOptions<Tx>) {
     if (typeof client !== 'object' || client === null || typeof client.begin !== 'function') {
-      throw new ConfigurationError('SqlPayouts takes a client built by fromPg, fromPostgresJs, fromMysql2, fromKysely, fromDrizzle, fromPrisma or fromSqlite', 'client');
+      throw new ConfigurationError(
+        'SqlPayouts takes a client built by fromPg, fromPostgresJs, fromMysql2, fromKysely, fromDrizzle, fromPrisma or fromSqlite',
+        'client',
+      );
     }
     const { onRefused, onSettled } = options ?? {};
-    if (typeof onRefused !== 'function') throw new ConfigurationError('SqlPayouts needs onRefused: a refused payout must be credited back', 'onRefused');
-    if (typeof onSettled !== 'function') throw new ConfigurationError('SqlPayouts needs onSettled: a failed payout must be credited back', 'onSettled');
+    if (typeof onRefused !== 'function')
+      throw new ConfigurationError('SqlPayouts needs onRefused: a refused payout must be credited back', 'onRefused');
+    if (typeof onSettled !== 'function')
+      throw new ConfigurationError('SqlPayouts needs onSettled: a failed payout must be credited back', 'onSettled');
     this.table = checkTableName(options.table ?? 'myr_payouts').qualified;
     this.#outbox = {
       client,
@@ -85,7 +90,8 @@ export class SqlPayouts<Tx> {
     await this.transaction(async ({ tx }) => {
       const session = sessionOf(tx);
       if (session === undefined) return;
-      if (client.dialect === 'postgres') await session.query('SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext($1))', [`myr-gateway:${table}`]);
+      if (client.dialect === 'postgres')
+        await session.query('SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext($1))', [`myr-gateway:${table}`]);
       for (const statement of this.#schema(client.dialect)) await session.query(statement, []);
     });
   }
@@ -100,9 +106,14 @@ export class SqlPayouts<Tx> {
    */
   schemaSql(dialect: SqlDialect = this.#outbox.client.dialect): string {
     if (dialect !== 'postgres' && dialect !== 'mysql' && dialect !== 'sqlite') {
-      throw new ConfigurationError(`schemaSql takes 'postgres', 'mysql' or 'sqlite' (got ${String(dialect)})`, 'dialect');
+      throw new ConfigurationError(
+        `schemaSql takes 'postgres', 'mysql' or 'sqlite' (got ${String(dialect)})`,
+        'dialect',
+      );
     }
-    return this.#schema(dialect).map((statement) => `${statement};\n`).join('');
+    return this.#schema(dialect)
+      .map((statement) => `${statement};\n`)
+      .join('');
   }
 
   #schema(dialect: SqlDialect): readonly string[] {
@@ -145,22 +156,38 @@ export class SqlPayouts<Tx> {
     let request: WithdrawalCreateParams;
     try {
       const validated = validateRequest(withdrawalCreateParamsSchema, params, 'withdrawal create');
-      request = { ...validated, amount: params.amount, currency: validated.currency ?? CURRENCY, method: validated.method ?? 'BANK' };
+      request = {
+        ...validated,
+        amount: params.amount,
+        currency: validated.currency ?? CURRENCY,
+        method: validated.method ?? 'BANK',
+      };
     } catch (error) {
       throw tagReference(error, referenceId);
     }
     const session = sessionOf(tx);
     if (session === undefined) {
-      throw new ConfigurationError("stage takes the tx of an open transaction: payouts.transaction's, or the ledger's in onEvent or runOnce", 'tx');
+      throw new ConfigurationError(
+        "stage takes the tx of an open transaction: payouts.transaction's, or the ledger's in onEvent or runOnce",
+        'tx',
+      );
     }
     const { sql, table } = this.#outbox;
-    const values = { referenceId: request.reference_id, params: JSON.stringify(request), amount: String(request.amount), now: Date.now() };
+    const values = {
+      referenceId: request.reference_id,
+      params: JSON.stringify(request),
+      amount: String(request.amount),
+      now: Date.now(),
+    };
     const { affected } = await session.query(sql.stage.text(table), sql.stage.params(values));
     if (affected !== 1) {
-      throw new DuplicateReferenceError(`DUPLICATE_REFERENCE: a payout with reference_id ${request.reference_id} is already staged; nothing was staged`, {
-        code: 'DUPLICATE_REFERENCE',
-        referenceId: request.reference_id,
-      });
+      throw new DuplicateReferenceError(
+        `DUPLICATE_REFERENCE: a payout with reference_id ${request.reference_id} is already staged; nothing was staged`,
+        {
+          code: 'DUPLICATE_REFERENCE',
+          referenceId: request.reference_id,
+        },
+      );
     }
   }
 
@@ -191,9 +218,15 @@ export class SqlPayouts<Tx> {
     if (row.state === 'succeeded' || row.state === 'failed' || row.state === 'refused') return 'already';
     if (row.state === 'staged') return 'unknown';
     const state = finalState(status);
-    const { affected } = await session.query(sql.settle.text(table), sql.settle.params({ referenceId, state, paymentId, now: Date.now() }));
+    const { affected } = await session.query(
+      sql.settle.text(table),
+      sql.settle.params({ referenceId, state, paymentId, now: Date.now() }),
+    );
     if (affected !== 1) return 'already';
-    await this.#outbox.onSettled({ referenceId, amount: row.amount, state, status, paymentId, via: 'callback' }, { tx: context.tx });
+    await this.#outbox.onSettled(
+      { referenceId, amount: row.amount, state, status, paymentId, via: 'callback' },
+      { tx: context.tx },
+    );
     return 'settled';
   }
 
@@ -208,7 +241,10 @@ export class SqlPayouts<Tx> {
    */
   async get(referenceId: string): Promise<PayoutInfo | undefined> {
     const { sql, table } = this.#outbox;
-    const found = await transactionOf(this.#outbox, async (session) => (await session.query(sql.read.text(table), sql.read.params({ referenceId }))).rows[0]);
+    const found = await transactionOf(
+      this.#outbox,
+      async (session) => (await session.query(sql.read.text(table), sql.read.params({ referenceId }))).rows[0],
+    );
     if (found === undefined) return undefined;
     return infoOf(payoutRow(found));
   }

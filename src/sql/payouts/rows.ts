@@ -37,7 +37,12 @@ const stateOf = (value: unknown): PayoutState => {
   if (state === undefined) throw new Error(`a payout row holds the unknown state ${String(value)}`);
   return state;
 };
-const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : typeof value === 'number' || typeof value === 'bigint' ? String(value) : undefined);
+const text = (value: unknown): string | undefined =>
+  typeof value === 'string'
+    ? value
+    : typeof value === 'number' || typeof value === 'bigint'
+      ? String(value)
+      : undefined;
 
 /** A row of `due`, `lock` or `read`. */
 export function payoutRow(row: Record<string, unknown>): PayoutRow {
@@ -56,9 +61,13 @@ export function payoutRow(row: Record<string, unknown>): PayoutRow {
 
 /** What a failed request left to remember: its code and message, the account number masked, at most 500 characters. */
 export function errorText(error: unknown, accountNumber: string): { readonly code: string; readonly message: string } {
-  const { code, message } = typeof error === 'object' && error !== null ? (error as { code?: unknown; message?: unknown }) : {};
+  const { code, message } =
+    typeof error === 'object' && error !== null ? (error as { code?: unknown; message?: unknown }) : {};
   const mask = accountNumberRedactor(accountNumber);
-  return { code: typeof code === 'string' ? code : 'UNKNOWN', message: mask(typeof message === 'string' ? message : String(error)).slice(0, 400) };
+  return {
+    code: typeof code === 'string' ? code : 'UNKNOWN',
+    message: mask(typeof message === 'string' ? message : String(error)).slice(0, 400),
+  };
 }
 
 /** A random 53-bit id for one claim of a row: only the worker that wrote it writes the row's outcome. */

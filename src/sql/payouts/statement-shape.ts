@@ -25,15 +25,36 @@ export interface PayoutStatements {
   /** Rows due for a send or a status lookup, oldest first, locked for this transaction where the database can skip locked rows. */
   readonly due: PayoutStatement<{ now: number; limit: number }>;
   /** Claims one due row for this worker (its `claim_id`, a lease until `until`); `requestedAt` when a request will be sent. */
-  readonly claim: PayoutStatement<{ referenceId: string; state: PayoutState; claimId: number; until: number; attempt: 0 | 1; requestedAt: number | null }>;
+  readonly claim: PayoutStatement<{
+    referenceId: string;
+    state: PayoutState;
+    claimId: number;
+    until: number;
+    attempt: 0 | 1;
+    requestedAt: number | null;
+  }>;
   /** Locks the table's one pacing row: claims that will send take turns, so the requests of every worker fit one limit. */
   readonly paceLock: PayoutStatement<Record<string, never>>;
   /** How many payouts were requested since `since`, and the oldest of them (`n`, `oldest`). */
   readonly recent: PayoutStatement<{ since: number }>;
   /** Writes a request's outcome, only if the row is still this worker's claim. */
-  readonly release: PayoutStatement<{ referenceId: string; claimId: number; state: PayoutState; dueAt: number; paymentId: string | null; lastError: string | null; refusal: string | null; now: number }>;
+  readonly release: PayoutStatement<{
+    referenceId: string;
+    claimId: number;
+    state: PayoutState;
+    dueAt: number;
+    paymentId: string | null;
+    lastError: string | null;
+    refusal: string | null;
+    now: number;
+  }>;
   /** Moves a payout to its final status by callback, only from `sending` or `sent`. */
-  readonly settle: PayoutStatement<{ referenceId: string; state: 'succeeded' | 'failed'; paymentId: string; now: number }>;
+  readonly settle: PayoutStatement<{
+    referenceId: string;
+    state: 'succeeded' | 'failed';
+    paymentId: string;
+    now: number;
+  }>;
   /** One payout's row, locked for this transaction (SQLite: the transaction holds the write lock). */
   readonly lock: PayoutStatement<{ referenceId: string }>;
   /** One payout's row, without a lock. */

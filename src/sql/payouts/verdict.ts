@@ -24,7 +24,13 @@
 export type PayoutVerdict = 'refused' | 'sent' | 'wait' | 'unknown';
 
 /** The service's codes that refuse a payout for good (its request is wrong). */
-const REFUSALS: ReadonlySet<unknown> = new Set(['VALIDATION_ERROR', 'INVALID_AMOUNT', 'INVALID_BANK_CODE', 'MISSING_PROVIDER_CHANNEL', 'INVALID_PROVIDER_CHANNEL']);
+const REFUSALS: ReadonlySet<unknown> = new Set([
+  'VALIDATION_ERROR',
+  'INVALID_AMOUNT',
+  'INVALID_BANK_CODE',
+  'MISSING_PROVIDER_CHANNEL',
+  'INVALID_PROVIDER_CHANNEL',
+]);
 /** Codes the service answers before processing, that a later request may not meet. */
 const WAITS: ReadonlySet<unknown> = new Set([
   'RATE_LIMITED',
@@ -49,10 +55,12 @@ const WAITS: ReadonlySet<unknown> = new Set([
  * ```
  */
 export function payoutVerdict(error: unknown, firstRequest: boolean): PayoutVerdict {
-  const { code, status } = typeof error === 'object' && error !== null ? (error as { code?: unknown; status?: unknown }) : {};
+  const { code, status } =
+    typeof error === 'object' && error !== null ? (error as { code?: unknown; status?: unknown }) : {};
   if (code === 'DUPLICATE_REFERENCE') return firstRequest ? 'refused' : 'sent';
   // A 5xx is never a refusal, whatever code it carries: it may have been processed.
-  if (typeof status === 'number' && status >= 500) return code === 'NO_GATEWAY_AVAILABLE' && status === 503 ? 'wait' : 'unknown';
+  if (typeof status === 'number' && status >= 500)
+    return code === 'NO_GATEWAY_AVAILABLE' && status === 503 ? 'wait' : 'unknown';
   if (REFUSALS.has(code) && (status === undefined || status === 400 || status === 422)) return 'refused';
   if (WAITS.has(code) || status === 429) return 'wait';
   return 'unknown';

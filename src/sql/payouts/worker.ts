@@ -62,7 +62,10 @@ export class PayoutWorker<Tx = unknown> {
     this.#batchSize = count(options.batchSize ?? 10, 'batchSize', 1000);
     this.#onError = options.onError ?? ((error) => console.error('myr-gateway: a payout drain failed', error));
     const pace = options.pace ?? { limit: PUBLISHED_LIMITS.withdraw, windowMs: PUBLISHED_WINDOW_MS };
-    this.#pace = pace === false ? undefined : { limit: count(pace.limit, 'pace.limit', 100_000), windowMs: milliseconds(pace.windowMs, 'pace.windowMs') };
+    this.#pace =
+      pace === false
+        ? undefined
+        : { limit: count(pace.limit, 'pace.limit', 100_000), windowMs: milliseconds(pace.windowMs, 'pace.windowMs') };
   }
 
   /**
@@ -78,12 +81,14 @@ export class PayoutWorker<Tx = unknown> {
     this.#started = true;
     this.#stopping = false;
     const tick = () => {
-      this.#running = this.drain().then(
-        () => undefined,
-        (error: unknown) => this.#onError(error),
-      ).then(() => {
-        if (this.#started) this.#timer = setTimeout(tick, this.#intervalMs);
-      });
+      this.#running = this.drain()
+        .then(
+          () => undefined,
+          (error: unknown) => this.#onError(error),
+        )
+        .then(() => {
+          if (this.#started) this.#timer = setTimeout(tick, this.#intervalMs);
+        });
     };
     tick();
   }
@@ -154,20 +159,39 @@ export class PayoutWorker<Tx = unknown> {
         room = this.#pace.limit - Number(recent?.n ?? 0);
         oldest = Number(recent?.oldest ?? now);
       }
-      const rows = (await session.query(sql.due.text(table), sql.due.params({ now: dueBy, limit: this.#batchSize }))).rows.map(payoutRow);
+      const rows = (
+        await session.query(sql.due.text(table), sql.due.params({ now: dueBy, limit: this.#batchSize }))
+      ).rows.map(payoutRow);
       const claimed: Claimed[] = [];
       let waitMs = 0;
       for (const row of rows) {
-        const action = row.state === 'sent' ? 'lookup' : row.refusal !== undefined ? 'refuse' : row.state === 'staged' ? 'create' : 'recover';
+        const action =
+          row.state === 'sent'
+            ? 'lookup'
+            : row.refusal !== undefined
+              ? 'refuse'
+              : row.state === 'staged'
+                ? 'create'
+                : 'recover';
         const requests = action === 'create' || action === 'recover';
         if (requests && room <= 0) {
-          waitMs = this.#pace === undefined ? 1 : Math.max(1, oldest + this.#pace.windowMs + paceSlackMs(this.#pace.windowMs) - now);
+          waitMs =
+            this.#pace === undefined
+              ? 1
+              : Math.max(1, oldest + this.#pace.windowMs + paceSlackMs(this.#pace.windowMs) - now);
           continue;
         }
         if (requests) room -= 1;
         const claim = claimId();
         const state: PayoutState = row.state === 'sent' ? 'sent' : 'sending';
-        const values = { referenceId: row.referenceId, state, claimId: claim, until: now + this.#leaseMs, attempt: requests ? (1 as const) : (0 as const), requestedAt: requests ? now : null };
+        const values = {
+          referenceId: row.referenceId,
+          state,
+          claimId: claim,
+          until: now + this.#leaseMs,
+          attempt: requests ? (1 as const) : (0 as const),
+          requestedAt: requests ? now : null,
+        };
         await session.query(sql.claim.text(table), sql.claim.params(values));
         claimed.push({ row, claim, action });
       }
@@ -195,7 +219,9 @@ export class PayoutWorker<Tx = unknown> {
       } else {
         // Certainly unsent after a first request: still staged. Anything else may be at the service.
         const state = verdict === 'wait' && first ? 'staged' : 'sending';
-        await this.#release(claimed, state, Date.now() + this.#retryDelay(row.attempts + 1, error), { lastError: `${code}: ${message}` });
+        await this.#release(claimed, state, Date.now() + this.#retryDelay(row.attempts + 1, error), {
+          lastError: `${code}: ${message}`,
+        });
         report.unknown += 1;
       }
     }
@@ -212,13 +238,31 @@ export class PayoutWorker<Tx = unknown> {
   }
 
   /** Moves the payout to `refused` and runs `onRefused` in that transaction; if the hook throws, the refusal is kept on the row for the next drain. */
-  async #refuse(claimed: Claimed, refusal: { readonly code: string; readonly message: string }, report: PayoutDrainReport): Promise<void> {
+  async #refuse(
+    claimed: Claimed,
+    refusal: { readonly code: string; readonly message: string },
+    report: PayoutDrainReport,
+  ): Promise<void> {
     const { row } = claimed;
-    const given: PayoutRefusal = { referenceId: row.referenceId, amount: row.amount, code: refusal.code, message: refusal.message };
+    const given: PayoutRefusal = {
+      referenceId: row.referenceId,
+      amount: row.amount,
+      code: refusal.code,
+      message: refusal.message,
+    };
     const { sql, table, onRefused } = this.#outbox;
     try {
       const moved = await transactionOf(this.#outbox, async (session) => {
-        const values = { referenceId: row.referenceId, claimId: claimed.claim, state: 'refused' as const, dueAt: Date.now(), paymentId: null, lastError: `${refusal.code}: ${refusal.message}`, refusal: null, now: Date.now() };
+        const values = {
+          referenceId: row.referenceId,
+          claimId: claimed.claim,
+          state: 'refused' as const,
+          dueAt: Date.now(),
+          paymentId: null,
+          lastError: `${refusal.code}: ${refusal.message}`,
+          refusal: null,
+          now: Date.now(),
+        };
         if ((await session.query(sql.release.text(table), sql.release.params(values))).affected !== 1) return false;
         await onRefused(given, { tx: session.tx });
         return true;
@@ -242,7 +286,11 @@ export class PayoutWorker<Tx = unknown> {
     try {
       const found = await this.#gateway.payments.retrieve(row.referenceId);
       // Only this payout's record: a withdrawal (not a PAY_ deposit) of the staged amount, with its id when one is known.
-      const mine = found.reference_id === row.referenceId && !found.payment_id.startsWith('PAY_') && Number(found.amount) === Number(row.amount) && (row.paymentId === undefined || row.paymentId === found.payment_id);
+      const mine =
+        found.reference_id === row.referenceId &&
+        !found.payment_id.startsWith('PAY_') &&
+        Number(found.amount) === Number(row.amount) &&
+        (row.paymentId === undefined || row.paymentId === found.payment_id);
       if (mine && TERMINAL.has(found.status)) ({ status, payment_id: paymentId } = found);
     } catch {
       // A 404 or a failed lookup proves nothing: keep waiting.
@@ -254,15 +302,36 @@ export class PayoutWorker<Tx = unknown> {
       const settledId = paymentId;
       try {
         const moved = await transactionOf(this.#outbox, async (session) => {
-          const values = { referenceId: row.referenceId, claimId: claimed.claim, state, dueAt: Date.now(), paymentId: settledId, lastError: row.lastError ?? null, refusal: null, now: Date.now() };
+          const values = {
+            referenceId: row.referenceId,
+            claimId: claimed.claim,
+            state,
+            dueAt: Date.now(),
+            paymentId: settledId,
+            lastError: row.lastError ?? null,
+            refusal: null,
+            now: Date.now(),
+          };
           if ((await session.query(sql.release.text(table), sql.release.params(values))).affected !== 1) return false;
-          await onSettled({ referenceId: row.referenceId, amount: row.amount, state, status: settledStatus, paymentId: settledId, via: 'status' }, { tx: session.tx });
+          await onSettled(
+            {
+              referenceId: row.referenceId,
+              amount: row.amount,
+              state,
+              status: settledStatus,
+              paymentId: settledId,
+              via: 'status',
+            },
+            { tx: session.tx },
+          );
           return true;
         });
         if (moved) report.settled += 1;
         return;
       } catch (error) {
-        await this.#release(claimed, 'sent', Date.now() + this.#retryDelay(row.attempts + 1, undefined), { lastError: `onSettled threw: ${errorText(error, row.params.account_number).message}` });
+        await this.#release(claimed, 'sent', Date.now() + this.#retryDelay(row.attempts + 1, undefined), {
+          lastError: `onSettled threw: ${errorText(error, row.params.account_number).message}`,
+        });
         return;
       }
     }
@@ -271,7 +340,12 @@ export class PayoutWorker<Tx = unknown> {
   }
 
   /** Writes a request's outcome while the row is still this claim (a takeover or a callback may have moved it since). */
-  async #release(claimed: Claimed, state: PayoutState, dueAt: number, more: { paymentId?: string | null; lastError?: string; refusal?: string }): Promise<boolean> {
+  async #release(
+    claimed: Claimed,
+    state: PayoutState,
+    dueAt: number,
+    more: { paymentId?: string | null; lastError?: string; refusal?: string },
+  ): Promise<boolean> {
     const { sql, table } = this.#outbox;
     const values = {
       referenceId: claimed.row.referenceId,
@@ -283,13 +357,19 @@ export class PayoutWorker<Tx = unknown> {
       refusal: more.refusal ?? null,
       now: Date.now(),
     };
-    return transactionOf(this.#outbox, async (session) => (await session.query(sql.release.text(table), sql.release.params(values))).affected === 1);
+    return transactionOf(
+      this.#outbox,
+      async (session) => (await session.query(sql.release.text(table), sql.release.params(values))).affected === 1,
+    );
   }
 
   /** The wait before a payout is asked again: `intervalMs`, doubling per request, at most a minute; a 429's `Retry-After` when longer. */
   #retryDelay(attempts: number, error: unknown): number {
     const backoff = Math.min(this.#intervalMs * 2 ** Math.min(Math.max(attempts - 1, 0), 16), 60_000);
-    const retryAfter = typeof error === 'object' && error !== null && 'retryAfter' in error && typeof error.retryAfter === 'number' ? error.retryAfter * 1000 : 0;
+    const retryAfter =
+      typeof error === 'object' && error !== null && 'retryAfter' in error && typeof error.retryAfter === 'number'
+        ? error.retryAfter * 1000
+        : 0;
     return Math.max(backoff, retryAfter);
   }
 }

@@ -118,7 +118,11 @@ export interface MockGateway {
    * const delivery = await mock.completePayment(payment.payment_id, 'SUCCESS', { retryDelaysMs: [10, 20] });
    * ```
    */
-  completePayment(idOrReference: string, status: MockTerminalStatus, options?: CallbackOptions): Promise<CallbackDelivery>;
+  completePayment(
+    idOrReference: string,
+    status: MockTerminalStatus,
+    options?: CallbackOptions,
+  ): Promise<CallbackDelivery>;
   /**
    * Moves a withdrawal to a terminal status and delivers the signed callback (with
    * `bank_code` and the masked `account_number`) to the merchant's default callback URL.
@@ -127,7 +131,11 @@ export interface MockGateway {
    * await mock.completeWithdrawal('PAYOUT1', 'FAILED', { callbackUrl: 'http://127.0.0.1:4000/cb' });
    * ```
    */
-  completeWithdrawal(idOrReference: string, status: MockTerminalStatus, options?: CallbackOptions): Promise<CallbackDelivery>;
+  completeWithdrawal(
+    idOrReference: string,
+    status: MockTerminalStatus,
+    options?: CallbackOptions,
+  ): Promise<CallbackDelivery>;
   /**
    * Serves the same mock (same state, faults and recording) over real HTTP on 127.0.0.1,
    * for tests that need a real socket: a `networkError` fault then destroys the connection.

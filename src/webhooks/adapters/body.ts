@@ -37,9 +37,14 @@ export function declaredTooLarge(value: unknown, maxBodyBytes: number): boolean 
  */
 export function checkParsedBody(parsed: unknown, contentLength: unknown, maxBodyBytes: number): unknown {
   if (declaredTooLarge(contentLength, maxBodyBytes)) throw new BodyTooLargeError();
-  if ((parsed instanceof Uint8Array || parsed instanceof ArrayBuffer) && parsed.byteLength > maxBodyBytes) throw new BodyTooLargeError();
+  if ((parsed instanceof Uint8Array || parsed instanceof ArrayBuffer) && parsed.byteLength > maxBodyBytes)
+    throw new BodyTooLargeError();
   // The length first bounds what is encoded; the encoding counts what is verified (a lone surrogate as its 3-byte U+FFFD).
-  if (typeof parsed === 'string' && (parsed.length > maxBodyBytes || new TextEncoder().encode(parsed).byteLength > maxBodyBytes)) throw new BodyTooLargeError();
+  if (
+    typeof parsed === 'string' &&
+    (parsed.length > maxBodyBytes || new TextEncoder().encode(parsed).byteLength > maxBodyBytes)
+  )
+    throw new BodyTooLargeError();
   return parsed;
 }
 
@@ -139,7 +144,10 @@ export function readNodeStream(req: IncomingMessage, limits: BodyLimits): Promis
 }
 
 /** @internal Reads a Web stream up to the limit, within the read timeout; cancels it when refused. */
-export async function readWebStream(stream: ReadableStream<Uint8Array> | null, limits: BodyLimits): Promise<Uint8Array> {
+export async function readWebStream(
+  stream: ReadableStream<Uint8Array> | null,
+  limits: BodyLimits,
+): Promise<Uint8Array> {
   if (stream === null) return new Uint8Array(0);
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];

@@ -7,7 +7,13 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { checkParsedBody, readNodeStream } from './body.js';
-import { handleBody, nodeRequestBody, resolveAdapter, type WebhookAdapterInput, type WebhookAdapterOptions } from './shared.js';
+import {
+  handleBody,
+  nodeRequestBody,
+  resolveAdapter,
+  type WebhookAdapterInput,
+  type WebhookAdapterOptions,
+} from './shared.js';
 
 /** What the plugin's parser hands the route when it refused the body. */
 class BodyRefusal {
@@ -57,8 +63,10 @@ export function createFastifyHandler<Tx = undefined>(
       parsed instanceof BodyRefusal
         ? Promise.reject(parsed.error)
         : parsed !== undefined
-        ? new Promise((resolve) => resolve(checkParsedBody(parsed, request.headers['content-length'], limits.maxBodyBytes)))
-        : nodeRequestBody(request.raw, undefined, limits);
+          ? new Promise((resolve) =>
+              resolve(checkParsedBody(parsed, request.headers['content-length'], limits.maxBodyBytes)),
+            )
+          : nodeRequestBody(request.raw, undefined, limits);
     const response = await handleBody(handler, body, request.headers);
     reply.code(response.status).header('content-type', 'application/json; charset=utf-8');
     for (const [name, value] of Object.entries(response.headers)) reply.header(name, value);
@@ -117,12 +125,19 @@ export type FastifyWebhookPluginOptions = WebhookAdapterOptions & {
 // awaited (a `done` callback would be a third). `async` also makes a configuration error a
 // rejected plugin, which `register` reports, rather than a throw from inside Fastify's loader.
 // eslint-disable-next-line @typescript-eslint/require-await -- the promise is the plugin contract, see above
-export async function fastifyWebhookPlugin(instance: FastifyInstanceLike, options: FastifyWebhookPluginOptions): Promise<void> {
+export async function fastifyWebhookPlugin(
+  instance: FastifyInstanceLike,
+  options: FastifyWebhookPluginOptions,
+): Promise<void> {
   const input = 'handler' in options ? options.handler : options;
   const { handler, limits } = resolveAdapter(input, options);
   // Our own reader, not Fastify's: it stops at the limit, and the refusal goes to our handler
   // (Fastify's error path would close the socket before a sender still writing reads the 413).
-  const keepRaw = (_request: unknown, payload: IncomingMessage, done: (error: Error | null, body?: unknown) => void) => {
+  const keepRaw = (
+    _request: unknown,
+    payload: IncomingMessage,
+    done: (error: Error | null, body?: unknown) => void,
+  ) => {
     readNodeStream(payload, limits).then(
       (bytes) => done(null, bytes),
       (error: unknown) => done(null, new BodyRefusal(error)),

@@ -31,7 +31,10 @@ export interface HonoContextLike {
  * app.post('/webhooks/myr', createHonoHandler({ verifier: { apiKey: env.MYR_API_KEY }, onEvent }));
  * ```
  */
-export function createHonoHandler<Tx = undefined>(input: WebhookAdapterInput<Tx>, options?: WebhookAdapterOptions): (c: HonoContextLike) => Promise<Response> {
+export function createHonoHandler<Tx = undefined>(
+  input: WebhookAdapterInput<Tx>,
+  options?: WebhookAdapterOptions,
+): (c: HonoContextLike) => Promise<Response> {
   const { handler, limits } = resolveAdapter(input, options);
   return (c) => {
     const raw = c.req.raw;

@@ -5,7 +5,14 @@
  * @module
  */
 import type { IncomingMessage } from 'node:http';
-import { handleBody, nodeRequestBody, resolveAdapter, responseText, type WebhookAdapterInput, type WebhookAdapterOptions } from './shared.js';
+import {
+  handleBody,
+  nodeRequestBody,
+  resolveAdapter,
+  responseText,
+  type WebhookAdapterInput,
+  type WebhookAdapterOptions,
+} from './shared.js';
 
 /** The part of Koa's `Context` the middleware uses. */
 export interface KoaContextLike {

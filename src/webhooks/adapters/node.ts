@@ -4,7 +4,15 @@
  * @module
  */
 import type { ServerResponse } from 'node:http';
-import { handleBody, nodeRequestBody, resolveAdapter, responseText, type NodeRequestLike, type WebhookAdapterInput, type WebhookAdapterOptions } from './shared.js';
+import {
+  handleBody,
+  nodeRequestBody,
+  resolveAdapter,
+  responseText,
+  type NodeRequestLike,
+  type WebhookAdapterInput,
+  type WebhookAdapterOptions,
+} from './shared.js';
 import { WebhookHandlerError } from '../errors.js';
 import type { WebhookHandler, WebhookHandlerOptions, WebhookResponse } from '../handler-options.js';
 import { webhookLog } from '../log.js';
@@ -23,7 +31,12 @@ export function writeNodeResponse(res: ServerResponse, response: WebhookResponse
  * error line, `onError` (whatever it does is swallowed), then a 500 if nothing was sent yet,
  * else the connection is closed (the gateway sees no 2xx, so it retries).
  */
-function listenerFailed(handler: WebhookHandler, onError: WebhookHandlerOptions['onError'], res: ServerResponse, cause: unknown): void {
+function listenerFailed(
+  handler: WebhookHandler,
+  onError: WebhookHandlerOptions['onError'],
+  res: ServerResponse,
+  cause: unknown,
+): void {
   const error = new WebhookHandlerError('handler', 'the node listener failed to answer the callback', cause);
   webhookLog(handler.logger)('error', error);
   try {

@@ -48,7 +48,11 @@ export interface WebhookAdapterOptions {
 export type WebhookAdapterInput<Tx = undefined> = WebhookHandler | (WebhookHandlerOptions<Tx> & WebhookAdapterOptions);
 
 /** An adapter option, from the adapter's options first, else from the handler's (either form of input may carry it). */
-function given<Tx>(name: keyof WebhookAdapterOptions, input: WebhookAdapterInput<Tx>, options: WebhookAdapterOptions | undefined): unknown {
+function given<Tx>(
+  name: keyof WebhookAdapterOptions,
+  input: WebhookAdapterInput<Tx>,
+  options: WebhookAdapterOptions | undefined,
+): unknown {
   return options?.[name] ?? (input as WebhookAdapterOptions)[name]; // an absent one is undefined
 }
 
@@ -122,8 +126,16 @@ export function bodyFailure(error: unknown): WebhookResponse {
 
 /** @internal Logs, through the handler's logger, a callback refused before the handler saw it. */
 export function logRefusedBody(handler: WebhookHandler, response: WebhookResponse, why?: string): WebhookResponse {
-  why ??= response.status === 413 ? 'larger than maxBodyBytes' : response.status === 408 ? 'slower than bodyTimeoutMs' : 'unreadable';
-  webhookLog(handler.logger)('warn', new WebhookVerificationError('malformed', `a callback body was refused (${response.status}): ${why}`));
+  why ??=
+    response.status === 413
+      ? 'larger than maxBodyBytes'
+      : response.status === 408
+        ? 'slower than bodyTimeoutMs'
+        : 'unreadable';
+  webhookLog(handler.logger)(
+    'warn',
+    new WebhookVerificationError('malformed', `a callback body was refused (${response.status}): ${why}`),
+  );
   return response;
 }
 
@@ -138,14 +150,22 @@ export const RESHAPED =
  * it (`webhookId`, `WebhookId`, `webhook-id`). Such a body can never verify.
  */
 export function reshapedByParser(body: unknown): boolean {
-  if (body === null || typeof body !== 'object' || body instanceof Uint8Array || body instanceof ArrayBuffer) return false;
+  if (body === null || typeof body !== 'object' || body instanceof Uint8Array || body instanceof ArrayBuffer)
+    return false;
   const fields = body as Record<string, unknown>; // a parsed JSON object; only read here
   if (fields.amount !== undefined && typeof fields.amount !== 'number') return true;
-  return fields.webhook_id === undefined && Object.keys(fields).some((key) => key !== 'webhook_id' && key.replace(/[-_]/g, '').toLowerCase() === 'webhookid');
+  return (
+    fields.webhook_id === undefined &&
+    Object.keys(fields).some((key) => key !== 'webhook_id' && key.replace(/[-_]/g, '').toLowerCase() === 'webhookid')
+  );
 }
 
 /** @internal Runs the handler on a body that may still be being read. */
-export async function handleBody(handler: WebhookHandler, body: Promise<unknown>, headers: unknown): Promise<WebhookResponse> {
+export async function handleBody(
+  handler: WebhookHandler,
+  body: Promise<unknown>,
+  headers: unknown,
+): Promise<WebhookResponse> {
   let value: unknown;
   try {
     value = await body;

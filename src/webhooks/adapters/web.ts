@@ -6,7 +6,15 @@
  */
 import type { WebhookHandler, WebhookResponse } from '../handler-options.js';
 import { declaredTooLarge, readWebStream, type BodyLimits } from './body.js';
-import { TOO_LARGE, bodyFailure, logRefusedBody, resolveAdapter, responseText, type WebhookAdapterInput, type WebhookAdapterOptions } from './shared.js';
+import {
+  TOO_LARGE,
+  bodyFailure,
+  logRefusedBody,
+  resolveAdapter,
+  responseText,
+  type WebhookAdapterInput,
+  type WebhookAdapterOptions,
+} from './shared.js';
 
 /** A Web `Response` for an answer. */
 function toWebResponse(response: WebhookResponse): Response {
@@ -26,7 +34,8 @@ export async function answerWebRequest(
   limits: BodyLimits,
   read: () => Promise<Uint8Array> = () => readWebStream(request.body, limits),
 ): Promise<Response> {
-  if (declaredTooLarge(request.headers.get('content-length'), limits.maxBodyBytes)) return toWebResponse(logRefusedBody(handler, TOO_LARGE));
+  if (declaredTooLarge(request.headers.get('content-length'), limits.maxBodyBytes))
+    return toWebResponse(logRefusedBody(handler, TOO_LARGE));
   let body: Uint8Array;
   try {
     body = await read();
@@ -50,7 +59,10 @@ export async function answerWebRequest(
  * });
  * ```
  */
-export function createWebHandler<Tx = undefined>(input: WebhookAdapterInput<Tx>, options?: WebhookAdapterOptions): (request: Request) => Promise<Response> {
+export function createWebHandler<Tx = undefined>(
+  input: WebhookAdapterInput<Tx>,
+  options?: WebhookAdapterOptions,
+): (request: Request) => Promise<Response> {
   const { handler, limits } = resolveAdapter(input, options);
   return async (request) => {
     if (request.method !== 'POST') {

@@ -87,7 +87,8 @@ export class MemoryWebhookStore implements WebhookStore {
 
   constructor(options: MemoryWebhookStoreOptions = {}) {
     const max = options.maxEntries ?? 100_000;
-    if (!Number.isInteger(max) || max < 2) throw new ConfigurationError('maxEntries must be an integer of at least 2', 'maxEntries');
+    if (!Number.isInteger(max) || max < 2)
+      throw new ConfigurationError('maxEntries must be an integer of at least 2', 'maxEntries');
     this.maxEntries = max;
     this.#generation = Math.floor(max / 2);
     this.#clock = options.clock ?? Date.now;
@@ -127,7 +128,8 @@ export class MemoryWebhookStore implements WebhookStore {
     // Record it when nobody else holds the key, even if this claim had lapsed meanwhile.
     if (!live || held) {
       this.#set(id, { state: DONE, token, expiresAt: now + ttlMs });
-      if (order && !this.#outranked(order, now)) this.#set(orderKey(order), { state: DONE, token: String(order.rank), expiresAt: now + ttlMs });
+      if (order && !this.#outranked(order, now))
+        this.#set(orderKey(order), { state: DONE, token: String(order.rank), expiresAt: now + ttlMs });
     }
     return held;
   }
@@ -136,7 +138,11 @@ export class MemoryWebhookStore implements WebhookStore {
   async release(key: string, token: string): Promise<boolean> {
     const id = `:${key}`;
     const existing = this.#get(id);
-    const held = existing !== undefined && existing.token === token && existing.state === IN_FLIGHT && existing.expiresAt > this.#clock();
+    const held =
+      existing !== undefined &&
+      existing.token === token &&
+      existing.state === IN_FLIGHT &&
+      existing.expiresAt > this.#clock();
     if (held) {
       this.#unlock(existing, token);
       this.#delete(id);
@@ -148,7 +154,12 @@ export class MemoryWebhookStore implements WebhookStore {
   async renew(key: string, token: string, ttlMs: number): Promise<boolean> {
     const now = this.#clock();
     const existing = this.#get(`:${key}`);
-    if (existing === undefined || existing.state !== IN_FLIGHT || existing.token !== token || existing.expiresAt <= now) {
+    if (
+      existing === undefined ||
+      existing.state !== IN_FLIGHT ||
+      existing.token !== token ||
+      existing.expiresAt <= now
+    ) {
       return false;
     }
     existing.expiresAt = now + ttlMs;

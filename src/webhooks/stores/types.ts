@@ -116,7 +116,12 @@ export interface WebhookStore {
    * if ((await store.complete(key, token, 86_400_000)) === false) alert('claim lost: the handler may have run twice');
    * ```
    */
-  complete(key: string, token: string, ttlMs: number, order?: PaymentOrder): Promise<boolean | 'under_replicated' | void>;
+  complete(
+    key: string,
+    token: string,
+    ttlMs: number,
+    order?: PaymentOrder,
+  ): Promise<boolean | 'under_replicated' | void>;
   /**
    * Frees `key` if `token` still holds it, so the next delivery can take it. Answers
    * `false` when `token` no longer held it (the claim was lost while the handler ran).

@@ -41,17 +41,31 @@ afterAll(async () => {
 });
 
 /** A new unpaid order, its callback delivered twice: answers, and the order's status after. */
-async function paidTwice(handler: WebhookHandler, newOrder: (referenceId: string) => Promise<unknown>, status: (referenceId: string) => Promise<unknown>) {
+async function paidTwice(
+  handler: WebhookHandler,
+  newOrder: (referenceId: string) => Promise<unknown>,
+  status: (referenceId: string) => Promise<unknown>,
+) {
   const referenceId = `ORDER_EXAMPLE_${++n}`;
   await newOrder(referenceId);
-  const { rawBody, headers } = await signCallback(API_KEY, { payment_id: `PAY_EXAMPLE_${n}`, reference_id: referenceId, amount: 25, status: 'SUCCESS' });
+  const { rawBody, headers } = await signCallback(API_KEY, {
+    payment_id: `PAY_EXAMPLE_${n}`,
+    reference_id: referenceId,
+    amount: 25,
+    status: 'SUCCESS',
+  });
   const first = await handler.handle({ body: rawBody, headers });
   const second = await handler.handle({ body: rawBody, headers });
-  return { referenceId, outcomes: [first.status, first.body.outcome, second.status, second.body.outcome], status: await status(referenceId) };
+  return {
+    referenceId,
+    outcomes: [first.status, first.body.outcome, second.status, second.body.outcome],
+    status: await status(referenceId),
+  };
 }
 
 const pgOrder = (referenceId: string) => pool.query("INSERT INTO orders VALUES ($1, 'unpaid')", [referenceId]);
-const pgStatus = async (referenceId: string) => (await pool.query('SELECT status FROM orders WHERE reference_id = $1', [referenceId])).rows[0]?.status;
+const pgStatus = async (referenceId: string) =>
+  (await pool.query('SELECT status FROM orders WHERE reference_id = $1', [referenceId])).rows[0]?.status;
 const PAID_ONCE = [200, 'processed', 200, 'duplicate'];
 
 it('examples/ledger-pg.ts: paid once, and the reconciliation of the same status is a duplicate', async () => {
@@ -59,7 +73,9 @@ it('examples/ledger-pg.ts: paid once, and the reconciliation of the same status 
   const { referenceId, outcomes, status } = await paidTwice(handler, pgOrder, pgStatus);
   expect(outcomes).toEqual(PAID_ONCE);
   expect(status).toBe('paid');
-  expect(await reconcile({ payment_id: `PAY_EXAMPLE_${n}`, reference_id: referenceId, status: 'SUCCESS' })).toEqual({ outcome: 'duplicate' });
+  expect(await reconcile({ payment_id: `PAY_EXAMPLE_${n}`, reference_id: referenceId, status: 'SUCCESS' })).toEqual({
+    outcome: 'duplicate',
+  });
 });
 
 it('examples/ledger-postgres-js.ts: paid once', async () => {
@@ -74,7 +90,9 @@ it('examples/ledger-postgres-js.ts: paid once', async () => {
 });
 
 it('examples/ledger-kysely.ts: paid once', async () => {
-  const db = new Kysely<kyselyExample.ShopDatabase>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: postgresServer.url }) }) });
+  const db = new Kysely<kyselyExample.ShopDatabase>({
+    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: postgresServer.url }) }),
+  });
   try {
     const { handler } = await kyselyExample.createReceiver(db, API_KEY);
     const { outcomes, status } = await paidTwice(handler, pgOrder, pgStatus);
@@ -95,7 +113,10 @@ it('examples/ledger-mysql2.ts: paid once (MariaDB)', async () => {
   const { outcomes, status } = await paidTwice(
     handler,
     (referenceId) => mysqlPool.query("INSERT INTO orders VALUES (?, 'unpaid')", [referenceId]),
-    async (referenceId) => (await mysqlPool.query<mysql.RowDataPacket[]>('SELECT status FROM orders WHERE reference_id = ?', [referenceId]))[0][0]?.status,
+    async (referenceId) =>
+      (
+        await mysqlPool.query<mysql.RowDataPacket[]>('SELECT status FROM orders WHERE reference_id = ?', [referenceId])
+      )[0][0]?.status,
   );
   expect([outcomes, status]).toEqual([PAID_ONCE, 'paid']);
 });

@@ -64,11 +64,26 @@ async function sqliteDatabase(name: string): Promise<Database> {
   return {
     exec: async (ddl) => void db.exec(ddl),
     catalog: async () => ({
-      columns: db.prepare('PRAGMA table_info(myr_webhook_ledger)').all().map((c): Column => [String(c.name), `${String(c.type)} notnull=${String(c.notnull)} default=${String(c.dflt_value)} pk=${String(c.pk)}`]),
-      indexes: db
-        .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'myr_webhook_ledger' AND sql IS NOT NULL")
+      columns: db
+        .prepare('PRAGMA table_info(myr_webhook_ledger)')
         .all()
-        .map((i) => `${String(i.name)} (${db.prepare(`PRAGMA index_info(${String(i.name)})`).all().map((c) => String(c.name)).join(', ')})`),
+        .map((c): Column => [
+          String(c.name),
+          `${String(c.type)} notnull=${String(c.notnull)} default=${String(c.dflt_value)} pk=${String(c.pk)}`,
+        ]),
+      indexes: db
+        .prepare(
+          "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'myr_webhook_ledger' AND sql IS NOT NULL",
+        )
+        .all()
+        .map(
+          (i) =>
+            `${String(i.name)} (${db
+              .prepare(`PRAGMA index_info(${String(i.name)})`)
+              .all()
+              .map((c) => String(c.name))
+              .join(', ')})`,
+        ),
     }),
     client: () => fromSqlite(file),
     close: async () => db.close(),
@@ -85,11 +100,22 @@ async function postgresDatabase(name: string): Promise<Database> {
     exec: async (ddl) => void (await pool.query(ddl)),
     catalog: async () => ({
       columns: (
-        await pool.query<{ column_name: string; data_type: string; len: number | null; is_nullable: string; column_default: string | null }>(
+        await pool.query<{
+          column_name: string;
+          data_type: string;
+          len: number | null;
+          is_nullable: string;
+          column_default: string | null;
+        }>(
           "SELECT column_name, data_type, character_maximum_length AS len, is_nullable, column_default FROM information_schema.columns WHERE table_name = 'myr_webhook_ledger'",
         )
-      ).rows.map((c): Column => [c.column_name, `${c.data_type}(${String(c.len)}) nullable=${c.is_nullable} default=${String(c.column_default)}`]),
-      indexes: (await pool.query<{ indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE tablename = 'myr_webhook_ledger'")).rows.map((i) => i.indexdef),
+      ).rows.map((c): Column => [
+        c.column_name,
+        `${c.data_type}(${String(c.len)}) nullable=${c.is_nullable} default=${String(c.column_default)}`,
+      ]),
+      indexes: (
+        await pool.query<{ indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE tablename = 'myr_webhook_ledger'")
+      ).rows.map((i) => i.indexdef),
     }),
     client: () => fromPg(pool),
     close: () => pool.end(),
@@ -114,7 +140,10 @@ async function mysqlDatabase(name: string): Promise<Database> {
         [name],
       );
       return {
-        columns: columns.map((c): Column => [String(c.name), `${String(c.type)} nullable=${String(c.nullable)} default=${String(c.dflt)} collation=${String(c.coll)} key=${String(c.k)}`]),
+        columns: columns.map((c): Column => [
+          String(c.name),
+          `${String(c.type)} nullable=${String(c.nullable)} default=${String(c.dflt)} collation=${String(c.coll)} key=${String(c.k)}`,
+        ]),
         indexes: indexes.map((i) => `${String(i.name)} (${String(i.cols)})`),
       };
     },
@@ -128,11 +157,20 @@ function drizzleGenerated(dialect: SqlDialect): string {
   const dir = join(work, `drizzle-${dialect}`);
   mkdirSync(dir, { recursive: true });
   const table = { postgres: 'pgLedgerTable', mysql: 'mysqlLedgerTable', sqlite: 'sqliteLedgerTable' }[dialect];
-  writeFileSync(join(dir, 'schema.ts'), `import { ${table} } from ${JSON.stringify(join(ROOT, 'src/drizzle/index.ts'))};\nexport const myrWebhookLedger = ${table}();\n`);
+  writeFileSync(
+    join(dir, 'schema.ts'),
+    `import { ${table} } from ${JSON.stringify(join(ROOT, 'src/drizzle/index.ts'))};\nexport const myrWebhookLedger = ${table}();\n`,
+  );
   const kitDialect = { postgres: 'postgresql', mysql: 'mysql', sqlite: 'sqlite' }[dialect];
-  writeFileSync(join(dir, 'drizzle.config.ts'), `export default { dialect: '${kitDialect}', schema: ${JSON.stringify(join(dir, 'schema.ts'))}, out: ${JSON.stringify(join(dir, 'out'))} };\n`);
+  writeFileSync(
+    join(dir, 'drizzle.config.ts'),
+    `export default { dialect: '${kitDialect}', schema: ${JSON.stringify(join(dir, 'schema.ts'))}, out: ${JSON.stringify(join(dir, 'out'))} };\n`,
+  );
   const bin = join(dirname(createRequire(join(dir, 'package.json')).resolve('drizzle-kit')), 'bin.cjs');
-  execFileSync(process.execPath, [bin, 'generate', '--config', join(dir, 'drizzle.config.ts')], { cwd: dir, stdio: 'pipe' });
+  execFileSync(process.execPath, [bin, 'generate', '--config', join(dir, 'drizzle.config.ts')], {
+    cwd: dir,
+    stdio: 'pipe',
+  });
   const file = readdirSync(join(dir, 'out')).find((name) => name.endsWith('.sql'));
   if (file === undefined) throw new Error('drizzle-kit generate wrote no migration');
   return readFileSync(join(dir, 'out', file), 'utf8');
@@ -163,11 +201,17 @@ describe.each(databases)('the ledger table on %s', (dialect, open) => {
 
   it(`docs/migrations/${dialect}.sql makes the table schemaSql makes, and the ledger runs on it`, async () => {
     const db = await open(`from_file_${dialect}`);
-    for (const statement of statementsOf(readFileSync(join(ROOT, 'docs/migrations', `${dialect}.sql`), 'utf8'))) await db.exec(statement);
+    for (const statement of statementsOf(readFileSync(join(ROOT, 'docs/migrations', `${dialect}.sql`), 'utf8')))
+      await db.exec(statement);
     expectSameTable(await db.catalog());
     const ledger = new SqlLedger(db.client());
     const fulfilled: string[] = [];
-    const run = () => ledger.run('payment:PAY_MIG_1:SUCCESS', () => void fulfilled.push('PAY_MIG_1'), { raiseMark: false, completedTtlMs: 86_400_000, order: { paymentId: 'PAY_MIG_1', rank: 1 } });
+    const run = () =>
+      ledger.run('payment:PAY_MIG_1:SUCCESS', () => void fulfilled.push('PAY_MIG_1'), {
+        raiseMark: false,
+        completedTtlMs: 86_400_000,
+        order: { paymentId: 'PAY_MIG_1', rank: 1 },
+      });
     expect((await run()).outcome).toBe('processed');
     expect((await run()).outcome).toBe('duplicate');
     expect(fulfilled).toEqual(['PAY_MIG_1']);
@@ -176,12 +220,22 @@ describe.each(databases)('the ledger table on %s', (dialect, open) => {
 
   it(`drizzle-kit generate on the Drizzle table of myr-gateway/drizzle makes the same table as docs/migrations/${dialect}.sql`, async () => {
     const fromFile = await open(`file_for_drizzle_${dialect}`);
-    for (const statement of statementsOf(readFileSync(join(ROOT, 'docs/migrations', `${dialect}.sql`), 'utf8'))) await fromFile.exec(statement);
+    for (const statement of statementsOf(readFileSync(join(ROOT, 'docs/migrations', `${dialect}.sql`), 'utf8')))
+      await fromFile.exec(statement);
     const fromDrizzle = await open(`from_drizzle_${dialect}`);
     for (const statement of statementsOf(drizzleGenerated(dialect))) await fromDrizzle.exec(statement);
     const generated = await fromDrizzle.catalog();
     // Drizzle's primary key is NOT NULL; SQLite's `TEXT PRIMARY KEY` alone takes a NULL (never a key the ledger writes).
-    const drizzle = dialect !== 'sqlite' ? generated : { ...generated, columns: generated.columns.map(([name, shape]): Column => [name, name === 'ledger_key' ? shape.replace('notnull=1', 'notnull=0') : shape]) };
+    const drizzle =
+      dialect !== 'sqlite'
+        ? generated
+        : {
+            ...generated,
+            columns: generated.columns.map(([name, shape]): Column => [
+              name,
+              name === 'ledger_key' ? shape.replace('notnull=1', 'notnull=0') : shape,
+            ]),
+          };
     expect(drizzle).toEqual(await fromFile.catalog());
     expectSameTable(drizzle);
     await Promise.all([fromFile.close(), fromDrizzle.close()]);

@@ -32,72 +32,87 @@ afterAll(async () => {
 });
 
 /** Each ORM's client, and a raw statement sent through its `tx`. */
-const orms: Record<string, { client: () => SqlClient<unknown>; send: (tx: unknown, text: string) => Promise<unknown> }> = {
+const orms: Record<
+  string,
+  { client: () => SqlClient<unknown>; send: (tx: unknown, text: string) => Promise<unknown> }
+> = {
   Kysely: {
     client: () => fromKysely(new Kysely<Record<string, never>>({ dialect: new PostgresDialect({ pool }) })),
     send: (tx, text) => kyselySql.raw(text).execute(tx as Kysely<Record<string, never>>),
   },
-  Drizzle: { client: () => fromDrizzle(drizzle(pool)), send: (tx, text) => (tx as ReturnType<typeof drizzle>).execute(drizzleSql.raw(text)) },
+  Drizzle: {
+    client: () => fromDrizzle(drizzle(pool)),
+    send: (tx, text) => (tx as ReturnType<typeof drizzle>).execute(drizzleSql.raw(text)),
+  },
 };
 /** What the work sends through tx, in order (`write`: its order's INSERT). */
 const endings = ['write; ROLLBACK', 'ROLLBACK; BEGIN; write', 'write; COMMIT', 'write; COMMIT; BEGIN'];
 const cases = Object.keys(orms).flatMap((orm) => endings.map((ending) => [orm, ending] as const));
-const orders = async (key: string) => (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM orders WHERE k = $1', [key])).rows[0]?.n;
+const orders = async (key: string) =>
+  (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM orders WHERE k = $1', [key])).rows[0]?.n;
 
-it.each(cases)('%s: work that sends "%s" through tx is fulfilled once, never acknowledged without its record', async (orm, ending) => {
-  const { client, send } = orms[orm]!;
-  const ledger = new SqlLedger(client(), { table: `ledger_ends_tx_${orm.toLowerCase()}` });
-  await ledger.ensureSchema();
-  const key = `payment:PAY_${orm}_${ending.replace(/\W/g, '')}:SUCCESS`;
-  const write = `INSERT INTO orders VALUES ('${key}')`;
-  const work = async (tx: unknown) => {
-    for (const statement of ending.split('; ')) await send(tx, statement === 'write' ? write : statement);
-  };
-  const first = await runOnce(ledger, key, ({ tx }) => work(tx)).then(
-    (result) => result.outcome,
-    (error: unknown) => (error instanceof WebhookHandlerError ? `failed at ${error.stage}` : error),
-  );
-  let ranAgain = false;
-  const redelivery = await runOnce(ledger, key, async ({ tx }) => {
-    ranAgain = true;
-    await send(tx, write);
-  });
-  if (ending.includes('ROLLBACK')) {
-    // The claim went with the ROLLBACK: the run failed, nothing of it committed (a write in the
-    // work's own new transaction is rolled back), and the retry runs.
-    expect([first, redelivery.outcome, ranAgain]).toEqual(['failed at handler', 'processed', true]);
-  } else {
-    // The work's COMMIT took the claim (written done) along: recorded with the work, once.
-    expect([first, redelivery.outcome, ranAgain]).toEqual(['processed', 'duplicate', false]);
-  }
-  expect(await orders(key)).toBe(1);
-  expect(pool.totalCount - pool.idleCount).toBe(0);
-}, 60_000);
+it.each(cases)(
+  '%s: work that sends "%s" through tx is fulfilled once, never acknowledged without its record',
+  async (orm, ending) => {
+    const { client, send } = orms[orm]!;
+    const ledger = new SqlLedger(client(), { table: `ledger_ends_tx_${orm.toLowerCase()}` });
+    await ledger.ensureSchema();
+    const key = `payment:PAY_${orm}_${ending.replace(/\W/g, '')}:SUCCESS`;
+    const write = `INSERT INTO orders VALUES ('${key}')`;
+    const work = async (tx: unknown) => {
+      for (const statement of ending.split('; ')) await send(tx, statement === 'write' ? write : statement);
+    };
+    const first = await runOnce(ledger, key, ({ tx }) => work(tx)).then(
+      (result) => result.outcome,
+      (error: unknown) => (error instanceof WebhookHandlerError ? `failed at ${error.stage}` : error),
+    );
+    let ranAgain = false;
+    const redelivery = await runOnce(ledger, key, async ({ tx }) => {
+      ranAgain = true;
+      await send(tx, write);
+    });
+    if (ending.includes('ROLLBACK')) {
+      // The claim went with the ROLLBACK: the run failed, nothing of it committed (a write in the
+      // work's own new transaction is rolled back), and the retry runs.
+      expect([first, redelivery.outcome, ranAgain]).toEqual(['failed at handler', 'processed', true]);
+    } else {
+      // The work's COMMIT took the claim (written done) along: recorded with the work, once.
+      expect([first, redelivery.outcome, ranAgain]).toEqual(['processed', 'duplicate', false]);
+    }
+    expect(await orders(key)).toBe(1);
+    expect(pool.totalCount - pool.idleCount).toBe(0);
+  },
+  60_000,
+);
 
-it.each(Object.keys(orms))('%s: work that sends "ROLLBACK; BEGIN", while a duplicate of the same ms claims the key and commits, then writes: fulfilled once', async (orm) => {
-  const { client, send } = orms[orm]!;
-  const ledger = new SqlLedger(client(), { table: `ledger_ends_tx_same_ms_${orm.toLowerCase()}` });
-  await ledger.ensureSchema();
-  const key = `payment:PAY_${orm}_SAME_MS:SUCCESS`;
-  const write = `INSERT INTO orders VALUES ('${key}')`;
-  const options = { raiseMark: false, completedTtlMs: 86_400_000 };
-  const now = Date.now();
-  let duplicate: LedgerRun<void> | undefined;
-  const first = await atMs(now, () =>
-    ledger.run(
-      key,
-      async (tx) => {
-        await send(tx, 'ROLLBACK');
-        await send(tx, 'BEGIN');
-        // The key is free again: a duplicate delivered in the same ms claims it (the same expiry) and commits.
-        duplicate = await atMs(now, () => ledger.run(key, async (other) => void (await send(other, write)), options));
-        await send(tx, write);
-      },
-      options,
-    ),
-  );
-  expect(await orders(key)).toBe(1);
-  expect(duplicate?.outcome).toBe('processed');
-  expect(first.outcome).toBe('failed');
-  expect(pool.totalCount - pool.idleCount).toBe(0);
-}, 60_000);
+it.each(Object.keys(orms))(
+  '%s: work that sends "ROLLBACK; BEGIN", while a duplicate of the same ms claims the key and commits, then writes: fulfilled once',
+  async (orm) => {
+    const { client, send } = orms[orm]!;
+    const ledger = new SqlLedger(client(), { table: `ledger_ends_tx_same_ms_${orm.toLowerCase()}` });
+    await ledger.ensureSchema();
+    const key = `payment:PAY_${orm}_SAME_MS:SUCCESS`;
+    const write = `INSERT INTO orders VALUES ('${key}')`;
+    const options = { raiseMark: false, completedTtlMs: 86_400_000 };
+    const now = Date.now();
+    let duplicate: LedgerRun<void> | undefined;
+    const first = await atMs(now, () =>
+      ledger.run(
+        key,
+        async (tx) => {
+          await send(tx, 'ROLLBACK');
+          await send(tx, 'BEGIN');
+          // The key is free again: a duplicate delivered in the same ms claims it (the same expiry) and commits.
+          duplicate = await atMs(now, () => ledger.run(key, async (other) => void (await send(other, write)), options));
+          await send(tx, write);
+        },
+        options,
+      ),
+    );
+    expect(await orders(key)).toBe(1);
+    expect(duplicate?.outcome).toBe('processed');
+    expect(first.outcome).toBe('failed');
+    expect(pool.totalCount - pool.idleCount).toBe(0);
+  },
+  60_000,
+);

@@ -29,7 +29,10 @@ beforeAll(() => {
 afterAll(() => sql?.end({ timeout: 1 }));
 
 const insert = 'INSERT INTO shipments VALUES ($1, 42)';
-const drivers: Record<string, { client: () => SqlClient<unknown>; ship: (tx: unknown, key: string) => Promise<unknown> }> = {
+const drivers: Record<
+  string,
+  { client: () => SqlClient<unknown>; ship: (tx: unknown, key: string) => Promise<unknown> }
+> = {
   'node-postgres': { client: () => fromPg(db.pool), ship: (tx, key) => (tx as pg.PoolClient).query(insert, [key]) },
   // A statement that is not one plain read or write: COMMIT goes with its check (CHECK_THEN_COMMIT).
   'node-postgres, COMMIT with its check': {
@@ -39,30 +42,46 @@ const drivers: Record<string, { client: () => SqlClient<unknown>; ship: (tx: unk
       return (tx as pg.PoolClient).query(insert, [key]);
     },
   },
-  'postgres.js': { client: () => fromPostgresJs(sql), ship: (tx, key) => (tx as postgres.ReservedSql)`INSERT INTO shipments VALUES (${key}, 42)` },
+  'postgres.js': {
+    client: () => fromPostgresJs(sql),
+    ship: (tx, key) => (tx as postgres.ReservedSql)`INSERT INTO shipments VALUES (${key}, 42)`,
+  },
   Kysely: {
     client: () => fromKysely(new Kysely<Record<string, never>>({ dialect: new PostgresDialect({ pool: db.pool }) })),
-    ship: (tx, key) => kyselySql`INSERT INTO shipments VALUES (${key}, 42)`.execute(tx as Kysely<Record<string, never>>),
+    ship: (tx, key) =>
+      kyselySql`INSERT INTO shipments VALUES (${key}, 42)`.execute(tx as Kysely<Record<string, never>>),
   },
-  Drizzle: { client: () => fromDrizzle(drizzle(db.pool)), ship: (tx, key) => (tx as ReturnType<typeof drizzle>).execute(drizzleSql`INSERT INTO shipments VALUES (${key}, 42)`) },
+  Drizzle: {
+    client: () => fromDrizzle(drizzle(db.pool)),
+    ship: (tx, key) =>
+      (tx as ReturnType<typeof drizzle>).execute(drizzleSql`INSERT INTO shipments VALUES (${key}, 42)`),
+  },
 };
 
-it.each(Object.keys(drivers))('%s: a deferred constraint broken at COMMIT is the handler failing, nothing committed', async (name) => {
-  const driver = drivers[name]!;
-  const ledger = new SqlLedger(driver.client(), { table: `ledger_deferred_${name.replace(/\W/g, '').toLowerCase()}` });
-  await ledger.ensureSchema();
-  const key = `payment:PAY_DEFERRED_${name}:SUCCESS`;
-  const failure = await runOnce(ledger, key, ({ tx }) => driver.ship(tx, key)).then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  expect(failure).toBeInstanceOf(WebhookHandlerError);
-  expect(failure).toMatchObject({ stage: 'handler' });
-  expect((await db.pool.query('SELECT count(*)::int AS n FROM shipments WHERE k = $1', [key])).rows[0]).toEqual({ n: 0 });
-  // The run's connection went back to the pool (a leaked one would starve the next callbacks).
-  expect(db.pool.totalCount - db.pool.idleCount).toBe(0);
-  // Nothing was recorded either: a retry runs the handler again.
-  let ran = false;
-  expect((await runOnce(ledger, key, () => void (ran = true))).outcome).toBe('processed');
-  expect(ran).toBe(true);
-}, 60_000);
+it.each(Object.keys(drivers))(
+  '%s: a deferred constraint broken at COMMIT is the handler failing, nothing committed',
+  async (name) => {
+    const driver = drivers[name]!;
+    const ledger = new SqlLedger(driver.client(), {
+      table: `ledger_deferred_${name.replace(/\W/g, '').toLowerCase()}`,
+    });
+    await ledger.ensureSchema();
+    const key = `payment:PAY_DEFERRED_${name}:SUCCESS`;
+    const failure = await runOnce(ledger, key, ({ tx }) => driver.ship(tx, key)).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(WebhookHandlerError);
+    expect(failure).toMatchObject({ stage: 'handler' });
+    expect((await db.pool.query('SELECT count(*)::int AS n FROM shipments WHERE k = $1', [key])).rows[0]).toEqual({
+      n: 0,
+    });
+    // The run's connection went back to the pool (a leaked one would starve the next callbacks).
+    expect(db.pool.totalCount - db.pool.idleCount).toBe(0);
+    // Nothing was recorded either: a retry runs the handler again.
+    let ran = false;
+    expect((await runOnce(ledger, key, () => void (ran = true))).outcome).toBe('processed');
+    expect(ran).toBe(true);
+  },
+  60_000,
+);

@@ -36,7 +36,10 @@ async function someoneWaitsOnALock(): Promise<void> {
 
 it('prune during the takeover of an expired record leaves the new done record, so the next duplicate does not run', async () => {
   // Prune waits for the delivery's lock rather than giving up after the default 1 s.
-  const ledger = new SqlLedger(fromPg(pool), { table: `ledger_${randomUUID().replaceAll('-', '').slice(0, 12)}`, lockTimeoutMs: 20_000 });
+  const ledger = new SqlLedger(fromPg(pool), {
+    table: `ledger_${randomUUID().replaceAll('-', '').slice(0, 12)}`,
+    lockTimeoutMs: 20_000,
+  });
   await ledger.ensureSchema();
   const key = `payment:PAY_${randomUUID()}:SUCCESS`;
   let runs = 0;

@@ -24,7 +24,11 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const fresh = () => `ledger_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-const refusal = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
+const refusal = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
 
 /** Sends `statement` in a transaction of its own, as a merchant's migration would. */
 async function migrate<Tx>(client: SqlClient<Tx>, statement: string): Promise<void> {
@@ -45,8 +49,15 @@ describe.each(Object.entries(clients))('%s', (_name, client) => {
     const ledger = new SqlLedger(client(), { table });
     const missing = await refusal(ledger.ensureSchema({ create: false }));
     expect(missing).toBeInstanceOf(ConfigurationError);
-    expect(missing).toMatchObject({ field: 'table', message: expect.stringContaining(`the ledger's table ${table} does not exist`) });
-    for (const statement of ledger.schemaSql().split(';\n').filter((text) => text.trim() !== '')) await migrate(client(), statement);
+    expect(missing).toMatchObject({
+      field: 'table',
+      message: expect.stringContaining(`the ledger's table ${table} does not exist`),
+    });
+    for (const statement of ledger
+      .schemaSql()
+      .split(';\n')
+      .filter((text) => text.trim() !== ''))
+      await migrate(client(), statement);
     await ledger.ensureSchema({ create: false });
   });
 
@@ -66,7 +77,10 @@ describe.each(Object.entries(clients))('%s', (_name, client) => {
   it('a table without handled_statuses and with an INT claim_id: refused with each difference and its fix; fixed, it passes', async () => {
     const table = fresh();
     const key = client().dialect === 'sqlite' ? 'TEXT' : 'VARCHAR(255)';
-    await migrate(client(), `CREATE TABLE ${table} (ledger_key ${key} NOT NULL PRIMARY KEY, mark_rank SMALLINT, expires_at BIGINT NOT NULL, claim_id INT)`);
+    await migrate(
+      client(),
+      `CREATE TABLE ${table} (ledger_key ${key} NOT NULL PRIMARY KEY, mark_rank SMALLINT, expires_at BIGINT NOT NULL, claim_id INT)`,
+    );
     const ledger = new SqlLedger(client(), { table });
     const refused = await refusal(ledger.ensureSchema());
     expect(refused).toBeInstanceOf(ConfigurationError);
@@ -75,7 +89,12 @@ describe.each(Object.entries(clients))('%s', (_name, client) => {
     expect(message).toContain(`ALTER TABLE ${table} ADD COLUMN handled_statuses`);
     if (client().dialect === 'sqlite') return; // SQLite calls any whole-number type INTEGER: an INT holds 64 bits there
     expect(message).toMatch(/claim_id is int(eger)?, not bigint/);
-    for (const fix of message.slice(message.indexOf('Fix it with: ') + 'Fix it with: '.length).split(';').map((text) => text.trim()).filter(Boolean)) await migrate(client(), fix);
+    for (const fix of message
+      .slice(message.indexOf('Fix it with: ') + 'Fix it with: '.length)
+      .split(';')
+      .map((text) => text.trim())
+      .filter(Boolean))
+      await migrate(client(), fix);
     await ledger.ensureSchema({ create: false });
   });
 });
@@ -83,20 +102,25 @@ describe.each(Object.entries(clients))('%s', (_name, client) => {
 describe('MySQL: a merchant-made table whose key ignores case and accents', () => {
   it('is refused by ensureSchema, naming the MODIFY that makes it compare bytes; fixed, PAY_AB12, PAY_ab12 and PAY_àb12 are three payments', async () => {
     const table = fresh();
-    await mariaDb.pool.query(`CREATE TABLE ${table} (ledger_key VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci NOT NULL PRIMARY KEY, mark_rank SMALLINT NULL, handled_statuses SMALLINT NOT NULL DEFAULT 0, expires_at BIGINT NOT NULL, claim_id BIGINT NULL) ENGINE=InnoDB`);
+    await mariaDb.pool.query(
+      `CREATE TABLE ${table} (ledger_key VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci NOT NULL PRIMARY KEY, mark_rank SMALLINT NULL, handled_statuses SMALLINT NOT NULL DEFAULT 0, expires_at BIGINT NOT NULL, claim_id BIGINT NULL) ENGINE=InnoDB`,
+    );
     const ledger = new SqlLedger(fromMysql2(mariaDb.pool), { table });
     const refused = await refusal(ledger.ensureSchema());
     expect(refused).toBeInstanceOf(ConfigurationError);
     const message = (refused as Error).message;
     expect(message).toContain('ledger_key compares with the collation utf8mb4_general_ci');
     const fix = /Fix it with: (ALTER TABLE [^;]+);/.exec(message)?.[1];
-    expect(fix).toBe(`ALTER TABLE ${table} MODIFY COLUMN ledger_key VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL`);
+    expect(fix).toBe(
+      `ALTER TABLE ${table} MODIFY COLUMN ledger_key VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL`,
+    );
     await mariaDb.pool.query(fix ?? '');
     await ledger.ensureSchema({ create: false });
     const ran: string[] = [];
     for (const payment of ['PAY_AB12', 'PAY_ab12', 'PAY_àb12']) {
       const options = { raiseMark: false, completedTtlMs: 86_400_000, order: { paymentId: payment, rank: 1 } };
-      if ((await ledger.run(`payment:${payment}:SUCCESS`, () => undefined, options)).outcome === 'processed') ran.push(payment);
+      if ((await ledger.run(`payment:${payment}:SUCCESS`, () => undefined, options)).outcome === 'processed')
+        ran.push(payment);
     }
     expect(ran).toEqual(['PAY_AB12', 'PAY_ab12', 'PAY_àb12']);
   });

@@ -21,7 +21,16 @@ import mysql from 'mysql2/promise';
 import pg from 'pg';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqlLedger, fromDrizzle, fromKysely, fromMysql2, fromPg, fromPostgresJs, fromSqlite, type SqlClient } from '../../../src/sql/index.js';
+import {
+  SqlLedger,
+  fromDrizzle,
+  fromKysely,
+  fromMysql2,
+  fromPg,
+  fromPostgresJs,
+  fromSqlite,
+  type SqlClient,
+} from '../../../src/sql/index.js';
 import { MariadbServer } from '../../helpers/mariadb.js';
 import { PostgresServer } from '../../helpers/postgres.js';
 import { shownInLogs as shown } from '../../helpers/shown.js';
@@ -63,7 +72,7 @@ afterAll(async () => {
   if (sqliteDir) rmSync(sqliteDir, { recursive: true, force: true });
 });
 
-describe('mysql2: the work\'s tx', () => {
+describe("mysql2: the work's tx", () => {
   it('shows no password in util.inspect (at any depth) or JSON.stringify, during its run and after; it still says which connection it is', async () => {
     const ledger = new SqlLedger(fromMysql2(pool), { table: 'ledger_secrets_mysql2' });
     await ledger.ensureSchema();
@@ -71,27 +80,33 @@ describe('mysql2: the work\'s tx', () => {
     expect(inspect(pool, { depth: null })).toContain(PASSWORD);
     let kept: mysql.PoolConnection | undefined;
     const seen: string[] = [];
-    const run = await ledger.run('secrets:mysql2', async (tx) => {
-      kept = tx;
-      const [rows] = await tx.query<mysql.RowDataPacket[]>('SELECT CURRENT_USER() AS user');
-      const prepared = await tx.prepare('SELECT ? AS one');
-      seen.push(shown(tx), shown({ tx }), shown(prepared));
-      expect(inspect(tx)).toContain(String(tx.threadId));
-      return rows[0]?.user as unknown;
-    }, OPTIONS);
+    const run = await ledger.run(
+      'secrets:mysql2',
+      async (tx) => {
+        kept = tx;
+        const [rows] = await tx.query<mysql.RowDataPacket[]>('SELECT CURRENT_USER() AS user');
+        const prepared = await tx.prepare('SELECT ? AS one');
+        seen.push(shown(tx), shown({ tx }), shown(prepared));
+        expect(inspect(tx)).toContain(String(tx.threadId));
+        return rows[0]?.user as unknown;
+      },
+      OPTIONS,
+    );
     expect(run).toEqual({ outcome: 'processed', value: 'merchant@127.0.0.1' });
     seen.push(shown(kept), shown(ledger));
     for (const each of seen) expect(each).not.toContain(PASSWORD);
   });
 });
 
-describe('every adapter: the work\'s tx, the ledger and its client show no password in util.inspect or JSON.stringify', () => {
+describe("every adapter: the work's tx, the ledger and its client show no password in util.inspect or JSON.stringify", () => {
   const clients: Record<string, () => SqlClient<unknown>> = {
-    'Kysely (mysql2)': () => fromKysely(new Kysely<Record<string, never>>({ dialect: new MysqlDialect({ pool: callbackPool }) })),
+    'Kysely (mysql2)': () =>
+      fromKysely(new Kysely<Record<string, never>>({ dialect: new MysqlDialect({ pool: callbackPool }) })),
     'Drizzle (mysql2)': () => fromDrizzle(drizzleMysql(pool)),
     'node-postgres (password option)': () => fromPg(pgPool),
     'node-postgres (connection string)': () => fromPg(pgPoolByUrl),
-    'Kysely (node-postgres)': () => fromKysely(new Kysely<Record<string, never>>({ dialect: new PostgresDialect({ pool: pgPoolByUrl }) })),
+    'Kysely (node-postgres)': () =>
+      fromKysely(new Kysely<Record<string, never>>({ dialect: new PostgresDialect({ pool: pgPoolByUrl }) })),
     'Drizzle (node-postgres)': () => fromDrizzle(drizzlePg(pgPoolByUrl)),
     'postgres.js': () => fromPostgresJs(sql),
     'node:sqlite': () => fromSqlite(join(sqliteDir, 'shop.db')),
@@ -115,17 +130,28 @@ describe('every adapter: the work\'s tx, the ledger and its client show no passw
  * connection (mysql2's config, node-postgres's connection parameters); `customInspect: false`
  * prints the target's own keys.
  */
-describe('the work\'s tx as console.log(\'%o\', tx) and the REPL print it', () => {
+describe("the work's tx as console.log('%o', tx) and the REPL print it", () => {
   const clients: Record<string, () => SqlClient<unknown>> = {
     mysql2: () => fromMysql2(pool),
     'node-postgres': () => fromPg(pgPool),
     'Drizzle (node-postgres)': () => fromDrizzle(drizzlePg(pgPoolByUrl)),
   };
   it.each(Object.keys(clients))('%s: shows no password', async (name) => {
-    const ledger = new SqlLedger(clients[name]!(), { table: `ledger_secrets_o_${name.replace(/\W/g, '').toLowerCase()}` });
+    const ledger = new SqlLedger(clients[name]!(), {
+      table: `ledger_secrets_o_${name.replace(/\W/g, '').toLowerCase()}`,
+    });
     await ledger.ensureSchema();
     const seen: string[] = [];
-    const run = await ledger.run(`secrets-o:${name}`, (tx) => void seen.push(format('%o', tx), inspect(tx, { showProxy: true }), inspect(tx, { customInspect: false, showHidden: true, depth: Infinity })), OPTIONS);
+    const run = await ledger.run(
+      `secrets-o:${name}`,
+      (tx) =>
+        void seen.push(
+          format('%o', tx),
+          inspect(tx, { showProxy: true }),
+          inspect(tx, { customInspect: false, showHidden: true, depth: Infinity }),
+        ),
+      OPTIONS,
+    );
     expect(run.outcome).toBe('processed');
     expect(seen).toHaveLength(3);
     for (const each of seen) expect(each).not.toContain(PASSWORD);

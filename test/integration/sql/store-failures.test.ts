@@ -16,7 +16,17 @@ import mysql from 'mysql2/promise';
 import pg from 'pg';
 import postgresJs from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqlLedger, fromDrizzle, fromKysely, fromMysql2, fromPg, fromPostgresJs, fromPrisma, type PrismaTransactionLike, type SqlClient } from '../../../src/sql/index.js';
+import {
+  SqlLedger,
+  fromDrizzle,
+  fromKysely,
+  fromMysql2,
+  fromPg,
+  fromPostgresJs,
+  fromPrisma,
+  type PrismaTransactionLike,
+  type SqlClient,
+} from '../../../src/sql/index.js';
 import { createWebhookHandler, signCallback, WebhookHandlerError } from '../../../src/webhooks/index.js';
 import { hasMariadb, MariadbServer } from '../../helpers/mariadb.js';
 import { hasPostgres, PostgresServer } from '../../helpers/postgres.js';
@@ -60,14 +70,23 @@ async function receiver(client: SqlClient<unknown>, table: string, create: boole
     onEvent: async () => undefined,
   });
   const deliver = async () => {
-    const { rawBody, headers } = await signCallback(API_KEY, { payment_id: `PAY_${randomUUID()}`, reference_id: 'ORDER_1', amount: 50, status: 'SUCCESS' });
+    const { rawBody, headers } = await signCallback(API_KEY, {
+      payment_id: `PAY_${randomUUID()}`,
+      reference_id: 'ORDER_1',
+      amount: 50,
+      status: 'SUCCESS',
+    });
     return handler.handle({ body: rawBody, headers });
   };
   return { deliver, logged, errors };
 }
 
 /** Everything a merchant could print of what the handler gave: the log line and its fields, onError's error as JSON and inspected. */
-const shown = (logged: unknown[][], errors: unknown[]) => [...logged.flat().map((part) => (typeof part === 'string' ? part : JSON.stringify(part))), ...errors.flatMap((error) => [JSON.stringify(error), inspect(error, { showHidden: true, depth: 5 })])].join('\n');
+const shown = (logged: unknown[][], errors: unknown[]) =>
+  [
+    ...logged.flat().map((part) => (typeof part === 'string' ? part : JSON.stringify(part))),
+    ...errors.flatMap((error) => [JSON.stringify(error), inspect(error, { showHidden: true, depth: 5 })]),
+  ].join('\n');
 
 function expectTold(run: { logged: unknown[][]; errors: unknown[] }, said: RegExp): void {
   expect(run.logged).toHaveLength(1);
@@ -105,13 +124,20 @@ describe.skipIf(!hasPostgres())('store failures on PostgreSQL (node-postgres)', 
       return fromDrizzle(drizzle(pool));
     },
     Kysely: async () => {
-      const db = new Kysely<Record<string, never>>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: postgres.url, max: 2 }) }) });
+      const db = new Kysely<Record<string, never>>({
+        dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: postgres.url, max: 2 }) }),
+      });
       closing.push(() => db.destroy());
       return fromKysely(db);
     },
     'Prisma (@prisma/adapter-pg)': async () => {
-      type Generated = { $transaction(fn: (tx: PrismaTransactionLike) => Promise<unknown>, options?: object): PromiseLike<unknown>; $disconnect(): Promise<void> };
-      const { PrismaClient } = (await import(generatePrismaClient('postgresql'))) as { PrismaClient: new (options: { adapter: unknown }) => Generated };
+      type Generated = {
+        $transaction(fn: (tx: PrismaTransactionLike) => Promise<unknown>, options?: object): PromiseLike<unknown>;
+        $disconnect(): Promise<void>;
+      };
+      const { PrismaClient } = (await import(generatePrismaClient('postgresql'))) as {
+        PrismaClient: new (options: { adapter: unknown }) => Generated;
+      };
       const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: postgres.url, max: 2 }) });
       closing.push(() => prisma.$disconnect());
       return fromPrisma(prisma, 'postgres');
@@ -137,7 +163,12 @@ describe.skipIf(!hasPostgres())('store failures on PostgreSQL (node-postgres)', 
     closing.push(() => pool.end());
     const run = await receiver(fromPg(pool), 'myr_webhook_ledger', false);
     expect((await run.deliver()).status).toBe(503);
-    expectTold(run, new RegExp(`SQL ledger table myr_webhook_ledger: connect ECONNREFUSED 127\\.0\\.0\\.1:${closedPort} \\(ECONNREFUSED\\)`));
+    expectTold(
+      run,
+      new RegExp(
+        `SQL ledger table myr_webhook_ledger: connect ECONNREFUSED 127\\.0\\.0\\.1:${closedPort} \\(ECONNREFUSED\\)`,
+      ),
+    );
   });
 });
 
@@ -150,14 +181,29 @@ describe.skipIf(!hasMariadb())('store failures on MariaDB (mysql2)', () => {
     expect((await run.deliver()).status).toBe(200);
     await pool.query(`DROP TABLE ${table}`);
     expect((await run.deliver()).status).toBe(503);
-    expectTold(run, new RegExp(`SQL ledger table ${table}: Table '\\w+\\.${table}' doesn't exist \\(ER_NO_SUCH_TABLE 1146\\)`));
+    expectTold(
+      run,
+      new RegExp(`SQL ledger table ${table}: Table '\\w+\\.${table}' doesn't exist \\(ER_NO_SUCH_TABLE 1146\\)`),
+    );
   });
 
   it('a database that refuses the connection: 503, and the line says ECONNREFUSED with the table, never the password', async () => {
-    const pool = mysql.createPool({ host: '127.0.0.1', port: closedPort, user: 'shop', password: PASSWORD, database: 'shop', connectionLimit: 1 });
+    const pool = mysql.createPool({
+      host: '127.0.0.1',
+      port: closedPort,
+      user: 'shop',
+      password: PASSWORD,
+      database: 'shop',
+      connectionLimit: 1,
+    });
     closing.push(() => pool.end());
     const run = await receiver(fromMysql2(pool), 'myr_webhook_ledger', false);
     expect((await run.deliver()).status).toBe(503);
-    expectTold(run, new RegExp(`SQL ledger table myr_webhook_ledger: connect ECONNREFUSED 127\\.0\\.0\\.1:${closedPort} \\(ECONNREFUSED\\)`));
+    expectTold(
+      run,
+      new RegExp(
+        `SQL ledger table myr_webhook_ledger: connect ECONNREFUSED 127\\.0\\.0\\.1:${closedPort} \\(ECONNREFUSED\\)`,
+      ),
+    );
   });
 });

@@ -22,7 +22,17 @@ import mysql from 'mysql2/promise';
 import pg from 'pg';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqlLedger, fromDrizzle, fromKysely, fromMysql2, fromPg, fromPostgresJs, fromPrisma, type PrismaTransactionLike, type SqlClient } from '../../../src/sql/index.js';
+import {
+  SqlLedger,
+  fromDrizzle,
+  fromKysely,
+  fromMysql2,
+  fromPg,
+  fromPostgresJs,
+  fromPrisma,
+  type PrismaTransactionLike,
+  type SqlClient,
+} from '../../../src/sql/index.js';
 import { createWebhookHandler, signCallback } from '../../../src/webhooks/index.js';
 import { hasMariadb, MariadbServer } from '../../helpers/mariadb.js';
 import { hasPostgres, PostgresServer } from '../../helpers/postgres.js';
@@ -127,7 +137,9 @@ const shops: Record<string, () => Promise<Shop<never>>> = {
     });
   },
   'Prisma (@prisma/adapter-pg)': async () => {
-    const { PrismaClient } = (await import(generatePrismaClient('postgresql'))) as { PrismaClient: new (options: { adapter: unknown }) => PrismaShop };
+    const { PrismaClient } = (await import(generatePrismaClient('postgresql'))) as {
+      PrismaClient: new (options: { adapter: unknown }) => PrismaShop;
+    };
     const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: server.url, max: POOL_SIZE }) });
     closing.push(() => prisma.$disconnect());
     return shop({
@@ -163,7 +175,9 @@ const mysqlShops: Record<string, () => Promise<Shop<never>>> = {
     });
   },
   'Kysely (MysqlDialect)': async () => {
-    const db = new Kysely<Record<string, never>>({ dialect: new MysqlDialect({ pool: createCallbackPool({ ...mariadb.options, connectionLimit: POOL_SIZE }) }) });
+    const db = new Kysely<Record<string, never>>({
+      dialect: new MysqlDialect({ pool: createCallbackPool({ ...mariadb.options, connectionLimit: POOL_SIZE }) }),
+    });
     closing.push(() => db.destroy());
     return shop({
       client: fromKysely(db),
@@ -173,9 +187,13 @@ const mysqlShops: Record<string, () => Promise<Shop<never>>> = {
     });
   },
   'Prisma (@prisma/adapter-mariadb)': async () => {
-    const { PrismaClient } = (await import(generatePrismaClient('mysql'))) as { PrismaClient: new (options: { adapter: unknown }) => PrismaShop };
+    const { PrismaClient } = (await import(generatePrismaClient('mysql'))) as {
+      PrismaClient: new (options: { adapter: unknown }) => PrismaShop;
+    };
     const { host, port, user, database } = mariadb.options;
-    const prisma = new PrismaClient({ adapter: new PrismaMariaDb({ host, port, user, database, connectionLimit: POOL_SIZE }) });
+    const prisma = new PrismaClient({
+      adapter: new PrismaMariaDb({ host, port, user, database, connectionLimit: POOL_SIZE }),
+    });
     closing.push(() => prisma.$disconnect());
     return shop({
       client: fromPrisma(prisma, 'mysql'),
@@ -200,7 +218,12 @@ async function tenStuckCallbacks(app: Shop<never>, addStock: (sku: string) => Pr
     verifier: { apiKey: API_KEY },
     store: ledger,
     handlerTimeoutMs: 500,
-    logger: { debug() {}, info() {}, warn: (message: unknown) => void lines.push(String(message)), error: (message: unknown) => void lines.push(String(message)) },
+    logger: {
+      debug() {},
+      info() {},
+      warn: (message: unknown) => void lines.push(String(message)),
+      error: (message: unknown) => void lines.push(String(message)),
+    },
     onEvent: async (event, { tx }) => {
       await app.throughTx(tx, event.signed.reference_id);
       const write = Promise.resolve(app.throughApp(event.signed.reference_id));
@@ -211,7 +234,12 @@ async function tenStuckCallbacks(app: Shop<never>, addStock: (sku: string) => Pr
   for (let callback = 0; callback < 10; callback++) {
     const sku = `SKU_${randomUUID()}`;
     await addStock(sku);
-    const { rawBody, headers } = await signCallback(API_KEY, { payment_id: `PAY_${randomUUID()}`, reference_id: sku, amount: 50, status: 'SUCCESS' });
+    const { rawBody, headers } = await signCallback(API_KEY, {
+      payment_id: `PAY_${randomUUID()}`,
+      reference_id: sku,
+      amount: 50,
+      status: 'SUCCESS',
+    });
     expect((await handler.handle({ body: rawBody, headers })).status).toBe(503);
   }
   // The pool was not exhausted: the shop's own route answers at once.
@@ -228,11 +256,18 @@ async function tenStuckCallbacks(app: Shop<never>, addStock: (sku: string) => Pr
 describe.skipIf(!hasPostgres())('a timed-out run lets go at once: PostgreSQL', () => {
   for (const [name, open] of Object.entries(shops)) {
     it(`${name}: 10 handlers that write through the app's client instead of tx each answer 503, and /checkout still answers`, async () => {
-      const lines = await tenStuckCallbacks(await open(), (sku) => admin.query('INSERT INTO stock (sku) VALUES ($1)', [sku]));
+      const lines = await tenStuckCallbacks(await open(), (sku) =>
+        admin.query('INSERT INTO stock (sku) VALUES ($1)', [sku]),
+      );
       // No session of the shop is left waiting on a lock.
-      expect((await admin.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'")).rows[0]).toEqual({ n: 0 });
+      expect(
+        (await admin.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'")).rows[0],
+      ).toEqual({ n: 0 });
       // Each line says the handler waited on its own transaction's lock, naming the waiting session.
-      for (const line of lines) expect(line).toMatch(/outlived handlerTimeoutMs.*Postgres session \d+ waited on a lock its own transaction held.*instead of tx/);
+      for (const line of lines)
+        expect(line).toMatch(
+          /outlived handlerTimeoutMs.*Postgres session \d+ waited on a lock its own transaction held.*instead of tx/,
+        );
     }, 60_000);
   }
 });
@@ -240,9 +275,13 @@ describe.skipIf(!hasPostgres())('a timed-out run lets go at once: PostgreSQL', (
 describe.skipIf(!hasMariadb())('a timed-out run lets go at once: MariaDB', () => {
   for (const [name, open] of Object.entries(mysqlShops)) {
     it(`${name}: 10 handlers that write through the app's client instead of tx each answer 503, and /checkout still answers`, async () => {
-      const lines = await tenStuckCallbacks(await open(), (sku) => mysqlAdmin.query('INSERT INTO stock (sku) VALUES (?)', [sku]));
+      const lines = await tenStuckCallbacks(await open(), (sku) =>
+        mysqlAdmin.query('INSERT INTO stock (sku) VALUES (?)', [sku]),
+      );
       // No transaction of the shop is left waiting on a lock.
-      const [waiting] = await mysqlAdmin.query<mysql.RowDataPacket[]>("SELECT count(*) AS n FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'");
+      const [waiting] = await mysqlAdmin.query<mysql.RowDataPacket[]>(
+        "SELECT count(*) AS n FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'",
+      );
       expect(Number(waiting[0]?.n)).toBe(0);
       for (const line of lines) expect(line).toMatch(/outlived handlerTimeoutMs: answered 503/);
     }, 60_000);

@@ -34,7 +34,11 @@ beforeAll(async () => {
   pgPool = new pg.Pool({ connectionString: postgresServer.url, max: 10 });
   pgPool.on('error', () => undefined); // idle clients die with the server in the outage test
   await pgPool.query('CREATE TABLE orders (reference_id TEXT NOT NULL)');
-  postgresJs = postgres(postgresServer.url, { max: 10, onnotice: () => undefined, onclose: () => postgresJsClosed.forEach((closed) => closed()) });
+  postgresJs = postgres(postgresServer.url, {
+    max: 10,
+    onnotice: () => undefined,
+    onclose: () => postgresJsClosed.forEach((closed) => closed()),
+  });
   mysqlPool = mysql.createPool({ ...mariadb.options, connectionLimit: 10 });
   await mysqlPool.query('CREATE TABLE orders (reference_id VARCHAR(100) NOT NULL)');
   dir = mkdtempSync(join(tmpdir(), 'myr-ledger-webhooks-'));
@@ -86,19 +90,27 @@ async function endSeen(pid: unknown, seen: Promise<unknown>): Promise<void> {
 
 handlerScenarios('node-postgres', {
   client: () => fromPg(pgPool),
-  fulfil: async (tx, referenceId) => void (await tx.query('INSERT INTO orders (reference_id) VALUES ($1)', [referenceId])),
-  fulfilments: async (referenceId) => Number((await pgPool.query('SELECT count(*) AS n FROM orders WHERE reference_id = $1', [referenceId])).rows[0].n),
+  fulfil: async (tx, referenceId) =>
+    void (await tx.query('INSERT INTO orders (reference_id) VALUES ($1)', [referenceId])),
+  fulfilments: async (referenceId) =>
+    Number((await pgPool.query('SELECT count(*) AS n FROM orders WHERE reference_id = $1', [referenceId])).rows[0].n),
   outage: { stop: () => postgresServer.stop(), start: () => postgresServer.start() },
   endSession: async (tx) => {
     const pid = (await tx.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
     await endSeen(pid, new Promise((resolve) => tx.once('end', resolve)));
   },
-  exhaust: () => holdAll(10, () => pgPool.connect(), (client) => client.release()),
+  exhaust: () =>
+    holdAll(
+      10,
+      () => pgPool.connect(),
+      (client) => client.release(),
+    ),
 });
 handlerScenarios('postgres.js', {
   client: () => fromPostgresJs(postgresJs),
   fulfil: async (tx, referenceId) => void (await tx`INSERT INTO orders (reference_id) VALUES (${referenceId})`),
-  fulfilments: async (referenceId) => Number((await pgPool.query('SELECT count(*) AS n FROM orders WHERE reference_id = $1', [referenceId])).rows[0].n),
+  fulfilments: async (referenceId) =>
+    Number((await pgPool.query('SELECT count(*) AS n FROM orders WHERE reference_id = $1', [referenceId])).rows[0].n),
   outage: { stop: () => postgresServer.stop(), start: () => postgresServer.start() },
   endSession: async (tx) => {
     const pid = (await tx`SELECT pg_backend_pid() AS pid`)[0]?.pid;
@@ -106,12 +118,25 @@ handlerScenarios('postgres.js', {
     const seen = new Promise<void>((resolve) => postgresJsClosed.add((closed = resolve)));
     await endSeen(pid, seen).finally(() => postgresJsClosed.delete(closed));
   },
-  exhaust: () => holdAll(10, () => postgresJs.reserve(), (reserved) => reserved.release()),
+  exhaust: () =>
+    holdAll(
+      10,
+      () => postgresJs.reserve(),
+      (reserved) => reserved.release(),
+    ),
 });
 handlerScenarios('mysql2 (MariaDB)', {
   client: () => fromMysql2(mysqlPool),
-  fulfil: async (tx, referenceId) => void (await tx.query('INSERT INTO orders (reference_id) VALUES (?)', [referenceId])),
-  fulfilments: async (referenceId) => Number((await mysqlPool.query<mysql.RowDataPacket[]>('SELECT count(*) AS n FROM orders WHERE reference_id = ?', [referenceId]))[0][0]?.n),
+  fulfil: async (tx, referenceId) =>
+    void (await tx.query('INSERT INTO orders (reference_id) VALUES (?)', [referenceId])),
+  fulfilments: async (referenceId) =>
+    Number(
+      (
+        await mysqlPool.query<mysql.RowDataPacket[]>('SELECT count(*) AS n FROM orders WHERE reference_id = ?', [
+          referenceId,
+        ])
+      )[0][0]?.n,
+    ),
   outage: { stop: () => mariadb.stop(), start: () => mariadb.start() },
   endSession: async (tx) => {
     const [rows] = await tx.query<mysql.RowDataPacket[]>('SELECT CONNECTION_ID() AS id');
@@ -119,18 +144,29 @@ handlerScenarios('mysql2 (MariaDB)', {
     await mysqlPool.query(`KILL ${Number(rows[0]?.id)}`);
     await seen;
   },
-  exhaust: () => holdAll(10, () => mysqlPool.getConnection(), (connection) => connection.release()),
+  exhaust: () =>
+    holdAll(
+      10,
+      () => mysqlPool.getConnection(),
+      (connection) => connection.release(),
+    ),
 });
 handlerScenarios('node:sqlite', {
   // A scenario here holds a run 3 s, past SQLite's default cap (sqlite/one-writer.test.ts tests that).
   client: () => fromSqlite(join(dir, 'shop.db'), { maxRunMs: 10_000 }),
   fulfil: async (tx, referenceId) => void tx.prepare('INSERT INTO orders (reference_id) VALUES (?)').run(referenceId),
-  fulfilments: async (referenceId) => Number(sqliteReader.prepare('SELECT count(*) AS n FROM orders WHERE reference_id = ?').get(referenceId)?.n),
+  fulfilments: async (referenceId) =>
+    Number(sqliteReader.prepare('SELECT count(*) AS n FROM orders WHERE reference_id = ?').get(referenceId)?.n),
 });
 
 async function delivery(status: string, paymentId = `PAY_${randomUUID()}`) {
   const referenceId = `ORDER_${paymentId}`;
-  const { rawBody, headers } = await signCallback(API_KEY, { payment_id: paymentId, reference_id: referenceId, amount: 50, status });
+  const { rawBody, headers } = await signCallback(API_KEY, {
+    payment_id: paymentId,
+    reference_id: referenceId,
+    amount: 50,
+    status,
+  });
   return { paymentId, referenceId, request: { body: rawBody, headers } };
 }
 
@@ -138,8 +174,17 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function handlerScenarios<Tx>(name: string, shop: Shop<Tx>): void {
   describe(`the webhook handler on the SQL ledger, ${name}`, () => {
-    async function receiver(options: { lockTimeoutMs?: number; handlerTimeoutMs?: number; behaviour?: (referenceId: string, tx: Tx) => Promise<unknown> } = {}) {
-      const ledger = new SqlLedger(shop.client(), { table: `hooks_${randomUUID().replaceAll('-', '').slice(0, 12)}`, lockTimeoutMs: options.lockTimeoutMs });
+    async function receiver(
+      options: {
+        lockTimeoutMs?: number;
+        handlerTimeoutMs?: number;
+        behaviour?: (referenceId: string, tx: Tx) => Promise<unknown>;
+      } = {},
+    ) {
+      const ledger = new SqlLedger(shop.client(), {
+        table: `hooks_${randomUUID().replaceAll('-', '').slice(0, 12)}`,
+        lockTimeoutMs: options.lockTimeoutMs,
+      });
       await ledger.ensureSchema();
       const ran: string[] = [];
       const handler = createWebhookHandler({
@@ -184,7 +229,10 @@ function handlerScenarios<Tx>(name: string, shop: Shop<Tx>): void {
       const settled = new Promise<void>((resolve) => (release = resolve));
       const { handler } = await receiver({ handlerTimeoutMs: 100, behaviour: () => settled });
       const { request, referenceId } = await delivery('SUCCESS');
-      expect(await handler.handle(request)).toMatchObject({ status: 503, headers: { 'retry-after': expect.any(String) } });
+      expect(await handler.handle(request)).toMatchObject({
+        status: 503,
+        headers: { 'retry-after': expect.any(String) },
+      });
       release();
       await sleep(100);
       expect(await shop.fulfilments(referenceId)).toBe(0);
@@ -211,7 +259,12 @@ function handlerScenarios<Tx>(name: string, shop: Shop<Tx>): void {
       const success = await delivery('SUCCESS', refunded.paymentId);
       expect(await handler.handle(success.request)).toMatchObject({ status: 200, body: { outcome: 'superseded' } });
       let reconciled = false;
-      const viaRunOnce = await runOnce(ledger, paymentKey(refunded.paymentId, 'SUCCESS'), () => void (reconciled = true), { payment: { payment_id: refunded.paymentId, status: 'SUCCESS' } });
+      const viaRunOnce = await runOnce(
+        ledger,
+        paymentKey(refunded.paymentId, 'SUCCESS'),
+        () => void (reconciled = true),
+        { payment: { payment_id: refunded.paymentId, status: 'SUCCESS' } },
+      );
       expect(viaRunOnce).toEqual({ outcome: 'superseded' });
       expect(reconciled).toBe(false);
       expect(ran).toEqual([refunded.paymentId]);
@@ -221,7 +274,12 @@ function handlerScenarios<Tx>(name: string, shop: Shop<Tx>): void {
       const { handler, ledger } = await receiver();
       const { request, paymentId, referenceId } = await delivery('SUCCESS');
       expect((await handler.handle(request)).status).toBe(200);
-      const reconciled = await runOnce(ledger, paymentKey(paymentId, 'SUCCESS'), ({ tx }) => shop.fulfil(tx, referenceId), { payment: { payment_id: paymentId, status: 'SUCCESS' } });
+      const reconciled = await runOnce(
+        ledger,
+        paymentKey(paymentId, 'SUCCESS'),
+        ({ tx }) => shop.fulfil(tx, referenceId),
+        { payment: { payment_id: paymentId, status: 'SUCCESS' } },
+      );
       expect(reconciled).toEqual({ outcome: 'duplicate' });
       expect(await shop.fulfilments(referenceId)).toBe(1);
     });
@@ -232,7 +290,11 @@ function handlerScenarios<Tx>(name: string, shop: Shop<Tx>): void {
         const { request, referenceId } = await delivery('SUCCESS');
         const giveBack = await shop.exhaust!();
         const busy = await handler.handle(request).finally(giveBack);
-        expect(busy).toMatchObject({ status: 503, body: { outcome: 'unavailable' }, headers: { 'retry-after': expect.any(String) } });
+        expect(busy).toMatchObject({
+          status: 503,
+          body: { outcome: 'unavailable' },
+          headers: { 'retry-after': expect.any(String) },
+        });
         expect(ran).toEqual([]);
         expect(await handler.handle(request)).toMatchObject({ status: 200, body: { outcome: 'processed' } });
         expect(await shop.fulfilments(referenceId)).toBe(1);

@@ -29,12 +29,21 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const auths = () => mock.count('auth');
-const bearerTokens = () => [...new Set(mock.requests.flatMap((r) => (r.endpoint === 'payment.create' ? [r.headers.authorization?.slice(7) ?? ''] : [])))];
+const bearerTokens = () => [
+  ...new Set(
+    mock.requests.flatMap((r) => (r.endpoint === 'payment.create' ? [r.headers.authorization?.slice(7) ?? ''] : [])),
+  ),
+];
 
 /** A logger keeping the client's warnings. */
 function warnLog() {
   const warnings: string[] = [];
-  const logger = { debug: () => undefined, info: () => undefined, warn: (m: unknown) => void warnings.push(String(m)), error: () => undefined };
+  const logger = {
+    debug: () => undefined,
+    info: () => undefined,
+    warn: (m: unknown) => void warnings.push(String(m)),
+    error: () => undefined,
+  };
   return { logger, warnings };
 }
 
@@ -46,7 +55,12 @@ describe.each(CLIENT_KINDS)('tokens in Redis through %s', (kind) => {
   /** A client with a store of its own over the shared Redis: a process of the fleet. */
   const process = (extra: Parameters<typeof clientFor>[1] = {}, marginMs?: number) =>
     clientFor(mock, {
-      tokenStore: new RedisTokenStore({ client: conn.client, keyPrefix: prefix, pollIntervalMs: 5, refreshMarginMs: marginMs }),
+      tokenStore: new RedisTokenStore({
+        client: conn.client,
+        keyPrefix: prefix,
+        pollIntervalMs: 5,
+        refreshMarginMs: marginMs,
+      }),
       ...(marginMs === undefined ? {} : { tokenRefreshMarginMs: marginMs }),
       ...extra,
     }).gateway;
@@ -66,7 +80,9 @@ describe.each(CLIENT_KINDS)('tokens in Redis through %s', (kind) => {
     const tokens = bearerTokens();
     expect(tokens).toHaveLength(2);
     const names = (await send(['KEYS', '*'])) as string[];
-    const values = await Promise.all(names.map(async (name) => ((await send(['TYPE', name])) === 'string' ? String(await send(['GET', name])) : '')));
+    const values = await Promise.all(
+      names.map(async (name) => ((await send(['TYPE', name])) === 'string' ? String(await send(['GET', name])) : '')),
+    );
     expect(values.some((v) => v.includes('"accessToken":"v1.'))).toBe(true);
     for (const token of tokens) expect(values.join('\n')).not.toContain(token);
   });
@@ -76,7 +92,8 @@ describe.each(CLIENT_KINDS)('tokens in Redis through %s', (kind) => {
     const [name] = (await send(['KEYS', `${prefix}token:*`])) as string[];
     const value = JSON.parse(String(await send(['GET', name!]))) as { accessToken: string; lifetimeMs: number };
     const i = value.accessToken.length - 10; // inside the ciphertext, not its last (partly padding) character
-    const flipped = value.accessToken.slice(0, i) + (value.accessToken[i] === 'A' ? 'B' : 'A') + value.accessToken.slice(i + 1);
+    const flipped =
+      value.accessToken.slice(0, i) + (value.accessToken[i] === 'A' ? 'B' : 'A') + value.accessToken.slice(i + 1);
     await send(['SET', name!, JSON.stringify({ ...value, accessToken: flipped }), 'PX', '60000']);
     const { logger, warnings } = warnLog();
     const payment = await process({ logger }).payments.create(paymentParams());
@@ -118,19 +135,35 @@ describe.each(CLIENT_KINDS)('a Redis user limited to the prefix (docs/fleet.md A
   it('serves the token store, and reads nothing outside its prefix', async () => {
     const admin = await connect(kind, server.url);
     const user = `myr-${kind}`;
-    await rawCommand(admin.client, ['ACL', 'SETUSER', user, 'reset', 'on', '>acl-test-password', `~${user}:*`, 'resetchannels', ...ACL_RULES]);
+    await rawCommand(admin.client, [
+      'ACL',
+      'SETUSER',
+      user,
+      'reset',
+      'on',
+      '>acl-test-password',
+      `~${user}:*`,
+      'resetchannels',
+      ...ACL_RULES,
+    ]);
     await rawCommand(admin.client, ['SET', 'other-app:secret', 'x']);
     // ioredis's ready check sends INFO, which the rules refuse: it says so once and goes on.
     const consoleWarn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     const limited = await connect(kind, server.url.replace('redis://', `redis://${user}:acl-test-password@`));
-    expect(consoleWarn.mock.calls.every(([m]) => /ready check because INFO command fails: "NOPERM/.test(String(m)))).toBe(true);
+    expect(
+      consoleWarn.mock.calls.every(([m]) => /ready check because INFO command fails: "NOPERM/.test(String(m))),
+    ).toBe(true);
     consoleWarn.mockRestore();
     try {
       // INFO is refused here too: each store says once that it could not check the version.
       const { lines, logger } = warningLogger();
-      const { gateway } = clientFor(mock, { tokenStore: new RedisTokenStore({ client: limited.client, keyPrefix: `${user}:`, logger }) });
+      const { gateway } = clientFor(mock, {
+        tokenStore: new RedisTokenStore({ client: limited.client, keyPrefix: `${user}:`, logger }),
+      });
       await gateway.payments.create(paymentParams());
-      await clientFor(mock, { tokenStore: new RedisTokenStore({ client: limited.client, keyPrefix: `${user}:`, logger }) }).gateway.payments.create(paymentParams());
+      await clientFor(mock, {
+        tokenStore: new RedisTokenStore({ client: limited.client, keyPrefix: `${user}:`, logger }),
+      }).gateway.payments.create(paymentParams());
       expect(auths()).toBe(1);
       expect(lines.length).toBeGreaterThan(0);
       expect(lines.every((line) => /Redis refused INFO, so its version was not checked/.test(line))).toBe(true);
@@ -198,8 +231,14 @@ describe.each(CLIENT_KINDS)('a Redis that does not answer, through %s', (kind) =
     expect(result.payment_id).toMatch(/^PAY_/);
     // The token store's wait, then the limiter's: two budgets.
     expect(elapsed).toBeLessThan(1.9 * BUDGET_MS);
-    expect(warnings.filter((w) => /token store/.test(w)), warnings.join('\n')).toHaveLength(1);
-    expect(warnings.filter((w) => /RedisRateLimiter/.test(w)), warnings.join('\n')).toHaveLength(1);
+    expect(
+      warnings.filter((w) => /token store/.test(w)),
+      warnings.join('\n'),
+    ).toHaveLength(1);
+    expect(
+      warnings.filter((w) => /RedisRateLimiter/.test(w)),
+      warnings.join('\n'),
+    ).toHaveLength(1);
   }, 10_000);
 
   it('a call renewing a refused token waits on the store for tokenStoreTimeout in all (read, renewal, read again)', async () => {

@@ -18,13 +18,19 @@ afterAll(() => server.stop());
 let n = 0;
 const HOUR = 3_600_000;
 /** The same token, its expiry as read back from Redis's PTTL (within a second of the written one). */
-const near = (token: StoredToken) => ({ accessToken: token.accessToken, expiresAt: expect.closeTo(token.expiresAt, -3) as number });
+const near = (token: StoredToken) => ({
+  accessToken: token.accessToken,
+  expiresAt: expect.closeTo(token.expiresAt, -3) as number,
+});
 
 describe.each(CLIENT_KINDS)('RedisTokenStore on %s', (kind) => {
   let conn: Awaited<ReturnType<typeof connect>>;
   const send = (args: string[]) => rawCommand(conn.client, args);
   const stores = (count: number, options: { lockTtlMs?: number } = {}) =>
-    Array.from({ length: count }, () => new RedisTokenStore({ client: conn.client, keyPrefix: `t:${kind}:`, pollIntervalMs: 5, ...options }));
+    Array.from(
+      { length: count },
+      () => new RedisTokenStore({ client: conn.client, keyPrefix: `t:${kind}:`, pollIntervalMs: 5, ...options }),
+    );
   const fetcher = () => {
     let calls = 0;
     const fetchToken = async (): Promise<StoredToken> => {
@@ -79,11 +85,15 @@ describe.each(CLIENT_KINDS)('RedisTokenStore on %s', (kind) => {
     const prefix = `t:${kind}:dead${n}:`;
     const store = new RedisTokenStore({ client: conn.client, keyPrefix: prefix, pollIntervalMs: 5, lockTtlMs: 150 });
     // The first holder's lock is overwritten by a process that then dies holding it (no release).
-    const first = store.refresh(key, async () => {
-      const [lock] = (await send(['KEYS', `${prefix}token-lock:*`])) as string[];
-      await send(['SET', lock!, 'dead-holder', 'PX', '150']);
-      throw new Error('holder died');
-    }, {});
+    const first = store.refresh(
+      key,
+      async () => {
+        const [lock] = (await send(['KEYS', `${prefix}token-lock:*`])) as string[];
+        await send(['SET', lock!, 'dead-holder', 'PX', '150']);
+        throw new Error('holder died');
+      },
+      {},
+    );
     await expect(first).rejects.toThrow('holder died');
     expect(await send(['KEYS', `${prefix}token-lock:*`])).toHaveLength(1);
     const { fetchToken, calls } = fetcher();
@@ -95,7 +105,9 @@ describe.each(CLIENT_KINDS)('RedisTokenStore on %s', (kind) => {
   it('releases the lock when fetchToken fails, so the next caller fetches', async () => {
     const key = `merchant-${++n}`;
     const [a, b] = stores(2);
-    await expect(a!.refresh(key, () => Promise.reject(new Error('INVALID_CREDENTIALS')), {})).rejects.toThrow('INVALID_CREDENTIALS');
+    await expect(a!.refresh(key, () => Promise.reject(new Error('INVALID_CREDENTIALS')), {})).rejects.toThrow(
+      'INVALID_CREDENTIALS',
+    );
     const { fetchToken, calls } = fetcher();
     await b!.refresh(key, fetchToken, { signal: AbortSignal.timeout(5_000) });
     expect(calls()).toBe(1);
@@ -130,8 +142,11 @@ describe('RedisTokenStore when Redis does not answer', () => {
     whileRedisDown(kind, async (client) => {
       const store = new RedisTokenStore({ client, timeoutMs: 200 });
       await expect(store.get('k')).rejects.toBeInstanceOf(RedisStoreError);
-      const error = await store.refresh('k', () => Promise.reject(new Error('must not fetch')), {}).catch((e: unknown) => e);
+      const error = await store
+        .refresh('k', () => Promise.reject(new Error('must not fetch')), {})
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(MyrGatewayError);
       expect(error).toMatchObject({ code: 'STORE_UNAVAILABLE' });
-    }));
+    }),
+  );
 });

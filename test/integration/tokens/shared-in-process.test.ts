@@ -15,7 +15,10 @@ import {
 import { caught, clientFor, paymentParams, recordingSleep, withdrawalParams } from '../../helpers/client.js';
 import { clockedMock } from '../../helpers/clocked-mock.js';
 
-const merchants = ['WARN', 'CROWD', 'A', 'B', 'SEEN', 'RENEW'].map((id) => ({ merchantId: `M_${id}`, apiKey: `sk_test_${id.toLowerCase()}_secret` }));
+const merchants = ['WARN', 'CROWD', 'A', 'B', 'SEEN', 'RENEW'].map((id) => ({
+  merchantId: `M_${id}`,
+  apiKey: `sk_test_${id.toLowerCase()}_secret`,
+}));
 // The service counts token requests per IP; this one allows more than 5 a minute, so a
 // refusal can only come from the client's own bookkeeping.
 const { mock, now, time } = clockedMock({ merchants, rateLimits: { auth: 10 } });
@@ -23,7 +26,14 @@ const { mock, now, time } = clockedMock({ merchants, rateLimits: { auth: 10 } })
 /** A client on the process-wide default store (no tokenStore given), as a merchant writes it. */
 function defaultClient(merchantId: string, overrides: Partial<MyrGatewayOptions> = {}) {
   const merchant = merchants.find((m) => m.merchantId === merchantId)!;
-  return new MyrGateway({ baseUrl: mock.baseUrl, merchantId, apiKey: merchant.apiKey, now, random: () => 0, ...overrides });
+  return new MyrGateway({
+    baseUrl: mock.baseUrl,
+    merchantId,
+    apiKey: merchant.apiKey,
+    now,
+    random: () => 0,
+    ...overrides,
+  });
 }
 
 describe('the process-wide default token store', () => {
@@ -40,7 +50,9 @@ describe('the process-wide default token store', () => {
     mock.fault({ endpoint: 'auth', response: { type: 'delay', ms: 30 } });
     const recorder = recordingSleep();
     const results = await Promise.all(
-      Array.from({ length: 100 }, () => defaultClient('M_CROWD', { sleep: recorder.sleep }).payments.create(paymentParams())),
+      Array.from({ length: 100 }, () =>
+        defaultClient('M_CROWD', { sleep: recorder.sleep }).payments.create(paymentParams()),
+      ),
     );
     expect(results).toHaveLength(100);
     expect(mock.count('auth')).toBe(1);
@@ -67,23 +79,32 @@ describe('the process-wide default token store', () => {
     expect(mock.count('auth')).toBe(2);
     const distinct = [...new Set(keys)];
     expect(distinct).toHaveLength(2);
-    const tokens = mock.requests.filter((r) => r.endpoint !== 'auth').map((r) => String(r.headers.authorization).slice(7));
+    const tokens = mock.requests
+      .filter((r) => r.endpoint !== 'auth')
+      .map((r) => String(r.headers.authorization).slice(7));
     for (const key of distinct) {
       expect(key).toMatch(/^myr-gateway:token:[0-9a-f]{64}$/);
-      for (const secret of ['sk_test_a_secret', 'sk_test_b_secret', 'M_A', 'M_B', ...tokens]) expect(key).not.toContain(secret);
+      for (const secret of ['sk_test_a_secret', 'sk_test_b_secret', 'M_A', 'M_B', ...tokens])
+        expect(key).not.toContain(secret);
     }
   });
 });
 
 describe('the local token limiter', () => {
-  const refused = () => Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
+  const refused = () =>
+    Object.assign(new TypeError('fetch failed'), {
+      cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+    });
 
   it('does not count token requests that never connected', async () => {
     let down = true;
     const fetchImpl: typeof fetch = (input, init) =>
-      down && String(input instanceof Request ? input.url : input).endsWith('/auth/token') ? Promise.reject(refused()) : globalThis.fetch(input, init);
+      down && String(input instanceof Request ? input.url : input).endsWith('/auth/token')
+        ? Promise.reject(refused())
+        : globalThis.fetch(input, init);
     const { gateway } = clientFor(mock, { now, fetch: fetchImpl, merchantId: 'M_SEEN', apiKey: 'sk_test_seen_secret' });
-    for (let i = 0; i < 2; i++) expect((await caught(gateway.payments.create(paymentParams()))).code).toBe('NETWORK_ERROR');
+    for (let i = 0; i < 2; i++)
+      expect((await caught(gateway.payments.create(paymentParams()))).code).toBe('NETWORK_ERROR');
     down = false; // 8 refused connections later, the service is back
     const payment = await gateway.payments.create(paymentParams());
     expect(payment.payment_id).toMatch(/^PAY_/);
@@ -142,9 +163,26 @@ function stub(tokenBody: () => unknown) {
       return Response.json(tokenBody());
     }
     seen.calls.push(request.headers.get('authorization') ?? '');
-    return Response.json({ status: 'success', data: { payment_id: 'PAY_1', reference_id: 'R1', amount: 5, currency: 'MYR', status: 'PROCESSING', created_at: 'x' } });
+    return Response.json({
+      status: 'success',
+      data: {
+        payment_id: 'PAY_1',
+        reference_id: 'R1',
+        amount: 5,
+        currency: 'MYR',
+        status: 'PROCESSING',
+        created_at: 'x',
+      },
+    });
   };
-  const gateway = new MyrGateway({ baseUrl: 'https://api.example.test/api/v1', merchantId: 'M', apiKey: 'k', fetch: fetchImpl, now, tokenStore: new MemoryTokenStore() });
+  const gateway = new MyrGateway({
+    baseUrl: 'https://api.example.test/api/v1',
+    merchantId: 'M',
+    apiKey: 'k',
+    fetch: fetchImpl,
+    now,
+    tokenStore: new MemoryTokenStore(),
+  });
   return { gateway, seen };
 }
 
@@ -152,8 +190,14 @@ describe('token lifetimes', () => {
   it.each([
     ['a lifetime equal to the refresh margin', () => ({ access_token: 'tok1', expires_in: 60 })],
     ['a lifetime below the refresh margin', () => ({ access_token: 'tok1', expires_in: 30 })],
-    ['an ISO expires_at already past on this time.clock (skew)', () => ({ access_token: 'tok1', expires_at: new Date(time.clock - 5_000).toISOString() })],
-    ['a Unix expires_at already past on this time.clock (skew)', () => ({ access_token: 'tok1', expires_at: Math.floor(time.clock / 1000) - 5 })],
+    [
+      'an ISO expires_at already past on this time.clock (skew)',
+      () => ({ access_token: 'tok1', expires_at: new Date(time.clock - 5_000).toISOString() }),
+    ],
+    [
+      'a Unix expires_at already past on this time.clock (skew)',
+      () => ({ access_token: 'tok1', expires_at: Math.floor(time.clock / 1000) - 5 }),
+    ],
   ])('a token with %s is still used', async (_label, body) => {
     const { gateway, seen } = stub(body);
     for (let i = 0; i < 10; i++) await gateway.payments.retrieve('R1');
@@ -168,7 +212,12 @@ describe('token lifetimes', () => {
     mock.fault({ endpoint: 'auth', response: { type: 'status', status: 503, code: 'NO_GATEWAY_AVAILABLE' } });
     const payment = await gateway.payments.create(paymentParams());
     expect(payment.payment_id).toMatch(/^PAY_/);
-    expect(mock.requests.map((r) => `${r.endpoint}:${r.status}`)).toEqual(['auth:200', 'payment.create:200', 'auth:503', 'payment.create:200']);
+    expect(mock.requests.map((r) => `${r.endpoint}:${r.status}`)).toEqual([
+      'auth:200',
+      'payment.create:200',
+      'auth:503',
+      'payment.create:200',
+    ]);
   });
 
   it('counts a lifetime from when the token was asked for, not from a slow answer', async () => {

@@ -40,19 +40,30 @@ describe('a failing or slow token store', () => {
   it.each([
     ['get hangs', { get: never }],
     ['get rejects', { get: fail }],
-    ['get throws synchronously', { get: () => { throw new Error('boom'); } }],
+    [
+      'get throws synchronously',
+      {
+        get: () => {
+          throw new Error('boom');
+        },
+      },
+    ],
     ['set hangs', { set: never }],
     ['set rejects', { set: fail }],
-  ])('%s: calls succeed on the in-process token, with one warning and one token request', async (_label, overrides) => {
-    const read = warnings();
-    const { gateway } = clientFor(mock, { now, tokenStore: storeWith(overrides), tokenStoreTimeout: 20 });
-    for (let i = 0; i < 3; i++) await gateway.payments.create(paymentParams());
-    expect(mock.count('auth')).toBe(1);
-    expect(mock.count('payment.create')).toBe(3);
-    expect(read()).toHaveLength(1);
-    expect(read()[0]).toMatch(/token store/);
-    expect(read()[0]).not.toContain('hunter2');
-  }, 5000);
+  ])(
+    '%s: calls succeed on the in-process token, with one warning and one token request',
+    async (_label, overrides) => {
+      const read = warnings();
+      const { gateway } = clientFor(mock, { now, tokenStore: storeWith(overrides), tokenStoreTimeout: 20 });
+      for (let i = 0; i < 3; i++) await gateway.payments.create(paymentParams());
+      expect(mock.count('auth')).toBe(1);
+      expect(mock.count('payment.create')).toBe(3);
+      expect(read()).toHaveLength(1);
+      expect(read()[0]).toMatch(/token store/);
+      expect(read()[0]).not.toContain('hunter2');
+    },
+    5000,
+  );
 
   it('a delete that rejects does not stop a renewal after TOKEN_EXPIRED', async () => {
     const read = warnings();
@@ -69,7 +80,11 @@ describe('a failing or slow token store', () => {
     const read = warnings();
     let broken = false;
     const inner = new MemoryTokenStore();
-    const store = storeWith({ get: (key) => inner.get(key), set: (key, token) => (broken ? fail() : inner.set(key, token)), delete: fail });
+    const store = storeWith({
+      get: (key) => inner.get(key),
+      set: (key, token) => (broken ? fail() : inner.set(key, token)),
+      delete: fail,
+    });
     const { gateway } = clientFor(mock, { now, tokenStore: store });
     await gateway.payments.create(paymentParams());
     broken = true;
@@ -84,10 +99,18 @@ describe('a failing or slow token store', () => {
     warnings();
     const slow = storeWith({ get: never });
     const controller = new AbortController();
-    const aborted = caught(clientFor(mock, { now, tokenStore: slow, tokenStoreTimeout: 600_000 }).gateway.payments.create(paymentParams(), { signal: controller.signal }));
+    const aborted = caught(
+      clientFor(mock, { now, tokenStore: slow, tokenStoreTimeout: 600_000 }).gateway.payments.create(paymentParams(), {
+        signal: controller.signal,
+      }),
+    );
     controller.abort();
     expect(await aborted).toBeInstanceOf(AbortError);
-    const timedOut = await caught(clientFor(mock, { now, tokenStore: slow, tokenStoreTimeout: 600_000 }).gateway.payments.create(paymentParams(), { totalTimeout: 30 }));
+    const timedOut = await caught(
+      clientFor(mock, { now, tokenStore: slow, tokenStoreTimeout: 600_000 }).gateway.payments.create(paymentParams(), {
+        totalTimeout: 30,
+      }),
+    );
     expect(timedOut).toBeInstanceOf(TimeoutError);
     expect(mock.count('payment.create')).toBe(0);
   }, 5000);
@@ -99,7 +122,10 @@ describe('a failing or slow token store', () => {
     ['a token without expiry', { accessToken: 'tok' }],
   ])('returning %s is ignored: a fresh token is fetched', async (_label, garbage) => {
     warnings();
-    const { gateway } = clientFor(mock, { now, tokenStore: storeWith({ get: () => garbage as unknown as StoredToken }) });
+    const { gateway } = clientFor(mock, {
+      now,
+      tokenStore: storeWith({ get: () => garbage as unknown as StoredToken }),
+    });
     const payment = await gateway.payments.create(paymentParams());
     expect(payment.payment_id).toMatch(/^PAY_/);
     expect(mock.count('auth')).toBe(1);
@@ -108,7 +134,10 @@ describe('a failing or slow token store', () => {
 });
 
 /** A fleet store (RedisTokenStore's shape): one Map, with `refresh` as the contract describes. */
-function fleetStore(shared: Map<string, StoredToken>, calls: Array<{ key: string; staleToken?: string; signal?: AbortSignal }>): TokenStore {
+function fleetStore(
+  shared: Map<string, StoredToken>,
+  calls: Array<{ key: string; staleToken?: string; signal?: AbortSignal }>,
+): TokenStore {
   return {
     ...lockedRefresh(shared, calls),
     get: (key) => shared.get(key),
@@ -119,17 +148,27 @@ function fleetStore(shared: Map<string, StoredToken>, calls: Array<{ key: string
 
 /** The store-wide lock: the holder fetches, everyone else waits for its result. */
 const held = new Map<string, Promise<StoredToken>>();
-function lockedRefresh(shared: Map<string, StoredToken>, calls: Array<{ key: string; staleToken?: string; signal?: AbortSignal }>): Pick<TokenStore, 'refresh'> {
+function lockedRefresh(
+  shared: Map<string, StoredToken>,
+  calls: Array<{ key: string; staleToken?: string; signal?: AbortSignal }>,
+): Pick<TokenStore, 'refresh'> {
   return {
     refresh(key, fetchToken, options) {
       calls.push({ key, ...options });
       const current = shared.get(key);
-      if (options.staleToken !== undefined && current && current.accessToken !== options.staleToken && current.expiresAt > time.clock) {
+      if (
+        options.staleToken !== undefined &&
+        current &&
+        current.accessToken !== options.staleToken &&
+        current.expiresAt > time.clock
+      ) {
         return Promise.resolve(current);
       }
       let flight = held.get(key);
       if (!flight) {
-        flight = fetchToken().then((token) => (shared.set(key, token), token)).finally(() => held.delete(key));
+        flight = fetchToken()
+          .then((token) => (shared.set(key, token), token))
+          .finally(() => held.delete(key));
         held.set(key, flight);
       }
       return flight;
@@ -165,27 +204,47 @@ describe('TokenStore.refresh (one refresh per fleet)', () => {
   });
 
   it.each([
-    ['throws', async () => { throw new Error('lock lost'); }],
+    [
+      'throws',
+      async () => {
+        throw new Error('lock lost');
+      },
+    ],
     ['hangs', never],
     ['returns garbage', async () => ({ accessToken: '' }) as StoredToken],
-  ])('a refresh that %s degrades to a token fetched here, with one warning', async (_label, refresh) => {
-    const read = warnings();
-    const store = { ...storeWith({}), refresh };
-    const { gateway } = clientFor(mock, { now, tokenStore: store, tokenStoreTimeout: 10, timeout: 50 });
-    for (let i = 0; i < 2; i++) await gateway.payments.create(paymentParams());
-    expect(mock.count('auth')).toBe(1);
-    expect(read()).toHaveLength(1);
-  }, 5000);
+  ])(
+    'a refresh that %s degrades to a token fetched here, with one warning',
+    async (_label, refresh) => {
+      const read = warnings();
+      const store = { ...storeWith({}), refresh };
+      const { gateway } = clientFor(mock, { now, tokenStore: store, tokenStoreTimeout: 10, timeout: 50 });
+      for (let i = 0; i < 2; i++) await gateway.payments.create(paymentParams());
+      expect(mock.count('auth')).toBe(1);
+      expect(read()).toHaveLength(1);
+    },
+    5000,
+  );
 
   it('a refresh that fails after fetching does not fetch twice; the service refusing the key is not a store failure', async () => {
     const read = warnings();
-    const after = { ...storeWith({}), refresh: async (_k: string, fetchToken: () => Promise<StoredToken>) => { await fetchToken(); throw new Error('write failed'); } };
+    const after = {
+      ...storeWith({}),
+      refresh: async (_k: string, fetchToken: () => Promise<StoredToken>) => {
+        await fetchToken();
+        throw new Error('write failed');
+      },
+    };
     await clientFor(mock, { now, tokenStore: after }).gateway.payments.create(paymentParams());
     expect(mock.count('auth')).toBe(1);
     expect(read()).toHaveLength(1);
 
-    const passThrough = { ...storeWith({}), refresh: (_k: string, fetchToken: () => Promise<StoredToken>) => fetchToken() };
-    const error = await caught(clientFor(mock, { now, apiKey: 'sk_wrong', tokenStore: passThrough }).gateway.payments.create(paymentParams()));
+    const passThrough = {
+      ...storeWith({}),
+      refresh: (_k: string, fetchToken: () => Promise<StoredToken>) => fetchToken(),
+    };
+    const error = await caught(
+      clientFor(mock, { now, apiKey: 'sk_wrong', tokenStore: passThrough }).gateway.payments.create(paymentParams()),
+    );
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(error.code).toBe('INVALID_CREDENTIALS');
     expect(mock.count('auth')).toBe(2);
@@ -206,8 +265,12 @@ describe('a store answering after the call stopped waiting', () => {
       let late = false;
       const inner = new MemoryTokenStore();
       // Like a Redis store whose own timeoutMs is longer than the client's tokenStoreTimeout.
-      const lateFailure = () => new Promise<never>((_, reject) => setTimeout(() => reject(new Error('Redis did not answer')), 50));
-      const store = storeWith({ get: (key) => (late ? lateFailure() : inner.get(key)), set: (key, token) => inner.set(key, token) });
+      const lateFailure = () =>
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('Redis did not answer')), 50));
+      const store = storeWith({
+        get: (key) => (late ? lateFailure() : inner.get(key)),
+        set: (key, token) => inner.set(key, token),
+      });
       const { gateway } = clientFor(mock, { now, tokenStore: store, tokenStoreTimeout: 20 });
       await gateway.payments.create(paymentParams());
       late = true;

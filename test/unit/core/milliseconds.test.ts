@@ -35,6 +35,9 @@ describe('milliseconds', () => {
       caught = error;
     }
     expect(caught).toBeInstanceOf(ConfigurationError);
-    expect(caught).toMatchObject({ field: 'handlerTimeoutMs', message: 'handlerTimeoutMs must be a whole number of milliseconds from 1 to 2147483647' });
+    expect(caught).toMatchObject({
+      field: 'handlerTimeoutMs',
+      message: 'handlerTimeoutMs must be a whole number of milliseconds from 1 to 2147483647',
+    });
   });
 });

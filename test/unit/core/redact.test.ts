@@ -5,7 +5,14 @@
  * in every field at any depth, while the merchant's own reference_id is never touched.
  */
 import { describe, expect, it } from 'vitest';
-import { accountNumberRedactor, alsoRedact, bothRedact, maskAccountNumber, maskAccountNumbers, redactSecret } from '../../../src/core/redact.js';
+import {
+  accountNumberRedactor,
+  alsoRedact,
+  bothRedact,
+  maskAccountNumber,
+  maskAccountNumbers,
+  redactSecret,
+} from '../../../src/core/redact.js';
 
 const API_KEY = 'sk_live_9f8e7d6c5b4a';
 const TOKEN = 'eyJhbGciOiJIUzI1NiJ9.payload.sig';
@@ -20,7 +27,9 @@ describe('redactSecret', () => {
   });
 
   it('leaves text without the secret as it was', () => {
-    expect(redactSecret(API_KEY)('INVALID_AMOUNT: amount must be at least 1.00')).toBe('INVALID_AMOUNT: amount must be at least 1.00');
+    expect(redactSecret(API_KEY)('INVALID_AMOUNT: amount must be at least 1.00')).toBe(
+      'INVALID_AMOUNT: amount must be at least 1.00',
+    );
   });
 
   it('matches a secret holding regular-expression characters literally, not as a pattern', () => {
@@ -29,7 +38,9 @@ describe('redactSecret', () => {
   });
 
   it('redacts a secret that appears glued to other text (in a URL or JSON)', () => {
-    expect(redactSecret(API_KEY)(`{"key":"${API_KEY}"} /x?k=${API_KEY}&y=1`)).toBe('{"key":"[redacted]"} /x?k=[redacted]&y=1');
+    expect(redactSecret(API_KEY)(`{"key":"${API_KEY}"} /x?k=${API_KEY}&y=1`)).toBe(
+      '{"key":"[redacted]"} /x?k=[redacted]&y=1',
+    );
   });
 });
 
@@ -106,7 +117,9 @@ describe('accountNumberRedactor', () => {
   });
 
   it('leaves a message without the account number as it was', () => {
-    expect(accountNumberRedactor(ACCOUNT)('INSUFFICIENT_BALANCE: balance too low')).toBe('INSUFFICIENT_BALANCE: balance too low');
+    expect(accountNumberRedactor(ACCOUNT)('INSUFFICIENT_BALANCE: balance too low')).toBe(
+      'INSUFFICIENT_BALANCE: balance too low',
+    );
   });
 
   it.each([
@@ -128,7 +141,13 @@ describe('maskAccountNumbers', () => {
   const redact = bothRedact(redactSecret(API_KEY), accountNumberRedactor(ACCOUNT));
 
   it('masks the account number sent wherever it comes as a JSON number, under any key and in arrays; other numbers stay', () => {
-    expect(maskAccountNumbers({ beneficiary: { account: 5140123456789 }, accounts: [5140123456789, 7], amount: 250 }, redact, ACCOUNT)).toEqual({
+    expect(
+      maskAccountNumbers(
+        { beneficiary: { account: 5140123456789 }, accounts: [5140123456789, 7], amount: 250 },
+        redact,
+        ACCOUNT,
+      ),
+    ).toEqual({
       beneficiary: { account: '****6789' },
       accounts: ['****6789', 7],
       amount: 250,
@@ -154,7 +173,16 @@ describe('maskAccountNumbers', () => {
   });
 
   it('masks an account_number sent as a JSON number, and every account number in a list under that key', () => {
-    expect(maskAccountNumbers({ account_number: 5140123456789, account_numbers: [1], beneficiary: { account_number: ['7000111122223333', 8888777766665555] } }, redact)).toEqual({
+    expect(
+      maskAccountNumbers(
+        {
+          account_number: 5140123456789,
+          account_numbers: [1],
+          beneficiary: { account_number: ['7000111122223333', 8888777766665555] },
+        },
+        redact,
+      ),
+    ).toEqual({
       account_number: '****6789',
       account_numbers: [1],
       beneficiary: { account_number: ['****3333', '****5555'] },
@@ -178,7 +206,11 @@ describe('maskAccountNumbers', () => {
   it("never touches the merchant's own reference_id, at any depth, even where it holds text that is redacted elsewhere", () => {
     // The merchant matches results to orders by reference_id: it must come back byte for byte.
     const reference = `order-${ACCOUNT}-${API_KEY}`;
-    const answer = { reference_id: reference, echo: reference, inner: { reference_id: reference, list: [{ reference_id: reference }] } };
+    const answer = {
+      reference_id: reference,
+      echo: reference,
+      inner: { reference_id: reference, list: [{ reference_id: reference }] },
+    };
     const out = maskAccountNumbers(answer, redact) as typeof answer;
     expect(out.reference_id).toBe(reference);
     expect(out.inner.reference_id).toBe(reference);

@@ -4,7 +4,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError, InvalidRequestError } from '../../../src/core/errors/base.js';
-import { DEFAULTS, MAX_RETRIES, MAX_TIMER_MS, millisecondsSetting, retriesSetting, signalSetting } from '../../../src/core/settings.js';
+import {
+  DEFAULTS,
+  MAX_RETRIES,
+  MAX_TIMER_MS,
+  millisecondsSetting,
+  retriesSetting,
+  signalSetting,
+} from '../../../src/core/settings.js';
 import { MyrGateway } from '../../../src/index.js';
 
 const base = { baseUrl: 'https://api.gateway.example/api/v1', merchantId: 'M1', apiKey: 'sk_settings' };
@@ -19,14 +26,21 @@ describe('millisecondsSetting and retriesSetting', () => {
     expect(retriesSetting(MAX_RETRIES, 3, 'maxRetries', 'call')).toBe(10);
   });
 
-  it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, MAX_TIMER_MS + 1])('refuses %s milliseconds, typed by where it came from', (value) => {
-    expect(() => millisecondsSetting(value, 30_000, 'timeout', 'call')).toThrow(expect.objectContaining({ name: 'InvalidRequestError', code: 'VALIDATION_ERROR', field: 'timeout' }));
-    expect(() => millisecondsSetting(value, 30_000, 'timeout', 'client')).toThrow(ConfigurationError);
-  });
+  it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, MAX_TIMER_MS + 1])(
+    'refuses %s milliseconds, typed by where it came from',
+    (value) => {
+      expect(() => millisecondsSetting(value, 30_000, 'timeout', 'call')).toThrow(
+        expect.objectContaining({ name: 'InvalidRequestError', code: 'VALIDATION_ERROR', field: 'timeout' }),
+      );
+      expect(() => millisecondsSetting(value, 30_000, 'timeout', 'client')).toThrow(ConfigurationError);
+    },
+  );
 
   it.each([-1, 11, 2.5, Number.NaN])('refuses %s retries', (value) => {
     expect(() => retriesSetting(value, 3, 'maxRetries', 'call')).toThrow(InvalidRequestError);
-    expect(() => retriesSetting(value, 3, 'maxRetries', 'client')).toThrow(expect.objectContaining({ field: 'maxRetries' }));
+    expect(() => retriesSetting(value, 3, 'maxRetries', 'client')).toThrow(
+      expect.objectContaining({ field: 'maxRetries' }),
+    );
   });
 });
 
@@ -38,10 +52,13 @@ describe('signalSetting', () => {
     expect(signalSetting(null)).toBeUndefined();
   });
 
-  it.each(['stop', { aborted: false }, new AbortController()])('refuses %o as a request error naming signal', (value) => {
-    expect(() => signalSetting(value)).toThrow(InvalidRequestError);
-    expect(() => signalSetting(value)).toThrow('signal must be an AbortSignal');
-  });
+  it.each(['stop', { aborted: false }, new AbortController()])(
+    'refuses %o as a request error naming signal',
+    (value) => {
+      expect(() => signalSetting(value)).toThrow(InvalidRequestError);
+      expect(() => signalSetting(value)).toThrow('signal must be an AbortSignal');
+    },
+  );
 });
 
 describe('through the public API', () => {
@@ -52,6 +69,8 @@ describe('through the public API', () => {
     ['tokenStoreTimeout', 1.5],
     ['tokenRefreshMarginMs', -1],
   ])('new MyrGateway refuses %s = %s with a ConfigurationError naming it', (field, value) => {
-    expect(() => new MyrGateway({ ...base, [field]: value })).toThrow(expect.objectContaining({ name: 'ConfigurationError', field }));
+    expect(() => new MyrGateway({ ...base, [field]: value })).toThrow(
+      expect.objectContaining({ name: 'ConfigurationError', field }),
+    );
   });
 });

@@ -5,7 +5,13 @@
  * Timeouts here are a few milliseconds; the assertions are on outcomes, not durations.
  */
 import { describe, expect, it } from 'vitest';
-import { bounded, callStoreBudget, describeStoreFailure, StoreBudget, watched } from '../../../src/core/store-budget.js';
+import {
+  bounded,
+  callStoreBudget,
+  describeStoreFailure,
+  StoreBudget,
+  watched,
+} from '../../../src/core/store-budget.js';
 
 const never = () => new Promise<never>(() => undefined);
 
@@ -73,19 +79,38 @@ describe('watched', () => {
   });
 
   it('while work is held there is no timeout; after it, the next-sign timeout applies again', async () => {
-    const held = watched(async (watch) => watch.hold(new Promise((r) => setTimeout(() => r('own token'), 40))), undefined, 5, 5);
+    const held = watched(
+      async (watch) => watch.hold(new Promise((r) => setTimeout(() => r('own token'), 40))),
+      undefined,
+      5,
+      5,
+    );
     await expect(held).resolves.toBe('own token');
 
-    const stalled = watched(async (watch) => {
-      await watch.hold(Promise.resolve());
-      return never();
-    }, undefined, 1000, 5);
+    const stalled = watched(
+      async (watch) => {
+        await watch.hold(Promise.resolve());
+        return never();
+      },
+      undefined,
+      1000,
+      5,
+    );
     expect(describeStoreFailure((await outcome(stalled)).error)).toBe('did not answer in time');
   });
 
   it('an operation that throws synchronously rejects with its error', async () => {
     const failure = new Error('sync throw');
-    await expect(watched(() => { throw failure; }, undefined, 1000, 1000)).rejects.toBe(failure);
+    await expect(
+      watched(
+        () => {
+          throw failure;
+        },
+        undefined,
+        1000,
+        1000,
+      ),
+    ).rejects.toBe(failure);
   });
 });
 
@@ -106,7 +131,9 @@ describe('StoreBudget', () => {
   it('one call pays for a store that does not answer once: the time spent is gone for its later operations', async () => {
     const budget = new StoreBudget(20);
     expect(budget.usable).toBe(true);
-    expect(describeStoreFailure((await outcome(budget.spend(never(), undefined))).error)).toBe('did not answer in time');
+    expect(describeStoreFailure((await outcome(budget.spend(never(), undefined))).error)).toBe(
+      'did not answer in time',
+    );
     expect(budget.usable).toBe(false);
     expect(budget.leftMs).toBeLessThanOrEqual(0);
   });

@@ -5,7 +5,14 @@
  * loopback hosts under `allowInsecureLoopback`.
  */
 import { describe, expect, it } from 'vitest';
-import { credentialFreeUrl, hasUnsafeUrlCharacter, isLoopbackHttp, LOOPBACK_HOST, normalisedUrl, splitLoopbackUrls } from '../../../src/core/urls.js';
+import {
+  credentialFreeUrl,
+  hasUnsafeUrlCharacter,
+  isLoopbackHttp,
+  LOOPBACK_HOST,
+  normalisedUrl,
+  splitLoopbackUrls,
+} from '../../../src/core/urls.js';
 
 describe('hasUnsafeUrlCharacter', () => {
   it.each([
@@ -23,7 +30,10 @@ describe('hasUnsafeUrlCharacter', () => {
     ['a byte-order mark', '\ufeffhttps://shop.example/'],
     ['a leading space (new URL would trim it)', ' https://shop.example/'],
     ['a trailing newline (new URL would drop it)', 'https://shop.example/\n'],
-    ['a zero-width space in the host (new URL drops it: local\u200bhost is sent to localhost)', 'http://local\u200bhost/cb'],
+    [
+      'a zero-width space in the host (new URL drops it: local\u200bhost is sent to localhost)',
+      'http://local\u200bhost/cb',
+    ],
     ['a right-to-left override', 'https://shop.example/\u202egnp.exe'],
     ['a soft hyphen in the host', 'https://sh\u00adop.example/'],
     ['a word joiner', 'https://shop\u2060.example/'],
@@ -59,15 +69,21 @@ describe('normalisedUrl', () => {
     expect(normalisedUrl(value)).toBe(href);
   });
 
-  it.each(['not a url', '/relative/path', 'shop.example/return', ''])('leaves %j, which is no URL, as it is for the schema to refuse', (value) => {
-    expect(normalisedUrl(value)).toBe(value);
-  });
+  it.each(['not a url', '/relative/path', 'shop.example/return', ''])(
+    'leaves %j, which is no URL, as it is for the schema to refuse',
+    (value) => {
+      expect(normalisedUrl(value)).toBe(value);
+    },
+  );
 });
 
 describe('LOOPBACK_HOST', () => {
-  it.each(['localhost', 'LocalHost', '127.0.0.1', '127.0.0.53', '127.255.255.255', '[::1]'])('counts %s as loopback', (host) => {
-    expect(LOOPBACK_HOST.test(host)).toBe(true);
-  });
+  it.each(['localhost', 'LocalHost', '127.0.0.1', '127.0.0.53', '127.255.255.255', '[::1]'])(
+    'counts %s as loopback',
+    (host) => {
+      expect(LOOPBACK_HOST.test(host)).toBe(true);
+    },
+  );
 
   it.each([
     'localhost.evil.example',
@@ -147,9 +163,12 @@ describe('credentialFreeUrl', () => {
     expect(credentialFreeUrl(value)).toBeUndefined();
   });
 
-  it.each([undefined, null, 42, {}, ['http://localhost/'], new URL('http://localhost/')])('refuses %j, which is no string', (value) => {
-    expect(credentialFreeUrl(value)).toBeUndefined();
-  });
+  it.each([undefined, null, 42, {}, ['http://localhost/'], new URL('http://localhost/')])(
+    'refuses %j, which is no string',
+    (value) => {
+      expect(credentialFreeUrl(value)).toBeUndefined();
+    },
+  );
 
   it.each(['/callback', 'shop.example/cb', '', 'http://'])('refuses %j, which is no absolute URL', (value) => {
     expect(credentialFreeUrl(value)).toBeUndefined();
@@ -160,7 +179,11 @@ describe('splitLoopbackUrls', () => {
   const base = { amount: '10.00', reference_id: 'order-1', customer_name: 'Aminah' };
 
   it('takes http loopback callback_url and redirect_url out of the params, normalised', () => {
-    const params = { ...base, callback_url: 'HTTP://LocalHost:3000/hooks', redirect_url: 'http://[0:0:0:0:0:0:0:1]:5173/done' };
+    const params = {
+      ...base,
+      callback_url: 'HTTP://LocalHost:3000/hooks',
+      redirect_url: 'http://[0:0:0:0:0:0:0:1]:5173/done',
+    };
     const { rest, urls } = splitLoopbackUrls(params);
     expect(urls).toEqual({ callback_url: 'http://localhost:3000/hooks', redirect_url: 'http://[::1]:5173/done' });
     expect(rest).toEqual(base);
@@ -195,7 +218,11 @@ describe('splitLoopbackUrls', () => {
   });
 
   it('takes only the field that qualifies when the other does not', () => {
-    const { rest, urls } = splitLoopbackUrls({ ...base, callback_url: 'http://localhost/hooks', redirect_url: 'http://shop.example/done' });
+    const { rest, urls } = splitLoopbackUrls({
+      ...base,
+      callback_url: 'http://localhost/hooks',
+      redirect_url: 'http://shop.example/done',
+    });
     expect(urls).toEqual({ callback_url: 'http://localhost/hooks' });
     expect(rest).toEqual({ ...base, redirect_url: 'http://shop.example/done' });
   });

@@ -37,21 +37,59 @@ function refusal(input: unknown): InvalidRequestError {
 
 describe('validateRequest: the code and field of the first broken rule', () => {
   it('returns the parsed params when they are valid', () => {
-    expect(validateRequest(paymentCreateParamsSchema(bankTransfer), bankTransfer, 'payment create')).toMatchObject({ amount: 100, reference_id: 'ORDER1' });
+    expect(validateRequest(paymentCreateParamsSchema(bankTransfer), bankTransfer, 'payment create')).toMatchObject({
+      amount: 100,
+      reference_id: 'ORDER1',
+    });
   });
 
   it.each([
     ['an amount below the minimum', { ...bankTransfer, amount: 1 }, 'INVALID_AMOUNT', 'amount'],
     ['an amount with three decimals', { ...bankTransfer, amount: 10.005 }, 'INVALID_AMOUNT', 'amount'],
-    ['BANK_TRANSFER without metadata', { ...bankTransfer, metadata: undefined }, 'MISSING_PROVIDER_CHANNEL', 'metadata.provider_channel_id'],
-    ['BANK_TRANSFER with an empty channel', { ...bankTransfer, metadata: { provider_channel_id: '' } }, 'MISSING_PROVIDER_CHANNEL', 'metadata.provider_channel_id'],
-    ['a channel outside both lists', { ...bankTransfer, metadata: { provider_channel_id: 'NOPE0001' } }, 'INVALID_PROVIDER_CHANNEL', 'metadata.provider_channel_id'],
+    [
+      'BANK_TRANSFER without metadata',
+      { ...bankTransfer, metadata: undefined },
+      'MISSING_PROVIDER_CHANNEL',
+      'metadata.provider_channel_id',
+    ],
+    [
+      'BANK_TRANSFER with an empty channel',
+      { ...bankTransfer, metadata: { provider_channel_id: '' } },
+      'MISSING_PROVIDER_CHANNEL',
+      'metadata.provider_channel_id',
+    ],
+    [
+      'a channel outside both lists',
+      { ...bankTransfer, metadata: { provider_channel_id: 'NOPE0001' } },
+      'INVALID_PROVIDER_CHANNEL',
+      'metadata.provider_channel_id',
+    ],
     ['a reference_id with a dash', { ...bankTransfer, reference_id: 'ORDER-1' }, 'VALIDATION_ERROR', 'reference_id'],
-    ['an unknown payment_method, even beside other problems', { ...bankTransfer, payment_method: 'CARD', amount: 1 }, 'VALIDATION_ERROR', 'payment_method'],
-    ['QR_PAYMENT with metadata that is not an object', { ...bankTransfer, payment_method: 'QR_PAYMENT', metadata: ['x'] }, 'VALIDATION_ERROR', 'metadata'],
+    [
+      'an unknown payment_method, even beside other problems',
+      { ...bankTransfer, payment_method: 'CARD', amount: 1 },
+      'VALIDATION_ERROR',
+      'payment_method',
+    ],
+    [
+      'QR_PAYMENT with metadata that is not an object',
+      { ...bankTransfer, payment_method: 'QR_PAYMENT', metadata: ['x'] },
+      'VALIDATION_ERROR',
+      'metadata',
+    ],
     // A Map would be sent as {} (its entries lost), a Date as a string: only plain objects are data.
-    ['QR_PAYMENT with a Map as metadata', { ...bankTransfer, payment_method: 'QR_PAYMENT', metadata: new Map([['order', 1]]) }, 'VALIDATION_ERROR', 'metadata'],
-    ['MOBILE_WALLET with a Date as metadata', { ...bankTransfer, payment_method: 'MOBILE_WALLET', metadata: new Date(0) }, 'VALIDATION_ERROR', 'metadata'],
+    [
+      'QR_PAYMENT with a Map as metadata',
+      { ...bankTransfer, payment_method: 'QR_PAYMENT', metadata: new Map([['order', 1]]) },
+      'VALIDATION_ERROR',
+      'metadata',
+    ],
+    [
+      'MOBILE_WALLET with a Date as metadata',
+      { ...bankTransfer, payment_method: 'MOBILE_WALLET', metadata: new Date(0) },
+      'VALIDATION_ERROR',
+      'metadata',
+    ],
     ['an empty reference_id', { ...bankTransfer, reference_id: '' }, 'VALIDATION_ERROR', 'reference_id'],
   ])('%s is %s on %s', (_what, input, code, field) => {
     const error = refusal(input);
@@ -60,7 +98,9 @@ describe('validateRequest: the code and field of the first broken rule', () => {
   });
 
   it('names every payment method when payment_method is unknown', () => {
-    expect(refusal({ ...bankTransfer, payment_method: 'CARD' }).message).toContain('payment_method must be one of QR_PAYMENT, BANK_TRANSFER, MOBILE_WALLET');
+    expect(refusal({ ...bankTransfer, payment_method: 'CARD' }).message).toContain(
+      'payment_method must be one of QR_PAYMENT, BANK_TRANSFER, MOBILE_WALLET',
+    );
   });
 
   it.each([null, 'ORDER1', 42, [bankTransfer]])('refuses %j as params that are not an object', (input) => {
@@ -91,7 +131,9 @@ describe('parseSuccess: the success envelope and the data schema', () => {
   const schema = z.looseObject({ payment_id: z.string() });
 
   it('returns the data, extra fields kept', () => {
-    expect(parseSuccess(schema, { status: 'success', data: { payment_id: 'PAY_1', extra: 1 } }, 'payment status')).toEqual({ payment_id: 'PAY_1', extra: 1 });
+    expect(
+      parseSuccess(schema, { status: 'success', data: { payment_id: 'PAY_1', extra: 1 } }, 'payment status'),
+    ).toEqual({ payment_id: 'PAY_1', extra: 1 });
   });
 
   it.each([
@@ -101,7 +143,11 @@ describe('parseSuccess: the success envelope and the data schema', () => {
     ['a bare data object', { payment_id: 'PAY_1' }],
   ])('refuses %s as not the envelope, with the follow-up appended', (_what, body) => {
     expect(() => parseSuccess(schema, body, 'payment create', ' (it may have been created)')).toThrow(
-      expect.objectContaining({ name: 'InvalidResponseError', code: 'INVALID_RESPONSE', message: expect.stringMatching(/may have been created\)$/) }),
+      expect.objectContaining({
+        name: 'InvalidResponseError',
+        code: 'INVALID_RESPONSE',
+        message: expect.stringMatching(/may have been created\)$/),
+      }),
     );
   });
 
@@ -109,7 +155,9 @@ describe('parseSuccess: the success envelope and the data schema', () => {
     expect(() => parseSuccess(schema, { status: 'success', data: { payment_id: 5 } }, 'payment status')).toThrow(
       expect.objectContaining({ field: 'payment_id', message: expect.stringContaining('malformed field payment_id') }),
     );
-    expect(() => parseSuccess(schema, { status: 'success', data: 'x' }, 'payment status')).toThrow(InvalidResponseError);
+    expect(() => parseSuccess(schema, { status: 'success', data: 'x' }, 'payment status')).toThrow(
+      InvalidResponseError,
+    );
   });
 });
 
@@ -122,17 +170,27 @@ describe('answer checks', () => {
     expect(() => checkEcho(check, 'reference_id', 'ORDER1', null)).not.toThrow();
     expect(() => checkEcho(check, 'amount', 100, 100)).not.toThrow();
     expect(() => checkEcho(check, 'reference_id', 'ORDER1', 'ORDER2')).toThrow(
-      expect.objectContaining({ name: 'InvalidResponseError', field: 'reference_id', message: expect.stringMatching(/ORDER2.*ORDER1.* FOLLOW-UP$/) }),
+      expect.objectContaining({
+        name: 'InvalidResponseError',
+        field: 'reference_id',
+        message: expect.stringMatching(/ORDER2.*ORDER1.* FOLLOW-UP$/),
+      }),
     );
     expect(() => checkEcho(check, 'amount', 100, '100')).toThrow(InvalidResponseError);
   });
 
-  it.each(['javascript:alert(1)', 'data:text/html,x', 'http://pay.example.com/x', 'https://user:pw@pay.example.com/', 'not a url', 42])(
-    'refuses %j as a customer URL',
-    (value) => {
-      expect(() => checkCustomerUrl(check, 'payment_url', value)).toThrow(expect.objectContaining({ field: 'payment_url' }));
-    },
-  );
+  it.each([
+    'javascript:alert(1)',
+    'data:text/html,x',
+    'http://pay.example.com/x',
+    'https://user:pw@pay.example.com/',
+    'not a url',
+    42,
+  ])('refuses %j as a customer URL', (value) => {
+    expect(() => checkCustomerUrl(check, 'payment_url', value)).toThrow(
+      expect.objectContaining({ field: 'payment_url' }),
+    );
+  });
 
   it('accepts https, and http only to loopback when the client allows it', () => {
     expect(() => checkCustomerUrl(check, 'payment_url', 'https://pay.example.com/p/1')).not.toThrow();

@@ -65,7 +65,9 @@ describe('within', () => {
   it('settles like the value in time, clearing the timer and the listener', async () => {
     vi.useFakeTimers();
     const { signal, listeners } = countedSignal();
-    await expect(within(Promise.resolve('token'), { signal, ms: 1000, onTimeout: () => 'late' })).resolves.toBe('token');
+    await expect(within(Promise.resolve('token'), { signal, ms: 1000, onTimeout: () => 'late' })).resolves.toBe(
+      'token',
+    );
     const failure = new Error('store failed');
     await expect(within(Promise.reject(failure), { signal, ms: 1000, onTimeout: () => 'late' })).rejects.toBe(failure);
     expect(vi.getTimerCount()).toBe(0);
@@ -76,7 +78,12 @@ describe('within', () => {
     vi.useFakeTimers();
     const late = new Promise<string>(() => undefined);
     const marker = within(late, { ms: 5, onTimeout: () => 'timed out' as const });
-    const refusal = within(late, { ms: 5, onTimeout: () => { throw new Error('too slow'); } });
+    const refusal = within(late, {
+      ms: 5,
+      onTimeout: () => {
+        throw new Error('too slow');
+      },
+    });
     const caught = refusal.catch((error: unknown) => error);
     await vi.advanceTimersByTimeAsync(5);
     await expect(marker).resolves.toBe('timed out');
@@ -109,7 +116,11 @@ describe('within', () => {
 
   it('a Settle that throws rejects with its error', async () => {
     const failure = new Error('could not enqueue');
-    await expect(within(() => { throw failure; }, {})).rejects.toBe(failure);
+    await expect(
+      within(() => {
+        throw failure;
+      }, {}),
+    ).rejects.toBe(failure);
   });
 });
 

@@ -1,13 +1,31 @@
 // The doctor's rules that need no network, as tables: configuration, callback URL, clock skew.
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../../src/index.js';
-import { checkCallbackUrl, checkClockSkew, MAX_CLOCK_SKEW_MS, readConfiguration, tokenRateLimitHint } from '../../../src/doctor/checks.js';
+import {
+  checkCallbackUrl,
+  checkClockSkew,
+  MAX_CLOCK_SKEW_MS,
+  readConfiguration,
+  tokenRateLimitHint,
+} from '../../../src/doctor/checks.js';
 
 describe('readConfiguration', () => {
   it.each([
-    ['a merchant id with spaces around it', { MYR_GATEWAY_MERCHANT_ID: ' M1 ' }, /merchantId \(from MYR_GATEWAY_MERCHANT_ID\) has whitespace at its start and end/],
-    ['an api key with a trailing newline', { MYR_GATEWAY_API_KEY: 'sk_live_k\n' }, /apiKey \(from MYR_GATEWAY_API_KEY\) has whitespace at its end \(a line break/],
-    ['a plain http base URL off loopback', { MYR_GATEWAY_BASE_URL: 'http://g.example/api/v1' }, /baseUrl \(from MYR_GATEWAY_BASE_URL\) must use https/],
+    [
+      'a merchant id with spaces around it',
+      { MYR_GATEWAY_MERCHANT_ID: ' M1 ' },
+      /merchantId \(from MYR_GATEWAY_MERCHANT_ID\) has whitespace at its start and end/,
+    ],
+    [
+      'an api key with a trailing newline',
+      { MYR_GATEWAY_API_KEY: 'sk_live_k\n' },
+      /apiKey \(from MYR_GATEWAY_API_KEY\) has whitespace at its end \(a line break/,
+    ],
+    [
+      'a plain http base URL off loopback',
+      { MYR_GATEWAY_BASE_URL: 'http://g.example/api/v1' },
+      /baseUrl \(from MYR_GATEWAY_BASE_URL\) must use https/,
+    ],
   ])('%s is refused as the client refuses it, never echoing the key', (_what, spoiled, message) => {
     const read = readConfiguration({ ...full, ...spoiled });
     expect('invalid' in read && read.invalid).toBeInstanceOf(ConfigurationError);
@@ -15,7 +33,11 @@ describe('readConfiguration', () => {
     expect(JSON.stringify('invalid' in read && read.invalid.toJSON())).not.toContain('sk_live_k');
   });
 
-  const full = { MYR_GATEWAY_BASE_URL: 'https://g.example/api/v1', MYR_GATEWAY_MERCHANT_ID: 'M1', MYR_GATEWAY_API_KEY: 'sk_live_k' };
+  const full = {
+    MYR_GATEWAY_BASE_URL: 'https://g.example/api/v1',
+    MYR_GATEWAY_MERCHANT_ID: 'M1',
+    MYR_GATEWAY_API_KEY: 'sk_live_k',
+  };
   it.each([
     [{}, ['MYR_GATEWAY_BASE_URL', 'MYR_GATEWAY_MERCHANT_ID', 'MYR_GATEWAY_API_KEY']],
     [{ ...full, MYR_GATEWAY_API_KEY: '  ' }, ['MYR_GATEWAY_API_KEY']],
@@ -26,7 +48,12 @@ describe('readConfiguration', () => {
 
   it('reads the four variables as the client does, the callback URL optional', () => {
     expect(readConfiguration(full)).toEqual({
-      configuration: { baseUrl: 'https://g.example/api/v1/', merchantId: 'M1', apiKey: 'sk_live_k', callbackUrl: undefined },
+      configuration: {
+        baseUrl: 'https://g.example/api/v1/',
+        merchantId: 'M1',
+        apiKey: 'sk_live_k',
+        callbackUrl: undefined,
+      },
     });
     expect(readConfiguration({ ...full, MYR_GATEWAY_CALLBACK_URL: 'https://shop.example/cb' })).toMatchObject({
       configuration: { callbackUrl: 'https://shop.example/cb' },
@@ -75,7 +102,10 @@ describe('checkClockSkew', () => {
   });
 
   it.each([undefined, 'not a date'])('warns when the Date header is %s', (header) => {
-    expect(checkClockSkew(header, at)).toMatchObject({ outcome: 'warn', detail: expect.stringMatching(/no usable Date header/) });
+    expect(checkClockSkew(header, at)).toMatchObject({
+      outcome: 'warn',
+      detail: expect.stringMatching(/no usable Date header/),
+    });
   });
 });
 

@@ -35,7 +35,8 @@ describe('adaptClient', () => {
     ['fractional timeoutMs', { timeoutMs: 1.5 }, 'timeoutMs'],
     ['a logger without error()', { logger: { warn: () => undefined } }, 'logger'],
   ])('refuses %s with a ConfigurationError on %s', (_label, options, field) => {
-    const merged = options === undefined ? undefined : { client: fakeClient(() => Promise.resolve('OK')).client, ...options };
+    const merged =
+      options === undefined ? undefined : { client: fakeClient(() => Promise.resolve('OK')).client, ...options };
     expect(() => adaptClient(merged as never, 'RedisTokenStore')).toThrow(ConfigurationError);
     try {
       adaptClient(merged as never, 'RedisTokenStore');
@@ -45,7 +46,9 @@ describe('adaptClient', () => {
   });
 
   it("defaults the prefix to 'myr-gateway:'", () => {
-    expect(adaptClient({ client: fakeClient(() => Promise.resolve('OK')).client }, 'RedisTokenStore').prefix).toBe('myr-gateway:');
+    expect(adaptClient({ client: fakeClient(() => Promise.resolve('OK')).client }, 'RedisTokenStore').prefix).toBe(
+      'myr-gateway:',
+    );
   });
 
   it('sends a script by source once, then by SHA; after NOSCRIPT (a restarted server) by source again', async () => {
@@ -99,7 +102,9 @@ describe('adaptClient', () => {
     let failures = 1;
     const { client, sent } = fakeClient((args) => {
       if (args[0] === 'SET') return new Promise((resolve) => (settleWrite = () => resolve('OK')));
-      return failures-- > 0 ? Promise.reject(Object.assign(new Error('down'), { code: 'ECONNREFUSED' })) : Promise.resolve(1);
+      return failures-- > 0
+        ? Promise.reject(Object.assign(new Error('down'), { code: 'ECONNREFUSED' }))
+        : Promise.resolve(1);
     });
     const { redis } = adaptClient({ client, timeoutMs: 20 }, 'RedisWebhookStore');
     const failure = await redis.send(['SET', 'k', 'v']).catch((e: unknown) => e);

@@ -31,6 +31,8 @@ describe('Redis clients stay optional', () => {
 
   it('nothing outside src/redis imports it', () => {
     const outside = files('.').filter((f) => !f.startsWith('redis/'));
-    expect(outside.filter((f) => runtimeImports(f).some((spec) => spec.includes('/redis/') || spec.startsWith('./redis')))).toEqual([]);
+    expect(
+      outside.filter((f) => runtimeImports(f).some((spec) => spec.includes('/redis/') || spec.startsWith('./redis'))),
+    ).toEqual([]);
   });
 });

@@ -38,9 +38,18 @@ function recorder() {
 
 describe('driveClient', () => {
   it('ioredis Redis and Cluster: call(command, ...args) on the client itself', async () => {
-    for (const [extra, kind] of [[{}, 'ioredis'], [{ isCluster: true }, 'ioredis Cluster']] as const) {
+    for (const [extra, kind] of [
+      [{}, 'ioredis'],
+      [{ isCluster: true }, 'ioredis Cluster'],
+    ] as const) {
       const { calls, answer } = recorder();
-      const client = { ...extra, call(this: unknown, ...args: unknown[]) { expect(this).toBe(client); return answer(...args); } };
+      const client = {
+        ...extra,
+        call(this: unknown, ...args: unknown[]) {
+          expect(this).toBe(client);
+          return answer(...args);
+        },
+      };
       const driven = driveClient(client, 'RedisTokenStore');
       expect(driven.kind).toBe(kind);
       await expect(driven.send(['GET', 'k'])).resolves.toBe('OK');
@@ -62,7 +71,10 @@ describe('driveClient', () => {
     expect(driven.kind).toBe('node-redis cluster');
     await driven.send(SCRIPT_ARGS);
     await driven.send(['GET', 'p:token:{ab}']);
-    expect(calls).toEqual([['p:token:{ab}', false, SCRIPT_ARGS], ['p:token:{ab}', false, ['GET', 'p:token:{ab}']]]);
+    expect(calls).toEqual([
+      ['p:token:{ab}', false, SCRIPT_ARGS],
+      ['p:token:{ab}', false, ['GET', 'p:token:{ab}']],
+    ]);
   });
 
   it('node-redis sentinel: sendCommand(not read-only, args), to the master', async () => {
@@ -76,9 +88,21 @@ describe('driveClient', () => {
   const refused: Array<[string, unknown, RegExp]> = [
     ['nothing', undefined, /client is missing/],
     ['a URL string', 'redis://localhost:6379', /client is missing/],
-    ['an object without a command method', { get: () => undefined }, /neither call\(\) \(ioredis\) nor sendCommand\(\) \(node-redis\)/],
-    ['a lease from sentinel.acquire()', { sendCommand: () => undefined, release: () => undefined, _execute: () => undefined }, /lease from createSentinel\(\)\.acquire\(\)/],
-    ['a node-redis v4 client in legacyMode', { sendCommand: () => undefined, v4: {} }, /legacyMode \(pass client\.v4\)/],
+    [
+      'an object without a command method',
+      { get: () => undefined },
+      /neither call\(\) \(ioredis\) nor sendCommand\(\) \(node-redis\)/,
+    ],
+    [
+      'a lease from sentinel.acquire()',
+      { sendCommand: () => undefined, release: () => undefined, _execute: () => undefined },
+      /lease from createSentinel\(\)\.acquire\(\)/,
+    ],
+    [
+      'a node-redis v4 client in legacyMode',
+      { sendCommand: () => undefined, v4: {} },
+      /legacyMode \(pass client\.v4\)/,
+    ],
   ];
   it.each(refused)('refuses %s with a ConfigurationError on `client` that says what to pass', (_label, client, why) => {
     let thrown: unknown;
@@ -94,7 +118,12 @@ describe('driveClient', () => {
   });
 
   it('a node-redis 5 client, whose v4 getter throws outside legacyMode, is driven as node-redis', () => {
-    const client = { sendCommand: () => Promise.resolve('OK'), get v4(): never { throw new Error('not in legacy mode'); } };
+    const client = {
+      sendCommand: () => Promise.resolve('OK'),
+      get v4(): never {
+        throw new Error('not in legacy mode');
+      },
+    };
     expect(driveClient(client, 'RedisTokenStore').kind).toBe('node-redis');
   });
 });

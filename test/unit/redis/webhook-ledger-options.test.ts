@@ -46,7 +46,9 @@ describe('replicaWait', () => {
     ['a wait as long as the store timeout', { timeoutMs: 500, waitForReplicas: { replicas: 1, timeoutMs: 500 } }],
     ['a wait above the default store timeout', { waitForReplicas: { replicas: 1, timeoutMs: 1000 } }],
   ])('refuses %s, naming waitForReplicas', (_, options) => {
-    expect(() => replicaWait(options)).toThrow(expect.objectContaining({ name: 'ConfigurationError', field: 'waitForReplicas' }));
+    expect(() => replicaWait(options)).toThrow(
+      expect.objectContaining({ name: 'ConfigurationError', field: 'waitForReplicas' }),
+    );
   });
 });
 
@@ -57,8 +59,13 @@ describe('paymentRecordTtl', () => {
     expect(paymentRecordTtl({ paymentRecordTtlMs: 1 })).toBe(1);
   });
 
-  it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53])('refuses %s with a ConfigurationError naming the option', (ms) => {
-    expect(() => paymentRecordTtl({ paymentRecordTtlMs: ms })).toThrow(ConfigurationError);
-    expect(() => paymentRecordTtl({ paymentRecordTtlMs: ms })).toThrow(expect.objectContaining({ field: 'paymentRecordTtlMs' }));
-  });
+  it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53])(
+    'refuses %s with a ConfigurationError naming the option',
+    (ms) => {
+      expect(() => paymentRecordTtl({ paymentRecordTtlMs: ms })).toThrow(ConfigurationError);
+      expect(() => paymentRecordTtl({ paymentRecordTtlMs: ms })).toThrow(
+        expect.objectContaining({ field: 'paymentRecordTtlMs' }),
+      );
+    },
+  );
 });

@@ -39,7 +39,14 @@ const at = (offsetMs: number) => new Date(NOW + offsetMs).toISOString();
 
 const REF = 'ORDER1001';
 const qr = (over: Record<string, unknown> = {}) =>
-  ({ amount: 120.5, reference_id: REF, customer_name: 'Aisyah Rahman', customer_phone: '60123456789', payment_method: 'QR_PAYMENT', ...over }) as PaymentCreateParams;
+  ({
+    amount: 120.5,
+    reference_id: REF,
+    customer_name: 'Aisyah Rahman',
+    customer_phone: '60123456789',
+    payment_method: 'QR_PAYMENT',
+    ...over,
+  }) as PaymentCreateParams;
 const bankTransfer = (over: Record<string, unknown> = {}) =>
   qr({ payment_method: 'BANK_TRANSFER', metadata: { provider_channel_id: 'MB2U0227' }, ...over });
 
@@ -85,10 +92,18 @@ describe('payments.create: the request', () => {
     );
     const [token, request] = fake.sent;
     expect(fake.sent).toHaveLength(2);
-    expect(token).toMatchObject({ url: `${BASE}/auth/token`, method: 'POST', body: { merchant_id: 'M_PAY_TOKEN', api_key: API_KEY } });
+    expect(token).toMatchObject({
+      url: `${BASE}/auth/token`,
+      method: 'POST',
+      body: { merchant_id: 'M_PAY_TOKEN', api_key: API_KEY },
+    });
     expect(token?.headers.authorization).toBeUndefined();
     expect(request).toMatchObject({ url: `${BASE}/payment/request`, method: 'POST' });
-    expect(request?.headers).toMatchObject({ authorization: 'Bearer tok_1', 'content-type': 'application/json', accept: 'application/json' });
+    expect(request?.headers).toMatchObject({
+      authorization: 'Bearer tok_1',
+      'content-type': 'application/json',
+      accept: 'application/json',
+    });
     // Exactly the spec's fields: the amount as a JSON number, the URLs as checked (normalised), no currency made up.
     expect(request?.body).toEqual({
       amount: 120.5,
@@ -158,9 +173,24 @@ describe('payments.create: the request', () => {
     ['an unknown payment_method', qr({ payment_method: 'CARD' }), 'VALIDATION_ERROR', 'payment_method'],
     ['a currency other than MYR', qr({ currency: 'USD' }), 'VALIDATION_ERROR', 'currency'],
     ['an http:// callback_url', qr({ callback_url: 'http://shop.example/cb' }), 'VALIDATION_ERROR', 'callback_url'],
-    ['a redirect_url with a line break', qr({ redirect_url: 'https://shop.example/r\r\nSet-Cookie: a=b' }), 'VALIDATION_ERROR', 'redirect_url'],
-    ['BANK_TRANSFER without metadata', bankTransfer({ metadata: undefined }), 'MISSING_PROVIDER_CHANNEL', 'metadata.provider_channel_id'],
-    ['BANK_TRANSFER with an unknown bank', bankTransfer({ metadata: { provider_channel_id: 'NOPE0001' } }), 'INVALID_PROVIDER_CHANNEL', 'metadata.provider_channel_id'],
+    [
+      'a redirect_url with a line break',
+      qr({ redirect_url: 'https://shop.example/r\r\nSet-Cookie: a=b' }),
+      'VALIDATION_ERROR',
+      'redirect_url',
+    ],
+    [
+      'BANK_TRANSFER without metadata',
+      bankTransfer({ metadata: undefined }),
+      'MISSING_PROVIDER_CHANNEL',
+      'metadata.provider_channel_id',
+    ],
+    [
+      'BANK_TRANSFER with an unknown bank',
+      bankTransfer({ metadata: { provider_channel_id: 'NOPE0001' } }),
+      'INVALID_PROVIDER_CHANNEL',
+      'metadata.provider_channel_id',
+    ],
   ])('refuses %s with an InvalidRequestError before anything is sent', async (_label, params, code, field) => {
     const fake = scriptedFetch();
     const { client } = gatewayOn(fake);
@@ -174,23 +204,35 @@ describe('payments.create: the request', () => {
   it('tags a validation error with the reference_id when that one is valid, so the merchant knows which order failed', async () => {
     const { client } = gatewayOn(scriptedFetch());
     expect(await caught(client.payments.create(qr({ amount: 1 })))).toMatchObject({ referenceId: REF });
-    expect((await caught(client.payments.create(qr({ amount: 1, reference_id: 'BAD-REF' })))).referenceId).toBeUndefined();
+    expect(
+      (await caught(client.payments.create(qr({ amount: 1, reference_id: 'BAD-REF' })))).referenceId,
+    ).toBeUndefined();
   });
 
-  it.each([null, 'ORDER1', [qr()]])('refuses params that are not an object (%j) before anything is sent', async (params) => {
-    const fake = scriptedFetch();
-    const { client } = gatewayOn(fake);
-    const error = await caught(client.payments.create(params as unknown as PaymentCreateParams));
-    expect(error).toBeInstanceOf(InvalidRequestError);
-    expect(fake.sent).toEqual([]);
-  });
+  it.each([null, 'ORDER1', [qr()]])(
+    'refuses params that are not an object (%j) before anything is sent',
+    async (params) => {
+      const fake = scriptedFetch();
+      const { client } = gatewayOn(fake);
+      const error = await caught(client.payments.create(params as unknown as PaymentCreateParams));
+      expect(error).toBeInstanceOf(InvalidRequestError);
+      expect(fake.sent).toEqual([]);
+    },
+  );
 
   it('with allowInsecureLoopback, sends loopback http callback and redirect URLs; any other http URL is still refused', async () => {
     const fake = scriptedFetch([success(created())]);
     const { client } = gatewayOn(fake, { allowInsecureLoopback: true });
-    await client.payments.create(qr({ callback_url: 'http://localhost:3000/cb', redirect_url: 'http://127.0.0.1:3000/shop' }));
-    expect(fake.calls()[0]?.body).toMatchObject({ callback_url: 'http://localhost:3000/cb', redirect_url: 'http://127.0.0.1:3000/shop' });
-    const error = await caught(client.payments.create(qr({ reference_id: 'ORDER1002', callback_url: 'http://shop.example/cb' })));
+    await client.payments.create(
+      qr({ callback_url: 'http://localhost:3000/cb', redirect_url: 'http://127.0.0.1:3000/shop' }),
+    );
+    expect(fake.calls()[0]?.body).toMatchObject({
+      callback_url: 'http://localhost:3000/cb',
+      redirect_url: 'http://127.0.0.1:3000/shop',
+    });
+    const error = await caught(
+      client.payments.create(qr({ reference_id: 'ORDER1002', callback_url: 'http://shop.example/cb' })),
+    );
     expect(error).toMatchObject({ name: 'InvalidRequestError', field: 'callback_url' });
     expect(fake.calls()).toHaveLength(1);
   });
@@ -198,7 +240,12 @@ describe('payments.create: the request', () => {
 
 describe('payments.create: the answer', () => {
   it('returns the created payment with the URL to send the customer to and, hidden, the answer it came from', async () => {
-    const headers = { 'x-correlation-id': 'corr-201', 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '99', 'x-ratelimit-reset': '1795507260' };
+    const headers = {
+      'x-correlation-id': 'corr-201',
+      'x-ratelimit-limit': '100',
+      'x-ratelimit-remaining': '99',
+      'x-ratelimit-reset': '1795507260',
+    };
     const { client } = gatewayOn(scriptedFetch([success(created(), 201, headers)]));
     const payment = await client.payments.create(bankTransfer());
     expect(payment).toEqual({ ...created(), customer_redirect_url: 'https://bank.gw.test/auth/1' });
@@ -217,7 +264,9 @@ describe('payments.create: the answer', () => {
   });
 
   it('fills the fields a minimal answer leaves out from the request: the payment exists once the service said 2xx', async () => {
-    const { client } = gatewayOn(scriptedFetch([success({ payment_id: 'PAY_1', payment_url: 'https://pay.gw.test/p/1' })]));
+    const { client } = gatewayOn(
+      scriptedFetch([success({ payment_id: 'PAY_1', payment_url: 'https://pay.gw.test/p/1' })]),
+    );
     const payment = await client.payments.create(qr({ amount: '75.00' }));
     expect(payment).toMatchObject({
       payment_id: 'PAY_1',
@@ -244,16 +293,23 @@ describe('payments.create: the answer', () => {
     ['another reference_id', success(created({ reference_id: 'ORDER9999' })), 'reference_id'],
     ['another amount', success(created({ amount: 12.05 })), 'amount'],
     ['a javascript: payment_url', success(created({ payment_url: 'javascript:alert(1)' })), 'payment_url'],
-    ['an http:// gateway.redirect_url', success(created({ gateway: { redirect_url: 'http://bank.gw.test/auth/1' } })), 'gateway.redirect_url'],
-  ])('a 2xx with %s is an InvalidResponseError saying to create again with the same reference_id; not retried', async (_label, answer, field) => {
-    const fake = scriptedFetch([answer]);
-    const { client } = gatewayOn(fake);
-    const error = await caught(client.payments.create(qr()));
-    expect(error).toBeInstanceOf(InvalidResponseError);
-    expect(error).toMatchObject({ code: 'INVALID_RESPONSE', field, referenceId: REF });
-    expect(error.message).toContain(`may have been created: Call payments.create again with the same reference_id`);
-    expect(fake.calls()).toHaveLength(1);
-  });
+    [
+      'an http:// gateway.redirect_url',
+      success(created({ gateway: { redirect_url: 'http://bank.gw.test/auth/1' } })),
+      'gateway.redirect_url',
+    ],
+  ])(
+    'a 2xx with %s is an InvalidResponseError saying to create again with the same reference_id; not retried',
+    async (_label, answer, field) => {
+      const fake = scriptedFetch([answer]);
+      const { client } = gatewayOn(fake);
+      const error = await caught(client.payments.create(qr()));
+      expect(error).toBeInstanceOf(InvalidResponseError);
+      expect(error).toMatchObject({ code: 'INVALID_RESPONSE', field, referenceId: REF });
+      expect(error.message).toContain(`may have been created: Call payments.create again with the same reference_id`);
+      expect(fake.calls()).toHaveLength(1);
+    },
+  );
 
   it.each<[string, Response, new (...args: never[]) => Error, number]>([
     ['400 INVALID_AMOUNT', failure(400, 'INVALID_AMOUNT'), InvalidRequestError, 400],
@@ -262,29 +318,35 @@ describe('payments.create: the answer', () => {
     ['403 MERCHANT_LOCKED', failure(403, 'MERCHANT_LOCKED'), PermissionDeniedError, 403],
     // A reference used before this call: the merchant's, not a lost answer, so nothing is looked up.
     ['409 DUPLICATE_REFERENCE on the first attempt', failure(409, 'DUPLICATE_REFERENCE'), DuplicateReferenceError, 409],
-  ])('%s becomes its typed error at once, with the reference: no retry, no lookup', async (_label, answer, type, status) => {
-    const fake = scriptedFetch([answer]);
-    const { client, sleeps } = gatewayOn(fake);
-    const error = await caught(client.payments.create(qr()));
-    expect(error).toBeInstanceOf(type);
-    expect(error).toMatchObject({ status, referenceId: REF, retryable: false });
-    expect(error.correlationId).toMatch(/^corr-/);
-    expect(fake.calls()).toHaveLength(1);
-    expect(sleeps).toEqual([]);
-  });
+  ])(
+    '%s becomes its typed error at once, with the reference: no retry, no lookup',
+    async (_label, answer, type, status) => {
+      const fake = scriptedFetch([answer]);
+      const { client, sleeps } = gatewayOn(fake);
+      const error = await caught(client.payments.create(qr()));
+      expect(error).toBeInstanceOf(type);
+      expect(error).toMatchObject({ status, referenceId: REF, retryable: false });
+      expect(error.correlationId).toMatch(/^corr-/);
+      expect(fake.calls()).toHaveLength(1);
+      expect(sleeps).toEqual([]);
+    },
+  );
 
   it.each<[string, () => Response, new (...args: never[]) => Error]>([
     ['429', () => failure(429, 'RATE_LIMITED', 'slow down', { 'retry-after': '1' }), RateLimitError],
     ['503 NO_GATEWAY_AVAILABLE', () => failure(503, 'NO_GATEWAY_AVAILABLE'), ServiceUnavailableError],
-  ])('retries a %s that created nothing, then throws it when retries run out, without a lookup', async (_label, make, type) => {
-    const fake = scriptedFetch([make(), make(), make()]);
-    const { client, sleeps } = gatewayOn(fake, { maxRetries: 2 });
-    const error = await caught(client.payments.create(qr()));
-    expect(error).toBeInstanceOf(type);
-    expect(error.referenceId).toBe(REF);
-    expect(fake.calls().map((r) => r.method)).toEqual(['POST', 'POST', 'POST']);
-    expect(sleeps).toHaveLength(2);
-  });
+  ])(
+    'retries a %s that created nothing, then throws it when retries run out, without a lookup',
+    async (_label, make, type) => {
+      const fake = scriptedFetch([make(), make(), make()]);
+      const { client, sleeps } = gatewayOn(fake, { maxRetries: 2 });
+      const error = await caught(client.payments.create(qr()));
+      expect(error).toBeInstanceOf(type);
+      expect(error.referenceId).toBe(REF);
+      expect(fake.calls().map((r) => r.method)).toEqual(['POST', 'POST', 'POST']);
+      expect(sleeps).toHaveLength(2);
+    },
+  );
 });
 
 describe('payments.create after an attempt that may have created the payment', () => {
@@ -294,30 +356,60 @@ describe('payments.create after an attempt that may have created the payment', (
     ['a 502 GATEWAY_ERROR', failure(502, 'GATEWAY_ERROR')],
     ['a 504 GATEWAY_TIMEOUT', failure(504, 'GATEWAY_TIMEOUT')],
     ['a connection reset after sending', dropped('ECONNRESET')],
-  ])('after %s, a resend met by DUPLICATE_REFERENCE returns the payment the lost answer was about', async (_label, lost) => {
-    const fake = scriptedFetch([
-      lost,
-      failure(409, 'DUPLICATE_REFERENCE'),
-      success(statusRecord({ payment_url: 'https://pay.gw.test/p/1', gateway: { redirect_url: 'https://bank.gw.test/auth/1' } }), 200, {
-        'x-correlation-id': 'corr-lookup',
-      }),
-    ]);
-    const { client } = gatewayOn(fake);
-    const payment = await client.payments.create(bankTransfer());
-    expect(fake.calls().map(path)).toEqual(['POST /payment/request', 'POST /payment/request', `GET /payment/status/${REF}`]);
-    expect(payment).toMatchObject({ payment_id: 'PAY_1', reference_id: REF, amount: 120.5, status: 'PROCESSING', customer_redirect_url: 'https://bank.gw.test/auth/1' });
-    expect(payment.lastResponse.correlationId).toBe('corr-lookup');
-  });
+  ])(
+    'after %s, a resend met by DUPLICATE_REFERENCE returns the payment the lost answer was about',
+    async (_label, lost) => {
+      const fake = scriptedFetch([
+        lost,
+        failure(409, 'DUPLICATE_REFERENCE'),
+        success(
+          statusRecord({
+            payment_url: 'https://pay.gw.test/p/1',
+            gateway: { redirect_url: 'https://bank.gw.test/auth/1' },
+          }),
+          200,
+          {
+            'x-correlation-id': 'corr-lookup',
+          },
+        ),
+      ]);
+      const { client } = gatewayOn(fake);
+      const payment = await client.payments.create(bankTransfer());
+      expect(fake.calls().map(path)).toEqual([
+        'POST /payment/request',
+        'POST /payment/request',
+        `GET /payment/status/${REF}`,
+      ]);
+      expect(payment).toMatchObject({
+        payment_id: 'PAY_1',
+        reference_id: REF,
+        amount: 120.5,
+        status: 'PROCESSING',
+        customer_redirect_url: 'https://bank.gw.test/auth/1',
+      });
+      expect(payment.lastResponse.correlationId).toBe('corr-lookup');
+    },
+  );
 
   it('looks the payment up when the retries run out after an ambiguous failure', async () => {
-    const fake = scriptedFetch([failure(500, 'INTERNAL'), success(statusRecord({ payment_url: 'https://pay.gw.test/p/1' }))]);
+    const fake = scriptedFetch([
+      failure(500, 'INTERNAL'),
+      success(statusRecord({ payment_url: 'https://pay.gw.test/p/1' })),
+    ]);
     const { client } = gatewayOn(fake, { maxRetries: 0 });
-    await expect(client.payments.create(qr())).resolves.toMatchObject({ payment_id: 'PAY_1', customer_redirect_url: 'https://pay.gw.test/p/1' });
+    await expect(client.payments.create(qr())).resolves.toMatchObject({
+      payment_id: 'PAY_1',
+      customer_redirect_url: 'https://pay.gw.test/p/1',
+    });
     expect(fake.calls().map(path)).toEqual(['POST /payment/request', `GET /payment/status/${REF}`]);
   });
 
   it('the payment exists but its record has no payment_url: PaymentUrlUnavailableError with the record', async () => {
-    const fake = scriptedFetch([failure(502, 'GATEWAY_ERROR'), failure(409, 'DUPLICATE_REFERENCE'), success(statusRecord())]);
+    const fake = scriptedFetch([
+      failure(502, 'GATEWAY_ERROR'),
+      failure(409, 'DUPLICATE_REFERENCE'),
+      success(statusRecord()),
+    ]);
     const { client } = gatewayOn(fake);
     const error = await caught(client.payments.create(qr()));
     expect(error).toBeInstanceOf(PaymentUrlUnavailableError);
@@ -325,7 +417,11 @@ describe('payments.create after an attempt that may have created the payment', (
   });
 
   it('a lookup that finds nothing proves nothing: OutcomeUnknownError, never "not created"', async () => {
-    const fake = scriptedFetch([failure(504, 'GATEWAY_TIMEOUT'), failure(409, 'DUPLICATE_REFERENCE'), failure(404, 'NOT_FOUND')]);
+    const fake = scriptedFetch([
+      failure(504, 'GATEWAY_TIMEOUT'),
+      failure(409, 'DUPLICATE_REFERENCE'),
+      failure(404, 'NOT_FOUND'),
+    ]);
     const { client } = gatewayOn(fake);
     const error = await caught(client.payments.create(qr()));
     expect(error).toBeInstanceOf(OutcomeUnknownError);
@@ -334,7 +430,13 @@ describe('payments.create after an attempt that may have created the payment', (
   });
 
   it('a record that is not this call’s (paid, another amount) is a DuplicateReferenceError with that record', async () => {
-    const old = statusRecord({ payment_id: 'PAY_OLD', status: 'SUCCESS', amount: 75, created_at: at(-86_400_000), payment_url: 'https://pay.gw.test/p/old' });
+    const old = statusRecord({
+      payment_id: 'PAY_OLD',
+      status: 'SUCCESS',
+      amount: 75,
+      created_at: at(-86_400_000),
+      payment_url: 'https://pay.gw.test/p/old',
+    });
     const fake = scriptedFetch([failure(502, 'GATEWAY_ERROR'), failure(409, 'DUPLICATE_REFERENCE'), success(old)]);
     const { client } = gatewayOn(fake);
     const error = await caught(client.payments.create(qr()));
@@ -362,7 +464,9 @@ describe('payments.create after an attempt that may have created the payment', (
 
 describe('payments.retrieve', () => {
   it('sends GET /payment/status/<identifier> with the bearer token and no body, and returns the record', async () => {
-    const fake = scriptedFetch([success(statusRecord({ amount: '120.50', status: 'SUCCESS', gateway_reference: 'GW123' }))]);
+    const fake = scriptedFetch([
+      success(statusRecord({ amount: '120.50', status: 'SUCCESS', gateway_reference: 'GW123' })),
+    ]);
     const { client } = gatewayOn(fake);
     const status = await client.payments.retrieve(REF);
     const [request] = fake.calls();
@@ -398,7 +502,9 @@ describe('payments.retrieve', () => {
   });
 
   it('an answer about another payment is an InvalidResponseError, never that payment’s status', async () => {
-    const { client } = gatewayOn(scriptedFetch([success(statusRecord({ payment_id: 'PAY_9', reference_id: 'ORDER9' }))]));
+    const { client } = gatewayOn(
+      scriptedFetch([success(statusRecord({ payment_id: 'PAY_9', reference_id: 'ORDER9' }))]),
+    );
     const error = await caught(client.payments.retrieve(REF));
     expect(error).toBeInstanceOf(InvalidResponseError);
     expect(error).toMatchObject({ field: 'reference_id' });
@@ -416,7 +522,10 @@ describe('payments.retrieve', () => {
   });
 
   it('follows a 429’s Retry-After before looking up again', async () => {
-    const fake = scriptedFetch([failure(429, 'RATE_LIMITED', 'slow down', { 'retry-after': '2' }), success(statusRecord())]);
+    const fake = scriptedFetch([
+      failure(429, 'RATE_LIMITED', 'slow down', { 'retry-after': '2' }),
+      success(statusRecord()),
+    ]);
     const { client, sleeps } = gatewayOn(fake);
     await expect(client.payments.retrieve(REF)).resolves.toMatchObject({ payment_id: 'PAY_1' });
     // Retry-After 2 s is above the first backoff (1 s); random 0 adds no jitter.
@@ -434,7 +543,11 @@ describe('payments.retrieve', () => {
 
 describe('payments.waitForCompletion', () => {
   it('polls through the client’s lookups with its sleep and jitter until the status is terminal', async () => {
-    const fake = scriptedFetch([success(statusRecord()), success(statusRecord()), success(statusRecord({ status: 'SUCCESS' }))]);
+    const fake = scriptedFetch([
+      success(statusRecord()),
+      success(statusRecord()),
+      success(statusRecord({ status: 'SUCCESS' })),
+    ]);
     const { client, sleeps } = gatewayOn(fake);
     const status = await client.payments.waitForCompletion(REF, { timeoutMs: 60_000, intervalMs: 2000 });
     expect(status.status).toBe('SUCCESS');

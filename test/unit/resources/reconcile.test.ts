@@ -28,7 +28,12 @@ import { caught } from '../../helpers/client.js';
 const START = Date.parse('2026-11-24T08:00:00.000Z');
 const at = (offsetMs: number) => new Date(START + offsetMs).toISOString();
 
-const sent = (over: Partial<SentPayment> = {}): SentPayment => ({ amount: 300, reference_id: 'ORDER77', payment_method: 'BANK_TRANSFER', ...over });
+const sent = (over: Partial<SentPayment> = {}): SentPayment => ({
+  amount: 300,
+  reference_id: 'ORDER77',
+  payment_method: 'BANK_TRANSFER',
+  ...over,
+});
 
 /** The error the create call ended with: a resend met DUPLICATE_REFERENCE. */
 const final = new DuplicateReferenceError('DUPLICATE_REFERENCE (HTTP 409): reference_id already used', {
@@ -57,7 +62,13 @@ const ours = (over: Partial<PaymentStatus> = {}): PaymentStatus => ({
   ...over,
 });
 
-const LOOKUP_ANSWER: ResponseInfo = { status: 200, correlationId: 'corr-lookup', rateLimit: undefined, attempts: 1, durationMs: 12 };
+const LOOKUP_ANSWER: ResponseInfo = {
+  status: 200,
+  correlationId: 'corr-lookup',
+  rateLimit: undefined,
+  attempts: 1,
+  durationMs: 12,
+};
 
 /** A `payments.retrieve` stand-in answering with `answer` (or throwing it), recording each lookup. */
 function lookup(answer: PaymentStatus | Error) {
@@ -73,7 +84,11 @@ function lookup(answer: PaymentStatus | Error) {
 }
 
 describe('createdPayment', () => {
-  const answer = { payment_id: 'PAY_1', payment_url: 'https://pay.gw.test/p/1', gateway: { redirect_url: 'https://bank.gw.test/auth/1' } };
+  const answer = {
+    payment_id: 'PAY_1',
+    payment_url: 'https://pay.gw.test/p/1',
+    gateway: { redirect_url: 'https://bank.gw.test/auth/1' },
+  };
 
   it.each<[PaymentMethod, string]>([
     ['QR_PAYMENT', 'https://pay.gw.test/p/1'],
@@ -84,7 +99,10 @@ describe('createdPayment', () => {
   });
 
   it('fills what the service left out from the request: status PROCESSING, the amount, MYR, the reference, the gateway', () => {
-    const created = createdPayment({ payment_id: 'PAY_1', payment_url: 'https://pay.gw.test/p/1' }, sent({ payment_method: 'MOBILE_WALLET' }));
+    const created = createdPayment(
+      { payment_id: 'PAY_1', payment_url: 'https://pay.gw.test/p/1' },
+      sent({ payment_method: 'MOBILE_WALLET' }),
+    );
     expect(created).toEqual({
       payment_id: 'PAY_1',
       payment_url: 'https://pay.gw.test/p/1',
@@ -108,7 +126,11 @@ describe('createdPayment', () => {
   });
 
   it('keeps what the service sent, extra fields included, but always the reference the request used', () => {
-    const gateway = { behavior: 'REDIRECT_EXTERNAL', redirect_url: 'https://bank.gw.test/auth/1', qr_data_string: null };
+    const gateway = {
+      behavior: 'REDIRECT_EXTERNAL',
+      redirect_url: 'https://bank.gw.test/auth/1',
+      qr_data_string: null,
+    };
     const created = createdPayment(
       {
         ...answer,
@@ -135,30 +157,57 @@ describe('createdPayment', () => {
 });
 
 describe('reconcile: the lookup', () => {
-  it.each([0, 0.9, -25])('with %d ms left of the call it looks nothing up: the outcome is unknown', async (remainingMs) => {
-    const { payments, calls } = lookup(ours());
-    const error = await caught(reconcile(payments, final, sent(), undefined, remainingMs, check(), START));
-    expect(error).toBeInstanceOf(OutcomeUnknownError);
-    expect(error.message).toContain('no time was left to look it up');
-    expect(calls).toHaveLength(0);
-  });
+  it.each([0, 0.9, -25])(
+    'with %d ms left of the call it looks nothing up: the outcome is unknown',
+    async (remainingMs) => {
+      const { payments, calls } = lookup(ours());
+      const error = await caught(reconcile(payments, final, sent(), undefined, remainingMs, check(), START));
+      expect(error).toBeInstanceOf(OutcomeUnknownError);
+      expect(error.message).toContain('no time was left to look it up');
+      expect(calls).toHaveLength(0);
+    },
+  );
 
   it('looks the payment up by its reference_id, with the caller’s options and what is left of the call as its total timeout', async () => {
     const signal = new AbortController().signal;
     const { payments, calls } = lookup(ours());
-    await reconcile(payments, final, sent(), { signal, timeout: 5000, maxRetries: 1, totalTimeout: 120_000 }, 1234.7, check(), START);
-    expect(calls).toEqual([{ identifier: 'ORDER77', options: { signal, timeout: 5000, maxRetries: 1, totalTimeout: 1234 } }]);
+    await reconcile(
+      payments,
+      final,
+      sent(),
+      { signal, timeout: 5000, maxRetries: 1, totalTimeout: 120_000 },
+      1234.7,
+      check(),
+      START,
+    );
+    expect(calls).toEqual([
+      { identifier: 'ORDER77', options: { signal, timeout: 5000, maxRetries: 1, totalTimeout: 1234 } },
+    ]);
   });
 
   it.each<[string, Error, string]>([
-    ['a lookup that found nothing', new NotFoundError('NOT_FOUND (HTTP 404): no payment', { code: 'NOT_FOUND', status: 404 }), 'a lookup right after found nothing, which does not prove it was not created'],
-    ['a rate-limited lookup', new RateLimitError('RATE_LIMITED (HTTP 429): slow down', { code: 'RATE_LIMITED', status: 429, retryable: true }), 'looking it up failed (RATE_LIMITED)'],
+    [
+      'a lookup that found nothing',
+      new NotFoundError('NOT_FOUND (HTTP 404): no payment', { code: 'NOT_FOUND', status: 404 }),
+      'a lookup right after found nothing, which does not prove it was not created',
+    ],
+    [
+      'a rate-limited lookup',
+      new RateLimitError('RATE_LIMITED (HTTP 429): slow down', { code: 'RATE_LIMITED', status: 429, retryable: true }),
+      'looking it up failed (RATE_LIMITED)',
+    ],
     ['a lookup that threw something else', new TypeError('a bug'), 'looking it up failed (undefined)'],
   ])('after %s the outcome is unknown, never "not created"', async (_label, lookupError, why) => {
     const { payments } = lookup(lookupError);
     const error = await caught(reconcile(payments, final, sent(), undefined, 30_000, check(), START));
     expect(error).toBeInstanceOf(OutcomeUnknownError);
-    expect(error).toMatchObject({ code: 'OUTCOME_UNKNOWN', retryable: false, referenceId: 'ORDER77', status: 409, correlationId: 'corr-final' });
+    expect(error).toMatchObject({
+      code: 'OUTCOME_UNKNOWN',
+      retryable: false,
+      referenceId: 'ORDER77',
+      status: 409,
+      correlationId: 'corr-final',
+    });
     expect(error.cause).toBe(final);
     expect(error.message).toContain(why);
     // What the call ended with, and what to do: the same reference_id again, never a new one.
@@ -187,13 +236,23 @@ describe('reconcile: the record found', () => {
 
   it('a QR payment found this way sends the customer to its payment_url', async () => {
     const { payments } = lookup(ours());
-    const created = await reconcile(payments, final, sent({ payment_method: 'QR_PAYMENT' }), undefined, 30_000, check(), START);
+    const created = await reconcile(
+      payments,
+      final,
+      sent({ payment_method: 'QR_PAYMENT' }),
+      undefined,
+      30_000,
+      check(),
+      START,
+    );
     expect(created.customer_redirect_url).toBe('https://pay.gw.test/p/77');
   });
 
   it('a record created just inside the clock tolerance before the call is still this call’s', async () => {
     const { payments } = lookup(ours({ created_at: at(-CLOCK_TOLERANCE_MS) }));
-    await expect(reconcile(payments, final, sent(), undefined, 30_000, check(), START)).resolves.toMatchObject({ payment_id: 'PAY_77' });
+    await expect(reconcile(payments, final, sent(), undefined, 30_000, check(), START)).resolves.toMatchObject({
+      payment_id: 'PAY_77',
+    });
   });
 
   it('this call’s payment without a payment_url: PaymentUrlUnavailableError with the record and its expiry', async () => {
@@ -232,36 +291,56 @@ describe('reconcile: the record found', () => {
     ['created at an unknown time', { created_at: undefined }],
     ['a withdrawal', { payment_id: 'WD_77' }],
     ['a withdrawal by its transaction_type', { transaction_type: 'WITHDRAWAL' }],
-  ])('a record not this call’s (%s) is a DuplicateReferenceError with the record, never the old payment as the new one', async (_label, over) => {
-    // It has a URL: returning it would hand the customer someone else's payment.
-    const record = ours(over);
-    const { payments } = lookup(record);
-    const error = await caught(reconcile(payments, final, sent(), undefined, 30_000, check(), START));
-    expect(error).toBeInstanceOf(DuplicateReferenceError);
-    expect(error).toMatchObject({ code: 'DUPLICATE_REFERENCE', referenceId: 'ORDER77', status: 409, correlationId: 'corr-final' });
-    expect(error.existingPayment).toBe(record);
-    expect(error.cause).toBe(final);
-    expect(error.message).toContain(`already belongs to ${record.payment_id}`);
-    expect(error.message).toContain('this call created no payment');
-  });
+  ])(
+    'a record not this call’s (%s) is a DuplicateReferenceError with the record, never the old payment as the new one',
+    async (_label, over) => {
+      // It has a URL: returning it would hand the customer someone else's payment.
+      const record = ours(over);
+      const { payments } = lookup(record);
+      const error = await caught(reconcile(payments, final, sent(), undefined, 30_000, check(), START));
+      expect(error).toBeInstanceOf(DuplicateReferenceError);
+      expect(error).toMatchObject({
+        code: 'DUPLICATE_REFERENCE',
+        referenceId: 'ORDER77',
+        status: 409,
+        correlationId: 'corr-final',
+      });
+      expect(error.existingPayment).toBe(record);
+      expect(error.cause).toBe(final);
+      expect(error.message).toContain(`already belongs to ${record.payment_id}`);
+      expect(error.message).toContain('this call created no payment');
+    },
+  );
 
   it.each<[string, Partial<PaymentStatus>, string]>([
     ['a javascript: payment_url', { payment_url: 'javascript:alert(1)' }, 'payment_url'],
     ['an http:// payment_url', { payment_url: 'http://pay.gw.test/p/77' }, 'payment_url'],
-    ['an http:// gateway.redirect_url', { gateway: { redirect_url: 'http://bank.gw.test/auth/77' } }, 'gateway.redirect_url'],
+    [
+      'an http:// gateway.redirect_url',
+      { gateway: { redirect_url: 'http://bank.gw.test/auth/77' } },
+      'gateway.redirect_url',
+    ],
     ['a payment_url with credentials', { payment_url: 'https://user:pw@pay.gw.test/p/77' }, 'payment_url'],
     ['another reference_id', { reference_id: 'ORDER78' }, 'reference_id'],
-  ])('this call’s record with %s is an InvalidResponseError, never handed to a customer', async (_label, over, field) => {
-    const { payments } = lookup(ours(over));
-    const error = await caught(reconcile(payments, final, sent(), undefined, 30_000, check(), START));
-    expect(error).toBeInstanceOf(InvalidResponseError);
-    expect(error).toMatchObject({ code: 'INVALID_RESPONSE', field });
-    expect(error.message).toContain('FOLLOW-UP ADVICE');
-  });
+  ])(
+    'this call’s record with %s is an InvalidResponseError, never handed to a customer',
+    async (_label, over, field) => {
+      const { payments } = lookup(ours(over));
+      const error = await caught(reconcile(payments, final, sent(), undefined, 30_000, check(), START));
+      expect(error).toBeInstanceOf(InvalidResponseError);
+      expect(error).toMatchObject({ code: 'INVALID_RESPONSE', field });
+      expect(error.message).toContain('FOLLOW-UP ADVICE');
+    },
+  );
 
   it('accepts loopback http URLs only when the client allows insecure loopback', async () => {
-    const local = ours({ payment_url: 'http://127.0.0.1:4010/pay/77', gateway: { redirect_url: 'http://localhost:4010/bank/77' } });
-    const refused = await caught(reconcile(lookup(local).payments, final, sent(), undefined, 30_000, check(false), START));
+    const local = ours({
+      payment_url: 'http://127.0.0.1:4010/pay/77',
+      gateway: { redirect_url: 'http://localhost:4010/bank/77' },
+    });
+    const refused = await caught(
+      reconcile(lookup(local).payments, final, sent(), undefined, 30_000, check(false), START),
+    );
     expect(refused).toBeInstanceOf(InvalidResponseError);
     const created = await reconcile(lookup(local).payments, final, sent(), undefined, 30_000, check(true), START);
     expect(created.customer_redirect_url).toBe('http://localhost:4010/bank/77');

@@ -30,8 +30,14 @@ const record = (status: string, over: Partial<PaymentStatus> = {}): PaymentStatu
   ...over,
 });
 
-const rateLimited = () => new RateLimitError('RATE_LIMITED (HTTP 429): slow down', { code: 'RATE_LIMITED', status: 429, retryable: true });
-const outage = () => new ServiceUnavailableError('GATEWAY_TIMEOUT (HTTP 504): upstream', { code: 'GATEWAY_TIMEOUT', status: 504, retryable: true });
+const rateLimited = () =>
+  new RateLimitError('RATE_LIMITED (HTTP 429): slow down', { code: 'RATE_LIMITED', status: 429, retryable: true });
+const outage = () =>
+  new ServiceUnavailableError('GATEWAY_TIMEOUT (HTTP 504): upstream', {
+    code: 'GATEWAY_TIMEOUT',
+    status: 504,
+    retryable: true,
+  });
 
 type Step = PaymentStatus | Error;
 
@@ -39,7 +45,10 @@ type Step = PaymentStatus | Error;
  * Deps answering lookups from `script` in order (its last step repeats), recording every lookup
  * and pause. The clock moves by `lookupMs` per lookup and by each pause asked for.
  */
-function poller(script: Step[], opts: { random?: number | number[]; lookupMs?: number; sleep?: PollDeps['sleep'] } = {}) {
+function poller(
+  script: Step[],
+  opts: { random?: number | number[]; lookupMs?: number; sleep?: PollDeps['sleep'] } = {},
+) {
   let now = 50_000;
   vi.spyOn(performance, 'now').mockImplementation(() => now);
   const lookups: { identifier: string; options: { signal?: AbortSignal; totalTimeout: number } }[] = [];
@@ -61,13 +70,17 @@ function poller(script: Step[], opts: { random?: number | number[]; lookupMs?: n
         if (signal?.aborted) throw signal.reason;
         now += ms;
       }),
-    random: () => (randoms ? (randoms.length > 1 ? randoms.shift()! : randoms[0]!) : (opts.random as number | undefined) ?? 0.5),
+    random: () =>
+      randoms ? (randoms.length > 1 ? randoms.shift()! : randoms[0]!) : ((opts.random as number | undefined) ?? 0.5),
   };
   return { deps, lookups, pauses };
 }
 
 /** `n` open records, then one SUCCESS. */
-const openThenSuccess = (n: number): Step[] => [...Array.from({ length: n }, () => record('PROCESSING')), record('SUCCESS')];
+const openThenSuccess = (n: number): Step[] => [
+  ...Array.from({ length: n }, () => record('PROCESSING')),
+  record('SUCCESS'),
+];
 
 describe('waitForCompletion: the lookups', () => {
   it.each(TERMINAL_STATUSES)('returns the %s record of the first lookup without pausing', async (status) => {
@@ -80,7 +93,13 @@ describe('waitForCompletion: the lookups', () => {
 
   it('keeps polling through PENDING, PROCESSING and a status it does not know, and returns the first terminal record', async () => {
     const done = record('FAILED');
-    const { deps, lookups, pauses } = poller([record('PENDING'), record('PROCESSING'), record('ON_HOLD'), done, record('REFUNDED')]);
+    const { deps, lookups, pauses } = poller([
+      record('PENDING'),
+      record('PROCESSING'),
+      record('ON_HOLD'),
+      done,
+      record('REFUNDED'),
+    ]);
     await expect(waitForCompletion(deps, 'PAY_1', { timeoutMs: 600_000 })).resolves.toBe(done);
     expect(lookups).toHaveLength(4);
     expect(pauses).toHaveLength(3);
@@ -120,9 +139,18 @@ describe('waitForCompletion: the lookups', () => {
   });
 
   it.each([
-    ['a NotFoundError', () => new NotFoundError('NOT_FOUND (HTTP 404): no such payment', { code: 'NOT_FOUND', status: 404 })],
-    ['an InvalidResponseError', () => new InvalidResponseError('INVALID_RESPONSE: malformed', { code: 'INVALID_RESPONSE' })],
-    ['an AbortError from the lookup', () => new AbortError('ABORTED: the call was aborted by its signal', { code: 'ABORTED' })],
+    [
+      'a NotFoundError',
+      () => new NotFoundError('NOT_FOUND (HTTP 404): no such payment', { code: 'NOT_FOUND', status: 404 }),
+    ],
+    [
+      'an InvalidResponseError',
+      () => new InvalidResponseError('INVALID_RESPONSE: malformed', { code: 'INVALID_RESPONSE' }),
+    ],
+    [
+      'an AbortError from the lookup',
+      () => new AbortError('ABORTED: the call was aborted by its signal', { code: 'ABORTED' }),
+    ],
     ['an error that is not the SDK’s', () => new TypeError('a bug in a hook')],
   ])('throws %s at once, without pausing or looking up again', async (_label, make) => {
     const failure = make();
@@ -191,20 +219,28 @@ describe('waitForCompletion: timeout', () => {
     expect(pauses).toEqual([2000, 3000, 4500]);
     expect(lookups).toHaveLength(4);
     expect(error).toBeInstanceOf(PaymentPendingError);
-    expect(error).toMatchObject({ code: 'PAYMENT_PENDING', retryable: true, identifier: 'ORDER1', referenceId: 'ORDER1' });
+    expect(error).toMatchObject({
+      code: 'PAYMENT_PENDING',
+      retryable: true,
+      identifier: 'ORDER1',
+      referenceId: 'ORDER1',
+    });
     expect(error.lastStatus).toBe(open);
     expect(error.message).toContain('within 10000 ms');
     expect(error.message).toContain('last status PROCESSING');
     expect(error.message).toContain('callback');
   });
 
-  it.each([1, 999, 5000, 45_000, 120_000])('never pauses past timeoutMs %i ms, and still looks up at least once', async (timeoutMs) => {
-    const { deps, lookups, pauses } = poller([record('PENDING')], { random: 0.999_999 });
-    await expect(waitForCompletion(deps, 'ORDER1', { timeoutMs })).rejects.toBeInstanceOf(PaymentPendingError);
-    expect(lookups.length).toBeGreaterThanOrEqual(1);
-    expect(pauses.reduce((sum, ms) => sum + ms, 0)).toBeLessThan(timeoutMs);
-    expect(lookups.every((l) => Number.isInteger(l.options.totalTimeout) && l.options.totalTimeout >= 1)).toBe(true);
-  });
+  it.each([1, 999, 5000, 45_000, 120_000])(
+    'never pauses past timeoutMs %i ms, and still looks up at least once',
+    async (timeoutMs) => {
+      const { deps, lookups, pauses } = poller([record('PENDING')], { random: 0.999_999 });
+      await expect(waitForCompletion(deps, 'ORDER1', { timeoutMs })).rejects.toBeInstanceOf(PaymentPendingError);
+      expect(lookups.length).toBeGreaterThanOrEqual(1);
+      expect(pauses.reduce((sum, ms) => sum + ms, 0)).toBeLessThan(timeoutMs);
+      expect(lookups.every((l) => Number.isInteger(l.options.totalTimeout) && l.options.totalTimeout >= 1)).toBe(true);
+    },
+  );
 
   it('when no lookup answered, says so and carries the last failure as the cause', async () => {
     const failure = rateLimited();
@@ -268,7 +304,9 @@ describe('waitForCompletion: abort', () => {
       controller.abort();
       return answer;
     };
-    await expect(waitForCompletion(deps, 'ORDER1', { timeoutMs: 60_000, signal: controller.signal })).rejects.toBeInstanceOf(AbortError);
+    await expect(
+      waitForCompletion(deps, 'ORDER1', { timeoutMs: 60_000, signal: controller.signal }),
+    ).rejects.toBeInstanceOf(AbortError);
     expect(lookups).toHaveLength(1);
   });
 

@@ -46,7 +46,14 @@ const posts = (fake: ScriptedFetch) => fake.calls().filter((r) => r.url === `${B
 
 const REF = 'PAYOUT7781';
 const params = (over: Record<string, unknown> = {}) =>
-  ({ amount: '250.00', reference_id: REF, bank_code: 'PBBEMYKL', account_number: ACCOUNT, account_name: 'Tan Wei Ming', ...over }) as WithdrawalCreateParams;
+  ({
+    amount: '250.00',
+    reference_id: REF,
+    bank_code: 'PBBEMYKL',
+    account_number: ACCOUNT,
+    account_name: 'Tan Wei Ming',
+    ...over,
+  }) as WithdrawalCreateParams;
 
 /** The request body the spec describes for `params()`. */
 const SPEC_BODY = {
@@ -59,14 +66,18 @@ const SPEC_BODY = {
   method: 'BANK',
 };
 
-const accepted = (over: Record<string, unknown> = {}) => success({ payment_id: 'WD_1', reference_id: REF, status: 'PROCESSING', amount: 250, ...over });
+const accepted = (over: Record<string, unknown> = {}) =>
+  success({ payment_id: 'WD_1', reference_id: REF, status: 'PROCESSING', amount: 250, ...over });
 
 describe('withdrawals.create: the request', () => {
   it('sends one POST /payment/withdraw with the spec’s body, currency MYR and method BANK filled in, and the bearer token', async () => {
     const fake = scriptedFetch([accepted()]);
     const { client } = gatewayOn(fake);
     await client.withdrawals.create(params());
-    expect(fake.sent.map((r) => `${r.method} ${r.url}`)).toEqual([`POST ${BASE}/auth/token`, `POST ${BASE}/payment/withdraw`]);
+    expect(fake.sent.map((r) => `${r.method} ${r.url}`)).toEqual([
+      `POST ${BASE}/auth/token`,
+      `POST ${BASE}/payment/withdraw`,
+    ]);
     const [request] = posts(fake);
     expect(request?.body).toEqual(SPEC_BODY);
     // The service needs the full account number: it is masked only in what comes back.
@@ -78,7 +89,9 @@ describe('withdrawals.create: the request', () => {
   it('sends only the spec’s fields: given currency and method as they are, unknown keys dropped', async () => {
     const fake = scriptedFetch([accepted()]);
     const { client } = gatewayOn(fake);
-    await client.withdrawals.create(params({ amount: 250, currency: 'MYR', method: 'BANK', callback_url: 'https://x.test/cb', note: 'rent' }));
+    await client.withdrawals.create(
+      params({ amount: 250, currency: 'MYR', method: 'BANK', callback_url: 'https://x.test/cb', note: 'rent' }),
+    );
     expect(posts(fake)[0]?.body).toEqual(SPEC_BODY);
   });
 
@@ -156,7 +169,11 @@ describe('withdrawals.create: the answer', () => {
   it('takes a code the service spells its own way (case, its own code) without refusing the accepted payout; the result carries the code sent', async () => {
     for (const spelled of ['pbbemykl', 'PBB0233']) {
       const { client } = gatewayOn(scriptedFetch([accepted({ bank_code: spelled, currency: 'myr' })]));
-      await expect(client.withdrawals.create(params())).resolves.toMatchObject({ payment_id: 'WD_1', bank_code: 'PBBEMYKL', currency: 'MYR' });
+      await expect(client.withdrawals.create(params())).resolves.toMatchObject({
+        payment_id: 'WD_1',
+        bank_code: 'PBBEMYKL',
+        currency: 'MYR',
+      });
     }
   });
 
@@ -164,20 +181,27 @@ describe('withdrawals.create: the answer', () => {
     ['a body that is not JSON', new Response('accepted', { status: 200 }), undefined],
     ['no success envelope', json(200, { reference_id: REF }), undefined],
     ['another reference_id', accepted({ reference_id: 'PAYOUT9999' }), 'reference_id'],
-    ['no reference_id (an answer that may be another request\'s)', success({ payment_id: 'WD_1', status: 'PROCESSING', amount: 250 }), 'reference_id'],
+    [
+      "no reference_id (an answer that may be another request's)",
+      success({ payment_id: 'WD_1', status: 'PROCESSING', amount: 250 }),
+      'reference_id',
+    ],
     ['another amount', accepted({ amount: 2500 }), 'amount'],
     ['an amount that is no number', accepted({ amount: 'lots' }), 'amount'],
     ['another currency', accepted({ currency: 'USD' }), 'currency'],
-  ])('a 2xx with %s is an InvalidResponseError saying it may have been processed; never sent again', async (_label, answer, field) => {
-    const fake = scriptedFetch([answer]);
-    const { client } = gatewayOn(fake);
-    const error = await caught(client.withdrawals.create(params()));
-    expect(error).toBeInstanceOf(InvalidResponseError);
-    expect(error).toMatchObject({ code: 'INVALID_RESPONSE', field, referenceId: REF });
-    expect(error.message).toContain('may have been processed: Wait for the callback for reference_id');
-    expect(error.message).toContain('withdrawals.recover');
-    expect(posts(fake)).toHaveLength(1);
-  });
+  ])(
+    'a 2xx with %s is an InvalidResponseError saying it may have been processed; never sent again',
+    async (_label, answer, field) => {
+      const fake = scriptedFetch([answer]);
+      const { client } = gatewayOn(fake);
+      const error = await caught(client.withdrawals.create(params()));
+      expect(error).toBeInstanceOf(InvalidResponseError);
+      expect(error).toMatchObject({ code: 'INVALID_RESPONSE', field, referenceId: REF });
+      expect(error.message).toContain('may have been processed: Wait for the callback for reference_id');
+      expect(error.message).toContain('withdrawals.recover');
+      expect(posts(fake)).toHaveLength(1);
+    },
+  );
 
   it.each<[string, Response, new (...args: never[]) => Error]>([
     ['400 INVALID_BANK_CODE', failure(400, 'INVALID_BANK_CODE'), InvalidRequestError],
@@ -211,7 +235,11 @@ describe('withdrawals.create: money moves once', () => {
     ['a 502 GATEWAY_ERROR', failure(502, 'GATEWAY_ERROR'), 502],
     ['a 504 GATEWAY_TIMEOUT', failure(504, 'GATEWAY_TIMEOUT'), 504],
     ['a 503 with a code other than NO_GATEWAY_AVAILABLE', failure(503, 'MAINTENANCE'), 503],
-    ['a 502 that claims NO_GATEWAY_AVAILABLE (only a 503 proves nothing was processed)', failure(502, 'NO_GATEWAY_AVAILABLE'), 502],
+    [
+      'a 502 that claims NO_GATEWAY_AVAILABLE (only a 503 proves nothing was processed)',
+      failure(502, 'NO_GATEWAY_AVAILABLE'),
+      502,
+    ],
     ['a connection reset after sending', dropped('ECONNRESET'), undefined],
     ['a broken pipe', dropped('EPIPE'), undefined],
     ['a failure with no system code', dropped(), undefined],
@@ -291,7 +319,11 @@ describe('withdrawals.create: money moves once', () => {
   });
 
   it('a retry that then meets an ambiguous failure is the last attempt', async () => {
-    const fake = scriptedFetch([failure(429, 'RATE_LIMITED', 'slow down', { 'retry-after': '1' }), dropped('ECONNRESET'), accepted()]);
+    const fake = scriptedFetch([
+      failure(429, 'RATE_LIMITED', 'slow down', { 'retry-after': '1' }),
+      dropped('ECONNRESET'),
+      accepted(),
+    ]);
     const { client } = gatewayOn(fake);
     expect(await caught(client.withdrawals.create(params()))).toBeInstanceOf(OutcomeUnknownError);
     expect(posts(fake)).toHaveLength(2);
@@ -307,7 +339,10 @@ describe('withdrawals.recover', () => {
     const [create, resend] = posts(fake);
     expect(resend?.text).toBe(create?.text);
     expect(resend?.body).toEqual(SPEC_BODY);
-    expect(recovery).toEqual({ created: true, withdrawal: expect.objectContaining({ payment_id: 'WD_1', reference_id: REF, account_number: MASKED }) });
+    expect(recovery).toEqual({
+      created: true,
+      withdrawal: expect.objectContaining({ payment_id: 'WD_1', reference_id: REF, account_number: MASKED }),
+    });
   });
 
   it('DUPLICATE_REFERENCE means the first request arrived: created false, with the reference to await the callback for', async () => {
@@ -318,7 +353,10 @@ describe('withdrawals.recover', () => {
   });
 
   it('is retried only like create: a 429 then DUPLICATE_REFERENCE is still created false', async () => {
-    const fake = scriptedFetch([failure(429, 'RATE_LIMITED', 'slow down', { 'retry-after': '1' }), failure(409, 'DUPLICATE_REFERENCE')]);
+    const fake = scriptedFetch([
+      failure(429, 'RATE_LIMITED', 'slow down', { 'retry-after': '1' }),
+      failure(409, 'DUPLICATE_REFERENCE'),
+    ]);
     const { client } = gatewayOn(fake);
     await expect(client.withdrawals.recover(params())).resolves.toEqual({ created: false, referenceId: REF });
     expect(posts(fake)).toHaveLength(2);

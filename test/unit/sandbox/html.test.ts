@@ -16,7 +16,9 @@ describe('html', () => {
 
   it('passes its own markup and raw() through, joins lists, and renders null, undefined and false as nothing', () => {
     const rows = ['<A>', 'B'].map((ref) => html`<tr>${ref}</tr>`);
-    expect(html`<table>${rows}${raw('<svg/>')}${null}${undefined}${false}</table>`.toString()).toBe('<table><tr>&lt;A&gt;</tr><tr>B</tr><svg/></table>');
+    expect(html`<table>${rows}${raw('<svg/>')}${null}${undefined}${false}</table>`.toString()).toBe(
+      '<table><tr>&lt;A&gt;</tr><tr>B</tr><svg/></table>',
+    );
   });
 
   it('a plain object pretending to be safe markup is escaped', () => {
@@ -41,7 +43,9 @@ describe('formatAmount and malaysiaTime', () => {
   it('shows a moment in Malaysia time (UTC+8) whatever the machine zone, with the ISO value kept', () => {
     const iso = '2026-11-24T03:03:03.941Z';
     expect(malaysiaTime(iso).toString()).toBe(`<time datetime="${iso}" title="${iso}">24 Nov, 11:03:03</time>`);
-    expect(malaysiaTime(Date.parse(iso), true).toString()).toBe(`<time datetime="${iso}" title="${iso}">11:03:03.941</time>`);
+    expect(malaysiaTime(Date.parse(iso), true).toString()).toBe(
+      `<time datetime="${iso}" title="${iso}">11:03:03.941</time>`,
+    );
   });
 
   it('text that is not a time is shown as it is, escaped', () => {

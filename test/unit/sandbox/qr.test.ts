@@ -4,7 +4,7 @@ import { crc16, qrPayload } from '../../../src/sandbox/qr.js';
 /** Splits an EMVCo payload into its top-level tag/value pairs. */
 function fields(payload: string): Map<string, string> {
   const out = new Map<string, string>();
-  for (let i = 0; i < payload.length; ) {
+  for (let i = 0; i < payload.length;) {
     const tag = payload.slice(i, i + 2);
     const length = Number(payload.slice(i + 2, i + 4));
     out.set(tag, payload.slice(i + 4, i + 4 + length));
@@ -19,7 +19,12 @@ describe('sandbox QR payload (A21)', () => {
   });
 
   it('is a well-formed EMVCo dynamic QR with the amount, MYR, the reference and a valid CRC', () => {
-    const payload = qrPayload({ merchantId: 'SHOP|<1>', payment_id: 'PAY_ABC', reference_id: 'R'.repeat(100), amount: 1234.5 });
+    const payload = qrPayload({
+      merchantId: 'SHOP|<1>',
+      payment_id: 'PAY_ABC',
+      reference_id: 'R'.repeat(100),
+      amount: 1234.5,
+    });
     const tags = fields(payload);
     expect([...tags.keys()]).toEqual(['00', '01', '26', '52', '53', '54', '58', '59', '60', '62', '63']);
     expect(tags.get('01')).toBe('12');

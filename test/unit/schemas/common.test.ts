@@ -5,7 +5,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import { amountFromWire, amountSchema, DEPOSIT_AMOUNT, hasAtMostTwoDecimals, referenceIdSchema, WITHDRAWAL_AMOUNT } from '../../../src/schemas/common.js';
+import {
+  amountFromWire,
+  amountSchema,
+  DEPOSIT_AMOUNT,
+  hasAtMostTwoDecimals,
+  referenceIdSchema,
+  WITHDRAWAL_AMOUNT,
+} from '../../../src/schemas/common.js';
 
 const deposit = amountSchema(DEPOSIT_AMOUNT, 'deposit');
 const withdrawal = amountSchema(WITHDRAWAL_AMOUNT, 'withdrawal');
@@ -51,7 +58,9 @@ describe('amountSchema', () => {
   });
 
   it('withdrawals start at 50 MYR, deposits at 5', () => {
-    expect(check(withdrawal, 49.99)).toEqual({ problem: 'withdrawal amount must be between 50 and 50000 MYR inclusive' });
+    expect(check(withdrawal, 49.99)).toEqual({
+      problem: 'withdrawal amount must be between 50 and 50000 MYR inclusive',
+    });
     expect(check(withdrawal, '50.00')).toEqual({ value: 50 });
     expect(check(deposit, 49.99)).toEqual({ value: 49.99 });
   });

@@ -18,11 +18,27 @@ it('delivers callbacks with the fetch that is global when the mock is created, n
     seen.push(String(input instanceof Request ? input.url : input));
     return new Response('ok', { status: 200 });
   };
-  const mock = createMockGateway({ environment: 'test', merchants: [{ merchantId: 'M_FETCH', apiKey: 'sk_fetch', defaultCallbackUrl: 'http://merchant.invalid/cb' }] });
+  const mock = createMockGateway({
+    environment: 'test',
+    merchants: [{ merchantId: 'M_FETCH', apiKey: 'sk_fetch', defaultCallbackUrl: 'http://merchant.invalid/cb' }],
+  });
   const served = await mock.serve(); // real HTTP; the client reaches it with the real fetch
   try {
-    const client = new MyrGateway({ baseUrl: served.baseUrl, merchantId: 'M_FETCH', apiKey: 'sk_fetch', allowInsecureLoopback: true, fetch: original, tokenStore: new MemoryTokenStore() });
-    const created = await client.payments.create({ amount: 10, reference_id: 'FETCH1', customer_name: 'A', customer_phone: '60123', payment_method: 'QR_PAYMENT' });
+    const client = new MyrGateway({
+      baseUrl: served.baseUrl,
+      merchantId: 'M_FETCH',
+      apiKey: 'sk_fetch',
+      allowInsecureLoopback: true,
+      fetch: original,
+      tokenStore: new MemoryTokenStore(),
+    });
+    const created = await client.payments.create({
+      amount: 10,
+      reference_id: 'FETCH1',
+      customer_name: 'A',
+      customer_phone: '60123',
+      payment_method: 'QR_PAYMENT',
+    });
     const delivery = await mock.completePayment(created.payment_id, 'SUCCESS', { retryDelaysMs: [] });
     expect(delivery.attempts[0]?.status).toBe(200);
   } finally {

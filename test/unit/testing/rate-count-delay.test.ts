@@ -36,6 +36,8 @@ describe('countDelayOf', () => {
     [{ latencyMs: 10, jitterMs: -5 }, 'jitterMs'],
     [{ latencyMs: 10, jitterMs: 1e9 }, 'jitterMs'],
   ])('refuses %o with a TypeError naming %s', (option, field) => {
-    expect(() => countDelayOf(option)).toThrow(new TypeError(`rateLimitCountDelay.${field} must be a whole number of milliseconds from 0 to 60000`));
+    expect(() => countDelayOf(option)).toThrow(
+      new TypeError(`rateLimitCountDelay.${field} must be a whole number of milliseconds from 0 to 60000`),
+    );
   });
 });

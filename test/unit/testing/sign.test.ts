@@ -80,7 +80,14 @@ describe('signCallback', () => {
   });
 
   it('a different api key gives a different signature', async () => {
-    const fields = { payment_id: 'P', reference_id: 'R', amount: 5, status: 'SUCCESS', webhook_id: 'w', timestamp: 't' };
+    const fields = {
+      payment_id: 'P',
+      reference_id: 'R',
+      amount: 5,
+      status: 'SUCCESS',
+      webhook_id: 'w',
+      timestamp: 't',
+    };
     const a = await signCallback('key-a', fields);
     const b = await signCallback('key-b', fields);
     expect(a.body.signature).not.toBe(b.body.signature);

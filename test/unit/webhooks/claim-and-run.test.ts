@@ -47,7 +47,8 @@ function fakeLedger(answer: LedgerRun<unknown>['outcome']) {
           return { outcome: 'failed', error };
         }
       }
-      if (answer === 'unavailable') return { outcome: 'unavailable', error: new Error('connection lost during COMMIT') };
+      if (answer === 'unavailable')
+        return { outcome: 'unavailable', error: new Error('connection lost during COMMIT') };
       return { outcome: answer };
     },
   };
@@ -84,7 +85,9 @@ describe('createWebhookHandler with a transactional store', () => {
     expect('retry-after' in response.headers).toBe(status === 409 || status === 503);
     // Only what failed is reported: a superseded callback is an outcome like a duplicate.
     const reported = onError.mock.calls.map(([error]) => error as WebhookHandlerError);
-    const stage = { failed: 'handler', timed_out: 'handler', unavailable: 'store' } as Partial<Record<typeof outcome, string>>;
+    const stage = { failed: 'handler', timed_out: 'handler', unavailable: 'store' } as Partial<
+      Record<typeof outcome, string>
+    >;
     expect(reported.map((error) => error.stage)).toEqual(stage[outcome] === undefined ? [] : [stage[outcome]]);
   });
 
@@ -106,7 +109,15 @@ describe('createWebhookHandler with a transactional store', () => {
     expect(seen.map((s) => s.key)).toEqual([key]);
     expect(queries).toHaveLength(1);
     expect(calls).toEqual([
-      { key, options: { order: { paymentId: refunded.body.payment_id, rank: 2 }, raiseMark: true, timeoutMs: 7_000, completedTtlMs: 86_400_000 } },
+      {
+        key,
+        options: {
+          order: { paymentId: refunded.body.payment_id, rank: 2 },
+          raiseMark: true,
+          timeoutMs: 7_000,
+          completedTtlMs: 86_400_000,
+        },
+      },
     ]);
     // A SUCCESS supersedes nothing, so it writes no mark.
     const success = await callback({ status: 'SUCCESS' });
@@ -156,9 +167,19 @@ describe('runOnce with a transactional store', () => {
 
   it('hands the store the payment order, no timeout, and the default TTL', async () => {
     const { store, calls } = fakeLedger('processed');
-    await runOnce(store, paymentKey('PAY_1', 'REFUNDED'), () => {}, { payment: { payment_id: 'PAY_1', status: 'REFUNDED' } });
+    await runOnce(store, paymentKey('PAY_1', 'REFUNDED'), () => {}, {
+      payment: { payment_id: 'PAY_1', status: 'REFUNDED' },
+    });
     expect(calls).toEqual([
-      { key: 'payment:PAY_1:REFUNDED', options: { order: { paymentId: 'PAY_1', rank: 2 }, raiseMark: true, timeoutMs: undefined, completedTtlMs: 86_400_000 } },
+      {
+        key: 'payment:PAY_1:REFUNDED',
+        options: {
+          order: { paymentId: 'PAY_1', rank: 2 },
+          raiseMark: true,
+          timeoutMs: undefined,
+          completedTtlMs: 86_400_000,
+        },
+      },
     ]);
   });
 });
@@ -183,7 +204,10 @@ describe('a plain store keeps its behaviour', () => {
     const refunded = await callback({ status: 'REFUNDED' });
     const success = await callback({ status: 'SUCCESS' });
     expect((await handler.handle({ body: refunded.raw, headers: refunded.headers })).body.outcome).toBe('processed');
-    expect(await handler.handle({ body: success.raw, headers: success.headers })).toMatchObject({ status: 200, body: { outcome: 'superseded' } });
+    expect(await handler.handle({ body: success.raw, headers: success.headers })).toMatchObject({
+      status: 200,
+      body: { outcome: 'superseded' },
+    });
     expect(onError).not.toHaveBeenCalled();
     expect(warn).not.toHaveBeenCalled();
   });
@@ -206,7 +230,10 @@ describe('one range rule for the millisecond options', () => {
     const fn = vi.fn();
     const run = runOnce(store, 'job:ms', fn, { [name]: value });
     await expect(run).rejects.toBeInstanceOf(ConfigurationError);
-    await expect(run).rejects.toMatchObject({ field: name, message: `${name} must be a whole number of milliseconds from 1 to 2147483647` });
+    await expect(run).rejects.toMatchObject({
+      field: name,
+      message: `${name} must be a whole number of milliseconds from 1 to 2147483647`,
+    });
     expect(fn).not.toHaveBeenCalled();
     expect(store.size).toBe(0);
   });

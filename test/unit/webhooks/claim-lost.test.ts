@@ -30,7 +30,12 @@ describe('CLAIM_LOST in memory', () => {
       },
       onError: (error) => void errors.push(error),
     });
-    const { rawBody, headers } = await signCallback(API_KEY, { payment_id: 'PAY_UNIT_LOST', reference_id: 'ORDERUNIT1', amount: 3, status: 'SUCCESS' });
+    const { rawBody, headers } = await signCallback(API_KEY, {
+      payment_id: 'PAY_UNIT_LOST',
+      reference_id: 'ORDERUNIT1',
+      amount: 3,
+      status: 'SUCCESS',
+    });
     const answer = handler.handle({ body: rawBody, headers });
     await new Promise((r) => setTimeout(r, 10));
     now += 10 * 60_000; // the claim lapsed (a stalled process: no renewal got through)
@@ -39,8 +44,18 @@ describe('CLAIM_LOST in memory', () => {
     expect((await answer).body.outcome).toBe('processed');
     expect(errors).toHaveLength(1);
     expect(errors[0]).toBeInstanceOf(ClaimLostError);
-    expect(errors[0]).toMatchObject({ code: 'CLAIM_LOST', operation: 'complete', key: 'payment:PAY_UNIT_LOST:SUCCESS', retryable: false });
-    expect(lines).toEqual([[expect.stringContaining('claim lost at complete'), expect.objectContaining({ code: 'CLAIM_LOST', payment_id: 'PAY_UNIT_LOST' })]]);
+    expect(errors[0]).toMatchObject({
+      code: 'CLAIM_LOST',
+      operation: 'complete',
+      key: 'payment:PAY_UNIT_LOST:SUCCESS',
+      retryable: false,
+    });
+    expect(lines).toEqual([
+      [
+        expect.stringContaining('claim lost at complete'),
+        expect.objectContaining({ code: 'CLAIM_LOST', payment_id: 'PAY_UNIT_LOST' }),
+      ],
+    ]);
   });
 
   it('runOnce: a failing fn whose claim was taken meanwhile reports CLAIM_LOST at release', async () => {
@@ -63,8 +78,17 @@ describe('CLAIM_LOST in memory', () => {
 
   it('a handler that kept its claim reports nothing', async () => {
     const errors: unknown[] = [];
-    const handler = createWebhookHandler({ verifier: { apiKey: API_KEY }, onEvent: () => {}, onError: (e) => void errors.push(e) });
-    const { rawBody, headers } = await signCallback(API_KEY, { payment_id: 'PAY_UNIT_KEPT', reference_id: 'ORDERUNIT2', amount: 3, status: 'SUCCESS' });
+    const handler = createWebhookHandler({
+      verifier: { apiKey: API_KEY },
+      onEvent: () => {},
+      onError: (e) => void errors.push(e),
+    });
+    const { rawBody, headers } = await signCallback(API_KEY, {
+      payment_id: 'PAY_UNIT_KEPT',
+      reference_id: 'ORDERUNIT2',
+      amount: 3,
+      status: 'SUCCESS',
+    });
     expect((await handler.handle({ body: rawBody, headers })).body.outcome).toBe('processed');
     expect(errors).toEqual([]);
   });

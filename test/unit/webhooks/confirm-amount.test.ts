@@ -10,7 +10,15 @@ import { API_KEY, NOW, callback } from '../../fixtures/webhook-vectors-helpers.j
 
 const verifier = new WebhookVerifier({ apiKey: API_KEY, clock: () => NOW });
 const gateway: PaymentStatusSource = {
-  payments: { retrieve: async (id) => ({ payment_id: id, reference_id: 'ORDER1001', amount: 149.9, currency: 'MYR', status: 'SUCCESS' }) },
+  payments: {
+    retrieve: async (id) => ({
+      payment_id: id,
+      reference_id: 'ORDER1001',
+      amount: 149.9,
+      currency: 'MYR',
+      status: 'SUCCESS',
+    }),
+  },
 };
 const paid = async () => verifier.verify({ body: (await callback({ amount: 149.9 })).raw });
 
@@ -30,9 +38,12 @@ describe('confirmDeposit with the expected amount as a string or a number', () =
     if (!result.confirmed) expect(result.mismatches).toEqual(['expected_amount']);
   });
 
-  it.each(['1e2', '149,90', ' 149.90', 'RM149.90', '', Number.NaN])('refuses the malformed expected amount %j with InvalidRequestError naming amount', async (amount) => {
-    const error = await confirmDeposit(await paid(), gateway, { amount }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(InvalidRequestError);
-    expect((error as InvalidRequestError).field).toBe('amount');
-  });
+  it.each(['1e2', '149,90', ' 149.90', 'RM149.90', '', Number.NaN])(
+    'refuses the malformed expected amount %j with InvalidRequestError naming amount',
+    async (amount) => {
+      const error = await confirmDeposit(await paid(), gateway, { amount }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidRequestError);
+      expect((error as InvalidRequestError).field).toBe('amount');
+    },
+  );
 });

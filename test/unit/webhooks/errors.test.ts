@@ -28,17 +28,20 @@ describe('WebhookVerificationError', () => {
     'future',
   ];
 
-  it.each(reasons)('is a non-retryable MyrGatewayError with code WEBHOOK_VERIFICATION_FAILED for reason %s', (reason) => {
-    const error = new WebhookVerificationError(reason, 'the callback was refused');
-    const code: ClientErrorCode = 'WEBHOOK_VERIFICATION_FAILED';
-    expect(error).toBeInstanceOf(MyrGatewayError);
-    expect(error).toBeInstanceOf(Error);
-    expect(error.name).toBe('WebhookVerificationError');
-    expect(error.code).toBe(code);
-    expect(error.reason).toBe(reason);
-    expect(error.retryable).toBe(false);
-    expect(error.status).toBeUndefined();
-  });
+  it.each(reasons)(
+    'is a non-retryable MyrGatewayError with code WEBHOOK_VERIFICATION_FAILED for reason %s',
+    (reason) => {
+      const error = new WebhookVerificationError(reason, 'the callback was refused');
+      const code: ClientErrorCode = 'WEBHOOK_VERIFICATION_FAILED';
+      expect(error).toBeInstanceOf(MyrGatewayError);
+      expect(error).toBeInstanceOf(Error);
+      expect(error.name).toBe('WebhookVerificationError');
+      expect(error.code).toBe(code);
+      expect(error.reason).toBe(reason);
+      expect(error.retryable).toBe(false);
+      expect(error.status).toBeUndefined();
+    },
+  );
 
   it('is retryable for reason internal (the runtime could not compute the HMAC: not the sender’s fault)', () => {
     expect(new WebhookVerificationError('internal', 'no crypto').retryable).toBe(true);
@@ -59,16 +62,19 @@ describe('WebhookVerificationError', () => {
 });
 
 describe('WebhookHandlerError', () => {
-  it.each(['handler', 'store'] as const)('for stage %s is a retryable MyrGatewayError with code WEBHOOK_HANDLER_FAILED', (stage) => {
-    const error = new WebhookHandlerError(stage, 'onEvent threw', new Error('boom'));
-    const code: ClientErrorCode = 'WEBHOOK_HANDLER_FAILED';
-    expect(error).toBeInstanceOf(MyrGatewayError);
-    expect(error.name).toBe('WebhookHandlerError');
-    expect(error.code).toBe(code);
-    expect(error.stage).toBe(stage);
-    expect(error.retryable).toBe(true);
-    expect(error.toJSON()).toMatchObject({ stage, code });
-  });
+  it.each(['handler', 'store'] as const)(
+    'for stage %s is a retryable MyrGatewayError with code WEBHOOK_HANDLER_FAILED',
+    (stage) => {
+      const error = new WebhookHandlerError(stage, 'onEvent threw', new Error('boom'));
+      const code: ClientErrorCode = 'WEBHOOK_HANDLER_FAILED';
+      expect(error).toBeInstanceOf(MyrGatewayError);
+      expect(error.name).toBe('WebhookHandlerError');
+      expect(error.code).toBe(code);
+      expect(error.stage).toBe(stage);
+      expect(error.retryable).toBe(true);
+      expect(error.toJSON()).toMatchObject({ stage, code });
+    },
+  );
 
   it.each([
     ['an Error', new TypeError('order 1 not found')],
@@ -112,7 +118,14 @@ describe('ClaimLostError', () => {
 
   it('shows operation, key and stage in JSON for the alert a merchant raises', () => {
     const json = JSON.parse(JSON.stringify(new ClaimLostError('renew', 'webhook:6f1c2a9e'))) as Record<string, unknown>;
-    expect(json).toMatchObject({ name: 'ClaimLostError', code: 'CLAIM_LOST', stage: 'store', operation: 'renew', key: 'webhook:6f1c2a9e', retryable: false });
+    expect(json).toMatchObject({
+      name: 'ClaimLostError',
+      code: 'CLAIM_LOST',
+      stage: 'store',
+      operation: 'renew',
+      key: 'webhook:6f1c2a9e',
+      retryable: false,
+    });
   });
 
   it('carries no cause (nothing was thrown: the store answered that the claim was gone)', () => {

@@ -22,9 +22,12 @@ describe('hasTerminalStatus', () => {
     expect(hasTerminalStatus(fieldsWith(status))).toBe(true);
   });
 
-  it.each(['PENDING', 'PROCESSING', 'success', 'Success', ' SUCCESS', 'SUCCESS ', '', 'toString', '__proto__'])('refuses %j', (status) => {
-    expect(hasTerminalStatus(fieldsWith(status))).toBe(false);
-  });
+  it.each(['PENDING', 'PROCESSING', 'success', 'Success', ' SUCCESS', 'SUCCESS ', '', 'toString', '__proto__'])(
+    'refuses %j',
+    (status) => {
+      expect(hasTerminalStatus(fieldsWith(status))).toBe(false);
+    },
+  );
 });
 
 describe('toEvent: a deposit', () => {
@@ -58,7 +61,13 @@ describe('toEvent: a withdrawal', () => {
   const signed: SignedEventFields = { ...SIGNED, payment_id: 'WD_1', status: 'FAILED', completed_at: null };
 
   it('adds the unsigned bank code and masked account number', () => {
-    const event = toEvent('WITHDRAWAL', signed, { bank_code: 'MBBEMYKL', account_number: '****6789', gateway_reference: null }, SIGNATURE, 1);
+    const event = toEvent(
+      'WITHDRAWAL',
+      signed,
+      { bank_code: 'MBBEMYKL', account_number: '****6789', gateway_reference: null },
+      SIGNATURE,
+      1,
+    );
     expect(event.transaction_type).toBe('WITHDRAWAL');
     expect(event.unsigned).toEqual({
       transaction_type: 'WITHDRAWAL',
@@ -72,7 +81,13 @@ describe('toEvent: a withdrawal', () => {
 
   it('answers null for every unsigned field the body lacks', () => {
     const event = toEvent('WITHDRAWAL', signed, {}, SIGNATURE, 0);
-    expect(event.unsigned).toEqual({ transaction_type: 'WITHDRAWAL', gateway_reference: null, created_at: null, bank_code: null, account_number: null });
+    expect(event.unsigned).toEqual({
+      transaction_type: 'WITHDRAWAL',
+      gateway_reference: null,
+      created_at: null,
+      bank_code: null,
+      account_number: null,
+    });
   });
 });
 
@@ -87,7 +102,13 @@ describe('toEvent: signed and unsigned stay apart', () => {
   });
 
   it("takes the kind from the caller, not from the body's unsigned transaction_type", () => {
-    const event = toEvent('WITHDRAWAL', { ...SIGNED, payment_id: 'WD_1' }, { transaction_type: 'DEPOSIT' }, SIGNATURE, 0);
+    const event = toEvent(
+      'WITHDRAWAL',
+      { ...SIGNED, payment_id: 'WD_1' },
+      { transaction_type: 'DEPOSIT' },
+      SIGNATURE,
+      0,
+    );
     expect(event.transaction_type).toBe('WITHDRAWAL');
     expect(event.unsigned.transaction_type).toBe('WITHDRAWAL');
   });
@@ -112,7 +133,18 @@ describe('toEvent: unsigned values of another type', () => {
     ['an object', { id: 'GW1' }, null],
     ['an array', ['GW1'], null],
   ])('reads %s as %j', (_name, value, expected) => {
-    const event = toEvent('WITHDRAWAL', { ...SIGNED, payment_id: 'WD_1' }, { gateway_reference: value, created_at: value, bank_code: value, account_number: value }, SIGNATURE, 0);
-    expect(event.unsigned).toMatchObject({ gateway_reference: expected, created_at: expected, bank_code: expected, account_number: expected });
+    const event = toEvent(
+      'WITHDRAWAL',
+      { ...SIGNED, payment_id: 'WD_1' },
+      { gateway_reference: value, created_at: value, bank_code: value, account_number: value },
+      SIGNATURE,
+      0,
+    );
+    expect(event.unsigned).toMatchObject({
+      gateway_reference: expected,
+      created_at: expected,
+      bank_code: expected,
+      account_number: expected,
+    });
   });
 });

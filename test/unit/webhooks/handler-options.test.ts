@@ -57,7 +57,15 @@ describe('resolveHandlerOptions: defaults', () => {
     const logger = { debug() {}, info() {}, warn() {}, error() {} };
     const tracer = { startActiveSpan: () => undefined };
     const onError = () => {};
-    const resolved = resolveHandlerOptions({ verifier, onEvent, store, logger, tracer: tracer as never, onError, idempotency: 'webhook' });
+    const resolved = resolveHandlerOptions({
+      verifier,
+      onEvent,
+      store,
+      logger,
+      tracer: tracer as never,
+      onError,
+      idempotency: 'webhook',
+    });
     expect(resolved.verifier).toBe(verifier);
     expect(resolved.store).toBe(store);
     expect(resolved.logger).toBe(logger);
@@ -67,8 +75,19 @@ describe('resolveHandlerOptions: defaults', () => {
   });
 
   it('takes the given timings as they are', () => {
-    const resolved = resolveHandlerOptions({ ...base(), inFlightTtlMs: 1, handlerTimeoutMs: 2_147_483_647, maxRenewalMs: 30 * 60_000, completedTtlMs: 600_000 });
-    expect(resolved).toMatchObject({ inFlightTtlMs: 1, handlerTimeoutMs: 2_147_483_647, maxRenewalMs: 1_800_000, completedTtlMs: 600_000 });
+    const resolved = resolveHandlerOptions({
+      ...base(),
+      inFlightTtlMs: 1,
+      handlerTimeoutMs: 2_147_483_647,
+      maxRenewalMs: 30 * 60_000,
+      completedTtlMs: 600_000,
+    });
+    expect(resolved).toMatchObject({
+      inFlightTtlMs: 1,
+      handlerTimeoutMs: 2_147_483_647,
+      maxRenewalMs: 1_800_000,
+      completedTtlMs: 600_000,
+    });
   });
 
   it('accepts console as the logger', () => {
@@ -78,23 +97,41 @@ describe('resolveHandlerOptions: defaults', () => {
 
 describe('resolveHandlerOptions: completedTtlMs against the tolerance', () => {
   it('accepts exactly twice the tolerance, so a replay inside the tolerance on either side still finds its record', () => {
-    expect(resolveHandlerOptions({ verifier: { apiKey: API_KEY, toleranceSeconds: 10 }, onEvent, completedTtlMs: 20_000 }).completedTtlMs).toBe(20_000);
+    expect(
+      resolveHandlerOptions({ verifier: { apiKey: API_KEY, toleranceSeconds: 10 }, onEvent, completedTtlMs: 20_000 })
+        .completedTtlMs,
+    ).toBe(20_000);
   });
 
-  it.each([19_999, 0, -1, Number.NaN, Number.POSITIVE_INFINITY])('refuses %s with a tolerance of 10 s', (completedTtlMs) => {
-    const error = configError(() => resolveHandlerOptions({ verifier: { apiKey: API_KEY, toleranceSeconds: 10 }, onEvent, completedTtlMs }));
-    expect(error.field).toBe('completedTtlMs');
-    expect(error.message).toContain('completedTtlMs');
-    expect(error.message).toContain('twice the tolerance');
-  });
+  it.each([19_999, 0, -1, Number.NaN, Number.POSITIVE_INFINITY])(
+    'refuses %s with a tolerance of 10 s',
+    (completedTtlMs) => {
+      const error = configError(() =>
+        resolveHandlerOptions({ verifier: { apiKey: API_KEY, toleranceSeconds: 10 }, onEvent, completedTtlMs }),
+      );
+      expect(error.field).toBe('completedTtlMs');
+      expect(error.message).toContain('completedTtlMs');
+      expect(error.message).toContain('twice the tolerance');
+    },
+  );
 
   it('stretches the 24 h default to twice a tolerance over 12 h, so a replay still finds its record', () => {
-    expect(resolveHandlerOptions({ verifier: { apiKey: API_KEY, toleranceSeconds: 50_000 }, onEvent }).completedTtlMs).toBe(100_000_000);
-    expect(resolveHandlerOptions({ verifier: { apiKey: API_KEY, toleranceSeconds: 43_200 }, onEvent }).completedTtlMs).toBe(86_400_000);
+    expect(
+      resolveHandlerOptions({ verifier: { apiKey: API_KEY, toleranceSeconds: 50_000 }, onEvent }).completedTtlMs,
+    ).toBe(100_000_000);
+    expect(
+      resolveHandlerOptions({ verifier: { apiKey: API_KEY, toleranceSeconds: 43_200 }, onEvent }).completedTtlMs,
+    ).toBe(86_400_000);
   });
 
   it('refuses a completedTtlMs the merchant set below twice a long tolerance, naming completedTtlMs as what to raise', () => {
-    const error = configError(() => resolveHandlerOptions({ verifier: { apiKey: API_KEY, toleranceSeconds: 50_000 }, onEvent, completedTtlMs: 86_400_000 }));
+    const error = configError(() =>
+      resolveHandlerOptions({
+        verifier: { apiKey: API_KEY, toleranceSeconds: 50_000 },
+        onEvent,
+        completedTtlMs: 86_400_000,
+      }),
+    );
     expect(error.field).toBe('completedTtlMs');
   });
 });
@@ -125,14 +162,24 @@ describe('resolveHandlerOptions: refusals name what to fix', () => {
 
   it.each([
     ['onEvent missing', { verifier: { apiKey: API_KEY } }, 'onEvent', 'onEvent must be a function'],
-    ['onEvent not a function', { verifier: { apiKey: API_KEY }, onEvent: 'handle' }, 'onEvent', 'onEvent must be a function'],
+    [
+      'onEvent not a function',
+      { verifier: { apiKey: API_KEY }, onEvent: 'handle' },
+      'onEvent',
+      'onEvent must be a function',
+    ],
     ['an unknown idempotency', { ...base(), idempotency: 'both' }, 'idempotency', "'payment' or 'webhook'"],
     ['a tracer without startActiveSpan', { ...base(), tracer: { startSpan() {} } }, 'tracer', 'startActiveSpan'],
     ['a logger without error', { ...base(), logger: { warn() {} } }, 'logger', 'warn and error'],
     ['a logger without warn', { ...base(), logger: { error() {} } }, 'logger', 'warn and error'],
     ['a null logger', { ...base(), logger: null }, 'logger', 'warn and error'],
     ['a verifier with no api key', { verifier: {}, onEvent }, 'apiKey', 'apiKey'],
-    ['a verifier with a zero tolerance', { verifier: { apiKey: API_KEY, toleranceSeconds: 0 }, onEvent }, 'toleranceSeconds', 'toleranceSeconds'],
+    [
+      'a verifier with a zero tolerance',
+      { verifier: { apiKey: API_KEY, toleranceSeconds: 0 }, onEvent },
+      'toleranceSeconds',
+      'toleranceSeconds',
+    ],
   ])('refuses %s', (_name, options, field, text) => {
     const error = configError(() => resolveHandlerOptions(options as unknown as WebhookHandlerOptions));
     expect(error).toBeInstanceOf(MyrGatewayError);

@@ -126,7 +126,9 @@ describe('createWebhookHandler: exactly once', () => {
     onEvent.mockImplementation(() => new Promise((r) => setTimeout(r, 20)));
     const cb = await callback();
     const responses = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => handler.handle({ body: i % 2 ? cb.raw : Buffer.from(cb.raw), headers: cb.headers })),
+      Array.from({ length: 100 }, (_, i) =>
+        handler.handle({ body: i % 2 ? cb.raw : Buffer.from(cb.raw), headers: cb.headers }),
+      ),
     );
     expect(onEvent).toHaveBeenCalledTimes(1);
     expect(responses.filter((r) => r.status === 200)).toHaveLength(1);
@@ -217,7 +219,11 @@ describe('createWebhookHandler: answers', () => {
       complete: (k, tk, t) => memory.complete(k, tk, t),
       release: (k, t) => memory.release(k, t),
     };
-    const { handler, onError } = setup({ store, inFlightTtlMs: 30, onEvent: () => new Promise((r) => setTimeout(r, 120)) });
+    const { handler, onError } = setup({
+      store,
+      inFlightTtlMs: 30,
+      onEvent: () => new Promise((r) => setTimeout(r, 120)),
+    });
     const cb = await callback();
     expect((await handler.handle({ body: cb.raw })).status).toBe(200);
     const errors = onError.mock.calls.map(([e]) => e as WebhookHandlerError);
@@ -287,7 +293,14 @@ describe('createWebhookHandler: configuration', () => {
 
 describe('confirmDeposit', () => {
   function gateway(record: Partial<{ payment_id: string; reference_id: string; amount: number; status: string }>) {
-    const retrieve = vi.fn(async (id: string) => ({ payment_id: id, reference_id: 'ORDER1001', amount: 120.5, currency: 'MYR', status: 'SUCCESS', ...record }));
+    const retrieve = vi.fn(async (id: string) => ({
+      payment_id: id,
+      reference_id: 'ORDER1001',
+      amount: 120.5,
+      currency: 'MYR',
+      status: 'SUCCESS',
+      ...record,
+    }));
     return { gateway: { payments: { retrieve } } satisfies PaymentStatusSource, retrieve };
   }
 
@@ -301,10 +314,14 @@ describe('confirmDeposit', () => {
 
   it('reports every field that disagrees', async () => {
     const event = await verifier.verify({ body: (await callback()).raw });
-    const result = await confirmDeposit(event, gateway({ status: 'PROCESSING', amount: 12.05, reference_id: 'X' }).gateway, {
-      amount: 100,
-      reference_id: 'Y',
-    });
+    const result = await confirmDeposit(
+      event,
+      gateway({ status: 'PROCESSING', amount: 12.05, reference_id: 'X' }).gateway,
+      {
+        amount: 100,
+        reference_id: 'Y',
+      },
+    );
     expect(result.confirmed).toBe(false);
     if (result.confirmed) return;
     expect(result.mismatches).toEqual(['reference_id', 'amount', 'status', 'expected_amount', 'expected_reference_id']);
@@ -313,9 +330,15 @@ describe('confirmDeposit', () => {
   it('compares amounts to the sen and refuses withdrawals', async () => {
     const event = await verifier.verify({ body: (await callback({ amount: 0.3 })).raw });
     expect((await confirmDeposit(event, gateway({ amount: 0.1 + 0.2 }).gateway)).confirmed).toBe(true);
-    const withdrawal = await verifier.verify({ body: (await callback({ payment_id: 'WD_1', transaction_type: 'WITHDRAWAL' })).raw });
+    const withdrawal = await verifier.verify({
+      body: (await callback({ payment_id: 'WD_1', transaction_type: 'WITHDRAWAL' })).raw,
+    });
     const { gateway: g, retrieve } = gateway({});
-    expect(await confirmDeposit(withdrawal, g)).toEqual({ confirmed: false, mismatches: ['not_a_deposit'], payment: undefined });
+    expect(await confirmDeposit(withdrawal, g)).toEqual({
+      confirmed: false,
+      mismatches: ['not_a_deposit'],
+      payment: undefined,
+    });
     expect(retrieve).not.toHaveBeenCalled();
   });
 

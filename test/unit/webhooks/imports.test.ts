@@ -20,7 +20,17 @@ const IMPORT = /^\s*(import|export)\s+(?!type\s)[^;]*?from\s+['"]([^'"]+)['"]/gm
 
 describe('runtime imports of src/webhooks (adapters included)', () => {
   it('covers the adapter and webhook sources', () => {
-    expect(sources).toEqual(expect.arrayContaining(['webhooks/adapters/express.ts', 'webhooks/adapters/fastify.ts', 'webhooks/adapters/hono.ts', 'webhooks/adapters/koa.ts', 'webhooks/adapters/node.ts', 'webhooks/adapters/web.ts', 'webhooks/verifier.ts']));
+    expect(sources).toEqual(
+      expect.arrayContaining([
+        'webhooks/adapters/express.ts',
+        'webhooks/adapters/fastify.ts',
+        'webhooks/adapters/hono.ts',
+        'webhooks/adapters/koa.ts',
+        'webhooks/adapters/node.ts',
+        'webhooks/adapters/web.ts',
+        'webhooks/verifier.ts',
+      ]),
+    );
   });
 
   it.each(sources)('%s imports only relative modules at runtime', (file) => {
@@ -38,7 +48,15 @@ describe('what src/webhooks reaches through relative imports', () => {
   // without it), and nothing of the msw mock in testing/. core/wait.ts is the SDK's one
   // abort-aware wait, which imports nothing; core/milliseconds.ts the range rule of every
   // millisecond option, which imports the error base only.
-  const SHARED = new Set(['core/node-crypto.ts', 'core/errors/base.ts', 'core/milliseconds.ts', 'core/observe/trace.ts', 'core/wait.ts', 'schemas/statuses.ts', 'schemas/amount.ts']);
+  const SHARED = new Set([
+    'core/node-crypto.ts',
+    'core/errors/base.ts',
+    'core/milliseconds.ts',
+    'core/observe/trace.ts',
+    'core/wait.ts',
+    'schemas/statuses.ts',
+    'schemas/amount.ts',
+  ]);
   it.each(sources)('%s imports only webhooks modules and the shared base', (file) => {
     const text = readFileSync(join(root, file), 'utf8');
     const outside = [...text.matchAll(IMPORT)]

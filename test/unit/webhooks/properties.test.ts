@@ -14,7 +14,16 @@ const clock = () => NOW;
 const node = new WebhookVerifier({ apiKey: API_KEY, clock, crypto: 'node' });
 const web = new WebhookVerifier({ apiKey: API_KEY, clock, crypto: 'web' });
 
-const SIGNED = ['webhook_id', 'payment_id', 'reference_id', 'amount', 'currency', 'status', 'timestamp', 'completed_at'] as const;
+const SIGNED = [
+  'webhook_id',
+  'payment_id',
+  'reference_id',
+  'amount',
+  'currency',
+  'status',
+  'timestamp',
+  'completed_at',
+] as const;
 type SignedName = (typeof SIGNED)[number];
 
 /** Text that may legitimately appear in a signed field: any well-formed Unicode without "|". */
@@ -24,7 +33,10 @@ const fieldText = fc
 const iso = (offsetMs: number) => new Date(NOW + offsetMs).toISOString();
 
 const validBody = fc.record({
-  webhook_id: fc.oneof(fc.uuid(), fieldText.filter((s) => s.length > 0)),
+  webhook_id: fc.oneof(
+    fc.uuid(),
+    fieldText.filter((s) => s.length > 0),
+  ),
   payment_id: fieldText.map((s) => `PAY_${s}`),
   reference_id: fieldText,
   amount: fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer({ min: 5, max: 50_000 })),
@@ -38,7 +50,10 @@ const validBody = fc.record({
 });
 
 /** Settles verify() and fails the property if it throws synchronously or rejects with anything but a WebhookVerificationError. */
-async function outcome(v: WebhookVerifier, request: { body: unknown; headers?: unknown }): Promise<WebhookEvent | WebhookVerificationError> {
+async function outcome(
+  v: WebhookVerifier,
+  request: { body: unknown; headers?: unknown },
+): Promise<WebhookEvent | WebhookVerificationError> {
   let promise: Promise<WebhookEvent>;
   try {
     promise = v.verify(request as never);
@@ -48,7 +63,8 @@ async function outcome(v: WebhookVerifier, request: { body: unknown; headers?: u
   try {
     return await promise;
   } catch (error) {
-    if (!(error instanceof WebhookVerificationError)) throw new Error(`verify() rejected with a foreign error: ${String(error)}`, { cause: error });
+    if (!(error instanceof WebhookVerificationError))
+      throw new Error(`verify() rejected with a foreign error: ${String(error)}`, { cause: error });
     return error;
   }
 }
@@ -62,7 +78,10 @@ function differentValue(name: SignedName, original: unknown) {
         : fieldText.filter((v) => v !== original);
   // null and "" sign identically for completed_at (the spec maps null to ""), so they are not a change.
   const same = (v: unknown) => v === original || (name === 'completed_at' && (v ?? '') === (original ?? ''));
-  return fc.oneof({ weight: 4, arbitrary: sameType }, { weight: 1, arbitrary: fc.anything().filter((v) => !same(v) && v !== undefined) });
+  return fc.oneof(
+    { weight: 4, arbitrary: sameType },
+    { weight: 1, arbitrary: fc.anything().filter((v) => !same(v) && v !== undefined) },
+  );
 }
 
 describe(`verifier properties (${NUM_RUNS} runs each)`, () => {
@@ -168,14 +187,19 @@ describe(`verifier properties (${NUM_RUNS} runs each)`, () => {
     const headers = fc.oneof(
       fc.constant(undefined),
       fc.anything(),
-      fc.dictionary(fc.constantFrom('x-webhook-signature', 'X-Webhook-ID', 'x-webhook-timestamp', 'x-payment-id', 'other'), fc.oneof(fc.string(), fc.array(fc.string()), fc.anything())),
+      fc.dictionary(
+        fc.constantFrom('x-webhook-signature', 'X-Webhook-ID', 'x-webhook-timestamp', 'x-payment-id', 'other'),
+        fc.oneof(fc.string(), fc.array(fc.string()), fc.anything()),
+      ),
     );
     const body = fc.oneof(
       fc.anything(),
       fc.string(),
       fc.json(),
       fc.uint8Array({ maxLength: 200 }),
-      fc.record(Object.fromEntries([...SIGNED, 'signature', 'transaction_type'].map((k) => [k, fc.anything()])), { requiredKeys: [] }),
+      fc.record(Object.fromEntries([...SIGNED, 'signature', 'transaction_type'].map((k) => [k, fc.anything()])), {
+        requiredKeys: [],
+      }),
     );
     await fc.assert(
       fc.asyncProperty(body, headers, async (b, h) => {
@@ -215,7 +239,10 @@ describe(`verifier properties (${NUM_RUNS} runs each)`, () => {
   });
 
   it('gives the same result on the node:crypto and Web Crypto paths', async () => {
-    const mutate = fc.option(fc.tuple(fc.constantFrom<string>(...SIGNED, 'signature', 'transaction_type'), fc.anything()), { nil: undefined });
+    const mutate = fc.option(
+      fc.tuple(fc.constantFrom<string>(...SIGNED, 'signature', 'transaction_type'), fc.anything()),
+      { nil: undefined },
+    );
     await fc.assert(
       fc.asyncProperty(validBody, mutate, async (unsigned, mutation) => {
         const cb = await sign(unsigned);
@@ -234,7 +261,11 @@ describe(`verifier properties (${NUM_RUNS} runs each)`, () => {
   });
 
   it('parseTimestamp agrees with Date on every valid ISO 8601 date-time, with any offset and fraction', () => {
-    const date = fc.date({ min: new Date('0002-01-01T00:00:00Z'), max: new Date('9998-12-31T23:59:59.999Z'), noInvalidDate: true });
+    const date = fc.date({
+      min: new Date('0002-01-01T00:00:00Z'),
+      max: new Date('9998-12-31T23:59:59.999Z'),
+      noInvalidDate: true,
+    });
     const offsetMinutes = fc.integer({ min: -(23 * 60 + 59), max: 23 * 60 + 59 });
     const fractionDigits = fc.integer({ min: 0, max: 9 });
     fc.assert(
@@ -244,7 +275,10 @@ describe(`verifier properties (${NUM_RUNS} runs each)`, () => {
         const fraction = digits === 0 ? '' : `.${(ms + '123456').slice(0, digits)}`;
         const sign = offset < 0 ? '-' : '+';
         const abs = Math.abs(offset);
-        const zone = offset === 0 && digits % 2 === 0 ? 'Z' : `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+        const zone =
+          offset === 0 && digits % 2 === 0
+            ? 'Z'
+            : `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
         const text = `${local.slice(0, 19)}${fraction}${zone}`;
         const keptMs = digits === 0 ? 0 : Number(`${(ms + '123456').slice(0, Math.min(digits, 3))}`.padEnd(3, '0'));
         const expected = d.getTime() - Number(ms) + keptMs;

@@ -13,7 +13,8 @@ import { DEPOSIT_BODY } from '../../fixtures/webhook-vectors-helpers.js';
 const SIGNATURE = '0123456789abcdef'.repeat(4);
 const BODY = { ...DEPOSIT_BODY, signature: SIGNATURE };
 /** The spec's signed string of BODY, written out by hand. */
-const MESSAGE = '6f1c2a9e-3b1d-4c8e-9a51-000000000001|PAY_8F3K2M9Q|ORDER1001|120.5|MYR|SUCCESS|2026-03-01T10:00:00.000Z|2026-03-01T09:59:58.000Z';
+const MESSAGE =
+  '6f1c2a9e-3b1d-4c8e-9a51-000000000001|PAY_8F3K2M9Q|ORDER1001|120.5|MYR|SUCCESS|2026-03-01T10:00:00.000Z|2026-03-01T09:59:58.000Z';
 const HEADERS = {
   'x-webhook-signature': SIGNATURE,
   'x-webhook-id': BODY.webhook_id,
@@ -32,7 +33,8 @@ function refusal(run: () => unknown): WebhookVerificationError {
   throw new Error('expected a WebhookVerificationError');
 }
 
-const reasonOf = (request: unknown): WebhookVerificationReason => refusal(() => readSignedParts(request as WebhookRequest)).reason;
+const reasonOf = (request: unknown): WebhookVerificationReason =>
+  refusal(() => readSignedParts(request as WebhookRequest)).reason;
 const withBody = (changes: Record<string, unknown>) => ({ body: JSON.stringify({ ...BODY, ...changes }) });
 
 describe('readSignedParts: the body', () => {
@@ -98,7 +100,10 @@ describe('readSignedParts: the signature', () => {
     ['absent', undefined],
     ['null', null],
   ])('falls back to X-Webhook-Signature when the body signature is %s', (_name, signature) => {
-    const parts = readSignedParts({ body: { ...BODY, signature }, headers: new Headers({ 'X-Webhook-Signature': SIGNATURE }) });
+    const parts = readSignedParts({
+      body: { ...BODY, signature },
+      headers: new Headers({ 'X-Webhook-Signature': SIGNATURE }),
+    });
     expect(parts.signature).toBe(SIGNATURE);
     expect(parts.fromBody).toBe(false);
   });
@@ -156,17 +161,25 @@ describe('readSignedParts: the signed fields', () => {
   });
 
   it('signs 100.00 as 100, as the spec says', () => {
-    expect(readSignedParts({ body: '{"webhook_id":"w","payment_id":"P","reference_id":"R","amount":100.00,"currency":"MYR","status":"SUCCESS","timestamp":"t","signature":"' + SIGNATURE + '"}' }).message).toBe(
-      'w|P|R|100|MYR|SUCCESS|t|',
-    );
+    expect(
+      readSignedParts({
+        body:
+          '{"webhook_id":"w","payment_id":"P","reference_id":"R","amount":100.00,"currency":"MYR","status":"SUCCESS","timestamp":"t","signature":"' +
+          SIGNATURE +
+          '"}',
+      }).message,
+    ).toBe('w|P|R|100|MYR|SUCCESS|t|');
   });
 
-  it.each(['webhook_id', 'payment_id', 'reference_id', 'currency', 'status', 'timestamp'])('refuses %s missing or not a string as malformed', (name) => {
-    expect(reasonOf(withBody({ [name]: undefined }))).toBe('malformed');
-    expect(reasonOf(withBody({ [name]: 1 }))).toBe('malformed');
-    expect(reasonOf(withBody({ [name]: null }))).toBe('malformed');
-    expect(reasonOf({ body: { ...BODY, [name]: ['x'] } })).toBe('malformed');
-  });
+  it.each(['webhook_id', 'payment_id', 'reference_id', 'currency', 'status', 'timestamp'])(
+    'refuses %s missing or not a string as malformed',
+    (name) => {
+      expect(reasonOf(withBody({ [name]: undefined }))).toBe('malformed');
+      expect(reasonOf(withBody({ [name]: 1 }))).toBe('malformed');
+      expect(reasonOf(withBody({ [name]: null }))).toBe('malformed');
+      expect(reasonOf({ body: { ...BODY, [name]: ['x'] } })).toBe('malformed');
+    },
+  );
 
   it.each([
     ['a string', '120.5'],
@@ -197,7 +210,10 @@ describe('readSignedParts: the signed fields', () => {
     ['a lone low surrogate', '\uDFFF'],
   ])('refuses %s in a signed field as malformed', (_name, text) => {
     // JSON escapes reach the parser intact, so a raw body can carry them too.
-    const escaped = JSON.stringify({ ...BODY, reference_id: 'x' }).replace('"reference_id":"x"', `"reference_id":"\\u${text.charCodeAt(0).toString(16)}"`);
+    const escaped = JSON.stringify({ ...BODY, reference_id: 'x' }).replace(
+      '"reference_id":"x"',
+      `"reference_id":"\\u${text.charCodeAt(0).toString(16)}"`,
+    );
     for (const body of [escaped, { ...BODY, reference_id: `ORDER${text}` }]) {
       const error = refusal(() => readSignedParts({ body }));
       expect(error.reason).toBe('malformed');
@@ -207,7 +223,11 @@ describe('readSignedParts: the signed fields', () => {
 
   it("never quotes the sender's text in a refusal", () => {
     const hostile = 'ORDER<script>alert(1)</script>|sk_live_zzz';
-    for (const request of [withBody({ reference_id: hostile }), { body: hostile }, { body: { ...BODY, signature: hostile } }]) {
+    for (const request of [
+      withBody({ reference_id: hostile }),
+      { body: hostile },
+      { body: { ...BODY, signature: hostile } },
+    ]) {
       const error = refusal(() => readSignedParts(request));
       expect(error.message).not.toContain('script');
       expect(error.message).not.toContain('sk_live_zzz');
@@ -231,7 +251,9 @@ describe('readSignedParts: reading headers', () => {
   });
 
   it('refuses a signature header repeated with different values as header_mismatch', () => {
-    expect(reasonOf({ body: unsigned, headers: { 'x-webhook-signature': [SIGNATURE, 'ff'.repeat(32)] } })).toBe('header_mismatch');
+    expect(reasonOf({ body: unsigned, headers: { 'x-webhook-signature': [SIGNATURE, 'ff'.repeat(32)] } })).toBe(
+      'header_mismatch',
+    );
   });
 
   it.each([
@@ -244,7 +266,10 @@ describe('readSignedParts: reading headers', () => {
 });
 
 describe('assertHeadersAgree', () => {
-  const agree = (headers: unknown, body: Record<string, unknown> = BODY) => () => assertHeadersAgree(readSignedParts({ body, headers } as WebhookRequest));
+  const agree =
+    (headers: unknown, body: Record<string, unknown> = BODY) =>
+    () =>
+      assertHeadersAgree(readSignedParts({ body, headers } as WebhookRequest));
 
   it.each([
     ['no headers', undefined],

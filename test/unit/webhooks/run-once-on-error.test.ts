@@ -11,10 +11,20 @@ it('swallows an onError that rejects, and still reports the work failure', async
   process.on('unhandledRejection', onUnhandled);
   try {
     const inner = new MemoryWebhookStore();
-    const store = { ...inner, claim: inner.claim.bind(inner), complete: inner.complete.bind(inner), release: () => Promise.reject(new Error('store down')) };
-    const outcome = await runOnce(store, 'payment:PAY_1:SUCCESS', () => {
-      throw new Error('fulfilment failed');
-    }, { onError: async () => Promise.reject(new Error('logger down')) }).catch((error: unknown) => error);
+    const store = {
+      ...inner,
+      claim: inner.claim.bind(inner),
+      complete: inner.complete.bind(inner),
+      release: () => Promise.reject(new Error('store down')),
+    };
+    const outcome = await runOnce(
+      store,
+      'payment:PAY_1:SUCCESS',
+      () => {
+        throw new Error('fulfilment failed');
+      },
+      { onError: async () => Promise.reject(new Error('logger down')) },
+    ).catch((error: unknown) => error);
     expect(outcome).toMatchObject({ name: 'WebhookHandlerError', stage: 'handler' });
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(unhandled).toEqual([]);

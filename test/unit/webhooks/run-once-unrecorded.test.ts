@@ -39,7 +39,9 @@ it('a REFUNDED recorded only on a later pass still raises its payment mark: a la
   };
   const fulfilled: string[] = [];
   const run = (status: string) =>
-    runOnce(store, paymentKey('PAY_2', status), () => void fulfilled.push(status), { payment: { payment_id: 'PAY_2', status } });
+    runOnce(store, paymentKey('PAY_2', status), () => void fulfilled.push(status), {
+      payment: { payment_id: 'PAY_2', status },
+    });
   expect((await run('REFUNDED')).outcome).toBe('processed'); // done here, not recorded
   expect((await run('REFUNDED')).outcome).toBe('duplicate'); // recorded now, with its order
   expect((await run('SUCCESS')).outcome).toBe('superseded');

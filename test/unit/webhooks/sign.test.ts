@@ -42,7 +42,12 @@ describe('signCallback', () => {
   it('fills the defaults a deposit callback has: MYR, DEPOSIT, no gateway reference, now as timestamp and creation time', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(new Date(NOW_ISO));
-    const { body } = await signCallback(API_KEY, { payment_id: 'PAY_1', reference_id: 'ORDER1', amount: 100, status: 'SUCCESS' });
+    const { body } = await signCallback(API_KEY, {
+      payment_id: 'PAY_1',
+      reference_id: 'ORDER1',
+      amount: 100,
+      status: 'SUCCESS',
+    });
     expect(body).toMatchObject({
       payment_id: 'PAY_1',
       reference_id: 'ORDER1',
@@ -67,13 +72,21 @@ describe('signCallback', () => {
     ['CANCELLED', null],
     ['REFUNDED', null],
   ])('defaults completed_at for %s to %s', async (status, completedAt) => {
-    const { body } = await signCallback(API_KEY, { payment_id: 'PAY_1', reference_id: 'ORDER1', amount: 100, status, timestamp: NOW_ISO });
+    const { body } = await signCallback(API_KEY, {
+      payment_id: 'PAY_1',
+      reference_id: 'ORDER1',
+      amount: 100,
+      status,
+      timestamp: NOW_ISO,
+    });
     expect(body.completed_at).toBe(completedAt);
   });
 
   it('keeps an explicit null completed_at on SUCCESS, and an explicit time on FAILED', async () => {
     const base = { payment_id: 'PAY_1', reference_id: 'ORDER1', amount: 100, timestamp: NOW_ISO };
-    expect((await signCallback(API_KEY, { ...base, status: 'SUCCESS', completed_at: null })).body.completed_at).toBeNull();
+    expect(
+      (await signCallback(API_KEY, { ...base, status: 'SUCCESS', completed_at: null })).body.completed_at,
+    ).toBeNull();
     const failed = await signCallback(API_KEY, { ...base, status: 'FAILED', completed_at: '2026-03-01T09:00:00.000Z' });
     expect(failed.body.completed_at).toBe('2026-03-01T09:00:00.000Z');
   });
@@ -101,11 +114,23 @@ describe('signCallback', () => {
     });
     expect(body.signature).toMatch(/^[0-9a-f]{64}$/);
     expect(body.signature).toBe(specSignature(API_KEY, body));
-    expect(body).toMatchObject({ transaction_type: 'WITHDRAWAL', bank_code: 'MBBEMYKL', account_number: '****6789', gateway_reference: 'GW1' });
+    expect(body).toMatchObject({
+      transaction_type: 'WITHDRAWAL',
+      bank_code: 'MBBEMYKL',
+      account_number: '****6789',
+      gateway_reference: 'GW1',
+    });
   });
 
   it('leaves the unsigned fields out of the signature', async () => {
-    const input = { webhook_id: 'w-1', payment_id: 'WD_7', reference_id: 'PAYOUT7', amount: 250, status: 'SUCCESS', timestamp: NOW_ISO };
+    const input = {
+      webhook_id: 'w-1',
+      payment_id: 'WD_7',
+      reference_id: 'PAYOUT7',
+      amount: 250,
+      status: 'SUCCESS',
+      timestamp: NOW_ISO,
+    };
     const plain = await signCallback(API_KEY, input);
     const decorated = await signCallback(API_KEY, {
       ...input,
@@ -119,16 +144,32 @@ describe('signCallback', () => {
   });
 
   it('hands back the body as JSON text and the spec headers, which the verifier accepts', async () => {
-    const signed = await signCallback(API_KEY, { payment_id: 'PAY_9', reference_id: 'ORDER9', amount: 120.5, status: 'SUCCESS', timestamp: NOW_ISO });
+    const signed = await signCallback(API_KEY, {
+      payment_id: 'PAY_9',
+      reference_id: 'ORDER9',
+      amount: 120.5,
+      status: 'SUCCESS',
+      timestamp: NOW_ISO,
+    });
     expect(signed.rawBody).toBe(JSON.stringify(signed.body));
     expect(signed.headers).toEqual(callbackHeaders(signed.body));
     const event = await verifierAt(NOW_ISO).verify({ body: signed.rawBody, headers: signed.headers });
-    expect(event.signed).toMatchObject({ payment_id: 'PAY_9', reference_id: 'ORDER9', amount: 120.5, status: 'SUCCESS' });
+    expect(event.signed).toMatchObject({
+      payment_id: 'PAY_9',
+      reference_id: 'ORDER9',
+      amount: 120.5,
+      status: 'SUCCESS',
+    });
     expect(event.signature).toBe(signed.body.signature);
   });
 
   it('never puts the api key into the body, the headers or the raw text', async () => {
-    const signed = await signCallback(API_KEY, { payment_id: 'PAY_9', reference_id: 'ORDER9', amount: 5, status: 'FAILED' });
+    const signed = await signCallback(API_KEY, {
+      payment_id: 'PAY_9',
+      reference_id: 'ORDER9',
+      amount: 5,
+      status: 'FAILED',
+    });
     expect(signed.rawBody).not.toContain(API_KEY);
     expect(JSON.stringify(signed.headers)).not.toContain(API_KEY);
   });
@@ -136,13 +177,21 @@ describe('signCallback', () => {
   it('refuses, with SignedStringError naming the field, a reference that would make the signed string ambiguous', async () => {
     const input = { payment_id: 'PAY_1', amount: 5, status: 'SUCCESS' };
     await expect(signCallback(API_KEY, { ...input, reference_id: 'A|B' })).rejects.toBeInstanceOf(SignedStringError);
-    await expect(signCallback(API_KEY, { ...input, reference_id: 'A\uD800' })).rejects.toMatchObject({ fieldName: 'reference_id', problem: 'unicode' });
+    await expect(signCallback(API_KEY, { ...input, reference_id: 'A\uD800' })).rejects.toMatchObject({
+      fieldName: 'reference_id',
+      problem: 'unicode',
+    });
   });
 });
 
 describe('callbackHeaders', () => {
   it('repeats signature, webhook_id, timestamp and payment_id under the spec header names, with a JSON content type', () => {
-    const headers = callbackHeaders({ signature: 'ab'.repeat(32), webhook_id: 'w-1', timestamp: NOW_ISO, payment_id: 'PAY_1' });
+    const headers = callbackHeaders({
+      signature: 'ab'.repeat(32),
+      webhook_id: 'w-1',
+      timestamp: NOW_ISO,
+      payment_id: 'PAY_1',
+    });
     expect(headers).toEqual({
       'Content-Type': 'application/json',
       'X-Webhook-Signature': 'ab'.repeat(32),

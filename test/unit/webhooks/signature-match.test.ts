@@ -13,7 +13,9 @@ const MESSAGE = 'wh_1|PAY_1|ORDER1|100|MYR|SUCCESS|2026-01-01T00:00:00.000Z|';
 
 /** The spec's signature of `message` under `apiKey`, as bytes, without the module under test. */
 function specSignature(apiKey: string, message: string): Uint8Array<ArrayBuffer> {
-  const key = Buffer.from(hkdfSync('sha256', createHash('sha256').update(apiKey, 'utf8').digest(), Buffer.alloc(0), 'webhook-signature', 32));
+  const key = Buffer.from(
+    hkdfSync('sha256', createHash('sha256').update(apiKey, 'utf8').digest(), Buffer.alloc(0), 'webhook-signature', 32),
+  );
   return new Uint8Array(createHmac('sha256', key).update(message, 'utf8').digest());
 }
 
@@ -28,8 +30,20 @@ const crypto = nodeCrypto();
 if (!crypto) throw new Error('these tests run on Node');
 const nodeKeys = KEYS.map((apiKey) => deriveSigningKeyNode(crypto, apiKey).key);
 const paths = [
-  ['node', (message: string, signature: Uint8Array<ArrayBuffer>) => Promise.resolve(matchingKeyNode(crypto, nodeKeys, message, signature))],
-  ['web', async (message: string, signature: Uint8Array<ArrayBuffer>) => matchingKeyWeb(await Promise.all(KEYS.map(async (apiKey) => (await deriveSigningKeyWeb(apiKey)).key)), message, signature)],
+  [
+    'node',
+    (message: string, signature: Uint8Array<ArrayBuffer>) =>
+      Promise.resolve(matchingKeyNode(crypto, nodeKeys, message, signature)),
+  ],
+  [
+    'web',
+    async (message: string, signature: Uint8Array<ArrayBuffer>) =>
+      matchingKeyWeb(
+        await Promise.all(KEYS.map(async (apiKey) => (await deriveSigningKeyWeb(apiKey)).key)),
+        message,
+        signature,
+      ),
+  ],
 ] as const;
 
 describe.each(paths)('matchingKey on the %s path', (_path, match) => {

@@ -55,14 +55,25 @@ describe('buildSignedString', () => {
     expect(buildSignedString(FIELDS)).toBe(
       '6f1c2a9e-3b1d-4c8e-9a51-000000000001|PAY_8F3K2M9Q|ORDER1001|120.5|MYR|SUCCESS|2026-03-01T10:00:00.000Z|2026-03-01T09:59:58.000Z',
     );
-    expect(SIGNED_FIELDS).toEqual(['webhook_id', 'payment_id', 'reference_id', 'amount', 'currency', 'status', 'timestamp', 'completed_at']);
+    expect(SIGNED_FIELDS).toEqual([
+      'webhook_id',
+      'payment_id',
+      'reference_id',
+      'amount',
+      'currency',
+      'status',
+      'timestamp',
+      'completed_at',
+    ]);
   });
 
   it('writes a null completed_at as an empty last field', () => {
     expect(buildSignedString({ ...FIELDS, completed_at: null })).toBe(
       '6f1c2a9e-3b1d-4c8e-9a51-000000000001|PAY_8F3K2M9Q|ORDER1001|120.5|MYR|SUCCESS|2026-03-01T10:00:00.000Z|',
     );
-    expect(buildSignedString({ ...FIELDS, completed_at: '' })).toBe(buildSignedString({ ...FIELDS, completed_at: null }));
+    expect(buildSignedString({ ...FIELDS, completed_at: '' })).toBe(
+      buildSignedString({ ...FIELDS, completed_at: null }),
+    );
   });
 
   // The spec: "amount is its plain number-to-string form (100.00 becomes 100)".
@@ -220,7 +231,11 @@ describe('signCallbackFields', () => {
 
   it.each(SIGNED_FIELDS)('gives a different signature when %s changes', async (name) => {
     const changed: SignedCallbackFields =
-      name === 'amount' ? { ...FIELDS, amount: 120.51 } : name === 'completed_at' ? { ...FIELDS, completed_at: null } : { ...FIELDS, [name]: `${FIELDS[name]}x` };
+      name === 'amount'
+        ? { ...FIELDS, amount: 120.51 }
+        : name === 'completed_at'
+          ? { ...FIELDS, completed_at: null }
+          : { ...FIELDS, [name]: `${FIELDS[name]}x` };
     const signature = await signCallbackFields(API_KEY, changed);
     expect(signature).not.toBe(expected);
     expect(signature).toBe(specSignature(API_KEY, buildSignedString(changed)));

@@ -122,7 +122,8 @@ describe('parseTimestamp: accepted forms', () => {
         const prefix = `${year}-${String(month).padStart(2, '0')}-`;
         for (let day = 1; day <= last; day++) {
           const text = `${prefix}${String(day).padStart(2, '0')}T00:00:00Z`;
-          if (parseTimestamp(text) !== Date.UTC(year, month - 1, day)) expect.fail(`${text}: ${parseTimestamp(text)} !== ${Date.UTC(year, month - 1, day)}`);
+          if (parseTimestamp(text) !== Date.UTC(year, month - 1, day))
+            expect.fail(`${text}: ${parseTimestamp(text)} !== ${Date.UTC(year, month - 1, day)}`);
         }
         const after = `${prefix}${last + 1}T00:00:00Z`;
         if (!Number.isNaN(parseTimestamp(after))) expect.fail(`${after} was accepted`);
@@ -133,14 +134,18 @@ describe('parseTimestamp: accepted forms', () => {
   it('agrees with the calendar on the years 0 to 99 and 9900 to 9999, leap days included', () => {
     // Date.UTC reads the years 0 to 99 as 1900 to 1999; setUTCFullYear does not.
     const calendar = (year: number, month: number, day: number) => new Date(0).setUTCFullYear(year, month - 1, day);
-    for (const year of [...Array.from({ length: 100 }, (_, i) => i), ...Array.from({ length: 100 }, (_, i) => 9900 + i)]) {
+    for (const year of [
+      ...Array.from({ length: 100 }, (_, i) => i),
+      ...Array.from({ length: 100 }, (_, i) => 9900 + i),
+    ]) {
       const leap = new Date(calendar(year, 2, 29)).getUTCMonth() === 1;
       for (let month = 1; month <= 12; month++) {
         for (const day of [1, 28, 29, 30, 31]) {
           const text = `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}T06:07:08.009Z`;
           const exists = new Date(calendar(year, month, day)).getUTCDate() === day;
           const expected = exists ? calendar(year, month, day) + 6 * HOUR + 7 * MINUTE + 8009 : Number.NaN;
-          if (!Object.is(parseTimestamp(text), expected)) expect.fail(`${text}: ${parseTimestamp(text)} !== ${expected}`);
+          if (!Object.is(parseTimestamp(text), expected))
+            expect.fail(`${text}: ${parseTimestamp(text)} !== ${expected}`);
         }
       }
       expect(Number.isNaN(parseTimestamp(`${String(year).padStart(4, '0')}-02-29T00:00:00Z`))).toBe(!leap);

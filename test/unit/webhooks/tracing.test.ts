@@ -31,7 +31,13 @@ function withdrawalEvent(): WebhookEvent {
       timestamp: '2026-03-01T10:00:00Z',
       completed_at: '2026-03-01T09:59:58Z',
     },
-    unsigned: { transaction_type: 'WITHDRAWAL', gateway_reference: 'GW-1', created_at: null, bank_code: 'MBBEMYKL', account_number: ACCOUNT },
+    unsigned: {
+      transaction_type: 'WITHDRAWAL',
+      gateway_reference: 'GW-1',
+      created_at: null,
+      bank_code: 'MBBEMYKL',
+      account_number: ACCOUNT,
+    },
     signature: SIGNATURE,
     keyIndex: 0,
   };
@@ -44,13 +50,22 @@ const REQUEST: WebhookRequest = {
 
 describe('traced', () => {
   it('without a tracer returns the handler itself: nothing wraps a callback', () => {
-    const handle = async (): Promise<WebhookResponse> => ({ status: 200, body: { ok: true, outcome: 'processed' }, headers: JSON_HEADERS });
+    const handle = async (): Promise<WebhookResponse> => ({
+      status: 200,
+      body: { ok: true, outcome: 'processed' },
+      headers: JSON_HEADERS,
+    });
     expect(traced(undefined, handle)).toBe(handle);
   });
 
   it('a processed withdrawal: one ended span with the outcome, the status and the signed identifiers, no error status', async () => {
     const { tracer, spans } = recordingTracer();
-    const response: WebhookResponse = { status: 200, body: { ok: true, outcome: 'processed' }, headers: JSON_HEADERS, event: withdrawalEvent() };
+    const response: WebhookResponse = {
+      status: 200,
+      body: { ok: true, outcome: 'processed' },
+      headers: JSON_HEADERS,
+      event: withdrawalEvent(),
+    };
     const seen: WebhookRequest[] = [];
     const handle = traced(tracer, async (request) => {
       seen.push(request);
@@ -80,38 +95,73 @@ describe('traced', () => {
 
   it('never puts the body, the signature, a key or an account number on the span', async () => {
     const { tracer, spans } = recordingTracer();
-    const handle = traced(tracer, async () => ({ status: 200, body: { ok: true, outcome: 'duplicate' }, headers: JSON_HEADERS, event: withdrawalEvent() }));
+    const handle = traced(tracer, async () => ({
+      status: 200,
+      body: { ok: true, outcome: 'duplicate' },
+      headers: JSON_HEADERS,
+      event: withdrawalEvent(),
+    }));
     await handle(REQUEST);
     const text = JSON.stringify(spans);
     for (const secret of [SIGNATURE, ACCOUNT, API_KEY]) expect(text).not.toContain(secret);
-    expect(Object.keys(spans[0]?.attributes ?? {}).sort()).toEqual(
-      ['http.response.status_code', 'myr.payment_id', 'myr.reference_id', 'myr.status', 'myr.transaction_type', 'myr.webhook.outcome', 'myr.webhook_id'],
-    );
+    expect(Object.keys(spans[0]?.attributes ?? {}).sort()).toEqual([
+      'http.response.status_code',
+      'myr.payment_id',
+      'myr.reference_id',
+      'myr.status',
+      'myr.transaction_type',
+      'myr.webhook.outcome',
+      'myr.webhook_id',
+    ]);
   });
 
   // A 5xx tells the gateway to deliver again, so it is the span's error; a refusal (4xx) or an
   // in-flight 409 is the handler doing its job.
   it.each([
-    [{ status: 401, body: { ok: false, outcome: 'rejected', reason: 'invalid_signature' } }, { 'myr.webhook.reason': 'invalid_signature' }, []],
-    [{ status: 400, body: { ok: false, outcome: 'rejected', reason: 'malformed' } }, { 'myr.webhook.reason': 'malformed' }, []],
+    [
+      { status: 401, body: { ok: false, outcome: 'rejected', reason: 'invalid_signature' } },
+      { 'myr.webhook.reason': 'invalid_signature' },
+      [],
+    ],
+    [
+      { status: 400, body: { ok: false, outcome: 'rejected', reason: 'malformed' } },
+      { 'myr.webhook.reason': 'malformed' },
+      [],
+    ],
     [{ status: 409, body: { ok: false, outcome: 'in_flight' } }, {}, []],
     [{ status: 500, body: { ok: false, outcome: 'failed' } }, {}, [{ code: 2, message: 'failed' }]],
     [{ status: 503, body: { ok: false, outcome: 'unavailable' } }, {}, [{ code: 2, message: 'unavailable' }]],
     [{ status: 503, body: { ok: false, outcome: 'in_flight' } }, {}, [{ code: 2, message: 'in_flight' }]],
-  ] as const)('an unverified answer %o: status and outcome attributes, error status %j', async (answer, extra, statuses) => {
-    const { tracer, spans } = recordingTracer();
-    const response: WebhookResponse = { ...answer, headers: JSON_HEADERS };
-    expect(await traced(tracer, async () => response)(REQUEST)).toBe(response);
-    // No event: no signed identifier is set, not even as undefined.
-    expect(spans[0]?.attributes).toEqual({ 'http.response.status_code': answer.status, 'myr.webhook.outcome': answer.body.outcome, ...extra });
-    expect(spans[0]?.statuses).toEqual(statuses);
-    expect(spans[0]?.ended).toBe(1);
-  });
+  ] as const)(
+    'an unverified answer %o: status and outcome attributes, error status %j',
+    async (answer, extra, statuses) => {
+      const { tracer, spans } = recordingTracer();
+      const response: WebhookResponse = { ...answer, headers: JSON_HEADERS };
+      expect(await traced(tracer, async () => response)(REQUEST)).toBe(response);
+      // No event: no signed identifier is set, not even as undefined.
+      expect(spans[0]?.attributes).toEqual({
+        'http.response.status_code': answer.status,
+        'myr.webhook.outcome': answer.body.outcome,
+        ...extra,
+      });
+      expect(spans[0]?.statuses).toEqual(statuses);
+      expect(spans[0]?.ended).toBe(1);
+    },
+  );
 
   it('a tracer that throws before running the handler: the handler runs once, untraced, and its answer stands', async () => {
     let runs = 0;
-    const tracer: TracerLike = { startActiveSpan: () => { throw new Error('exporter misconfigured'); } };
-    const response: WebhookResponse = { status: 200, body: { ok: true, outcome: 'processed' }, headers: JSON_HEADERS, event: withdrawalEvent() };
+    const tracer: TracerLike = {
+      startActiveSpan: () => {
+        throw new Error('exporter misconfigured');
+      },
+    };
+    const response: WebhookResponse = {
+      status: 200,
+      body: { ok: true, outcome: 'processed' },
+      headers: JSON_HEADERS,
+      event: withdrawalEvent(),
+    };
     const answer = await traced(tracer, async () => {
       runs += 1;
       return response;
@@ -141,14 +191,22 @@ describe('traced', () => {
 
   it('span methods that throw never change the answer', async () => {
     const { tracer, spans } = recordingTracer({ broken: true });
-    const response: WebhookResponse = { status: 503, body: { ok: false, outcome: 'unavailable' }, headers: { 'retry-after': '5' } };
+    const response: WebhookResponse = {
+      status: 503,
+      body: { ok: false, outcome: 'unavailable' },
+      headers: { 'retry-after': '5' },
+    };
     expect(await traced(tracer, async () => response)(REQUEST)).toBe(response);
     expect(spans[0]?.ended).toBe(1);
   });
 
   it('each callback is its own span', async () => {
     const { tracer, spans } = recordingTracer();
-    const handle = traced(tracer, async () => ({ status: 200, body: { ok: true, outcome: 'processed' as const }, headers: JSON_HEADERS }));
+    const handle = traced(tracer, async () => ({
+      status: 200,
+      body: { ok: true, outcome: 'processed' as const },
+      headers: JSON_HEADERS,
+    }));
     await Promise.all([handle(REQUEST), handle(REQUEST), handle(REQUEST)]);
     expect(spans.map((s) => [s.name, s.ended])).toEqual(Array(3).fill(['myr-gateway webhook', 1]));
   });

@@ -4,10 +4,7 @@
  * on the node:crypto path and the Web Crypto path, and the verifier on both.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  WebhookVerifier,
-  SignedStringError,
-} from '../../../src/webhooks/index.js';
+import { WebhookVerifier, SignedStringError } from '../../../src/webhooks/index.js';
 import {
   buildSignedString,
   deriveSigningKey,

@@ -10,7 +10,16 @@ import {
 import { parseTimestamp } from '../../../src/webhooks/timestamp-parse.js';
 import { deriveSigningKeyBytesWeb } from '../../../src/webhooks/signing-scheme.js';
 import { hideNodeCrypto } from '../../fixtures/no-node-crypto.js';
-import { API_KEY, NOW, OTHER_KEY, baseBody, callback, headersFor, sign, type Callback } from '../../fixtures/webhook-vectors-helpers.js';
+import {
+  API_KEY,
+  NOW,
+  OTHER_KEY,
+  baseBody,
+  callback,
+  headersFor,
+  sign,
+  type Callback,
+} from '../../fixtures/webhook-vectors-helpers.js';
 
 const clock = () => NOW;
 const verifier = new WebhookVerifier({ apiKey: API_KEY, clock });
@@ -28,7 +37,11 @@ async function reason(promise: Promise<unknown>): Promise<WebhookVerificationRea
 }
 
 /** Expects the same rejection reason on the Node and the Web Crypto path. */
-async function rejects(request: { body: unknown; headers?: unknown }, expected: WebhookVerificationReason, v = verifier) {
+async function rejects(
+  request: { body: unknown; headers?: unknown },
+  expected: WebhookVerificationReason,
+  v = verifier,
+) {
   expect(await reason(v.verify(request as never))).toBe(expected);
   const web = v === verifier ? webVerifier : new WebhookVerifier({ apiKey: API_KEY, clock, crypto: 'web' });
   if (v === verifier) expect(await reason(web.verify(request as never))).toBe(expected);
@@ -183,7 +196,10 @@ describe('WebhookVerifier: signature', () => {
   ])('rejects a signature with %s as invalid_signature', async (_name, change) => {
     const cb = await callback();
     const signature = change(cb.body.signature);
-    await rejects({ body: { ...cb.body, signature }, headers: { ...cb.headers, 'x-webhook-signature': signature } }, 'invalid_signature');
+    await rejects(
+      { body: { ...cb.body, signature }, headers: { ...cb.headers, 'x-webhook-signature': signature } },
+      'invalid_signature',
+    );
   });
 
   it('rejects a signature that is not a string', async () => {
@@ -223,14 +239,25 @@ describe('WebhookVerifier: signature', () => {
       status: 'WHATEVER',
       transaction_type: 'NOPE',
     };
-    expect(await reason(v.verify({ body: forged, headers: { ...cb.headers, 'x-webhook-id': 'other' } }))).toBe('invalid_signature');
+    expect(await reason(v.verify({ body: forged, headers: { ...cb.headers, 'x-webhook-id': 'other' } }))).toBe(
+      'invalid_signature',
+    );
     expect(spy).not.toHaveBeenCalled();
   });
 
   it('rejects a signed field containing "|" even when the sender really signed it', async () => {
     // A field with "|" makes the signed string ambiguous: sign it by hand, as a careless sender would.
     const body = baseBody({ reference_id: 'A|B' });
-    const message = [body.webhook_id, body.payment_id, body.reference_id, body.amount, body.currency, body.status, body.timestamp, body.completed_at ?? ''].join('|');
+    const message = [
+      body.webhook_id,
+      body.payment_id,
+      body.reference_id,
+      body.amount,
+      body.currency,
+      body.status,
+      body.timestamp,
+      body.completed_at ?? '',
+    ].join('|');
     const signature = await hmacWith(API_KEY, message);
     await rejects({ body: { ...body, signature } }, 'malformed');
     // ...and the split that would collide with it is rejected too.
@@ -240,7 +267,16 @@ describe('WebhookVerifier: signature', () => {
 
   it('rejects a signed field with a lone surrogate (it would collide with U+FFFD)', async () => {
     const body = baseBody({ reference_id: 'A\uD800' });
-    const message = [body.webhook_id, body.payment_id, body.reference_id, body.amount, body.currency, body.status, body.timestamp, body.completed_at ?? ''].join('|');
+    const message = [
+      body.webhook_id,
+      body.payment_id,
+      body.reference_id,
+      body.amount,
+      body.currency,
+      body.status,
+      body.timestamp,
+      body.completed_at ?? '',
+    ].join('|');
     const signature = await hmacWith(API_KEY, message);
     await rejects({ body: { ...body, signature } }, 'malformed');
     await rejects({ body: JSON.stringify({ ...body, signature }) }, 'malformed');
@@ -248,28 +284,40 @@ describe('WebhookVerifier: signature', () => {
 });
 
 describe('WebhookVerifier: headers against the body', () => {
-  it.each(['x-webhook-signature', 'x-webhook-id', 'x-webhook-timestamp', 'x-payment-id'])('rejects a differing %s as header_mismatch', async (name) => {
-    const cb = await callback();
-    const other = name === 'x-webhook-signature' ? 'a'.repeat(64) : 'different';
-    await rejects({ body: cb.raw, headers: { ...cb.headers, [name]: other } }, 'header_mismatch');
-    await rejects({ body: cb.raw, headers: new Headers({ ...cb.headers, [name]: other }) }, 'header_mismatch');
-  });
+  it.each(['x-webhook-signature', 'x-webhook-id', 'x-webhook-timestamp', 'x-payment-id'])(
+    'rejects a differing %s as header_mismatch',
+    async (name) => {
+      const cb = await callback();
+      const other = name === 'x-webhook-signature' ? 'a'.repeat(64) : 'different';
+      await rejects({ body: cb.raw, headers: { ...cb.headers, [name]: other } }, 'header_mismatch');
+      await rejects({ body: cb.raw, headers: new Headers({ ...cb.headers, [name]: other }) }, 'header_mismatch');
+    },
+  );
 
   it('rejects a header repeated with different values', async () => {
     const cb = await callback();
-    await rejects({ body: cb.raw, headers: { ...cb.headers, 'x-webhook-id': [cb.body.webhook_id, 'x'] } }, 'header_mismatch');
+    await rejects(
+      { body: cb.raw, headers: { ...cb.headers, 'x-webhook-id': [cb.body.webhook_id, 'x'] } },
+      'header_mismatch',
+    );
   });
 
   it('uses the header signature only when the body has none, and then needs it to be right', async () => {
     const cb = await callback();
     const { signature: _s, ...unsigned } = cb.body;
-    await rejects({ body: unsigned, headers: { ...cb.headers, 'x-webhook-signature': 'b'.repeat(64) } }, 'invalid_signature');
+    await rejects(
+      { body: unsigned, headers: { ...cb.headers, 'x-webhook-signature': 'b'.repeat(64) } },
+      'invalid_signature',
+    );
   });
 
   it('rejects headers that are not an object, and header values that are not strings', async () => {
     const cb = await callback();
     await rejects({ body: cb.raw, headers: 'x-webhook-id: 1' }, 'malformed');
-    await rejects({ body: cb.raw, headers: { ...cb.headers, 'x-webhook-id': { toString: () => cb.body.webhook_id } } }, 'malformed');
+    await rejects(
+      { body: cb.raw, headers: { ...cb.headers, 'x-webhook-id': { toString: () => cb.body.webhook_id } } },
+      'malformed',
+    );
   });
 });
 
@@ -403,7 +451,11 @@ describe('WebhookVerifier: malformed input', () => {
     const event = await verifier.verify({ body: deposit.raw });
     expect(event.unsigned.gateway_reference).toBe('5');
     expect(event.unsigned.created_at).toBeNull();
-    const payout = await callback({ payment_id: 'WD_2', transaction_type: 'WITHDRAWAL', bank_code: 1 as unknown as string });
+    const payout = await callback({
+      payment_id: 'WD_2',
+      transaction_type: 'WITHDRAWAL',
+      bank_code: 1 as unknown as string,
+    });
     const withdrawal = await verifier.verify({ body: payout.raw });
     expect(withdrawal.transaction_type === 'WITHDRAWAL' && withdrawal.unsigned.bank_code).toBe('1');
   });
@@ -444,7 +496,11 @@ describe('WebhookVerifier: secrets and errors', () => {
     for (const body of [forged, { ...cb.body, timestamp: 'x' }, 'nope']) {
       const error = await v.verify({ body, headers: cb.headers }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(WebhookVerificationError);
-      views.push(inspect(error, { depth: 10, showHidden: true }), JSON.stringify(error), String((error as Error).stack));
+      views.push(
+        inspect(error, { depth: 10, showHidden: true }),
+        JSON.stringify(error),
+        String((error as Error).stack),
+      );
     }
     for (const text of views) {
       expect(text).not.toContain(API_KEY);
@@ -452,7 +508,12 @@ describe('WebhookVerifier: secrets and errors', () => {
       expect(text).not.toContain(keyHex);
       expect(text).not.toContain(expectedForForged.body.signature);
     }
-    expect(JSON.parse(JSON.stringify(v))).toEqual({ name: 'WebhookVerifier', keys: 2, toleranceSeconds: 300, crypto: 'node' });
+    expect(JSON.parse(JSON.stringify(v))).toEqual({
+      name: 'WebhookVerifier',
+      keys: 2,
+      toleranceSeconds: 300,
+      crypto: 'node',
+    });
   });
 
   it('throws errors with code WEBHOOK_VERIFICATION_FAILED and the reason in toJSON', async () => {
@@ -492,19 +553,22 @@ describe('WebhookVerifier: configuration', () => {
     ['a trailing newline (a secret file, an echo into an env file)', 'sk_test_verifier_key\n'],
     ['a leading space', ' sk_test_verifier_key'],
     ['a trailing tab', 'sk_test_verifier_key\t'],
-  ])('refuses an api key with %s at construction, naming the whitespace and never the key: every callback would fail its signature', (_what, apiKey) => {
-    const refusal = (() => {
-      try {
-        new WebhookVerifier({ apiKeys: ['sk_test_other', apiKey] });
-      } catch (error) {
-        return error;
-      }
-      return undefined;
-    })();
-    expect(refusal).toBeInstanceOf(ConfigurationError);
-    expect(String(refusal)).toMatch(/whitespace around it/);
-    expect(JSON.stringify(refusal) + String(refusal)).not.toContain('sk_test_verifier_key');
-  });
+  ])(
+    'refuses an api key with %s at construction, naming the whitespace and never the key: every callback would fail its signature',
+    (_what, apiKey) => {
+      const refusal = (() => {
+        try {
+          new WebhookVerifier({ apiKeys: ['sk_test_other', apiKey] });
+        } catch (error) {
+          return error;
+        }
+        return undefined;
+      })();
+      expect(refusal).toBeInstanceOf(ConfigurationError);
+      expect(String(refusal)).toMatch(/whitespace around it/);
+      expect(JSON.stringify(refusal) + String(refusal)).not.toContain('sk_test_verifier_key');
+    },
+  );
 
   it('rejects a null options object', () => {
     expect(() => new WebhookVerifier(null as never)).toThrow(ConfigurationError);
@@ -522,34 +586,50 @@ describe('WebhookVerifier: configuration', () => {
 
   it('verifySync gives the same event as verify on the Node path', async () => {
     const cb = await callback();
-    expect(verifier.verifySync({ body: cb.raw, headers: cb.headers })).toEqual(await verifier.verify({ body: cb.raw, headers: cb.headers }));
+    expect(verifier.verifySync({ body: cb.raw, headers: cb.headers })).toEqual(
+      await verifier.verify({ body: cb.raw, headers: cb.headers }),
+    );
   });
 
   it('headersFor in the fixtures matches the spec header names', async () => {
     const cb = await callback();
-    expect(Object.keys(headersFor(cb.body)).sort()).toEqual(
-      ['content-type', 'x-payment-id', 'x-webhook-id', 'x-webhook-signature', 'x-webhook-timestamp'],
-    );
+    expect(Object.keys(headersFor(cb.body)).sort()).toEqual([
+      'content-type',
+      'x-payment-id',
+      'x-webhook-id',
+      'x-webhook-signature',
+      'x-webhook-timestamp',
+    ]);
   });
 });
 
 describe('the signing key passed in place of the api key (issue 23)', () => {
   // The sandbox prints both; the signing key is the spec's HKDF-SHA256 over SHA-256(api_key), as 64 hex.
-  const signingKeyHex = Buffer.from(hkdfSync('sha256', createHash('sha256').update(API_KEY).digest(), Buffer.alloc(0), 'webhook-signature', 32)).toString('hex');
+  const signingKeyHex = Buffer.from(
+    hkdfSync('sha256', createHash('sha256').update(API_KEY).digest(), Buffer.alloc(0), 'webhook-signature', 32),
+  ).toString('hex');
 
-  it.each(['node', 'web'] as const)('the invalid_signature refusal says to pass the api key (%s crypto)', async (crypto) => {
-    const cb = await callback();
-    const confused = new WebhookVerifier({ apiKey: signingKeyHex, clock, crypto });
-    const error = await confused.verify({ body: cb.raw, headers: cb.headers }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(WebhookVerificationError);
-    expect(error).toMatchObject({ reason: 'invalid_signature', message: expect.stringContaining('this looks like a signing key; pass the api key') });
-    expect(String((error as Error).message)).not.toContain(signingKeyHex);
-  });
+  it.each(['node', 'web'] as const)(
+    'the invalid_signature refusal says to pass the api key (%s crypto)',
+    async (crypto) => {
+      const cb = await callback();
+      const confused = new WebhookVerifier({ apiKey: signingKeyHex, clock, crypto });
+      const error = await confused.verify({ body: cb.raw, headers: cb.headers }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(WebhookVerificationError);
+      expect(error).toMatchObject({
+        reason: 'invalid_signature',
+        message: expect.stringContaining('this looks like a signing key; pass the api key'),
+      });
+      expect(String((error as Error).message)).not.toContain(signingKeyHex);
+    },
+  );
 
   it('also among rotated keys, in upper case; an ordinary wrong key gets no such hint', async () => {
     const cb = await callback();
     const rotated = new WebhookVerifier({ apiKeys: [OTHER_KEY, signingKeyHex.toUpperCase()], clock });
-    await expect(rotated.verify({ body: cb.raw, headers: cb.headers })).rejects.toThrow('this looks like a signing key; pass the api key');
+    await expect(rotated.verify({ body: cb.raw, headers: cb.headers })).rejects.toThrow(
+      'this looks like a signing key; pass the api key',
+    );
     const wrong = new WebhookVerifier({ apiKey: OTHER_KEY, clock });
     const error = await wrong.verify({ body: cb.raw, headers: cb.headers }).catch((e: unknown) => e);
     expect(error).toMatchObject({ reason: 'invalid_signature' });

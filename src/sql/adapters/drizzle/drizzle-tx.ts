@@ -8,7 +8,6 @@ import { usedAfterRun } from '../../sql-client.js';
 import { isRecord } from '../adapter-options.js';
 import { secretFree, showsItself } from '../tx/secret-free.js';
 
-
 const DRIVER_QUERIES = new Set<string | symbol>(['query', 'execute']);
 
 /**
@@ -29,9 +28,13 @@ export function guardedDrizzleTx<T>(tx: T, ended: () => boolean): T {
     new Proxy(target, { get: (object, key) => wrap(key, Reflect.get(object, key)) });
   const client = (value: object) =>
     guarded(value, (key, method) =>
-      typeof method === 'function' && DRIVER_QUERIES.has(key) ? (...args: unknown[]): unknown => (ended() ? Promise.reject(usedAfterRun()) : Reflect.apply(method, value, args)) : method,
+      typeof method === 'function' && DRIVER_QUERIES.has(key)
+        ? (...args: unknown[]): unknown =>
+            ended() ? Promise.reject(usedAfterRun()) : Reflect.apply(method, value, args)
+        : method,
     );
-  const session = (value: object) => guarded(value, (key, field) => (key === 'client' && isRecord(field) ? client(field) : field));
+  const session = (value: object) =>
+    guarded(value, (key, field) => (key === 'client' && isRecord(field) ? client(field) : field));
   return secretFree(tx, show, {
     get: (_, key) => {
       if (showsItself(key)) return show;

@@ -43,7 +43,11 @@ function driverClient(tx: unknown): { readonly client: object; readonly send: (.
   const session = isRecord(tx) && isRecord(tx.session) ? tx.session : undefined;
   const client = session && isRecord(session.client) ? session.client : undefined;
   const send = client?.query;
-  if (!client || typeof send !== 'function') throw new ConfigurationError('fromDrizzle supports Drizzle over node-postgres (drizzle-orm/node-postgres) and mysql2 (drizzle-orm/mysql2)', 'db');
+  if (!client || typeof send !== 'function')
+    throw new ConfigurationError(
+      'fromDrizzle supports Drizzle over node-postgres (drizzle-orm/node-postgres) and mysql2 (drizzle-orm/mysql2)',
+      'db',
+    );
   return { client, send: (...args): unknown => Reflect.apply(send, client, args) };
 }
 
@@ -51,7 +55,9 @@ function driverQuery(dialect: OrmDialect, send: (...args: unknown[]) => unknown)
   return async (text, params) => {
     const result: unknown = await send(text, [...params]);
     if (dialect === 'postgres') {
-      return isRecord(result) ? { rows: rowsOf(result.rows), affected: typeof result.rowCount === 'number' ? result.rowCount : 0 } : { rows: [], affected: 0 };
+      return isRecord(result)
+        ? { rows: rowsOf(result.rows), affected: typeof result.rowCount === 'number' ? result.rowCount : 0 }
+        : { rows: [], affected: 0 };
     }
     const first: unknown = Array.isArray(result) ? result[0] : undefined;
     if (Array.isArray(first)) return { rows: rowsOf(first), affected: 0 };
@@ -73,14 +79,29 @@ function driverQuery(dialect: OrmDialect, send: (...args: unknown[]) => unknown)
  * ```
  */
 export function fromDrizzle<D extends DrizzleLike>(db: D, dialect?: 'postgres' | 'mysql'): SqlClient<DrizzleTxOf<D>> {
-  if (!isRecord(db) || typeof db.transaction !== 'function') throw new ConfigurationError('fromDrizzle takes a Drizzle database (drizzle(pool) from drizzle-orm/node-postgres or drizzle-orm/mysql2)', 'db');
+  if (!isRecord(db) || typeof db.transaction !== 'function')
+    throw new ConfigurationError(
+      'fromDrizzle takes a Drizzle database (drizzle(pool) from drizzle-orm/node-postgres or drizzle-orm/mysql2)',
+      'db',
+    );
   // Over one connection Drizzle runs every transaction on it: concurrent runs would share one
   // (one's COMMIT taking another's claim along). Drizzle's own test of a pool, on its client.
   const base: unknown = '$client' in db ? db.$client : undefined;
-  if (isRecord(base) && !('getConnection' in base) && !(base instanceof Object && base.constructor.name.includes('Pool'))) {
-    throw new ConfigurationError('fromDrizzle needs Drizzle over a pool (drizzle(new pg.Pool(…)) or drizzle(mysql.createPool(…))): over one connection, concurrent callbacks would share one transaction', 'db');
+  if (
+    isRecord(base) &&
+    !('getConnection' in base) &&
+    !(base instanceof Object && base.constructor.name.includes('Pool'))
+  ) {
+    throw new ConfigurationError(
+      'fromDrizzle needs Drizzle over a pool (drizzle(new pg.Pool(…)) or drizzle(mysql.createPool(…))): over one connection, concurrent callbacks would share one transaction',
+      'db',
+    );
   }
-  const chosen = ormDialect(dialect, drizzleDialect(db), 'fromDrizzle could not tell the dialect of this Drizzle database');
+  const chosen = ormDialect(
+    dialect,
+    drizzleDialect(db),
+    'fromDrizzle could not tell the dialect of this Drizzle database',
+  );
   const isolation = isolationFor(chosen);
   // Drizzle's transaction is a callback: it stays open until the ledger decides.
   return heldTransactionClient(

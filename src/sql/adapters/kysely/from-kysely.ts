@@ -17,7 +17,11 @@ export interface KyselyTransactionLike {
   executeQuery(query: {
     readonly sql: string;
     readonly parameters: readonly unknown[];
-    readonly query: { readonly kind: 'RawNode'; readonly sqlFragments: readonly string[]; readonly parameters: readonly never[] };
+    readonly query: {
+      readonly kind: 'RawNode';
+      readonly sqlFragments: readonly string[];
+      readonly parameters: readonly never[];
+    };
     readonly queryId: { readonly queryId: string };
   }): Promise<{
     /** The rows of a SELECT. */
@@ -66,7 +70,8 @@ let queries = 0;
 
 function kyselyDialect(db: object): unknown {
   // PostgresAdapter / MysqlAdapter, read from the executor; a bundle that renames classes gives the dialect instead.
-  const executor: unknown = 'getExecutor' in db && typeof db.getExecutor === 'function' ? Reflect.apply(db.getExecutor, db, []) : undefined;
+  const executor: unknown =
+    'getExecutor' in db && typeof db.getExecutor === 'function' ? Reflect.apply(db.getExecutor, db, []) : undefined;
   const name = isRecord(executor) && isRecord(executor.adapter) ? executor.adapter.constructor.name : undefined;
   return name === 'PostgresAdapter' ? 'postgres' : name === 'MysqlAdapter' ? 'mysql' : undefined;
 }
@@ -84,17 +89,29 @@ function kyselyDialect(db: object): unknown {
  * ```
  */
 export function fromKysely<K extends KyselyLike>(db: K, dialect?: 'postgres' | 'mysql'): SqlClient<KyselyTxOf<K>> {
-  if (!isRecord(db) && typeof db !== 'function') throw new ConfigurationError('fromKysely takes a Kysely instance (0.28 or later)', 'db');
-  if (typeof db.startTransaction !== 'function') throw new ConfigurationError('fromKysely takes a Kysely instance (0.28 or later: it needs startTransaction)', 'db');
-  const chosen = ormDialect(dialect, kyselyDialect(db), 'fromKysely could not tell the dialect of this Kysely instance');
+  if (!isRecord(db) && typeof db !== 'function')
+    throw new ConfigurationError('fromKysely takes a Kysely instance (0.28 or later)', 'db');
+  if (typeof db.startTransaction !== 'function')
+    throw new ConfigurationError('fromKysely takes a Kysely instance (0.28 or later: it needs startTransaction)', 'db');
+  const chosen = ormDialect(
+    dialect,
+    kyselyDialect(db),
+    'fromKysely could not tell the dialect of this Kysely instance',
+  );
   return {
     dialect: chosen,
     async begin(lockTimeoutMs) {
       const builder = db.startTransaction();
       const isolation = isolationFor(chosen);
-      const trx = (await (isolation ? builder.setIsolationLevel(isolation) : builder).execute()) as KyselyTxOf<K> & KyselyTransactionLike;
+      const trx = (await (isolation ? builder.setIsolationLevel(isolation) : builder).execute()) as KyselyTxOf<K> &
+        KyselyTransactionLike;
       const query: RawQuery = async (text, parameters) => {
-        const result = await trx.executeQuery({ sql: text, parameters, query: { kind: 'RawNode', sqlFragments: [text], parameters: [] }, queryId: { queryId: `myr-gateway-ledger-${++queries}` } });
+        const result = await trx.executeQuery({
+          sql: text,
+          parameters,
+          query: { kind: 'RawNode', sqlFragments: [text], parameters: [] },
+          queryId: { queryId: `myr-gateway-ledger-${++queries}` },
+        });
         return { rows: rowsOf(result.rows), affected: Number(result.numAffectedRows ?? 0) };
       };
       const rollback = () => settle(trx.rollback().execute());

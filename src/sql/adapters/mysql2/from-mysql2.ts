@@ -5,7 +5,15 @@
  * @module
  */
 import { ConfigurationError } from '../../../core/errors/base.js';
-import { claimGone, commitAndRestore, refusedByStatementBinlog, restore, saveAndBound, unknownVariable, type IsolationVariable } from '../../dialects/mysql/session.js';
+import {
+  claimGone,
+  commitAndRestore,
+  refusedByStatementBinlog,
+  restore,
+  saveAndBound,
+  unknownVariable,
+  type IsolationVariable,
+} from '../../dialects/mysql/session.js';
 import { rolledBack, type SqlClient, type SqlSession } from '../../sql-client.js';
 import { preparing } from '../adapter-options.js';
 import { workTx } from './mysql2-tx.js';
@@ -34,7 +42,14 @@ interface LedgerSend {
 }
 
 function isCallbackConnection(value: unknown): value is Mysql2CallbackConnectionLike {
-  return typeof value === 'object' && value !== null && 'query' in value && typeof value.query === 'function' && 'execute' in value && typeof value.execute === 'function';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'query' in value &&
+    typeof value.query === 'function' &&
+    'execute' in value &&
+    typeof value.execute === 'function'
+  );
 }
 
 /**
@@ -56,7 +71,8 @@ function ledgerSend(conn: Mysql2ConnectionLike): LedgerSend {
         }),
       );
   }
-  return async (how, text, values) => (await (how === 'execute' && conn.execute ? conn.execute(text, [...values]) : conn.query(text, [...values])))[0];
+  return async (how, text, values) =>
+    (await (how === 'execute' && conn.execute ? conn.execute(text, [...values]) : conn.query(text, [...values])))[0];
 }
 
 /** A mysql2 promise `Pool` (`mysql.createPool(…)` from `mysql2/promise`). */
@@ -75,7 +91,10 @@ export type Mysql2ConnectionOf<P> = P extends {
 
 function resultOf(result: unknown): { rows: readonly Record<string, unknown>[]; affected: number } {
   if (Array.isArray(result)) return { rows: result, affected: 0 };
-  const affected = typeof result === 'object' && result !== null && 'affectedRows' in result && typeof result.affectedRows === 'number' ? result.affectedRows : 0;
+  const affected =
+    typeof result === 'object' && result !== null && 'affectedRows' in result && typeof result.affectedRows === 'number'
+      ? result.affectedRows
+      : 0;
   return { rows: [], affected };
 }
 
@@ -118,9 +137,15 @@ export interface Mysql2LedgerOptions {
  * // onEvent: async (event, { tx }) => { await tx.query('UPDATE orders SET paid = 1 WHERE id = ?', [event.signed.reference_id]); }
  * ```
  */
-export function fromMysql2<P extends Mysql2PoolLike>(pool: P, options: Mysql2LedgerOptions = {}): SqlClient<Mysql2ConnectionOf<P>> {
+export function fromMysql2<P extends Mysql2PoolLike>(
+  pool: P,
+  options: Mysql2LedgerOptions = {},
+): SqlClient<Mysql2ConnectionOf<P>> {
   if (typeof pool !== 'object' || pool === null || typeof pool.getConnection !== 'function') {
-    throw new ConfigurationError("fromMysql2 takes a mysql2 promise pool (createPool from 'mysql2/promise'; for a callback pool, pass pool.promise())", 'pool');
+    throw new ConfigurationError(
+      "fromMysql2 takes a mysql2 promise pool (createPool from 'mysql2/promise'; for a callback pool, pass pool.promise())",
+      'pool',
+    );
   }
   const prepare = preparing(options);
   const how = (values: readonly unknown[]) => (prepare && values.length > 0 ? 'execute' : 'query');
@@ -198,7 +223,9 @@ export function fromMysql2<P extends Mysql2PoolLike>(pool: P, options: Mysql2Led
           // the check (which would not find it either: a duplicate's claim has another claim_id).
           if (work.met.deadlock) {
             await session.rollback();
-            throw rolledBack("nothing: a statement of the work met a deadlock (1213), which rolled back the ledger's claim with the transaction, and the work went on");
+            throw rolledBack(
+              "nothing: a statement of the work met a deadlock (1213), which rolled back the ledger's claim with the transaction, and the work went on",
+            );
           }
           const checked = held !== undefined && work.mayHaveEnded();
           work.end();

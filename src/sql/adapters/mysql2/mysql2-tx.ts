@@ -19,7 +19,6 @@ import { CommitCheck } from '../tx/commit-check.js';
 import { usedAfterRun } from '../../sql-client.js';
 import { secretFree, showsItself } from '../tx/secret-free.js';
 
-
 /**
  * mysql2's ways to give a pooled connection back, as the work finds them on `tx`: `release`, `end`
  * (which releases a pooled connection) and `[Symbol.asyncDispose]` (what `await using` calls).
@@ -34,7 +33,9 @@ const GIVES_BACK = new Map<string | symbol, () => unknown>([
 
 /** Whether mysql2's `query(first, values)` is given values to put in the text (`?` or named placeholders). */
 function hasValues(first: unknown, values: unknown): boolean {
-  return values !== undefined || (typeof first === 'object' && first !== null && Reflect.get(first, 'values') !== undefined);
+  return (
+    values !== undefined || (typeof first === 'object' && first !== null && Reflect.get(first, 'values') !== undefined)
+  );
 }
 
 /**
@@ -56,7 +57,10 @@ const TRANSACTION_CONTROL = new Set<string | symbol>(['beginTransaction', 'commi
 const ANSWERS_PROMISE = new Set<string | symbol>(['prepare', 'ping', 'connect', 'reset']);
 
 const controlRefused = () =>
-  new ConfigurationError("the ledger begins and ends the handler's transaction: do not begin, commit or roll back tx, nor change its user (nothing was sent)", 'tx');
+  new ConfigurationError(
+    "the ledger begins and ends the handler's transaction: do not begin, commit or roll back tx, nor change its user (nothing was sent)",
+    'tx',
+  );
 
 /** The members of a mysql2 connection that send nothing: the work may use them as it likes. */
 const SENDS_NOTHING = new Set<string | symbol>(['escape', 'escapeId', 'format', 'threadId', 'config', 'state']);
@@ -118,7 +122,9 @@ export function workTx<C extends object>(connection: C): WorkTx<C> {
   const statement =
     (send: unknown, formats: boolean) =>
     (...args: unknown[]): unknown =>
-      ended ? Promise.reject(usedAfterRun()) : check.send(send, connection, args, formats && several && hasValues(args[0], args[1]));
+      ended
+        ? Promise.reject(usedAfterRun())
+        : check.send(send, connection, args, formats && several && hasValues(args[0], args[1]));
   /**
    * The callback connection underneath (`connection`, however it is read) sends past the Proxy:
    * noted; after the run it is back in the pool, so it is not handed out.
@@ -140,7 +146,8 @@ export function workTx<C extends object>(connection: C): WorkTx<C> {
             if (showsItself(key)) return showPrepared;
             const value: unknown = Reflect.get(statement, key);
             if (typeof value !== 'function') return value;
-            return (...args: unknown[]): unknown => (ended ? Promise.reject(usedAfterRun()) : Reflect.apply(value, statement, args));
+            return (...args: unknown[]): unknown =>
+              ended ? Promise.reject(usedAfterRun()) : Reflect.apply(value, statement, args);
           },
         });
   const show = () => new MysqlTx(Reflect.get(connection, 'threadId'));
@@ -151,7 +158,10 @@ export function workTx<C extends object>(connection: C): WorkTx<C> {
       const value: unknown = Reflect.get(connection, key);
       // Called on the connection itself: mysql2's escape and format read `this.connection`,
       // which through the Proxy would count as a reach underneath (and be refused after the run).
-      if (SENDS_NOTHING.has(key)) return typeof value === 'function' ? (...args: unknown[]): unknown => Reflect.apply(value, connection, args) : value;
+      if (SENDS_NOTHING.has(key))
+        return typeof value === 'function'
+          ? (...args: unknown[]): unknown => Reflect.apply(value, connection, args)
+          : value;
       if (typeof value !== 'function') {
         if (typeof value === 'object' && value !== null) reach();
         return value;

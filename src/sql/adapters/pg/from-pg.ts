@@ -66,7 +66,8 @@ export interface PgLedgerOptions {
 const statementNames = new Map<string, string>();
 function statementName(text: string): string {
   let name = statementNames.get(text);
-  if (name === undefined) statementNames.set(text, (name = `myr_gateway_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`));
+  if (name === undefined)
+    statementNames.set(text, (name = `myr_gateway_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`));
   return name;
 }
 
@@ -98,7 +99,6 @@ export type PgPromisedClient<P> = P extends {
   ? C
   : never;
 
-
 /**
  * The ledger over a node-postgres `Pool`: each run checks a client out, and the handler's `tx` is
  * that `PoolClient`, inside BEGIN … COMMIT. `tx` is a Proxy of it (same type, not the same
@@ -115,8 +115,17 @@ export type PgPromisedClient<P> = P extends {
  */
 export function fromPg<P extends PgPoolLike>(pool: P, options: PgLedgerOptions = {}): SqlClient<PgClientOf<P>> {
   // A pg.Client (it has connectionParameters) has connect() too, but it hands out no client.
-  if (typeof pool !== 'object' || pool === null || typeof pool.connect !== 'function' || 'unsafe' in pool || 'connectionParameters' in pool) {
-    throw new ConfigurationError('fromPg takes a node-postgres Pool (new pg.Pool(…)), not a single pg.Client; for postgres.js use fromPostgresJs', 'pool');
+  if (
+    typeof pool !== 'object' ||
+    pool === null ||
+    typeof pool.connect !== 'function' ||
+    'unsafe' in pool ||
+    'connectionParameters' in pool
+  ) {
+    throw new ConfigurationError(
+      'fromPg takes a node-postgres Pool (new pg.Pool(…)), not a single pg.Client; for postgres.js use fromPostgresJs',
+      'pool',
+    );
   }
   const prepare = preparing(options);
   return {
@@ -161,8 +170,6 @@ function toError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
 
-
-
 /**
  * Checks a client out, listening for its `'error'` event from the moment the pool hands it over.
  * pg-pool calls a `connect` callback synchronously, as the client becomes ready; its promise
@@ -170,7 +177,9 @@ function toError(error: unknown): Error {
  * in it (a session terminated as it was handed out) was emitted with nobody listening: an uncaught
  * exception that ends the process. A pool with only the promise form is heard when it resolves.
  */
-function checkOut<C extends PgClientLike>(pool: PgPoolLike): Promise<{ readonly client: C; readonly stopListening: () => void }> {
+function checkOut<C extends PgClientLike>(
+  pool: PgPoolLike,
+): Promise<{ readonly client: C; readonly stopListening: () => void }> {
   return new Promise((resolve, reject) => {
     let answered = false;
     const handOver = (client: C) => {
@@ -185,7 +194,9 @@ function checkOut<C extends PgClientLike>(pool: PgPoolLike): Promise<{ readonly 
     };
     const connect: unknown = Reflect.get(pool, 'connect');
     if (typeof connect !== 'function') return fail(new TypeError('the pool has no connect()'));
-    const called: unknown = Reflect.apply(connect, pool, [(error: unknown, client: C) => (error ? fail(error) : handOver(client))]);
+    const called: unknown = Reflect.apply(connect, pool, [
+      (error: unknown, client: C) => (error ? fail(error) : handOver(client)),
+    ]);
     const then: unknown = typeof called === 'object' && called !== null ? Reflect.get(called, 'then') : undefined;
     if (typeof then === 'function') Reflect.apply(then, called, [(client: C) => handOver(client), fail]);
   });
@@ -213,7 +224,9 @@ function pgSession<C extends PgClientLike>(client: C, prepare: boolean, stopList
     tx: work.tx,
     async query(text, values): Promise<SqlResult> {
       // Only statements with parameters: the run's, never the schema's DDL.
-      const result = await (prepare && values.length > 0 ? client.query({ name: statementName(text), text, values: [...values] }) : client.query(text, [...values]));
+      const result = await (prepare && values.length > 0
+        ? client.query({ name: statementName(text), text, values: [...values] })
+        : client.query(text, [...values]));
       return { rows: rowsOf(result.rows), affected: result.rowCount ?? 0 };
     },
     async commit() {

@@ -40,7 +40,10 @@ class PgTx {
  * (another statement, one still running, a cursor or a callback, another member of the client),
  * the check goes with COMMIT.
  */
-export function guardedTx<C extends PgClientLike>(client: C, ended: () => boolean): { readonly tx: C; mayHaveEnded(): boolean } {
+export function guardedTx<C extends PgClientLike>(
+  client: C,
+  ended: () => boolean,
+): { readonly tx: C; mayHaveEnded(): boolean } {
   const check = new CommitCheck(failureLeavesAborted);
   const refuse = (args: readonly unknown[]): unknown => {
     const refused = usedAfterRun();
@@ -51,7 +54,8 @@ export function guardedTx<C extends PgClientLike>(client: C, ended: () => boolea
       return undefined;
     }
     // A submittable (a cursor, a stream) is answered through its own error path, as node-postgres does.
-    const handleError: unknown = typeof first === 'object' && first !== null ? Reflect.get(first, 'handleError') : undefined;
+    const handleError: unknown =
+      typeof first === 'object' && first !== null ? Reflect.get(first, 'handleError') : undefined;
     if (typeof handleError === 'function') {
       queueMicrotask(() => void Reflect.apply(handleError, first, [refused]));
       return first;
@@ -65,9 +69,11 @@ export function guardedTx<C extends PgClientLike>(client: C, ended: () => boolea
       if (key === 'release') return () => undefined;
       if (showsItself(key)) return show;
       const value: unknown = Reflect.get(client, key);
-      if (key === 'query' && typeof value === 'function') return (...args: unknown[]): unknown => (ended() ? refuse(args) : check.send(value, client, args, false));
+      if (key === 'query' && typeof value === 'function')
+        return (...args: unknown[]): unknown => (ended() ? refuse(args) : check.send(value, client, args, false));
       // A method, or an object underneath (the connection): it may send past this Proxy.
-      if (!SENDS_NOTHING.has(key) && (typeof value === 'function' || (typeof value === 'object' && value !== null))) check.touch();
+      if (!SENDS_NOTHING.has(key) && (typeof value === 'function' || (typeof value === 'object' && value !== null)))
+        check.touch();
       return value;
     },
   });

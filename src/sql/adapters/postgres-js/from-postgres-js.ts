@@ -52,7 +52,10 @@ interface PostgresJsQueryOptions {
 }
 
 /** The error of a statement the adapter did not send: postgres.js had seen the connection close. */
-const connectionClosed = () => Object.assign(new Error('myr-gateway: the database closed the ledger\'s connection (nothing more was sent on it)'), { code: 'CONNECTION_CLOSED' });
+const connectionClosed = () =>
+  Object.assign(new Error("myr-gateway: the database closed the ledger's connection (nothing more was sent on it)"), {
+    code: 'CONNECTION_CLOSED',
+  });
 
 /**
  * Calls `closed` when postgres.js sees the reserved connection close while the run holds it: the
@@ -85,7 +88,8 @@ function watchClose(closed: () => void): CloseWatch {
       },
     },
     stop() {
-      if (connection !== undefined && Reflect.get(connection, 'onclose') === listener) Reflect.set(connection, 'onclose', previous);
+      if (connection !== undefined && Reflect.get(connection, 'onclose') === listener)
+        Reflect.set(connection, 'onclose', previous);
     },
     watching: () => connection !== undefined,
     closesWithin: (ms) => within(closing, { ms, onTimeout: () => undefined }),
@@ -122,7 +126,9 @@ interface PendingQueryLike {
 const QUERY_METHODS = new Set<string | symbol>(['unsafe', 'file', 'notify']);
 
 const isPendingQuery = (value: unknown): value is PendingQueryLike =>
-  value instanceof Promise && typeof Reflect.get(value, 'handler') === 'function' && typeof Reflect.get(value, 'reject') === 'function';
+  value instanceof Promise &&
+  typeof Reflect.get(value, 'handler') === 'function' &&
+  typeof Reflect.get(value, 'reject') === 'function';
 
 /**
  * The work's `tx`: the reserved connection, whose queries are refused (rejected, never sent) once
@@ -144,16 +150,20 @@ function guardedTx<R extends object>(reserved: R, refusal: () => Error | undefin
     return value;
   };
   return new Proxy(reserved, {
-    apply: (target, self, args) => (typeof target === 'function' ? guard(Reflect.apply(target, self, args)) : undefined),
+    apply: (target, self, args) =>
+      typeof target === 'function' ? guard(Reflect.apply(target, self, args)) : undefined,
     get(target, key) {
       const value: unknown = Reflect.get(target, key);
-      return typeof value === 'function' && QUERY_METHODS.has(key) ? (...args: unknown[]) => guard(Reflect.apply(value, target, args)) : value;
+      return typeof value === 'function' && QUERY_METHODS.has(key)
+        ? (...args: unknown[]) => guard(Reflect.apply(value, target, args))
+        : value;
     },
   });
 }
 
 function countOf(result: unknown): number {
-  if (typeof result === 'object' && result !== null && 'count' in result && typeof result.count === 'number') return result.count;
+  if (typeof result === 'object' && result !== null && 'count' in result && typeof result.count === 'number')
+    return result.count;
   return 0;
 }
 
@@ -170,9 +180,15 @@ function countOf(result: unknown): number {
  * // onEvent: async (event, { tx }) => { await tx`UPDATE orders SET paid = true WHERE id = ${event.signed.reference_id}`; }
  * ```
  */
-export function fromPostgresJs<S extends PostgresJsLike>(sql: S, options: PgLedgerOptions = {}): SqlClient<PostgresJsTxOf<S>> {
+export function fromPostgresJs<S extends PostgresJsLike>(
+  sql: S,
+  options: PgLedgerOptions = {},
+): SqlClient<PostgresJsTxOf<S>> {
   if ((typeof sql !== 'function' && typeof sql !== 'object') || sql === null || typeof sql.reserve !== 'function') {
-    throw new ConfigurationError('fromPostgresJs takes a postgres.js instance (postgres(url), version 3.4 or later)', 'sql');
+    throw new ConfigurationError(
+      'fromPostgresJs takes a postgres.js instance (postgres(url), version 3.4 or later)',
+      'sql',
+    );
   }
   const prepare = preparing(options);
   return {
@@ -193,8 +209,14 @@ export function fromPostgresJs<S extends PostgresJsLike>(sql: S, options: PgLedg
       };
       const closes = watchClose(() => (lost = true));
       // Only statements with parameters are prepared: the run's, never BEGIN or the schema's DDL.
-      const send = (text: string, params: readonly unknown[] = [], options: PostgresJsQueryOptions = prepare && params.length > 0 ? { prepare: true } : {}) =>
-        lost ? Promise.reject(connectionClosed()) : Promise.resolve(reserved.unsafe(text, params as never[], options)).catch(noticeLoss);
+      const send = (
+        text: string,
+        params: readonly unknown[] = [],
+        options: PostgresJsQueryOptions = prepare && params.length > 0 ? { prepare: true } : {},
+      ) =>
+        lost
+          ? Promise.reject(connectionClosed())
+          : Promise.resolve(reserved.unsafe(text, params as never[], options)).catch(noticeLoss);
       // One simple query: BEGIN, the run's lock_timeout, and a mark of this transaction, so that
       // COMMIT can tell it is still the one open. Not awaited here: postgres.js pipelines, so the
       // claim leaves right behind it, in the same round trip. Nothing is lost by it: the claim runs
@@ -243,7 +265,8 @@ export function fromPostgresJs<S extends PostgresJsLike>(sql: S, options: PgLedg
             throw error;
           }
           end();
-          const command = typeof result === 'object' && result !== null && 'command' in result ? result.command : undefined;
+          const command =
+            typeof result === 'object' && result !== null && 'command' in result ? result.command : undefined;
           if (typeof command === 'string' && command !== 'COMMIT') throw rolledBack(command);
           if (rowsOf(result)[0]?.held !== true) throw rolledBack('no transaction in progress');
         },

@@ -34,7 +34,10 @@ export interface PrismaLike {
    * ledger asks for READ COMMITTED on MySQL (its claim reads the payment's mark without a lock)
    * and a `timeout` long enough for any handler (the ledger bounds the handler itself).
    */
-  $transaction(fn: (tx: PrismaTransactionLike) => Promise<unknown>, options?: { timeout?: number; isolationLevel?: 'ReadCommitted' }): PromiseLike<unknown>;
+  $transaction(
+    fn: (tx: PrismaTransactionLike) => Promise<unknown>,
+    options?: { timeout?: number; isolationLevel?: 'ReadCommitted' },
+  ): PromiseLike<unknown>;
 }
 
 /** The transaction client type of a Prisma client: what `onEvent` receives as `tx`. */
@@ -88,11 +91,22 @@ export function fromPrisma<P extends PrismaLike>(prisma: P, dialect?: 'postgres'
   if (typeof prisma !== 'object' || prisma === null || typeof prisma.$transaction !== 'function') {
     throw new ConfigurationError('fromPrisma takes a PrismaClient (new PrismaClient({ adapter }))', 'prisma');
   }
-  const chosen = ormDialect(dialect, prismaDialect(prisma), "fromPrisma could not tell the client's database", 'Prisma 7 with a Postgres or MySQL/MariaDB driver adapter');
+  const chosen = ormDialect(
+    dialect,
+    prismaDialect(prisma),
+    "fromPrisma could not tell the client's database",
+    'Prisma 7 with a Postgres or MySQL/MariaDB driver adapter',
+  );
   return heldTransactionClient(
     chosen,
     // Prisma spells the dialect's READ COMMITTED 'ReadCommitted'.
-    (body) => prisma.$transaction(body, isolationFor(chosen) ? { timeout: TRANSACTION_TIMEOUT_MS, isolationLevel: 'ReadCommitted' } : { timeout: TRANSACTION_TIMEOUT_MS }),
+    (body) =>
+      prisma.$transaction(
+        body,
+        isolationFor(chosen)
+          ? { timeout: TRANSACTION_TIMEOUT_MS, isolationLevel: 'ReadCommitted' }
+          : { timeout: TRANSACTION_TIMEOUT_MS },
+      ),
     // Prisma calls back with the transaction client whose type PrismaTxOf<P> names.
     (raw: PrismaTransactionLike) => ({ tx: shownAs(raw as PrismaTxOf<P> & object, showTx), query: rawQuery(raw) }),
   );

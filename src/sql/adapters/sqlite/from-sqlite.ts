@@ -39,8 +39,16 @@ const SQLITE_NODE = 'Node 22.13 or later (or 23.4 or later)';
 
 function loadSqlite(): { DatabaseSync: new (path: string) => DatabaseSync } {
   const module: unknown = typeof process === 'object' ? process.getBuiltinModule?.('node:sqlite') : undefined;
-  if (typeof module !== 'object' || module === null || !('DatabaseSync' in module) || typeof module.DatabaseSync !== 'function') {
-    throw new ConfigurationError(`fromSqlite needs the runtime's node:sqlite, which ${SQLITE_NODE} has (this is ${typeof process === 'object' ? `Node ${process.versions.node}` : 'not Node'})`, 'sqlite');
+  if (
+    typeof module !== 'object' ||
+    module === null ||
+    !('DatabaseSync' in module) ||
+    typeof module.DatabaseSync !== 'function'
+  ) {
+    throw new ConfigurationError(
+      `fromSqlite needs the runtime's node:sqlite, which ${SQLITE_NODE} has (this is ${typeof process === 'object' ? `Node ${process.versions.node}` : 'not Node'})`,
+      'sqlite',
+    );
   }
   return module as { DatabaseSync: new (path: string) => DatabaseSync };
 }
@@ -82,15 +90,26 @@ class Turns {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const isBusy = (error: unknown) => typeof error === 'object' && error !== null && 'errcode' in error && typeof error.errcode === 'number' && isBusyCode(error.errcode);
+const isBusy = (error: unknown) =>
+  typeof error === 'object' &&
+  error !== null &&
+  'errcode' in error &&
+  typeof error.errcode === 'number' &&
+  isBusyCode(error.errcode);
 function bindable(value: unknown): SqliteValue {
-  if (value === null || typeof value === 'number' || typeof value === 'bigint' || typeof value === 'string') return value;
+  if (value === null || typeof value === 'number' || typeof value === 'bigint' || typeof value === 'string')
+    return value;
   throw new TypeError(`the ledger binds only strings and numbers to SQLite (got ${typeof value})`);
 }
 
 /** The work ended the ledger's transaction: nothing of the run commits (code 25P02: the work's failure, 500). */
 function notHeld(): Error {
-  return Object.assign(new Error("the ledger's transaction was no longer open when the work returned (nothing of the run committed): the work must not COMMIT or ROLLBACK tx, nor swallow a failed statement"), { code: '25P02' });
+  return Object.assign(
+    new Error(
+      "the ledger's transaction was no longer open when the work returned (nothing of the run committed): the work must not COMMIT or ROLLBACK tx, nor swallow a failed statement",
+    ),
+    { code: '25P02' },
+  );
 }
 
 /** Options of {@link fromSqlite}. */
@@ -115,7 +134,10 @@ export interface FromSqliteOptions {
 /** A file's path as SQLite reports it for its main database: '' for a temporary or in-memory one. */
 function fileOf(database: SqliteDatabaseLike): string {
   const rows = database.prepare('PRAGMA database_list').all();
-  const main = rows.find((row): row is { file: unknown } => typeof row === 'object' && row !== null && 'name' in row && row.name === 'main' && 'file' in row);
+  const main = rows.find(
+    (row): row is { file: unknown } =>
+      typeof row === 'object' && row !== null && 'name' in row && row.name === 'main' && 'file' in row,
+  );
   return typeof main?.file === 'string' ? main.file : '';
 }
 
@@ -165,12 +187,20 @@ interface Compiled {
  * // onEvent: (event, { tx }) => { tx.prepare('UPDATE orders SET paid = 1 WHERE id = ?').run(event.signed.reference_id); }
  * ```
  */
-export function fromSqlite(pathOrDatabase: string | SqliteDatabaseLike, options: FromSqliteOptions = {}): SqlClient<DatabaseSync> {
+export function fromSqlite(
+  pathOrDatabase: string | SqliteDatabaseLike,
+  options: FromSqliteOptions = {},
+): SqlClient<DatabaseSync> {
   const maxRunMs = milliseconds(options.maxRunMs ?? MAX_RUN_MS, 'maxRunMs');
   let db: DatabaseSync;
   if (typeof pathOrDatabase === 'string') {
     db = openFile(pathOrDatabase);
-  } else if (typeof pathOrDatabase === 'object' && pathOrDatabase !== null && typeof pathOrDatabase.exec === 'function' && typeof pathOrDatabase.prepare === 'function') {
+  } else if (
+    typeof pathOrDatabase === 'object' &&
+    pathOrDatabase !== null &&
+    typeof pathOrDatabase.exec === 'function' &&
+    typeof pathOrDatabase.prepare === 'function'
+  ) {
     const file = fileOf(pathOrDatabase);
     if (file === '') throw inMemoryRefused('a DatabaseSync of :memory: (or of a temporary file)');
     db = openFile(file);
@@ -232,7 +262,11 @@ export function fromSqlite(pathOrDatabase: string | SqliteDatabaseLike, options:
         commit(held) {
           try {
             // The work may have ended the transaction (and begun another): its claim must still be there.
-            if (held !== undefined && mayHaveEnded() && compiled(held.text).statement.all(...held.params.map(bindable)).length !== 1) {
+            if (
+              held !== undefined &&
+              mayHaveEnded() &&
+              compiled(held.text).statement.all(...held.params.map(bindable)).length !== 1
+            ) {
               end();
               return Promise.reject(notHeld());
             }

@@ -25,7 +25,10 @@ class SqliteTx {
 
 /** What `close()` through `tx` is refused with: the connection outlives the run. */
 function closeRefused(): ConfigurationError {
-  return new ConfigurationError("tx is the ledger's own SQLite connection, which the ledger keeps open: close your own DatabaseSync, never tx", 'tx');
+  return new ConfigurationError(
+    "tx is the ledger's own SQLite connection, which the ledger keeps open: close your own DatabaseSync, never tx",
+    'tx',
+  );
 }
 
 /** A method of the connection or of a statement, as read off it. */
@@ -34,13 +37,24 @@ type Method = (...args: unknown[]) => unknown;
 /** A statement's methods that run it and answer at once: anything else it does is noted. */
 const RUNS_AT_ONCE = new Set<string | symbol>(['run', 'all', 'get']);
 /** Methods that send nothing: the work may use them as it likes. */
-const SENDS_NOTHING = new Set<string | symbol>(['columns', 'setReadBigInts', 'setAllowBareNamedParameters', 'setAllowUnknownNamedParameters', 'setReturnArrays']);
+const SENDS_NOTHING = new Set<string | symbol>([
+  'columns',
+  'setReadBigInts',
+  'setAllowBareNamedParameters',
+  'setAllowUnknownNamedParameters',
+  'setReturnArrays',
+]);
 
 /**
  * `target`'s methods, each refused once `ended()`, called on `target`; `call` runs one (a plain
  * `Reflect.apply` unless it notes or wraps what it does).
  */
-function guarded<T extends object>(target: T, ended: () => boolean, call: (key: string | symbol, method: Method, args: unknown[]) => unknown, show: () => object): T {
+function guarded<T extends object>(
+  target: T,
+  ended: () => boolean,
+  call: (key: string | symbol, method: Method, args: unknown[]) => unknown,
+  show: () => object,
+): T {
   return secretFree(target, show, {
     get(_, key) {
       if (showsItself(key)) return show;
@@ -66,26 +80,33 @@ function guarded<T extends object>(target: T, ended: () => boolean, call: (key: 
  * const { tx, mayHaveEnded } = sqliteTx(db, () => ended);
  * ```
  */
-export function sqliteTx(db: DatabaseSync, ended: () => boolean): { readonly tx: DatabaseSync; readonly mayHaveEnded: () => boolean } {
+export function sqliteTx(
+  db: DatabaseSync,
+  ended: () => boolean,
+): { readonly tx: DatabaseSync; readonly mayHaveEnded: () => boolean } {
   let touched = false;
   const show = () => new SqliteTx();
-  const runStatement = (statement: object) => (key: string | symbol, method: Method, args: unknown[]): unknown => {
-    if (!RUNS_AT_ONCE.has(key) && !SENDS_NOTHING.has(key)) touched = true;
-    try {
-      return Reflect.apply(method, statement, args);
-    } catch (error) {
-      // SQLite ends the transaction itself on some failures (and OR ROLLBACK, RAISE(ROLLBACK)).
-      touched = true;
-      throw error;
-    }
-  };
+  const runStatement =
+    (statement: object) =>
+    (key: string | symbol, method: Method, args: unknown[]): unknown => {
+      if (!RUNS_AT_ONCE.has(key) && !SENDS_NOTHING.has(key)) touched = true;
+      try {
+        return Reflect.apply(method, statement, args);
+      } catch (error) {
+        // SQLite ends the transaction itself on some failures (and OR ROLLBACK, RAISE(ROLLBACK)).
+        touched = true;
+        throw error;
+      }
+    };
   const tx = guarded(
     db,
     ended,
     (key, method, args) => {
       if (key !== 'prepare' || !keepsTransaction(args[0])) touched = true;
       const answer: unknown = Reflect.apply(method, db, args);
-      return key === 'prepare' && typeof answer === 'object' && answer !== null ? guarded(answer, ended, runStatement(answer), show) : answer;
+      return key === 'prepare' && typeof answer === 'object' && answer !== null
+        ? guarded(answer, ended, runStatement(answer), show)
+        : answer;
     },
     show,
   );

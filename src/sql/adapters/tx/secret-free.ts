@@ -43,7 +43,9 @@ export type TxTraps<C extends object> = Pick<ProxyHandler<C>, 'get' | 'getOwnPro
 export function secretFree<C extends object>(connection: C, show: () => object, traps: TxTraps<C> = {}): C {
   const shell = Object.create(null) as C;
   Object.defineProperty(shell, INSPECT, { value: show, configurable: true });
-  const described = traps.getOwnPropertyDescriptor ?? ((_: C, key: string | symbol) => Reflect.getOwnPropertyDescriptor(connection, key));
+  const described =
+    traps.getOwnPropertyDescriptor ??
+    ((_: C, key: string | symbol) => Reflect.getOwnPropertyDescriptor(connection, key));
   return new Proxy(shell, {
     get: traps.get ?? ((_, key) => (showsItself(key) ? show : Reflect.get(connection, key))),
     set: (_, key, value) => Reflect.set(connection, key, value),

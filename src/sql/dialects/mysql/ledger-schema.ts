@@ -11,7 +11,14 @@ const SMALL = ['smallint', 'int', 'mediumint', 'bigint'];
 
 /** The columns the ledger needs on MySQL. The key compares bytes: MySQL's default collation would make `PAY_ab` and `PAY_AB` one. */
 export const COLUMNS: readonly LedgerColumn[] = [
-  { name: 'ledger_key', type: 'VARCHAR(255)', binary: 'CHARACTER SET utf8mb4 COLLATE utf8mb4_bin', types: ['varchar'], notNull: true, primaryKey: true },
+  {
+    name: 'ledger_key',
+    type: 'VARCHAR(255)',
+    binary: 'CHARACTER SET utf8mb4 COLLATE utf8mb4_bin',
+    types: ['varchar'],
+    notNull: true,
+    primaryKey: true,
+  },
   { name: 'mark_rank', type: 'SMALLINT', types: SMALL, notNull: false },
   { name: 'handled_statuses', type: 'SMALLINT', types: SMALL, notNull: true, default: '0' },
   { name: 'expires_at', type: 'BIGINT', types: ['bigint'], notNull: true },
@@ -22,7 +29,9 @@ export const COLUMNS: readonly LedgerColumn[] = [
 export function mysqlSchema(table: string): Pick<LedgerStatements, 'schema' | 'columns' | 'describe' | 'fixColumn'> {
   const [schema, name] = table.includes('.') ? table.split('.') : [null, table];
   return {
-    schema: [`CREATE TABLE IF NOT EXISTS ${table} (${COLUMNS.map((column) => `${column.name} ${definitionOf(column)}`).join(', ')}, INDEX expires_at_idx (expires_at)) ENGINE=InnoDB`],
+    schema: [
+      `CREATE TABLE IF NOT EXISTS ${table} (${COLUMNS.map((column) => `${column.name} ${definitionOf(column)}`).join(', ')}, INDEX expires_at_idx (expires_at)) ENGINE=InnoDB`,
+    ],
     columns: COLUMNS,
     describe: {
       text:

@@ -13,7 +13,10 @@ export function mysqlLedger(table: string): LedgerStatements {
     ...mysqlSchema(table),
     // No upsert here: with mysql2's default FOUND_ROWS flag, ON DUPLICATE KEY UPDATE answers 1 both
     // for an insert and for an unchanged row. An expired row is taken over by `takeOver`.
-    claim: { text: `INSERT IGNORE INTO ${table} (ledger_key, expires_at, claim_id) VALUES (?, ?, ?)`, params: ({ claim }) => [claim.row, claim.until, claim.id] },
+    claim: {
+      text: `INSERT IGNORE INTO ${table} (ledger_key, expires_at, claim_id) VALUES (?, ?, ?)`,
+      params: ({ claim }) => [claim.row, claim.until, claim.id],
+    },
     // The payment's row is read without a lock, after `lockMark` wrote it (READ COMMITTED: the
     // snapshot has this transaction's own write).
     claimOrdered: {
@@ -29,20 +32,40 @@ export function mysqlLedger(table: string): LedgerStatements {
         text: `INSERT INTO ${table} (ledger_key, mark_rank, expires_at) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE mark_rank = GREATEST(COALESCE(mark_rank, 0), ?)`,
         params: ({ mark, markRank, keptUntil }) => [mark, markRank, keptUntil, markRank],
       },
-      markHandled: { text: `UPDATE ${table} SET handled_statuses = handled_statuses | ? WHERE ledger_key = ?`, params: ({ mark, handled }) => [handled, mark] },
+      markHandled: {
+        text: `UPDATE ${table} SET handled_statuses = handled_statuses | ? WHERE ledger_key = ?`,
+        params: ({ mark, handled }) => [handled, mark],
+      },
       // A new payment row is locked as inserted; an existing one is share-locked by the duplicate
       // check, which first waits for a transaction writing it (a REFUNDED in flight).
       claimBeside: {
         text: `INSERT IGNORE INTO ${table} (ledger_key, mark_rank, handled_statuses, expires_at, claim_id) VALUES (?, ?, ?, ?, NULL), (?, NULL, 0, ?, ?)`,
-        params: ({ claim, mark, markRank, handled, keptUntil }) => [mark, markRank, handled, keptUntil, claim.row, claim.until, claim.id],
+        params: ({ claim, mark, markRank, handled, keptUntil }) => [
+          mark,
+          markRank,
+          handled,
+          keptUntil,
+          claim.row,
+          claim.until,
+          claim.id,
+        ],
       },
       takeOver: {
         text: `UPDATE ${table} SET expires_at = ?, claim_id = ? WHERE ledger_key = ? AND expires_at <= ?`,
         params: ({ claim, now }) => [claim.until, claim.id, claim.row, now],
       },
     },
-    readMark: { text: `SELECT mark_rank, handled_statuses FROM ${table} WHERE ledger_key = ?`, params: ({ mark }) => [mark] },
-    done: { text: `SELECT 1 AS held FROM ${table} WHERE ledger_key = ? AND claim_id = ?`, params: ({ row, id }) => [row, id] },
-    prune: { text: `DELETE FROM ${table} WHERE expires_at <= ? LIMIT ?`, params: ({ before, batch }) => [before, batch] },
+    readMark: {
+      text: `SELECT mark_rank, handled_statuses FROM ${table} WHERE ledger_key = ?`,
+      params: ({ mark }) => [mark],
+    },
+    done: {
+      text: `SELECT 1 AS held FROM ${table} WHERE ledger_key = ? AND claim_id = ?`,
+      params: ({ row, id }) => [row, id],
+    },
+    prune: {
+      text: `DELETE FROM ${table} WHERE expires_at <= ? LIMIT ?`,
+      params: ({ before, batch }) => [before, batch],
+    },
   };
 }

@@ -18,29 +18,51 @@ export const payoutStatements: PayoutStatements = {
     `INSERT IGNORE INTO ${t}_pace (id) VALUES (1)`,
   ],
   stage: {
-    text: (t) => `INSERT IGNORE INTO ${t} (reference_id, state, params, amount, due_at, staged_at) VALUES (?, 'staged', ?, ?, ?, ?)`,
+    text: (t) =>
+      `INSERT IGNORE INTO ${t} (reference_id, state, params, amount, due_at, staged_at) VALUES (?, 'staged', ?, ?, ?, ?)`,
     params: (a) => [a.referenceId, a.params, a.amount, a.now, a.now],
   },
   due: {
-    text: (t) => `SELECT ${COLUMNS} FROM ${t} WHERE state IN ('staged', 'sending', 'sent') AND due_at <= ? ORDER BY due_at LIMIT ? FOR UPDATE SKIP LOCKED`,
+    text: (t) =>
+      `SELECT ${COLUMNS} FROM ${t} WHERE state IN ('staged', 'sending', 'sent') AND due_at <= ? ORDER BY due_at LIMIT ? FOR UPDATE SKIP LOCKED`,
     params: (a) => [a.now, a.limit],
   },
   claim: {
-    text: (t) => `UPDATE ${t} SET state = ?, claim_id = ?, due_at = ?, attempts = attempts + ?, requested_at = COALESCE(?, requested_at) WHERE reference_id = ?`,
+    text: (t) =>
+      `UPDATE ${t} SET state = ?, claim_id = ?, due_at = ?, attempts = attempts + ?, requested_at = COALESCE(?, requested_at) WHERE reference_id = ?`,
     params: (a) => [a.state, a.claimId, a.until, a.attempt, a.requestedAt, a.referenceId],
   },
   paceLock: { text: (t) => `SELECT id FROM ${t}_pace WHERE id = 1 FOR UPDATE`, params: () => [] },
-  recent: { text: (t) => `SELECT count(*) AS n, min(requested_at) AS oldest FROM ${t} WHERE requested_at > ?`, params: (a) => [a.since] },
+  recent: {
+    text: (t) => `SELECT count(*) AS n, min(requested_at) AS oldest FROM ${t} WHERE requested_at > ?`,
+    params: (a) => [a.since],
+  },
   release: {
     text: (t) =>
       `UPDATE ${t} SET sent_at = IF(? = 'sent', ?, sent_at), settled_at = IF(? IN ('succeeded', 'failed', 'refused'), ?, settled_at), state = ?, due_at = ?, ` +
       'payment_id = COALESCE(?, payment_id), last_error = ?, refusal = ?, claim_id = NULL WHERE reference_id = ? AND claim_id = ?',
-    params: (a) => [a.state, a.now, a.state, a.now, a.state, a.dueAt, a.paymentId, a.lastError, a.refusal, a.referenceId, a.claimId],
+    params: (a) => [
+      a.state,
+      a.now,
+      a.state,
+      a.now,
+      a.state,
+      a.dueAt,
+      a.paymentId,
+      a.lastError,
+      a.refusal,
+      a.referenceId,
+      a.claimId,
+    ],
   },
   settle: {
-    text: (t) => `UPDATE ${t} SET state = ?, payment_id = ?, claim_id = NULL, settled_at = ? WHERE reference_id = ? AND state IN ('sending', 'sent')`,
+    text: (t) =>
+      `UPDATE ${t} SET state = ?, payment_id = ?, claim_id = NULL, settled_at = ? WHERE reference_id = ? AND state IN ('sending', 'sent')`,
     params: (a) => [a.state, a.paymentId, a.now, a.referenceId],
   },
-  lock: { text: (t) => `SELECT ${COLUMNS} FROM ${t} WHERE reference_id = ? FOR UPDATE`, params: (a) => [a.referenceId] },
+  lock: {
+    text: (t) => `SELECT ${COLUMNS} FROM ${t} WHERE reference_id = ? FOR UPDATE`,
+    params: (a) => [a.referenceId],
+  },
   read: { text: (t) => `SELECT ${COLUMNS} FROM ${t} WHERE reference_id = ?`, params: (a) => [a.referenceId] },
 };

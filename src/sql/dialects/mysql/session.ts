@@ -37,7 +37,11 @@ const CLAIM_GONE = 'myr_gateway_claim_gone';
 
 /** Whether {@link commitAndRestore}'s check refused the COMMIT because the claim's row was gone. */
 export const claimGone = (error: unknown): boolean =>
-  errnoOf(error) === 1231 && typeof error === 'object' && error !== null && 'message' in error && String(error.message).includes(CLAIM_GONE);
+  errnoOf(error) === 1231 &&
+  typeof error === 'object' &&
+  error !== null &&
+  'message' in error &&
+  String(error.message).includes(CLAIM_GONE);
 
 function errnoOf(error: unknown): unknown {
   return typeof error === 'object' && error !== null && 'errno' in error ? error.errno : undefined;
@@ -74,7 +78,10 @@ export const restore = (isolation?: IsolationVariable): string => `SET ${restore
  * refused when the row is gone ({@link claimGone}): nothing of it commits. `rollbackOnTimeoutOff`:
  * also refused on a server that rolls a transaction back on a lock wait timeout.
  */
-export function commitAndRestore(isolation: IsolationVariable | undefined, held?: { readonly text: string; readonly rollbackOnTimeoutOff: boolean }): string {
+export function commitAndRestore(
+  isolation: IsolationVariable | undefined,
+  held?: { readonly text: string; readonly rollbackOnTimeoutOff: boolean },
+): string {
   const kept = held?.rollbackOnTimeoutOff ? ' AND @@GLOBAL.innodb_rollback_on_timeout = 0' : '';
   const commit = held ? `IF(EXISTS(${held.text})${kept}, 'ON', '${CLAIM_GONE}')` : "'ON'";
   return `SET SESSION autocommit = ${commit}, ${restored(isolation)}`;

@@ -19,7 +19,10 @@ export const COLUMNS: readonly LedgerColumn[] = [
 ];
 
 /** The schema part of the ledger's statements on Postgres for `table` (checked; `bare` its last part). */
-export function postgresSchema(table: string, bare: string): Pick<LedgerStatements, 'schema' | 'columns' | 'describe' | 'fixColumn'> {
+export function postgresSchema(
+  table: string,
+  bare: string,
+): Pick<LedgerStatements, 'schema' | 'columns' | 'describe' | 'fixColumn'> {
   const [schema, name] = table.includes('.') ? table.split('.') : [null, table];
   return {
     schema: [
@@ -37,7 +40,11 @@ export function postgresSchema(table: string, bare: string): Pick<LedgerStatemen
     },
     fixColumn: (column, exists) => {
       if (!exists) return `ALTER TABLE ${table} ADD COLUMN ${column.name} ${definitionOf(column)}`;
-      const changes = [`ALTER COLUMN ${column.name} TYPE ${column.type}`, column.notNull && `ALTER COLUMN ${column.name} SET NOT NULL`, column.primaryKey && `ADD PRIMARY KEY (${column.name})`];
+      const changes = [
+        `ALTER COLUMN ${column.name} TYPE ${column.type}`,
+        column.notNull && `ALTER COLUMN ${column.name} SET NOT NULL`,
+        column.primaryKey && `ADD PRIMARY KEY (${column.name})`,
+      ];
       return `ALTER TABLE ${table} ${changes.filter((change) => typeof change === 'string').join(', ')}`;
     },
   };

@@ -16,7 +16,8 @@ import { LEDGER_TX } from './session.js';
  * its work (nor does it write the payment's row: its expiry is guarded the same way). `current_setting` is not a constant: it is read
  * at execution, never folded in planning.
  */
-const guarded = (param: string) => `(CASE WHEN current_setting('${LEDGER_TX}', true) = 'on' THEN ${param}::bigint ELSE current_setting('${LEDGER_TX}', true)::bigint END)`;
+const guarded = (param: string) =>
+  `(CASE WHEN current_setting('${LEDGER_TX}', true) = 'on' THEN ${param}::bigint ELSE current_setting('${LEDGER_TX}', true)::bigint END)`;
 
 /**
  * The ledger's statements on Postgres for `table` (checked; `bare` its last part). `guarded`: the
@@ -45,11 +46,27 @@ export function postgresLedger(table: string, bare: string, sentBeforeBegin = fa
         'WHERE (m.handled_statuses & EXCLUDED.handled_statuses) = 0 RETURNING mark_rank) ' +
         `INSERT INTO ${table} AS l (ledger_key, expires_at, claim_id) SELECT $1::varchar, ${expiry}, $7::bigint FROM mark WHERE mark.mark_rank <= $5::smallint ` +
         'ON CONFLICT (ledger_key) DO UPDATE SET expires_at = EXCLUDED.expires_at, claim_id = EXCLUDED.claim_id WHERE l.expires_at <= $3::bigint',
-      params: ({ claim, now, mark, rank, markRank, handled, keptUntil: kept }) => [claim.row, claim.until, now, mark, rank, markRank, claim.id, handled, kept],
+      params: ({ claim, now, mark, rank, markRank, handled, keptUntil: kept }) => [
+        claim.row,
+        claim.until,
+        now,
+        mark,
+        rank,
+        markRank,
+        claim.id,
+        handled,
+        kept,
+      ],
     },
     claimPath: { name: 'mark-in-claim' },
-    readMark: { text: `SELECT mark_rank, handled_statuses FROM ${table} WHERE ledger_key = $1 FOR SHARE`, params: ({ mark }) => [mark] },
-    done: { text: `SELECT 1 AS held FROM ${table} WHERE ledger_key = $1 AND claim_id = $2`, params: ({ row, id }) => [row, id] },
+    readMark: {
+      text: `SELECT mark_rank, handled_statuses FROM ${table} WHERE ledger_key = $1 FOR SHARE`,
+      params: ({ mark }) => [mark],
+    },
+    done: {
+      text: `SELECT 1 AS held FROM ${table} WHERE ledger_key = $1 AND claim_id = $2`,
+      params: ({ row, id }) => [row, id],
+    },
     // The outer test is re-checked on a row a concurrent takeover just made live again (the
     // sub-select is not): without it prune deletes the done record that takeover committed.
     prune: {

@@ -18,19 +18,25 @@ export const payoutStatements: PayoutStatements = {
     `INSERT INTO ${t}_pace (id) VALUES (1) ON CONFLICT (id) DO NOTHING`,
   ],
   stage: {
-    text: (t) => `INSERT INTO ${t} (reference_id, state, params, amount, due_at, staged_at) VALUES ($1, 'staged', $2, $3, $4, $4) ON CONFLICT (reference_id) DO NOTHING`,
+    text: (t) =>
+      `INSERT INTO ${t} (reference_id, state, params, amount, due_at, staged_at) VALUES ($1, 'staged', $2, $3, $4, $4) ON CONFLICT (reference_id) DO NOTHING`,
     params: (a) => [a.referenceId, a.params, a.amount, a.now],
   },
   due: {
-    text: (t) => `SELECT ${COLUMNS} FROM ${t} WHERE state IN ('staged', 'sending', 'sent') AND due_at <= $1 ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+    text: (t) =>
+      `SELECT ${COLUMNS} FROM ${t} WHERE state IN ('staged', 'sending', 'sent') AND due_at <= $1 ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
     params: (a) => [a.now, a.limit],
   },
   claim: {
-    text: (t) => `UPDATE ${t} SET state = $2, claim_id = $3, due_at = $4, attempts = attempts + $5, requested_at = COALESCE($6::bigint, requested_at) WHERE reference_id = $1`,
+    text: (t) =>
+      `UPDATE ${t} SET state = $2, claim_id = $3, due_at = $4, attempts = attempts + $5, requested_at = COALESCE($6::bigint, requested_at) WHERE reference_id = $1`,
     params: (a) => [a.referenceId, a.state, a.claimId, a.until, a.attempt, a.requestedAt],
   },
   paceLock: { text: (t) => `SELECT id FROM ${t}_pace WHERE id = 1 FOR UPDATE`, params: () => [] },
-  recent: { text: (t) => `SELECT count(*) AS n, min(requested_at) AS oldest FROM ${t} WHERE requested_at > $1`, params: (a) => [a.since] },
+  recent: {
+    text: (t) => `SELECT count(*) AS n, min(requested_at) AS oldest FROM ${t} WHERE requested_at > $1`,
+    params: (a) => [a.since],
+  },
   release: {
     text: (t) =>
       `UPDATE ${t} SET state = $3::varchar, due_at = $4, payment_id = COALESCE($5, payment_id), last_error = $6, refusal = $7, claim_id = NULL, ` +
@@ -39,9 +45,13 @@ export const payoutStatements: PayoutStatements = {
     params: (a) => [a.referenceId, a.claimId, a.state, a.dueAt, a.paymentId, a.lastError, a.refusal, a.now],
   },
   settle: {
-    text: (t) => `UPDATE ${t} SET state = $2, payment_id = $3, claim_id = NULL, settled_at = $4 WHERE reference_id = $1 AND state IN ('sending', 'sent')`,
+    text: (t) =>
+      `UPDATE ${t} SET state = $2, payment_id = $3, claim_id = NULL, settled_at = $4 WHERE reference_id = $1 AND state IN ('sending', 'sent')`,
     params: (a) => [a.referenceId, a.state, a.paymentId, a.now],
   },
-  lock: { text: (t) => `SELECT ${COLUMNS} FROM ${t} WHERE reference_id = $1 FOR UPDATE`, params: (a) => [a.referenceId] },
+  lock: {
+    text: (t) => `SELECT ${COLUMNS} FROM ${t} WHERE reference_id = $1 FOR UPDATE`,
+    params: (a) => [a.referenceId],
+  },
   read: { text: (t) => `SELECT ${COLUMNS} FROM ${t} WHERE reference_id = $1`, params: (a) => [a.referenceId] },
 };

@@ -20,7 +20,8 @@ const lockTimeout = (lockTimeoutMs: number) => `SET LOCAL lock_timeout = ${lockT
  * BEGIN, the run's lock bound and the mark of the ledger's transaction, in one simple query (one
  * round trip): COMMIT's check ({@link CHECK_THEN_COMMIT}) reads the mark.
  */
-export const beginRun = (lockTimeoutMs: number): string => `BEGIN; ${lockTimeout(lockTimeoutMs)}; SET LOCAL ${LEDGER_TX} = 'on'`;
+export const beginRun = (lockTimeoutMs: number): string =>
+  `BEGIN; ${lockTimeout(lockTimeoutMs)}; SET LOCAL ${LEDGER_TX} = 'on'`;
 
 /** The lock bound inside a transaction an ORM opened (ends with the transaction). */
 export const boundLockWaits = (lockTimeoutMs: number): string => lockTimeout(lockTimeoutMs);
@@ -37,7 +38,8 @@ export const boundLockWaits = (lockTimeoutMs: number): string => lockTimeout(loc
 export const CHECK_THEN_COMMIT = `SELECT CASE WHEN current_setting('${LEDGER_TX}', true) = 'on' THEN true ELSE ('myr-gateway: the ledger''s transaction is no longer open' || coalesce(current_setting('${LEDGER_TX}', true), ''))::boolean END AS held; COMMIT`;
 
 /** Whether {@link CHECK_THEN_COMMIT} failed because the ledger's transaction was no longer the one open (22P02). */
-export const transactionNotOpen = (error: unknown): boolean => typeof error === 'object' && error !== null && 'code' in error && error.code === '22P02';
+export const transactionNotOpen = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && 'code' in error && error.code === '22P02';
 
 /** Schema changes of several processes at once take turns on an advisory lock on the table's name. */
 export const SCHEMA_LOCK = 'SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext($1))';
@@ -46,7 +48,8 @@ export const SCHEMA_LOCK = 'SELECT 1 AS locked FROM pg_advisory_xact_lock(hashte
  * The sessions waiting on a lock this session's transaction holds: read on a run that timed out,
  * where a handler that wrote through another connection instead of tx waits on its own run.
  */
-export const WAITING_ON_THIS_SESSION = 'SELECT pid FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))';
+export const WAITING_ON_THIS_SESSION =
+  'SELECT pid FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))';
 
 /** Postgres's SQLSTATEs the ledger reads. */
 export const errors: DialectErrors = {

@@ -19,15 +19,23 @@ export const COLUMNS: readonly LedgerColumn[] = [
 ];
 
 /** The schema part of the ledger's statements on SQLite for `table` (checked; `bare` its last part: an index names no schema). */
-export function sqliteSchema(table: string, bare: string): Pick<LedgerStatements, 'schema' | 'columns' | 'describe' | 'fixColumn'> {
+export function sqliteSchema(
+  table: string,
+  bare: string,
+): Pick<LedgerStatements, 'schema' | 'columns' | 'describe' | 'fixColumn'> {
   const schema = table.includes('.') ? table.split('.')[0] : 'main';
   const create = `CREATE TABLE IF NOT EXISTS ${table} (${COLUMNS.map((column) => `${column.name} ${definitionOf(column)}`).join(', ')})`;
   return {
     schema: [create, `CREATE INDEX IF NOT EXISTS ${bare}_expires ON ${bare} (expires_at)`],
     columns: COLUMNS,
-    describe: { text: 'SELECT name, type, "notnull" AS not_null, pk > 0 AS primary_key, NULL AS collation FROM pragma_table_info(?, ?)', params: () => [bare, schema] },
+    describe: {
+      text: 'SELECT name, type, "notnull" AS not_null, pk > 0 AS primary_key, NULL AS collation FROM pragma_table_info(?, ?)',
+      params: () => [bare, schema],
+    },
     // SQLite cannot change a column's type or constraints in place.
     fixColumn: (column, exists) =>
-      exists ? `a new table (SQLite cannot change a column): ${create.replace(' IF NOT EXISTS', '')}, then copy the rows over` : `ALTER TABLE ${table} ADD COLUMN ${column.name} ${definitionOf(column)}`,
+      exists
+        ? `a new table (SQLite cannot change a column): ${create.replace(' IF NOT EXISTS', '')}, then copy the rows over`
+        : `ALTER TABLE ${table} ADD COLUMN ${column.name} ${definitionOf(column)}`,
   };
 }

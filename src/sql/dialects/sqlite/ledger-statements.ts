@@ -31,8 +31,17 @@ export function sqliteLedger(table: string, bare: string): LedgerStatements {
         params: ({ mark, markRank, handled, keptUntil }) => [mark, markRank, handled, keptUntil],
       },
     },
-    readMark: { text: `SELECT mark_rank, handled_statuses FROM ${table} WHERE ledger_key = ?`, params: ({ mark }) => [mark] },
-    done: { text: `SELECT 1 AS held FROM ${table} WHERE ledger_key = ? AND claim_id = ?`, params: ({ row, id }) => [row, id] },
-    prune: { text: `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE expires_at <= ? LIMIT ?)`, params: ({ before, batch }) => [before, batch] },
+    readMark: {
+      text: `SELECT mark_rank, handled_statuses FROM ${table} WHERE ledger_key = ?`,
+      params: ({ mark }) => [mark],
+    },
+    done: {
+      text: `SELECT 1 AS held FROM ${table} WHERE ledger_key = ? AND claim_id = ?`,
+      params: ({ row, id }) => [row, id],
+    },
+    prune: {
+      text: `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE expires_at <= ? LIMIT ?)`,
+      params: ({ before, batch }) => [before, batch],
+    },
   };
 }

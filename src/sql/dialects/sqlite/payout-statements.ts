@@ -19,20 +19,26 @@ export const payoutStatements: PayoutStatements = {
     `INSERT OR IGNORE INTO ${t}_pace (id) VALUES (1)`,
   ],
   stage: {
-    text: (t) => `INSERT INTO ${t} (reference_id, state, params, amount, due_at, staged_at) VALUES (?, 'staged', ?, ?, ?, ?) ON CONFLICT (reference_id) DO NOTHING`,
+    text: (t) =>
+      `INSERT INTO ${t} (reference_id, state, params, amount, due_at, staged_at) VALUES (?, 'staged', ?, ?, ?, ?) ON CONFLICT (reference_id) DO NOTHING`,
     params: (a) => [a.referenceId, a.params, a.amount, a.now, a.now],
   },
   due: {
-    text: (t) => `SELECT ${COLUMNS} FROM ${t} WHERE state IN ('staged', 'sending', 'sent') AND due_at <= ? ORDER BY due_at LIMIT ?`,
+    text: (t) =>
+      `SELECT ${COLUMNS} FROM ${t} WHERE state IN ('staged', 'sending', 'sent') AND due_at <= ? ORDER BY due_at LIMIT ?`,
     params: (a) => [a.now, a.limit],
   },
   claim: {
-    text: (t) => `UPDATE ${t} SET state = ?, claim_id = ?, due_at = ?, attempts = attempts + ?, requested_at = COALESCE(?, requested_at) WHERE reference_id = ?`,
+    text: (t) =>
+      `UPDATE ${t} SET state = ?, claim_id = ?, due_at = ?, attempts = attempts + ?, requested_at = COALESCE(?, requested_at) WHERE reference_id = ?`,
     params: (a) => [a.state, a.claimId, a.until, a.attempt, a.requestedAt, a.referenceId],
   },
   // The transaction holds SQLite's write lock already: the row is read for the same statement shape.
   paceLock: { text: (t) => `SELECT id FROM ${t}_pace WHERE id = 1`, params: () => [] },
-  recent: { text: (t) => `SELECT count(*) AS n, min(requested_at) AS oldest FROM ${t} WHERE requested_at > ?`, params: (a) => [a.since] },
+  recent: {
+    text: (t) => `SELECT count(*) AS n, min(requested_at) AS oldest FROM ${t} WHERE requested_at > ?`,
+    params: (a) => [a.since],
+  },
   release: {
     text: (t) =>
       `UPDATE ${t} SET sent_at = CASE WHEN ?1 = 'sent' THEN ?2 ELSE sent_at END, settled_at = CASE WHEN ?1 IN ('succeeded', 'failed', 'refused') THEN ?2 ELSE settled_at END, ` +
@@ -40,7 +46,8 @@ export const payoutStatements: PayoutStatements = {
     params: (a) => [a.state, a.now, a.dueAt, a.paymentId, a.lastError, a.refusal, a.referenceId, a.claimId],
   },
   settle: {
-    text: (t) => `UPDATE ${t} SET state = ?, payment_id = ?, claim_id = NULL, settled_at = ? WHERE reference_id = ? AND state IN ('sending', 'sent')`,
+    text: (t) =>
+      `UPDATE ${t} SET state = ?, payment_id = ?, claim_id = NULL, settled_at = ? WHERE reference_id = ? AND state IN ('sending', 'sent')`,
     params: (a) => [a.state, a.paymentId, a.now, a.referenceId],
   },
   lock: { text: (t) => `SELECT ${COLUMNS} FROM ${t} WHERE reference_id = ?`, params: (a) => [a.referenceId] },

@@ -54,9 +54,18 @@ it("the server ends the transaction's session under the handler's statement: no 
   );
   expect(run).not.toBe('processed');
   expect(uncaught).toEqual([]);
-  let retry = await runOnce(ledger, key, async ({ tx }) => void (await tx.execute(sql`INSERT INTO orders VALUES (${key})`))).catch(() => undefined);
+  let retry = await runOnce(
+    ledger,
+    key,
+    async ({ tx }) => void (await tx.execute(sql`INSERT INTO orders VALUES (${key})`)),
+  ).catch(() => undefined);
   // The pool may hand out its other connection, or a fresh one.
-  for (let attempt = 0; attempt < 3 && retry?.outcome !== 'processed'; attempt++) retry = await runOnce(ledger, key, async ({ tx }) => void (await tx.execute(sql`INSERT INTO orders VALUES (${key})`))).catch(() => undefined);
+  for (let attempt = 0; attempt < 3 && retry?.outcome !== 'processed'; attempt++)
+    retry = await runOnce(
+      ledger,
+      key,
+      async ({ tx }) => void (await tx.execute(sql`INSERT INTO orders VALUES (${key})`)),
+    ).catch(() => undefined);
   expect(retry?.outcome).toBe('processed');
   expect((await admin.query('SELECT count(*)::int AS n FROM orders WHERE k = $1', [key])).rows[0]).toEqual({ n: 1 });
   expect(uncaught).toEqual([]);

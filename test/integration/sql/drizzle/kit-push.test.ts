@@ -19,7 +19,8 @@ const project = join(ROOT, '.tmp', `drizzle-kit-push-${process.pid}`);
 let server: PostgresServer;
 
 /** The merchant's own table, in every variant of their schema. */
-const ORDERS = "export const orders = pgTable('orders', { reference_id: varchar('reference_id', { length: 64 }).primaryKey(), status: text('status').notNull() });";
+const ORDERS =
+  "export const orders = pgTable('orders', { reference_id: varchar('reference_id', { length: 64 }).primaryKey(), status: text('status').notNull() });";
 
 beforeAll(async () => {
   server = await PostgresServer.start();
@@ -54,7 +55,11 @@ function push(database: string, schema: string): string {
   );
   // The CLI beside the package's entry (its exports name no bin).
   const bin = join(dirname(createRequire(join(dir, 'package.json')).resolve('drizzle-kit')), 'bin.cjs');
-  return execFileSync(process.execPath, [bin, 'push', '--force', '--verbose', '--config', join(dir, 'drizzle.config.ts')], { cwd: dir, encoding: 'utf8', stdio: 'pipe' });
+  return execFileSync(
+    process.execPath,
+    [bin, 'push', '--force', '--verbose', '--config', join(dir, 'drizzle.config.ts')],
+    { cwd: dir, encoding: 'utf8', stdio: 'pipe' },
+  );
 }
 
 /** A shop that handled `payments` SUCCESS callbacks through the ledger: their rows in the ledger's table. */
@@ -62,11 +67,15 @@ async function handled(pool: pg.Pool, payments: string[]): Promise<SqlLedger<pg.
   const ledger = new SqlLedger(fromPg(pool));
   await ledger.ensureSchema();
   for (const payment of payments) {
-    const run = await ledger.run(`payment:${payment}:SUCCESS`, async (tx) => void (await tx.query("INSERT INTO orders VALUES ($1, 'paid')", [payment])), {
-      raiseMark: false,
-      completedTtlMs: 86_400_000,
-      order: { paymentId: payment, rank: 1 },
-    });
+    const run = await ledger.run(
+      `payment:${payment}:SUCCESS`,
+      async (tx) => void (await tx.query("INSERT INTO orders VALUES ($1, 'paid')", [payment])),
+      {
+        raiseMark: false,
+        completedTtlMs: 86_400_000,
+        order: { paymentId: payment, rank: 1 },
+      },
+    );
     expect(run.outcome).toBe('processed');
   }
   return ledger;
@@ -74,7 +83,8 @@ async function handled(pool: pg.Pool, payments: string[]): Promise<SqlLedger<pg.
 
 const count = async (pool: pg.Pool, table: string) =>
   Number((await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0]?.n);
-const exists = async (pool: pg.Pool, table: string) => (await pool.query('SELECT to_regclass($1) AS t', [table])).rows[0]?.t !== null;
+const exists = async (pool: pg.Pool, table: string) =>
+  (await pool.query('SELECT to_regclass($1) AS t', [table])).rows[0]?.t !== null;
 const payments = ['PAY_PUSH_1', 'PAY_PUSH_2', 'PAY_PUSH_3'];
 
 describe('drizzle-kit push on a shop using the SQL ledger (real Postgres)', () => {
@@ -103,11 +113,15 @@ describe('drizzle-kit push on a shop using the SQL ledger (real Postgres)', () =
     const printed = push('shop_with', schema);
     expect(printed).not.toMatch(/DROP/);
     expect(await count(pool, 'myr_webhook_ledger')).toBe(rows);
-    const resend = await ledger.run('payment:PAY_PUSH_2:SUCCESS', async (tx) => void (await tx.query("INSERT INTO orders VALUES ('AGAIN', 'paid')")), {
-      raiseMark: false,
-      completedTtlMs: 86_400_000,
-      order: { paymentId: 'PAY_PUSH_2', rank: 1 },
-    });
+    const resend = await ledger.run(
+      'payment:PAY_PUSH_2:SUCCESS',
+      async (tx) => void (await tx.query("INSERT INTO orders VALUES ('AGAIN', 'paid')")),
+      {
+        raiseMark: false,
+        completedTtlMs: 86_400_000,
+        order: { paymentId: 'PAY_PUSH_2', rank: 1 },
+      },
+    );
     expect(resend.outcome).toBe('duplicate');
     // A second push finds nothing left to change.
     expect(push('shop_with', schema)).toMatch(/No changes detected/);

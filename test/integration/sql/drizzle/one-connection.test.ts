@@ -32,7 +32,8 @@ afterAll(async () => {
 });
 
 it('a Drizzle database over one connection is refused before any callback shares its transaction with another', async () => {
-  const make = () => new SqlLedger(fromDrizzle(drizzle(client)), { table: `ledger_${randomUUID().replaceAll('-', '').slice(0, 12)}` });
+  const make = () =>
+    new SqlLedger(fromDrizzle(drizzle(client)), { table: `ledger_${randomUUID().replaceAll('-', '').slice(0, 12)}` });
   let ledger: SqlLedger<unknown>;
   try {
     ledger = make();

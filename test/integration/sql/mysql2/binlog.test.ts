@@ -26,7 +26,11 @@ it('binlog_format=STATEMENT: unavailable with a ConfigurationError naming binlog
   const ledger = new SqlLedger(fromMysql2(pool), { table: 'ledger_binlog' });
   await ledger.ensureSchema();
   let ran = false;
-  const run = await ledger.run('payment:PAY_BINLOG:SUCCESS', () => void (ran = true), { raiseMark: false, completedTtlMs: 60_000, order: { paymentId: 'PAY_BINLOG', rank: 1 } });
+  const run = await ledger.run('payment:PAY_BINLOG:SUCCESS', () => void (ran = true), {
+    raiseMark: false,
+    completedTtlMs: 60_000,
+    order: { paymentId: 'PAY_BINLOG', rank: 1 },
+  });
   expect(run.outcome).toBe('unavailable');
   expect(run.outcome === 'unavailable' && run.error).toBeInstanceOf(ConfigurationError);
   expect(run.outcome === 'unavailable' && String(run.error)).toMatch(/binlog_format.*ROW or MIXED/);

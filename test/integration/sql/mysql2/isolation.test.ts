@@ -31,7 +31,8 @@ async function seesLaterCommits(connection: mysql.Pool): Promise<boolean> {
   const conn = await connection.getConnection();
   try {
     await conn.query('START TRANSACTION');
-    const count = async () => Number((await conn.query<mysql.RowDataPacket[]>('SELECT count(*) AS n FROM seen'))[0][0]?.n);
+    const count = async () =>
+      Number((await conn.query<mysql.RowDataPacket[]>('SELECT count(*) AS n FROM seen'))[0][0]?.n);
     const before = await count();
     await writer.query('INSERT INTO seen (id) VALUES (?)', [++inserted]);
     const after = await count();
@@ -48,9 +49,18 @@ describe("the merchant's pooled connection after a run (MariaDB)", () => {
     try {
       const ledger = await newLedger(fromMysql2(single), { lockTimeoutMs: 1000 });
       expect(await seesLaterCommits(single)).toBe(false);
-      expect((await ledger.run('processed-key', () => undefined, { raiseMark: false, completedTtlMs: 60_000 })).outcome).toBe('processed');
+      expect(
+        (await ledger.run('processed-key', () => undefined, { raiseMark: false, completedTtlMs: 60_000 })).outcome,
+      ).toBe('processed');
       expect(await seesLaterCommits(single)).toBe(false);
-      expect((await ledger.run('failed-key', () => Promise.reject(new Error('handler bug')), { raiseMark: false, completedTtlMs: 60_000 })).outcome).toBe('failed');
+      expect(
+        (
+          await ledger.run('failed-key', () => Promise.reject(new Error('handler bug')), {
+            raiseMark: false,
+            completedTtlMs: 60_000,
+          })
+        ).outcome,
+      ).toBe('failed');
       expect(await seesLaterCommits(single)).toBe(false);
     } finally {
       await single.end();

@@ -33,7 +33,10 @@ afterAll(async () => {
 });
 
 async function fulfilments(payment: string): Promise<number> {
-  const [rows] = await reader.query<mysql.RowDataPacket[]>('SELECT count(*) AS n FROM fulfilments WHERE payment_id = ?', [payment]);
+  const [rows] = await reader.query<mysql.RowDataPacket[]>(
+    'SELECT count(*) AS n FROM fulfilments WHERE payment_id = ?',
+    [payment],
+  );
   return Number(rows[0]?.n);
 }
 
@@ -49,7 +52,10 @@ ledgerScenarios(
   { outage: true },
 );
 
-const FIRST_TWO = ['a callback is processed once; its duplicate finds the record and does not run', 'a handler that throws is rolled back with its writes, and the retry fulfils once'];
+const FIRST_TWO = [
+  'a callback is processed once; its duplicate finds the record and does not run',
+  'a handler that throws is rolled back with its writes, and the retry fulfils once',
+];
 interface FulfilmentsTable {
   fulfilments: { payment_id: string };
 }
@@ -77,15 +83,20 @@ ledgerScenarios(
   { only: FIRST_TWO },
 );
 
-describe('the merchant\'s pooled connection after a run', () => {
+describe("the merchant's pooled connection after a run", () => {
   it('is back in autocommit with its own lock wait timeout and isolation level, whatever the run came to', async () => {
     const single = mysql.createPool({ ...server.options, connectionLimit: 1 });
     try {
       await single.query("SET SESSION innodb_lock_wait_timeout = 7, SESSION tx_isolation = 'SERIALIZABLE'");
       const ledger = await newLedger(fromMysql2(single), { lockTimeoutMs: 1000 });
       await ledger.run('processed-key', () => undefined, { raiseMark: false, completedTtlMs: 60_000 });
-      await ledger.run('failed-key', () => Promise.reject(new Error('handler bug')), { raiseMark: false, completedTtlMs: 60_000 });
-      const [rows] = await single.query<mysql.RowDataPacket[]>('SELECT @@SESSION.autocommit AS autocommit, @@SESSION.innodb_lock_wait_timeout AS lockWait, @@SESSION.tx_isolation AS isolation');
+      await ledger.run('failed-key', () => Promise.reject(new Error('handler bug')), {
+        raiseMark: false,
+        completedTtlMs: 60_000,
+      });
+      const [rows] = await single.query<mysql.RowDataPacket[]>(
+        'SELECT @@SESSION.autocommit AS autocommit, @@SESSION.innodb_lock_wait_timeout AS lockWait, @@SESSION.tx_isolation AS isolation',
+      );
       expect(rows[0]).toEqual({ autocommit: 1, lockWait: 7, isolation: 'SERIALIZABLE' });
     } finally {
       await single.end();
@@ -111,15 +122,27 @@ describe('round trips of one callback through mysql2', () => {
     return { client: fromMysql2(counted), sent };
   }
 
-  it('a payment callback is three: open, claim (the payment\'s mark row written beside the key\'s, so locked), commit with its check', async () => {
+  it("a payment callback is three: open, claim (the payment's mark row written beside the key's, so locked), commit with its check", async () => {
     const { client, sent } = counting(pool);
     const ledger = await newLedger(client, { table: 'ledger_round_trips' });
     sent.length = 0;
-    const run = await ledger.run('payment:PAY_RT:SUCCESS', () => undefined, { raiseMark: false, completedTtlMs: 60_000, order: { paymentId: 'PAY_RT', rank: 1 } });
+    const run = await ledger.run('payment:PAY_RT:SUCCESS', () => undefined, {
+      raiseMark: false,
+      completedTtlMs: 60_000,
+      order: { paymentId: 'PAY_RT', rank: 1 },
+    });
     expect(run.outcome).toBe('processed');
     expect(sent).toHaveLength(3);
     // The duplicate finds the record and runs nothing.
-    expect((await ledger.run('payment:PAY_RT:SUCCESS', () => undefined, { raiseMark: false, completedTtlMs: 60_000, order: { paymentId: 'PAY_RT', rank: 1 } })).outcome).toBe('duplicate');
+    expect(
+      (
+        await ledger.run('payment:PAY_RT:SUCCESS', () => undefined, {
+          raiseMark: false,
+          completedTtlMs: 60_000,
+          order: { paymentId: 'PAY_RT', rank: 1 },
+        })
+      ).outcome,
+    ).toBe('duplicate');
   });
 
   it('the first callbacks of a new ledger, at once, are all processed (MariaDB 10.11 names its isolation variable tx_isolation; each run finds that out safely)', async () => {
@@ -129,26 +152,40 @@ describe('round trips of one callback through mysql2', () => {
     for (const connection of warm) connection.release();
     // A fresh client: its first statements are these runs' own.
     const ledger = new SqlLedger(fromMysql2(pool), { table: 'ledger_first_burst' });
-    const runs = await Promise.all(Array.from({ length: 12 }, (_, i) => ledger.run(`payment:PAY_BURST_${i}:SUCCESS`, () => undefined, { raiseMark: false, completedTtlMs: 60_000 })));
+    const runs = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        ledger.run(`payment:PAY_BURST_${i}:SUCCESS`, () => undefined, { raiseMark: false, completedTtlMs: 60_000 }),
+      ),
+    );
     expect(runs.map((run) => run.outcome)).toEqual(Array.from({ length: 12 }, () => 'processed'));
   });
 
   it.each([
     ['runOnce (no time limit)', undefined],
     ['the webhook handler (handlerTimeoutMs)', 10_000],
-  ])('work that rolled tx back is not acknowledged as processed (the check travels with COMMIT), and the retry runs it: %s', async (_, timeoutMs) => {
-    const ledger = await newLedger(fromMysql2(pool));
-    const payment = `PAY_WORK_ENDS_TX_${timeoutMs ?? 0}`;
-    const first = await ledger.run(`payment:${payment}:SUCCESS`, async (tx) => {
-      await tx.query('ROLLBACK');
-      // A write after the work's own ROLLBACK: it must not commit as if the callback were handled.
-      await tx.query('INSERT INTO fulfilments (payment_id) VALUES (?)', [payment]);
-    }, { raiseMark: false, completedTtlMs: 60_000, timeoutMs });
-    expect(first.outcome).toBe('failed');
-    expect(await fulfilments(payment)).toBe(0);
-    let ran = false;
-    const retry = await ledger.run(`payment:${payment}:SUCCESS`, () => void (ran = true), { raiseMark: false, completedTtlMs: 60_000 });
-    expect(retry.outcome).toBe('processed');
-    expect(ran).toBe(true);
-  });
+  ])(
+    'work that rolled tx back is not acknowledged as processed (the check travels with COMMIT), and the retry runs it: %s',
+    async (_, timeoutMs) => {
+      const ledger = await newLedger(fromMysql2(pool));
+      const payment = `PAY_WORK_ENDS_TX_${timeoutMs ?? 0}`;
+      const first = await ledger.run(
+        `payment:${payment}:SUCCESS`,
+        async (tx) => {
+          await tx.query('ROLLBACK');
+          // A write after the work's own ROLLBACK: it must not commit as if the callback were handled.
+          await tx.query('INSERT INTO fulfilments (payment_id) VALUES (?)', [payment]);
+        },
+        { raiseMark: false, completedTtlMs: 60_000, timeoutMs },
+      );
+      expect(first.outcome).toBe('failed');
+      expect(await fulfilments(payment)).toBe(0);
+      let ran = false;
+      const retry = await ledger.run(`payment:${payment}:SUCCESS`, () => void (ran = true), {
+        raiseMark: false,
+        completedTtlMs: 60_000,
+      });
+      expect(retry.outcome).toBe('processed');
+      expect(ran).toBe(true);
+    },
+  );
 });

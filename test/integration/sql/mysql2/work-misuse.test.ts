@@ -14,7 +14,14 @@ import { Kysely, MysqlDialect, sql as ksql } from 'kysely';
 import { createPool as createCallbackPool, type Pool as CallbackPool } from 'mysql2';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { fromDrizzle, fromKysely, fromMysql2, fromPrisma, type PrismaLike, type SqlLedgerOptions } from '../../../../src/sql/index.js';
+import {
+  fromDrizzle,
+  fromKysely,
+  fromMysql2,
+  fromPrisma,
+  type PrismaLike,
+  type SqlLedgerOptions,
+} from '../../../../src/sql/index.js';
 import type { LedgerRun } from '../../../../src/webhooks/index.js';
 import { mariadbForFile } from '../../../helpers/database-for-file.js';
 import { generatePrismaClient, removePrismaClients } from '../../../helpers/prisma.js';
@@ -50,13 +57,18 @@ const OPTIONS = { raiseMark: false, completedTtlMs: 86_400_000 } as const;
 type Tx = mysql.PoolConnection;
 
 async function orders(on: mysql.Pool, payment: string): Promise<number> {
-  const [rows] = await on.query<mysql.RowDataPacket[]>('SELECT count(*) AS n FROM orders WHERE payment_id = ?', [payment]);
+  const [rows] = await on.query<mysql.RowDataPacket[]>('SELECT count(*) AS n FROM orders WHERE payment_id = ?', [
+    payment,
+  ]);
   return Number(rows[0]?.n);
 }
 
 /** Sends one statement through a run's `tx`, whatever its client. */
 type Send = (text: string) => Promise<unknown>;
-const throughMysql2 = (tx: Tx): Send => (text) => tx.query(text);
+const throughMysql2 =
+  (tx: Tx): Send =>
+  (text) =>
+    tx.query(text);
 
 /**
  * Makes the run's transaction a deadlock's victim: another session, heavier (InnoDB rolls back the
@@ -70,11 +82,16 @@ async function deadlock(tx: Tx | Send): Promise<unknown> {
     await other.query('UPDATE stock SET id = id WHERE id = 2');
     await other.query('INSERT INTO audit (n) SELECT seq FROM seq_1_to_50');
     await send('SELECT id FROM stock WHERE id = 1 FOR UPDATE');
-    const waiting = send('SELECT id FROM stock WHERE id = 2 FOR UPDATE').then(() => undefined, (error: unknown) => error);
+    const waiting = send('SELECT id FROM stock WHERE id = 2 FOR UPDATE').then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     // Sent and running: waiting for the row (a statement Prisma prepared waits in the optimizer's
     // 'Statistics' state, which innodb_trx does not list as LOCK WAIT).
     await vi.waitFor(async () => {
-      const [rows] = await admin.query<mysql.RowDataPacket[]>("SELECT count(*) AS n FROM information_schema.processlist WHERE command IN ('Query', 'Execute') AND info LIKE '%WHERE id = 2 FOR UPDATE'");
+      const [rows] = await admin.query<mysql.RowDataPacket[]>(
+        "SELECT count(*) AS n FROM information_schema.processlist WHERE command IN ('Query', 'Execute') AND info LIKE '%WHERE id = 2 FOR UPDATE'",
+      );
       expect(Number(rows[0]?.n)).toBe(1);
     });
     const closing = other.query('SELECT id FROM stock WHERE id = 1 FOR UPDATE').catch(() => undefined);
@@ -87,7 +104,8 @@ async function deadlock(tx: Tx | Send): Promise<unknown> {
   }
 }
 
-const order = (payment: string, attempt: number) => async (tx: Tx) => void (await tx.query('INSERT INTO orders (payment_id, attempt) VALUES (?, ?)', [payment, attempt]));
+const order = (payment: string, attempt: number) => async (tx: Tx) =>
+  void (await tx.query('INSERT INTO orders (payment_id, attempt) VALUES (?, ?)', [payment, attempt]));
 
 describe('a handler that catches a deadlock and goes on (mysql2, MariaDB)', () => {
   it('is not committed when a duplicate of the same ms claimed the key meanwhile: the payment is fulfilled once', async () => {
@@ -121,7 +139,9 @@ describe('a handler that catches a deadlock and goes on (mysql2, MariaDB)', () =
 let prisma: (PrismaLike & { $disconnect(): Promise<void> }) | undefined;
 async function prismaClient(): Promise<PrismaLike> {
   if (prisma === undefined) {
-    const { PrismaClient } = (await import(generatePrismaClient('mysql'))) as { PrismaClient: new (options: { adapter: unknown }) => NonNullable<typeof prisma> };
+    const { PrismaClient } = (await import(generatePrismaClient('mysql'))) as {
+      PrismaClient: new (options: { adapter: unknown }) => NonNullable<typeof prisma>;
+    };
     const { host, port, user, database } = db.server.options;
     prisma = new PrismaClient({ adapter: new PrismaMariaDb({ host, port, user, database, connectionLimit: 4 }) });
   }
@@ -136,7 +156,10 @@ type Run = (key: string, work: (send: Send) => Promise<void>) => Promise<LedgerR
 /** Each ORM adapter over MariaDB, as a run whose work sends raw statements through the ORM's `tx`. */
 const orms: Record<string, (options?: SqlLedgerOptions) => Promise<Run>> = {
   Kysely: async (options) => {
-    const ledger = await newLedger(fromKysely(new Kysely<Record<string, never>>({ dialect: new MysqlDialect({ pool: callbackPool }) })), options);
+    const ledger = await newLedger(
+      fromKysely(new Kysely<Record<string, never>>({ dialect: new MysqlDialect({ pool: callbackPool }) })),
+      options,
+    );
     return (key, work) => ledger.run(key, (tx) => work((text) => ksql.raw(text).execute(tx)), OPTIONS);
   },
   Drizzle: async (options) => {
@@ -145,7 +168,13 @@ const orms: Record<string, (options?: SqlLedgerOptions) => Promise<Run>> = {
   },
   Prisma: async (options) => {
     const ledger = await newLedger(fromPrisma(await prismaClient()), options);
-    return (key, work) => ledger.run(key, (tx) => work(async (text) => (text.startsWith('SELECT') ? tx.$queryRawUnsafe(text) : tx.$executeRawUnsafe(text))), OPTIONS);
+    return (key, work) =>
+      ledger.run(
+        key,
+        (tx) =>
+          work(async (text) => (text.startsWith('SELECT') ? tx.$queryRawUnsafe(text) : tx.$executeRawUnsafe(text))),
+        OPTIONS,
+      );
   },
 };
 
@@ -156,14 +185,20 @@ describe('a handler that catches a deadlock and goes on (Kysely, Drizzle over my
   // server's code as a string in its driver adapter's error.
   const isDeadlock = (error: unknown): boolean => {
     const drizzleCause: unknown = typeof error === 'object' && error !== null ? Reflect.get(error, 'cause') : undefined;
-    const prismaCause = (error as { meta?: { driverAdapterError?: { cause?: { originalCode?: unknown } } } } | undefined)?.meta?.driverAdapterError?.cause;
-    return prismaCause?.originalCode === '1213' || [error, drizzleCause].some((each) => (each as { errno?: unknown } | undefined)?.errno === 1213);
+    const prismaCause = (
+      error as { meta?: { driverAdapterError?: { cause?: { originalCode?: unknown } } } } | undefined
+    )?.meta?.driverAdapterError?.cause;
+    return (
+      prismaCause?.originalCode === '1213' ||
+      [error, drizzleCause].some((each) => (each as { errno?: unknown } | undefined)?.errno === 1213)
+    );
   };
   for (const [name, orm] of Object.entries(orms)) {
     it(`${name}: nothing of the run commits, and the retry fulfils the payment once`, async () => {
       const run = await orm();
       const payment = `PAY_DL_${name}`;
-      const write = (send: Send, attempt: number) => send(`INSERT INTO orders (payment_id, attempt) VALUES ('${payment}', ${attempt})`);
+      const write = (send: Send, attempt: number) =>
+        send(`INSERT INTO orders (payment_id, attempt) VALUES ('${payment}', ${attempt})`);
       let met: unknown;
       const first = await run(`payment:${payment}:SUCCESS`, async (send) => {
         await write(send, 1);
@@ -183,7 +218,8 @@ describe('a handler that catches a deadlock and goes on (Kysely, Drizzle over my
       const run = await orm({ lockTimeoutMs: 10_000 });
       const payment = `PAY_DLD_${name}`;
       const key = `payment:${payment}:SUCCESS`;
-      const write = (send: Send, attempt: number) => send(`INSERT INTO orders (payment_id, attempt) VALUES ('${payment}', ${attempt})`);
+      const write = (send: Send, attempt: number) =>
+        send(`INSERT INTO orders (payment_id, attempt) VALUES ('${payment}', ${attempt})`);
       const now = Date.now();
       let duplicate: Promise<LedgerRun<void>> | undefined;
       let met: unknown;
@@ -212,7 +248,11 @@ describe('a handler that catches a lock wait timeout and goes on (mysql2, MariaD
     await holder.query('SELECT id FROM stock WHERE id = 1 FOR UPDATE');
     return holder;
   }
-  const waitForStock = (tx: Tx) => tx.query('SELECT id FROM stock WHERE id = 1 FOR UPDATE').then(() => undefined, (error: unknown) => error);
+  const waitForStock = (tx: Tx) =>
+    tx.query('SELECT id FROM stock WHERE id = 1 FOR UPDATE').then(
+      () => undefined,
+      (error: unknown) => error,
+    );
 
   it("commits once on a server that rolls back only the statement (the default): its retried statement is in the claim's transaction", async () => {
     const ledger = await newLedger(fromMysql2(db.pool), { lockTimeoutMs: 1000 });
@@ -284,16 +324,23 @@ describe("the handler's tx once its run ended (mysql2, MariaDB)", () => {
       OPTIONS,
     );
     expect(failed.outcome).toBe('failed');
-    await expect(kept?.query('INSERT INTO orders (payment_id, attempt) VALUES (?, 1)', ['PAY_LATE'])).rejects.toThrow(/after its run had ended/);
+    await expect(kept?.query('INSERT INTO orders (payment_id, attempt) VALUES (?, 1)', ['PAY_LATE'])).rejects.toThrow(
+      /after its run had ended/,
+    );
 
-    const retried = await ledger.run('payment:PAY_LATE:SUCCESS', async (tx) => void (await tx.query('INSERT INTO orders (payment_id, attempt) VALUES (?, 2)', ['PAY_LATE'])), OPTIONS);
+    const retried = await ledger.run(
+      'payment:PAY_LATE:SUCCESS',
+      async (tx) => void (await tx.query('INSERT INTO orders (payment_id, attempt) VALUES (?, 2)', ['PAY_LATE'])),
+      OPTIONS,
+    );
     expect(retried.outcome).toBe('processed');
     expect(await orders(admin, 'PAY_LATE')).toBe(1);
   });
 
   it('refuses it on Drizzle over mysql2 too: the retry fulfils the payment once', async () => {
     const ledger = await newLedger(fromDrizzle(drizzle(db.pool)));
-    const write = (tx: { execute(query: ReturnType<typeof sql>): Promise<unknown> }, attempt: number) => tx.execute(sql`INSERT INTO orders (payment_id, attempt) VALUES (${'PAY_LATE_DZ'}, ${attempt})`);
+    const write = (tx: { execute(query: ReturnType<typeof sql>): Promise<unknown> }, attempt: number) =>
+      tx.execute(sql`INSERT INTO orders (payment_id, attempt) VALUES (${'PAY_LATE_DZ'}, ${attempt})`);
     let kept: Parameters<Parameters<typeof ledger.run>[1]>[0] | undefined;
     const failed = await ledger.run(
       'payment:PAY_LATE_DZ:SUCCESS',
@@ -305,7 +352,9 @@ describe("the handler's tx once its run ended (mysql2, MariaDB)", () => {
     );
     expect(failed.outcome).toBe('failed');
     // Drizzle wraps the driver's error ("Failed query: …") with it as the cause.
-    await expect(kept && write(kept, 1)).rejects.toMatchObject({ cause: { message: expect.stringMatching(/after its run had ended/) } });
+    await expect(kept && write(kept, 1)).rejects.toMatchObject({
+      cause: { message: expect.stringMatching(/after its run had ended/) },
+    });
 
     const retried = await ledger.run('payment:PAY_LATE_DZ:SUCCESS', async (tx) => void (await write(tx, 2)), OPTIONS);
     expect(retried.outcome).toBe('processed');
@@ -324,7 +373,7 @@ describe("the handler's tx once its run ended (mysql2, MariaDB)", () => {
           tx.release();
           waiting = single.getConnection();
           // A free connection is handed out on the next tick; a statement takes a round trip.
-          return Promise.race([waiting.then(() => 'handed out'), tx.query('SELECT 1').then(() => 'still the run\'s')]);
+          return Promise.race([waiting.then(() => 'handed out'), tx.query('SELECT 1').then(() => "still the run's")]);
         },
         OPTIONS,
       );
@@ -340,7 +389,12 @@ describe("the handler's tx once its run ended (mysql2, MariaDB)", () => {
 describe("every MySQL adapter runs the ledger's transaction READ COMMITTED (the claims need it: dialects/mysql/session.ts)", () => {
   // Read as the transaction behaves: a second read sees a row another connection committed after
   // the first one (READ COMMITTED), where REPEATABLE READ keeps the first read's snapshot.
-  const count = (answer: unknown) => Number(/"n":"?(\d+)/.exec(JSON.stringify(answer, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value)))?.[1]);
+  const count = (answer: unknown) =>
+    Number(
+      /"n":"?(\d+)/.exec(
+        JSON.stringify(answer, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value)),
+      )?.[1],
+    );
   const runs: Record<string, () => Promise<Run>> = {
     mysql2: async () => {
       const ledger = await newLedger(fromMysql2(db.pool));
@@ -353,7 +407,9 @@ describe("every MySQL adapter runs the ledger's transaction READ COMMITTED (the 
     it(`${name}: a read in the handler sees what another connection committed after its first read`, async () => {
       await db.pool.query('CREATE TABLE IF NOT EXISTS isolation_seen (id INT PRIMARY KEY) ENGINE=InnoDB');
       const seen: number[] = [];
-      const outcome = await (await run())(`isolation:${name}`, async (send) => {
+      const outcome = await (
+        await run()
+      )(`isolation:${name}`, async (send) => {
         seen.push(count(await send('SELECT count(*) AS n FROM isolation_seen')));
         await db.pool.query('INSERT INTO isolation_seen (id) VALUES (?)', [++committed]);
         seen.push(count(await send('SELECT count(*) AS n FROM isolation_seen')));

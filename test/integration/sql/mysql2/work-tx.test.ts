@@ -23,40 +23,64 @@ const db = mariadbForFile({ args: ['--innodb-rollback-on-timeout=ON'], connectio
   await pool.query('INSERT INTO orders (id) VALUES (1), (2), (3), (4), (5), (6), (7), (8), (9)');
 });
 
-const fulfilled = async (id: number) => Number((await db.pool.query<mysql.RowDataPacket[]>('SELECT fulfilled FROM orders WHERE id = ?', [id]))[0][0]?.fulfilled);
+const fulfilled = async (id: number) =>
+  Number(
+    (await db.pool.query<mysql.RowDataPacket[]>('SELECT fulfilled FROM orders WHERE id = ?', [id]))[0][0]?.fulfilled,
+  );
 const options = { raiseMark: false, completedTtlMs: 60_000 } as const;
 
-describe('the work\'s tx on MariaDB', () => {
+describe("the work's tx on MariaDB", () => {
   it('plain writes through tx commit with the claim, and COMMIT carries no check: nothing but them was sent since the claim', async () => {
     sent.length = 0;
-    const run = await ledger.run('work-tx:plain', async (tx) => {
-      await tx.query('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?', [1]);
-      await tx.execute('SELECT fulfilled FROM orders WHERE id = ?', [1]);
-    }, options);
+    const run = await ledger.run(
+      'work-tx:plain',
+      async (tx) => {
+        await tx.query('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?', [1]);
+        await tx.execute('SELECT fulfilled FROM orders WHERE id = ?', [1]);
+      },
+      options,
+    );
     expect(run.outcome).toBe('processed');
     expect(await fulfilled(1)).toBe(1);
-    expect(sent.find((text) => text.startsWith('SET SESSION autocommit = '))).toMatch(/^SET SESSION autocommit = 'ON', /);
+    expect(sent.find((text) => text.startsWith('SET SESSION autocommit = '))).toMatch(
+      /^SET SESSION autocommit = 'ON', /,
+    );
     expect((await ledger.run('work-tx:plain', () => undefined, options)).outcome).toBe('duplicate');
   });
 
   it('a plain write built with tx.escape and tx.format is still plain: COMMIT carries no check', async () => {
     sent.length = 0;
-    const run = await ledger.run('work-tx:escaped', async (tx) => {
-      await tx.query(tx.format('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?', [6]) + ` AND ${tx.escapeId('id')} = ${tx.escape(6)}`);
-    }, options);
+    const run = await ledger.run(
+      'work-tx:escaped',
+      async (tx) => {
+        await tx.query(
+          tx.format('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?', [6]) +
+            ` AND ${tx.escapeId('id')} = ${tx.escape(6)}`,
+        );
+      },
+      options,
+    );
     expect(run.outcome).toBe('processed');
     expect(await fulfilled(6)).toBe(1);
-    expect(sent.find((text) => text.startsWith('SET SESSION autocommit = '))).toMatch(/^SET SESSION autocommit = 'ON', /);
+    expect(sent.find((text) => text.startsWith('SET SESSION autocommit = '))).toMatch(
+      /^SET SESSION autocommit = 'ON', /,
+    );
   });
 
   it('a statement the work sent but did not wait for runs inside the transaction, and COMMIT checks the claim after it (it could have failed and rolled it back)', async () => {
     sent.length = 0;
-    const run = await ledger.run('work-tx:unawaited', (tx) => {
-      void tx.execute('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?', [1]);
-    }, options);
+    const run = await ledger.run(
+      'work-tx:unawaited',
+      (tx) => {
+        void tx.execute('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?', [1]);
+      },
+      options,
+    );
     expect(run.outcome).toBe('processed');
     expect(await fulfilled(1)).toBe(2);
-    expect(sent.find((text) => text.startsWith('SET SESSION autocommit = '))).toMatch(/^SET SESSION autocommit = IF\(EXISTS\(/);
+    expect(sent.find((text) => text.startsWith('SET SESSION autocommit = '))).toMatch(
+      /^SET SESSION autocommit = IF\(EXISTS\(/,
+    );
   });
 
   it('a lock wait timeout that rolled the whole transaction back, swallowed by the work that then writes again, is not acknowledged; the retry fulfils once', async () => {
@@ -65,31 +89,45 @@ describe('the work\'s tx on MariaDB', () => {
     await blocker.query('SELECT * FROM orders WHERE id = 2 FOR UPDATE');
     sent.length = 0;
     try {
-      const run = await ledger.run('work-tx:swallowed', async (tx) => {
-        // Waits for the blocker's row lock, times out (1 s), and the server rolls back the claim too.
-        await tx.query('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?', [2]).catch(() => undefined);
-        // A new transaction starts here (autocommit is off); without the check, COMMIT would keep it.
-        await tx.query('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?', [3]);
-      }, options);
+      const run = await ledger.run(
+        'work-tx:swallowed',
+        async (tx) => {
+          // Waits for the blocker's row lock, times out (1 s), and the server rolls back the claim too.
+          await tx.query('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?', [2]).catch(() => undefined);
+          // A new transaction starts here (autocommit is off); without the check, COMMIT would keep it.
+          await tx.query('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?', [3]);
+        },
+        options,
+      );
       expect(run.outcome).toBe('failed');
-      expect(sent.find((text) => text.startsWith('SET SESSION autocommit = '))).toMatch(/^SET SESSION autocommit = IF\(EXISTS\(/);
+      expect(sent.find((text) => text.startsWith('SET SESSION autocommit = '))).toMatch(
+        /^SET SESSION autocommit = IF\(EXISTS\(/,
+      );
     } finally {
       await blocker.query('ROLLBACK');
       blocker.release();
     }
     expect(await fulfilled(3)).toBe(0);
-    const retry = await ledger.run('work-tx:swallowed', async (tx) => {
-      await tx.query('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?', [3]);
-    }, options);
+    const retry = await ledger.run(
+      'work-tx:swallowed',
+      async (tx) => {
+        await tx.query('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?', [3]);
+      },
+      options,
+    );
     expect(retry.outcome).toBe('processed');
     expect(await fulfilled(3)).toBe(1);
   });
 
   it('a statement sent through tx after its run ended is refused and never sent', async () => {
     let keep: mysql.PoolConnection | undefined;
-    const run = await ledger.run('work-tx:late', (tx) => {
-      keep = tx;
-    }, options);
+    const run = await ledger.run(
+      'work-tx:late',
+      (tx) => {
+        keep = tx;
+      },
+      options,
+    );
     expect(run.outcome).toBe('processed');
     sent.length = 0;
     const late = keep?.query('UPDATE orders SET fulfilled = fulfilled + 100 WHERE id = ?', [1]);
@@ -99,27 +137,33 @@ describe('the work\'s tx on MariaDB', () => {
   });
 });
 
-describe('the work\'s tx on MariaDB: the callback connection underneath, read without `tx.connection`', () => {
-  it('read through its property descriptor (as code copying tx\'s properties does), what is sent on it makes COMMIT check the claim: the callback is not acknowledged, and its retry fulfils once', async () => {
+describe("the work's tx on MariaDB: the callback connection underneath, read without `tx.connection`", () => {
+  it("read through its property descriptor (as code copying tx's properties does), what is sent on it makes COMMIT check the claim: the callback is not acknowledged, and its retry fulfils once", async () => {
     const fulfil = async (tx: mysql.PoolConnection) => {
       const core: unknown = Object.getOwnPropertyDescriptor(tx, 'connection')?.value;
       const query: unknown = typeof core === 'object' && core !== null ? Reflect.get(core, 'query') : undefined;
       if (typeof query !== 'function') throw new Error('tx has no callback connection');
-      await new Promise((resolve, reject) => Reflect.apply(query, core, ['ROLLBACK', (error: Error | null) => (error ? reject(error) : resolve(undefined))]));
+      await new Promise((resolve, reject) =>
+        Reflect.apply(query, core, ['ROLLBACK', (error: Error | null) => (error ? reject(error) : resolve(undefined))]),
+      );
       await tx.query('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?', [8]);
     };
     const first = await ledger.run('work-tx:descriptor', fulfil, options);
     expect(first.outcome).toBe('failed');
     expect(await fulfilled(8)).toBe(0);
-    const retry = await ledger.run('work-tx:descriptor', async (tx) => {
-      await tx.query('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?', [8]);
-    }, options);
+    const retry = await ledger.run(
+      'work-tx:descriptor',
+      async (tx) => {
+        await tx.query('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?', [8]);
+      },
+      options,
+    );
     expect(retry.outcome).toBe('processed');
     expect(await fulfilled(8)).toBe(1);
   });
 });
 
-describe('the work\'s tx on MariaDB: a pool with multipleStatements', () => {
+describe("the work's tx on MariaDB: a pool with multipleStatements", () => {
   it('a plain statement whose value is raw SQL (mysql.raw) ending the transaction is not taken for plain: the callback is not acknowledged, and its retry fulfils once', async () => {
     const multi = mysql.createPool({ ...db.server.options, connectionLimit: 1, multipleStatements: true });
     try {
@@ -132,9 +176,13 @@ describe('the work\'s tx on MariaDB: a pool with multipleStatements', () => {
       const first = await multiLedger.run('work-tx:raw', fulfil, options);
       expect(first.outcome).toBe('failed');
       expect(await fulfilled(7)).toBe(0);
-      const retry = await multiLedger.run('work-tx:raw', async (tx) => {
-        await tx.query('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?', [7]);
-      }, options);
+      const retry = await multiLedger.run(
+        'work-tx:raw',
+        async (tx) => {
+          await tx.query('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?', [7]);
+        },
+        options,
+      );
       expect(retry.outcome).toBe('processed');
       expect(await fulfilled(7)).toBe(1);
     } finally {
@@ -143,12 +191,16 @@ describe('the work\'s tx on MariaDB: a pool with multipleStatements', () => {
   });
 });
 
-describe('the work\'s tx on MariaDB: after its run', () => {
+describe("the work's tx on MariaDB: after its run", () => {
   it('the callback connection under tx (`tx.connection`, where mysql2 and libraries over it send) is refused after the run: nothing is sent', async () => {
     let keep: mysql.PoolConnection | undefined;
-    const run = await ledger.run('work-tx:late-core', (tx) => {
-      keep = tx;
-    }, options);
+    const run = await ledger.run(
+      'work-tx:late-core',
+      (tx) => {
+        keep = tx;
+      },
+      options,
+    );
     expect(run.outcome).toBe('processed');
     const before = await fulfilled(1);
     sent.length = 0;
@@ -157,32 +209,46 @@ describe('the work\'s tx on MariaDB: after its run', () => {
       const core: object | undefined = keep?.connection;
       const query: unknown = core && Reflect.get(core, 'query');
       if (typeof query !== 'function') throw new Error('tx has no callback connection');
-      Reflect.apply(query, core, ['UPDATE orders SET fulfilled = fulfilled + 100 WHERE id = ?', [1], (error: Error | null, result: unknown) => (error ? reject(error) : resolve(result))]);
+      Reflect.apply(query, core, [
+        'UPDATE orders SET fulfilled = fulfilled + 100 WHERE id = ?',
+        [1],
+        (error: Error | null, result: unknown) => (error ? reject(error) : resolve(result)),
+      ]);
     });
     await expect(late).rejects.toThrow(/after its run had ended/);
     expect(sent).toEqual([]);
     expect(await fulfilled(1)).toBe(before);
   });
 
-  it('what tx\'s EventEmitter methods answer (the connection, for chaining) is tx, refused after the run as tx is: nothing is sent', async () => {
+  it("what tx's EventEmitter methods answer (the connection, for chaining) is tx, refused after the run as tx is: nothing is sent", async () => {
     let keep: mysql.PoolConnection | undefined;
-    const run = await ledger.run('work-tx:late-chained', (tx) => {
-      keep = tx.on('error', () => undefined);
-    }, options);
+    const run = await ledger.run(
+      'work-tx:late-chained',
+      (tx) => {
+        keep = tx.on('error', () => undefined);
+      },
+      options,
+    );
     expect(run.outcome).toBe('processed');
     const before = await fulfilled(1);
     sent.length = 0;
-    await expect(keep?.query('UPDATE orders SET fulfilled = fulfilled + 100 WHERE id = ?', [1])).rejects.toThrow(/after its run had ended/);
+    await expect(keep?.query('UPDATE orders SET fulfilled = fulfilled + 100 WHERE id = ?', [1])).rejects.toThrow(
+      /after its run had ended/,
+    );
     expect(sent).toEqual([]);
     expect(await fulfilled(1)).toBe(before);
   });
 
   it('a statement prepared through tx (kept to reuse in later callbacks) is refused after the run: nothing is sent on the connection back in the pool', async () => {
     let kept: mysql.PreparedStatementInfo | undefined;
-    const run = await ledger.run('work-tx:late-prepared', async (tx) => {
-      kept = await tx.prepare('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?');
-      await kept.execute([9]);
-    }, options);
+    const run = await ledger.run(
+      'work-tx:late-prepared',
+      async (tx) => {
+        kept = await tx.prepare('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?');
+        await kept.execute([9]);
+      },
+      options,
+    );
     expect(run.outcome).toBe('processed');
     expect(await fulfilled(9)).toBe(1);
     sent.length = 0;
@@ -193,59 +259,79 @@ describe('the work\'s tx on MariaDB: after its run', () => {
 
   it('what sends nothing still works after the run (escape, format, threadId)', async () => {
     let keep: mysql.PoolConnection | undefined;
-    await ledger.run('work-tx:late-escape', (tx) => {
-      keep = tx;
-    }, options);
-    expect([keep?.escape("it's"), keep?.escapeId('a'), keep?.format('SELECT ?', [1]), typeof keep?.threadId]).toEqual(["'it\\'s'", '`a`', 'SELECT 1', 'number']);
+    await ledger.run(
+      'work-tx:late-escape',
+      (tx) => {
+        keep = tx;
+      },
+      options,
+    );
+    expect([keep?.escape("it's"), keep?.escapeId('a'), keep?.format('SELECT ?', [1]), typeof keep?.threadId]).toEqual([
+      "'it\\'s'",
+      '`a`',
+      'SELECT 1',
+      'number',
+    ]);
   });
 });
 
-describe('the work\'s tx on MariaDB: giving the connection back', () => {
+describe("the work's tx on MariaDB: giving the connection back", () => {
   // mysql2's other ways to give a pooled connection back: `end()` (deprecated, it releases) and
   // `[Symbol.asyncDispose]` (what `await using` calls). Mid-run, either puts the connection back
   // in the pool inside the run's open transaction.
   it.each([
     ['end()', (tx: mysql.PoolConnection) => tx.end()],
     ['[Symbol.asyncDispose]() (await using)', (tx: mysql.PoolConnection) => tx[Symbol.asyncDispose]()],
-  ])('tx.%s in the work does not let another run check the connection out inside this run\'s transaction', async (_, giveBack) => {
-    const solo = mysql.createPool({ ...db.server.options, connectionLimit: 1 });
-    // mysql2 warns when end() reaches a pooled connection (it releases it): it must not.
-    const warned = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-    try {
-      const soloLedger = await newLedger(fromMysql2(solo), { lockTimeoutMs: 1000 });
-      let aSettled = (): void => undefined;
-      const aDone = new Promise<void>((resolve) => (aSettled = resolve));
-      let bStarted = (): void => undefined;
-      const bRunning = new Promise<void>((resolve) => (bStarted = resolve));
-      let b: Promise<unknown> | undefined;
-      const a = await soloLedger.run('give-back:a', async (tx) => {
-        await giveBack(tx);
-        // Another callback arrives: its run waits for the pool's one connection (`enqueue`), or
-        // gets this run's connection while its transaction is open.
-        const queued = new Promise((resolve) => solo.once('enqueue', resolve));
-        b = soloLedger.run('give-back:b', async (txB) => {
-          bStarted();
-          await txB.query('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?', [5]);
-          await aDone;
-          throw new Error('B fails after its write');
-        }, options);
-        await Promise.race([bRunning, queued]);
-        await tx.query('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?', [4]);
-      }, options);
-      aSettled();
-      expect(a.outcome).toBe('processed');
-      expect(await fulfilled(4)).toBe(1);
-      expect(await b).toMatchObject({ outcome: 'failed' });
-      // B failed: none of its writes is kept, and its redelivery runs it again.
-      expect(await fulfilled(5)).toBe(0);
-      expect((await soloLedger.run('give-back:b', () => undefined, options)).outcome).toBe('processed');
-      // The pool's connection is back with its own settings: a plain write commits on its own.
-      expect((await solo.query<mysql.RowDataPacket[]>('SELECT @@autocommit AS ac'))[0][0]?.ac).toBe(1);
-      expect(warned).not.toHaveBeenCalled();
-    } finally {
-      warned.mockRestore();
-      await solo.end();
-      await db.pool.query('UPDATE orders SET fulfilled = 0 WHERE id IN (4, 5)');
-    }
-  });
+  ])(
+    "tx.%s in the work does not let another run check the connection out inside this run's transaction",
+    async (_, giveBack) => {
+      const solo = mysql.createPool({ ...db.server.options, connectionLimit: 1 });
+      // mysql2 warns when end() reaches a pooled connection (it releases it): it must not.
+      const warned = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+      try {
+        const soloLedger = await newLedger(fromMysql2(solo), { lockTimeoutMs: 1000 });
+        let aSettled = (): void => undefined;
+        const aDone = new Promise<void>((resolve) => (aSettled = resolve));
+        let bStarted = (): void => undefined;
+        const bRunning = new Promise<void>((resolve) => (bStarted = resolve));
+        let b: Promise<unknown> | undefined;
+        const a = await soloLedger.run(
+          'give-back:a',
+          async (tx) => {
+            await giveBack(tx);
+            // Another callback arrives: its run waits for the pool's one connection (`enqueue`), or
+            // gets this run's connection while its transaction is open.
+            const queued = new Promise((resolve) => solo.once('enqueue', resolve));
+            b = soloLedger.run(
+              'give-back:b',
+              async (txB) => {
+                bStarted();
+                await txB.query('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?', [5]);
+                await aDone;
+                throw new Error('B fails after its write');
+              },
+              options,
+            );
+            await Promise.race([bRunning, queued]);
+            await tx.query('UPDATE orders SET fulfilled = fulfilled + 1 WHERE id = ?', [4]);
+          },
+          options,
+        );
+        aSettled();
+        expect(a.outcome).toBe('processed');
+        expect(await fulfilled(4)).toBe(1);
+        expect(await b).toMatchObject({ outcome: 'failed' });
+        // B failed: none of its writes is kept, and its redelivery runs it again.
+        expect(await fulfilled(5)).toBe(0);
+        expect((await soloLedger.run('give-back:b', () => undefined, options)).outcome).toBe('processed');
+        // The pool's connection is back with its own settings: a plain write commits on its own.
+        expect((await solo.query<mysql.RowDataPacket[]>('SELECT @@autocommit AS ac'))[0][0]?.ac).toBe(1);
+        expect(warned).not.toHaveBeenCalled();
+      } finally {
+        warned.mockRestore();
+        await solo.end();
+        await db.pool.query('UPDATE orders SET fulfilled = 0 WHERE id IN (4, 5)');
+      }
+    },
+  );
 });

@@ -13,18 +13,30 @@ const tell = (message: string) => process.send?.(message);
 
 function client(): SqlClient<unknown> {
   if (DB === 'postgres') return fromPg(new pg.Pool({ connectionString: DB_URL, max: 2 }));
-  if (DB === 'mysql') return fromMysql2(mysql.createPool({ ...(JSON.parse(DB_URL) as mysql.PoolOptions), connectionLimit: 2 }));
+  if (DB === 'mysql')
+    return fromMysql2(mysql.createPool({ ...(JSON.parse(DB_URL) as mysql.PoolOptions), connectionLimit: 2 }));
   return fromSqlite(DB_URL);
 }
 
 const payouts = new SqlPayouts(client(), { table: TABLE, onRefused: () => undefined, onSettled: () => undefined });
 if (MODE === 'stage') {
   await payouts.transaction(({ tx }) =>
-    payouts.stage(tx, { amount: '250.00', reference_id: REFERENCE, bank_code: 'PBBEMYKL', account_number: '5140123456789', account_name: 'Tan Wei Ming' }),
+    payouts.stage(tx, {
+      amount: '250.00',
+      reference_id: REFERENCE,
+      bank_code: 'PBBEMYKL',
+      account_number: '5140123456789',
+      account_name: 'Tan Wei Ming',
+    }),
   );
   tell('committed');
 } else {
-  const gateway = new MyrGateway({ baseUrl: BASE_URL, merchantId: MERCHANT_ID, apiKey: API_KEY, allowInsecureLoopback: true });
+  const gateway = new MyrGateway({
+    baseUrl: BASE_URL,
+    merchantId: MERCHANT_ID,
+    apiKey: API_KEY,
+    allowInsecureLoopback: true,
+  });
   tell('draining');
   await payouts.worker(gateway, { leaseMs: Number(LEASE_MS) }).drain();
   tell('drained');

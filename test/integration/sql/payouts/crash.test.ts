@@ -60,21 +60,42 @@ const DBS: Db[] = [
 
 /** Starts sql/payouts/child.ts; resolves with it once it said `until`. */
 function child(env: Record<string, string>, until: string): Promise<ChildProcess> {
-  const process_ = fork(CHILD, [], { execArgv: ['--import', import.meta.resolve('tsx')], env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const process_ = fork(CHILD, [], {
+    execArgv: ['--import', import.meta.resolve('tsx')],
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   return new Promise((resolve, reject) => {
     process_.on('message', (message) => message === until && resolve(process_));
-    process_.on('exit', (code) => reject(new Error(`sql/payouts/child.ts exited (${String(code)}) before it said ${until}`)));
+    process_.on('exit', (code) =>
+      reject(new Error(`sql/payouts/child.ts exited (${String(code)}) before it said ${until}`)),
+    );
   });
 }
-const killed = (process_: ChildProcess) => new Promise<void>((resolve) => (process_.once('exit', () => resolve()), process_.kill('SIGKILL')));
+const killed = (process_: ChildProcess) =>
+  new Promise<void>((resolve) => (process_.once('exit', () => resolve()), process_.kill('SIGKILL')));
 
 describe.each(DBS)('a merchant process killed with SIGKILL, on $name', (db) => {
   async function setup() {
     const table = `payouts_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
     const payouts = new SqlPayouts(db.client(), { table, onRefused: () => undefined, onSettled: () => undefined });
     await payouts.ensureSchema();
-    const env = { DB: db.kind, DB_URL: db.url(), TABLE: table, BASE_URL: server.baseUrl, MERCHANT_ID: mock.merchant.merchantId, API_KEY: mock.merchant.apiKey, LEASE_MS: String(LEASE_MS) };
-    const gateway = new MyrGateway({ baseUrl: server.baseUrl, ...mock.merchant, allowInsecureLoopback: true, tokenStore: new MemoryTokenStore(), rateLimiter: new MemoryRateLimiter() });
+    const env = {
+      DB: db.kind,
+      DB_URL: db.url(),
+      TABLE: table,
+      BASE_URL: server.baseUrl,
+      MERCHANT_ID: mock.merchant.merchantId,
+      API_KEY: mock.merchant.apiKey,
+      LEASE_MS: String(LEASE_MS),
+    };
+    const gateway = new MyrGateway({
+      baseUrl: server.baseUrl,
+      ...mock.merchant,
+      allowInsecureLoopback: true,
+      tokenStore: new MemoryTokenStore(),
+      rateLimiter: new MemoryRateLimiter(),
+    });
     const reference = `PAYOUT${randomUUID().replaceAll('-', '').slice(0, 16)}`;
     return { payouts, env, gateway, reference };
   }
@@ -94,7 +115,15 @@ describe.each(DBS)('a merchant process killed with SIGKILL, on $name', (db) => {
   it('after the worker committed its claim, before any request left: taken over after the lease, created once', async () => {
     mock.reset();
     const { payouts, env, gateway, reference } = await setup();
-    await payouts.transaction(({ tx }) => payouts.stage(tx, { amount: '250.00', reference_id: reference, bank_code: 'PBBEMYKL', account_number: '5140123456789', account_name: 'Tan Wei Ming' }));
+    await payouts.transaction(({ tx }) =>
+      payouts.stage(tx, {
+        amount: '250.00',
+        reference_id: reference,
+        bank_code: 'PBBEMYKL',
+        account_number: '5140123456789',
+        account_name: 'Tan Wei Ming',
+      }),
+    );
     // The child's token request is held: its claim is committed, its withdrawal not yet sent.
     mock.fault({ endpoint: 'auth', response: { type: 'delay', ms: 5000 } });
     const worker = await child({ ...env, MODE: 'drain' }, 'draining');
@@ -105,14 +134,26 @@ describe.each(DBS)('a merchant process killed with SIGKILL, on $name', (db) => {
     expect(await payouts.worker(gateway).drain()).toMatchObject({ sent: 0 });
     await sleep(LEASE_MS);
     expect(await payouts.worker(gateway).drain()).toMatchObject({ sent: 1 });
-    expect(await payouts.get(reference)).toMatchObject({ state: 'sent', attempts: 2, paymentId: mock.getWithdrawal(reference)?.payment_id });
+    expect(await payouts.get(reference)).toMatchObject({
+      state: 'sent',
+      attempts: 2,
+      paymentId: mock.getWithdrawal(reference)?.payment_id,
+    });
     expect(mock.count('withdraw')).toBe(1);
   }, 30_000);
 
   it('with its request in flight (the service holds the answer 3 s): one withdrawal, whichever request the service took', async () => {
     mock.reset();
     const { payouts, env, gateway, reference } = await setup();
-    await payouts.transaction(({ tx }) => payouts.stage(tx, { amount: '250.00', reference_id: reference, bank_code: 'PBBEMYKL', account_number: '5140123456789', account_name: 'Tan Wei Ming' }));
+    await payouts.transaction(({ tx }) =>
+      payouts.stage(tx, {
+        amount: '250.00',
+        reference_id: reference,
+        bank_code: 'PBBEMYKL',
+        account_number: '5140123456789',
+        account_name: 'Tan Wei Ming',
+      }),
+    );
     mock.fault({ endpoint: 'withdraw', response: { type: 'delay', ms: 3000 } });
     const worker = await child({ ...env, MODE: 'drain' }, 'draining');
     while (mock.count('auth') < 1) await sleep(20);
@@ -129,7 +170,15 @@ describe.each(DBS)('a merchant process killed with SIGKILL, on $name', (db) => {
   it('after the service processed its request, before its answer was written (the answer held 3 s): the resend meets DUPLICATE_REFERENCE, sent, one withdrawal', async () => {
     mock.reset();
     const { payouts, env, gateway, reference } = await setup();
-    await payouts.transaction(({ tx }) => payouts.stage(tx, { amount: '250.00', reference_id: reference, bank_code: 'PBBEMYKL', account_number: '5140123456789', account_name: 'Tan Wei Ming' }));
+    await payouts.transaction(({ tx }) =>
+      payouts.stage(tx, {
+        amount: '250.00',
+        reference_id: reference,
+        bank_code: 'PBBEMYKL',
+        account_number: '5140123456789',
+        account_name: 'Tan Wei Ming',
+      }),
+    );
     mock.fault({ endpoint: 'withdraw', when: 'after', response: { type: 'delay', ms: 3000 } });
     const worker = await child({ ...env, MODE: 'drain' }, 'draining');
     while (mock.getWithdrawal(reference) === undefined) await sleep(20);
@@ -138,7 +187,10 @@ describe.each(DBS)('a merchant process killed with SIGKILL, on $name', (db) => {
     await sleep(LEASE_MS);
     expect(await payouts.worker(gateway).drain()).toMatchObject({ sent: 1 });
     expect(await payouts.get(reference)).toMatchObject({ state: 'sent', attempts: 2 });
-    expect(mock.requests.filter((r) => r.endpoint === 'withdraw').map((r) => r.status)).toEqual([expect.any(Number), 409]);
+    expect(mock.requests.filter((r) => r.endpoint === 'withdraw').map((r) => r.status)).toEqual([
+      expect.any(Number),
+      409,
+    ]);
     expect(mock.count('withdraw')).toBe(2);
   }, 30_000);
 });

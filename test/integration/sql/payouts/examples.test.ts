@@ -29,7 +29,10 @@ let mysqlPool: mysql.Pool;
 let dir: string;
 let sqlite: DatabaseSync;
 
-const TABLES = ['CREATE TABLE wallets (seller VARCHAR(40) PRIMARY KEY, balance DECIMAL(12, 2) NOT NULL)', 'CREATE TABLE seller_payouts (reference_id VARCHAR(100) PRIMARY KEY, seller VARCHAR(40) NOT NULL, amount DECIMAL(12, 2) NOT NULL, status VARCHAR(16) NOT NULL)'];
+const TABLES = [
+  'CREATE TABLE wallets (seller VARCHAR(40) PRIMARY KEY, balance DECIMAL(12, 2) NOT NULL)',
+  'CREATE TABLE seller_payouts (reference_id VARCHAR(100) PRIMARY KEY, seller VARCHAR(40) NOT NULL, amount DECIMAL(12, 2) NOT NULL, status VARCHAR(16) NOT NULL)',
+];
 
 beforeAll(async () => {
   mock.listen();
@@ -58,18 +61,43 @@ afterAll(async () => {
 interface Shop {
   readonly name: string;
   /** What every example builds: the payout, the receiver, the worker, the outbox. */
-  readonly example: () => Promise<{ payOut: (request: pgExample.PayoutRequest) => Promise<void>; handler: WebhookHandler; worker: { drain(): Promise<PayoutDrainReport> }; payouts: { get(referenceId: string): Promise<unknown> } }>;
+  readonly example: () => Promise<{
+    payOut: (request: pgExample.PayoutRequest) => Promise<void>;
+    handler: WebhookHandler;
+    worker: { drain(): Promise<PayoutDrainReport> };
+    payouts: { get(referenceId: string): Promise<unknown> };
+  }>;
   readonly query: (sql: string, params: unknown[]) => Promise<Record<string, unknown>[]>;
 }
-const gateway = () => new MyrGateway({ baseUrl: mock.baseUrl, ...mock.merchant, tokenStore: new MemoryTokenStore(), rateLimiter: new MemoryRateLimiter() });
+const gateway = () =>
+  new MyrGateway({
+    baseUrl: mock.baseUrl,
+    ...mock.merchant,
+    tokenStore: new MemoryTokenStore(),
+    rateLimiter: new MemoryRateLimiter(),
+  });
 const SHOPS: Shop[] = [
-  { name: 'examples/payouts-pg.ts', example: () => pgExample.createPayouts(pgPool, gateway(), mock.merchant.apiKey), query: async (sql, params) => (await pgPool.query(sql.replace(/\?/g, (_, i: number) => `$${sql.slice(0, i).split('?').length}`), params)).rows },
+  {
+    name: 'examples/payouts-pg.ts',
+    example: () => pgExample.createPayouts(pgPool, gateway(), mock.merchant.apiKey),
+    query: async (sql, params) =>
+      (
+        await pgPool.query(
+          sql.replace(/\?/g, (_, i: number) => `$${sql.slice(0, i).split('?').length}`),
+          params,
+        )
+      ).rows,
+  },
   {
     name: 'examples/payouts-mysql2.ts',
     example: () => mysqlExample.createPayouts(mysqlPool, gateway(), mock.merchant.apiKey),
     query: async (sql, params) => (await mysqlPool.query<RowDataPacket[]>(sql, params))[0],
   },
-  { name: 'examples/payouts-sqlite.ts', example: () => sqliteExample.createPayouts(join(dir, 'shop.db'), gateway(), mock.merchant.apiKey), query: async (sql, params) => sqlite.prepare(sql).all(...(params as string[])) },
+  {
+    name: 'examples/payouts-sqlite.ts',
+    example: () => sqliteExample.createPayouts(join(dir, 'shop.db'), gateway(), mock.merchant.apiKey),
+    query: async (sql, params) => sqlite.prepare(sql).all(...(params as string[])),
+  },
 ];
 
 let n = 0;
@@ -78,13 +106,28 @@ describe.each(SHOPS)('$name', (shop) => {
     const name = `seller${++n}`;
     if (shop.name.includes('sqlite')) sqlite.prepare('INSERT INTO wallets VALUES (?, ?)').run(name, balance);
     else await shop.query('INSERT INTO wallets (seller, balance) VALUES (?, ?)', [name, balance]);
-    const balanceOf = async () => Number((await shop.query('SELECT balance FROM wallets WHERE seller = ?', [name]))[0]?.balance);
-    const statusOf = async (referenceId: string) => (await shop.query('SELECT status FROM seller_payouts WHERE reference_id = ?', [referenceId]))[0]?.status;
+    const balanceOf = async () =>
+      Number((await shop.query('SELECT balance FROM wallets WHERE seller = ?', [name]))[0]?.balance);
+    const statusOf = async (referenceId: string) =>
+      (await shop.query('SELECT status FROM seller_payouts WHERE reference_id = ?', [referenceId]))[0]?.status;
     return { name, balanceOf, statusOf };
   }
-  const request = (name: string, amount = '250.00') => ({ seller: name, amount, referenceId: `PAYOUT${Date.now()}${++n}`, bankCode: 'PBBEMYKL', accountNumber: '5140123456789', accountName: 'Tan Wei Ming' });
+  const request = (name: string, amount = '250.00') => ({
+    seller: name,
+    amount,
+    referenceId: `PAYOUT${Date.now()}${++n}`,
+    bankCode: 'PBBEMYKL',
+    accountNumber: '5140123456789',
+    accountName: 'Tan Wei Ming',
+  });
   async function callback(handler: WebhookHandler, referenceId: string, status: string) {
-    const { rawBody, headers } = await signCallback(mock.merchant.apiKey, { payment_id: mock.getWithdrawal(referenceId)?.payment_id ?? '', reference_id: referenceId, amount: 250, status, transaction_type: 'WITHDRAWAL' });
+    const { rawBody, headers } = await signCallback(mock.merchant.apiKey, {
+      payment_id: mock.getWithdrawal(referenceId)?.payment_id ?? '',
+      reference_id: referenceId,
+      amount: 250,
+      status,
+      transaction_type: 'WITHDRAWAL',
+    });
     return (await handler.handle({ body: rawBody, headers })).status;
   }
 

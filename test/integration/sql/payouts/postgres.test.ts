@@ -11,12 +11,18 @@ import { fromDrizzle, fromKysely, fromPg, fromPostgresJs } from '../../../../src
 import { postgresForFile } from '../../../helpers/database-for-file.js';
 import { payoutScenarios, THROUGH_TX } from './scenarios.js';
 
-const database = postgresForFile(10, (pool) => pool.query('CREATE TABLE credits (reference_id TEXT NOT NULL, kind TEXT NOT NULL)'));
+const database = postgresForFile(10, (pool) =>
+  pool.query('CREATE TABLE credits (reference_id TEXT NOT NULL, kind TEXT NOT NULL)'),
+);
 
 payoutScenarios('PostgreSQL (node-postgres)', () => ({
   client: () => fromPg(database.pool),
-  credit: async (tx, referenceId, kind) => void (await tx.query('INSERT INTO credits (reference_id, kind) VALUES ($1, $2)', [referenceId, kind])),
-  credits: async (referenceId) => (await database.pool.query<{ kind: string }>('SELECT kind FROM credits WHERE reference_id = $1', [referenceId])).rows.map((row) => row.kind),
+  credit: async (tx, referenceId, kind) =>
+    void (await tx.query('INSERT INTO credits (reference_id, kind) VALUES ($1, $2)', [referenceId, kind])),
+  credits: async (referenceId) =>
+    (
+      await database.pool.query<{ kind: string }>('SELECT kind FROM credits WHERE reference_id = $1', [referenceId])
+    ).rows.map((row) => row.kind),
 }));
 
 let postgresJs: postgres.Sql | undefined;
@@ -27,16 +33,25 @@ afterAll(async () => {
 
 payoutScenarios('PostgreSQL (postgres.js)', () => ({
   client: () => fromPostgresJs(postgresJsOf()),
-  credit: async (tx, referenceId, kind) => void (await tx`INSERT INTO credits (reference_id, kind) VALUES (${referenceId}, ${kind})`),
-  credits: async (referenceId) => (await database.pool.query<{ kind: string }>('SELECT kind FROM credits WHERE reference_id = $1', [referenceId])).rows.map((row) => row.kind),
+  credit: async (tx, referenceId, kind) =>
+    void (await tx`INSERT INTO credits (reference_id, kind) VALUES (${referenceId}, ${kind})`),
+  credits: async (referenceId) =>
+    (
+      await database.pool.query<{ kind: string }>('SELECT kind FROM credits WHERE reference_id = $1', [referenceId])
+    ).rows.map((row) => row.kind),
 }));
 
 payoutScenarios(
   'PostgreSQL (Kysely)',
   () => ({
-    client: () => fromKysely(new Kysely<Record<string, never>>({ dialect: new PostgresDialect({ pool: database.pool }) })),
-    credit: async (tx, referenceId, kind) => void (await kyselySql`INSERT INTO credits (reference_id, kind) VALUES (${referenceId}, ${kind})`.execute(tx)),
-    credits: async (referenceId) => (await database.pool.query<{ kind: string }>('SELECT kind FROM credits WHERE reference_id = $1', [referenceId])).rows.map((row) => row.kind),
+    client: () =>
+      fromKysely(new Kysely<Record<string, never>>({ dialect: new PostgresDialect({ pool: database.pool }) })),
+    credit: async (tx, referenceId, kind) =>
+      void (await kyselySql`INSERT INTO credits (reference_id, kind) VALUES (${referenceId}, ${kind})`.execute(tx)),
+    credits: async (referenceId) =>
+      (
+        await database.pool.query<{ kind: string }>('SELECT kind FROM credits WHERE reference_id = $1', [referenceId])
+      ).rows.map((row) => row.kind),
   }),
   { only: THROUGH_TX },
 );
@@ -45,8 +60,12 @@ payoutScenarios(
   'PostgreSQL (Drizzle over node-postgres)',
   () => ({
     client: () => fromDrizzle(drizzle(database.pool)),
-    credit: async (tx, referenceId, kind) => void (await tx.execute(raw`INSERT INTO credits (reference_id, kind) VALUES (${referenceId}, ${kind})`)),
-    credits: async (referenceId) => (await database.pool.query<{ kind: string }>('SELECT kind FROM credits WHERE reference_id = $1', [referenceId])).rows.map((row) => row.kind),
+    credit: async (tx, referenceId, kind) =>
+      void (await tx.execute(raw`INSERT INTO credits (reference_id, kind) VALUES (${referenceId}, ${kind})`)),
+    credits: async (referenceId) =>
+      (
+        await database.pool.query<{ kind: string }>('SELECT kind FROM credits WHERE reference_id = $1', [referenceId])
+      ).rows.map((row) => row.kind),
   }),
   { only: THROUGH_TX },
 );

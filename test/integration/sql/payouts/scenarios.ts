@@ -5,8 +5,20 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it as vitestIt } from 'vitest';
-import { DuplicateReferenceError, InvalidRequestError, MemoryRateLimiter, MemoryTokenStore, MyrGateway } from '../../../../src/index.js';
-import { SqlLedger, SqlPayouts, type PayoutRefusal, type PayoutSettlement, type SqlClient } from '../../../../src/sql/index.js';
+import {
+  DuplicateReferenceError,
+  InvalidRequestError,
+  MemoryRateLimiter,
+  MemoryTokenStore,
+  MyrGateway,
+} from '../../../../src/index.js';
+import {
+  SqlLedger,
+  SqlPayouts,
+  type PayoutRefusal,
+  type PayoutSettlement,
+  type SqlClient,
+} from '../../../../src/sql/index.js';
 import { createMockGateway, type MockHttpServer } from '../../../../src/testing/index.js';
 import { createWebhookHandler, signCallback } from '../../../../src/webhooks/index.js';
 import { withdrawalParams } from '../../../helpers/client.js';
@@ -25,9 +37,18 @@ const ACCOUNT = '5140123456789';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The scenarios every adapter runs (an ORM over a driver that runs them all: the stage and settle paths through its `tx`). */
-export const THROUGH_TX = ['stages in the merchant transaction and sends once: sent, with the service id; never the account number', 'FAILED by callback, then the same callback again: settled once, one credit', "a payout staged inside a REFUNDED callback's run that then throws: nothing staged, nothing sent", "a payout staged inside a callback's run that commits is sent"];
+export const THROUGH_TX = [
+  'stages in the merchant transaction and sends once: sent, with the service id; never the account number',
+  'FAILED by callback, then the same callback again: settled once, one credit',
+  "a payout staged inside a REFUNDED callback's run that then throws: nothing staged, nothing sent",
+  "a payout staged inside a callback's run that commits is sent",
+];
 
-export function payoutScenarios<Tx>(name: string, db: () => PayoutDb<Tx>, options: { only?: readonly string[] } = {}): void {
+export function payoutScenarios<Tx>(
+  name: string,
+  db: () => PayoutDb<Tx>,
+  options: { only?: readonly string[] } = {},
+): void {
   describe(`SqlPayouts on ${name}`, () => {
     // Registers only the scenarios this client runs (`only`); the others run on its driver.
     const it = (title: string, test: () => Promise<void>, timeoutMs?: number) => {
@@ -53,7 +74,9 @@ export function payoutScenarios<Tx>(name: string, db: () => PayoutDb<Tx>, option
         random: () => 0,
       });
 
-    async function outbox(hooks: { refused?: (refusal: PayoutRefusal) => void; settled?: (settlement: PayoutSettlement) => void } = {}) {
+    async function outbox(
+      hooks: { refused?: (refusal: PayoutRefusal) => void; settled?: (settlement: PayoutSettlement) => void } = {},
+    ) {
       const { client, credit, credits } = db();
       const refusals: PayoutRefusal[] = [];
       const settlements: PayoutSettlement[] = [];
@@ -81,7 +104,11 @@ export function payoutScenarios<Tx>(name: string, db: () => PayoutDb<Tx>, option
     }
 
     /** A webhook handler on a ledger in the same database whose onEvent settles withdrawals. */
-    async function receiver(payouts: SqlPayouts<Tx>, client: () => SqlClient<Tx>, onDeposit?: (tx: Tx) => Promise<void>) {
+    async function receiver(
+      payouts: SqlPayouts<Tx>,
+      client: () => SqlClient<Tx>,
+      onDeposit?: (tx: Tx) => Promise<void>,
+    ) {
       const ledger = new SqlLedger(client(), { table: `hooks_${randomUUID().replaceAll('-', '').slice(0, 12)}` });
       await ledger.ensureSchema();
       const answers: string[] = [];
@@ -95,7 +122,7 @@ export function payoutScenarios<Tx>(name: string, db: () => PayoutDb<Tx>, option
       });
       const deliver = async (fields: { payment_id: string; reference_id: string; amount: number; status: string }) => {
         const transaction_type = fields.payment_id.startsWith('PAY_') ? ('DEPOSIT' as const) : ('WITHDRAWAL' as const);
-      const { rawBody, headers } = await signCallback(mock.merchant.apiKey, { ...fields, transaction_type });
+        const { rawBody, headers } = await signCallback(mock.merchant.apiKey, { ...fields, transaction_type });
         return handler.handle({ body: rawBody, headers });
       };
       return { deliver, answers };
@@ -105,11 +132,28 @@ export function payoutScenarios<Tx>(name: string, db: () => PayoutDb<Tx>, option
       const { payouts } = await outbox();
       const referenceId = await staged(payouts);
       expect(await payouts.get(referenceId)).toEqual({ referenceId, state: 'staged', attempts: 0 });
-      expect(await payouts.worker(gateway(), { intervalMs: 1 }).drain()).toEqual({ sent: 1, refused: 0, unknown: 0, settled: 0, overdue: 0 });
+      expect(await payouts.worker(gateway(), { intervalMs: 1 }).drain()).toEqual({
+        sent: 1,
+        refused: 0,
+        unknown: 0,
+        settled: 0,
+        overdue: 0,
+      });
       const payout = await payouts.get(referenceId);
-      expect(payout).toEqual({ referenceId, state: 'sent', paymentId: mock.getWithdrawal(referenceId)?.payment_id, attempts: 1 });
+      expect(payout).toEqual({
+        referenceId,
+        state: 'sent',
+        paymentId: mock.getWithdrawal(referenceId)?.payment_id,
+        attempts: 1,
+      });
       expect(JSON.stringify(payout)).not.toContain(ACCOUNT);
-      expect(await payouts.worker(gateway()).drain()).toEqual({ sent: 0, refused: 0, unknown: 0, settled: 0, overdue: 0 });
+      expect(await payouts.worker(gateway()).drain()).toEqual({
+        sent: 0,
+        refused: 0,
+        unknown: 0,
+        settled: 0,
+        overdue: 0,
+      });
       expect(mock.count('withdraw')).toBe(1);
     });
 
@@ -123,13 +167,20 @@ export function payoutScenarios<Tx>(name: string, db: () => PayoutDb<Tx>, option
         }),
       ).rejects.toThrow('the debit failed');
       expect(await payouts.get(params.reference_id)).toBeUndefined();
-      await expect(payouts.transaction(({ tx }) => payouts.stage(tx, { ...params, amount: '10.00' }))).rejects.toMatchObject({ code: 'INVALID_AMOUNT', referenceId: params.reference_id });
-      await expect(payouts.transaction(({ tx }) => payouts.stage(tx, { ...params, bank_code: 'PB B' }))).rejects.toBeInstanceOf(InvalidRequestError);
+      await expect(
+        payouts.transaction(({ tx }) => payouts.stage(tx, { ...params, amount: '10.00' })),
+      ).rejects.toMatchObject({ code: 'INVALID_AMOUNT', referenceId: params.reference_id });
+      await expect(
+        payouts.transaction(({ tx }) => payouts.stage(tx, { ...params, bank_code: 'PB B' })),
+      ).rejects.toBeInstanceOf(InvalidRequestError);
       await payouts.transaction(({ tx }) => payouts.stage(tx, params));
       const again = payouts.transaction(({ tx }) => payouts.stage(tx, { ...params, amount: 999 }));
       await expect(again).rejects.toBeInstanceOf(DuplicateReferenceError);
       await expect(again).rejects.toMatchObject({ code: 'DUPLICATE_REFERENCE', referenceId: params.reference_id });
-      await expect(payouts.stage({} as Tx, withdrawalParams())).rejects.toMatchObject({ code: 'INVALID_CONFIGURATION', field: 'tx' });
+      await expect(payouts.stage({} as Tx, withdrawalParams())).rejects.toMatchObject({
+        code: 'INVALID_CONFIGURATION',
+        field: 'tx',
+      });
       expect(await payouts.worker(gateway()).drain()).toMatchObject({ sent: 1 });
       expect(mock.getWithdrawal(params.reference_id)).toMatchObject({ amount: 250 });
       expect(mock.count('withdraw')).toBe(1);
@@ -141,10 +192,18 @@ export function payoutScenarios<Tx>(name: string, db: () => PayoutDb<Tx>, option
       mock.fault({ endpoint: 'withdraw', response: { type: 'status', status: 502, code: 'GATEWAY_ERROR' } });
       const worker = payouts.worker(gateway(), { intervalMs: 1 });
       expect(await worker.drain()).toMatchObject({ sent: 0, unknown: 1 });
-      expect(await payouts.get(referenceId)).toMatchObject({ state: 'sending', attempts: 1, lastError: expect.stringContaining('OUTCOME_UNKNOWN') });
+      expect(await payouts.get(referenceId)).toMatchObject({
+        state: 'sending',
+        attempts: 1,
+        lastError: expect.stringContaining('OUTCOME_UNKNOWN'),
+      });
       await sleep(5);
       expect(await worker.drain()).toMatchObject({ sent: 1, unknown: 0 });
-      expect(await payouts.get(referenceId)).toMatchObject({ state: 'sent', attempts: 2, paymentId: mock.getWithdrawal(referenceId)?.payment_id });
+      expect(await payouts.get(referenceId)).toMatchObject({
+        state: 'sent',
+        attempts: 2,
+        paymentId: mock.getWithdrawal(referenceId)?.payment_id,
+      });
       expect(mock.requests.filter((r) => r.endpoint === 'withdraw').map((r) => r.status)).toEqual([502, 200]);
     });
 
@@ -164,16 +223,25 @@ export function payoutScenarios<Tx>(name: string, db: () => PayoutDb<Tx>, option
     it('a refusal with two workers: refused once, onRefused once (its credit committed with the state)', async () => {
       const { payouts, refusals, credits } = await outbox();
       const referenceId = await staged(payouts);
-      mock.fault({ endpoint: 'withdraw', times: Infinity, response: { type: 'status', status: 400, code: 'INVALID_BANK_CODE' } });
+      mock.fault({
+        endpoint: 'withdraw',
+        times: Infinity,
+        response: { type: 'status', status: 400, code: 'INVALID_BANK_CODE' },
+      });
       const reports = await Promise.all([payouts.worker(gateway()).drain(), payouts.worker(gateway()).drain()]);
       expect(reports.reduce((sum, report) => sum + report.refused, 0)).toBe(1);
-      expect(refusals).toEqual([{ referenceId, amount: '250.00', code: 'INVALID_BANK_CODE', message: expect.any(String) }]);
+      expect(refusals).toEqual([
+        { referenceId, amount: '250.00', code: 'INVALID_BANK_CODE', message: expect.any(String) },
+      ]);
       expect(await credits(referenceId)).toEqual(['refused']);
-      expect(await payouts.get(referenceId)).toMatchObject({ state: 'refused', lastError: expect.stringContaining('INVALID_BANK_CODE') });
+      expect(await payouts.get(referenceId)).toMatchObject({
+        state: 'refused',
+        lastError: expect.stringContaining('INVALID_BANK_CODE'),
+      });
       expect(mock.count('withdraw')).toBe(1);
     });
 
-    it('DUPLICATE_REFERENCE on the very first request is a refusal: the reference was another transaction\'s', async () => {
+    it("DUPLICATE_REFERENCE on the very first request is a refusal: the reference was another transaction's", async () => {
       const { payouts, refusals } = await outbox();
       const referenceId = await staged(payouts);
       mock.fault({ endpoint: 'withdraw', response: { type: 'status', status: 409, code: 'DUPLICATE_REFERENCE' } });
@@ -192,7 +260,10 @@ export function payoutScenarios<Tx>(name: string, db: () => PayoutDb<Tx>, option
       mock.fault({ endpoint: 'withdraw', response: { type: 'status', status: 400, code: 'INVALID_BANK_CODE' } });
       const worker = payouts.worker(gateway(), { intervalMs: 1 });
       expect(await worker.drain()).toMatchObject({ refused: 0, unknown: 1 });
-      expect(await payouts.get(referenceId)).toMatchObject({ state: 'sending', lastError: expect.stringContaining('onRefused threw') });
+      expect(await payouts.get(referenceId)).toMatchObject({
+        state: 'sending',
+        lastError: expect.stringContaining('onRefused threw'),
+      });
       expect(await credits(referenceId)).toEqual([]);
       fail = false;
       await sleep(5);
@@ -211,7 +282,9 @@ export function payoutScenarios<Tx>(name: string, db: () => PayoutDb<Tx>, option
       expect(await deliver(callback)).toMatchObject({ status: 200 });
       expect(await deliver({ ...callback })).toMatchObject({ status: 200 });
       expect(answers).toEqual(['settled']);
-      expect(settlements).toEqual([{ referenceId, amount: '250.00', state: 'failed', status: 'FAILED', paymentId, via: 'callback' }]);
+      expect(settlements).toEqual([
+        { referenceId, amount: '250.00', state: 'failed', status: 'FAILED', paymentId, via: 'callback' },
+      ]);
       expect(await credits(referenceId)).toEqual(['failed']);
       expect(await payouts.get(referenceId)).toMatchObject({ state: 'failed', paymentId });
     });
@@ -230,7 +303,9 @@ export function payoutScenarios<Tx>(name: string, db: () => PayoutDb<Tx>, option
       expect(settlements).toMatchObject([{ referenceId, state: 'succeeded', status: 'SUCCESS', via: 'status' }]);
       const { deliver, answers } = await receiver(payouts, client);
       const paymentId = mock.getWithdrawal(referenceId)?.payment_id ?? '';
-      expect(await deliver({ payment_id: paymentId, reference_id: referenceId, amount: 250, status: 'SUCCESS' })).toMatchObject({ status: 200 });
+      expect(
+        await deliver({ payment_id: paymentId, reference_id: referenceId, amount: 250, status: 'SUCCESS' }),
+      ).toMatchObject({ status: 200 });
       expect(answers).toEqual(['already']);
       expect(await credits(referenceId)).toEqual(['succeeded']);
     });
@@ -256,8 +331,18 @@ export function payoutScenarios<Tx>(name: string, db: () => PayoutDb<Tx>, option
         await payouts.transaction(async ({ tx }) => {
           for (const params of references) await payouts.stage(tx, params);
         });
-        const client = () => new MyrGateway({ baseUrl: limitedServer.baseUrl, ...limited.merchant, allowInsecureLoopback: true, tokenStore: new MemoryTokenStore(), rateLimiter: new MemoryRateLimiter(), random: () => 0 });
-        const workers = [0, 1, 2].map(() => payouts.worker(client(), { intervalMs: 100, pace: { limit: 30, windowMs: 6000 } }));
+        const client = () =>
+          new MyrGateway({
+            baseUrl: limitedServer.baseUrl,
+            ...limited.merchant,
+            allowInsecureLoopback: true,
+            tokenStore: new MemoryTokenStore(),
+            rateLimiter: new MemoryRateLimiter(),
+            random: () => 0,
+          });
+        const workers = [0, 1, 2].map(() =>
+          payouts.worker(client(), { intervalMs: 100, pace: { limit: 30, windowMs: 6000 } }),
+        );
         const reports = await Promise.all(workers.map((worker) => worker.drain()));
         // A payout whose request met a 429 is asked again by the next drain.
         for (let round = 0; round < 3 && reports.reduce((sum, report) => sum + report.sent, 0) < 60; round++) {
@@ -268,31 +353,46 @@ export function payoutScenarios<Tx>(name: string, db: () => PayoutDb<Tx>, option
         const requests = limited.requests.filter((r) => r.endpoint === 'withdraw');
         expect(requests.filter((r) => r.status === 429).length).toBeLessThanOrEqual(1);
         expect(requests.filter((r) => r.status === 200)).toHaveLength(60);
-        for (const params of references) expect(await payouts.get(params.reference_id)).toMatchObject({ state: 'sent' });
+        for (const params of references)
+          expect(await payouts.get(params.reference_id)).toMatchObject({ state: 'sent' });
       } finally {
         await limitedServer.close();
       }
     }, 60_000);
 
-    it('a payout staged inside a REFUNDED callback\'s run that then throws: nothing staged, nothing sent', async () => {
+    it("a payout staged inside a REFUNDED callback's run that then throws: nothing staged, nothing sent", async () => {
       const { payouts, client } = await outbox();
       const params = withdrawalParams();
       const { deliver } = await receiver(payouts, client, async (tx) => {
         await payouts.stage(tx, params);
         throw new Error('the refund bookkeeping failed');
       });
-      const answer = await deliver({ payment_id: `PAY_${randomUUID().replaceAll('-', '')}`, reference_id: 'ORDER1', amount: 250, status: 'REFUNDED' });
+      const answer = await deliver({
+        payment_id: `PAY_${randomUUID().replaceAll('-', '')}`,
+        reference_id: 'ORDER1',
+        amount: 250,
+        status: 'REFUNDED',
+      });
       expect(answer.status).toBe(500);
       expect(await payouts.get(params.reference_id)).toBeUndefined();
       expect(await payouts.worker(gateway()).drain()).toMatchObject({ sent: 0 });
       expect(mock.count('withdraw')).toBe(0);
     });
 
-    it('a payout staged inside a callback\'s run that commits is sent', async () => {
+    it("a payout staged inside a callback's run that commits is sent", async () => {
       const { payouts, client } = await outbox();
       const params = withdrawalParams();
       const { deliver } = await receiver(payouts, client, (tx) => payouts.stage(tx, params));
-      expect((await deliver({ payment_id: `PAY_${randomUUID().replaceAll('-', '')}`, reference_id: 'ORDER2', amount: 250, status: 'REFUNDED' })).status).toBe(200);
+      expect(
+        (
+          await deliver({
+            payment_id: `PAY_${randomUUID().replaceAll('-', '')}`,
+            reference_id: 'ORDER2',
+            amount: 250,
+            status: 'REFUNDED',
+          })
+        ).status,
+      ).toBe(200);
       expect(await payouts.get(params.reference_id)).toMatchObject({ state: 'staged' });
       expect(await payouts.worker(gateway()).drain()).toMatchObject({ sent: 1 });
     });

@@ -20,6 +20,11 @@ afterAll(() => {
 
 payoutScenarios('SQLite (node:sqlite)', () => ({
   client: () => fromSqlite(file),
-  credit: async (tx, referenceId, kind) => void tx.prepare('INSERT INTO credits (reference_id, kind) VALUES (?, ?)').run(referenceId, kind),
-  credits: async (referenceId) => setup.prepare('SELECT kind FROM credits WHERE reference_id = ?').all(referenceId).map((row) => String(row.kind)),
+  credit: async (tx, referenceId, kind) =>
+    void tx.prepare('INSERT INTO credits (reference_id, kind) VALUES (?, ?)').run(referenceId, kind),
+  credits: async (referenceId) =>
+    setup
+      .prepare('SELECT kind FROM credits WHERE reference_id = ?')
+      .all(referenceId)
+      .map((row) => String(row.kind)),
 }));

@@ -36,7 +36,8 @@ afterAll(async () => {
   await server?.destroy();
 });
 
-const fulfilments = async (payment: string) => Number((await reader.query('SELECT count(*) AS n FROM fulfilments WHERE payment_id = $1', [payment])).rows[0].n);
+const fulfilments = async (payment: string) =>
+  Number((await reader.query('SELECT count(*) AS n FROM fulfilments WHERE payment_id = $1', [payment])).rows[0].n);
 const outage = { stop: () => server.stop(), start: () => server.start() };
 
 ledgerScenarios(
@@ -68,7 +69,10 @@ describe('a handler that swallows a failed statement (Postgres then aborts the t
     const run = await ledger.run(`payment:${payment}:SUCCESS`, work, { raiseMark: false, completedTtlMs: 60_000 });
     expect(run).toMatchObject({ outcome: 'failed', error: { code: '25P02' } });
     expect(await fulfilments(payment)).toBe(0);
-    expect((await ledger.run(`payment:${payment}:SUCCESS`, () => 'again', { raiseMark: false, completedTtlMs: 60_000 })).outcome).toBe('processed');
+    expect(
+      (await ledger.run(`payment:${payment}:SUCCESS`, () => 'again', { raiseMark: false, completedTtlMs: 60_000 }))
+        .outcome,
+    ).toBe('processed');
   };
 
   it('node-postgres: failed, not processed; its writes and the claim rolled back; the retry runs', async () => {
@@ -86,7 +90,10 @@ describe('a handler that swallows a failed statement (Postgres then aborts the t
   });
 });
 
-const FIRST_TWO = ['a callback is processed once; its duplicate finds the record and does not run', 'a handler that throws is rolled back with its writes, and the retry fulfils once'];
+const FIRST_TWO = [
+  'a callback is processed once; its duplicate finds the record and does not run',
+  'a handler that throws is rolled back with its writes, and the retry fulfils once',
+];
 interface FulfilmentsTable {
   fulfilments: { payment_id: string };
 }

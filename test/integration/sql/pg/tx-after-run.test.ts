@@ -18,7 +18,8 @@ import { newLedger } from '../scenarios.js';
 const db = postgresForFile(2, (admin) => admin.query('CREATE TABLE orders (payment_id TEXT NOT NULL)'));
 
 const OPTIONS = { raiseMark: false, completedTtlMs: 86_400_000 } as const;
-const orders = async (payment: string) => Number((await db.pool.query('SELECT count(*) AS n FROM orders WHERE payment_id = $1', [payment])).rows[0].n);
+const orders = async (payment: string) =>
+  Number((await db.pool.query('SELECT count(*) AS n FROM orders WHERE payment_id = $1', [payment])).rows[0].n);
 
 it('tx refuses a write the handler sends after it threw: the retry fulfils the payment once', async () => {
   const pool = new pg.Pool({ connectionString: db.server.url, max: 1 });
@@ -34,9 +35,15 @@ it('tx refuses a write the handler sends after it threw: the retry fulfils the p
       OPTIONS,
     );
     expect(failed.outcome).toBe('failed');
-    await expect(kept?.query('INSERT INTO orders (payment_id) VALUES ($1)', ['PAY_LATE'])).rejects.toThrow(/after its run had ended/);
+    await expect(kept?.query('INSERT INTO orders (payment_id) VALUES ($1)', ['PAY_LATE'])).rejects.toThrow(
+      /after its run had ended/,
+    );
 
-    const retried = await ledger.run('payment:PAY_LATE:SUCCESS', async (tx) => void (await tx.query('INSERT INTO orders (payment_id) VALUES ($1)', ['PAY_LATE'])), OPTIONS);
+    const retried = await ledger.run(
+      'payment:PAY_LATE:SUCCESS',
+      async (tx) => void (await tx.query('INSERT INTO orders (payment_id) VALUES ($1)', ['PAY_LATE'])),
+      OPTIONS,
+    );
     expect(retried.outcome).toBe('processed');
     expect(await orders('PAY_LATE')).toBe(1);
   } finally {
@@ -48,7 +55,8 @@ it("Drizzle's tx refuses a write the handler sends after it threw: the retry ful
   const pool = new pg.Pool({ connectionString: db.server.url, max: 1 });
   try {
     const ledger = await newLedger(fromDrizzle(drizzle(pool)));
-    const write = (tx: { execute(query: ReturnType<typeof sql>): Promise<unknown> }) => tx.execute(sql`INSERT INTO orders (payment_id) VALUES (${'PAY_LATE_DZ'})`);
+    const write = (tx: { execute(query: ReturnType<typeof sql>): Promise<unknown> }) =>
+      tx.execute(sql`INSERT INTO orders (payment_id) VALUES (${'PAY_LATE_DZ'})`);
     let kept: Parameters<Parameters<typeof ledger.run>[1]>[0] | undefined;
     const failed = await ledger.run(
       'payment:PAY_LATE_DZ:SUCCESS',
@@ -60,7 +68,9 @@ it("Drizzle's tx refuses a write the handler sends after it threw: the retry ful
     );
     expect(failed.outcome).toBe('failed');
     // Drizzle wraps the driver's error ("Failed query: …") with it as the cause.
-    await expect(kept && write(kept)).rejects.toMatchObject({ cause: { message: expect.stringMatching(/after its run had ended/) } });
+    await expect(kept && write(kept)).rejects.toMatchObject({
+      cause: { message: expect.stringMatching(/after its run had ended/) },
+    });
 
     const retried = await ledger.run('payment:PAY_LATE_DZ:SUCCESS', async (tx) => void (await write(tx)), OPTIONS);
     expect(retried.outcome).toBe('processed');

@@ -47,7 +47,9 @@ it('postgres.js: work that rolled tx back is not acknowledged as processed eithe
     expect(retry.outcome).toBe('processed');
     expect(ran).toBe(true);
     // A run that ends normally is still one COMMIT round trip, and processed.
-    expect((await runOnce(ledger, 'payment:PAY_3:SUCCESS', async ({ tx }) => void (await tx`SELECT 1`))).outcome).toBe('processed');
+    expect((await runOnce(ledger, 'payment:PAY_3:SUCCESS', async ({ tx }) => void (await tx`SELECT 1`))).outcome).toBe(
+      'processed',
+    );
   } finally {
     await sql.end();
   }
@@ -59,31 +61,41 @@ it('postgres.js: work that rolled tx back is not acknowledged as processed eithe
  * the claim. The run must not commit that write (the redelivery, finding the key free, writes the
  * order again): it is answered failed, and the callback is fulfilled once, by the redelivery.
  */
-it.each(['node-postgres', 'postgres.js'] as const)('%s: work that rolled tx back and began again is rolled back, and the order is written once', async (driver) => {
-  const sql = postgres(db.server.url, { max: 2, onnotice: () => undefined });
-  try {
-    await db.pool.query('CREATE TABLE IF NOT EXISTS orders_begun_again (k text)');
-    const write = driver === 'node-postgres'
-      ? (tx: unknown, k: string) => (tx as pg.PoolClient).query('INSERT INTO orders_begun_again VALUES ($1)', [k])
-      : (tx: unknown, k: string) => (tx as postgres.Sql).unsafe('INSERT INTO orders_begun_again VALUES ($1)', [k]);
-    const begin = driver === 'node-postgres' ? (tx: unknown, text: string) => (tx as pg.PoolClient).query(text) : (tx: unknown, text: string) => (tx as postgres.Sql).unsafe(text);
-    const ledger = new SqlLedger<unknown>(driver === 'node-postgres' ? fromPg(db.pool) : fromPostgresJs(sql), { table: `ledger_begun_again_${driver === 'node-postgres' ? 'pg' : 'js'}` });
-    await ledger.ensureSchema();
-    const key = `payment:PAY_AGAIN_${driver}:SUCCESS`;
-    const first = await runOnce(ledger, key, async ({ tx }) => {
-      await begin(tx, 'ROLLBACK');
-      await begin(tx, 'BEGIN');
-      await write(tx, key);
-    }).then(
-      (result) => result.outcome,
-      (error: unknown) => (error instanceof WebhookHandlerError ? error.stage : 'other'),
-    );
-    expect(first).toBe('handler');
-    const retry = await runOnce(ledger, key, async ({ tx }) => void (await write(tx, key)));
-    expect(retry.outcome).toBe('processed');
-    const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM orders_begun_again WHERE k = $1', [key]);
-    expect(rows[0]).toEqual({ n: 1 });
-  } finally {
-    await sql.end();
-  }
-}, 60_000);
+it.each(['node-postgres', 'postgres.js'] as const)(
+  '%s: work that rolled tx back and began again is rolled back, and the order is written once',
+  async (driver) => {
+    const sql = postgres(db.server.url, { max: 2, onnotice: () => undefined });
+    try {
+      await db.pool.query('CREATE TABLE IF NOT EXISTS orders_begun_again (k text)');
+      const write =
+        driver === 'node-postgres'
+          ? (tx: unknown, k: string) => (tx as pg.PoolClient).query('INSERT INTO orders_begun_again VALUES ($1)', [k])
+          : (tx: unknown, k: string) => (tx as postgres.Sql).unsafe('INSERT INTO orders_begun_again VALUES ($1)', [k]);
+      const begin =
+        driver === 'node-postgres'
+          ? (tx: unknown, text: string) => (tx as pg.PoolClient).query(text)
+          : (tx: unknown, text: string) => (tx as postgres.Sql).unsafe(text);
+      const ledger = new SqlLedger<unknown>(driver === 'node-postgres' ? fromPg(db.pool) : fromPostgresJs(sql), {
+        table: `ledger_begun_again_${driver === 'node-postgres' ? 'pg' : 'js'}`,
+      });
+      await ledger.ensureSchema();
+      const key = `payment:PAY_AGAIN_${driver}:SUCCESS`;
+      const first = await runOnce(ledger, key, async ({ tx }) => {
+        await begin(tx, 'ROLLBACK');
+        await begin(tx, 'BEGIN');
+        await write(tx, key);
+      }).then(
+        (result) => result.outcome,
+        (error: unknown) => (error instanceof WebhookHandlerError ? error.stage : 'other'),
+      );
+      expect(first).toBe('handler');
+      const retry = await runOnce(ledger, key, async ({ tx }) => void (await write(tx, key)));
+      expect(retry.outcome).toBe('processed');
+      const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM orders_begun_again WHERE k = $1', [key]);
+      expect(rows[0]).toEqual({ n: 1 });
+    } finally {
+      await sql.end();
+    }
+  },
+  60_000,
+);

@@ -34,7 +34,12 @@ function beginCancelledOnce(real: postgres.Sql) {
         unsafe: (text: string, params?: never[], options?: { prepare?: boolean }) => {
           if (!cancelling || !text.startsWith('BEGIN')) return reserved.unsafe(text, params, options);
           cancelling = false;
-          return Promise.reject(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014', severity: 'ERROR' }));
+          return Promise.reject(
+            Object.assign(new Error('canceling statement due to statement timeout'), {
+              code: '57014',
+              severity: 'ERROR',
+            }),
+          );
         },
         release: () => reserved.release(),
       };

@@ -21,10 +21,18 @@ import { ledgerScenarios, newLedger } from '../scenarios.js';
 /** What the test uses of the generated client: its constructor, one model, raw SQL. */
 interface GeneratedClient extends prismaExample.ShopPrisma {
   fulfilment: { count(args: { where: { payment_id: string } }): Promise<number> };
-  order: { create(args: { data: { reference_id: string; status: string } }): Promise<unknown>; findUnique(args: { where: { reference_id: string } }): Promise<{ status: string | null } | null> };
+  order: {
+    create(args: { data: { reference_id: string; status: string } }): Promise<unknown>;
+    findUnique(args: { where: { reference_id: string } }): Promise<{ status: string | null } | null>;
+  };
   $executeRawUnsafe(query: string): Promise<number>;
   $transaction(
-    fn: (tx: PrismaTransactionLike & { fulfilment: { create(args: { data: { payment_id: string } }): Promise<unknown> }; order: { update(args: { where: { reference_id: string }; data: { status: string } }): Promise<unknown> } }) => Promise<unknown>,
+    fn: (
+      tx: PrismaTransactionLike & {
+        fulfilment: { create(args: { data: { payment_id: string } }): Promise<unknown> };
+        order: { update(args: { where: { reference_id: string }; data: { status: string } }): Promise<unknown> };
+      },
+    ) => Promise<unknown>,
     options?: object,
   ): Promise<unknown>;
   $disconnect(): Promise<void>;
@@ -46,10 +54,14 @@ beforeAll(async () => {
   [postgres, mariadb] = await Promise.all([PostgresServer.start(), MariadbServer.start()]);
   pgClient = new pgModule.PrismaClient({ adapter: new PrismaPg({ connectionString: postgres.url, max: 20 }) });
   const { host, port, user, database } = mariadb.options;
-  mysqlClient = new mysqlModule.PrismaClient({ adapter: new PrismaMariaDb({ host, port, user, database, connectionLimit: 20 }) });
+  mysqlClient = new mysqlModule.PrismaClient({
+    adapter: new PrismaMariaDb({ host, port, user, database, connectionLimit: 20 }),
+  });
   await pgClient.$executeRawUnsafe('CREATE TABLE fulfilments (id SERIAL PRIMARY KEY, payment_id TEXT NOT NULL)');
   await pgClient.$executeRawUnsafe('CREATE TABLE orders (reference_id TEXT PRIMARY KEY, status TEXT)');
-  await mysqlClient.$executeRawUnsafe('CREATE TABLE fulfilments (id INT AUTO_INCREMENT PRIMARY KEY, payment_id VARCHAR(100) NOT NULL)');
+  await mysqlClient.$executeRawUnsafe(
+    'CREATE TABLE fulfilments (id INT AUTO_INCREMENT PRIMARY KEY, payment_id VARCHAR(100) NOT NULL)',
+  );
 }, 120_000);
 afterAll(async () => {
   await pgClient?.$disconnect();
@@ -88,21 +100,40 @@ describe.skipIf(skip)('Prisma', () => {
     const apiKey = 'sk_test_ledger_prisma_01';
     const { handler } = await prismaExample.createReceiver(pgClient, apiKey);
     await pgClient.order.create({ data: { reference_id: 'ORDER_PRISMA_1', status: 'unpaid' } });
-    const { rawBody, headers } = await signCallback(apiKey, { payment_id: 'PAY_PRISMA_1', reference_id: 'ORDER_PRISMA_1', amount: 25, status: 'SUCCESS' });
+    const { rawBody, headers } = await signCallback(apiKey, {
+      payment_id: 'PAY_PRISMA_1',
+      reference_id: 'ORDER_PRISMA_1',
+      amount: 25,
+      status: 'SUCCESS',
+    });
     const first = await handler.handle({ body: rawBody, headers });
     const second = await handler.handle({ body: rawBody, headers });
-    expect([first.status, first.body.outcome, second.status, second.body.outcome]).toEqual([200, 'processed', 200, 'duplicate']);
+    expect([first.status, first.body.outcome, second.status, second.body.outcome]).toEqual([
+      200,
+      'processed',
+      200,
+      'duplicate',
+    ]);
     expect((await pgClient.order.findUnique({ where: { reference_id: 'ORDER_PRISMA_1' } }))?.status).toBe('paid');
   });
 
   // Prisma wraps the driver's error (P2010, or a DriverAdapterError with the SQLSTATE as its
   // cause's originalCode): a handler's own failure is still a 500, never a 503 "database down".
   it.each([
-    ['swallowed a failed statement (the transaction is aborted)', async (tx: PrismaTransactionLike) => void (await Promise.resolve(tx.$executeRawUnsafe('SELECT 1/0')).catch(() => 0))],
-    ['broke a deferred constraint (refused at COMMIT)', async (tx: PrismaTransactionLike) => void (await tx.$executeRawUnsafe('INSERT INTO shipments VALUES (42)'))],
+    [
+      'swallowed a failed statement (the transaction is aborted)',
+      async (tx: PrismaTransactionLike) =>
+        void (await Promise.resolve(tx.$executeRawUnsafe('SELECT 1/0')).catch(() => 0)),
+    ],
+    [
+      'broke a deferred constraint (refused at COMMIT)',
+      async (tx: PrismaTransactionLike) => void (await tx.$executeRawUnsafe('INSERT INTO shipments VALUES (42)')),
+    ],
   ])('PostgreSQL: a handler that %s is the handler failing (stage handler), nothing committed', async (_what, work) => {
     await pgClient.$executeRawUnsafe('CREATE TABLE IF NOT EXISTS parcels (id INT PRIMARY KEY)');
-    await pgClient.$executeRawUnsafe('CREATE TABLE IF NOT EXISTS shipments (parcel INT REFERENCES parcels (id) DEFERRABLE INITIALLY DEFERRED)');
+    await pgClient.$executeRawUnsafe(
+      'CREATE TABLE IF NOT EXISTS shipments (parcel INT REFERENCES parcels (id) DEFERRABLE INITIALLY DEFERRED)',
+    );
     const ledger = await newLedger(fromPrisma(pgClient));
     const key = `payment:PAY_PRISMA_${randomUUID()}:SUCCESS`;
     const failure = await runOnce(ledger, key, ({ tx }) => work(tx)).then(
@@ -131,15 +162,23 @@ describe.skipIf(skip)('Prisma', () => {
     const { host, port, database } = mariadb.options;
     const clients = [
       // Trust authentication: the password is not checked, but it is in the client's configuration.
-      new pgModule.PrismaClient({ adapter: new PrismaPg({ connectionString: postgres.url.replace('postgres@', `postgres:${password}@`), max: 2 }) }),
-      new mysqlModule.PrismaClient({ adapter: new PrismaMariaDb({ host, port, user: 'merchant', password, database, connectionLimit: 2 }) }),
+      new pgModule.PrismaClient({
+        adapter: new PrismaPg({ connectionString: postgres.url.replace('postgres@', `postgres:${password}@`), max: 2 }),
+      }),
+      new mysqlModule.PrismaClient({
+        adapter: new PrismaMariaDb({ host, port, user: 'merchant', password, database, connectionLimit: 2 }),
+      }),
     ];
     try {
       for (const prisma of clients) {
         const client = fromPrisma(prisma);
         const ledger = await newLedger(client);
         const seen: string[] = [];
-        const run = await runOnce(ledger, `payment:PAY_SECRET_${client.dialect}:SUCCESS`, ({ tx }) => void seen.push(shownInLogs(tx), shownInLogs({ tx })));
+        const run = await runOnce(
+          ledger,
+          `payment:PAY_SECRET_${client.dialect}:SUCCESS`,
+          ({ tx }) => void seen.push(shownInLogs(tx), shownInLogs({ tx })),
+        );
         expect(run.outcome).toBe('processed');
         seen.push(shownInLogs(ledger), shownInLogs(client));
         for (const each of seen) expect(each).not.toContain(password);

@@ -10,7 +10,12 @@ import { randomUUID } from 'node:crypto';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SqlLedger, fromSqlite } from '../../../../src/sql/index.js';
-import { createWebhookHandler, signCallback, type WebhookHandlerError, type WebhookVerificationError } from '../../../../src/webhooks/index.js';
+import {
+  createWebhookHandler,
+  signCallback,
+  type WebhookHandlerError,
+  type WebhookVerificationError,
+} from '../../../../src/webhooks/index.js';
 
 const API_KEY = 'sk_test_sqlite_app_connection_01';
 let dir: string;
@@ -48,7 +53,12 @@ it("a route writing on the app's DatabaseSync while a handler awaits: never take
     },
   });
   const paymentId = `PAY_${randomUUID()}`;
-  const { rawBody, headers } = await signCallback(API_KEY, { payment_id: paymentId, reference_id: `ORDER_${paymentId}`, amount: 50, status: 'REFUNDED' });
+  const { rawBody, headers } = await signCallback(API_KEY, {
+    payment_id: paymentId,
+    reference_id: `ORDER_${paymentId}`,
+    amount: 50,
+    status: 'REFUNDED',
+  });
   const request = { body: rawBody, headers };
 
   const first = handler.handle(request);

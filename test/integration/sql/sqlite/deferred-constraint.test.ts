@@ -35,8 +35,10 @@ afterAll(() => {
 async function receiver(parcel: number) {
   const ledger = new SqlLedger(fromSqlite(join(dir, 'shop.db')));
   await ledger.ensureSchema();
-  const ship = (tx: DatabaseSync, referenceId: string) => void tx.prepare('INSERT INTO shipments (reference_id, parcel) VALUES (?, ?)').run(referenceId, parcel);
-  const shipments = (referenceId: string) => Number(shop.prepare('SELECT count(*) AS n FROM shipments WHERE reference_id = ?').get(referenceId)?.n);
+  const ship = (tx: DatabaseSync, referenceId: string) =>
+    void tx.prepare('INSERT INTO shipments (reference_id, parcel) VALUES (?, ?)').run(referenceId, parcel);
+  const shipments = (referenceId: string) =>
+    Number(shop.prepare('SELECT count(*) AS n FROM shipments WHERE reference_id = ?').get(referenceId)?.n);
   return { ledger, ship, shipments };
 }
 const parcelArrives = (parcel: number) => void shop.prepare('INSERT INTO parcels (id) VALUES (?)').run(parcel);
@@ -54,7 +56,12 @@ it('the webhook handler: a deferred foreign key broken at COMMIT is 500 (the han
     },
     onError: (error) => void errors.push(error),
   });
-  const { rawBody, headers } = await signCallback(API_KEY, { payment_id: 'PAY_SQLITE_DEFERRED', reference_id: 'ORDER_SQLITE_DEFERRED', amount: 50, status: 'SUCCESS' });
+  const { rawBody, headers } = await signCallback(API_KEY, {
+    payment_id: 'PAY_SQLITE_DEFERRED',
+    reference_id: 'ORDER_SQLITE_DEFERRED',
+    amount: 50,
+    status: 'SUCCESS',
+  });
   const request = { body: rawBody, headers };
 
   expect((await handler.handle(request)).status).toBe(500);

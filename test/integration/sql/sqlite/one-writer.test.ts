@@ -32,15 +32,24 @@ afterAll(() => {
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const fulfilments = (paymentId: string) => Number(reader.prepare('SELECT count(*) AS n FROM orders WHERE payment_id = ?').get(paymentId)?.n);
+const fulfilments = (paymentId: string) =>
+  Number(reader.prepare('SELECT count(*) AS n FROM orders WHERE payment_id = ?').get(paymentId)?.n);
 
 async function request(paymentId: string) {
-  const { rawBody, headers } = await signCallback(API_KEY, { payment_id: paymentId, reference_id: `ORDER_${paymentId}`, amount: 50, status: 'SUCCESS' });
+  const { rawBody, headers } = await signCallback(API_KEY, {
+    payment_id: paymentId,
+    reference_id: `ORDER_${paymentId}`,
+    amount: 50,
+    status: 'SUCCESS',
+  });
   return { body: rawBody, headers };
 }
 
 /** Delivers as the gateway does: up to 3 attempts, waiting after each one not answered 2xx; the statuses answered. */
-async function deliver(handler: WebhookHandler, delivery: { body: string; headers: Record<string, string> }): Promise<number[]> {
+async function deliver(
+  handler: WebhookHandler,
+  delivery: { body: string; headers: Record<string, string> },
+): Promise<number[]> {
   const statuses: number[] = [];
   for (const wait of [...RETRY_DELAYS_MS, undefined]) {
     const { status } = await handler.handle(delivery);

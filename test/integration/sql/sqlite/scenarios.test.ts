@@ -30,6 +30,7 @@ afterAll(() => {
 ledgerScenarios('node:sqlite (a file path)', () => ({
   client: fromSqlite(file),
   fulfil: async (tx, payment) => void tx.prepare('INSERT INTO fulfilments (payment_id) VALUES (?)').run(payment),
-  fulfilments: async (payment) => Number(reader.prepare('SELECT count(*) AS n FROM fulfilments WHERE payment_id = ?').get(payment)?.n),
+  fulfilments: async (payment) =>
+    Number(reader.prepare('SELECT count(*) AS n FROM fulfilments WHERE payment_id = ?').get(payment)?.n),
   closesOnTimeout: false,
 }));

@@ -7,7 +7,13 @@
  * the service may echo back never reach an error message.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type Attempt, attemptReport, type Endpoint, judgeAttempt, sendAttempt } from '../../../../src/core/call/attempt.js';
+import {
+  type Attempt,
+  attemptReport,
+  type Endpoint,
+  judgeAttempt,
+  sendAttempt,
+} from '../../../../src/core/call/attempt.js';
 import { ConfigurationError, InvalidRequestError, type MyrGatewayError } from '../../../../src/core/errors/base.js';
 import {
   ApiError,
@@ -66,7 +72,10 @@ function hang(sent: Sent): Promise<Response> {
 
 /** The error undici throws for a failed connection: a TypeError whose cause carries the system code. */
 function fetchFailed(code?: string): TypeError {
-  return new TypeError('fetch failed', code === undefined ? undefined : { cause: Object.assign(new Error(code), { code }) });
+  return new TypeError(
+    'fetch failed',
+    code === undefined ? undefined : { cause: Object.assign(new Error(code), { code }) },
+  );
 }
 
 function endpoint(fetch: Endpoint['fetch']): Endpoint {
@@ -80,7 +89,12 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 
 /** An answered attempt, its timing headers read on the client's clock at NOW, as sendAttempt reads them. */
-const answered = (response: Response, text: string): Attempt => ({ kind: 'response', response, text, timing: readAnswerTiming(response.headers, NOW) });
+const answered = (response: Response, text: string): Attempt => ({
+  kind: 'response',
+  response,
+  text,
+  timing: readAnswerTiming(response.headers, NOW),
+});
 
 afterEach(() => {
   vi.useRealTimers();
@@ -92,7 +106,12 @@ describe('sendAttempt', () => {
   it('sends one POST to the URL ky built with the bearer token, JSON headers and the body as given', async () => {
     const { sent, fetch } = scriptedFetch(() => json(201, { status: 'success' }));
     const body = JSON.stringify({ reference_id: 'ORDER1001', amount: 50 });
-    const attempt = await sendAttempt(endpoint(fetch), { url: URL_OF('payment/request'), method: 'POST', body, token: TOKEN }, live(), () => NOW);
+    const attempt = await sendAttempt(
+      endpoint(fetch),
+      { url: URL_OF('payment/request'), method: 'POST', body, token: TOKEN },
+      live(),
+      () => NOW,
+    );
 
     expect(sent).toHaveLength(1);
     const [request] = sent;
@@ -109,7 +128,12 @@ describe('sendAttempt', () => {
 
   it('sends a GET without a token with neither an Authorization nor a Content-Type header, and no body', async () => {
     const { sent, fetch } = scriptedFetch(() => json(200, {}));
-    await sendAttempt(endpoint(fetch), { url: URL_OF('payment/status/ORDER1001'), method: 'GET', body: undefined, token: undefined }, live(), () => NOW);
+    await sendAttempt(
+      endpoint(fetch),
+      { url: URL_OF('payment/status/ORDER1001'), method: 'GET', body: undefined, token: undefined },
+      live(),
+      () => NOW,
+    );
 
     expect(sent[0]?.method).toBe('GET');
     expect(sent[0]?.body).toBeNull();
@@ -118,8 +142,15 @@ describe('sendAttempt', () => {
   });
 
   it('never follows a redirect: it would re-send the api key or the token to whatever host the Location names', async () => {
-    const { sent, fetch } = scriptedFetch(() => new Response(null, { status: 302, headers: { location: 'http://evil.example/' } }));
-    const attempt = await sendAttempt(endpoint(fetch), { url: URL_OF('auth/token'), method: 'POST', body: '{}', token: undefined }, live(), () => NOW);
+    const { sent, fetch } = scriptedFetch(
+      () => new Response(null, { status: 302, headers: { location: 'http://evil.example/' } }),
+    );
+    const attempt = await sendAttempt(
+      endpoint(fetch),
+      { url: URL_OF('auth/token'), method: 'POST', body: '{}', token: undefined },
+      live(),
+      () => NOW,
+    );
 
     expect(sent[0]?.redirect).toBe('manual');
     expect(attempt.kind === 'response' && attempt.response.status).toBe(302);
@@ -129,7 +160,12 @@ describe('sendAttempt', () => {
     const target = endpoint(undefined);
     const { sent, fetch } = scriptedFetch(() => json(200, { late: true }));
     vi.stubGlobal('fetch', fetch);
-    const attempt = await sendAttempt(target, { url: URL_OF('payment/status/A1'), method: 'GET', body: undefined, token: undefined }, live(), () => NOW);
+    const attempt = await sendAttempt(
+      target,
+      { url: URL_OF('payment/status/A1'), method: 'GET', body: undefined, token: undefined },
+      live(),
+      () => NOW,
+    );
 
     expect(sent).toHaveLength(1);
     expect(attempt).toMatchObject({ kind: 'response', text: '{"late":true}' });
@@ -143,15 +179,23 @@ describe('sendAttempt', () => {
     ['ECONNRESET', 'exchange'],
     ['UND_ERR_SOCKET', 'exchange'],
     [undefined, 'exchange'],
-  ])('reads a connection failure with system code %s as stage %s, keeping the raw error for ky', async (code, stage) => {
-    const thrown = fetchFailed(code);
-    const { fetch } = scriptedFetch(() => {
-      throw thrown;
-    });
-    const attempt = await sendAttempt(endpoint(fetch), { url: URL_OF('payment/withdraw'), method: 'POST', body: '{}', token: TOKEN }, live(), () => NOW);
+  ])(
+    'reads a connection failure with system code %s as stage %s, keeping the raw error for ky',
+    async (code, stage) => {
+      const thrown = fetchFailed(code);
+      const { fetch } = scriptedFetch(() => {
+        throw thrown;
+      });
+      const attempt = await sendAttempt(
+        endpoint(fetch),
+        { url: URL_OF('payment/withdraw'), method: 'POST', body: '{}', token: TOKEN },
+        live(),
+        () => NOW,
+      );
 
-    expect(attempt).toEqual({ kind: 'network', systemCode: code, stage, raw: thrown });
-  });
+      expect(attempt).toEqual({ kind: 'network', systemCode: code, stage, raw: thrown });
+    },
+  );
 
   it('reads a body cut off after the headers as a connection failure that may have been processed', async () => {
     const cut = new ReadableStream<Uint8Array>({
@@ -161,7 +205,12 @@ describe('sendAttempt', () => {
       },
     });
     const { fetch } = scriptedFetch(() => new Response(cut, { status: 200 }));
-    const attempt = await sendAttempt(endpoint(fetch), { url: URL_OF('payment/request'), method: 'POST', body: '{}', token: TOKEN }, live(), () => NOW);
+    const attempt = await sendAttempt(
+      endpoint(fetch),
+      { url: URL_OF('payment/request'), method: 'POST', body: '{}', token: TOKEN },
+      live(),
+      () => NOW,
+    );
 
     expect(attempt).toMatchObject({ kind: 'network', stage: 'exchange' });
   });
@@ -171,7 +220,12 @@ describe('sendAttempt', () => {
   it('hands fetch the signal it was given, and ends as a timeout when that signal aborts', async () => {
     const controller = new AbortController();
     const { sent, fetch } = scriptedFetch(hang);
-    const pending = sendAttempt(endpoint(fetch), { url: URL_OF('payment/status/A1'), method: 'GET', body: undefined, token: TOKEN }, controller.signal, () => NOW);
+    const pending = sendAttempt(
+      endpoint(fetch),
+      { url: URL_OF('payment/status/A1'), method: 'GET', body: undefined, token: TOKEN },
+      controller.signal,
+      () => NOW,
+    );
     await Promise.resolve();
     const reason = new Error('the customer closed the page');
     controller.abort(reason);
@@ -185,12 +239,36 @@ describe('sendAttempt', () => {
 describe('attemptReport (what the token limiter counts)', () => {
   it.each<[string, Attempt, object]>([
     ['a timeout may have been seen', { kind: 'timeout' }, { sent: true }],
-    ['a refused connection was not', { kind: 'network', systemCode: 'ECONNREFUSED', stage: 'connect' }, { sent: false }],
-    ['a refused TLS handshake was not', { kind: 'network', systemCode: 'ERR_SSL_WRONG_VERSION_NUMBER', stage: 'handshake' }, { sent: false }],
-    ['a reset connection may have been', { kind: 'network', systemCode: 'ECONNRESET', stage: 'exchange' }, { sent: true }],
-    ['an answer was, with its status', answered(json(200, {}, { 'retry-after': '30' }), '{}'), { sent: true, status: 200, retryAfterMs: undefined }],
-    ['a 429 carries its Retry-After in ms', answered(json(429, {}, { 'retry-after': '30' }), '{}'), { sent: true, status: 429, retryAfterMs: 30_000 }],
-    ['a 429 without Retry-After has no wait', answered(json(429, {}), '{}'), { sent: true, status: 429, retryAfterMs: undefined }],
+    [
+      'a refused connection was not',
+      { kind: 'network', systemCode: 'ECONNREFUSED', stage: 'connect' },
+      { sent: false },
+    ],
+    [
+      'a refused TLS handshake was not',
+      { kind: 'network', systemCode: 'ERR_SSL_WRONG_VERSION_NUMBER', stage: 'handshake' },
+      { sent: false },
+    ],
+    [
+      'a reset connection may have been',
+      { kind: 'network', systemCode: 'ECONNRESET', stage: 'exchange' },
+      { sent: true },
+    ],
+    [
+      'an answer was, with its status',
+      answered(json(200, {}, { 'retry-after': '30' }), '{}'),
+      { sent: true, status: 200, retryAfterMs: undefined },
+    ],
+    [
+      'a 429 carries its Retry-After in ms',
+      answered(json(429, {}, { 'retry-after': '30' }), '{}'),
+      { sent: true, status: 429, retryAfterMs: 30_000 },
+    ],
+    [
+      'a 429 without Retry-After has no wait',
+      answered(json(429, {}), '{}'),
+      { sent: true, status: 429, retryAfterMs: undefined },
+    ],
   ])('%s', (_name, attempt, report) => {
     expect(attemptReport(attempt)).toEqual(report);
   });
@@ -204,10 +282,19 @@ describe('attemptReport (what the token limiter counts)', () => {
 describe('judgeAttempt', () => {
   it('hands on the parsed JSON body and the status of a 2xx answer, with its rate-limit headers seen now', () => {
     const body = { status: 'success', data: { payment_id: 'P1' } };
-    const response = json(201, body, { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '97', 'x-ratelimit-reset': '1772359260' });
+    const response = json(201, body, {
+      'x-ratelimit-limit': '100',
+      'x-ratelimit-remaining': '97',
+      'x-ratelimit-reset': '1772359260',
+    });
     const judged = judgeAttempt(answered(response, JSON.stringify(body)), 30_000, TOKEN, judge);
 
-    expect(judged).toEqual({ ok: true, data: body, status: 201, rateLimit: { limit: 100, remaining: 97, reset: 1772359260, observedAt: NOW } });
+    expect(judged).toEqual({
+      ok: true,
+      data: body,
+      status: 201,
+      rateLimit: { limit: 100, remaining: 97, reset: 1772359260, observedAt: NOW },
+    });
   });
 
   it("hands on a 2xx body that is not JSON as text, for the resource's envelope check to report", () => {
@@ -230,17 +317,20 @@ describe('judgeAttempt', () => {
     ['connect', true, /could not be made; nothing was sent/],
     ['handshake', false, /nothing was sent; check the scheme, host and certificate/],
     ['exchange', true, /may have been sent/],
-  ] as const)('turns a connection failure at stage %s into a ConnectionError (retryable: %s) with that network outcome', (stage, retryable, message) => {
-    const judged = judgeAttempt({ kind: 'network', systemCode: 'ECONNX', stage }, 30_000, TOKEN, judge);
+  ] as const)(
+    'turns a connection failure at stage %s into a ConnectionError (retryable: %s) with that network outcome',
+    (stage, retryable, message) => {
+      const judged = judgeAttempt({ kind: 'network', systemCode: 'ECONNX', stage }, 30_000, TOKEN, judge);
 
-    expect(judged.ok).toBe(false);
-    if (judged.ok) return;
-    expect(judged.outcome).toEqual({ kind: 'network', stage });
-    expect(judged.error).toBeInstanceOf(ConnectionError);
-    expect(judged.error).toMatchObject({ code: 'NETWORK_ERROR', retryable });
-    expect(judged.error.message).toMatch(message);
-    expect(judged.error.message).toContain('ECONNX');
-  });
+      expect(judged.ok).toBe(false);
+      if (judged.ok) return;
+      expect(judged.outcome).toEqual({ kind: 'network', stage });
+      expect(judged.error).toBeInstanceOf(ConnectionError);
+      expect(judged.error).toMatchObject({ code: 'NETWORK_ERROR', retryable });
+      expect(judged.error.message).toMatch(message);
+      expect(judged.error.message).toContain('ECONNX');
+    },
+  );
 
   const envelope = (error: string, message = 'refused') => ({ status: 'error', error, message });
   it.each<[number, unknown, abstract new (...args: never[]) => MyrGatewayError, string, boolean]>([
@@ -256,21 +346,30 @@ describe('judgeAttempt', () => {
     [422, { status: 'error', message: 'callback_url must use https' }, InvalidRequestError, 'HTTP_ERROR', false],
     [429, envelope('RATE_LIMITED'), RateLimitError, 'RATE_LIMITED', true],
     // The rate limiter's own body: `error` is prose, not a code.
-    [429, { statusCode: 429, message: 'Too Many Requests', error: 'Too Many Requests', path: '/payment/request' }, RateLimitError, 'RATE_LIMITED', true],
+    [
+      429,
+      { statusCode: 429, message: 'Too Many Requests', error: 'Too Many Requests', path: '/payment/request' },
+      RateLimitError,
+      'RATE_LIMITED',
+      true,
+    ],
     [502, envelope('GATEWAY_ERROR'), ServiceUnavailableError, 'GATEWAY_ERROR', true],
     [503, envelope('NO_GATEWAY_AVAILABLE'), ServiceUnavailableError, 'NO_GATEWAY_AVAILABLE', true],
     [504, envelope('GATEWAY_TIMEOUT'), ServiceUnavailableError, 'GATEWAY_TIMEOUT', true],
     [418, envelope('TEAPOT'), ApiError, 'TEAPOT', false],
-  ])('maps HTTP %i %j to its typed error and an http outcome with the same code', (status, body, type, code, retryable) => {
-    const text = JSON.stringify(body);
-    const judged = judgeAttempt(answered(json(status, body), text), 30_000, TOKEN, judge);
+  ])(
+    'maps HTTP %i %j to its typed error and an http outcome with the same code',
+    (status, body, type, code, retryable) => {
+      const text = JSON.stringify(body);
+      const judged = judgeAttempt(answered(json(status, body), text), 30_000, TOKEN, judge);
 
-    expect(judged.ok).toBe(false);
-    if (judged.ok) return;
-    expect(judged.error).toBeInstanceOf(type);
-    expect(judged.error).toMatchObject({ code, status, retryable });
-    expect(judged.outcome).toEqual({ kind: 'http', status, code, retryAfterMs: undefined, resetInMs: undefined });
-  });
+      expect(judged.ok).toBe(false);
+      if (judged.ok) return;
+      expect(judged.error).toBeInstanceOf(type);
+      expect(judged.error).toMatchObject({ code, status, retryable });
+      expect(judged.outcome).toEqual({ kind: 'http', status, code, retryAfterMs: undefined, resetInMs: undefined });
+    },
+  );
 
   it('says an HTML error page from a proxy is one, rather than echoing the page', () => {
     const page = '<html><body><h1>502 Bad Gateway</h1></body></html>';
@@ -285,7 +384,10 @@ describe('judgeAttempt', () => {
   });
 
   it('turns a redirect into an error that names baseUrl, since it was not followed', () => {
-    const response = new Response(null, { status: 301, headers: { location: 'https://elsewhere.example/api/v1/auth/token' } });
+    const response = new Response(null, {
+      status: 301,
+      headers: { location: 'https://elsewhere.example/api/v1/auth/token' },
+    });
     const judged = judgeAttempt(answered(response, ''), 30_000, undefined, judge);
 
     expect(judged.ok).toBe(false);
@@ -296,7 +398,12 @@ describe('judgeAttempt', () => {
   });
 
   it('reads a 404 without the service error body as a wrong baseUrl, not as "payment not found"', () => {
-    const judged = judgeAttempt(answered(new Response('Not Found', { status: 404 }), 'Not Found'), 30_000, TOKEN, judge);
+    const judged = judgeAttempt(
+      answered(new Response('Not Found', { status: 404 }), 'Not Found'),
+      30_000,
+      TOKEN,
+      judge,
+    );
 
     expect(judged.ok).toBe(false);
     if (judged.ok) return;
@@ -328,7 +435,11 @@ describe('judgeAttempt', () => {
 
   it("gives the policy the time until X-RateLimit-Reset on the client's clock, and keeps the headers", () => {
     const reset = NOW / 1000 + 12;
-    const response = json(429, envelope('RATE_LIMITED'), { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) });
+    const response = json(429, envelope('RATE_LIMITED'), {
+      'x-ratelimit-limit': '100',
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-reset': String(reset),
+    });
     const judged = judgeAttempt(answered(response, '{}'), 30_000, TOKEN, judge);
 
     expect(judged.ok).toBe(false);
@@ -338,9 +449,27 @@ describe('judgeAttempt', () => {
   });
 
   it('takes the correlation id from the error body, or else from the X-Correlation-Id header', () => {
-    const fromBody = { status: 'error', error: 'GATEWAY_ERROR', message: 'bank limit reached', correlation_id: 'corr-body' };
-    const a = judgeAttempt(answered(json(502, fromBody, { 'x-correlation-id': 'corr-header' }), JSON.stringify(fromBody)), 30_000, TOKEN, judge);
-    const b = judgeAttempt(answered(json(502, envelope('GATEWAY_ERROR'), { 'x-correlation-id': 'corr-header' }), JSON.stringify(envelope('GATEWAY_ERROR'))), 30_000, TOKEN, judge);
+    const fromBody = {
+      status: 'error',
+      error: 'GATEWAY_ERROR',
+      message: 'bank limit reached',
+      correlation_id: 'corr-body',
+    };
+    const a = judgeAttempt(
+      answered(json(502, fromBody, { 'x-correlation-id': 'corr-header' }), JSON.stringify(fromBody)),
+      30_000,
+      TOKEN,
+      judge,
+    );
+    const b = judgeAttempt(
+      answered(
+        json(502, envelope('GATEWAY_ERROR'), { 'x-correlation-id': 'corr-header' }),
+        JSON.stringify(envelope('GATEWAY_ERROR')),
+      ),
+      30_000,
+      TOKEN,
+      judge,
+    );
 
     expect(a.ok || a.error.correlationId).toBe('corr-body');
     expect(b.ok || b.error.correlationId).toBe('corr-header');

@@ -12,7 +12,15 @@ import { outcomeUnknownError, stoppedError } from '../../../../src/core/call/cal
 import { CallTrace, Observer } from '../../../../src/core/observe/observer.js';
 import { OutcomeUnknownError } from '../../../../src/core/errors/outcome.js';
 import { AbortError, ServiceUnavailableError, TimeoutError } from '../../../../src/core/errors/service.js';
-import { failure, hang, harness, status, createPayment, withdraw, rejection } from '../../../helpers/transport-harness.js';
+import {
+  failure,
+  hang,
+  harness,
+  status,
+  createPayment,
+  withdraw,
+  rejection,
+} from '../../../helpers/transport-harness.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -68,7 +76,7 @@ describe('a call stopped by its total timeout or its signal', () => {
     expect(error.message).toContain('same reference_id ORDER4001');
   });
 
-  it("a withdrawal aborted while its attempt was in flight ends as OutcomeUnknownError, not a plain abort", async () => {
+  it('a withdrawal aborted while its attempt was in flight ends as OutcomeUnknownError, not a plain abort', async () => {
     const h = harness({ noTokens: true, then: hang });
     const controller = new AbortController();
     const settled = h.transport.outcomeOf(withdraw('WD2002', 'withdraw', false), { signal: controller.signal });
@@ -106,7 +114,9 @@ describe('a call stopped by its total timeout or its signal', () => {
 
 describe('OUTCOME_UNKNOWN', () => {
   it('keeps the status and correlation id of the answer on the OutcomeUnknownError', async () => {
-    const h = harness({ steps: [failure(504, 'GATEWAY_TIMEOUT', 'upstream silent', { 'x-correlation-id': 'corr-504' })] });
+    const h = harness({
+      steps: [failure(504, 'GATEWAY_TIMEOUT', 'upstream silent', { 'x-correlation-id': 'corr-504' })],
+    });
     const error = await rejection(h.transport.call(withdraw()));
     expect(error).toMatchObject({ status: 504, correlationId: 'corr-504' });
     expect((error.cause as MyrGatewayError).code).toBe('GATEWAY_TIMEOUT');
@@ -115,15 +125,37 @@ describe('OUTCOME_UNKNOWN', () => {
 
 describe('the errors on their own', () => {
   /** A call's state as the transport starts it, stopped by `signal` or by a total timeout of `totalMs`. */
-  function stateOf(spec: CallSpec, stop: { signal?: AbortSignal; totalMs?: number }, maybeProcessed = false): CallState {
+  function stateOf(
+    spec: CallSpec,
+    stop: { signal?: AbortSignal; totalMs?: number },
+    maybeProcessed = false,
+  ): CallState {
     const observer = new Observer({ now: () => 0, tracer: false, logLevel: 'off' }, 'unit');
     const limits = new CallDeadline(stop.signal, stop.totalMs ?? 60_000);
-    const state = new CallState(spec, limits, new CallTrace(observer, spec, undefined), { maxRetries: 3, attemptTimeout: 1000, judge: { redact: (text) => text } }, undefined);
+    const state = new CallState(
+      spec,
+      limits,
+      new CallTrace(observer, spec, undefined),
+      { maxRetries: 3, attemptTimeout: 1000, judge: { redact: (text) => text } },
+      undefined,
+    );
     state.maybeProcessed = maybeProcessed;
     return state;
   }
-  const payment: CallSpec = { method: 'POST', path: 'payment/request', authenticated: true, operation: 'payment.create', referenceId: 'ORDER7001' };
-  const withdrawal: CallSpec = { method: 'POST', path: 'payment/withdraw', authenticated: true, operation: 'withdraw', referenceId: 'WD7001' };
+  const payment: CallSpec = {
+    method: 'POST',
+    path: 'payment/request',
+    authenticated: true,
+    operation: 'payment.create',
+    referenceId: 'ORDER7001',
+  };
+  const withdrawal: CallSpec = {
+    method: 'POST',
+    path: 'payment/withdraw',
+    authenticated: true,
+    operation: 'withdraw',
+    referenceId: 'WD7001',
+  };
 
   it("passes on an SDK error a hook's wait ended with, as it is", () => {
     const cause = new MyrGatewayError('RATE_LIMITED: no slot', { code: 'RATE_LIMITED' });
@@ -155,9 +187,19 @@ describe('the errors on their own', () => {
   });
 
   it('OUTCOME_UNKNOWN names the request, what happened to it and what to do, and keeps the answer it came from', () => {
-    const cause = new ServiceUnavailableError('GATEWAY_TIMEOUT: upstream silent', { code: 'GATEWAY_TIMEOUT', status: 504, correlationId: 'corr-7' });
+    const cause = new ServiceUnavailableError('GATEWAY_TIMEOUT: upstream silent', {
+      code: 'GATEWAY_TIMEOUT',
+      status: 504,
+      correlationId: 'corr-7',
+    });
     const error = outcomeUnknownError(withdrawal, cause);
-    expect(error).toMatchObject({ code: 'OUTCOME_UNKNOWN', referenceId: 'WD7001', status: 504, correlationId: 'corr-7', retryable: false });
+    expect(error).toMatchObject({
+      code: 'OUTCOME_UNKNOWN',
+      referenceId: 'WD7001',
+      status: 504,
+      correlationId: 'corr-7',
+      retryable: false,
+    });
     expect(error.cause).toBe(cause);
     expect(error.message).toContain('POST /payment/withdraw request for reference_id WD7001');
     expect(error.message).toContain('(GATEWAY_TIMEOUT: upstream silent)');

@@ -6,9 +6,24 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type TokenAttemptReport } from '../../../../src/core/tokens/shared.js';
 import { Pacer } from '../../../../src/core/pacing/pacer.js';
-import { type RateBucket, type RateLimiter, type RateLimitObservation } from '../../../../src/core/pacing/limiter-contract.js';
+import {
+  type RateBucket,
+  type RateLimiter,
+  type RateLimitObservation,
+} from '../../../../src/core/pacing/limiter-contract.js';
 import { AbortError, AuthenticationError, RateLimitError } from '../../../../src/core/errors/service.js';
-import { RETRY, json, failure, success, fetchFailed, harness, status, createPayment, withdraw, rejection } from '../../../helpers/transport-harness.js';
+import {
+  RETRY,
+  json,
+  failure,
+  success,
+  fetchFailed,
+  harness,
+  status,
+  createPayment,
+  withdraw,
+  rejection,
+} from '../../../helpers/transport-harness.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -17,7 +32,12 @@ afterEach(() => {
 describe('before an attempt', () => {
   it('ends with an AbortError during the backoff wait, sending nothing more and leaving no timer', async () => {
     vi.useFakeTimers();
-    const h = harness({ noTokens: true, realSleep: true, retry: { ...RETRY, baseDelayMs: 5000 }, then: () => failure(503, 'NO_GATEWAY_AVAILABLE') });
+    const h = harness({
+      noTokens: true,
+      realSleep: true,
+      retry: { ...RETRY, baseDelayMs: 5000 },
+      then: () => failure(503, 'NO_GATEWAY_AVAILABLE'),
+    });
     const controller = new AbortController();
     const pending = h.transport.call(status(undefined, false), { signal: controller.signal });
     await vi.advanceTimersByTimeAsync(100);
@@ -58,14 +78,22 @@ describe('access tokens', () => {
   it('tells the token limiter, for each attempt, whether the service may have seen it and any Retry-After', async () => {
     const h = harness({
       noTokens: true,
-      tokenSteps: [fetchFailed('ECONNREFUSED'), failure(429, 'RATE_LIMITED', 'slow', { 'retry-after': '2' }), success({ access_token: 'x' })],
+      tokenSteps: [
+        fetchFailed('ECONNREFUSED'),
+        failure(429, 'RATE_LIMITED', 'slow', { 'retry-after': '2' }),
+        success({ access_token: 'x' }),
+      ],
     });
     const reports: TokenAttemptReport[] = [];
     let before = 0;
-    await h.transport.call({ method: 'POST', path: 'auth/token', body: {}, authenticated: false, operation: 'token' }, {}, () => {
-      before += 1;
-      return (report) => void reports.push(report);
-    });
+    await h.transport.call(
+      { method: 'POST', path: 'auth/token', body: {}, authenticated: false, operation: 'token' },
+      {},
+      () => {
+        before += 1;
+        return (report) => void reports.push(report);
+      },
+    );
 
     expect(before).toBe(3);
     expect(reports).toEqual([
@@ -93,7 +121,6 @@ describe('pacing', () => {
     return { limiter, acquired, observed };
   }
 
-
   it("takes a slot in the operation's bucket before every attempt and reports each answer back", async () => {
     const { limiter, acquired, observed } = recordingLimiter();
     const h = harness({
@@ -108,7 +135,11 @@ describe('pacing', () => {
   });
 
   it("stops with the limiter's refusal before anything is sent", async () => {
-    const refusal = new RateLimitError('RATE_LIMITED: no free slot', { code: 'RATE_LIMITED', retryable: true, retryAfter: 3 });
+    const refusal = new RateLimitError('RATE_LIMITED: no free slot', {
+      code: 'RATE_LIMITED',
+      retryable: true,
+      retryAfter: 3,
+    });
     const { limiter } = recordingLimiter(refusal);
     const h = harness({ noTokens: true, pacer: new Pacer(limiter, async () => 'k') });
     const error = await rejection(h.transport.call(withdraw('WD5001', 'withdraw', false)));

@@ -7,8 +7,28 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InvalidRequestError, MyrGatewayError } from '../../../../src/core/errors/base.js';
 import { OutcomeUnknownError } from '../../../../src/core/errors/outcome.js';
-import { AuthenticationError, DuplicateReferenceError, NotFoundError, PermissionDeniedError, RateLimitError, ServiceUnavailableError } from '../../../../src/core/errors/service.js';
-import { RETRY, json, failure, success, fetchFailed, hang, harness, status, createPayment, withdraw, rejection, type Step } from '../../../helpers/transport-harness.js';
+import {
+  AuthenticationError,
+  DuplicateReferenceError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+  ServiceUnavailableError,
+} from '../../../../src/core/errors/service.js';
+import {
+  RETRY,
+  json,
+  failure,
+  success,
+  fetchFailed,
+  hang,
+  harness,
+  status,
+  createPayment,
+  withdraw,
+  rejection,
+  type Step,
+} from '../../../helpers/transport-harness.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -67,7 +87,10 @@ describe('retries', () => {
   });
 
   it('does not start a wait that would outlast the total timeout', async () => {
-    const h = harness({ totalTimeout: 2000, then: () => failure(429, 'RATE_LIMITED', 'slow down', { 'retry-after': '5' }) });
+    const h = harness({
+      totalTimeout: 2000,
+      then: () => failure(429, 'RATE_LIMITED', 'slow down', { 'retry-after': '5' }),
+    });
     const error = await rejection(h.transport.call(status()));
     expect(error).toBeInstanceOf(RateLimitError);
     expect(h.api()).toHaveLength(1);
@@ -81,18 +104,21 @@ describe('retries', () => {
     [404, 'NOT_FOUND', NotFoundError],
     [409, 'DUPLICATE_REFERENCE', DuplicateReferenceError],
     [422, 'VALIDATION_ERROR', InvalidRequestError],
-  ])('never sends a payment create again after %i %s, and throws it typed, with the reference_id', async (httpStatus, code, type) => {
-    const h = harness({ then: () => failure(httpStatus, code, 'no', { 'x-correlation-id': 'corr-4xx' }) });
-    const outcome = await h.transport.outcomeOf(createPayment('ORDER2001'));
+  ])(
+    'never sends a payment create again after %i %s, and throws it typed, with the reference_id',
+    async (httpStatus, code, type) => {
+      const h = harness({ then: () => failure(httpStatus, code, 'no', { 'x-correlation-id': 'corr-4xx' }) });
+      const outcome = await h.transport.outcomeOf(createPayment('ORDER2001'));
 
-    expect(h.api()).toHaveLength(1);
-    expect(h.sleep).not.toHaveBeenCalled();
-    expect(outcome.ok).toBe(false);
-    if (outcome.ok) return;
-    expect(outcome.maybeProcessed).toBe(false);
-    expect(outcome.error).toBeInstanceOf(type);
-    expect(outcome.error).toMatchObject({ code, status: httpStatus, correlationId: 'corr-4xx', retryable: false });
-  });
+      expect(h.api()).toHaveLength(1);
+      expect(h.sleep).not.toHaveBeenCalled();
+      expect(outcome.ok).toBe(false);
+      if (outcome.ok) return;
+      expect(outcome.maybeProcessed).toBe(false);
+      expect(outcome.error).toBeInstanceOf(type);
+      expect(outcome.error).toMatchObject({ code, status: httpStatus, correlationId: 'corr-4xx', retryable: false });
+    },
+  );
 });
 
 describe('a money-moving request that may have been processed', () => {
@@ -100,7 +126,10 @@ describe('a money-moving request that may have been processed', () => {
     ['500', () => failure(500, 'INTERNAL_ERROR', 'boom')],
     ['502 GATEWAY_ERROR', () => failure(502, 'GATEWAY_ERROR', 'bank limit reached')],
     ['504 GATEWAY_TIMEOUT', () => failure(504, 'GATEWAY_TIMEOUT', 'upstream silent')],
-    ["503 that is not the spec's NO_GATEWAY_AVAILABLE (a proxy's page)", () => new Response('<html>503</html>', { status: 503 })],
+    [
+      "503 that is not the spec's NO_GATEWAY_AVAILABLE (a proxy's page)",
+      () => new Response('<html>503</html>', { status: 503 }),
+    ],
     ['a connection reset after sending', () => fetchFailed('ECONNRESET')],
   ])('a withdrawal is not sent again after %s: OutcomeUnknownError, maybeProcessed', async (_name, step) => {
     const h = harness({ steps: [step()], then: () => success() });
@@ -156,7 +185,9 @@ describe('a money-moving request that may have been processed', () => {
   });
 
   it('a payment create is sent again with the same reference_id after a 502 (the service refuses a second payment under it)', async () => {
-    const h = harness({ steps: [failure(502, 'GATEWAY_ERROR'), json(201, { status: 'success', data: { payment_id: 'P9' } })] });
+    const h = harness({
+      steps: [failure(502, 'GATEWAY_ERROR'), json(201, { status: 'success', data: { payment_id: 'P9' } })],
+    });
     const result = await h.transport.call(createPayment('ORDER3001'));
 
     expect(result.response).toMatchObject({ status: 201, attempts: 2 });
@@ -178,7 +209,9 @@ describe('a money-moving request that may have been processed', () => {
   });
 
   it('a payment create met with DUPLICATE_REFERENCE after a maybe-processed attempt still says maybeProcessed (for reconcile)', async () => {
-    const h = harness({ steps: [fetchFailed('ECONNRESET'), failure(409, 'DUPLICATE_REFERENCE', 'reference_id already used')] });
+    const h = harness({
+      steps: [fetchFailed('ECONNRESET'), failure(409, 'DUPLICATE_REFERENCE', 'reference_id already used')],
+    });
     const outcome = await h.transport.outcomeOf(createPayment('ORDER3003'));
 
     expect(outcome.ok).toBe(false);

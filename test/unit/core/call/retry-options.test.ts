@@ -8,8 +8,17 @@ import { resolveRetryOptions } from '../../../../src/core/call/retry-options.js'
 
 describe('resolveRetryOptions', () => {
   it("fills in the spec's guidance: 3 retries, 1 s doubling, up to 1 s jitter", () => {
-    expect(resolveRetryOptions(undefined)).toEqual({ maxRetries: 3, baseDelayMs: 1000, jitterMs: 1000, maxDelayMs: 60_000 });
-    expect(resolveRetryOptions({ baseDelayMs: 0, jitterMs: 0 })).toMatchObject({ baseDelayMs: 0, jitterMs: 0, maxDelayMs: 60_000 });
+    expect(resolveRetryOptions(undefined)).toEqual({
+      maxRetries: 3,
+      baseDelayMs: 1000,
+      jitterMs: 1000,
+      maxDelayMs: 60_000,
+    });
+    expect(resolveRetryOptions({ baseDelayMs: 0, jitterMs: 0 })).toMatchObject({
+      baseDelayMs: 0,
+      jitterMs: 0,
+      maxDelayMs: 60_000,
+    });
   });
 
   it.each([
@@ -34,7 +43,12 @@ describe('resolveRetryOptions', () => {
 
   it('refuses a nonsense retry setting when the client is built, before any request', () => {
     const build = () =>
-      new MyrGateway({ baseUrl: 'https://pg.example.com', merchantId: 'M1', apiKey: 'sk_test_1', retry: { baseDelayMs: Number.NaN } });
+      new MyrGateway({
+        baseUrl: 'https://pg.example.com',
+        merchantId: 'M1',
+        apiKey: 'sk_test_1',
+        retry: { baseDelayMs: Number.NaN },
+      });
     expect(build).toThrow(ConfigurationError);
     expect(build).toThrow(/baseDelayMs/);
   });

@@ -1,11 +1,25 @@
 /** Every row of the retry policy (src/core/call/retry-policy.ts): operation × outcome → decision. */
 import { describe, expect, it } from 'vitest';
-import { decide, isAtMostOnce, isRetryable, isTokenRefusal, type Operation, type AttemptFailure, type PolicyInput, retryDelay } from '../../../../src/core/call/retry-policy.js';
+import {
+  decide,
+  isAtMostOnce,
+  isRetryable,
+  isTokenRefusal,
+  type Operation,
+  type AttemptFailure,
+  type PolicyInput,
+  retryDelay,
+} from '../../../../src/core/call/retry-policy.js';
 import { resolveRetryOptions } from '../../../../src/core/call/retry-options.js';
 
 const retry = resolveRetryOptions({});
 const base = { attempt: 1, maxRetries: 3, retry, random: 0, remainingMs: 120_000, tokenRenewed: false };
-const http = (status: number, code: string, retryAfterMs?: number): AttemptFailure => ({ kind: 'http', status, code, retryAfterMs });
+const http = (status: number, code: string, retryAfterMs?: number): AttemptFailure => ({
+  kind: 'http',
+  status,
+  code,
+  retryAfterMs,
+});
 
 const OUTCOMES: [string, AttemptFailure][] = [
   ['400 VALIDATION_ERROR', http(400, 'VALIDATION_ERROR')],
@@ -26,7 +40,7 @@ const OUTCOMES: [string, AttemptFailure][] = [
   ['502 GATEWAY_ERROR', http(502, 'GATEWAY_ERROR')],
   ['502 HTML page (HTTP_ERROR)', http(502, 'HTTP_ERROR')],
   ['503 NO_GATEWAY_AVAILABLE', http(503, 'NO_GATEWAY_AVAILABLE')],
-  ['502 carrying NO_GATEWAY_AVAILABLE (not the spec\'s pair)', http(502, 'NO_GATEWAY_AVAILABLE')],
+  ["502 carrying NO_GATEWAY_AVAILABLE (not the spec's pair)", http(502, 'NO_GATEWAY_AVAILABLE')],
   ['503 HTTP_ERROR', http(503, 'HTTP_ERROR')],
   ['504 GATEWAY_TIMEOUT', http(504, 'GATEWAY_TIMEOUT')],
   ['network error before sending', { kind: 'network', stage: 'connect' }],
@@ -74,26 +88,35 @@ function short(input: PolicyInput): string {
 }
 
 describe('the first failed attempt, retries left', () => {
-  const rows = OUTCOMES.flatMap(([label, outcome]) => OPERATIONS.map((operation, i) => [label, operation, outcome, EXPECTED[label]?.[i]] as const));
+  const rows = OUTCOMES.flatMap(([label, outcome]) =>
+    OPERATIONS.map((operation, i) => [label, operation, outcome, EXPECTED[label]?.[i]] as const),
+  );
   it.each(rows)('%s on %s', (_label, operation, outcome, expected) => {
     expect(short({ ...base, operation, outcome })).toBe(expected);
   });
 });
 
 describe('limits', () => {
-  it.each(OPERATIONS)('%s: retries used up → stop (may-have-been-processed flag kept for reconciliation)', (operation) => {
-    const timeout = short({ ...base, operation, outcome: { kind: 'timeout' }, attempt: 4 });
-    expect(timeout).toBe(operation.startsWith('withdraw') ? 'U' : 'SM');
-    expect(short({ ...base, operation, outcome: http(429, 'RATE_LIMITED'), attempt: 4 })).toBe('S');
-  });
+  it.each(OPERATIONS)(
+    '%s: retries used up → stop (may-have-been-processed flag kept for reconciliation)',
+    (operation) => {
+      const timeout = short({ ...base, operation, outcome: { kind: 'timeout' }, attempt: 4 });
+      expect(timeout).toBe(operation.startsWith('withdraw') ? 'U' : 'SM');
+      expect(short({ ...base, operation, outcome: http(429, 'RATE_LIMITED'), attempt: 4 })).toBe('S');
+    },
+  );
 
   it.each(OPERATIONS.filter((o) => o !== 'token'))('%s: a second 401 after a renewal stops', (operation) => {
     expect(short({ ...base, operation, outcome: http(401, 'TOKEN_EXPIRED'), tokenRenewed: true })).toBe('S');
   });
 
   it('a wait that would overrun the total timeout stops', () => {
-    expect(short({ ...base, operation: 'status', outcome: http(503, 'NO_GATEWAY_AVAILABLE'), remainingMs: 1000 })).toBe('S');
-    expect(short({ ...base, operation: 'status', outcome: http(503, 'NO_GATEWAY_AVAILABLE'), remainingMs: 1001 })).toBe('R');
+    expect(short({ ...base, operation: 'status', outcome: http(503, 'NO_GATEWAY_AVAILABLE'), remainingMs: 1000 })).toBe(
+      'S',
+    );
+    expect(short({ ...base, operation: 'status', outcome: http(503, 'NO_GATEWAY_AVAILABLE'), remainingMs: 1001 })).toBe(
+      'R',
+    );
   });
 
   it('a Retry-After above maxDelayMs stops', () => {
@@ -144,14 +167,22 @@ describe('waits', () => {
   });
 
   it('a crowd 429ed with only X-RateLimit-Reset comes back spread, none before the reset', () => {
-    const delays = Array.from({ length: 100 }, (_, i) => delayOf({ ...base, operation: 'status', outcome: reset(429, 12_000), random: i / 100 }) as number);
+    const delays = Array.from(
+      { length: 100 },
+      (_, i) => delayOf({ ...base, operation: 'status', outcome: reset(429, 12_000), random: i / 100 }) as number,
+    );
     expect(Math.min(...delays)).toBe(12_000);
     expect(new Set(delays).size).toBe(100);
     expect(Math.max(...delays) - Math.min(...delays)).toBeGreaterThanOrEqual(2900);
   });
 
   it('the decision is pure: the same input gives the same answer', () => {
-    const input: PolicyInput = { ...base, operation: 'payment.create', outcome: http(429, 'RATE_LIMITED', 5000), random: 0.3 };
+    const input: PolicyInput = {
+      ...base,
+      operation: 'payment.create',
+      outcome: http(429, 'RATE_LIMITED', 5000),
+      random: 0.3,
+    };
     expect(decide(input)).toEqual(decide(input));
   });
 });

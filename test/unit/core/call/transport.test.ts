@@ -10,7 +10,21 @@ import { type CallSpec } from '../../../../src/core/call/call-spec.js';
 import { accountNumberRedactor } from '../../../../src/core/redact.js';
 import { InvalidRequestError } from '../../../../src/core/errors/base.js';
 import { ConnectionError } from '../../../../src/core/errors/service.js';
-import { START, MERCHANT_ID, API_KEY, RETRY, json, failure, success, fetchFailed, hang, harness, status, withdraw, rejection } from '../../../helpers/transport-harness.js';
+import {
+  START,
+  MERCHANT_ID,
+  API_KEY,
+  RETRY,
+  json,
+  failure,
+  success,
+  fetchFailed,
+  hang,
+  harness,
+  status,
+  withdraw,
+  rejection,
+} from '../../../helpers/transport-harness.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -53,18 +67,29 @@ describe('a call that succeeds', () => {
     await h.transport.call(status('A1'));
     await h.transport.call(status('A2'));
     expect(h.tokenRequests()).toHaveLength(1);
-    expect(h.api().map((request) => request.headers.get('authorization'))).toEqual(['Bearer at_1.eyJtIjoiTTEwMDEifQ.s1', 'Bearer at_1.eyJtIjoiTTEwMDEifQ.s1']);
+    expect(h.api().map((request) => request.headers.get('authorization'))).toEqual([
+      'Bearer at_1.eyJtIjoiTTEwMDEifQ.s1',
+      'Bearer at_1.eyJtIjoiTTEwMDEifQ.s1',
+    ]);
   });
 
   it('reports the attempts, the whole duration (waits included) and the last answer of a call that succeeded after a retry', async () => {
     const h = harness({
-      steps: [failure(503, 'NO_GATEWAY_AVAILABLE', 'no gateway', { 'x-correlation-id': 'corr-a' }), success({ ok: 1 }, { 'x-correlation-id': 'corr-b' })],
+      steps: [
+        failure(503, 'NO_GATEWAY_AVAILABLE', 'no gateway', { 'x-correlation-id': 'corr-a' }),
+        success({ ok: 1 }, { 'x-correlation-id': 'corr-b' }),
+      ],
       latencyMs: 30,
     });
     const result = await h.transport.call(status());
 
     expect(h.delays).toEqual([100]);
-    expect(result.response).toMatchObject({ status: 200, correlationId: 'corr-b', attempts: 2, durationMs: 30 + 100 + 30 });
+    expect(result.response).toMatchObject({
+      status: 200,
+      correlationId: 'corr-b',
+      attempts: 2,
+      durationMs: 30 + 100 + 30,
+    });
   });
 
   it('outcomeOf answers a success with the same data and metadata as call, and ok: true', async () => {
@@ -112,9 +137,10 @@ describe('secrets', () => {
     return parts.join('\n');
   }
 
-
   it('the api key echoed by the token endpoint reaches neither the thrown error nor a log line', async () => {
-    const h = harness({ tokenSteps: [failure(401, 'INVALID_CREDENTIALS', `api_key ${API_KEY} is not valid for ${MERCHANT_ID}`)] });
+    const h = harness({
+      tokenSteps: [failure(401, 'INVALID_CREDENTIALS', `api_key ${API_KEY} is not valid for ${MERCHANT_ID}`)],
+    });
     const error = await rejection(h.transport.call(status()));
 
     expect(error.code).toBe('INVALID_CREDENTIALS');
@@ -125,28 +151,45 @@ describe('secrets', () => {
   });
 
   it.each<[string, (token: string) => Response, () => CallSpec]>([
-    ['a 403 on a status lookup', (token) => failure(403, 'MERCHANT_LOCKED', `locked; token ${token}, key ${API_KEY}`), () => status()],
-    ['a 502 on a withdrawal (wrapped in OutcomeUnknownError)', (token) => failure(502, 'GATEWAY_ERROR', `upstream saw ${token} / ${API_KEY}`), () => withdraw()],
-    ['a 401 that ends the call after renewal', (token) => failure(401, 'UNAUTHORIZED', `bad bearer ${token} for ${API_KEY}`), () => status()],
-  ])('the access token and the api key echoed in %s reach neither the thrown error nor a log line', async (_name, answer, spec) => {
-    const h = harness({ then: (sent) => answer((sent.headers.get('authorization') ?? '').replace('Bearer ', '')) });
-    const error = await rejection(h.transport.call(spec()));
+    [
+      'a 403 on a status lookup',
+      (token) => failure(403, 'MERCHANT_LOCKED', `locked; token ${token}, key ${API_KEY}`),
+      () => status(),
+    ],
+    [
+      'a 502 on a withdrawal (wrapped in OutcomeUnknownError)',
+      (token) => failure(502, 'GATEWAY_ERROR', `upstream saw ${token} / ${API_KEY}`),
+      () => withdraw(),
+    ],
+    [
+      'a 401 that ends the call after renewal',
+      (token) => failure(401, 'UNAUTHORIZED', `bad bearer ${token} for ${API_KEY}`),
+      () => status(),
+    ],
+  ])(
+    'the access token and the api key echoed in %s reach neither the thrown error nor a log line',
+    async (_name, answer, spec) => {
+      const h = harness({ then: (sent) => answer((sent.headers.get('authorization') ?? '').replace('Bearer ', '')) });
+      const error = await rejection(h.transport.call(spec()));
 
-    const tokens = h.api().map((request) => (request.headers.get('authorization') ?? '').replace('Bearer ', ''));
-    expect(tokens.every((token) => token.startsWith('at_'))).toBe(true);
-    const text = printed(error);
-    expect(text).toContain('[redacted]');
-    expect(text).not.toContain(API_KEY);
-    for (const token of tokens) {
-      expect(text).not.toContain(token);
-      expect(h.logLines.join('\n')).not.toContain(token);
-    }
-    expect(h.logLines.join('\n')).not.toContain(API_KEY);
-  });
+      const tokens = h.api().map((request) => (request.headers.get('authorization') ?? '').replace('Bearer ', ''));
+      expect(tokens.every((token) => token.startsWith('at_'))).toBe(true);
+      const text = printed(error);
+      expect(text).toContain('[redacted]');
+      expect(text).not.toContain(API_KEY);
+      for (const token of tokens) {
+        expect(text).not.toContain(token);
+        expect(h.logLines.join('\n')).not.toContain(token);
+      }
+      expect(h.logLines.join('\n')).not.toContain(API_KEY);
+    },
+  );
 
   it("masks a withdrawal's account number the service echoed back, as the call's own redaction asks", async () => {
     const h = harness({ then: () => failure(400, 'INVALID_BANK_CODE', 'bank MBBEMYKL cannot pay 5140123456789') });
-    const error = await rejection(h.transport.call({ ...withdraw('WD6001'), redact: accountNumberRedactor('5140123456789') }));
+    const error = await rejection(
+      h.transport.call({ ...withdraw('WD6001'), redact: accountNumberRedactor('5140123456789') }),
+    );
 
     expect(error).toBeInstanceOf(InvalidRequestError);
     expect(error.message).toContain('****6789');

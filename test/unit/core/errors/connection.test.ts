@@ -8,9 +8,12 @@ import { ConnectionError } from '../../../../src/core/errors/service.js';
 import { connectionError, connectionStage, systemErrorOf } from '../../../../src/core/errors/connection.js';
 
 describe('connectionStage', () => {
-  it.each(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT'])('%s: no connection was made, nothing was sent', (code) => {
-    expect(connectionStage(code)).toBe('connect');
-  });
+  it.each(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT'])(
+    '%s: no connection was made, nothing was sent',
+    (code) => {
+      expect(connectionStage(code)).toBe('connect');
+    },
+  );
 
   // OpenSSL's certificate verification codes and the handshake's own failures; the CRL checks
   // are verification codes too.
@@ -90,23 +93,32 @@ describe('connectionError', () => {
   it('says what to check after a refused TLS handshake', () => {
     const tls = connectionError('ERR_SSL_WRONG_VERSION_NUMBER', 'handshake', false);
     expect(tls).toMatchObject({ code: 'NETWORK_ERROR', retryable: false });
-    expect(tls.message).toMatch(/nothing was sent; check the scheme, host and certificate of baseUrl \(ERR_SSL_WRONG_VERSION_NUMBER\)$/);
+    expect(tls.message).toMatch(
+      /nothing was sent; check the scheme, host and certificate of baseUrl \(ERR_SSL_WRONG_VERSION_NUMBER\)$/,
+    );
   });
 });
 
 describe('a connection closed during the TLS handshake', () => {
-  it('is the handshake by Node\'s words for it; any other ECONNRESET may have followed the request', () => {
-    expect(connectionStage('ECONNRESET', 'Client network socket disconnected before secure TLS connection was established')).toBe('handshake');
+  it("is the handshake by Node's words for it; any other ECONNRESET may have followed the request", () => {
+    expect(
+      connectionStage('ECONNRESET', 'Client network socket disconnected before secure TLS connection was established'),
+    ).toBe('handshake');
     expect(connectionStage('ECONNRESET', 'read ECONNRESET')).toBe('exchange');
     expect(connectionStage('ECONNRESET')).toBe('exchange');
   });
 });
 
 describe('systemErrorOf', () => {
-  it('finds the first string code down a cause chain, with that error\'s message', () => {
+  it("finds the first string code down a cause chain, with that error's message", () => {
     const inner = Object.assign(new Error('connect'), { code: 'ECONNREFUSED' });
-    expect(systemErrorOf(new TypeError('fetch failed', { cause: inner }))).toEqual({ code: 'ECONNREFUSED', message: 'connect' });
-    expect(systemErrorOf(new Error('a', { cause: new Error('b', { cause: { code: 'UND_ERR_SOCKET' } }) }))?.code).toBe('UND_ERR_SOCKET');
+    expect(systemErrorOf(new TypeError('fetch failed', { cause: inner }))).toEqual({
+      code: 'ECONNREFUSED',
+      message: 'connect',
+    });
+    expect(systemErrorOf(new Error('a', { cause: new Error('b', { cause: { code: 'UND_ERR_SOCKET' } }) }))?.code).toBe(
+      'UND_ERR_SOCKET',
+    );
   });
 
   it('ignores numeric codes and gives up on a chain deeper than six, or a cycle', () => {

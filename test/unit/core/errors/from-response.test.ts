@@ -18,7 +18,12 @@ import { errorFromResponse, parseErrorBody } from '../../../../src/core/errors/f
 const noRedact = (text: string) => text;
 
 function failed(status: number, body: unknown, headers: Record<string, string> = {}, retryAfterMs?: number) {
-  return { status, headers: new Headers(headers), text: typeof body === 'string' ? body : JSON.stringify(body), retryAfterMs };
+  return {
+    status,
+    headers: new Headers(headers),
+    text: typeof body === 'string' ? body : JSON.stringify(body),
+    retryAfterMs,
+  };
 }
 
 const envelope = (error: string, message = 'spec message') => ({ status: 'error', error, message });
@@ -32,7 +37,9 @@ describe('errorFromResponse: status and code beyond the table', () => {
   });
 
   it('a DUPLICATE_REFERENCE sent with another status is still a DuplicateReferenceError', () => {
-    expect(errorFromResponse(failed(400, envelope('DUPLICATE_REFERENCE')), noRedact)).toBeInstanceOf(DuplicateReferenceError);
+    expect(errorFromResponse(failed(400, envelope('DUPLICATE_REFERENCE')), noRedact)).toBeInstanceOf(
+      DuplicateReferenceError,
+    );
   });
 
   it("a 422 (the spec's non-https callback_url) is an InvalidRequestError; an unknown code passes through", () => {
@@ -50,16 +57,35 @@ describe('errorFromResponse: status and code beyond the table', () => {
 
 describe('errorFromResponse: body shapes', () => {
   it("reads the rate limiter's alternative 429 body: no code in it, its correlationId kept, Retry-After in seconds", () => {
-    const body = { statusCode: 429, message: 'Too Many Requests', error: 'Too Many Requests', timestamp: '2026-03-01T10:00:00Z', path: '/api/v1/payment/request', correlationId: 'corr-429' };
+    const body = {
+      statusCode: 429,
+      message: 'Too Many Requests',
+      error: 'Too Many Requests',
+      timestamp: '2026-03-01T10:00:00Z',
+      path: '/api/v1/payment/request',
+      correlationId: 'corr-429',
+    };
     const error = errorFromResponse(failed(429, body, {}, 1500), noRedact);
     expect(error).toBeInstanceOf(RateLimitError);
     expect(error).toMatchObject({ code: 'RATE_LIMITED', correlationId: 'corr-429', retryAfter: 2, retryable: true });
   });
 
   it('takes the correlation id from the body, then x-correlation-id, then x-request-id', () => {
-    expect(errorFromResponse(failed(400, { ...envelope('VALIDATION_ERROR'), correlation_id: 'b' }, { 'x-correlation-id': 'h' }), noRedact).correlationId).toBe('b');
-    expect(errorFromResponse(failed(400, envelope('VALIDATION_ERROR'), { 'x-correlation-id': 'h', 'x-request-id': 'r' }), noRedact).correlationId).toBe('h');
-    expect(errorFromResponse(failed(400, envelope('VALIDATION_ERROR'), { 'x-request-id': 'r' }), noRedact).correlationId).toBe('r');
+    expect(
+      errorFromResponse(
+        failed(400, { ...envelope('VALIDATION_ERROR'), correlation_id: 'b' }, { 'x-correlation-id': 'h' }),
+        noRedact,
+      ).correlationId,
+    ).toBe('b');
+    expect(
+      errorFromResponse(
+        failed(400, envelope('VALIDATION_ERROR'), { 'x-correlation-id': 'h', 'x-request-id': 'r' }),
+        noRedact,
+      ).correlationId,
+    ).toBe('h');
+    expect(
+      errorFromResponse(failed(400, envelope('VALIDATION_ERROR'), { 'x-request-id': 'r' }), noRedact).correlationId,
+    ).toBe('r');
   });
 
   it.each([
@@ -76,7 +102,11 @@ describe('errorFromResponse: body shapes', () => {
   it.each([
     ['an HTML page', 'https://api.gateway.example/payment/request', '<html><body>Not Found</body></html>'],
     ['an empty body', 'https://api.gateway.example/payment/status/ORDER1', ''],
-    ['the NOT_FOUND envelope on the token path', 'https://api.gateway.example/auth/token', JSON.stringify(envelope('NOT_FOUND', 'No such endpoint'))],
+    [
+      'the NOT_FOUND envelope on the token path',
+      'https://api.gateway.example/auth/token',
+      JSON.stringify(envelope('NOT_FOUND', 'No such endpoint')),
+    ],
   ])('a 404 with %s is a ConfigurationError naming baseUrl and the URL (query dropped)', (_label, url, text) => {
     const error = errorFromResponse({ ...failed(404, text), url: `${url}?token=abc` }, noRedact);
     expect(error).toBeInstanceOf(ConfigurationError);
@@ -87,7 +117,10 @@ describe('errorFromResponse: body shapes', () => {
   });
 
   it("the service's NOT_FOUND envelope elsewhere stays a NotFoundError", () => {
-    const error = errorFromResponse({ ...failed(404, envelope('NOT_FOUND', 'No payment')), url: 'https://h/api/v1/payment/status/X' }, noRedact);
+    const error = errorFromResponse(
+      { ...failed(404, envelope('NOT_FOUND', 'No payment')), url: 'https://h/api/v1/payment/status/X' },
+      noRedact,
+    );
     expect(error).toBeInstanceOf(NotFoundError);
   });
 
@@ -104,7 +137,10 @@ describe('errorFromResponse: body shapes', () => {
   });
 
   it("passes the service's message through the redactor", () => {
-    const error = errorFromResponse(failed(400, envelope('VALIDATION_ERROR', 'api_key sk_live_secret is wrong')), (text) => text.replaceAll('sk_live_secret', '[redacted]'));
+    const error = errorFromResponse(
+      failed(400, envelope('VALIDATION_ERROR', 'api_key sk_live_secret is wrong')),
+      (text) => text.replaceAll('sk_live_secret', '[redacted]'),
+    );
     expect(error.message).not.toContain('sk_live_secret');
     expect(error.message).toContain('[redacted]');
   });

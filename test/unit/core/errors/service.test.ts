@@ -9,12 +9,22 @@ import { DuplicateReferenceError } from '../../../../src/core/errors/service.js'
 
 describe('DuplicateReferenceError', () => {
   it('adds the existing payment and the earlier-attempt flag to its JSON only when known', () => {
-    const error = new DuplicateReferenceError('DUPLICATE_REFERENCE', { code: 'DUPLICATE_REFERENCE', status: 409, referenceId: 'ORDER1' });
+    const error = new DuplicateReferenceError('DUPLICATE_REFERENCE', {
+      code: 'DUPLICATE_REFERENCE',
+      status: 409,
+      referenceId: 'ORDER1',
+    });
     expect(error).toBeInstanceOf(MyrGatewayError);
     expect(error.toJSON()).not.toHaveProperty('existingPayment');
     expect(error.toJSON()).not.toHaveProperty('earlierAttemptMayHaveSucceeded');
 
-    error.existingPayment = { payment_id: 'pay_1', reference_id: 'ORDER1', status: 'SUCCESS', amount: 50, currency: 'MYR' };
+    error.existingPayment = {
+      payment_id: 'pay_1',
+      reference_id: 'ORDER1',
+      status: 'SUCCESS',
+      amount: 50,
+      currency: 'MYR',
+    };
     error.earlierAttemptMayHaveSucceeded = true;
     expect(JSON.parse(JSON.stringify(error))).toMatchObject({
       name: 'DuplicateReferenceError',

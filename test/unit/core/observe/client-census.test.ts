@@ -20,7 +20,9 @@ describe('noteClient', () => {
     expect(lines).toEqual([]);
     noteClient('https://api.example.test/', 'M1', (m) => lines.push(m));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^20 MyrGateway clients .* merchant M1 at https:\/\/api\.example\.test\/: create one \(at module scope\) and reuse it\.$/);
+    expect(lines[0]).toMatch(
+      /^20 MyrGateway clients .* merchant M1 at https:\/\/api\.example\.test\/: create one \(at module scope\) and reuse it\.$/,
+    );
     for (let i = 0; i < 3 * MANY_CLIENTS; i++) noteClient('https://api.example.test/', 'M1', (m) => lines.push(m));
     expect(lines).toHaveLength(1);
   });
@@ -28,7 +30,8 @@ describe('noteClient', () => {
   it('counts each merchant and base URL apart: one client each for many merchants is fine', async () => {
     const { noteClient, MANY_CLIENTS } = await freshCensus();
     const lines: string[] = [];
-    for (let i = 0; i < 3 * MANY_CLIENTS; i++) noteClient('https://api.example.test/', `OTHER${i}`, (m) => lines.push(m));
+    for (let i = 0; i < 3 * MANY_CLIENTS; i++)
+      noteClient('https://api.example.test/', `OTHER${i}`, (m) => lines.push(m));
     for (let i = 1; i < MANY_CLIENTS; i++) noteClient('https://sandbox.example.test/', 'M1', (m) => lines.push(m));
     for (let i = 1; i < MANY_CLIENTS; i++) noteClient('https://api.example.test/', 'M1', (m) => lines.push(m));
     expect(lines).toEqual([]);

@@ -60,7 +60,13 @@ describe('withResponse', () => {
 
   it('can be put again on the same result (a recovered create gets the lookup’s answer)', () => {
     const result = withResponse(payment(), INFO);
-    const lookup: ResponseInfo = { status: 200, correlationId: 'corr-lookup', rateLimit: undefined, attempts: 1, durationMs: 40 };
+    const lookup: ResponseInfo = {
+      status: 200,
+      correlationId: 'corr-lookup',
+      rateLimit: undefined,
+      attempts: 1,
+      durationMs: 40,
+    };
     expect(() => withResponse(result, lookup)).not.toThrow();
     expect(result.lastResponse).toEqual(lookup);
     expect(Object.keys(result)).toEqual(Object.keys(payment()));
@@ -69,13 +75,26 @@ describe('withResponse', () => {
   it('carries what a CallTrace returns for a successful call', async () => {
     let t = 0;
     const observer = new Observer({ tracer: false, now: () => t }, VERSION);
-    const info = await observer.run({ method: 'POST', path: 'payment/request', operation: 'payments.create' }, async (trace) => {
-      trace.request();
-      t += 25;
-      trace.response(new Response('{}', { status: 201, headers: { 'x-correlation-id': 'corr-201' } }), undefined, undefined);
-      return trace.succeeded(201);
-    });
+    const info = await observer.run(
+      { method: 'POST', path: 'payment/request', operation: 'payments.create' },
+      async (trace) => {
+        trace.request();
+        t += 25;
+        trace.response(
+          new Response('{}', { status: 201, headers: { 'x-correlation-id': 'corr-201' } }),
+          undefined,
+          undefined,
+        );
+        return trace.succeeded(201);
+      },
+    );
     const out = withResponse(payment(), info);
-    expect(out.lastResponse).toEqual({ status: 201, correlationId: 'corr-201', rateLimit: undefined, attempts: 1, durationMs: 25 });
+    expect(out.lastResponse).toEqual({
+      status: 201,
+      correlationId: 'corr-201',
+      rateLimit: undefined,
+      attempts: 1,
+      durationMs: 25,
+    });
   });
 });

@@ -12,7 +12,10 @@ const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 
 function recordingLogger() {
   const calls: { level: LogLevel; args: unknown[] }[] = [];
-  const at = (level: LogLevel) => (...args: unknown[]) => void calls.push({ level, args });
+  const at =
+    (level: LogLevel) =>
+    (...args: unknown[]) =>
+      void calls.push({ level, args });
   return { calls, logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } };
 }
 
@@ -38,7 +41,9 @@ describe('write', () => {
     const { calls, logger } = recordingLogger();
     const fields = { method: 'POST', path: '/payment/request', attempt: 1 };
     new Log(logger, 'debug').write('info', 'POST /payment/request 200 in 12 ms (1 attempt)', fields);
-    expect(calls).toEqual([{ level: 'info', args: ['myr-gateway: POST /payment/request 200 in 12 ms (1 attempt)', fields] }]);
+    expect(calls).toEqual([
+      { level: 'info', args: ['myr-gateway: POST /payment/request 200 in 12 ms (1 attempt)', fields] },
+    ]);
   });
 
   it('passes the message alone when there are no fields', () => {
@@ -53,10 +58,18 @@ describe('write', () => {
       #push(m: unknown) {
         this.seen.push(String(m));
       }
-      debug(m: unknown) { this.#push(m); }
-      info(m: unknown) { this.#push(m); }
-      warn(m: unknown) { this.#push(m); }
-      error(m: unknown) { this.#push(m); }
+      debug(m: unknown) {
+        this.#push(m);
+      }
+      info(m: unknown) {
+        this.#push(m);
+      }
+      warn(m: unknown) {
+        this.#push(m);
+      }
+      error(m: unknown) {
+        this.#push(m);
+      }
     }
     const logger = new ClassLogger();
     new Log(logger, 'debug').write('debug', 'attempt 1');
@@ -65,18 +78,31 @@ describe('write', () => {
 
   it('calls a real pino logger as (fields, message): the fields land in the JSON line and the message in msg', () => {
     const out: Record<string, unknown>[] = [];
-    const logger = pino({ level: 'debug' }, { write: (line: string) => void out.push(JSON.parse(line) as Record<string, unknown>) });
+    const logger = pino(
+      { level: 'debug' },
+      { write: (line: string) => void out.push(JSON.parse(line) as Record<string, unknown>) },
+    );
     const log = new Log(logger, 'debug');
     log.write('info', 'POST /payment/request 200 in 12 ms (1 attempt)', { status: 200, attempts: 1 });
     log.write('warn', 'no fields here');
     expect(out).toEqual([
-      expect.objectContaining({ level: 30, msg: 'myr-gateway: POST /payment/request 200 in 12 ms (1 attempt)', status: 200, attempts: 1 }),
+      expect.objectContaining({
+        level: 30,
+        msg: 'myr-gateway: POST /payment/request 200 in 12 ms (1 attempt)',
+        status: 200,
+        attempts: 1,
+      }),
       expect.objectContaining({ level: 40, msg: 'myr-gateway: no fields here' }),
     ]);
   });
 
   it.each(LEVELS)('a logger whose %s throws never throws into the SDK', (level) => {
-    const logger = { ...recordingLogger().logger, [level]: () => { throw new Error('transport closed'); } };
+    const logger = {
+      ...recordingLogger().logger,
+      [level]: () => {
+        throw new Error('transport closed');
+      },
+    };
     const log = new Log(logger, 'debug');
     expect(() => log.write(level, 'line', { a: 1 })).not.toThrow();
     expect(() => log.write(level, 'line')).not.toThrow();

@@ -12,7 +12,12 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MyrGatewayError } from '../../../../src/core/errors/base.js';
 import { RateLimitError, ServiceUnavailableError, TimeoutError } from '../../../../src/core/errors/service.js';
 import type { LogLevel } from '../../../../src/core/observe/log.js';
-import { Observer, type CallShape, type CallTrace, type ObserveOptions } from '../../../../src/core/observe/observer.js';
+import {
+  Observer,
+  type CallShape,
+  type CallTrace,
+  type ObserveOptions,
+} from '../../../../src/core/observe/observer.js';
 import type { TracerLike } from '../../../../src/core/observe/trace.js';
 import type { RateLimitInfo } from '../../../../src/core/pacing/rate-limit-headers.js';
 import { VERSION } from '../../../../src/version.js';
@@ -23,7 +28,12 @@ const API_KEY = 'sk_live_9f8e7d6c5b4a39281706f5e4d3c2b1a0';
 const TOKEN = 'eyJhbGciOiJIUzI1NiJ9.eyJtZXJjaGFudCI6Ik0xIn0.c2lnbmF0dXJlLXNlY3JldA';
 const ACCOUNT = '512345678901';
 
-const CREATE: CallShape = { method: 'POST', path: 'payment/request', operation: 'payments.create', referenceId: 'ORDER1001' };
+const CREATE: CallShape = {
+  method: 'POST',
+  path: 'payment/request',
+  operation: 'payments.create',
+  referenceId: 'ORDER1001',
+};
 const STATUS: CallShape = { method: 'GET', path: 'payment/status/ORDER1001', operation: 'payments.retrieve' };
 
 const RL_429: RateLimitInfo = { limit: 100, remaining: 0, reset: 1_772_359_260, observedAt: 1_020 };
@@ -83,12 +93,21 @@ async function drive(obs: Observer, c: { t: number }, scenario: Scenario) {
     return obs.run(STATUS, async (trace) => {
       trace.request();
       c.t += 30_000;
-      trace.response(undefined, new TimeoutError('The attempt timed out after 30000 ms', { code: 'TIMEOUT', retryable: true }), undefined);
+      trace.response(
+        undefined,
+        new TimeoutError('The attempt timed out after 30000 ms', { code: 'TIMEOUT', retryable: true }),
+        undefined,
+      );
       trace.retry(500);
       c.t += 500;
       trace.request();
       c.t += 100;
-      const error = new ServiceUnavailableError('No gateway available', { code: 'NO_GATEWAY_AVAILABLE', status: 503, retryable: true, correlationId: 'corr-503' });
+      const error = new ServiceUnavailableError('No gateway available', {
+        code: 'NO_GATEWAY_AVAILABLE',
+        status: 503,
+        retryable: true,
+        correlationId: 'corr-503',
+      });
       trace.response(answer(503, { 'x-correlation-id': 'corr-503' }), error, undefined);
       trace.end(error);
       return { thrown: error };
@@ -98,7 +117,13 @@ async function drive(obs: Observer, c: { t: number }, scenario: Scenario) {
     if (scenario === 'retried') {
       trace.request();
       c.t += 20;
-      const limited = new RateLimitError('Too many requests', { code: 'RATE_LIMITED', status: 429, retryable: true, correlationId: 'corr-429', retryAfter: 1.5 });
+      const limited = new RateLimitError('Too many requests', {
+        code: 'RATE_LIMITED',
+        status: 429,
+        retryable: true,
+        correlationId: 'corr-429',
+        retryAfter: 1.5,
+      });
       trace.response(answer(429, { 'x-correlation-id': 'corr-429' }), limited, RL_429);
       trace.retry(1_500);
       c.t += 1_500;
@@ -123,7 +148,14 @@ describe('events and log lines of a call', () => {
     const info = await drive(observer({ logger, logLevel: 'debug', ...hooks }, c), c, 'succeeds');
 
     const request = { method: 'POST', path: '/payment/request', referenceId: 'ORDER1001', attempt: 1 };
-    const response = { ...request, status: 200, durationMs: 12, correlationId: 'corr-ok', rateLimit: RL_OK, errorCode: undefined };
+    const response = {
+      ...request,
+      status: 200,
+      durationMs: 12,
+      correlationId: 'corr-ok',
+      rateLimit: RL_OK,
+      errorCode: undefined,
+    };
     expect(events).toEqual([
       { hook: 'onRequest', event: request },
       { hook: 'onResponse', event: response },
@@ -134,7 +166,17 @@ describe('events and log lines of a call', () => {
       {
         level: 'info',
         message: 'myr-gateway: POST /payment/request 200 in 12 ms (1 attempt)',
-        fields: { method: 'POST', path: '/payment/request', referenceId: 'ORDER1001', attempts: 1, status: 200, durationMs: 12, correlationId: 'corr-ok', rateLimit: RL_OK, errorCode: undefined },
+        fields: {
+          method: 'POST',
+          path: '/payment/request',
+          referenceId: 'ORDER1001',
+          attempts: 1,
+          status: 200,
+          durationMs: 12,
+          correlationId: 'corr-ok',
+          rateLimit: RL_OK,
+          errorCode: undefined,
+        },
       },
     ]);
     expect(info).toEqual({ status: 200, correlationId: 'corr-ok', rateLimit: RL_OK, attempts: 1, durationMs: 12 });
@@ -147,14 +189,33 @@ describe('events and log lines of a call', () => {
     const info = await drive(observer({ logger, logLevel: 'debug', ...hooks }, c), c, 'retried');
 
     const base = { method: 'POST', path: '/payment/request', referenceId: 'ORDER1001' };
-    const failed = { ...base, attempt: 1, status: 429, durationMs: 20, correlationId: 'corr-429', rateLimit: RL_429, errorCode: 'RATE_LIMITED' };
+    const failed = {
+      ...base,
+      attempt: 1,
+      status: 429,
+      durationMs: 20,
+      correlationId: 'corr-429',
+      rateLimit: RL_429,
+      errorCode: 'RATE_LIMITED',
+    };
     expect(events).toEqual([
       { hook: 'onRequest', event: { ...base, attempt: 1 } },
       { hook: 'onResponse', event: failed },
       { hook: 'onRetry', event: { ...failed, delayMs: 1_500 } },
       { hook: 'onRequest', event: { ...base, attempt: 2 } },
       // durationMs of an attempt is its own, not the call's: the wait before it is not counted.
-      { hook: 'onResponse', event: { ...base, attempt: 2, status: 200, durationMs: 30, correlationId: 'corr-ok', rateLimit: RL_OK, errorCode: undefined } },
+      {
+        hook: 'onResponse',
+        event: {
+          ...base,
+          attempt: 2,
+          status: 200,
+          durationMs: 30,
+          correlationId: 'corr-ok',
+          rateLimit: RL_OK,
+          errorCode: undefined,
+        },
+      },
     ]);
     expect(lines.map((l) => [l.level, l.message])).toEqual([
       ['debug', 'myr-gateway: POST /payment/request attempt 1'],
@@ -176,13 +237,32 @@ describe('events and log lines of a call', () => {
     await drive(observer({ logger, logLevel: 'debug', ...hooks }, c), c, 'fails');
 
     const base = { method: 'GET', path: '/payment/status/ORDER1001', referenceId: undefined };
-    const timedOut = { ...base, attempt: 1, status: undefined, durationMs: 30_000, correlationId: undefined, rateLimit: undefined, errorCode: 'TIMEOUT' };
+    const timedOut = {
+      ...base,
+      attempt: 1,
+      status: undefined,
+      durationMs: 30_000,
+      correlationId: undefined,
+      rateLimit: undefined,
+      errorCode: 'TIMEOUT',
+    };
     expect(events).toEqual([
       { hook: 'onRequest', event: { ...base, attempt: 1 } },
       { hook: 'onResponse', event: timedOut },
       { hook: 'onRetry', event: { ...timedOut, delayMs: 500 } },
       { hook: 'onRequest', event: { ...base, attempt: 2 } },
-      { hook: 'onResponse', event: { ...base, attempt: 2, status: 503, durationMs: 100, correlationId: 'corr-503', rateLimit: undefined, errorCode: 'NO_GATEWAY_AVAILABLE' } },
+      {
+        hook: 'onResponse',
+        event: {
+          ...base,
+          attempt: 2,
+          status: 503,
+          durationMs: 100,
+          correlationId: 'corr-503',
+          rateLimit: undefined,
+          errorCode: 'NO_GATEWAY_AVAILABLE',
+        },
+      },
     ]);
     expect(lines.map((l) => [l.level, l.message])).toEqual([
       ['debug', 'myr-gateway: GET /payment/status/ORDER1001 attempt 1'],
@@ -192,7 +272,13 @@ describe('events and log lines of a call', () => {
       ['debug', 'myr-gateway: GET /payment/status/ORDER1001 attempt 2: 503 in 100 ms'],
       ['info', 'myr-gateway: GET /payment/status/ORDER1001 failed with NO_GATEWAY_AVAILABLE in 30600 ms (2 attempts)'],
     ]);
-    expect(lines[5]?.fields).toMatchObject({ attempts: 2, status: 503, correlationId: 'corr-503', errorCode: 'NO_GATEWAY_AVAILABLE', durationMs: 30_600 });
+    expect(lines[5]?.fields).toMatchObject({
+      attempts: 2,
+      status: 503,
+      correlationId: 'corr-503',
+      errorCode: 'NO_GATEWAY_AVAILABLE',
+      durationMs: 30_600,
+    });
   });
 
   it('a call that ends with something other than a MyrGatewayError is logged as UNKNOWN, without its message', async () => {
@@ -202,7 +288,9 @@ describe('events and log lines of a call', () => {
       trace.request();
       trace.end(new TypeError(`fetch failed: Authorization Bearer ${TOKEN}`));
     });
-    expect(lines.map((l) => l.message)).toEqual(['myr-gateway: POST /payment/request failed with UNKNOWN in 0 ms (1 attempt)']);
+    expect(lines.map((l) => l.message)).toEqual([
+      'myr-gateway: POST /payment/request failed with UNKNOWN in 0 ms (1 attempt)',
+    ]);
     expect(lines[0]?.fields).toMatchObject({ errorCode: 'UNKNOWN', attempts: 1 });
     expectNoSecret(JSON.stringify(lines), { TOKEN });
   });
@@ -211,13 +299,22 @@ describe('events and log lines of a call', () => {
     ['x-correlation-id', { 'x-correlation-id': 'c-1' }, undefined, 'c-1'],
     ['x-request-id when there is no x-correlation-id', { 'x-request-id': 'r-1' }, undefined, 'r-1'],
     ['x-correlation-id over x-request-id', { 'x-correlation-id': 'c-1', 'x-request-id': 'r-1' }, undefined, 'c-1'],
-    ["the error's own correlation id (read from the error body) over the header", { 'x-correlation-id': 'c-1' }, 'body-1', 'body-1'],
+    [
+      "the error's own correlation id (read from the error body) over the header",
+      { 'x-correlation-id': 'c-1' },
+      'body-1',
+      'body-1',
+    ],
     ['nothing when neither says one', {}, undefined, undefined],
   ])('the correlation id of an attempt is %s', async (_what, headers: Record<string, string>, fromError, expected) => {
     const { events, hooks } = recordingHooks();
     await observer(hooks).run(CREATE, async (trace) => {
       trace.request();
-      const error = new MyrGatewayError('Bad request', { code: 'VALIDATION_ERROR', status: 400, correlationId: fromError });
+      const error = new MyrGatewayError('Bad request', {
+        code: 'VALIDATION_ERROR',
+        status: 400,
+        correlationId: fromError,
+      });
       trace.response(answer(400, headers), error, undefined);
       trace.end(error);
     });
@@ -251,13 +348,30 @@ describe('log levels', () => {
   ] as const)('logLevel %s: a hook that threw is told in %i warn line(s)', async (level, count) => {
     const c = clock();
     const { lines, logger } = recordingLogger();
-    await drive(observer({ logger, logLevel: level, onResponse: () => { throw new Error('metrics down'); } }, c), c, 'succeeds');
-    expect(lines.filter((l) => l.level === 'warn').map((l) => l.message)).toEqual(Array(count).fill('myr-gateway: the onResponse hook threw; ignoring it'));
+    await drive(
+      observer(
+        {
+          logger,
+          logLevel: level,
+          onResponse: () => {
+            throw new Error('metrics down');
+          },
+        },
+        c,
+      ),
+      c,
+      'succeeds',
+    );
+    expect(lines.filter((l) => l.level === 'warn').map((l) => l.message)).toEqual(
+      Array(count).fill('myr-gateway: the onResponse hook threw; ignoring it'),
+    );
   });
 
   it('a logLevel without a logger writes to the console, at the matching console method', async () => {
     const c = clock();
-    const spies = (['debug', 'info', 'warn', 'error'] as const).map((m) => vi.spyOn(console, m).mockImplementation(() => undefined));
+    const spies = (['debug', 'info', 'warn', 'error'] as const).map((m) =>
+      vi.spyOn(console, m).mockImplementation(() => undefined),
+    );
     try {
       await drive(observer({ logLevel: 'info' }, c), c, 'retried');
       const [debug, info, warn, error] = spies;
@@ -283,7 +397,9 @@ describe('nothing listening', () => {
 
   it('without logger, hooks or tracer a call writes nowhere, runs untraced, and still returns its lastResponse', async () => {
     const c = clock();
-    const spies = (['log', 'debug', 'info', 'warn', 'error'] as const).map((m) => vi.spyOn(console, m).mockImplementation(() => undefined));
+    const spies = (['log', 'debug', 'info', 'warn', 'error'] as const).map((m) =>
+      vi.spyOn(console, m).mockImplementation(() => undefined),
+    );
     try {
       const obs = new Observer({ now: c.now }, VERSION);
       expect(obs.traced()).toBe(false);
@@ -327,7 +443,10 @@ describe('nothing listening', () => {
     await obs.run(CREATE, async (trace) => trace.end(new Error('x')));
     await obs.run(STATUS, async (trace) => trace.end(new Error('x')));
     expect(getTracer.mock.calls).toEqual([['myr-gateway', VERSION]]);
-    expect(first.spans.map((s) => s.name)).toEqual(['myr-gateway POST /payment/request', 'myr-gateway GET /payment/status/{identifier}']);
+    expect(first.spans.map((s) => s.name)).toEqual([
+      'myr-gateway POST /payment/request',
+      'myr-gateway GET /payment/status/{identifier}',
+    ]);
 
     const second = recordingTracer();
     registry[OTEL_API] = { trace: { getTracer: () => second.tracer } };
@@ -356,10 +475,25 @@ describe('nothing listening', () => {
 describe('hooks and loggers that throw', () => {
   const HOOKS = ['onRequest', 'onResponse', 'onRetry'] as const;
 
-  it.each(HOOKS.flatMap((hook) => [
-    [hook, 'throws', () => { throw new Error(`the ${hook} hook broke: ${API_KEY}`); }],
-    [hook, 'returns a promise that rejects', () => Promise.reject(new Error(`the ${hook} hook broke: ${API_KEY}`))],
-  ] as const))('%s that %s: the call goes on unchanged, with one warn line and no error text', async (hook, _how, broken) => {
+  it.each(
+    HOOKS.flatMap(
+      (hook) =>
+        [
+          [
+            hook,
+            'throws',
+            () => {
+              throw new Error(`the ${hook} hook broke: ${API_KEY}`);
+            },
+          ],
+          [
+            hook,
+            'returns a promise that rejects',
+            () => Promise.reject(new Error(`the ${hook} hook broke: ${API_KEY}`)),
+          ],
+        ] as const,
+    ),
+  )('%s that %s: the call goes on unchanged, with one warn line and no error text', async (hook, _how, broken) => {
     const quiet = clock();
     const plain = await drive(observer({}, quiet), quiet, 'retried');
     const c = clock();
@@ -369,7 +503,13 @@ describe('hooks and loggers that throw', () => {
     expect(info).toEqual(plain);
     // onRetry is called once in this call, onRequest and onResponse twice.
     const times = hook === 'onRetry' ? 1 : 2;
-    expect(lines).toEqual(Array(times).fill({ level: 'warn', message: `myr-gateway: the ${hook} hook threw; ignoring it`, fields: undefined }));
+    expect(lines).toEqual(
+      Array(times).fill({
+        level: 'warn',
+        message: `myr-gateway: the ${hook} hook threw; ignoring it`,
+        fields: undefined,
+      }),
+    );
     expectNoSecret(JSON.stringify(lines), { API_KEY });
   });
 
@@ -377,7 +517,18 @@ describe('hooks and loggers that throw', () => {
     const spy = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     try {
       const c = clock();
-      await drive(observer({ onRequest: () => { throw new Error('boom'); } }, c), c, 'succeeds');
+      await drive(
+        observer(
+          {
+            onRequest: () => {
+              throw new Error('boom');
+            },
+          },
+          c,
+        ),
+        c,
+        'succeeds',
+      );
       expect(spy.mock.calls).toEqual([['myr-gateway: the onRequest hook threw; ignoring it']]);
     } finally {
       spy.mockRestore();
@@ -387,7 +538,14 @@ describe('hooks and loggers that throw', () => {
   it('hooks returning values or promises that resolve are not warned about', async () => {
     const c = clock();
     const { lines, logger } = recordingLogger();
-    await drive(observer({ logger, onRequest: () => 42, onResponse: () => Promise.resolve('ok'), onRetry: () => ({ then: undefined }) }, c), c, 'retried');
+    await drive(
+      observer(
+        { logger, onRequest: () => 42, onResponse: () => Promise.resolve('ok'), onRetry: () => ({ then: undefined }) },
+        c,
+      ),
+      c,
+      'retried',
+    );
     await flushRejections();
     expect(lines).toEqual([]);
   });
@@ -396,7 +554,21 @@ describe('hooks and loggers that throw', () => {
     const c = clock();
     const broken = throwingLogger();
     const { events, hooks } = recordingHooks();
-    const info = await drive(observer({ logger: broken.logger, logLevel: 'debug', ...hooks, onRetry: () => { throw new Error('also broken'); } }, c), c, 'retried');
+    const info = await drive(
+      observer(
+        {
+          logger: broken.logger,
+          logLevel: 'debug',
+          ...hooks,
+          onRetry: () => {
+            throw new Error('also broken');
+          },
+        },
+        c,
+      ),
+      c,
+      'retried',
+    );
     expect(info).toMatchObject({ status: 200, attempts: 2, durationMs: 1_550 });
     expect(events.map((e) => e.hook)).toEqual(['onRequest', 'onResponse', 'onRequest', 'onResponse']);
     // 4 debug lines, 2 info lines and the warning about onRetry were all tried.
@@ -406,7 +578,11 @@ describe('hooks and loggers that throw', () => {
   it('a tracer that throws leaves the call to run once, untraced, and is warned about once per client', async () => {
     const { lines, logger } = recordingLogger();
     let runs = 0;
-    const tracer: TracerLike = { startActiveSpan: () => { throw new Error('exporter misconfigured'); } };
+    const tracer: TracerLike = {
+      startActiveSpan: () => {
+        throw new Error('exporter misconfigured');
+      },
+    };
     const obs = observer({ logger, tracer });
     for (let i = 0; i < 2; i++) {
       const result = await obs.run(CREATE, async (trace) => {
@@ -446,7 +622,12 @@ describe('spans', () => {
         name: 'myr-gateway POST /payment/request',
         options: {
           kind: 2, // SpanKind.CLIENT
-          attributes: { 'http.request.method': 'POST', 'url.template': '/payment/request', 'myr.operation': 'payments.create', 'myr.reference_id': 'ORDER1001' },
+          attributes: {
+            'http.request.method': 'POST',
+            'url.template': '/payment/request',
+            'myr.operation': 'payments.create',
+            'myr.reference_id': 'ORDER1001',
+          },
         },
         attributes: {
           'myr.attempts': 1,
@@ -469,9 +650,21 @@ describe('spans', () => {
     await drive(observer({ tracer }, c), c, 'retried');
     expect(spans).toHaveLength(1);
     expect(spans[0]?.events).toEqual([
-      { name: 'myr.retry', attributes: { 'myr.attempt': 1, 'myr.retry.delay_ms': 1_500, 'error.type': 'RATE_LIMITED', 'http.response.status_code': 429 } },
+      {
+        name: 'myr.retry',
+        attributes: {
+          'myr.attempt': 1,
+          'myr.retry.delay_ms': 1_500,
+          'error.type': 'RATE_LIMITED',
+          'http.response.status_code': 429,
+        },
+      },
     ]);
-    expect(spans[0]?.attributes).toMatchObject({ 'myr.attempts': 2, 'http.response.status_code': 200, 'myr.correlation_id': 'corr-ok' });
+    expect(spans[0]?.attributes).toMatchObject({
+      'myr.attempts': 2,
+      'http.response.status_code': 200,
+      'myr.correlation_id': 'corr-ok',
+    });
     expect(spans[0]?.attributes).not.toHaveProperty('error.type');
     expect(spans[0]?.statuses).toEqual([]);
     expect(spans[0]?.ended).toBe(1);
@@ -484,10 +677,24 @@ describe('spans', () => {
     const [span] = spans;
     expect(span?.name).toBe('myr-gateway GET /payment/status/{identifier}');
     // No reference id: the key is absent, not set to undefined.
-    expect(span?.options).toEqual({ kind: 2, attributes: { 'http.request.method': 'GET', 'url.template': '/payment/status/{identifier}', 'myr.operation': 'payments.retrieve' } });
-    expect(span?.attributes).toEqual({ 'myr.attempts': 2, 'http.response.status_code': 503, 'myr.correlation_id': 'corr-503', 'error.type': 'NO_GATEWAY_AVAILABLE' });
+    expect(span?.options).toEqual({
+      kind: 2,
+      attributes: {
+        'http.request.method': 'GET',
+        'url.template': '/payment/status/{identifier}',
+        'myr.operation': 'payments.retrieve',
+      },
+    });
+    expect(span?.attributes).toEqual({
+      'myr.attempts': 2,
+      'http.response.status_code': 503,
+      'myr.correlation_id': 'corr-503',
+      'error.type': 'NO_GATEWAY_AVAILABLE',
+    });
     expect(span?.statuses).toEqual([{ code: 2, message: 'NO_GATEWAY_AVAILABLE' }]);
-    expect(span?.events.map((e) => [e.name, e.attributes?.['error.type'], e.attributes?.['myr.retry.delay_ms']])).toEqual([['myr.retry', 'TIMEOUT', 500]]);
+    expect(
+      span?.events.map((e) => [e.name, e.attributes?.['error.type'], e.attributes?.['myr.retry.delay_ms']]),
+    ).toEqual([['myr.retry', 'TIMEOUT', 500]]);
     // A timeout had no answer: the event has no status key at all (OpenTelemetry keeps an undefined one).
     expect(Object.keys(span?.events[0]?.attributes ?? {})).not.toContain('http.response.status_code');
     expect(span?.ended).toBe(1);
@@ -511,17 +718,36 @@ describe('secrets', () => {
     try {
       const c = clock();
       const obs = new Observer({ ...capture.options, now: c.now }, VERSION);
-      const withdrawal: CallShape = { method: 'POST', path: 'withdrawal/request', operation: 'withdrawals.create', referenceId: 'WD1001' };
-      const headers = { authorization: `Bearer ${TOKEN}`, 'set-cookie': `session=${TOKEN}`, 'x-echo-api-key': API_KEY, 'x-correlation-id': 'corr-wd' };
+      const withdrawal: CallShape = {
+        method: 'POST',
+        path: 'withdrawal/request',
+        operation: 'withdrawals.create',
+        referenceId: 'WD1001',
+      };
+      const headers = {
+        authorization: `Bearer ${TOKEN}`,
+        'set-cookie': `session=${TOKEN}`,
+        'x-echo-api-key': API_KEY,
+        'x-correlation-id': 'corr-wd',
+      };
       const body = JSON.stringify({ api_key: API_KEY, access_token: TOKEN, account_number: ACCOUNT });
       await obs.run(withdrawal, async (trace) => {
         trace.request();
         c.t += 10;
-        const limited = new RateLimitError(`Too many requests for ${API_KEY}`, { code: 'RATE_LIMITED', status: 429, correlationId: 'corr-wd', cause: new Error(`Bearer ${TOKEN}`) });
+        const limited = new RateLimitError(`Too many requests for ${API_KEY}`, {
+          code: 'RATE_LIMITED',
+          status: 429,
+          correlationId: 'corr-wd',
+          cause: new Error(`Bearer ${TOKEN}`),
+        });
         trace.response(answer(429, headers, body), limited, RL_429);
         trace.retry(1_000);
         trace.request();
-        const failure = new MyrGatewayError(`Account ${ACCOUNT} rejected (token ${TOKEN})`, { code: 'INVALID_BANK_CODE', status: 400, referenceId: 'WD1001' });
+        const failure = new MyrGatewayError(`Account ${ACCOUNT} rejected (token ${TOKEN})`, {
+          code: 'INVALID_BANK_CODE',
+          status: 400,
+          referenceId: 'WD1001',
+        });
         trace.response(answer(400, headers, body), failure, undefined);
         trace.end(failure);
       });
@@ -529,9 +755,18 @@ describe('secrets', () => {
       await capture.flush();
       const dump = capture.dump();
       // The capture saw the call (so the check below is not vacuous)...
-      expect(capture.hooks.map((h) => h.hook)).toEqual(['onRequest', 'onResponse', 'onRetry', 'onRequest', 'onResponse', 'onRequest', 'onResponse']);
+      expect(capture.hooks.map((h) => h.hook)).toEqual([
+        'onRequest',
+        'onResponse',
+        'onRetry',
+        'onRequest',
+        'onResponse',
+        'onRequest',
+        'onResponse',
+      ]);
       expect(capture.spans()).toHaveLength(2);
-      for (const fact of ['WD1001', 'corr-wd', 'INVALID_BANK_CODE', 'RATE_LIMITED', '/withdrawal/request']) expect(dump).toContain(fact);
+      for (const fact of ['WD1001', 'corr-wd', 'INVALID_BANK_CODE', 'RATE_LIMITED', '/withdrawal/request'])
+        expect(dump).toContain(fact);
       // ...and none of what the service or the errors carried besides those facts.
       expectNoSecret(dump, { API_KEY, TOKEN, ACCOUNT });
     } finally {

@@ -4,7 +4,13 @@
  * (once); one that throws after, or whose span methods throw, is reported and ignored.
  */
 import { describe, expect, it } from 'vitest';
-import { isTracer, runTraced, setAttributes, type SpanLike, type TracerLike } from '../../../../src/core/observe/trace.js';
+import {
+  isTracer,
+  runTraced,
+  setAttributes,
+  type SpanLike,
+  type TracerLike,
+} from '../../../../src/core/observe/trace.js';
 import { recordingSpan, recordingTracer } from '../../../helpers/recording-tracer.js';
 
 function tracerOf(startActiveSpan: (fn: (span: SpanLike) => unknown) => unknown): TracerLike {
@@ -14,11 +20,17 @@ function tracerOf(startActiveSpan: (fn: (span: SpanLike) => unknown) => unknown)
 describe('runTraced', () => {
   it('runs the work inside the span and returns its result, with the span handed to the work', async () => {
     const { tracer, spans, calls } = recordingTracer();
-    const result = await runTraced(tracer, 'myr-gateway payments.create', {}, async (s) => {
-      s?.setAttribute('myr_gateway.reference_id', 'ORDER1');
-      s?.end();
-      return 'payment';
-    }, () => undefined);
+    const result = await runTraced(
+      tracer,
+      'myr-gateway payments.create',
+      {},
+      async (s) => {
+        s?.setAttribute('myr_gateway.reference_id', 'ORDER1');
+        s?.end();
+        return 'payment';
+      },
+      () => undefined,
+    );
     expect(result).toBe('payment');
     expect(spans.map((s) => s.name)).toEqual(['myr-gateway payments.create']);
     expect(calls).toEqual(['attr myr_gateway.reference_id=ORDER1', 'end']);
@@ -28,11 +40,19 @@ describe('runTraced', () => {
     const reported: unknown[] = [];
     let runs = 0;
     const broken = new Error('exporter misconfigured');
-    const result = await runTraced(tracerOf(() => { throw broken; }), 'op', {}, async (span) => {
-      runs += 1;
-      expect(span).toBeUndefined();
-      return 42;
-    }, (e) => reported.push(e));
+    const result = await runTraced(
+      tracerOf(() => {
+        throw broken;
+      }),
+      'op',
+      {},
+      async (span) => {
+        runs += 1;
+        expect(span).toBeUndefined();
+        return 42;
+      },
+      (e) => reported.push(e),
+    );
     expect(result).toBe(42);
     expect(runs).toBe(1);
     expect(reported).toEqual([broken]);
@@ -46,10 +66,16 @@ describe('runTraced', () => {
       fn(span);
       throw new Error('context manager broke');
     });
-    const result = await runTraced(tracer, 'op', {}, async () => {
-      runs += 1;
-      return 'withdrawal';
-    }, (e) => reported.push(e));
+    const result = await runTraced(
+      tracer,
+      'op',
+      {},
+      async () => {
+        runs += 1;
+        return 'withdrawal';
+      },
+      (e) => reported.push(e),
+    );
     expect(result).toBe('withdrawal');
     expect(runs).toBe(1);
     expect(reported).toHaveLength(1);
@@ -58,19 +84,33 @@ describe('runTraced', () => {
   it("the work's own error passes through unchanged", async () => {
     const { span } = recordingSpan();
     const failure = new Error('DUPLICATE_REFERENCE');
-    await expect(runTraced(tracerOf((fn) => fn(span)), 'op', {}, () => Promise.reject(failure), () => undefined)).rejects.toBe(failure);
+    await expect(
+      runTraced(
+        tracerOf((fn) => fn(span)),
+        'op',
+        {},
+        () => Promise.reject(failure),
+        () => undefined,
+      ),
+    ).rejects.toBe(failure);
   });
 
   it('span methods that throw are swallowed and reported: the work never sees them', async () => {
     const reported: unknown[] = [];
     const { span, calls } = recordingSpan({ broken: true });
-    const result = await runTraced(tracerOf((fn) => fn(span)), 'op', {}, async (s) => {
-      s?.setAttribute('k', 'v');
-      s?.addEvent('retry');
-      s?.setStatus({ code: 2 });
-      s?.end();
-      return 'done';
-    }, (e) => reported.push(e));
+    const result = await runTraced(
+      tracerOf((fn) => fn(span)),
+      'op',
+      {},
+      async (s) => {
+        s?.setAttribute('k', 'v');
+        s?.addEvent('retry');
+        s?.setStatus({ code: 2 });
+        s?.end();
+        return 'done';
+      },
+      (e) => reported.push(e),
+    );
     expect(result).toBe('done');
     expect(calls).toEqual(['attr k=v', 'event retry', 'status 2', 'end']);
     expect(reported).toHaveLength(4);

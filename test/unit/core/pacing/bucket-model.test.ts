@@ -4,7 +4,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BucketModel, MAX_WINDOW_MS, MIN_WINDOW_MS } from '../../../../src/core/pacing/bucket-model.js';
-import { PUBLISHED_WINDOW_MS, type RateLimitObservation, UNPACED_ABOVE } from '../../../../src/core/pacing/limiter-contract.js';
+import {
+  PUBLISHED_WINDOW_MS,
+  type RateLimitObservation,
+  UNPACED_ABOVE,
+} from '../../../../src/core/pacing/limiter-contract.js';
 
 /** A limiter clock reading, far from 0 so "blocked until 0" is plainly in the past. */
 const NOW = 5_000_000;
@@ -21,11 +25,14 @@ describe('BucketModel.learn: the limit', () => {
     expect(model.limit).toBe(30);
   });
 
-  it.each([0, -5, 2.5, Number.NaN, Number.POSITIVE_INFINITY])('keeps the limit it had when the service states %d', (limit) => {
-    const model = new BucketModel('withdraw');
-    model.learn(answer({ limit }), NOW, 0);
-    expect(model.limit).toBe(50);
-  });
+  it.each([0, -5, 2.5, Number.NaN, Number.POSITIVE_INFINITY])(
+    'keeps the limit it had when the service states %d',
+    (limit) => {
+      const model = new BucketModel('withdraw');
+      model.learn(answer({ limit }), NOW, 0);
+      expect(model.limit).toBe(50);
+    },
+  );
 
   it(`stops pacing a bucket whose limit is above ${UNPACED_ABOVE} requests a window, and paces it again when the limit falls`, () => {
     const model = new BucketModel('other');
@@ -41,7 +48,11 @@ describe('BucketModel.learn: the limit', () => {
 describe('BucketModel.learn: a 429', () => {
   it.each([
     ['for its Retry-After', { retryAfterMs: 3000 }, 3000],
-    ['for Retry-After rather than the reset header (the spec prefers it)', { retryAfterMs: 2000, resetInMs: 9000 }, 2000],
+    [
+      'for Retry-After rather than the reset header (the spec prefers it)',
+      { retryAfterMs: 2000, resetInMs: 9000 },
+      2000,
+    ],
     ['until the reset when there is no Retry-After', { resetInMs: 5000 }, 5000],
     ['for 1 s when it says neither', {}, 1000],
     ['for 1 s when its reset is in the past', { resetInMs: -4000 }, 1000],
@@ -77,7 +88,8 @@ describe('BucketModel.learn: a 429', () => {
 
 describe("BucketModel.learn: the service's clock against ours (assumption A24)", () => {
   /** Limit 3, alone in its window, its reset 6.5 s after the answer on our clock, the service's Date `dateInMs` from ours. */
-  const dated = (dateInMs: number | undefined, elapsedMs = 10) => answer({ limit: 3, remaining: 2, resetInMs: 6500, elapsedMs, dateInMs });
+  const dated = (dateInMs: number | undefined, elapsedMs = 10) =>
+    answer({ limit: 3, remaining: 2, resetInMs: 6500, elapsedMs, dateInMs });
 
   it.each<[string, (number | undefined)[], number]>([
     ['no Date: taken to agree', [undefined], 0],
@@ -93,7 +105,7 @@ describe("BucketModel.learn: the service's clock against ours (assumption A24)",
     expect(model.clockOffset).toBe(offset);
   });
 
-  it('measures the window and the hold on the service\'s clock: a reset read 3 s early on a clock 3 s ahead', () => {
+  it("measures the window and the hold on the service's clock: a reset read 3 s early on a clock 3 s ahead", () => {
     const ahead = new BucketModel('other');
     // Our clock is 3 s ahead: the reset, 6.5 s away for the service, reads as 3.5 s.
     ahead.learn(answer({ limit: 3, remaining: 2, resetInMs: 3500, elapsedMs: 10, dateInMs: -3000 }), NOW, 0);

@@ -19,7 +19,12 @@ describe('planEdgeProbe', () => {
     let none = 0;
     for (const W of [1000, 2000, 6000, 60_000]) {
       for (let sentAt = 10_000; sentAt < 11_000; sentAt += 7) {
-        for (const [out, back] of [[1, 1], [2, 40], [150, 150], [400, 700]] as const) {
+        for (const [out, back] of [
+          [1, 1],
+          [2, 40],
+          [150, 150],
+          [400, 700],
+        ] as const) {
           const arrival = sentAt + out;
           const lone = { sentAt, answeredAt: arrival + back, resetAt: Math.ceil((arrival + W) / 1000) * 1000 };
           const plan = planEdgeProbe({ state: 'ready', windowMs: Math.ceil(lone.resetAt - sentAt), lone });

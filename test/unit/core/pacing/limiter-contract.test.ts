@@ -40,10 +40,20 @@ describe('the published limits', () => {
     expect(Object.isFrozen(PUBLISHED_LIMITS)).toBe(true);
   });
 
-  it.each<RateBucket>(['token', 'payment', 'withdraw', 'other'])('start a cold %s bucket at its published limit and window, paced and not blocked', (bucket) => {
-    const model = new BucketModel(bucket);
-    expect(model).toMatchObject({ bucket, limit: PUBLISHED_LIMITS[bucket], windowMs: PUBLISHED_WINDOW_MS, blockedUntil: 0, unpaced: false, windowKnown: false });
-  });
+  it.each<RateBucket>(['token', 'payment', 'withdraw', 'other'])(
+    'start a cold %s bucket at its published limit and window, paced and not blocked',
+    (bucket) => {
+      const model = new BucketModel(bucket);
+      expect(model).toMatchObject({
+        bucket,
+        limit: PUBLISHED_LIMITS[bucket],
+        windowMs: PUBLISHED_WINDOW_MS,
+        blockedUntil: 0,
+        unpaced: false,
+        windowKnown: false,
+      });
+    },
+  );
 });
 
 describe('pacingError', () => {

@@ -37,7 +37,19 @@ async function burst(l: MemoryRateLimiter, calls: number, limit: number, windowM
       const remaining = Math.max(0, limit - arrivals.length);
       await sleep(ONE_WAY_MS);
       const status = allowed ? 201 : 429;
-      l.observe(K, 'payment', { status, limit, remaining, resetInMs: Math.ceil(freesAt / 1000) * 1000 - Date.now(), retryAfterMs, elapsedMs: Date.now() - sentAt }, slot);
+      l.observe(
+        K,
+        'payment',
+        {
+          status,
+          limit,
+          remaining,
+          resetInMs: Math.ceil(freesAt / 1000) * 1000 - Date.now(),
+          retryAfterMs,
+          elapsedMs: Date.now() - sentAt,
+        },
+        slot,
+      );
       answers.push({ status, slot, call: n });
       if (allowed) return;
       await sleep(retryAfterMs!);

@@ -6,7 +6,13 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RateLimitError } from '../../../../src/core/errors/service.js';
-import { type AcquireOptions, CLIENT_WARN, type RateBucket, type RateLimiter, type RateLimitObservation } from '../../../../src/core/pacing/limiter-contract.js';
+import {
+  type AcquireOptions,
+  CLIENT_WARN,
+  type RateBucket,
+  type RateLimiter,
+  type RateLimitObservation,
+} from '../../../../src/core/pacing/limiter-contract.js';
 import { MemoryRateLimiter } from '../../../../src/core/pacing/memory-limiter.js';
 import { type PacedAnswer, Pacer } from '../../../../src/core/pacing/pacer.js';
 import { readAnswerTiming } from '../../../../src/core/pacing/rate-limit-headers.js';
@@ -25,7 +31,8 @@ const KEY = 'merchant-hash';
 /** A limiter that grants at once (with `slot` as the slot's name) and records what it is told. */
 function recordingLimiter(slot?: string) {
   const acquired: { key: string; bucket: RateBucket; options: AcquireOptions }[] = [];
-  const observed: { key: string; bucket: RateBucket; observation: RateLimitObservation; slot: string | undefined }[] = [];
+  const observed: { key: string; bucket: RateBucket; observation: RateLimitObservation; slot: string | undefined }[] =
+    [];
   const limiter: RateLimiter = {
     acquire: (key, bucket, options) => {
       acquired.push({ key, bucket, options });
@@ -51,13 +58,16 @@ describe('Pacer.acquire', () => {
     ['withdraw', 'withdraw'],
     ['withdraw.recover', 'withdraw'],
     ['status', 'other'],
-  ])("takes a slot of a %s attempt in the %s bucket, with the call's signal and time left", async (operation, bucket) => {
-    const { limiter, acquired } = recordingLimiter();
-    const { pacer } = pacerOver(limiter);
-    const signal = new AbortController().signal;
-    await pacer.acquire(operation, signal, 12_345);
-    expect(acquired).toEqual([{ key: KEY, bucket, options: { signal, maxWaitMs: 12_345, mayBeRefused: true } }]);
-  });
+  ])(
+    "takes a slot of a %s attempt in the %s bucket, with the call's signal and time left",
+    async (operation, bucket) => {
+      const { limiter, acquired } = recordingLimiter();
+      const { pacer } = pacerOver(limiter);
+      const signal = new AbortController().signal;
+      await pacer.acquire(operation, signal, 12_345);
+      expect(acquired).toEqual([{ key: KEY, bucket, options: { signal, maxWaitMs: 12_345, mayBeRefused: true } }]);
+    },
+  );
 
   it('says when the attempt cannot absorb a 429 (its last), so the limiter gives it no slot that may be refused', async () => {
     const { limiter, acquired } = recordingLimiter();
@@ -77,7 +87,8 @@ describe('Pacer.acquire', () => {
   it("works out the merchant's key once, however many attempts it paces", async () => {
     const { limiter, acquired } = recordingLimiter();
     const { pacer, keyOf } = pacerOver(limiter);
-    for (const operation of ['status', 'withdraw', 'payment.create'] as const) await pacer.acquire(operation, undefined, 1000);
+    for (const operation of ['status', 'withdraw', 'payment.create'] as const)
+      await pacer.acquire(operation, undefined, 1000);
     expect(keyOf).toHaveBeenCalledTimes(1);
     expect(acquired.map((a) => a.key)).toEqual([KEY, KEY, KEY]);
   });
@@ -92,7 +103,11 @@ describe('Pacer.acquire', () => {
   });
 
   it("fails with the limiter's refusal, handing back nothing to report", async () => {
-    const refusal = new RateLimitError('RATE_LIMITED: no slot', { code: 'RATE_LIMITED', retryable: true, retryAfter: 5 });
+    const refusal = new RateLimitError('RATE_LIMITED: no slot', {
+      code: 'RATE_LIMITED',
+      retryable: true,
+      retryAfter: 5,
+    });
     const observe = vi.fn();
     const { pacer } = pacerOver({ acquire: () => Promise.reject(refusal), observe });
     await expect(pacer.acquire('withdraw', undefined, 1000)).rejects.toBe(refusal);
@@ -107,13 +122,23 @@ describe('the report of an attempt', () => {
     const { limiter, observed } = recordingLimiter();
     const { pacer } = pacerOver(limiter);
     const report = await pacer.acquire('payment.create', undefined, 10_000);
-    report?.(response(201, { 'X-RateLimit-Limit': '100', 'X-RateLimit-Remaining': '42', 'X-RateLimit-Reset': String(RESET) }));
+    report?.(
+      response(201, { 'X-RateLimit-Limit': '100', 'X-RateLimit-Remaining': '42', 'X-RateLimit-Reset': String(RESET) }),
+    );
     expect(observed).toEqual([
       {
         key: KEY,
         bucket: 'payment',
         slot: undefined,
-        observation: { status: 201, limit: 100, remaining: 42, resetAt: RESET * 1000, resetInMs: 30_000, retryAfterMs: undefined, elapsedMs: 0 },
+        observation: {
+          status: 201,
+          limit: 100,
+          remaining: 42,
+          resetAt: RESET * 1000,
+          resetInMs: 30_000,
+          retryAfterMs: undefined,
+          elapsedMs: 0,
+        },
       },
     ]);
   });
@@ -140,13 +165,16 @@ describe('the report of an attempt', () => {
     expect(observed[0]?.observation).toMatchObject({ status: 429, retryAfterMs });
   });
 
-  it.each(['-5', 'soon', '', '1e3'])('hands on no wait for a malformed Retry-After %j, and still the status', async (value) => {
-    const { limiter, observed } = recordingLimiter();
-    const { pacer } = pacerOver(limiter);
-    const report = await pacer.acquire('withdraw', undefined, 10_000);
-    report?.(response(429, { 'Retry-After': value }));
-    expect(observed[0]?.observation).toMatchObject({ status: 429, retryAfterMs: undefined });
-  });
+  it.each(['-5', 'soon', '', '1e3'])(
+    'hands on no wait for a malformed Retry-After %j, and still the status',
+    async (value) => {
+      const { limiter, observed } = recordingLimiter();
+      const { pacer } = pacerOver(limiter);
+      const report = await pacer.acquire('withdraw', undefined, 10_000);
+      report?.(response(429, { 'Retry-After': value }));
+      expect(observed[0]?.observation).toMatchObject({ status: 429, retryAfterMs: undefined });
+    },
+  );
 
   it('hands on an answer without rate-limit headers (a proxy error page) as its status alone', async () => {
     const { limiter, observed } = recordingLimiter();
@@ -199,8 +227,15 @@ describe("the client's warnings", () => {
   it('reach a limiter that takes them (one with no logger of its own)', () => {
     const lines: string[] = [];
     let taken: ((message: string) => void) | undefined;
-    const limiter = { ...recordingLimiter().limiter, [CLIENT_WARN]: (warn: (message: string) => void) => (taken = warn) };
-    new Pacer(limiter, () => Promise.resolve(KEY), (message) => lines.push(message));
+    const limiter = {
+      ...recordingLimiter().limiter,
+      [CLIENT_WARN]: (warn: (message: string) => void) => (taken = warn),
+    };
+    new Pacer(
+      limiter,
+      () => Promise.resolve(KEY),
+      (message) => lines.push(message),
+    );
     taken?.('shared limiter unreachable: pacing locally');
     expect(lines).toEqual(['shared limiter unreachable: pacing locally']);
   });

@@ -7,7 +7,7 @@ import { MemoryRateLimiter } from '../../../../src/index.js';
 
 const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
 
-it('a waiter that leaves the MemoryRateLimiter queue leaves no ref\'d timer behind', async () => {
+it("a waiter that leaves the MemoryRateLimiter queue leaves no ref'd timer behind", async () => {
   const limiter = new MemoryRateLimiter();
   // The service answered 429 with Retry-After: 30 s for this merchant's withdrawals.
   limiter.observe('m', 'withdraw', { status: 429, retryAfterMs: 30_000, elapsedMs: 1 });

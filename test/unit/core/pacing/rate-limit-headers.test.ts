@@ -16,7 +16,10 @@ function headers(init: Record<string, string>): Headers {
 
 describe('readRateLimit', () => {
   it('reads the three headers the spec says every response carries, stamped with the time the client saw them', () => {
-    const info = readRateLimit(headers({ 'X-RateLimit-Limit': '100', 'X-RateLimit-Remaining': '42', 'X-RateLimit-Reset': String(RESET) }), NOW);
+    const info = readRateLimit(
+      headers({ 'X-RateLimit-Limit': '100', 'X-RateLimit-Remaining': '42', 'X-RateLimit-Reset': String(RESET) }),
+      NOW,
+    );
     expect(info).toEqual({ limit: 100, remaining: 42, reset: RESET, observedAt: NOW });
   });
 
@@ -39,7 +42,11 @@ describe('readRateLimit', () => {
   it.each([
     ['X-RateLimit-Limit', { 'X-RateLimit-Limit': '5' }, { limit: 5, remaining: undefined, reset: undefined }],
     ['X-RateLimit-Remaining', { 'X-RateLimit-Remaining': '0' }, { limit: undefined, remaining: 0, reset: undefined }],
-    ['X-RateLimit-Reset', { 'X-RateLimit-Reset': String(RESET) }, { limit: undefined, remaining: undefined, reset: RESET }],
+    [
+      'X-RateLimit-Reset',
+      { 'X-RateLimit-Reset': String(RESET) },
+      { limit: undefined, remaining: undefined, reset: RESET },
+    ],
   ])('reports a response carrying only %s, the other two left undefined', (_header, init, expected) => {
     expect(readRateLimit(headers(init), NOW)).toEqual({ ...expected, observedAt: NOW });
   });
@@ -47,13 +54,21 @@ describe('readRateLimit', () => {
   it.each(['soon', 'NaN', 'Infinity', '-Infinity', '12abc', '1,000', '1 000', 'true'])(
     'leaves out an X-RateLimit-Remaining of %j instead of inventing a count, keeping the valid headers beside it',
     (value) => {
-      const info = readRateLimit(headers({ 'X-RateLimit-Limit': '100', 'X-RateLimit-Remaining': value, 'X-RateLimit-Reset': String(RESET) }), NOW);
+      const info = readRateLimit(
+        headers({ 'X-RateLimit-Limit': '100', 'X-RateLimit-Remaining': value, 'X-RateLimit-Reset': String(RESET) }),
+        NOW,
+      );
       expect(info).toEqual({ limit: 100, remaining: undefined, reset: RESET, observedAt: NOW });
     },
   );
 
   it('reports nothing when every one of the headers is malformed', () => {
-    expect(readRateLimit(headers({ 'X-RateLimit-Limit': 'many', 'X-RateLimit-Remaining': 'NaN', 'X-RateLimit-Reset': 'later' }), NOW)).toBeUndefined();
+    expect(
+      readRateLimit(
+        headers({ 'X-RateLimit-Limit': 'many', 'X-RateLimit-Remaining': 'NaN', 'X-RateLimit-Reset': 'later' }),
+        NOW,
+      ),
+    ).toBeUndefined();
   });
 
   it('leaves out a header a proxy sent twice (the values joined by a comma), rather than picking one', () => {
@@ -66,7 +81,10 @@ describe('readRateLimit', () => {
   it('hands negative and huge values on as the service sent them: the limiter, not the reader, decides what to believe', () => {
     // BucketModel.learn ignores a limit that is not a positive integer and a reset more than an
     // hour away (test/unit/core/pacing/bucket-model.test.ts); the merchant sees the raw values.
-    const info = readRateLimit(headers({ 'X-RateLimit-Limit': '-1', 'X-RateLimit-Remaining': '99999999999', 'X-RateLimit-Reset': '-5' }), NOW);
+    const info = readRateLimit(
+      headers({ 'X-RateLimit-Limit': '-1', 'X-RateLimit-Remaining': '99999999999', 'X-RateLimit-Reset': '-5' }),
+      NOW,
+    );
     expect(info).toEqual({ limit: -1, remaining: 99_999_999_999, reset: -5, observedAt: NOW });
   });
 
@@ -80,7 +98,10 @@ describe('readRateLimit', () => {
   // merchant's gateway.rateLimit.remaining says 0 and the pacer's limiter blocks the bucket until
   // the reset (limiter.ts:151). parseRetryAfter treats an empty value as none.
   it.each(['', '   '])('treats an empty X-RateLimit-Remaining (%j) as no value, not as 0 requests left', (value) => {
-    const info = readRateLimit(headers({ 'X-RateLimit-Limit': '100', 'X-RateLimit-Remaining': value, 'X-RateLimit-Reset': String(RESET) }), NOW);
+    const info = readRateLimit(
+      headers({ 'X-RateLimit-Limit': '100', 'X-RateLimit-Remaining': value, 'X-RateLimit-Reset': String(RESET) }),
+      NOW,
+    );
     expect(info?.remaining).toBeUndefined();
   });
 });
@@ -107,7 +128,10 @@ describe('parseRetryAfter', () => {
 
 describe('readAnswerTiming', () => {
   it('reads Retry-After exactly (never rounded to whole seconds) and the time to X-RateLimit-Reset, once', () => {
-    const timing = readAnswerTiming(headers({ 'Retry-After': '1.5', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(RESET) }), NOW);
+    const timing = readAnswerTiming(
+      headers({ 'Retry-After': '1.5', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(RESET) }),
+      NOW,
+    );
     expect(timing).toEqual({
       rateLimit: { limit: undefined, remaining: 0, reset: RESET, observedAt: NOW },
       retryAfterMs: 1500,
@@ -116,7 +140,12 @@ describe('readAnswerTiming', () => {
   });
 
   it('has nothing to say about an answer without those headers', () => {
-    expect(readAnswerTiming(headers({}), NOW)).toEqual({ rateLimit: undefined, retryAfterMs: undefined, resetInMs: undefined, dateInMs: undefined });
+    expect(readAnswerTiming(headers({}), NOW)).toEqual({
+      rateLimit: undefined,
+      retryAfterMs: undefined,
+      resetInMs: undefined,
+      dateInMs: undefined,
+    });
   });
 
   it.each([

@@ -12,7 +12,8 @@ describe('WaitQueue', () => {
 
   it('finds the longest-waiting call that can absorb a 429 (mayBeRefused, true unless said), for a slot that may be refused', () => {
     const queue = new WaitQueue();
-    for (const mayBeRefused of [false, false, undefined, true]) queue.add({ maxWaitMs: 60_000, mayBeRefused }, NOW, timeoutError).catch(() => undefined);
+    for (const mayBeRefused of [false, false, undefined, true])
+      queue.add({ maxWaitMs: 60_000, mayBeRefused }, NOW, timeoutError).catch(() => undefined);
     expect(queue.first()?.mayBeRefused).toBe(false);
     expect(queue.firstThatMayBeRefused()).toBe(queue.drain()[2]);
     expect(queue.firstThatMayBeRefused()).toBeUndefined();
@@ -22,7 +23,8 @@ describe('WaitQueue', () => {
     const queue = new WaitQueue();
     const spent: number[] = [];
     const storeBudget = { leftMs: () => 0, spend: (ms: number) => void spent.push(ms) };
-    for (const storeMs of [300, 1000, undefined]) queue.add({ maxWaitMs: 60_000, storeBudget }, NOW, timeoutError, storeMs).catch(() => undefined);
+    for (const storeMs of [300, 1000, undefined])
+      queue.add({ maxWaitMs: 60_000, storeBudget }, NOW, timeoutError, storeMs).catch(() => undefined);
     expect(queue.leastStoreLeft()).toBe(300);
     expect(queue.spendStore(100)).toEqual([]);
     expect(queue.leastStoreLeft()).toBe(200);
@@ -39,7 +41,10 @@ describe('WaitQueue', () => {
   it('serves waiting calls first come first served, each with the slot name it was granted', async () => {
     vi.useFakeTimers();
     const queue = new WaitQueue();
-    const calls = [queue.add({ maxWaitMs: 60_000 }, NOW, timeoutError), queue.add({ maxWaitMs: 60_000 }, NOW, timeoutError)];
+    const calls = [
+      queue.add({ maxWaitMs: 60_000 }, NOW, timeoutError),
+      queue.add({ maxWaitMs: 60_000 }, NOW, timeoutError),
+    ];
     expect(queue.length).toBe(2);
     queue.first()?.grant('slot-a');
     expect(queue.length).toBe(1); // gone at once: the pump that granted it sees the next waiter
@@ -64,18 +69,21 @@ describe('WaitQueue', () => {
     expect(queue.length).toBe(0);
   });
 
-  it.each([0, 0.2, -5])('gives a call with maxWaitMs %d a timer of 1 ms, not an immediate or negative one', async (maxWaitMs) => {
-    vi.useFakeTimers();
-    const queue = new WaitQueue();
-    let outcome: unknown;
-    queue.add({ maxWaitMs }, NOW, timeoutError).catch((error: unknown) => (outcome = error));
-    await vi.advanceTimersByTimeAsync(0);
-    expect(outcome).toBeUndefined();
-    expect(queue.length).toBe(1);
-    await vi.advanceTimersByTimeAsync(1);
-    expect(outcome).toEqual(new Error('no slot in time'));
-    expect(queue.length).toBe(0);
-  });
+  it.each([0, 0.2, -5])(
+    'gives a call with maxWaitMs %d a timer of 1 ms, not an immediate or negative one',
+    async (maxWaitMs) => {
+      vi.useFakeTimers();
+      const queue = new WaitQueue();
+      let outcome: unknown;
+      queue.add({ maxWaitMs }, NOW, timeoutError).catch((error: unknown) => (outcome = error));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(outcome).toBeUndefined();
+      expect(queue.length).toBe(1);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(outcome).toEqual(new Error('no slot in time'));
+      expect(queue.length).toBe(0);
+    },
+  );
 
   it("ends an aborted call's wait with the signal's reason and leaves the others waiting", async () => {
     vi.useFakeTimers();
@@ -96,7 +104,9 @@ describe('WaitQueue', () => {
     const queue = new WaitQueue();
     const onTimeout = vi.fn(timeoutError);
     const reason = new Error('already over');
-    await expect(queue.add({ maxWaitMs: 60_000, signal: AbortSignal.abort(reason) }, NOW, onTimeout)).rejects.toBe(reason);
+    await expect(queue.add({ maxWaitMs: 60_000, signal: AbortSignal.abort(reason) }, NOW, onTimeout)).rejects.toBe(
+      reason,
+    );
     expect(queue.length).toBe(0);
     expect(vi.getTimerCount()).toBe(0);
     expect(onTimeout).not.toHaveBeenCalled();
@@ -145,7 +155,11 @@ describe('WaitQueue', () => {
     expect(queue.first()).toBeUndefined();
     drained.forEach((waiter, i) => waiter.fail(new Error(`limiter gave up ${i}`)));
     const outcomes = await Promise.allSettled(calls);
-    expect(outcomes.map((o) => (o.status === 'rejected' ? (o.reason as Error).message : 'granted'))).toEqual(['limiter gave up 0', 'limiter gave up 1', 'limiter gave up 2']);
+    expect(outcomes.map((o) => (o.status === 'rejected' ? (o.reason as Error).message : 'granted'))).toEqual([
+      'limiter gave up 0',
+      'limiter gave up 1',
+      'limiter gave up 2',
+    ]);
     expect(vi.getTimerCount()).toBe(0);
   });
 });

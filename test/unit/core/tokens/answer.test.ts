@@ -12,23 +12,45 @@ const HOUR = 3_600_000;
 
 describe('readToken', () => {
   it.each([
-    ['spec shape: data.access_token, expires_in seconds', { success: true, data: { access_token: 't', expires_in: 3600 } }, HOUR],
+    [
+      'spec shape: data.access_token, expires_in seconds',
+      { success: true, data: { access_token: 't', expires_in: 3600 } },
+      HOUR,
+    ],
     ['camelCase at the top level', { accessToken: 't', expiresIn: 1800 }, HOUR / 2],
     ['`token` with expires_at in Unix seconds', { data: { token: 't', expires_at: NOW / 1000 + 600 } }, 600_000],
     ['expires_at in milliseconds', { data: { access_token: 't', expires_at: NOW + 600_000 } }, 600_000],
-    ['expires_at as ISO 8601', { data: { access_token: 't', expiresAt: new Date(NOW + 900_000).toISOString() } }, 900_000],
+    [
+      'expires_at as ISO 8601',
+      { data: { access_token: 't', expiresAt: new Date(NOW + 900_000).toISOString() } },
+      900_000,
+    ],
     ['no lifetime: the spec hour', { data: { access_token: 't' } }, DEFAULT_TOKEN_LIFETIME_MS],
     ['zero lifetime: the spec hour', { data: { access_token: 't', expires_in: 0 } }, DEFAULT_TOKEN_LIFETIME_MS],
     ['negative lifetime: the spec hour', { data: { access_token: 't', expires_in: -5 } }, DEFAULT_TOKEN_LIFETIME_MS],
-    ['expiry already past here (skewed clocks): the spec hour', { data: { access_token: 't', expires_at: NOW / 1000 - 60 } }, DEFAULT_TOKEN_LIFETIME_MS],
-    ['unparseable expiry: the spec hour', { data: { access_token: 't', expires_at: 'soon' } }, DEFAULT_TOKEN_LIFETIME_MS],
-    ['a year (milliseconds sent as seconds?): capped at a day', { data: { access_token: 't', expires_in: 365 * 86_400 } }, MAX_TOKEN_LIFETIME_MS],
+    [
+      'expiry already past here (skewed clocks): the spec hour',
+      { data: { access_token: 't', expires_at: NOW / 1000 - 60 } },
+      DEFAULT_TOKEN_LIFETIME_MS,
+    ],
+    [
+      'unparseable expiry: the spec hour',
+      { data: { access_token: 't', expires_at: 'soon' } },
+      DEFAULT_TOKEN_LIFETIME_MS,
+    ],
+    [
+      'a year (milliseconds sent as seconds?): capped at a day',
+      { data: { access_token: 't', expires_in: 365 * 86_400 } },
+      MAX_TOKEN_LIFETIME_MS,
+    ],
   ])('%s', (_label, body, lifetime) => {
     expect(readToken(body, NOW)).toEqual({ accessToken: 't', expiresAt: NOW + lifetime, issuedAt: NOW });
   });
 
   it('expires_in wins over expires_at when both are given', () => {
-    expect(readToken({ data: { access_token: 't', expires_in: 60, expires_at: NOW / 1000 + 600 } }, NOW).expiresAt).toBe(NOW + 60_000);
+    expect(
+      readToken({ data: { access_token: 't', expires_in: 60, expires_at: NOW / 1000 + 600 } }, NOW).expiresAt,
+    ).toBe(NOW + 60_000);
   });
 
   it.each([

@@ -15,7 +15,15 @@ const MINUTE = 60_000;
 afterEach(() => vi.restoreAllMocks());
 
 /** A manager over a store of its own, a settable clock and a fake token endpoint. */
-function setup(options: { lifetimeMs?: number; marginMs?: number; store?: TokenStore; storeTimeoutMs?: number; storeRefreshTimeoutMs?: number } = {}) {
+function setup(
+  options: {
+    lifetimeMs?: number;
+    marginMs?: number;
+    store?: TokenStore;
+    storeTimeoutMs?: number;
+    storeRefreshTimeoutMs?: number;
+  } = {},
+) {
   let now = 1_000_000;
   let issued = 0;
   const fetches: AbortSignal[] = [];
@@ -104,7 +112,13 @@ describe('TokenManager', () => {
     const t = setup({ lifetimeMs: 60 * MINUTE });
     await t.manager.get();
     t.advance(59 * MINUTE + 30_000);
-    t.failWith(new ServiceUnavailableError('GATEWAY_ERROR (HTTP 502): down', { code: 'GATEWAY_ERROR', status: 502, retryable: true }));
+    t.failWith(
+      new ServiceUnavailableError('GATEWAY_ERROR (HTTP 502): down', {
+        code: 'GATEWAY_ERROR',
+        status: 502,
+        retryable: true,
+      }),
+    );
     expect(await t.manager.get()).toBe('tok_1');
     t.advance(30_000);
     await expect(t.manager.get()).rejects.toBeInstanceOf(ServiceUnavailableError);
@@ -146,7 +160,7 @@ describe('TokenManager', () => {
     expect(warn.mock.calls.filter(([message]) => String(message).includes("token store's get"))).toHaveLength(1);
   });
 
-  it('a process waiting on another one\'s refresh keeps waiting while the store reports progress', async () => {
+  it("a process waiting on another one's refresh keeps waiting while the store reports progress", async () => {
     // Two processes over one shared store: the first holds the lock, the second polls it.
     const fleet: { token?: StoredToken; holder?: Promise<StoredToken> } = {};
     const process = (): TokenStore => ({

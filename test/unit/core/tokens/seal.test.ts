@@ -25,11 +25,23 @@ describe('tokenSeal', () => {
   it.each([
     ['another api key', async (sealed: string) => (await tokenSeal('sk_live_two')).open(sealed, KEY)],
     ['another store key', async (sealed: string) => (await tokenSeal('sk_live_one')).open(sealed, `${KEY}x`)],
-    ['one ciphertext character changed', async (sealed: string) => (await tokenSeal('sk_live_one')).open(flipAt(sealed, sealed.length - 10), KEY)],
-    ['one IV character changed', async (sealed: string) => (await tokenSeal('sk_live_one')).open(flipAt(sealed, 5), KEY)],
+    [
+      'one ciphertext character changed',
+      async (sealed: string) => (await tokenSeal('sk_live_one')).open(flipAt(sealed, sealed.length - 10), KEY),
+    ],
+    [
+      'one IV character changed',
+      async (sealed: string) => (await tokenSeal('sk_live_one')).open(flipAt(sealed, 5), KEY),
+    ],
     ['truncated', async (sealed: string) => (await tokenSeal('sk_live_one')).open(sealed.slice(0, 30), KEY)],
-    ['another version', async (sealed: string) => (await tokenSeal('sk_live_one')).open(sealed.replace(/^v1/, 'v2'), KEY)],
-    ['a short IV', async (sealed: string) => (await tokenSeal('sk_live_one')).open(sealed.replace(/^v1\.[^.]{4}/, 'v1.'), KEY)],
+    [
+      'another version',
+      async (sealed: string) => (await tokenSeal('sk_live_one')).open(sealed.replace(/^v1/, 'v2'), KEY),
+    ],
+    [
+      'a short IV',
+      async (sealed: string) => (await tokenSeal('sk_live_one')).open(sealed.replace(/^v1\.[^.]{4}/, 'v1.'), KEY),
+    ],
     ['not base64url', async () => (await tokenSeal('sk_live_one')).open('v1.!!!!.????', KEY)],
     ['the clear token', async () => (await tokenSeal('sk_live_one')).open(TOKEN, KEY)],
     ['an extra part', async (sealed: string) => (await tokenSeal('sk_live_one')).open(`${sealed}.AA`, KEY)],
@@ -48,7 +60,7 @@ describe('tokenSeal on node:crypto and on Web Crypto', () => {
     return seal;
   };
 
-  it('share one format: a Node process and a Workers process on one store open each other\'s tokens', async () => {
+  it("share one format: a Node process and a Workers process on one store open each other's tokens", async () => {
     const node = await tokenSeal('sk_live_one');
     const web = await webSeal('sk_live_one');
     expect(await web.open(await node.seal(TOKEN, KEY), KEY)).toBe(TOKEN);

@@ -7,7 +7,13 @@
 import { describe, expect, it } from 'vitest';
 import { RateLimitError } from '../../../../src/core/errors/service.js';
 import type { StoredToken } from '../../../../src/core/tokens/store.js';
-import { SharedTokens, TOKEN_REQUESTS_PER_MINUTE, TokenLimiter, sharedTokens, tokenKey } from '../../../../src/core/tokens/shared.js';
+import {
+  SharedTokens,
+  TOKEN_REQUESTS_PER_MINUTE,
+  TokenLimiter,
+  sharedTokens,
+  tokenKey,
+} from '../../../../src/core/tokens/shared.js';
 import { MemoryTokenStore } from '../../../../src/core/tokens/manager.js';
 
 const MINUTE = 60_000;

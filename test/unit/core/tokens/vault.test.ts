@@ -35,7 +35,13 @@ function fakeStore(answer?: (op: string) => unknown): TokenStore & { values: Map
 
 async function setup(store: TokenStore, apiKey = 'sk_live_one') {
   const warnings: string[] = [];
-  const vault = new TokenVault(store, KEY, await tokenSeal(apiKey), (m) => warnings.push(m), () => NOW);
+  const vault = new TokenVault(
+    store,
+    KEY,
+    await tokenSeal(apiKey),
+    (m) => warnings.push(m),
+    () => NOW,
+  );
   const shared = new SharedTokens();
   shared.hold(LOCAL);
   const budget = new StoreBudget(1000);

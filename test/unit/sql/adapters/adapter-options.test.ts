@@ -10,7 +10,9 @@ describe('ormDialect: one rule for the dialect of every ORM adapter', () => {
 
   it('otherwise asks for it in a ConfigurationError that says whose, and what it drives', () => {
     expect(() => ormDialect('sqlite', 'postgres', 'fromX could not tell')).toThrow(ConfigurationError);
-    expect(() => ormDialect(undefined, undefined, 'fromX could not tell')).toThrow(/^fromX could not tell: give the dialect as the second argument, 'postgres' or 'mysql' \(the ledger supports their node-postgres and mysql2 drivers\)/);
+    expect(() => ormDialect(undefined, undefined, 'fromX could not tell')).toThrow(
+      /^fromX could not tell: give the dialect as the second argument, 'postgres' or 'mysql' \(the ledger supports their node-postgres and mysql2 drivers\)/,
+    );
     expect(() => ormDialect(undefined, undefined, 'fromP', 'Prisma')).toThrow(/supports Prisma\)$/);
   });
 });

@@ -44,8 +44,13 @@ describe('boundLockWaits', () => {
       'SET SESSION innodb_lock_wait_timeout = @myr_gateway_lwt, SESSION autocommit = @myr_gateway_ac',
     ]);
     const rolledBack = recorder(['ROLLBACK']);
-    await (await boundLockWaits('mysql', rolledBack.query, 1000))?.(false);
-    expect(rolledBack.sent.slice(1)).toEqual(['ROLLBACK', 'SET SESSION innodb_lock_wait_timeout = @myr_gateway_lwt, SESSION autocommit = @myr_gateway_ac']);
+    await (
+      await boundLockWaits('mysql', rolledBack.query, 1000)
+    )?.(false);
+    expect(rolledBack.sent.slice(1)).toEqual([
+      'ROLLBACK',
+      'SET SESSION innodb_lock_wait_timeout = @myr_gateway_lwt, SESSION autocommit = @myr_gateway_ac',
+    ]);
   });
 
   it('MySQL: a restore that fails at commit (turning autocommit back on commits) rejects the commit', async () => {
@@ -60,7 +65,12 @@ describe('heldTransaction', () => {
     const { ended, open } = callbackOrm();
     const { sent, query } = recorder();
     let isEnded!: () => boolean;
-    const session = await heldTransaction('postgres', 1000, open, (raw: string, ended) => ((isEnded = ended), { tx: `tx of ${raw}`, query }));
+    const session = await heldTransaction(
+      'postgres',
+      1000,
+      open,
+      (raw: string, ended) => ((isEnded = ended), { tx: `tx of ${raw}`, query }),
+    );
     expect(session.tx).toBe('tx of the ORM transaction');
     expect(sent).toEqual(['SET LOCAL lock_timeout = 1000']);
     expect([ended, isEnded()]).toEqual([[], false]);
@@ -78,7 +88,11 @@ describe('heldTransaction', () => {
   it('a rollback makes the ORM roll back and never rejects; stop is called once the transaction is over', async () => {
     const { ended, open } = callbackOrm();
     let stopped = 0;
-    const session = await heldTransaction('postgres', 1000, open, () => ({ tx: undefined, query: recorder().query, stop: () => void stopped++ }));
+    const session = await heldTransaction('postgres', 1000, open, () => ({
+      tx: undefined,
+      query: recorder().query,
+      stop: () => void stopped++,
+    }));
     await session.rollback();
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect([ended, stopped]).toEqual([['ROLLBACK'], 1]);
@@ -86,8 +100,17 @@ describe('heldTransaction', () => {
 
   it('a lock bound the database refuses, or a transaction the ORM cannot open, rejects begin (no session, nothing runs)', async () => {
     const { ended, open } = callbackOrm();
-    await expect(heldTransaction('postgres', 1000, open, () => ({ tx: undefined, query: recorder(['SET LOCAL']).query }))).rejects.toThrow(/refused: SET LOCAL/);
+    await expect(
+      heldTransaction('postgres', 1000, open, () => ({ tx: undefined, query: recorder(['SET LOCAL']).query })),
+    ).rejects.toThrow(/refused: SET LOCAL/);
     expect(ended).toEqual(['ROLLBACK']);
-    await expect(heldTransaction('postgres', 1000, () => Promise.reject(new Error('pool timeout')), () => ({ tx: undefined, query: recorder().query }))).rejects.toThrow('pool timeout');
+    await expect(
+      heldTransaction(
+        'postgres',
+        1000,
+        () => Promise.reject(new Error('pool timeout')),
+        () => ({ tx: undefined, query: recorder().query }),
+      ),
+    ).rejects.toThrow('pool timeout');
   });
 });

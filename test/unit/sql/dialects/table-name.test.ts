@@ -3,9 +3,12 @@ import { ConfigurationError } from '../../../../src/index.js';
 import { checkTableName } from '../../../../src/sql/dialects/table-name.js';
 
 describe('checkTableName: the one text the ledger writes into SQL', () => {
-  it.each(['myr_webhook_ledger', '_t', 'Ledger2', 'payments.webhook_ledger', 'a'.repeat(63), `s.${'b'.repeat(63)}`])('accepts %s', (name) => {
-    expect(checkTableName(name).qualified).toBe(name);
-  });
+  it.each(['myr_webhook_ledger', '_t', 'Ledger2', 'payments.webhook_ledger', 'a'.repeat(63), `s.${'b'.repeat(63)}`])(
+    'accepts %s',
+    (name) => {
+      expect(checkTableName(name).qualified).toBe(name);
+    },
+  );
 
   it.each([
     '',

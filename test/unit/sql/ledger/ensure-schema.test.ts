@@ -26,7 +26,10 @@ function describedAs(columns: readonly object[]) {
         tx: null,
         async query(text) {
           sent.push(text);
-          return { rows: text.includes('information_schema') ? (columns as Record<string, unknown>[]) : [], affected: 0 };
+          return {
+            rows: text.includes('information_schema') ? (columns as Record<string, unknown>[]) : [],
+            affected: 0,
+          };
         },
         async commit() {},
         async rollback() {},
@@ -41,7 +44,9 @@ describe('ensureSchema', () => {
   it('creates the table, then checks it', async () => {
     const { sent, ledger } = describedAs(MADE);
     await ledger.ensureSchema();
-    expect(sent[0]).toMatch(/^CREATE TABLE IF NOT EXISTS shop\.ledger \(ledger_key VARCHAR\(255\) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, .*handled_statuses SMALLINT NOT NULL DEFAULT 0/);
+    expect(sent[0]).toMatch(
+      /^CREATE TABLE IF NOT EXISTS shop\.ledger \(ledger_key VARCHAR\(255\) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, .*handled_statuses SMALLINT NOT NULL DEFAULT 0/,
+    );
     expect(sent.at(-1)).toMatch(/FROM information_schema\.COLUMNS/);
   });
 
@@ -53,19 +58,32 @@ describe('ensureSchema', () => {
   });
 
   it('refuses a missing table, naming the statements that create it', async () => {
-    const refused: unknown = await describedAs([]).ledger.ensureSchema({ create: false }).catch((error: unknown) => error);
+    const refused: unknown = await describedAs([])
+      .ledger.ensureSchema({ create: false })
+      .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(ConfigurationError);
-    expect(refused).toMatchObject({ field: 'table', message: expect.stringMatching(/^the ledger's table shop\.ledger does not exist .*create it with CREATE TABLE IF NOT EXISTS shop\.ledger/) });
+    expect(refused).toMatchObject({
+      field: 'table',
+      message: expect.stringMatching(
+        /^the ledger's table shop\.ledger does not exist .*create it with CREATE TABLE IF NOT EXISTS shop\.ledger/,
+      ),
+    });
   });
 
   it('refuses a table that differs, naming each difference and the statement that fixes it', async () => {
-    const columns = MADE.filter((column) => column.name !== 'handled_statuses').map((column) => (column.name === 'ledger_key' ? { ...column, collation: 'utf8mb4_general_ci' } : column));
-    const refused: unknown = await describedAs(columns).ledger.ensureSchema().catch((error: unknown) => error);
+    const columns = MADE.filter((column) => column.name !== 'handled_statuses').map((column) =>
+      column.name === 'ledger_key' ? { ...column, collation: 'utf8mb4_general_ci' } : column,
+    );
+    const refused: unknown = await describedAs(columns)
+      .ledger.ensureSchema()
+      .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(ConfigurationError);
     const message = (refused as Error).message;
     expect(message).toContain('ledger_key compares with the collation utf8mb4_general_ci');
     expect(message).toContain('handled_statuses is missing');
-    expect(message).toContain('ALTER TABLE shop.ledger MODIFY COLUMN ledger_key VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL;');
+    expect(message).toContain(
+      'ALTER TABLE shop.ledger MODIFY COLUMN ledger_key VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL;',
+    );
     expect(message).toContain('ALTER TABLE shop.ledger ADD COLUMN handled_statuses SMALLINT NOT NULL DEFAULT 0;');
   });
 

@@ -58,7 +58,9 @@ describe('prune', () => {
     const deadlocked = pruning([{ errno: 1213 }, { code: '55P03' }]);
     expect(await deadlocked.ledger.prune({ batchSize: 3 })).toBe(2);
     expect(deadlocked.events).toEqual(['rollback', 'rollback', 'delete', 'commit']);
-    await expect(pruning([{ errno: 1213 }, { errno: 1213 }, { errno: 1213 }]).ledger.prune()).rejects.toMatchObject({ errno: 1213 });
+    await expect(pruning([{ errno: 1213 }, { errno: 1213 }, { errno: 1213 }]).ledger.prune()).rejects.toMatchObject({
+      errno: 1213,
+    });
     const broken = pruning([{ code: 'ECONNRESET' }]);
     await expect(broken.ledger.prune()).rejects.toMatchObject({ code: 'ECONNRESET' });
     expect(broken.events).toEqual(['rollback']);

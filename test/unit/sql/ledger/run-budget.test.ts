@@ -51,7 +51,9 @@ const unavailable = {
   outcome: 'unavailable',
   error: expect.objectContaining({ code: 'STORE_UNAVAILABLE', retryable: true }),
   // The log line's message: the table, and what did not answer.
-  message: expect.stringMatching(/^the idempotency store failed on the SQL ledger table t: the database did not answer .+ within the run's \d+ ms.* \(STORE_UNAVAILABLE\)$/),
+  message: expect.stringMatching(
+    /^the idempotency store failed on the SQL ledger table t: the database did not answer .+ within the run's \d+ ms.* \(STORE_UNAVAILABLE\)$/,
+  ),
 };
 
 describe('SqlLedger.run within its timeoutMs', () => {
@@ -82,13 +84,20 @@ describe('SqlLedger.run within its timeoutMs', () => {
 
   it('a ROLLBACK that does not answer does not hold the answer back', async () => {
     const db = stalling(['rollback']);
-    const run = await new SqlLedger(db.client, { table: 't' }).run('k', () => Promise.reject(new Error('the warehouse API is down')), RUN);
+    const run = await new SqlLedger(db.client, { table: 't' }).run(
+      'k',
+      () => Promise.reject(new Error('the warehouse API is down')),
+      RUN,
+    );
     expect(run).toMatchObject({ outcome: 'failed', error: { message: 'the warehouse API is down' } });
   });
 
   it('without timeoutMs (runOnce) it waits for the database', async () => {
     const db = stalling(['begin']);
-    const running = new SqlLedger(db.client, { table: 't' }).run('k', () => 'done', { raiseMark: false, completedTtlMs: 60_000 });
+    const running = new SqlLedger(db.client, { table: 't' }).run('k', () => 'done', {
+      raiseMark: false,
+      completedTtlMs: 60_000,
+    });
     await new Promise((resolve) => setTimeout(resolve, 80));
     await db.answer();
     expect(await running).toEqual({ outcome: 'processed', value: 'done' });
@@ -99,7 +108,10 @@ describe('the webhook handler on a pool that hands out no connection (every conn
   it('answers 503 within handlerTimeoutMs, the handler not run, and gives the connection back when it finally comes', async () => {
     const released: unknown[] = [];
     let handOut!: () => void;
-    const client = { query: async (text: string) => ({ rows: [], rowCount: 1, command: text.split(' ')[0] ?? '' }), release: (destroy?: unknown) => void released.push(destroy ?? 'back') };
+    const client = {
+      query: async (text: string) => ({ rows: [], rowCount: 1, command: text.split(' ')[0] ?? '' }),
+      release: (destroy?: unknown) => void released.push(destroy ?? 'back'),
+    };
     const pool = { connect: () => new Promise<typeof client>((resolve) => (handOut = () => resolve(client))) };
     let ran = false;
     const reported: unknown[] = [];
@@ -110,9 +122,20 @@ describe('the webhook handler on a pool that hands out no connection (every conn
       onError: (error) => void reported.push(error),
       onEvent: () => void (ran = true),
     });
-    const { rawBody, headers } = await signCallback('sk_test_deadline_01', { payment_id: 'PAY_1', reference_id: 'ORDER_1', amount: 50, status: 'SUCCESS' });
-    expect(await handler.handle({ body: rawBody, headers })).toMatchObject({ status: 503, body: { outcome: 'unavailable' }, headers: { 'retry-after': expect.any(String) } });
-    expect(reported).toEqual([expect.objectContaining({ stage: 'store', cause: expect.objectContaining({ code: 'STORE_UNAVAILABLE' }) })]);
+    const { rawBody, headers } = await signCallback('sk_test_deadline_01', {
+      payment_id: 'PAY_1',
+      reference_id: 'ORDER_1',
+      amount: 50,
+      status: 'SUCCESS',
+    });
+    expect(await handler.handle({ body: rawBody, headers })).toMatchObject({
+      status: 503,
+      body: { outcome: 'unavailable' },
+      headers: { 'retry-after': expect.any(String) },
+    });
+    expect(reported).toEqual([
+      expect.objectContaining({ stage: 'store', cause: expect.objectContaining({ code: 'STORE_UNAVAILABLE' }) }),
+    ]);
     handOut();
     await new Promise((resolve) => setImmediate(resolve));
     expect(ran).toBe(false);
@@ -149,7 +172,12 @@ describe('a timed-out run gives up on its work', () => {
   it('names the sessions Postgres says wait on a lock the run holds (the handler waited on itself), then lets go', async () => {
     const { client, events } = askedWhoWaits([4242]);
     const run = await new SqlLedger(client, { table: 't' }).run('k', stuck, RUN);
-    expect(run).toEqual({ outcome: 'timed_out', message: expect.stringMatching(/^the webhook handler outlived handlerTimeoutMs: .*Postgres session 4242 waited on a lock its own transaction held .* instead of tx/) });
+    expect(run).toEqual({
+      outcome: 'timed_out',
+      message: expect.stringMatching(
+        /^the webhook handler outlived handlerTimeoutMs: .*Postgres session 4242 waited on a lock its own transaction held .* instead of tx/,
+      ),
+    });
     expect(events).toEqual(['asked who waits', 'abandoned']);
   });
 
@@ -167,7 +195,9 @@ describe('a timed-out run gives up on its work', () => {
 
   it('MySQL is not asked: let go at once', async () => {
     const { client, events } = askedWhoWaits([4242]);
-    expect(await new SqlLedger({ ...client, dialect: 'mysql' }, { table: 't' }).run('k', stuck, RUN)).toEqual({ outcome: 'timed_out' });
+    expect(await new SqlLedger({ ...client, dialect: 'mysql' }, { table: 't' }).run('k', stuck, RUN)).toEqual({
+      outcome: 'timed_out',
+    });
     expect(events).toEqual(['abandoned']);
   });
 });

@@ -40,16 +40,16 @@ function scripted(script: Script = {}) {
     text.startsWith('INSERT IGNORE INTO t (ledger_key, mark_rank')
       ? 'claimBeside'
       : /^(WITH mark AS|INSERT INTO t AS l \(ledger_key, expires_at, claim_id\)|INSERT IGNORE)/.test(text)
-      ? 'claim'
-      : text.startsWith('INSERT INTO t (ledger_key, mark_rank')
-        ? 'lockMark'
-        : text.startsWith('SELECT mark_rank')
-          ? 'readMark'
-          : text.startsWith('SELECT 1 AS held')
-            ? 'done'
-            : text.startsWith('SELECT pid FROM pg_stat_activity')
-              ? 'whoWaits'
-              : 'takeOver';
+        ? 'claim'
+        : text.startsWith('INSERT INTO t (ledger_key, mark_rank')
+          ? 'lockMark'
+          : text.startsWith('SELECT mark_rank')
+            ? 'readMark'
+            : text.startsWith('SELECT 1 AS held')
+              ? 'done'
+              : text.startsWith('SELECT pid FROM pg_stat_activity')
+                ? 'whoWaits'
+                : 'takeOver';
   const client: SqlClient<typeof TX> = {
     dialect: script.dialect ?? 'postgres',
     async begin() {
@@ -64,8 +64,10 @@ function scripted(script: Script = {}) {
           if (name === 'claim') return { rows: [], affected: script.claimed ?? 1 };
           if (name === 'takeOver') return { rows: [], affected: script.takenOver ?? 0 };
           if (name === 'claimBeside') return { rows: [], affected: script.beside ?? 2 };
-          if (name === 'readMark') return { rows: script.mark === undefined ? [] : [{ mark_rank: script.mark }], affected: 0 };
-          if (name === 'done') return { rows: Array.from({ length: script.doneRows ?? 1 }, () => ({ held: 1 })), affected: 0 };
+          if (name === 'readMark')
+            return { rows: script.mark === undefined ? [] : [{ mark_rank: script.mark }], affected: 0 };
+          if (name === 'done')
+            return { rows: Array.from({ length: script.doneRows ?? 1 }, () => ({ held: 1 })), affected: 0 };
           return { rows: [], affected: 1 };
         },
         async commit() {
@@ -119,9 +121,11 @@ describe('SqlLedger.run', () => {
     expect(events).toEqual(['begin', 'claim', 'rollback']);
   });
 
-  it('superseded: the claim was refused and the payment\'s mark is above the callback\'s rank', async () => {
+  it("superseded: the claim was refused and the payment's mark is above the callback's rank", async () => {
     const above = scripted({ claimed: 0, mark: 2 });
-    expect(await above.ledger.run('k', () => above.events.push('work'), { ...RUN, order: ORDER })).toEqual({ outcome: 'superseded' });
+    expect(await above.ledger.run('k', () => above.events.push('work'), { ...RUN, order: ORDER })).toEqual({
+      outcome: 'superseded',
+    });
     expect(above.events).toEqual(['begin', 'claim', 'readMark', 'rollback']);
     const equal = scripted({ claimed: 0, mark: 1 });
     expect(await equal.ledger.run('k', () => 'ran', { ...RUN, order: ORDER })).toEqual({ outcome: 'duplicate' });
@@ -161,7 +165,17 @@ describe('SqlLedger.run', () => {
   it("MySQL: when one of the two rows was there, whose the key's row is cannot be told: the claim starts again in two statements", async () => {
     const { ledger, events } = scripted({ dialect: 'mysql', beside: 1 });
     expect((await ledger.run('k', () => 'ran', { ...RUN, order: ORDER })).outcome).toBe('processed');
-    expect(events).toEqual(['begin', 'claimBeside', 'readMark', 'rollback', 'begin', 'lockMark', 'claim', 'done', 'commit']);
+    expect(events).toEqual([
+      'begin',
+      'claimBeside',
+      'readMark',
+      'rollback',
+      'begin',
+      'lockMark',
+      'claim',
+      'done',
+      'commit',
+    ]);
     const superseded = scripted({ dialect: 'mysql', beside: 1, mark: 2 });
     expect(await superseded.ledger.run('k', () => 'ran', { ...RUN, order: ORDER })).toEqual({ outcome: 'superseded' });
     expect(superseded.events).toEqual(['begin', 'claimBeside', 'readMark', 'rollback']);
@@ -171,7 +185,18 @@ describe('SqlLedger.run', () => {
     // An expired key taken over beside a mark only share-locked: again, holding the mark for writing.
     const expired = scripted({ dialect: 'mysql', beside: 0, takenOver: 1 });
     expect((await expired.ledger.run('k', () => 'ran', { ...RUN, order: ORDER })).outcome).toBe('processed');
-    expect(expired.events).toEqual(['begin', 'claimBeside', 'readMark', 'takeOver', 'rollback', 'begin', 'lockMark', 'claim', 'done', 'commit']);
+    expect(expired.events).toEqual([
+      'begin',
+      'claimBeside',
+      'readMark',
+      'takeOver',
+      'rollback',
+      'begin',
+      'lockMark',
+      'claim',
+      'done',
+      'commit',
+    ]);
   });
 
   it('failed: the work threw; rolled back, never committed, the error kept', async () => {
@@ -193,7 +218,9 @@ describe('SqlLedger.run', () => {
 
   it('in_flight, not failed, when the work met a deadlock or a serialization failure', async () => {
     const { ledger, events } = scripted();
-    expect(await ledger.run('k', () => Promise.reject(Object.assign(new Error('deadlock'), { code: '40P01' })), RUN)).toEqual({ outcome: 'in_flight' });
+    expect(
+      await ledger.run('k', () => Promise.reject(Object.assign(new Error('deadlock'), { code: '40P01' })), RUN),
+    ).toEqual({ outcome: 'in_flight' });
     expect(events.at(-1)).toBe('rollback');
   });
 
@@ -257,19 +284,26 @@ describe('SqlLedger.run', () => {
     ['timeoutMs', { timeoutMs: 1.5 }],
   ])('refuses %s out of range before any SQL (%o)', async (field, options) => {
     const { ledger, events } = scripted();
-    await expect(ledger.run('k', () => undefined, { ...RUN, ...options })).rejects.toMatchObject({ name: 'ConfigurationError', field });
+    await expect(ledger.run('k', () => undefined, { ...RUN, ...options })).rejects.toMatchObject({
+      name: 'ConfigurationError',
+      field,
+    });
     expect(events).toEqual([]);
   });
 });
 
 describe('new SqlLedger', () => {
   it.each([0, -1, 1.5, 2 ** 31, Number.NaN])('refuses lockTimeoutMs %s', (lockTimeoutMs) => {
-    expect(() => new SqlLedger(scripted().client, { lockTimeoutMs })).toThrow(/lockTimeoutMs must be a whole number of milliseconds from 1 to 2147483647/);
+    expect(() => new SqlLedger(scripted().client, { lockTimeoutMs })).toThrow(
+      /lockTimeoutMs must be a whole number of milliseconds from 1 to 2147483647/,
+    );
   });
 
   it('refuses what is not an adapter, naming the adapters', () => {
     // @ts-expect-error: a raw pool instead of fromPg(pool)
-    expect(() => new SqlLedger({ connect() {} })).toThrow(/fromPg, fromPostgresJs, fromMysql2, fromKysely, fromDrizzle, fromPrisma or fromSqlite/);
+    expect(() => new SqlLedger({ connect() {} })).toThrow(
+      /fromPg, fromPostgresJs, fromMysql2, fromKysely, fromDrizzle, fromPrisma or fromSqlite/,
+    );
   });
 
   it('refuses a table name that is not an identifier', () => {
@@ -278,7 +312,7 @@ describe('new SqlLedger', () => {
 });
 
 describe('schemaSql and prune', () => {
-  it('gives the DDL of any dialect for a migration tool, on the ledger\'s table', () => {
+  it("gives the DDL of any dialect for a migration tool, on the ledger's table", () => {
     const { ledger } = scripted();
     expect(ledger.schemaSql()).toMatch(/^CREATE TABLE IF NOT EXISTS t \(/);
     expect(ledger.schemaSql('mysql')).toContain('utf8mb4_bin');

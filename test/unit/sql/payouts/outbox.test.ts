@@ -11,7 +11,14 @@ import { payoutStatementsOf } from '../../../../src/sql/payouts/rows.js';
 import { sessionOf } from '../../../../src/sql/payouts/session-of-tx.js';
 
 function outbox(db: DatabaseSync): Outbox<DatabaseSync> {
-  return { client: fromSqlite(db), sql: payoutStatementsOf('sqlite'), table: 't', lockTimeoutMs: 100, onRefused: () => undefined, onSettled: () => undefined };
+  return {
+    client: fromSqlite(db),
+    sql: payoutStatementsOf('sqlite'),
+    table: 't',
+    lockTimeoutMs: 100,
+    onRefused: () => undefined,
+    onSettled: () => undefined,
+  };
 }
 const count = (db: DatabaseSync) => Number(db.prepare('SELECT count(*) AS n FROM t').get()?.n);
 

@@ -13,14 +13,45 @@ import { SqlPayouts, fromPg, fromSqlite, type PayoutGateway } from '../../../../
 import type { WebhookEvent } from '../../../../src/webhooks/index.js';
 
 const hooks = { onRefused: () => undefined, onSettled: () => undefined };
-const params = { amount: '250.00', reference_id: 'PAYOUT1', bank_code: 'PBBEMYKL', account_number: '5140123456789', account_name: 'Tan Wei Ming' };
+const params = {
+  amount: '250.00',
+  reference_id: 'PAYOUT1',
+  bank_code: 'PBBEMYKL',
+  account_number: '5140123456789',
+  account_name: 'Tan Wei Ming',
+};
 
-function event(fields: Partial<WebhookEvent['signed']>, transaction_type: 'DEPOSIT' | 'WITHDRAWAL' = 'WITHDRAWAL'): WebhookEvent {
-  const signed = { webhook_id: 'w', payment_id: 'WD_1', reference_id: 'PAYOUT1', amount: 250, currency: 'MYR', status: 'SUCCESS' as const, timestamp: '', completed_at: null, ...fields };
-  const unsigned = { gateway_reference: null, created_at: null, transaction_type, bank_code: null, account_number: null };
+function event(
+  fields: Partial<WebhookEvent['signed']>,
+  transaction_type: 'DEPOSIT' | 'WITHDRAWAL' = 'WITHDRAWAL',
+): WebhookEvent {
+  const signed = {
+    webhook_id: 'w',
+    payment_id: 'WD_1',
+    reference_id: 'PAYOUT1',
+    amount: 250,
+    currency: 'MYR',
+    status: 'SUCCESS' as const,
+    timestamp: '',
+    completed_at: null,
+    ...fields,
+  };
+  const unsigned = {
+    gateway_reference: null,
+    created_at: null,
+    transaction_type,
+    bank_code: null,
+    account_number: null,
+  };
   return transaction_type === 'WITHDRAWAL'
     ? { transaction_type, signed, signature: '', keyIndex: 0, unsigned: { ...unsigned, transaction_type } }
-    : { transaction_type, signed, signature: '', keyIndex: 0, unsigned: { gateway_reference: null, created_at: null, transaction_type } };
+    : {
+        transaction_type,
+        signed,
+        signature: '',
+        keyIndex: 0,
+        unsigned: { gateway_reference: null, created_at: null, transaction_type },
+      };
 }
 
 async function fresh() {
@@ -33,11 +64,21 @@ async function fresh() {
 describe('SqlPayouts', () => {
   it('refuses a client that is not an adapter, missing hooks and a table name that is no identifier', () => {
     const client = fromSqlite(sqliteFile());
-    expect(() => new SqlPayouts({} as never, hooks)).toThrow(expect.objectContaining({ code: 'INVALID_CONFIGURATION', field: 'client' }));
-    expect(() => new SqlPayouts(client, { onSettled: hooks.onSettled } as never)).toThrow(expect.objectContaining({ field: 'onRefused' }));
-    expect(() => new SqlPayouts(client, { onRefused: hooks.onRefused } as never)).toThrow(expect.objectContaining({ field: 'onSettled' }));
-    expect(() => new SqlPayouts(client, { ...hooks, table: 'payouts; DROP TABLE x' })).toThrow(expect.objectContaining({ field: 'table' }));
-    expect(() => new SqlPayouts(client, { ...hooks, lockTimeoutMs: 0 })).toThrow(expect.objectContaining({ field: 'lockTimeoutMs' }));
+    expect(() => new SqlPayouts({} as never, hooks)).toThrow(
+      expect.objectContaining({ code: 'INVALID_CONFIGURATION', field: 'client' }),
+    );
+    expect(() => new SqlPayouts(client, { onSettled: hooks.onSettled } as never)).toThrow(
+      expect.objectContaining({ field: 'onRefused' }),
+    );
+    expect(() => new SqlPayouts(client, { onRefused: hooks.onRefused } as never)).toThrow(
+      expect.objectContaining({ field: 'onSettled' }),
+    );
+    expect(() => new SqlPayouts(client, { ...hooks, table: 'payouts; DROP TABLE x' })).toThrow(
+      expect.objectContaining({ field: 'table' }),
+    );
+    expect(() => new SqlPayouts(client, { ...hooks, lockTimeoutMs: 0 })).toThrow(
+      expect.objectContaining({ field: 'lockTimeoutMs' }),
+    );
     expect(new SqlPayouts(client, { ...hooks, table: 'shop.payouts' }).table).toBe('shop.payouts');
   });
 
@@ -56,7 +97,10 @@ describe('SqlPayouts', () => {
   it("settle: 'unknown' for a deposit, a reference never staged, or one only staged (never sent); a tx of no open transaction is refused", async () => {
     const payouts = await fresh();
     await payouts.transaction(({ tx }) => payouts.stage(tx, params));
-    await expect(payouts.settle(event({}), { tx: {} as DatabaseSync })).rejects.toMatchObject({ code: 'INVALID_CONFIGURATION', field: 'tx' });
+    await expect(payouts.settle(event({}), { tx: {} as DatabaseSync })).rejects.toMatchObject({
+      code: 'INVALID_CONFIGURATION',
+      field: 'tx',
+    });
     const answers = await payouts.transaction(async ({ tx }) => [
       await payouts.settle(event({}, 'DEPOSIT'), { tx }),
       await payouts.settle(event({ reference_id: 'PAYOUT2' }), { tx }),
@@ -69,9 +113,15 @@ describe('SqlPayouts', () => {
   it("settle: 'unknown' for a sent payout's reference with another amount (not this payout's callback); its own amount settles it", async () => {
     const payouts = await fresh();
     await payouts.transaction(({ tx }) => payouts.stage(tx, params));
-    const gateway = { withdrawals: { create: async () => ({ payment_id: 'WD_1', reference_id: 'PAYOUT1' }) }, payments: {} } as unknown as PayoutGateway;
+    const gateway = {
+      withdrawals: { create: async () => ({ payment_id: 'WD_1', reference_id: 'PAYOUT1' }) },
+      payments: {},
+    } as unknown as PayoutGateway;
     expect(await payouts.worker(gateway).drain()).toMatchObject({ sent: 1 });
-    const answers = await payouts.transaction(async ({ tx }) => [await payouts.settle(event({ amount: 2500 }), { tx }), await payouts.settle(event({}), { tx })]);
+    const answers = await payouts.transaction(async ({ tx }) => [
+      await payouts.settle(event({ amount: 2500 }), { tx }),
+      await payouts.settle(event({}), { tx }),
+    ]);
     expect(answers).toEqual(['unknown', 'settled']);
   });
 
@@ -79,8 +129,19 @@ describe('SqlPayouts', () => {
     const pool = new pg.Pool({ connectionString: 'postgres://shop:DB_PASSWORD_1@127.0.0.1:1/shop' });
     try {
       const payouts = new SqlPayouts(fromPg(pool), hooks);
-      const worker = payouts.worker(new MyrGateway({ baseUrl: 'https://api.example.com/api/v1', merchantId: 'M1', apiKey: 'sk_live_API_KEY_000001' }));
-      for (const view of [inspect(payouts, { depth: null, showHidden: true }), inspect(worker, { depth: null, showHidden: true }), JSON.stringify(payouts), JSON.stringify(worker)]) {
+      const worker = payouts.worker(
+        new MyrGateway({
+          baseUrl: 'https://api.example.com/api/v1',
+          merchantId: 'M1',
+          apiKey: 'sk_live_API_KEY_000001',
+        }),
+      );
+      for (const view of [
+        inspect(payouts, { depth: null, showHidden: true }),
+        inspect(worker, { depth: null, showHidden: true }),
+        JSON.stringify(payouts),
+        JSON.stringify(worker),
+      ]) {
         expect(view).not.toMatch(/DB_PASSWORD_1|API_KEY_000001/);
       }
       expect(inspect(payouts)).toBe("SqlPayouts { table: 'myr_payouts' }");

@@ -7,13 +7,39 @@ import { describe, expect, it } from 'vitest';
 import { OutcomeUnknownError } from '../../../../src/index.js';
 import { claimId, errorText, payoutRow, payoutStatementsOf } from '../../../../src/sql/payouts/rows.js';
 
-const params = { amount: '250.00', reference_id: 'PAYOUT1', bank_code: 'PBBEMYKL', account_number: '5140123456789', account_name: 'Tan Wei Ming' };
-const stored = { reference_id: 'PAYOUT1', state: 'sent', params: JSON.stringify(params), amount: '250.00', attempts: '2', payment_id: 'WD_1', last_error: null, refusal: null };
+const params = {
+  amount: '250.00',
+  reference_id: 'PAYOUT1',
+  bank_code: 'PBBEMYKL',
+  account_number: '5140123456789',
+  account_name: 'Tan Wei Ming',
+};
+const stored = {
+  reference_id: 'PAYOUT1',
+  state: 'sent',
+  params: JSON.stringify(params),
+  amount: '250.00',
+  attempts: '2',
+  payment_id: 'WD_1',
+  last_error: null,
+  refusal: null,
+};
 
 describe('payoutRow', () => {
   it('reads a row as the drivers answer it', () => {
-    expect(payoutRow(stored)).toEqual({ referenceId: 'PAYOUT1', state: 'sent', params, amount: '250.00', attempts: 2, paymentId: 'WD_1', lastError: undefined, refusal: undefined });
-    expect(payoutRow({ ...stored, attempts: 3, refusal: '{"code":"INVALID_BANK_CODE","message":"no"}' })).toMatchObject({ attempts: 3, refusal: { code: 'INVALID_BANK_CODE', message: 'no' } });
+    expect(payoutRow(stored)).toEqual({
+      referenceId: 'PAYOUT1',
+      state: 'sent',
+      params,
+      amount: '250.00',
+      attempts: 2,
+      paymentId: 'WD_1',
+      lastError: undefined,
+      refusal: undefined,
+    });
+    expect(payoutRow({ ...stored, attempts: 3, refusal: '{"code":"INVALID_BANK_CODE","message":"no"}' })).toMatchObject(
+      { attempts: 3, refusal: { code: 'INVALID_BANK_CODE', message: 'no' } },
+    );
   });
 
   it('refuses a state the outbox never writes', () => {
@@ -23,7 +49,9 @@ describe('payoutRow', () => {
 
 describe('errorText', () => {
   it('keeps the code and the message with the account number masked, however it is spelled, at most 400 characters', () => {
-    const error = new OutcomeUnknownError(`bank said 5140-1234-56789 and 5140123456789 ${'x'.repeat(600)}`, { referenceId: 'PAYOUT1' });
+    const error = new OutcomeUnknownError(`bank said 5140-1234-56789 and 5140123456789 ${'x'.repeat(600)}`, {
+      referenceId: 'PAYOUT1',
+    });
     const text = errorText(error, params.account_number);
     expect(text.code).toBe('OUTCOME_UNKNOWN');
     expect(text.message).toMatch(/^bank said \*{4}6789 and \*{4}6789 x+$/);

@@ -19,19 +19,22 @@ function fakeSession<Tx>(tx: Tx) {
 }
 
 describe('tracked and sessionOf', () => {
-  it.each(['commit', 'rollback', 'abandon'] as const)('knows the tx while the session is open, forgets it at %s', async (end) => {
-    const tx = { name: 'tx' };
-    const { session, calls } = fakeSession(tx);
-    const driven = tracked(session);
-    expect(driven.tx).toBe(tx);
-    expect(sessionOf(tx)).toBe(driven);
-    await sessionOf(tx)?.query('SELECT 1', []);
-    if (end === 'commit') await driven.commit(undefined);
-    else if (end === 'rollback') await driven.rollback();
-    else driven.abandon(Promise.resolve());
-    expect(sessionOf(tx)).toBeUndefined();
-    expect(calls).toEqual(['query SELECT 1', end]);
-  });
+  it.each(['commit', 'rollback', 'abandon'] as const)(
+    'knows the tx while the session is open, forgets it at %s',
+    async (end) => {
+      const tx = { name: 'tx' };
+      const { session, calls } = fakeSession(tx);
+      const driven = tracked(session);
+      expect(driven.tx).toBe(tx);
+      expect(sessionOf(tx)).toBe(driven);
+      await sessionOf(tx)?.query('SELECT 1', []);
+      if (end === 'commit') await driven.commit(undefined);
+      else if (end === 'rollback') await driven.rollback();
+      else driven.abandon(Promise.resolve());
+      expect(sessionOf(tx)).toBeUndefined();
+      expect(calls).toEqual(['query SELECT 1', end]);
+    },
+  );
 
   it('a tx handed out again (SQLite: the database itself) names the newest open session; the old one ending does not forget it', async () => {
     const db = { name: 'database' };

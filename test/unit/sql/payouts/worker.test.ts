@@ -10,9 +10,22 @@ import { describe, expect, it } from 'vitest';
 import { NotFoundError, OutcomeUnknownError, RateLimitError } from '../../../../src/index.js';
 import { SqlPayouts, fromSqlite, type PayoutGateway } from '../../../../src/sql/index.js';
 
-const params = { amount: '250.00', reference_id: 'PAYOUT1', bank_code: 'PBBEMYKL', account_number: '5140123456789', account_name: 'Tan Wei Ming' };
+const params = {
+  amount: '250.00',
+  reference_id: 'PAYOUT1',
+  bank_code: 'PBBEMYKL',
+  account_number: '5140123456789',
+  account_name: 'Tan Wei Ming',
+};
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const accepted = (paymentId = 'WD_1') => ({ payment_id: paymentId, reference_id: 'PAYOUT1', amount: 250, currency: 'MYR', bank_code: 'PBBEMYKL', account_number: '****6789' });
+const accepted = (paymentId = 'WD_1') => ({
+  payment_id: paymentId,
+  reference_id: 'PAYOUT1',
+  amount: 250,
+  currency: 'MYR',
+  bank_code: 'PBBEMYKL',
+  account_number: '****6789',
+});
 
 /** A gateway whose every call is recorded and answered by `answer`. */
 function scripted(answer: (call: string) => Promise<unknown>) {
@@ -41,7 +54,9 @@ describe('the payout worker', () => {
     const first = scripted(() => new Promise((resolve) => (answerFirst = resolve)));
     const stuck = payouts.worker(first.gateway, { leaseMs: 20 }).drain();
     await sleep(40);
-    const second = scripted(async (call) => (call === 'recover' ? { created: false, referenceId: 'PAYOUT1' } : accepted()));
+    const second = scripted(async (call) =>
+      call === 'recover' ? { created: false, referenceId: 'PAYOUT1' } : accepted(),
+    );
     expect(await payouts.worker(second.gateway, { leaseMs: 20 }).drain()).toMatchObject({ sent: 1 });
     expect(second.calls).toEqual(['recover']);
     answerFirst(accepted('WD_LATE'));
@@ -59,7 +74,10 @@ describe('the payout worker', () => {
     });
     const worker = payouts.worker(gateway, { intervalMs: 1 });
     expect(await worker.drain()).toMatchObject({ unknown: 1 });
-    expect(await payouts.get('PAYOUT1')).toMatchObject({ state: 'staged', lastError: expect.stringContaining('RATE_LIMITED') });
+    expect(await payouts.get('PAYOUT1')).toMatchObject({
+      state: 'staged',
+      lastError: expect.stringContaining('RATE_LIMITED'),
+    });
     limited = false;
     await sleep(5);
     expect(await worker.drain()).toMatchObject({ sent: 1 });
@@ -112,9 +130,15 @@ describe('the payout worker', () => {
     expect(calls).toEqual(['create']);
     expect(await payouts.get('PAYOUT1')).toMatchObject({ state: 'sent' });
     expect(() => payouts.worker(gateway, { intervalMs: 0 })).toThrow(expect.objectContaining({ field: 'intervalMs' }));
-    expect(() => payouts.worker(gateway, { batchSize: 5000 })).toThrow(expect.objectContaining({ field: 'batchSize', message: 'batchSize must be a whole number from 1 to 1000' }));
-    expect(() => payouts.worker(gateway, { pace: { limit: 0.5, windowMs: 1000 } })).toThrow(expect.objectContaining({ field: 'pace.limit' }));
-    expect(() => payouts.worker(gateway, { pace: { limit: 50, windowMs: -1 } })).toThrow(expect.objectContaining({ field: 'pace.windowMs' }));
+    expect(() => payouts.worker(gateway, { batchSize: 5000 })).toThrow(
+      expect.objectContaining({ field: 'batchSize', message: 'batchSize must be a whole number from 1 to 1000' }),
+    );
+    expect(() => payouts.worker(gateway, { pace: { limit: 0.5, windowMs: 1000 } })).toThrow(
+      expect.objectContaining({ field: 'pace.limit' }),
+    );
+    expect(() => payouts.worker(gateway, { pace: { limit: 50, windowMs: -1 } })).toThrow(
+      expect.objectContaining({ field: 'pace.windowMs' }),
+    );
   });
 
   it('stop does not wait out the shared limit: a drain waiting for room in the window ends at once', async () => {
@@ -142,12 +166,17 @@ describe('the payout worker', () => {
     });
     await payouts.ensureSchema();
     await payouts.transaction(({ tx }) => payouts.stage(tx, params));
-    const { gateway, calls } = scripted(async (call) => (call === 'create' ? accepted() : { payment_id: 'WD_1', reference_id: 'PAYOUT1', amount: 250, status: 'FAILED' }));
+    const { gateway, calls } = scripted(async (call) =>
+      call === 'create' ? accepted() : { payment_id: 'WD_1', reference_id: 'PAYOUT1', amount: 250, status: 'FAILED' },
+    );
     const worker = payouts.worker(gateway, { intervalMs: 1, settleAfterMs: 1 });
     await worker.drain();
     await sleep(5);
     expect(await worker.drain()).toMatchObject({ settled: 0 });
-    expect(await payouts.get('PAYOUT1')).toMatchObject({ state: 'sent', lastError: expect.stringContaining('onSettled threw') });
+    expect(await payouts.get('PAYOUT1')).toMatchObject({
+      state: 'sent',
+      lastError: expect.stringContaining('onSettled threw'),
+    });
     failing = false;
     await sleep(10);
     expect(await worker.drain()).toMatchObject({ settled: 1 });

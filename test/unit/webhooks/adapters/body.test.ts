@@ -40,7 +40,9 @@ function fakeRequest(headers: Record<string, string | string[]> = {}) {
 }
 
 /** Settles `promise` into a value or the error it rejected with, so a test can inspect either. */
-function settled<T>(promise: Promise<T>): { current: () => { done: false } | { done: true; value?: T; error?: unknown } } {
+function settled<T>(promise: Promise<T>): {
+  current: () => { done: false } | { done: true; value?: T; error?: unknown };
+} {
   let state: { done: false } | { done: true; value?: T; error?: unknown } = { done: false };
   promise.then(
     (value) => (state = { done: true, value }),
@@ -67,9 +69,12 @@ describe('declaredTooLarge', () => {
     expect(declaredTooLarge(value, limit)).toBe(over);
   });
 
-  it.each([undefined, null, '', 'abc', '-1', []])('does not refuse an absent or unreadable Content-Length %j (the read itself is bounded)', (value) => {
-    expect(declaredTooLarge(value, 10)).toBe(false);
-  });
+  it.each([undefined, null, '', 'abc', '-1', []])(
+    'does not refuse an absent or unreadable Content-Length %j (the read itself is bounded)',
+    (value) => {
+      expect(declaredTooLarge(value, 10)).toBe(false);
+    },
+  );
 });
 
 describe('checkParsedBody', () => {

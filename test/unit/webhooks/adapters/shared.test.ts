@@ -66,12 +66,18 @@ describe('resolveAdapter', () => {
   });
 
   it('takes the limits mixed into the handler options', () => {
-    const { limits } = resolveAdapter({ verifier: { apiKey: API_KEY }, onEvent, maxBodyBytes: 16_384, bodyTimeoutMs: 5_000 }, undefined);
+    const { limits } = resolveAdapter(
+      { verifier: { apiKey: API_KEY }, onEvent, maxBodyBytes: 16_384, bodyTimeoutMs: 5_000 },
+      undefined,
+    );
     expect(limits).toEqual({ maxBodyBytes: 16_384, bodyTimeoutMs: 5_000 });
   });
 
   it('lets the adapter options win over the ones mixed into the handler options', () => {
-    const { limits } = resolveAdapter({ verifier: { apiKey: API_KEY }, onEvent, maxBodyBytes: 16_384, bodyTimeoutMs: 5_000 }, { maxBodyBytes: 1_024 });
+    const { limits } = resolveAdapter(
+      { verifier: { apiKey: API_KEY }, onEvent, maxBodyBytes: 16_384, bodyTimeoutMs: 5_000 },
+      { maxBodyBytes: 1_024 },
+    );
     expect(limits).toEqual({ maxBodyBytes: 1_024, bodyTimeoutMs: 5_000 });
   });
 
@@ -84,8 +90,16 @@ describe('resolveAdapter', () => {
 
   it('builds a working handler from handler options', async () => {
     const seen: string[] = [];
-    const { handler } = resolveAdapter({ verifier: { apiKey: API_KEY }, onEvent: (event) => void seen.push(event.signed.payment_id) }, undefined);
-    const signed = await signCallback(API_KEY, { payment_id: 'PAY_1', reference_id: 'ORDER1', amount: 10, status: 'SUCCESS' });
+    const { handler } = resolveAdapter(
+      { verifier: { apiKey: API_KEY }, onEvent: (event) => void seen.push(event.signed.payment_id) },
+      undefined,
+    );
+    const signed = await signCallback(API_KEY, {
+      payment_id: 'PAY_1',
+      reference_id: 'ORDER1',
+      amount: 10,
+      status: 'SUCCESS',
+    });
     expect((await handler.handle({ body: signed.rawBody, headers: signed.headers })).status).toBe(200);
     expect(seen).toEqual(['PAY_1']);
   });
@@ -114,14 +128,18 @@ describe('resolveAdapter', () => {
       expect(caught).toBeInstanceOf(ConfigurationError);
       expect((caught as ConfigurationError).field).toBe(name);
       expect((caught as ConfigurationError).message).toBe(
-        name === 'bodyTimeoutMs' ? 'bodyTimeoutMs must be a whole number of milliseconds from 1 to 2147483647' : `${name} must be a positive number`,
+        name === 'bodyTimeoutMs'
+          ? 'bodyTimeoutMs must be a whole number of milliseconds from 1 to 2147483647'
+          : `${name} must be a positive number`,
       );
       expect((caught as ConfigurationError).message).not.toContain(API_KEY);
     }
   });
 
   it("passes on the handler options' own refusal", () => {
-    expect(() => resolveAdapter({ verifier: { apiKey: API_KEY }, onEvent: 'no' as never }, undefined)).toThrow(ConfigurationError);
+    expect(() => resolveAdapter({ verifier: { apiKey: API_KEY }, onEvent: 'no' as never }, undefined)).toThrow(
+      ConfigurationError,
+    );
   });
 });
 
@@ -235,21 +253,36 @@ describe('handleBody', () => {
     [new BodyTooLargeError(), 413],
     [new BodyTimeoutError(), 408],
     [new Error('request closed before its body ended'), 400],
-  ])('answers a body that failed with %s as %d without running the handler, and logs it once', async (error, status) => {
-    const { handler, handle, lines } = spyHandler();
-    const response = await handleBody(handler, Promise.reject(error), {});
-    expect(response.status).toBe(status);
-    expect(handle).not.toHaveBeenCalled();
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(`(${status})`);
-  });
+  ])(
+    'answers a body that failed with %s as %d without running the handler, and logs it once',
+    async (error, status) => {
+      const { handler, handle, lines } = spyHandler();
+      const response = await handleBody(handler, Promise.reject(error), {});
+      expect(response.status).toBe(status);
+      expect(handle).not.toHaveBeenCalled();
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`(${status})`);
+    },
+  );
 
   it('verifies and runs a signed callback read from a stream, end to end', async () => {
     const events: string[] = [];
-    const handler = createWebhookHandler({ verifier: { apiKey: API_KEY }, onEvent: (event) => void events.push(event.signed.reference_id) });
-    const signed = await signCallback(API_KEY, { payment_id: 'PAY_2', reference_id: 'ORDER2', amount: 20, status: 'SUCCESS' });
+    const handler = createWebhookHandler({
+      verifier: { apiKey: API_KEY },
+      onEvent: (event) => void events.push(event.signed.reference_id),
+    });
+    const signed = await signCallback(API_KEY, {
+      payment_id: 'PAY_2',
+      reference_id: 'ORDER2',
+      amount: 20,
+      status: 'SUCCESS',
+    });
     const { req, stream } = streamRequest(signed.headers);
-    const response = handleBody(handler, nodeRequestBody(req, undefined, { maxBodyBytes: 65_536, bodyTimeoutMs: 1_000 }), req.headers);
+    const response = handleBody(
+      handler,
+      nodeRequestBody(req, undefined, { maxBodyBytes: 65_536, bodyTimeoutMs: 1_000 }),
+      req.headers,
+    );
     stream.push(Buffer.from(signed.rawBody));
     stream.push(null);
     expect((await response).status).toBe(200);
@@ -261,7 +294,12 @@ describe('handleBody', () => {
 describe('responseText', () => {
   it('is the JSON of the answer body alone: no headers, no event, no signature', async () => {
     const handler = createWebhookHandler({ verifier: { apiKey: API_KEY }, onEvent });
-    const signed = await signCallback(API_KEY, { payment_id: 'PAY_3', reference_id: 'ORDER3', amount: 30, status: 'SUCCESS' });
+    const signed = await signCallback(API_KEY, {
+      payment_id: 'PAY_3',
+      reference_id: 'ORDER3',
+      amount: 30,
+      status: 'SUCCESS',
+    });
     const response = await handler.handle({ body: signed.rawBody, headers: signed.headers });
     expect(response.event).toBeDefined();
     const text = responseText(response);

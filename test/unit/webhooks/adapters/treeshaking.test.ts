@@ -23,11 +23,19 @@ const ADAPTERS = {
 const MODULES = ['express', 'fastify', 'hono', 'koa', 'node', 'web'] as const;
 
 /** Property names only one export's code touches; they survive minification. */
-const MARKERS: Record<string, string> = { createKoaMiddleware: 'rawBody', fastifyWebhookPlugin: 'addContentTypeParser', createHonoHandler: 'bodyUsed' };
+const MARKERS: Record<string, string> = {
+  createKoaMiddleware: 'rawBody',
+  fastifyWebhookPlugin: 'addContentTypeParser',
+  createHonoHandler: 'bodyUsed',
+};
 
 async function bundle(name: string): Promise<{ modules: string[]; text: string }> {
   const result = await build({
-    stdin: { contents: `import { ${name} } from 'myr-gateway/webhooks'; globalThis.keep = ${name};`, resolveDir: process.cwd(), loader: 'js' },
+    stdin: {
+      contents: `import { ${name} } from 'myr-gateway/webhooks'; globalThis.keep = ${name};`,
+      resolveDir: process.cwd(),
+      loader: 'js',
+    },
     alias: { 'myr-gateway/webhooks': entry },
     bundle: true,
     minify: true,

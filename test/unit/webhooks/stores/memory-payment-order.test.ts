@@ -14,7 +14,12 @@ function gate() {
   return { open, opened };
 }
 
-const run = (store: MemoryWebhookStore, status: 'SUCCESS' | 'REFUNDED', work: () => unknown, extra: { inFlightTtlMs?: number } = {}) =>
+const run = (
+  store: MemoryWebhookStore,
+  status: 'SUCCESS' | 'REFUNDED',
+  work: () => unknown,
+  extra: { inFlightTtlMs?: number } = {},
+) =>
   runOnce(store, paymentKey('PAY_ORDER_1', status), work, { payment: { payment_id: 'PAY_ORDER_1', status }, ...extra });
 
 describe("the memory store keeps one payment's callbacks one at a time", () => {
@@ -50,16 +55,22 @@ describe("the memory store keeps one payment's callbacks one at a time", () => {
 
   it('a run that threw frees the payment at once: the other status runs', async () => {
     const store = new MemoryWebhookStore();
-    await expect(run(store, 'SUCCESS', () => Promise.reject(new Error('shipping down')))).rejects.toThrow('the handler threw');
+    await expect(run(store, 'SUCCESS', () => Promise.reject(new Error('shipping down')))).rejects.toThrow(
+      'the handler threw',
+    );
     expect((await run(store, 'REFUNDED', () => 'refunded')).outcome).toBe('processed');
   });
 
   it('a claim never completed (its process gone) holds the payment only for its TTL', async () => {
     let now = 1_000_000;
     const store = new MemoryWebhookStore({ clock: () => now });
-    const claim = await store.claim(paymentKey('PAY_ORDER_2', 'REFUNDED'), 5_000, { paymentId: 'PAY_ORDER_2', rank: 2 });
+    const claim = await store.claim(paymentKey('PAY_ORDER_2', 'REFUNDED'), 5_000, {
+      paymentId: 'PAY_ORDER_2',
+      rank: 2,
+    });
     expect(claim.acquired).toBe(true);
-    const success = () => store.claim(paymentKey('PAY_ORDER_2', 'SUCCESS'), 5_000, { paymentId: 'PAY_ORDER_2', rank: 1 });
+    const success = () =>
+      store.claim(paymentKey('PAY_ORDER_2', 'SUCCESS'), 5_000, { paymentId: 'PAY_ORDER_2', rank: 1 });
     expect(await success()).toEqual({ acquired: false, state: 'in_flight' });
     now += 5_000;
     expect((await success()).acquired).toBe(true);
@@ -74,10 +85,16 @@ describe("the memory store keeps one payment's callbacks one at a time", () => {
     now += 4_000;
     expect(await store.renew(paymentKey('PAY_ORDER_3', 'REFUNDED'), claim.token, 5_000)).toBe(true);
     now += 4_000;
-    expect(await store.claim(paymentKey('PAY_ORDER_3', 'SUCCESS'), 5_000, { paymentId: 'PAY_ORDER_3', rank: 1 })).toEqual({ acquired: false, state: 'in_flight' });
-    expect((await store.claim(paymentKey('PAY_ORDER_4', 'SUCCESS'), 5_000, { paymentId: 'PAY_ORDER_4', rank: 1 })).acquired).toBe(true);
+    expect(
+      await store.claim(paymentKey('PAY_ORDER_3', 'SUCCESS'), 5_000, { paymentId: 'PAY_ORDER_3', rank: 1 }),
+    ).toEqual({ acquired: false, state: 'in_flight' });
+    expect(
+      (await store.claim(paymentKey('PAY_ORDER_4', 'SUCCESS'), 5_000, { paymentId: 'PAY_ORDER_4', rank: 1 })).acquired,
+    ).toBe(true);
     expect((await store.claim('job:PAY_ORDER_3', 5_000)).acquired).toBe(true);
     expect(await store.complete(paymentKey('PAY_ORDER_3', 'REFUNDED'), claim.token, 60_000, order)).toBe(true);
-    expect(await store.claim(paymentKey('PAY_ORDER_3', 'SUCCESS'), 5_000, { paymentId: 'PAY_ORDER_3', rank: 1 })).toEqual({ acquired: false, state: 'superseded' });
+    expect(
+      await store.claim(paymentKey('PAY_ORDER_3', 'SUCCESS'), 5_000, { paymentId: 'PAY_ORDER_3', rank: 1 }),
+    ).toEqual({ acquired: false, state: 'superseded' });
   });
 });

@@ -82,7 +82,7 @@ describe('MemoryWebhookStore', () => {
     expect(await store.claim('k', 1000)).toEqual({ acquired: false, state: 'done' });
   });
 
-  it('renew extends only the holder\'s live claim, and never takes a free, done or expired key', async () => {
+  it("renew extends only the holder's live claim, and never takes a free, done or expired key", async () => {
     const clock = fakeClock();
     const store = new MemoryWebhookStore({ clock: clock.now });
     const held = token(await store.claim('k', 100));

@@ -11,7 +11,12 @@ function fakeTx() {
     execute: async (text: string) => void sent.push(`execute ${text}`),
     release: () => void sent.push('release'),
   };
-  const session = { client, async run(text: string) { await this.client.query(text); } };
+  const session = {
+    client,
+    async run(text: string) {
+      await this.client.query(text);
+    },
+  };
   return { tx: { session, insert: () => 'builder' }, sent };
 }
 

@@ -7,7 +7,7 @@ describe('fromDrizzle', () => {
     expect(() => fromDrizzle({})).toThrow(/Drizzle database/);
   });
 
-  it('reads the dialect from Drizzle\'s entity kind, else asks for it', () => {
+  it("reads the dialect from Drizzle's entity kind, else asks for it", () => {
     const ENTITY_KIND: unique symbol = Symbol.for('drizzle:entityKind');
     class PgDialect {
       static [ENTITY_KIND] = 'PgDialect';
@@ -20,8 +20,14 @@ describe('fromDrizzle', () => {
 
   it("starts the ledger's MySQL transaction READ COMMITTED (its claim reads the mark without a gap lock), and leaves Postgres's as it is", async () => {
     const levels: string[] = [];
-    const drizzle = { transaction: async (_fn: unknown, config?: { isolationLevel: string }) => (levels.push(config?.isolationLevel ?? 'default'), Promise.reject(new Error('stop after BEGIN'))) };
-    for (const dialect of ['mysql', 'postgres'] as const) await expect(fromDrizzle(drizzle, dialect).begin(1000)).rejects.toThrow('stop after BEGIN');
+    const drizzle = {
+      transaction: async (_fn: unknown, config?: { isolationLevel: string }) => (
+        levels.push(config?.isolationLevel ?? 'default'),
+        Promise.reject(new Error('stop after BEGIN'))
+      ),
+    };
+    for (const dialect of ['mysql', 'postgres'] as const)
+      await expect(fromDrizzle(drizzle, dialect).begin(1000)).rejects.toThrow('stop after BEGIN');
     expect(levels).toEqual(['read committed', 'default']);
   });
 

@@ -25,7 +25,8 @@ describe('fromKysely', () => {
         setIsolationLevel: (level: string) => ({ execute: async () => (levels.push(level), refuse()) }),
       }),
     };
-    for (const dialect of ['mysql', 'postgres'] as const) await expect(fromKysely(kysely, dialect).begin(1000)).rejects.toThrow('stop after BEGIN');
+    for (const dialect of ['mysql', 'postgres'] as const)
+      await expect(fromKysely(kysely, dialect).begin(1000)).rejects.toThrow('stop after BEGIN');
     expect(levels).toEqual(['read committed', 'default']);
   });
 
@@ -37,7 +38,9 @@ describe('fromKysely', () => {
       commit: () => ({ execute: async () => (sent.push('COMMIT'), Promise.reject(refused)) }),
       rollback: () => ({ execute: async () => void sent.push('ROLLBACK') }),
     };
-    const db = { startTransaction: () => ({ execute: async () => trx, setIsolationLevel: () => ({ execute: async () => trx }) }) };
+    const db = {
+      startTransaction: () => ({ execute: async () => trx, setIsolationLevel: () => ({ execute: async () => trx }) }),
+    };
     const session = await fromKysely(db, 'postgres').begin(1500);
     await expect(session.commit(undefined)).rejects.toBe(refused);
     expect(sent).toEqual(['SET LOCAL lock_timeout = 1500', 'COMMIT', 'ROLLBACK']);

@@ -17,7 +17,9 @@ describe('workTx', () => {
         void values;
         const text = typeof statement === 'string' ? statement : statement.sql;
         sent.push(text);
-        return new Promise((resolve, reject) => settles.push((fail) => (fail ? reject(new Error('failed')) : resolve(text))));
+        return new Promise((resolve, reject) =>
+          settles.push((fail) => (fail ? reject(new Error('failed')) : resolve(text))),
+        );
       },
       execute(text: string): Promise<string> {
         return this.query(text);
@@ -28,7 +30,8 @@ describe('workTx', () => {
       rollback: () => Promise.resolve(void sent.push('ROLLBACK')),
       changeUser: (options: object) => Promise.resolve(void sent.push(`changeUser ${JSON.stringify(options)}`)),
       pause: () => undefined,
-      prepare: (text: string) => Promise.resolve({ id: 3, execute: () => Promise.resolve(void sent.push(`executed ${text}`)) }),
+      prepare: (text: string) =>
+        Promise.resolve({ id: 3, execute: () => Promise.resolve(void sent.push(`executed ${text}`)) }),
       release: () => void sent.push('released'),
       // mysql2's end() on a pooled connection releases it; `await using` calls [Symbol.asyncDispose].
       end: () => Promise.resolve(void sent.push('released')),
@@ -60,7 +63,11 @@ describe('workTx', () => {
   });
 
   it('notes any other method, and a reach for the callback connection underneath', async () => {
-    for (const touch of [(tx: ReturnType<typeof connection>['target']) => tx.ping(), (tx: ReturnType<typeof connection>['target']) => tx.connection, (tx: object) => Object.getOwnPropertyDescriptor(tx, 'connection')]) {
+    for (const touch of [
+      (tx: ReturnType<typeof connection>['target']) => tx.ping(),
+      (tx: ReturnType<typeof connection>['target']) => tx.connection,
+      (tx: object) => Object.getOwnPropertyDescriptor(tx, 'connection'),
+    ]) {
       const work = workTx(connection().target);
       await touch(work.tx);
       expect(work.mayHaveEnded()).toBe(true);
@@ -95,12 +102,21 @@ describe('workTx', () => {
     }
   });
 
-  it('refuses to begin, commit or roll back the ledger\'s transaction, or change its user: a ConfigurationError, nothing sent', async () => {
+  it("refuses to begin, commit or roll back the ledger's transaction, or change its user: a ConfigurationError, nothing sent", async () => {
     const { target, sent } = connection();
     const work = workTx(target);
     const { tx } = work;
-    for (const control of [() => tx.beginTransaction(), () => tx.commit(), () => tx.rollback(), () => tx.changeUser({ user: 'other' })]) {
-      await expect(control()).rejects.toMatchObject({ name: 'ConfigurationError', code: 'INVALID_CONFIGURATION', field: 'tx' });
+    for (const control of [
+      () => tx.beginTransaction(),
+      () => tx.commit(),
+      () => tx.rollback(),
+      () => tx.changeUser({ user: 'other' }),
+    ]) {
+      await expect(control()).rejects.toMatchObject({
+        name: 'ConfigurationError',
+        code: 'INVALID_CONFIGURATION',
+        field: 'tx',
+      });
     }
     expect(sent).toEqual([]);
   });
@@ -137,7 +153,11 @@ describe('workTx', () => {
   it('shows which connection it is in util.inspect and JSON, never its config (the password), without counting as a reach underneath', () => {
     const { target } = connection();
     const work = workTx(Object.assign(target, { config: { user: 'shop', password: 'db-secret' } }));
-    expect([inspect(work.tx), inspect({ tx: work.tx }, { depth: null }), JSON.stringify(work.tx)]).toEqual(['MysqlTx { threadId: 7 }', '{ tx: MysqlTx { threadId: 7 } }', '{"threadId":7}']);
+    expect([inspect(work.tx), inspect({ tx: work.tx }, { depth: null }), JSON.stringify(work.tx)]).toEqual([
+      'MysqlTx { threadId: 7 }',
+      '{ tx: MysqlTx { threadId: 7 } }',
+      '{"threadId":7}',
+    ]);
     expect(work.mayHaveEnded()).toBe(false);
     // The work reads its own config as before.
     expect(work.tx.config.password).toBe('db-secret');

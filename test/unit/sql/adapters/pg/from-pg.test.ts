@@ -69,26 +69,41 @@ describe('fromPg', () => {
   });
 
   it('commits without the check after plain reads and writes through tx that were answered, and with it after anything that may have ended the transaction', async () => {
-    const cases: [string, (tx: { query(text: string): Promise<unknown>; connection?: unknown }) => unknown, boolean][] = [
-      ['nothing', () => undefined, false],
-      ['plain writes, answered', async (tx) => { await tx.query('UPDATE orders SET paid = true WHERE id = $1'); await tx.query('SELECT 1'); }, false],
-      ['a ROLLBACK', (tx) => tx.query('ROLLBACK'), true],
-      ['ROLLBACK then BEGIN in one query', (tx) => tx.query('ROLLBACK; BEGIN'), true],
-      ['a write still running', (tx) => void tx.query('UPDATE orders SET paid = true /* still running */'), true],
-      ['the connection underneath', (tx) => tx.connection, true],
-    ];
+    const cases: [string, (tx: { query(text: string): Promise<unknown>; connection?: unknown }) => unknown, boolean][] =
+      [
+        ['nothing', () => undefined, false],
+        [
+          'plain writes, answered',
+          async (tx) => {
+            await tx.query('UPDATE orders SET paid = true WHERE id = $1');
+            await tx.query('SELECT 1');
+          },
+          false,
+        ],
+        ['a ROLLBACK', (tx) => tx.query('ROLLBACK'), true],
+        ['ROLLBACK then BEGIN in one query', (tx) => tx.query('ROLLBACK; BEGIN'), true],
+        ['a write still running', (tx) => void tx.query('UPDATE orders SET paid = true /* still running */'), true],
+        ['the connection underneath', (tx) => tx.connection, true],
+      ];
     for (const [what, work, checked] of cases) {
       const { pool, sent } = fakePool();
       const client = await pool.connect();
       const query = client.query.bind(client);
       Object.assign(client, {
         connection: {},
-        query: (text: string) => (text.includes('still running') ? (sent.push(text), new Promise(() => undefined)) : query(text)),
+        query: (text: string) =>
+          text.includes('still running') ? (sent.push(text), new Promise(() => undefined)) : query(text),
       });
       const session = await fromPg(pool).begin(1000);
       await work(session.tx);
       await session.commit(undefined);
-      expect(sent.at(-1), what).toEqual(checked ? expect.stringMatching(/^SELECT CASE WHEN current_setting\('myr_gateway.ledger_tx', true\) = 'on'.*; COMMIT$/) : 'COMMIT');
+      expect(sent.at(-1), what).toEqual(
+        checked
+          ? expect.stringMatching(
+              /^SELECT CASE WHEN current_setting\('myr_gateway.ledger_tx', true\) = 'on'.*; COMMIT$/,
+            )
+          : 'COMMIT',
+      );
     }
   });
 
@@ -131,7 +146,7 @@ describe('fromPg', () => {
     expect(released[0]).toBeInstanceOf(Error);
   });
 
-  it("tx refuses a query once the run ended (promise and callback forms), and its release() leaves the client to the ledger", async () => {
+  it('tx refuses a query once the run ended (promise and callback forms), and its release() leaves the client to the ledger', async () => {
     const { pool, sent, released } = fakePool();
     const session = await fromPg(pool).begin(1000);
     session.tx.release();
@@ -140,7 +155,14 @@ describe('fromPg', () => {
     await session.commit(undefined);
     await expect(session.tx.query('INSERT INTO orders VALUES (2)')).rejects.toThrow(/after its run had ended/);
     // node-postgres's callback form, which the fake's type does not declare.
-    const answered = await new Promise((resolve) => void Reflect.apply(Reflect.get(session.tx, 'query') as (...args: unknown[]) => unknown, undefined, ['INSERT INTO orders VALUES (3)', [], resolve]));
+    const answered = await new Promise(
+      (resolve) =>
+        void Reflect.apply(Reflect.get(session.tx, 'query') as (...args: unknown[]) => unknown, undefined, [
+          'INSERT INTO orders VALUES (3)',
+          [],
+          resolve,
+        ]),
+    );
     expect(answered).toBeInstanceOf(Error);
     expect(sent.filter((text) => text.startsWith('INSERT'))).toEqual(['INSERT INTO orders VALUES (1)']);
     expect(released).toEqual(['back to the pool']);
@@ -155,7 +177,10 @@ describe('fromPg', () => {
   });
 
   it.each([
-    ['a postgres.js instance', Object.assign(() => undefined, { connect: async () => undefined, unsafe: () => undefined })],
+    [
+      'a postgres.js instance',
+      Object.assign(() => undefined, { connect: async () => undefined, unsafe: () => undefined }),
+    ],
     ['nothing', undefined],
     ['a string', 'postgres://localhost'],
   ])('refuses %s with a ConfigurationError naming the client it takes', (_, value) => {
@@ -167,7 +192,7 @@ describe('fromPg', () => {
 });
 
 describe('fromPg and a connection that dies while the ledger holds it', () => {
-  it('listens for the client\'s error event while it is checked out (no uncaught error), and stops when it goes back', async () => {
+  it("listens for the client's error event while it is checked out (no uncaught error), and stops when it goes back", async () => {
     const { EventEmitter } = await import('node:events');
     const client = Object.assign(new EventEmitter(), {
       query: async (text: string) => answerOf(text, text.includes('; COMMIT') ? 'COMMIT' : (text.split(' ')[0] ?? '')),

@@ -19,7 +19,7 @@ function client() {
   return { target, sent };
 }
 
-describe('guardedTx: the work\'s node-postgres tx', () => {
+describe("guardedTx: the work's node-postgres tx", () => {
   it('sends plain statements and needs no check after they are answered; anything else underneath needs it', async () => {
     const { target, sent } = client();
     const work = guardedTx(target, () => false);
@@ -42,7 +42,10 @@ describe('guardedTx: the work\'s node-postgres tx', () => {
 
   it('shows which session it is in util.inspect (hidden properties too) and JSON, never the password, without counting as a reach underneath', () => {
     const work = guardedTx(client().target, () => false);
-    expect([inspect(work.tx, { showHidden: true, depth: null }), JSON.stringify({ tx: work.tx })]).toEqual(['PgTx { processID: 4242 }', '{"tx":{"processID":4242}}']);
+    expect([inspect(work.tx, { showHidden: true, depth: null }), JSON.stringify({ tx: work.tx })]).toEqual([
+      'PgTx { processID: 4242 }',
+      '{"tx":{"processID":4242}}',
+    ]);
     expect(work.mayHaveEnded()).toBe(false);
   });
 });

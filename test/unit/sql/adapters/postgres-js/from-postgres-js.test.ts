@@ -4,13 +4,18 @@ import { fromPostgresJs } from '../../../../../src/sql/index.js';
 describe('fromPostgresJs', () => {
   it('refuses what has no reserve() (postgres.js before 3.4, or another client)', () => {
     // @ts-expect-error: a node-postgres Pool
-    expect(() => fromPostgresJs({ connect: async () => undefined })).toThrow(/postgres.js instance \(postgres\(url\), version 3.4 or later\)/);
+    expect(() => fromPostgresJs({ connect: async () => undefined })).toThrow(
+      /postgres.js instance \(postgres\(url\), version 3.4 or later\)/,
+    );
   });
 
   it("asks postgres.js to prepare the run's statements (its own prepare: false still wins), never BEGIN", async () => {
     const asked: unknown[] = [];
     const reserved = {
-      unsafe: (text: string, _params?: never[], options?: { prepare?: boolean }) => (asked.push([text, options?.prepare]), Promise.resolve(Object.assign([], { count: 0, command: text }))),
+      unsafe: (text: string, _params?: never[], options?: { prepare?: boolean }) => (
+        asked.push([text, options?.prepare]),
+        Promise.resolve(Object.assign([], { count: 0, command: text }))
+      ),
       release: () => undefined,
     };
     const sql = Object.assign(() => undefined, { reserve: async () => reserved });
@@ -32,8 +37,13 @@ describe('fromPostgresJs', () => {
         // A simple query of several statements answers the rows of its SELECT and the tag of its
         // last; the check fails (22P02) where the mark is gone, and Postgres skips the COMMIT.
         const check = text.startsWith('SELECT CASE WHEN current_setting');
-        if (check && !open()) return Promise.reject(Object.assign(new Error('invalid input syntax for type boolean'), { code: '22P02', severity: 'ERROR' }));
-        return Promise.resolve(Object.assign(check ? [{ held: true }] : [], { count: 0, command: text.split('; ').at(-1)?.split(' ')[0] }));
+        if (check && !open())
+          return Promise.reject(
+            Object.assign(new Error('invalid input syntax for type boolean'), { code: '22P02', severity: 'ERROR' }),
+          );
+        return Promise.resolve(
+          Object.assign(check ? [{ held: true }] : [], { count: 0, command: text.split('; ').at(-1)?.split(' ')[0] }),
+        );
       },
       release: () => void (released += 1),
     };
@@ -44,7 +54,12 @@ describe('fromPostgresJs', () => {
     const connection = reservedConnection(() => true);
     const session = await fromPostgresJs(connection.sql).begin(500);
     await session.commit(undefined);
-    expect(connection.sent).toEqual(["BEGIN; SET LOCAL lock_timeout = 500; SET LOCAL myr_gateway.ledger_tx = 'on'", expect.stringMatching(/^SELECT CASE WHEN current_setting\('myr_gateway\.ledger_tx', true\) = 'on' THEN true ELSE .*; COMMIT$/)]);
+    expect(connection.sent).toEqual([
+      "BEGIN; SET LOCAL lock_timeout = 500; SET LOCAL myr_gateway.ledger_tx = 'on'",
+      expect.stringMatching(
+        /^SELECT CASE WHEN current_setting\('myr_gateway\.ledger_tx', true\) = 'on' THEN true ELSE .*; COMMIT$/,
+      ),
+    ]);
     expect(connection.released()).toBe(1);
   });
 
@@ -55,7 +70,8 @@ describe('fromPostgresJs', () => {
     const reserved = {
       unsafe: (text: string) => {
         sent.push(text);
-        if (text.startsWith('BEGIN')) return new Promise((resolve, reject) => ((answerBegin = resolve), (failBegin = reject)));
+        if (text.startsWith('BEGIN'))
+          return new Promise((resolve, reject) => ((answerBegin = resolve), (failBegin = reject)));
         return Promise.resolve(Object.assign([], { count: 1, command: 'INSERT' }));
       },
       release: () => undefined,
@@ -63,13 +79,18 @@ describe('fromPostgresJs', () => {
     const sql = Object.assign(() => undefined, { reserve: async () => reserved });
     const session = await fromPostgresJs(sql).begin(500);
     const claimed = session.query('INSERT INTO t VALUES ($1)', ['k']);
-    expect(sent).toEqual(["BEGIN; SET LOCAL lock_timeout = 500; SET LOCAL myr_gateway.ledger_tx = 'on'", 'INSERT INTO t VALUES ($1)']);
+    expect(sent).toEqual([
+      "BEGIN; SET LOCAL lock_timeout = 500; SET LOCAL myr_gateway.ledger_tx = 'on'",
+      'INSERT INTO t VALUES ($1)',
+    ]);
     answerBegin(Object.assign([], { count: 0, command: 'SET' }));
     await expect(claimed).resolves.toEqual({ rows: [], affected: 1 });
 
     const failing = await fromPostgresJs(sql).begin(500);
     const refused = failing.query('INSERT INTO t VALUES ($1)', ['k']);
-    failBegin(Object.assign(new Error('invalid value for parameter "lock_timeout"'), { code: '22023', severity: 'ERROR' }));
+    failBegin(
+      Object.assign(new Error('invalid value for parameter "lock_timeout"'), { code: '22023', severity: 'ERROR' }),
+    );
     await expect(refused).rejects.toMatchObject({ code: '22023' });
   });
 
@@ -79,7 +100,10 @@ describe('fromPostgresJs', () => {
     const reserved = {
       unsafe: (text: string) => {
         sent.push(text);
-        if (text.startsWith('SELECT CASE WHEN current_setting')) return Promise.reject(Object.assign(new Error('current transaction is aborted'), { code: '25P02', severity: 'ERROR' }));
+        if (text.startsWith('SELECT CASE WHEN current_setting'))
+          return Promise.reject(
+            Object.assign(new Error('current transaction is aborted'), { code: '25P02', severity: 'ERROR' }),
+          );
         return Promise.resolve(Object.assign([], { count: 0, command: 'SET' }));
       },
       release: () => void (released += 1),
@@ -109,7 +133,10 @@ describe('fromPostgresJs and a connection postgres.js has closed (the server wen
     const reserved = {
       unsafe: (text: string) => {
         sent.push(text);
-        if (sent.length > statements) return Promise.reject(Object.assign(new Error('write CONNECTION_CLOSED 127.0.0.1:5432'), { code: 'CONNECTION_CLOSED' }));
+        if (sent.length > statements)
+          return Promise.reject(
+            Object.assign(new Error('write CONNECTION_CLOSED 127.0.0.1:5432'), { code: 'CONNECTION_CLOSED' }),
+          );
         return Promise.resolve(Object.assign([], { count: 0, command: text.split(' ')[0] }));
       },
       release: () => void (released += 1),
@@ -127,17 +154,25 @@ describe('fromPostgresJs and a connection postgres.js has closed (the server wen
     expect(connection.released()).toBe(0);
   });
 
-  it("a claim that met the closed connection: the rollback sends nothing more and keeps the connection", async () => {
+  it('a claim that met the closed connection: the rollback sends nothing more and keeps the connection', async () => {
     const connection = closedAfter(1);
     const session = await fromPostgresJs(connection.sql).begin(500);
-    await expect(session.query('INSERT INTO t VALUES ($1)', ['k'])).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
+    await expect(session.query('INSERT INTO t VALUES ($1)', ['k'])).rejects.toMatchObject({
+      code: 'CONNECTION_CLOSED',
+    });
     await session.rollback();
     expect(connection.sent.at(-1)).toBe('INSERT INTO t VALUES ($1)');
     expect(connection.released()).toBe(0);
   });
 
   it("the work's own statement met it (a socket error, or the server's FATAL): neither a rollback nor an abandoned work sends on it", async () => {
-    for (const cause of [Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' }), Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01', severity: 'FATAL' })]) {
+    for (const cause of [
+      Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' }),
+      Object.assign(new Error('terminating connection due to administrator command'), {
+        code: '57P01',
+        severity: 'FATAL',
+      }),
+    ]) {
       const rolledBack = closedAfter(99);
       await (await fromPostgresJs(rolledBack.sql).begin(500)).rollback(cause);
       const abandoned = closedAfter(99);
@@ -152,7 +187,9 @@ describe('fromPostgresJs and a connection postgres.js has closed (the server wen
 
   it('a statement error on a live connection still rolls back and gives the connection back', async () => {
     const connection = closedAfter(99);
-    await (await fromPostgresJs(connection.sql).begin(500)).rollback(Object.assign(new Error('duplicate key'), { code: '23505', severity: 'ERROR' }));
+    await (
+      await fromPostgresJs(connection.sql).begin(500)
+    ).rollback(Object.assign(new Error('duplicate key'), { code: '23505', severity: 'ERROR' }));
     expect(connection.sent.at(-1)).toBe('ROLLBACK');
     expect(connection.released()).toBe(1);
   });
@@ -167,14 +204,25 @@ const watched = () => {
   let released = 0;
   const connection: { onclose?: (error: unknown) => void } = {};
   const reserved = {
-    unsafe: (text: string, _params?: never[], options?: { prepare?: boolean; onexecute?: (connection: unknown) => boolean }) => {
+    unsafe: (
+      text: string,
+      _params?: never[],
+      options?: { prepare?: boolean; onexecute?: (connection: unknown) => boolean },
+    ) => {
       sent.push(text);
       options?.onexecute?.(connection);
-      return Promise.resolve(Object.assign([{ held: true }], { count: 1, command: text.split('; ').at(-1)?.split(' ')[0] }));
+      return Promise.resolve(
+        Object.assign([{ held: true }], { count: 1, command: text.split('; ').at(-1)?.split(' ')[0] }),
+      );
     },
     release: () => void (released += 1),
   };
-  return { sent, connection, released: () => released, sql: Object.assign(() => undefined, { reserve: async () => reserved }) };
+  return {
+    sent,
+    connection,
+    released: () => released,
+    sql: Object.assign(() => undefined, { reserve: async () => reserved }),
+  };
 };
 
 describe('fromPostgresJs and a connection the server closes while the work runs (no statement of the ledger in flight)', () => {
@@ -185,10 +233,15 @@ describe('fromPostgresJs and a connection the server closes while the work runs 
     const db = watched();
     const session = await fromPostgresJs(db.sql).begin(500);
     await session.query('INSERT INTO t VALUES ($1)', ['k']);
-    db.connection.onclose?.(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }));
+    db.connection.onclose?.(
+      Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+    );
     await expect(session.commit(undefined)).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
     await expect(session.query('SELECT 1', [])).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
-    expect(db.sent).toEqual(["BEGIN; SET LOCAL lock_timeout = 500; SET LOCAL myr_gateway.ledger_tx = 'on'", 'INSERT INTO t VALUES ($1)']);
+    expect(db.sent).toEqual([
+      "BEGIN; SET LOCAL lock_timeout = 500; SET LOCAL myr_gateway.ledger_tx = 'on'",
+      'INSERT INTO t VALUES ($1)',
+    ]);
     expect(db.released()).toBe(0);
   });
 
@@ -224,10 +277,17 @@ describe("fromPostgresJs: the work's tx once the run no longer holds a live conn
       return Object.assign(pending, { handler: () => void ran.push(text), reject, command: 'SET', count: 0 });
     };
     const reserved = Object.assign((strings: TemplateStringsArray, ..._values: unknown[]) => query(strings.join('?')), {
-      unsafe: (text: string, _params?: never[], options?: { prepare?: boolean; onexecute?: (connection: unknown) => boolean }) => {
+      unsafe: (
+        text: string,
+        _params?: never[],
+        options?: { prepare?: boolean; onexecute?: (connection: unknown) => boolean },
+      ) => {
         options?.onexecute?.(connection);
-        if (text.startsWith('SELECT CASE WHEN current_setting')) return Promise.resolve(Object.assign([{ held: true }], { command: 'COMMIT' }));
-        return text.startsWith('BEGIN') || text === 'ROLLBACK' ? Promise.resolve(Object.assign([], { command: 'SET' })) : query(text);
+        if (text.startsWith('SELECT CASE WHEN current_setting'))
+          return Promise.resolve(Object.assign([{ held: true }], { command: 'COMMIT' }));
+        return text.startsWith('BEGIN') || text === 'ROLLBACK'
+          ? Promise.resolve(Object.assign([], { command: 'SET' }))
+          : query(text);
       },
       types: Object.assign(() => 'typed', { money: () => 'a custom type' }),
       release: () => void (released += 1),
@@ -247,7 +307,9 @@ describe("fromPostgresJs: the work's tx once the run no longer holds a live conn
     const made = session.tx.unsafe("INSERT INTO orders VALUES ('A')");
     db.connection.onclose?.(new Error('closed'));
     await expect(runQuery(made)).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
-    await expect(runQuery(session.tx`INSERT INTO orders VALUES (${'A'})`)).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
+    await expect(runQuery(session.tx`INSERT INTO orders VALUES (${'A'})`)).rejects.toMatchObject({
+      code: 'CONNECTION_CLOSED',
+    });
     expect(db.ran).toEqual([]);
   });
 
@@ -258,7 +320,9 @@ describe("fromPostgresJs: the work's tx once the run no longer holds a live conn
     expect(db.ran).toEqual(['UPDATE orders SET paid = true']);
     expect(session.tx.types.money()).toBe('a custom type');
     await session.commit(undefined);
-    await expect(runQuery(session.tx.unsafe('UPDATE orders SET paid = false'))).rejects.toThrow(/after its run had ended/);
+    await expect(runQuery(session.tx.unsafe('UPDATE orders SET paid = false'))).rejects.toThrow(
+      /after its run had ended/,
+    );
     expect(db.ran).toEqual(['UPDATE orders SET paid = true']);
     expect(db.released()).toBe(1);
   });
@@ -266,13 +330,21 @@ describe("fromPostgresJs: the work's tx once the run no longer holds a live conn
   it('work that threw an error with a syscall (a file, an HTTP call) on a live connection: rolled back and given back', async () => {
     const db = reservedWithQueries();
     const session = await fromPostgresJs(db.sql).begin(500);
-    await session.rollback(Object.assign(new Error("ENOENT: no such file or directory, open '/etc/shop.json'"), { code: 'ENOENT', syscall: 'open' }));
+    await session.rollback(
+      Object.assign(new Error("ENOENT: no such file or directory, open '/etc/shop.json'"), {
+        code: 'ENOENT',
+        syscall: 'open',
+      }),
+    );
     expect(db.released()).toBe(1);
   });
 });
 
 describe('fromPostgresJs: a rollback whose cause looks like a lost connection, on a watched connection', () => {
-  const fatal = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01', severity: 'FATAL' });
+  const fatal = Object.assign(new Error('terminating connection due to administrator command'), {
+    code: '57P01',
+    severity: 'FATAL',
+  });
 
   it('the server ended the session (its FATAL, then the close postgres.js reports): nothing is sent, the connection is not given back', async () => {
     const db = watched();

@@ -29,20 +29,27 @@ function fakePrisma(provider: string) {
 }
 
 describe('fromPrisma', () => {
-  it('Postgres: bounds lock waits with SET LOCAL, sends the ledger\'s reads for rows and the rest for counts, and commits when told', async () => {
+  it("Postgres: bounds lock waits with SET LOCAL, sends the ledger's reads for rows and the rest for counts, and commits when told", async () => {
     const { prisma, sent, options, ended } = fakePrisma('postgresql');
     const client = fromPrisma(prisma);
     expect(client.dialect).toBe('postgres');
     const session = await client.begin(1500);
-    expect(await session.query('SELECT 1 AS held FROM t WHERE ledger_key = $1', ['k:a'])).toEqual({ rows: [{ held: 1 }], affected: 0 });
+    expect(await session.query('SELECT 1 AS held FROM t WHERE ledger_key = $1', ['k:a'])).toEqual({
+      rows: [{ held: 1 }],
+      affected: 0,
+    });
     expect(await session.query('INSERT INTO t (ledger_key) VALUES ($1)', ['k:a'])).toEqual({ rows: [], affected: 1 });
     await session.commit(undefined);
-    expect(sent).toEqual(['execute SET LOCAL lock_timeout = 1500', 'query SELECT 1 AS held FROM t WHERE ledger_key = $1', 'execute INSERT INTO t (ledger_key) VALUES ($1)']);
+    expect(sent).toEqual([
+      'execute SET LOCAL lock_timeout = 1500',
+      'query SELECT 1 AS held FROM t WHERE ledger_key = $1',
+      'execute INSERT INTO t (ledger_key) VALUES ($1)',
+    ]);
     expect(options).toEqual([{ timeout: 900_000 }]);
     expect(ended).toEqual(['COMMIT']);
   });
 
-  it('MySQL: READ COMMITTED, the lock wait set and autocommit off for the run, both restored before the transaction ends; a rollback goes first, then Prisma\'s ROLLBACK', async () => {
+  it("MySQL: READ COMMITTED, the lock wait set and autocommit off for the run, both restored before the transaction ends; a rollback goes first, then Prisma's ROLLBACK", async () => {
     const { prisma, sent, options, ended } = fakePrisma('mysql');
     const session = await fromPrisma(prisma).begin(1000);
     await session.rollback();
@@ -57,7 +64,10 @@ describe('fromPrisma', () => {
   });
 
   it('a transaction Prisma cannot open rejects begin (nothing runs)', async () => {
-    const prisma = { _activeProvider: 'postgresql', $transaction: async () => Promise.reject(new Error('pool timeout')) };
+    const prisma = {
+      _activeProvider: 'postgresql',
+      $transaction: async () => Promise.reject(new Error('pool timeout')),
+    };
     await expect(fromPrisma(prisma).begin(1000)).rejects.toThrow('pool timeout');
   });
 

@@ -34,7 +34,9 @@ describe('fromSqlite', () => {
     const memory = new DatabaseSync(':memory:');
     for (const given of [':memory:', '', memory]) {
       expect(() => fromSqlite(given)).toThrow(ConfigurationError);
-      expect(() => fromSqlite(given)).toThrow(/each worker of a cluster would keep its own ledger, so a retry that reaches another worker fulfils the payment a second time/);
+      expect(() => fromSqlite(given)).toThrow(
+        /each worker of a cluster would keep its own ledger, so a retry that reaches another worker fulfils the payment a second time/,
+      );
     }
     memory.close();
     // @ts-expect-error: not a DatabaseSync
@@ -52,15 +54,22 @@ describe('fromSqlite', () => {
     app.close();
   });
 
-  it('tx refuses close() (the connection is the ledger\'s), and a log shows nothing of it but what it is', async () => {
+  it("tx refuses close() (the connection is the ledger's), and a log shows nothing of it but what it is", async () => {
     const { file } = shop();
     const ledger = new SqlLedger(fromSqlite(file));
     await ledger.ensureSchema();
-    const run = await ledger.run('k', (tx) => {
-      expect(inspect(tx, { showProxy: true, showHidden: true })).not.toContain(file);
-      tx.close();
-    }, once);
-    expect(run).toMatchObject({ outcome: 'failed', error: expect.objectContaining({ message: expect.stringMatching(/close your own DatabaseSync, never tx/) }) });
+    const run = await ledger.run(
+      'k',
+      (tx) => {
+        expect(inspect(tx, { showProxy: true, showHidden: true })).not.toContain(file);
+        tx.close();
+      },
+      once,
+    );
+    expect(run).toMatchObject({
+      outcome: 'failed',
+      error: expect.objectContaining({ message: expect.stringMatching(/close your own DatabaseSync, never tx/) }),
+    });
     expect((await ledger.run('k', () => 'still open', once)).outcome).toBe('processed');
   });
 
@@ -93,7 +102,11 @@ describe('fromSqlite', () => {
           const insert = tx.prepare("INSERT INTO orders VALUES ('o1')");
           insert.run();
           await new Promise<void>((resolve) => (finish = resolve));
-          for (const send of [() => insert.run(), () => tx.exec("INSERT INTO orders VALUES ('o2')"), () => tx.prepare('SELECT 1')]) {
+          for (const send of [
+            () => insert.run(),
+            () => tx.exec("INSERT INTO orders VALUES ('o2')"),
+            () => tx.prepare('SELECT 1'),
+          ]) {
             try {
               send();
             } catch (error) {
@@ -113,7 +126,9 @@ describe('fromSqlite', () => {
     await work;
     expect(late).toBeInstanceOf(ConfigurationError);
     expect(orders(app)).toBe(1);
-    expect((await ledger.run('k', (tx) => void tx.prepare("INSERT INTO orders VALUES ('o1')").run(), once)).outcome).toBe('processed');
+    expect(
+      (await ledger.run('k', (tx) => void tx.prepare("INSERT INTO orders VALUES ('o1')").run(), once)).outcome,
+    ).toBe('processed');
     expect(orders(app)).toBe(2);
     app.close();
   });
@@ -122,19 +137,32 @@ describe('fromSqlite', () => {
     const { file, app } = shop();
     const ledger = new SqlLedger(fromSqlite(file));
     await ledger.ensureSchema();
-    const endings = [(tx: DatabaseSync) => tx.exec('ROLLBACK; BEGIN'), (tx: DatabaseSync) => tx.prepare('ROLLBACK').run(), (tx: DatabaseSync) => tx.exec('ROLLBACK')];
+    const endings = [
+      (tx: DatabaseSync) => tx.exec('ROLLBACK; BEGIN'),
+      (tx: DatabaseSync) => tx.prepare('ROLLBACK').run(),
+      (tx: DatabaseSync) => tx.exec('ROLLBACK'),
+    ];
     for (const [i, ending] of endings.entries()) {
-      const run = await ledger.run(`k${i}`, (tx) => {
-        tx.prepare("INSERT INTO orders VALUES ('o')").run();
-        ending(tx);
-        tx.prepare("INSERT INTO orders VALUES ('after')").run();
-      }, once);
-      expect(run).toMatchObject({ outcome: 'failed', error: expect.objectContaining({ message: expect.stringMatching(/no longer open when the work returned/) }) });
+      const run = await ledger.run(
+        `k${i}`,
+        (tx) => {
+          tx.prepare("INSERT INTO orders VALUES ('o')").run();
+          ending(tx);
+          tx.prepare("INSERT INTO orders VALUES ('after')").run();
+        },
+        once,
+      );
+      expect(run).toMatchObject({
+        outcome: 'failed',
+        error: expect.objectContaining({ message: expect.stringMatching(/no longer open when the work returned/) }),
+      });
     }
     // What the work wrote before its ROLLBACK never committed (after it, outside the run, it did).
     const fulfilled = () => app.prepare("SELECT count(*) AS n FROM orders WHERE id = 'o'").get()?.n;
     expect(fulfilled()).toBe(0);
-    expect((await ledger.run('k0', (tx) => void tx.prepare("INSERT INTO orders VALUES ('o')").run(), once)).outcome).toBe('processed');
+    expect(
+      (await ledger.run('k0', (tx) => void tx.prepare("INSERT INTO orders VALUES ('o')").run(), once)).outcome,
+    ).toBe('processed');
     expect(fulfilled()).toBe(1);
     app.close();
   });
@@ -144,7 +172,10 @@ describe('fromSqlite', () => {
     const ledger = new SqlLedger(fromSqlite(file, { maxRunMs: 30 }));
     await ledger.ensureSchema();
     let finish!: () => void;
-    const stuck = await ledger.run('k', () => new Promise<void>((resolve) => (finish = resolve)), { ...once, timeoutMs: 60_000 });
+    const stuck = await ledger.run('k', () => new Promise<void>((resolve) => (finish = resolve)), {
+      ...once,
+      timeoutMs: 60_000,
+    });
     finish();
     expect(stuck).toEqual({ outcome: 'timed_out' });
     expect(() => fromSqlite(file, { maxRunMs: 0 })).toThrow(/maxRunMs must be a whole number of milliseconds/);

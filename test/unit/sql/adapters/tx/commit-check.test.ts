@@ -5,13 +5,14 @@ import { CommitCheck } from '../../../../../src/sql/adapters/tx/commit-check.js'
 function driver() {
   const settles: ((error?: Error) => void)[] = [];
   const self = {
-    query: (text: unknown): Promise<unknown> => new Promise((resolve, reject) => settles.push((error) => (error ? reject(error) : resolve(text)))),
+    query: (text: unknown): Promise<unknown> =>
+      new Promise((resolve, reject) => settles.push((error) => (error ? reject(error) : resolve(text)))),
     stream: (): object => ({ on: () => undefined }),
   };
   return { self, settle: (error?: Error) => settles.shift()?.(error) };
 }
 
-describe('CommitCheck: whether COMMIT must check that the transaction is still the ledger\'s', () => {
+describe("CommitCheck: whether COMMIT must check that the transaction is still the ledger's", () => {
   it('not after plain statements that were answered, whether they succeeded or (when the driver says a failure ends nothing) failed', async () => {
     const { self, settle } = driver();
     const check = new CommitCheck(() => false);

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { claimGone, commitAndRestore, ISOLATION, restore, saveAndBound, unknownVariable } from '../../../../../src/sql/dialects/mysql/session.js';
+import {
+  claimGone,
+  commitAndRestore,
+  ISOLATION,
+  restore,
+  saveAndBound,
+  unknownVariable,
+} from '../../../../../src/sql/dialects/mysql/session.js';
 
 describe("a MySQL run's session", () => {
   it('bounds lock waits in whole seconds, rounded up, with autocommit off; READ COMMITTED set only through the variable it is given', () => {
@@ -23,8 +30,15 @@ describe("a MySQL run's session", () => {
   it('commits with the check of the claim only when given one, and refuses the whole SET when the claim is gone', () => {
     expect(commitAndRestore(undefined)).toMatch(/^SET SESSION autocommit = 'ON', /);
     const checked = commitAndRestore(undefined, { text: 'SELECT 1', rollbackOnTimeoutOff: true });
-    expect(checked).toContain("IF(EXISTS(SELECT 1) AND @@GLOBAL.innodb_rollback_on_timeout = 0, 'ON', 'myr_gateway_claim_gone')");
-    expect(claimGone({ errno: 1231, message: "Variable 'autocommit' can't be set to the value of 'myr_gateway_claim_gone'" })).toBe(true);
+    expect(checked).toContain(
+      "IF(EXISTS(SELECT 1) AND @@GLOBAL.innodb_rollback_on_timeout = 0, 'ON', 'myr_gateway_claim_gone')",
+    );
+    expect(
+      claimGone({
+        errno: 1231,
+        message: "Variable 'autocommit' can't be set to the value of 'myr_gateway_claim_gone'",
+      }),
+    ).toBe(true);
     expect(claimGone({ errno: 1231, message: "Variable 'autocommit' can't be set to the value of 'x'" })).toBe(false);
     expect(unknownVariable({ errno: 1193 })).toBe(true);
     expect(unknownVariable({ code: 1193 })).toBe(false);

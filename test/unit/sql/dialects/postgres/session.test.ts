@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { beginRun, boundLockWaits, CHECK_THEN_COMMIT, LEDGER_TX, transactionNotOpen } from '../../../../../src/sql/dialects/postgres/session.js';
+import {
+  beginRun,
+  boundLockWaits,
+  CHECK_THEN_COMMIT,
+  LEDGER_TX,
+  transactionNotOpen,
+} from '../../../../../src/sql/dialects/postgres/session.js';
 
 describe("a Postgres run's transaction", () => {
   it('opens with BEGIN, its lock bound in ms and the mark COMMIT checks, in one simple query', () => {
@@ -8,7 +14,9 @@ describe("a Postgres run's transaction", () => {
   });
 
   it('commits only after the check that reads the mark, in the same simple query', () => {
-    expect(CHECK_THEN_COMMIT).toMatch(new RegExp(`^SELECT CASE WHEN current_setting\\('${LEDGER_TX.replace('.', '\\.')}', true\\) = 'on' .*; COMMIT$`));
+    expect(CHECK_THEN_COMMIT).toMatch(
+      new RegExp(`^SELECT CASE WHEN current_setting\\('${LEDGER_TX.replace('.', '\\.')}', true\\) = 'on' .*; COMMIT$`),
+    );
   });
 
   it.each([
