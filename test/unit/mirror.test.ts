@@ -51,6 +51,8 @@ const TESTED_THROUGH_INTEGRATION: Readonly<Record<string, string>> = {
     "SQLite's tx refusing after its run, through fromSqlite: test/unit/sql/adapters/sqlite/from-sqlite.test.ts, test/integration/sql/sqlite/one-writer.test.ts",
   'sql/ledger/claim-key.ts':
     'through SqlLedger.run over scripted clients in test/unit/sql/ledger/sql-ledger.test.ts, and on real databases in test/integration/sql/pg/scenarios.test.ts, test/integration/sql/mysql2/scenarios.test.ts, test/integration/sql/sqlite/scenarios.test.ts',
+  'sql/dialects/positional-reads.ts':
+    'the MySQL and SQLite reads in test/unit/sql/dialects/ledger-statements-of.test.ts, on real databases in test/integration/sql/mysql2/scenarios.test.ts, test/integration/sql/sqlite/scenarios.test.ts',
   'sql/dialects/postgres/ledger-schema.ts':
     'its columns in test/unit/sql/ledger/schema-check.test.ts, the check on real Postgres in test/integration/sql/schema-owned.test.ts',
   'sql/dialects/mysql/ledger-schema.ts':

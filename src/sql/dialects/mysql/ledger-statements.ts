@@ -5,6 +5,7 @@
  * @module
  */
 import type { LedgerStatements } from '../dialect.js';
+import { positionalReads } from '../positional-reads.js';
 import { mysqlSchema } from './ledger-schema.js';
 
 /** The ledger's statements on MySQL for `table` (checked). */
@@ -55,14 +56,7 @@ export function mysqlLedger(table: string): LedgerStatements {
         params: ({ claim, now }) => [claim.until, claim.id, claim.row, now],
       },
     },
-    readMark: {
-      text: `SELECT mark_rank, handled_statuses FROM ${table} WHERE ledger_key = ?`,
-      params: ({ mark }) => [mark],
-    },
-    done: {
-      text: `SELECT 1 AS held FROM ${table} WHERE ledger_key = ? AND claim_id = ?`,
-      params: ({ row, id }) => [row, id],
-    },
+    ...positionalReads(table),
     prune: {
       text: `DELETE FROM ${table} WHERE expires_at <= ? LIMIT ?`,
       params: ({ before, batch }) => [before, batch],

@@ -4,6 +4,7 @@
  * @module
  */
 import type { LedgerStatements } from '../dialect.js';
+import { positionalReads } from '../positional-reads.js';
 import { sqliteSchema } from './ledger-schema.js';
 
 /** The ledger's statements on SQLite for `table` (checked; `bare` its last part: an index names no schema). */
@@ -31,14 +32,7 @@ export function sqliteLedger(table: string, bare: string): LedgerStatements {
         params: ({ mark, markRank, handled, keptUntil }) => [mark, markRank, handled, keptUntil],
       },
     },
-    readMark: {
-      text: `SELECT mark_rank, handled_statuses FROM ${table} WHERE ledger_key = ?`,
-      params: ({ mark }) => [mark],
-    },
-    done: {
-      text: `SELECT 1 AS held FROM ${table} WHERE ledger_key = ? AND claim_id = ?`,
-      params: ({ row, id }) => [row, id],
-    },
+    ...positionalReads(table),
     prune: {
       text: `DELETE FROM ${table} WHERE rowid IN (SELECT rowid FROM ${table} WHERE expires_at <= ? LIMIT ?)`,
       params: ({ before, batch }) => [before, batch],
