@@ -24,6 +24,10 @@ export interface LedgerFixture<Tx> {
 }
 
 const DAY = 86_400_000;
+
+/** The scenario every client runs (the ORMs too): a handled payment's resend at any age. */
+export const HANDLED_FOR_GOOD =
+  "a payment's callback is handled for good: 25 h later, its records pruned, a resent SUCCESS and REFUNDED are duplicates, a stale SUCCESS superseded";
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -351,47 +355,44 @@ export function ledgerScenarios<Tx>(
       expect(await fixture.fulfilments(payment)).toBe(1);
     });
 
-    scenario(
-      "a payment's callback is handled for good: 25 h later, its records pruned, a resent SUCCESS and REFUNDED are duplicates, a stale SUCCESS superseded",
-      async () => {
-        const fixture = setup();
-        const ledger = await newLedger(fixture);
-        const paid = `PAY_${randomUUID()}`;
-        const refunded = `PAY_${randomUUID()}`;
-        const fulfil = (payment: string) => (tx: Tx) => fixture.fulfil(tx, payment);
-        const started = Date.now();
-        expect((await ledger.run(`payment:${paid}:SUCCESS`, fulfil(paid), asCallback(paid, 'SUCCESS'))).outcome).toBe(
-          'processed',
-        );
-        expect(
-          (await ledger.run(`payment:${refunded}:SUCCESS`, fulfil(refunded), asCallback(refunded, 'SUCCESS'))).outcome,
-        ).toBe('processed');
-        expect(
-          (
-            await ledger.run(
-              `payment:${refunded}:REFUNDED`,
-              fulfil(`${refunded}:refund`),
-              asCallback(refunded, 'REFUNDED'),
-            )
-          ).outcome,
-        ).toBe('processed');
-        // A day and an hour later: each callback's own record has expired, and the daily prune took it.
-        const later = started + DAY + 3_600_000;
-        expect(await atMs(later, () => ledger.prune())).toBe(3);
-        const resend = (payment: string, status: string, work: (tx: Tx) => Promise<void>) =>
-          atMs(later, () => ledger.run(`payment:${payment}:${status}`, work, asCallback(payment, status)));
-        expect(await resend(paid, 'SUCCESS', fulfil(paid))).toEqual({ outcome: 'duplicate' });
-        expect(await resend(refunded, 'REFUNDED', fulfil(`${refunded}:refund`))).toEqual({ outcome: 'duplicate' });
-        expect(await resend(refunded, 'SUCCESS', fulfil(refunded))).toEqual({ outcome: 'superseded' });
-        expect([
-          await fixture.fulfilments(paid),
-          await fixture.fulfilments(refunded),
-          await fixture.fulfilments(`${refunded}:refund`),
-        ]).toEqual([1, 1, 1]);
-        // What stops them is one row per payment, which no prune takes.
-        expect(await atMs(later + 365 * DAY, () => ledger.prune())).toBe(0);
-      },
-    );
+    scenario(HANDLED_FOR_GOOD, async () => {
+      const fixture = setup();
+      const ledger = await newLedger(fixture);
+      const paid = `PAY_${randomUUID()}`;
+      const refunded = `PAY_${randomUUID()}`;
+      const fulfil = (payment: string) => (tx: Tx) => fixture.fulfil(tx, payment);
+      const started = Date.now();
+      expect((await ledger.run(`payment:${paid}:SUCCESS`, fulfil(paid), asCallback(paid, 'SUCCESS'))).outcome).toBe(
+        'processed',
+      );
+      expect(
+        (await ledger.run(`payment:${refunded}:SUCCESS`, fulfil(refunded), asCallback(refunded, 'SUCCESS'))).outcome,
+      ).toBe('processed');
+      expect(
+        (
+          await ledger.run(
+            `payment:${refunded}:REFUNDED`,
+            fulfil(`${refunded}:refund`),
+            asCallback(refunded, 'REFUNDED'),
+          )
+        ).outcome,
+      ).toBe('processed');
+      // A day and an hour later: each callback's own record has expired, and the daily prune took it.
+      const later = started + DAY + 3_600_000;
+      expect(await atMs(later, () => ledger.prune())).toBe(3);
+      const resend = (payment: string, status: string, work: (tx: Tx) => Promise<void>) =>
+        atMs(later, () => ledger.run(`payment:${payment}:${status}`, work, asCallback(payment, status)));
+      expect(await resend(paid, 'SUCCESS', fulfil(paid))).toEqual({ outcome: 'duplicate' });
+      expect(await resend(refunded, 'REFUNDED', fulfil(`${refunded}:refund`))).toEqual({ outcome: 'duplicate' });
+      expect(await resend(refunded, 'SUCCESS', fulfil(refunded))).toEqual({ outcome: 'superseded' });
+      expect([
+        await fixture.fulfilments(paid),
+        await fixture.fulfilments(refunded),
+        await fixture.fulfilments(`${refunded}:refund`),
+      ]).toEqual([1, 1, 1]);
+      // What stops them is one row per payment, which no prune takes.
+      expect(await atMs(later + 365 * DAY, () => ledger.prune())).toBe(0);
+    });
 
     scenario(
       "runs keyed by their delivery (idempotency: 'webhook') are kept only as long as their records: two REFUNDED deliveries of one payment both run",

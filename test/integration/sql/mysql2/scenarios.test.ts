@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqlLedger, fromDrizzle, fromKysely, fromMysql2 } from '../../../../src/sql/index.js';
 import { MariadbServer } from '../../../helpers/mariadb.js';
 import { recordStatements } from '../../../helpers/mysql2-statements.js';
-import { ledgerScenarios, newLedger } from '../scenarios.js';
+import { ledgerScenarios, newLedger, HANDLED_FOR_GOOD } from '../scenarios.js';
 
 let server: MariadbServer;
 let pool: mysql.Pool;
@@ -55,6 +55,7 @@ ledgerScenarios(
 const FIRST_TWO = [
   'a callback is processed once; its duplicate finds the record and does not run',
   'a handler that throws is rolled back with its writes, and the retry fulfils once',
+  HANDLED_FOR_GOOD,
 ];
 interface FulfilmentsTable {
   fulfilments: { payment_id: string };

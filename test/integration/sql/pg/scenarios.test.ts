@@ -10,7 +10,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromDrizzle, fromKysely, fromPg, fromPostgresJs, type SqlLedger } from '../../../../src/sql/index.js';
 import { PostgresServer } from '../../../helpers/postgres.js';
-import { ledgerScenarios, newLedger } from '../scenarios.js';
+import { ledgerScenarios, newLedger, HANDLED_FOR_GOOD } from '../scenarios.js';
 
 let server: PostgresServer;
 let pool: pg.Pool;
@@ -93,6 +93,7 @@ describe('a handler that swallows a failed statement (Postgres then aborts the t
 const FIRST_TWO = [
   'a callback is processed once; its duplicate finds the record and does not run',
   'a handler that throws is rolled back with its writes, and the retry fulfils once',
+  HANDLED_FOR_GOOD,
 ];
 interface FulfilmentsTable {
   fulfilments: { payment_id: string };

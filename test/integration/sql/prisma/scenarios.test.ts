@@ -16,7 +16,7 @@ import { hasMariadb, MariadbServer } from '../../../helpers/mariadb.js';
 import { hasPostgres, PostgresServer } from '../../../helpers/postgres.js';
 import { generatePrismaClient, removePrismaClients } from '../../../helpers/prisma.js';
 import { shownInLogs } from '../../../helpers/shown.js';
-import { ledgerScenarios, newLedger } from '../scenarios.js';
+import { ledgerScenarios, newLedger, HANDLED_FOR_GOOD } from '../scenarios.js';
 
 /** What the test uses of the generated client: its constructor, one model, raw SQL. */
 interface GeneratedClient extends prismaExample.ShopPrisma {
@@ -75,6 +75,7 @@ const skip = !hasPostgres() || !hasMariadb();
 const ONLY = [
   'a callback is processed once; its duplicate finds the record and does not run',
   'a handler that throws is rolled back with its writes, and the retry fulfils once',
+  HANDLED_FOR_GOOD,
   'REFUNDED then SUCCESS: the SUCCESS is superseded and does not run',
   'many deliveries of one callback at once: exactly one fulfilment',
 ];
