@@ -9,7 +9,7 @@
  */
 import { ConfigurationError } from '../../core/errors/base.js';
 import { milliseconds } from '../../core/milliseconds.js';
-import { settle, settleWithin, TIMED_OUT } from '../../webhooks/claim.js';
+import { within } from '../../core/wait.js';
 import type { LedgerRun, PaymentOrder, TransactionalWebhookStore } from '../../webhooks/stores/types.js';
 import { runBudget } from './run-budget.js';
 import { aborted, constraintBroken, isConflict, storeFailure } from '../database-errors.js';
@@ -78,6 +78,18 @@ const inFlightOrUnavailable = (error: unknown, table: string): LedgerRun<never> 
 
 export type { EnsureSchemaOptions } from './ensure-schema.js';
 export type { PruneOptions } from './prune.js';
+
+/** What became of the work: its value, what it threw, or nothing yet when its time ran out. */
+type Settled<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown } | undefined;
+
+function settledWithin<T>(running: Promise<T>, timeoutMs: number | undefined): Promise<Settled<T>> {
+  const settled = running.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+  return timeoutMs === undefined ? settled : within(settled, { ms: timeoutMs, onTimeout: () => undefined });
+}
 
 /**
  * An exactly-once callback ledger in the merchant's own SQL database (Postgres, MySQL/MariaDB or
@@ -150,14 +162,15 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
     if (!('session' in claimed)) return claimed;
     const { session, bounded } = claimed;
 
-    // The work's outcome as a value, as the webhook handler settles a plain store's run.
-    const running = settle(() => work(session.tx));
-    const remainingMs = budget.remainingMs();
-    const settled = remainingMs === undefined ? await running : await settleWithin(running, remainingMs);
-    if (settled === TIMED_OUT) {
+    const running = Promise.resolve(session.tx).then(work);
+    const settled = await settledWithin(running, budget.remainingMs());
+    if (settled === undefined) {
       const message = await budget.giveUp(
         bounded,
-        running.then((outcome) => (outcome.ok ? undefined : outcome.error)),
+        running.then(
+          () => undefined,
+          (error: unknown) => error,
+        ),
       );
       // Given up already: this only stops the work's tx being known to stage a payout.
       session.abandon(Promise.resolve());
