@@ -8,7 +8,13 @@
  * @module
  */
 export { type SqlClient, type SqlDialect } from './sql-client.js';
-export { SqlLedger, type LedgerRunOptions, type PruneOptions, type SqlLedgerOptions } from './ledger/sql-ledger.js';
+export {
+  SqlLedger,
+  type EnsureSchemaOptions,
+  type LedgerRunOptions,
+  type PruneOptions,
+  type SqlLedgerOptions,
+} from './ledger/sql-ledger.js';
 export {
   fromPg,
   type PgClientLike,

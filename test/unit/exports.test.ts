@@ -239,6 +239,7 @@ const ENTRIES = {
     types: [
       'DrizzleLike',
       'DrizzleTxOf',
+      'EnsureSchemaOptions',
       'FromSqliteOptions',
       'KyselyLike',
       'KyselyTransactionLike',

@@ -89,6 +89,7 @@ export interface AcquireOptions {
    * @example await limiter.acquire(key, 'payment', { maxWaitMs: 30_000, mayBeRefused: false })
    */
   mayBeRefused?: boolean | undefined;
+  /** What the call may still spend waiting on shared stores (the shared token cache and pacing), and how it spends it. */
   storeBudget?:
     | {
         /** Milliseconds the call may still wait on shared stores. */

@@ -142,9 +142,9 @@ export class SqlPayouts<Tx> {
    * webhook's `onEvent` or `runOnce` on the same database. Validated with `withdrawals.create`'s
    * rules before anything is written.
    *
-   * @throws {@link InvalidRequestError} for bad params (the transaction should roll back).
-   * @throws {@link DuplicateReferenceError} when the reference is already staged (nothing written).
-   * @throws {@link ConfigurationError} when `tx` is not an open transaction's.
+   * @throws `InvalidRequestError` for bad params (the transaction should roll back).
+   * @throws `DuplicateReferenceError` when the reference is already staged (nothing written).
+   * @throws `ConfigurationError` when `tx` is not an open transaction's.
    *
    * @example
    * ```ts

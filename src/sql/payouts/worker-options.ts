@@ -9,7 +9,9 @@ import type { Withdrawals } from '../../resources/withdrawals.js';
 
 /** What the worker needs of a client: `new MyrGateway()` is one. */
 export interface PayoutGateway {
+  /** Sends a payout (`create`) and asks again with its reference after any doubt (`recover`). */
   readonly withdrawals: Pick<Withdrawals, 'create' | 'recover'>;
+  /** Looks a payout up by its reference once it is overdue (`retrieve`). */
   readonly payments: Pick<Payments, 'retrieve'>;
 }
 
@@ -72,7 +74,15 @@ export interface PayoutWorkerOptions {
    * payouts.worker(gateway, { pace: { limit: 30, windowMs: 60_000 } }); // keep room for withdrawals sent elsewhere
    * ```
    */
-  pace?: { limit: number; windowMs: number } | false | undefined;
+  pace?:
+    | {
+        /** Requests per window, for all workers on this table. */
+        limit: number;
+        /** The window, in ms. */
+        windowMs: number;
+      }
+    | false
+    | undefined;
   /**
    * Where a drain that failed under `start()` is reported (a database down); the next one runs
    * on schedule all the same.

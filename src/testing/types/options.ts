@@ -146,7 +146,14 @@ export interface MockGatewayOptions {
    * @default counted on arrival
    * @example createMockGateway({ rateLimits: { paymentRequest: 30 }, rateLimitWindowMs: 6000, rateLimitCountDelay: { latencyMs: 200, jitterMs: 800 } })
    */
-  rateLimitCountDelay?: { latencyMs: number; jitterMs?: number; random?: () => number };
+  rateLimitCountDelay?: {
+    /** Every request is counted this many ms after it arrived. */
+    latencyMs: number;
+    /** Up to this many ms more, a share drawn per request. @default 0 */
+    jitterMs?: number;
+    /** The draw, from 0 to 1. @default Math.random */
+    random?: () => number;
+  };
   /**
    * Makes the ids of new payments (`'PAY_'`) and withdrawals (`'WD_'`) deterministic.
    * @default prefix + 24 random upper-case hex characters
