@@ -27,6 +27,7 @@ const samples = (sql: PayoutStatements) =>
         lastError: 'E',
         refusal: '{"r":1}',
         now: 18,
+        answeredAt: 22,
       },
     ],
     settle: [sql.settle, { referenceId: 'R4', state: 'failed', paymentId: 'WD_2', now: 19 }],

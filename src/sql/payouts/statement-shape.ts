@@ -47,6 +47,11 @@ export interface PayoutStatements {
     lastError: string | null;
     refusal: string | null;
     now: number;
+    /**
+     * When the service's answer to this claim's request came (null when the claim sent none): the
+     * pace counts the request from then, a time the service had surely counted it by.
+     */
+    answeredAt: number | null;
   }>;
   /** Moves a payout to its final status by callback, only from `sending` or `sent`. */
   readonly settle: PayoutStatement<{

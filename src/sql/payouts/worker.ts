@@ -20,6 +20,15 @@ import type { PayoutDrainReport, PayoutGateway, PayoutWorkerOptions } from './wo
 /** Requests on their way count in the window this much longer (a request arrives after its claim): a twentieth of it, at most half a second. */
 const paceSlackMs = (windowMs: number) => Math.min(500, Math.ceil(windowMs / 20));
 
+/**
+ * When the pace counts a claim's request from: the time its answer came, for a claim that sent
+ * one. The claim wrote the time it was taken; the request may reach the service later (a loaded
+ * process, a slow route), and the service's window frees from its arrival, which is never after
+ * the answer. Counting from the answer keeps every later claim's wait long enough.
+ */
+const answeredAt = (claimed: Claimed): number | null =>
+  claimed.action === 'create' || claimed.action === 'recover' ? Date.now() : null;
+
 /** One claimed row and what to do with it. */
 interface Claimed {
   readonly row: PayoutRow;
@@ -148,12 +157,13 @@ export class PayoutWorker<Tx = unknown> {
    */
   async #claim(dueBy: number): Promise<{ claimed: Claimed[]; waitMs: number }> {
     const { sql, table } = this.#outbox;
-    const now = Date.now();
     return transactionOf(this.#outbox, async (session) => {
+      if (this.#pace !== undefined) await session.query(sql.paceLock.text(table), sql.paceLock.params({}));
+      // Read after the pace lock: a claim that waited on another worker's counts from when it holds the lock.
+      const now = Date.now();
       let room = Infinity;
       let oldest = now;
       if (this.#pace !== undefined) {
-        await session.query(sql.paceLock.text(table), sql.paceLock.params({}));
         const since = now - this.#pace.windowMs - paceSlackMs(this.#pace.windowMs);
         const recent = (await session.query(sql.recent.text(table), sql.recent.params({ since }))).rows[0];
         room = this.#pace.limit - Number(recent?.n ?? 0);
@@ -262,6 +272,7 @@ export class PayoutWorker<Tx = unknown> {
           lastError: `${refusal.code}: ${refusal.message}`,
           refusal: null,
           now: Date.now(),
+          answeredAt: answeredAt(claimed),
         };
         if ((await session.query(sql.release.text(table), sql.release.params(values))).affected !== 1) return false;
         await onRefused(given, { tx: session.tx });
@@ -311,6 +322,7 @@ export class PayoutWorker<Tx = unknown> {
             lastError: row.lastError ?? null,
             refusal: null,
             now: Date.now(),
+            answeredAt: null,
           };
           if ((await session.query(sql.release.text(table), sql.release.params(values))).affected !== 1) return false;
           await onSettled(
@@ -356,6 +368,7 @@ export class PayoutWorker<Tx = unknown> {
       lastError: more.lastError ?? claimed.row.lastError ?? null,
       refusal: more.refusal ?? null,
       now: Date.now(),
+      answeredAt: answeredAt(claimed),
     };
     return transactionOf(
       this.#outbox,

@@ -40,7 +40,7 @@ export const payoutStatements: PayoutStatements = {
   release: {
     text: (t) =>
       `UPDATE ${t} SET sent_at = IF(? = 'sent', ?, sent_at), settled_at = IF(? IN ('succeeded', 'failed', 'refused'), ?, settled_at), state = ?, due_at = ?, ` +
-      'payment_id = COALESCE(?, payment_id), last_error = ?, refusal = ?, claim_id = NULL WHERE reference_id = ? AND claim_id = ?',
+      'payment_id = COALESCE(?, payment_id), last_error = ?, refusal = ?, claim_id = NULL, requested_at = COALESCE(?, requested_at) WHERE reference_id = ? AND claim_id = ?',
     params: (a) => [
       a.state,
       a.now,
@@ -51,6 +51,7 @@ export const payoutStatements: PayoutStatements = {
       a.paymentId,
       a.lastError,
       a.refusal,
+      a.answeredAt,
       a.referenceId,
       a.claimId,
     ],
