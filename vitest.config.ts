@@ -1,5 +1,25 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+/**
+ * Files whose assertions are wall-clock ratios or budgets (a burst against the ideal pacing, a
+ * store wait against `tokenStoreTimeout`): they run one at a time after everything else, on a
+ * machine no other test file is loading, so that a figure they assert is the SDK's, not the
+ * neighbour's.
+ */
+const TIMED = [
+  'test/fleet/pacing*.test.ts',
+  'test/integration/client-pacing*.test.ts',
+  'test/integration/redis-rate-*.test.ts',
+  'test/integration/redis-pacing-client.test.ts',
+  'test/integration/tokens/client-on-redis.test.ts',
+];
+
+/**
+ * Everything else waits far more than it computes (servers starting, delivery schedules, handler
+ * timeouts), so three files share the two cores.
+ */
+const SHARED_WORKERS = 3;
 
 export default defineConfig({
   // The examples import the package by name, as a merchant would; here those names are src
@@ -14,8 +34,6 @@ export default defineConfig({
     ],
   },
   test: {
-    // examples/merchant-test is a merchant's own test file: it runs here so it cannot rot.
-    include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
     environment: 'node',
     testTimeout: 20_000,
     hookTimeout: 30_000,
@@ -23,5 +41,22 @@ export default defineConfig({
     // The JSON report lets .ci/run print a plain 'N passed, N failed' line.
     reporters: ['default', 'json'],
     outputFile: { json: '.tmp/vitest-report.json' },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'shared',
+          // examples/merchant-test is a merchant's own test file: it runs here so it cannot rot.
+          include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...TIMED],
+          maxWorkers: SHARED_WORKERS,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'timed', include: TIMED, maxWorkers: 1, sequence: { groupOrder: 1 } },
+      },
+    ],
   },
 });
