@@ -30,20 +30,40 @@ afterAll(async () => {
 });
 
 async function burst(service: RateMockProcess, skewMs = 0) {
+  const started = performance.now();
+  // Each creation's send and answer times and rate headers: a failed bound prints them, so a
+  // rare run that meets more 429s than it may says which window's slots were reused early.
+  const trace: string[] = [];
+  const traced: typeof fetch = async (input, init) => {
+    const sentAt = performance.now() - started;
+    const response = await fetch(input, init);
+    if (String(input instanceof Request ? input.url : input).includes('/payment/request')) {
+      const header = (name: string) => response.headers.get(name) ?? '-';
+      trace.push(
+        `${Math.round(sentAt)}→${Math.round(performance.now() - started)} ms ${response.status} remaining ${header('x-ratelimit-remaining')} reset ${header('x-ratelimit-reset')} retry-after ${header('retry-after')} date ${header('date')} at ${Date.now()}`,
+      );
+    }
+    return response;
+  };
   const gateway = new MyrGateway({
     baseUrl: service.baseUrl,
     ...MERCHANT,
+    fetch: traced,
     tokenStore: new MemoryTokenStore(),
     rateLimiter: new MemoryRateLimiter(),
     now: () => Date.now() + skewMs,
   });
-  const started = performance.now();
   const results = await Promise.allSettled(Array.from({ length: 90 }, () => gateway.payments.create(paymentParams())));
   const elapsed = performance.now() - started;
+  const creates = await service.creates();
+  const refused = creates.filter((s) => s === 429).length;
   return {
     errors: results.flatMap((r) => (r.status === 'rejected' ? [String(r.reason)] : [])),
     elapsed,
-    creates: await service.creates(),
+    creates,
+    refused,
+    /** What a failed bound says: the count, the time, and each creation's timing. */
+    told: `${refused} × 429 in ${Math.round(elapsed)} ms\n${trace.join('\n')}`,
   };
 }
 
@@ -51,13 +71,12 @@ describe('a cold burst of 90 against 30 per 6 s over HTTPS to another process', 
   it('counted on arrival: every creation made, at most two 429s (goal: one), within 1.5× the ideal (goal: 1.2×)', async () => {
     const service = await startRateMockProcess({ limit: LIMIT, windowMs: WINDOW_MS, ...MERCHANT });
     services.push(service);
-    const { errors, elapsed, creates } = await burst(service);
+    const { errors, elapsed, creates, refused, told } = await burst(service);
 
     expect(errors).toEqual([]);
     expect(creates.filter((s) => s === 200)).toHaveLength(90);
-    const refused = creates.filter((s) => s === 429).length;
-    expect(refused, `${refused} × 429 in ${Math.round(elapsed)} ms`).toBeLessThanOrEqual(MAX_REFUSED);
-    expect(elapsed, `${refused} × 429 in ${Math.round(elapsed)} ms`).toBeLessThan(MAX_RATIO * IDEAL_MS);
+    expect(refused, told).toBeLessThanOrEqual(MAX_REFUSED);
+    expect(elapsed, told).toBeLessThan(MAX_RATIO * IDEAL_MS);
   }, 60_000);
 
   it('counted 200 ms to 1 s after arrival: every creation made, at most one 429', async () => {
@@ -69,11 +88,11 @@ describe('a cold burst of 90 against 30 per 6 s over HTTPS to another process', 
       jitterMs: 800,
     });
     services.push(service);
-    const { errors, creates } = await burst(service);
+    const { errors, creates, refused, told } = await burst(service);
 
     expect(errors).toEqual([]);
     expect(creates.filter((s) => s === 200)).toHaveLength(90);
-    expect(creates.filter((s) => s === 429).length).toBeLessThanOrEqual(1);
+    expect(refused, told).toBeLessThanOrEqual(1);
   }, 60_000);
 });
 
@@ -88,13 +107,12 @@ describe("a process clock that disagrees with the service's (assumption A24)", (
     async (_how, skewMs) => {
       const service = await startRateMockProcess({ limit: LIMIT, windowMs: WINDOW_MS, ...MERCHANT });
       services.push(service);
-      const { errors, elapsed, creates } = await burst(service, skewMs);
+      const { errors, elapsed, creates, refused, told } = await burst(service, skewMs);
 
       expect(errors).toEqual([]);
       expect(creates.filter((s) => s === 200)).toHaveLength(90);
-      const refused = creates.filter((s) => s === 429).length;
-      expect(refused, `${refused} × 429 in ${Math.round(elapsed)} ms`).toBeLessThanOrEqual(MAX_REFUSED);
-      expect(elapsed, `${refused} × 429 in ${Math.round(elapsed)} ms`).toBeLessThan(MAX_RATIO * IDEAL_MS);
+      expect(refused, told).toBeLessThanOrEqual(MAX_REFUSED);
+      expect(elapsed, told).toBeLessThan(MAX_RATIO * IDEAL_MS);
     },
     60_000,
   );
