@@ -100,3 +100,9 @@ export const killed = (process_: ChildProcess) =>
     process_.once('exit', () => resolve());
     process_.kill('SIGKILL');
   });
+
+/** What child.ts told under `key` (`report`, `refused`, `began`, …), in the order it arrived. */
+export const told = (messages: readonly unknown[], key: string): unknown[] =>
+  messages.flatMap((message) =>
+    typeof message === 'object' && message !== null && key in message ? [Reflect.get(message, key)] : [],
+  );
