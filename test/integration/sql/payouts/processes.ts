@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll } from 'vitest';
 import { fromMysql2, fromPg, fromSqlite, type SqlClient } from '../../../../src/sql/index.js';
 import { MariadbServer } from '../../../helpers/mariadb.js';
@@ -23,6 +24,8 @@ export interface ProcessDb {
   readonly kind: 'postgres' | 'mysql' | 'sqlite';
   url(): string;
   client(): SqlClient<unknown>;
+  /** The number a `SELECT count(*) AS n …` answers, read on a connection of the test's own (no transaction). */
+  count(select: string): Promise<number>;
 }
 
 /** The databases of `kinds`, started before the file's tests and removed after them. */
@@ -32,6 +35,7 @@ export function databasesForFile(kinds: readonly ProcessDb['kind'][]): ProcessDb
   let pgPool: pg.Pool | undefined;
   let mysqlPool: mysql.Pool | undefined;
   let dir: string | undefined;
+  let sqlite: DatabaseSync | undefined;
   beforeAll(async () => {
     [postgres, mariadb] = await Promise.all([
       kinds.includes('postgres') ? PostgresServer.start() : undefined,
@@ -44,6 +48,7 @@ export function databasesForFile(kinds: readonly ProcessDb['kind'][]): ProcessDb
   afterAll(async () => {
     await pgPool?.end();
     await mysqlPool?.end();
+    sqlite?.close();
     await Promise.all([postgres?.destroy(), mariadb?.destroy()]);
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -57,18 +62,23 @@ export function databasesForFile(kinds: readonly ProcessDb['kind'][]): ProcessDb
       kind: 'postgres',
       url: () => started(postgres).url,
       client: () => fromPg(started(pgPool)),
+      count: async (select) => Number((await started(pgPool).query<{ n: unknown }>(select)).rows[0]?.n),
     },
     {
       name: 'MariaDB',
       kind: 'mysql',
       url: () => JSON.stringify(started(mariadb).options),
       client: () => fromMysql2(started(mysqlPool)),
+      count: async (select) => Number((await started(mysqlPool).query<mysql.RowDataPacket[]>(select))[0][0]?.n),
     },
     {
       name: 'SQLite',
       kind: 'sqlite',
       url: () => join(started(dir), 'shop.db'),
       client: () => fromSqlite(join(started(dir), 'shop.db')),
+      // WAL (the ledger's connection sets it): this reader never waits on the workers' writes.
+      count: async (select) =>
+        Number((sqlite ??= new DatabaseSync(join(started(dir), 'shop.db'))).prepare(select).get()?.n),
     },
   ];
   return all.filter((db) => kinds.includes(db.kind));
