@@ -8,10 +8,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryRateLimiter, MemoryTokenStore, MyrGateway } from '../../../../src/index.js';
-import { SqlPayouts } from '../../../../src/sql/index.js';
 import { createMockGateway, type MockHttpServer } from '../../../../src/testing/index.js';
-import { child, databasesForFile, killed } from './processes.js';
+import { child, databasesForFile, gatewayOf, killed, outboxOn } from './processes.js';
 
 const LEASE_MS = 1000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -28,25 +26,9 @@ const DBS = databasesForFile(['postgres', 'mysql', 'sqlite']);
 
 describe.each(DBS)('a merchant process killed with SIGKILL, on $name', (db) => {
   async function setup() {
-    const table = `payouts_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-    const payouts = new SqlPayouts(db.client(), { table, onRefused: () => undefined, onSettled: () => undefined });
-    await payouts.ensureSchema();
-    const env = {
-      DB: db.kind,
-      DB_URL: db.url(),
-      TABLE: table,
-      BASE_URL: server.baseUrl,
-      MERCHANT_ID: mock.merchant.merchantId,
-      API_KEY: mock.merchant.apiKey,
-      LEASE_MS: String(LEASE_MS),
-    };
-    const gateway = new MyrGateway({
-      baseUrl: server.baseUrl,
-      ...mock.merchant,
-      allowInsecureLoopback: true,
-      tokenStore: new MemoryTokenStore(),
-      rateLimiter: new MemoryRateLimiter(),
-    });
+    const { payouts, env: shared } = await outboxOn(db, mock, server);
+    const env = { ...shared, LEASE_MS: String(LEASE_MS) };
+    const gateway = gatewayOf(mock, server);
     const reference = `PAYOUT${randomUUID().replaceAll('-', '').slice(0, 16)}`;
     return { payouts, env, gateway, reference };
   }

@@ -4,12 +4,10 @@
  * they share: each payout sent once, at most one 429, and the drain within 1.3× the ideal. A
  * wall-clock bound: one of vitest.config.ts's TIMED files, run alone after the others.
  */
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { SqlPayouts } from '../../../../src/sql/index.js';
 import { createMockGateway } from '../../../../src/testing/index.js';
 import { withdrawalParams } from '../../../helpers/client.js';
-import { child, databasesForFile, killed, told } from './processes.js';
+import { child, databasesForFile, killed, outboxOn, told } from './processes.js';
 
 const PAYOUTS = 60;
 const PROCESSES = 3;
@@ -27,20 +25,13 @@ describe.each(DBS)('three worker processes on one table, on $name', (db) => {
   it(`drain ${PAYOUTS} payouts against ${LIMIT} per ${WINDOW_MS / 1000} s: each sent once, at most one 429, within ${BOUND}× the ideal`, async () => {
     const mock = createMockGateway({ rateLimits: { withdraw: LIMIT }, rateLimitWindowMs: WINDOW_MS });
     const server = await mock.serve();
-    const table = `payouts_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-    const payouts = new SqlPayouts(db.client(), { table, onRefused: () => undefined, onSettled: () => undefined });
-    await payouts.ensureSchema();
+    const { table, payouts, env: shared } = await outboxOn(db, mock, server);
     const references = Array.from({ length: PAYOUTS }, () => withdrawalParams());
     await payouts.transaction(async ({ tx }) => {
       for (const params of references) await payouts.stage(tx, params);
     });
     const env = {
-      DB: db.kind,
-      DB_URL: db.url(),
-      TABLE: table,
-      BASE_URL: server.baseUrl,
-      MERCHANT_ID: mock.merchant.merchantId,
-      API_KEY: mock.merchant.apiKey,
+      ...shared,
       MODE: 'start',
       GO: '1',
       PACE: `${LIMIT}/${WINDOW_MS}`,

@@ -4,13 +4,10 @@
  * processes on one table is refused once, and a worker killed with its request in flight has its
  * payout taken over by another worker with the default lease, within 20 s.
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MemoryRateLimiter, MemoryTokenStore, MyrGateway } from '../../../../src/index.js';
-import { SqlPayouts } from '../../../../src/sql/index.js';
-import { createMockGateway, type MockGateway, type MockHttpServer } from '../../../../src/testing/index.js';
+import { createMockGateway, type MockHttpServer } from '../../../../src/testing/index.js';
 import { withdrawalParams } from '../../../helpers/client.js';
-import { child, databasesForFile, killed, told, type ProcessDb } from './processes.js';
+import { child, databasesForFile, gatewayOf, killed, outboxOn, told, type ProcessDb } from './processes.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const DBS = databasesForFile(['postgres', 'mysql', 'sqlite']);
@@ -25,30 +22,11 @@ async function setup(db: ProcessDb) {
   const mock = createMockGateway();
   const server = await mock.serve();
   servers.push(server);
-  const table = `payouts_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-  const payouts = new SqlPayouts(db.client(), { table, onRefused: () => undefined, onSettled: () => undefined });
-  await payouts.ensureSchema();
+  const { payouts, env } = await outboxOn(db, mock, server);
   const params = withdrawalParams();
   await payouts.transaction(({ tx }) => payouts.stage(tx, params));
-  const env = {
-    DB: db.kind,
-    DB_URL: db.url(),
-    TABLE: table,
-    BASE_URL: server.baseUrl,
-    MERCHANT_ID: mock.merchant.merchantId,
-    API_KEY: mock.merchant.apiKey,
-  };
   return { mock, server, payouts, env, reference: params.reference_id };
 }
-
-const gatewayOf = (mock: MockGateway, server: MockHttpServer) =>
-  new MyrGateway({
-    baseUrl: server.baseUrl,
-    ...mock.merchant,
-    allowInsecureLoopback: true,
-    tokenStore: new MemoryTokenStore(),
-    rateLimiter: new MemoryRateLimiter(),
-  });
 
 describe.each(DBS)('two worker processes on one table, on $name', (db) => {
   it('a refusal: refused once, onRefused once, one request at the service', async () => {

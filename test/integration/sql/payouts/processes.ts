@@ -4,6 +4,7 @@
  * started as a process of its own and killed with SIGKILL.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +13,9 @@ import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll } from 'vitest';
-import { fromMysql2, fromPg, fromSqlite, type SqlClient } from '../../../../src/sql/index.js';
+import { MemoryRateLimiter, MemoryTokenStore, MyrGateway } from '../../../../src/index.js';
+import { SqlPayouts, fromMysql2, fromPg, fromSqlite, type SqlClient } from '../../../../src/sql/index.js';
+import type { MockGateway, MockHttpServer } from '../../../../src/testing/index.js';
 import { MariadbServer } from '../../../helpers/mariadb.js';
 import { PostgresServer } from '../../../helpers/postgres.js';
 
@@ -83,6 +86,35 @@ export function databasesForFile(kinds: readonly ProcessDb['kind'][]): ProcessDb
   ];
   return all.filter((db) => kinds.includes(db.kind));
 }
+
+/**
+ * A payout table of its own on `db` (its schema made, hooks that do nothing), and the environment
+ * child.ts needs to work on it against the mock at `server`.
+ */
+export async function outboxOn(db: ProcessDb, mock: MockGateway, server: MockHttpServer) {
+  const table = `payouts_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+  const payouts = new SqlPayouts(db.client(), { table, onRefused: () => undefined, onSettled: () => undefined });
+  await payouts.ensureSchema();
+  const env = {
+    DB: db.kind,
+    DB_URL: db.url(),
+    TABLE: table,
+    BASE_URL: server.baseUrl,
+    MERCHANT_ID: mock.merchant.merchantId,
+    API_KEY: mock.merchant.apiKey,
+  };
+  return { table, payouts, env };
+}
+
+/** A client of the mock for the test's own worker (a token store and limiter of its own). */
+export const gatewayOf = (mock: MockGateway, server: MockHttpServer) =>
+  new MyrGateway({
+    baseUrl: server.baseUrl,
+    ...mock.merchant,
+    allowInsecureLoopback: true,
+    tokenStore: new MemoryTokenStore(),
+    rateLimiter: new MemoryRateLimiter(),
+  });
 
 /**
  * Starts sql/payouts/child.ts; resolves with it once it said `until`. Every message it sends is
