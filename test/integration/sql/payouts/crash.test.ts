@@ -6,96 +6,29 @@
  * request but before its answer was written each end in exactly one withdrawal, sent by
  * another process that asks again with the same reference.
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import mysql from 'mysql2/promise';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryRateLimiter, MemoryTokenStore, MyrGateway } from '../../../../src/index.js';
-import { SqlPayouts, fromMysql2, fromPg, fromSqlite, type SqlClient } from '../../../../src/sql/index.js';
 import { createMockGateway, type MockHttpServer } from '../../../../src/testing/index.js';
-import { MariadbServer } from '../../../helpers/mariadb.js';
-import { PostgresServer } from '../../../helpers/postgres.js';
+import { child, databasesForFile, gatewayOf, killed, outboxOn } from './processes.js';
 
-const CHILD = fileURLToPath(new URL('./child.ts', import.meta.url));
 const LEASE_MS = 1000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const mock = createMockGateway();
 let server: MockHttpServer;
-let postgres: PostgresServer;
-let mariadb: MariadbServer;
-let pgPool: pg.Pool;
-let mysqlPool: mysql.Pool;
-let dir: string;
-
 beforeAll(async () => {
-  [server, postgres, mariadb] = await Promise.all([mock.serve(), PostgresServer.start(), MariadbServer.start()]);
-  pgPool = new pg.Pool({ connectionString: postgres.url, max: 4 });
-  mysqlPool = mysql.createPool({ ...mariadb.options, connectionLimit: 4 });
-  dir = mkdtempSync(join(tmpdir(), 'myr-payouts-crash-'));
-}, 60_000);
-afterAll(async () => {
-  await pgPool?.end();
-  await mysqlPool?.end();
-  await Promise.all([server?.close(), postgres?.destroy(), mariadb?.destroy()]);
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  server = await mock.serve();
 });
-
-interface Db {
-  readonly name: string;
-  readonly kind: 'postgres' | 'mysql' | 'sqlite';
-  url(): string;
-  client(): SqlClient<unknown>;
-}
-const DBS: Db[] = [
-  { name: 'PostgreSQL', kind: 'postgres', url: () => postgres.url, client: () => fromPg(pgPool) },
-  { name: 'MariaDB', kind: 'mysql', url: () => JSON.stringify(mariadb.options), client: () => fromMysql2(mysqlPool) },
-  { name: 'SQLite', kind: 'sqlite', url: () => join(dir, 'shop.db'), client: () => fromSqlite(join(dir, 'shop.db')) },
-];
-
-/** Starts sql/payouts/child.ts; resolves with it once it said `until`. */
-function child(env: Record<string, string>, until: string): Promise<ChildProcess> {
-  const process_ = fork(CHILD, [], {
-    execArgv: ['--import', import.meta.resolve('tsx')],
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  return new Promise((resolve, reject) => {
-    process_.on('message', (message) => message === until && resolve(process_));
-    process_.on('exit', (code) =>
-      reject(new Error(`sql/payouts/child.ts exited (${String(code)}) before it said ${until}`)),
-    );
-  });
-}
-const killed = (process_: ChildProcess) =>
-  new Promise<void>((resolve) => (process_.once('exit', () => resolve()), process_.kill('SIGKILL')));
+afterAll(async () => {
+  await server?.close();
+});
+const DBS = databasesForFile(['postgres', 'mysql', 'sqlite']);
 
 describe.each(DBS)('a merchant process killed with SIGKILL, on $name', (db) => {
   async function setup() {
-    const table = `payouts_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-    const payouts = new SqlPayouts(db.client(), { table, onRefused: () => undefined, onSettled: () => undefined });
-    await payouts.ensureSchema();
-    const env = {
-      DB: db.kind,
-      DB_URL: db.url(),
-      TABLE: table,
-      BASE_URL: server.baseUrl,
-      MERCHANT_ID: mock.merchant.merchantId,
-      API_KEY: mock.merchant.apiKey,
-      LEASE_MS: String(LEASE_MS),
-    };
-    const gateway = new MyrGateway({
-      baseUrl: server.baseUrl,
-      ...mock.merchant,
-      allowInsecureLoopback: true,
-      tokenStore: new MemoryTokenStore(),
-      rateLimiter: new MemoryRateLimiter(),
-    });
+    const { payouts, env: shared } = await outboxOn(db, mock, server);
+    const env = { ...shared, LEASE_MS: String(LEASE_MS) };
+    const gateway = gatewayOf(mock, server);
     const reference = `PAYOUT${randomUUID().replaceAll('-', '').slice(0, 16)}`;
     return { payouts, env, gateway, reference };
   }
