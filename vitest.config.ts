@@ -3,7 +3,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
  * Files whose assertions are wall-clock ratios or budgets (a burst against the ideal pacing, a
- * store wait against `tokenStoreTimeout`): they run one at a time after everything else, on a
+ * store wait against `tokenStoreTimeout`, a payout drain against
+ * the ideal): they run one at a time after everything else, on a
  * machine no other test file is loading, so that a figure they assert is the SDK's, not the
  * neighbour's.
  */
@@ -13,6 +14,7 @@ const TIMED = [
   'test/integration/redis-rate-*.test.ts',
   'test/integration/redis-pacing-client.test.ts',
   'test/integration/tokens/client-on-redis.test.ts',
+  'test/integration/sql/payouts/fleet-pacing.test.ts',
 ];
 
 /**

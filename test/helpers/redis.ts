@@ -16,15 +16,42 @@ export function hasRedisServer(): boolean {
   return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Where this process looks for ports: test files run three at a time (vitest.config.ts), so each
+ * vitest worker (`VITEST_POOL_ID`) takes a range of its own, below Linux's ephemeral ports (32768
+ * and up). Neither a file running beside this one nor an outgoing connection can then take a port
+ * between the check below and the server's bind. Each file starts at its own place in the range
+ * (by pid): the files one worker runs in turn do not meet the ports of the one before. Outside
+ * vitest (a bench), the system picks.
+ */
+const PORTS_PER_WORKER = 5000;
+const POOL_ID = Number(process.env.VITEST_POOL_ID);
+const portBase = Number.isInteger(POOL_ID) && POOL_ID > 0 ? 10_000 + ((POOL_ID - 1) % 4) * PORTS_PER_WORKER : 0;
+let portOffset = process.pid % PORTS_PER_WORKER;
+
+function listenable(port: number): Promise<number | undefined> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
+    server.once('error', () => resolve(undefined));
+    server.listen(port, '127.0.0.1', () => {
+      const { port: bound } = server.address() as { port: number };
+      server.close(() => resolve(bound));
     });
   });
+}
+
+/** A port free on 127.0.0.1 now, from this worker's range (see `portBase`). */
+export async function freePort(): Promise<number> {
+  if (portBase === 0) {
+    const port = await listenable(0);
+    if (port === undefined) throw new Error('no free port on 127.0.0.1');
+    return port;
+  }
+  for (let tries = 0; tries < PORTS_PER_WORKER; tries++) {
+    const port = await listenable(portBase + (portOffset++ % PORTS_PER_WORKER));
+    if (port !== undefined) return port;
+  }
+  throw new Error(`no free port in ${portBase}–${portBase + PORTS_PER_WORKER - 1}`);
 }
 
 /** One redis-server process; `stop()` and `start()` again keep the same port (a Redis outage). */
