@@ -4,15 +4,23 @@
  * seller back once; a refused payout is credited back; a debit the balance cannot cover stages
  * nothing.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { drizzle } from 'drizzle-orm/node-postgres';
+import { Kysely, PostgresDialect } from 'kysely';
 import mysql, { type RowDataPacket } from 'mysql2/promise';
 import pg from 'pg';
+import postgresJs from 'postgres';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import * as drizzleExample from '../../../../examples/payouts-drizzle.js';
+import * as kyselyExample from '../../../../examples/payouts-kysely.js';
 import * as mysqlExample from '../../../../examples/payouts-mysql2.js';
 import * as pgExample from '../../../../examples/payouts-pg.js';
+import * as postgresJsExample from '../../../../examples/payouts-postgres-js.js';
+import * as prismaExample from '../../../../examples/payouts-prisma.js';
 import * as sqliteExample from '../../../../examples/payouts-sqlite.js';
 import { MemoryRateLimiter, MemoryTokenStore, MyrGateway } from '../../../../src/index.js';
 import type { PayoutDrainReport } from '../../../../src/sql/index.js';
@@ -20,7 +28,9 @@ import { createMockGateway } from '../../../../src/testing/index.js';
 import { signCallback, type WebhookHandler } from '../../../../src/webhooks/index.js';
 import { MariadbServer } from '../../../helpers/mariadb.js';
 import { PostgresServer } from '../../../helpers/postgres.js';
+import { generatePrismaClient, removePrismaClients } from '../../../helpers/prisma.js';
 
+const EXAMPLES = resolve(import.meta.dirname, '../../../../examples');
 const mock = createMockGateway();
 let postgres: PostgresServer;
 let mariadb: MariadbServer;
@@ -28,6 +38,17 @@ let pgPool: pg.Pool;
 let mysqlPool: mysql.Pool;
 let dir: string;
 let sqlite: DatabaseSync;
+let sql: postgresJs.Sql;
+let prisma: prismaExample.ShopPrisma & { $disconnect(): Promise<void> };
+
+/** The models examples/payouts-prisma.ts shows in its comment: the client is generated from them. */
+const PRISMA_MODELS = /```prisma\n([^`]*)```/
+  .exec(readFileSync(join(EXAMPLES, 'payouts-prisma.ts'), 'utf8'))?.[1]
+  ?.replace(/^ \* ?/gm, '');
+const PRISMA_VARIANT = '-payouts-examples';
+type PrismaModule = {
+  PrismaClient: new (options: { adapter: unknown }) => prismaExample.ShopPrisma & { $disconnect(): Promise<void> };
+};
 
 const TABLES = [
   'CREATE TABLE wallets (seller VARCHAR(40) PRIMARY KEY, balance DECIMAL(12, 2) NOT NULL)',
@@ -36,8 +57,17 @@ const TABLES = [
 
 beforeAll(async () => {
   mock.listen();
-  [postgres, mariadb] = await Promise.all([PostgresServer.start(), MariadbServer.start()]);
+  let generated: PrismaModule;
+  [generated, postgres, mariadb] = await Promise.all([
+    import(
+      generatePrismaClient('postgresql', { models: PRISMA_MODELS ?? '', variant: PRISMA_VARIANT })
+    ) as Promise<PrismaModule>,
+    PostgresServer.start(),
+    MariadbServer.start(),
+  ]);
   pgPool = new pg.Pool({ connectionString: postgres.url });
+  sql = postgresJs(postgres.url, { onnotice: () => undefined });
+  prisma = new generated.PrismaClient({ adapter: new PrismaPg({ connectionString: postgres.url }) });
   mysqlPool = mysql.createPool({ ...mariadb.options });
   dir = mkdtempSync(join(tmpdir(), 'myr-payouts-examples-'));
   sqlite = new DatabaseSync(join(dir, 'shop.db'));
@@ -51,11 +81,14 @@ beforeAll(async () => {
 afterEach(() => mock.reset());
 afterAll(async () => {
   mock.close();
+  await sql?.end({ timeout: 1 });
+  await prisma?.$disconnect();
   await pgPool?.end();
   await mysqlPool?.end();
   sqlite?.close();
   await Promise.all([postgres?.destroy(), mariadb?.destroy()]);
   if (dir) rmSync(dir, { recursive: true, force: true });
+  removePrismaClients(PRISMA_VARIANT);
 });
 
 interface Shop {
@@ -76,17 +109,44 @@ const gateway = () =>
     tokenStore: new MemoryTokenStore(),
     rateLimiter: new MemoryRateLimiter(),
   });
+/** A query with `?` placeholders, on the Postgres database every Postgres shop shares. */
+const pgQuery = async (text: string, params: unknown[]) =>
+  (
+    await pgPool.query(
+      text.replace(/\?/g, (_, i: number) => `$${text.slice(0, i).split('?').length}`),
+      params,
+    )
+  ).rows;
 const SHOPS: Shop[] = [
   {
     name: 'examples/payouts-pg.ts',
     example: () => pgExample.createPayouts(pgPool, gateway(), mock.merchant.apiKey),
-    query: async (sql, params) =>
-      (
-        await pgPool.query(
-          sql.replace(/\?/g, (_, i: number) => `$${sql.slice(0, i).split('?').length}`),
-          params,
-        )
-      ).rows,
+    query: pgQuery,
+  },
+  {
+    name: 'examples/payouts-postgres-js.ts',
+    example: () => postgresJsExample.createPayouts(sql, gateway(), mock.merchant.apiKey),
+    query: pgQuery,
+  },
+  {
+    name: 'examples/payouts-kysely.ts',
+    example: () =>
+      kyselyExample.createPayouts(
+        new Kysely<kyselyExample.ShopDatabase>({ dialect: new PostgresDialect({ pool: pgPool }) }),
+        gateway(),
+        mock.merchant.apiKey,
+      ),
+    query: pgQuery,
+  },
+  {
+    name: 'examples/payouts-drizzle.ts',
+    example: () => drizzleExample.createPayouts(drizzle(pgPool), gateway(), mock.merchant.apiKey),
+    query: pgQuery,
+  },
+  {
+    name: 'examples/payouts-prisma.ts',
+    example: () => prismaExample.createPayouts(prisma, gateway(), mock.merchant.apiKey),
+    query: pgQuery,
   },
   {
     name: 'examples/payouts-mysql2.ts',
@@ -99,6 +159,12 @@ const SHOPS: Shop[] = [
     query: async (sql, params) => sqlite.prepare(sql).all(...(params as string[])),
   },
 ];
+
+it('every examples/payouts-*.ts is a shop here, and the Prisma one shows its models', () => {
+  const examples = readdirSync(EXAMPLES).filter((file) => /^payouts-.*\.ts$/.test(file));
+  expect(SHOPS.map((shop) => shop.name).sort()).toEqual(examples.map((file) => `examples/${file}`).sort());
+  expect(PRISMA_MODELS).toMatch(/model Wallet \{.*model SellerPayout \{/s);
+});
 
 let n = 0;
 describe.each(SHOPS)('$name', (shop) => {
