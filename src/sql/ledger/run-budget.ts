@@ -16,8 +16,12 @@ import { settle, type SqlClient, type SqlSession } from '../sql-client.js';
 export interface RunBudget<Tx> {
   /** The client to run on: the given one when there is no time limit. */
   readonly client: SqlClient<Tx>;
-  /** What is left of the run's time, in ms (0 once spent); undefined without a limit. */
-  remainingMs(): number | undefined;
+  /**
+   * `pending`'s value, or undefined once the run's time is spent first (an answer already there
+   * wins, even then); `pending` as it is without a limit. For the work's outcome: its `Settled`
+   * is never undefined.
+   */
+  race<T>(pending: Promise<T>): Promise<T | undefined>;
   /**
    * Gives up on work that outlived the run's time (`settled`: what it threw, once it settles):
    * the transaction is ended at once (rolled back, or its connection closed), and answers the
@@ -26,6 +30,8 @@ export interface RunBudget<Tx> {
    * instead of tx, and waited on its own run).
    */
   giveUp(session: SqlSession<Tx>, settled: Promise<unknown>): Promise<string | undefined>;
+  /** The run is over: its timer goes (a wait still pending then is nobody's). */
+  finish(): void;
 }
 
 /**
@@ -79,16 +85,25 @@ function unanswered(timeoutMs: number, what: string): MyrGatewayError {
  * Bounds every wait of one run on `client` by `timeoutMs` from now. A begin that comes too late
  * is rolled back when it arrives; a statement that does not answer in time abandons the
  * transaction (it can never commit); a COMMIT that does not answer in time is reported as
- * unavailable (it may still land: the gateway's retry then finds the callback handled).
+ * unavailable (it may still land: the gateway's retry then finds the callback handled). One timer
+ * per run bounds all of them (a run's waits share its end): a timer per wait cost more than the
+ * statements themselves on an in-process database.
  */
 export function runBudget<Tx>(client: SqlClient<Tx>, timeoutMs: number | undefined): RunBudget<Tx> {
   if (timeoutMs === undefined)
-    return { client, remainingMs: () => undefined, giveUp: (session, settled) => giveUp(client, session, settled) };
+    return {
+      client,
+      race: (pending) => pending,
+      giveUp: (session, settled) => giveUp(client, session, settled),
+      finish: () => undefined,
+    };
   const limitMs = timeoutMs;
-  const end = performance.now() + limitMs;
-  const remainingMs = () => Math.max(0, end - performance.now());
-  const beforeEnd = <T>(pending: Promise<T>): Promise<T | typeof EXPIRED> =>
-    within(pending, { ms: remainingMs(), onTimeout: () => EXPIRED });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const spent = new Promise<typeof EXPIRED>((resolve) => {
+    timer = setTimeout(resolve, limitMs, EXPIRED);
+  });
+  // The answer first: of two settled promises, race takes the first listed.
+  const beforeEnd = <T>(pending: Promise<T>): Promise<T | typeof EXPIRED> => Promise.race([pending, spent]);
 
   // The adapter's session behind each bounded one: giving up asks it, unbounded by the spent time.
   const unbounded = new WeakMap<SqlSession<Tx>, { readonly session: SqlSession<Tx>; readonly givenUp: () => void }>();
@@ -125,7 +140,10 @@ export function runBudget<Tx>(client: SqlClient<Tx>, timeoutMs: number | undefin
   }
 
   return {
-    remainingMs,
+    async race(pending) {
+      const result = await beforeEnd(pending);
+      return result === EXPIRED ? undefined : result;
+    },
     async giveUp(session, settled) {
       const own = unbounded.get(session);
       if (own === undefined) return giveUp(client, session, settled);
@@ -133,6 +151,7 @@ export function runBudget<Tx>(client: SqlClient<Tx>, timeoutMs: number | undefin
       own.givenUp();
       return giveUp(client, own.session, settled);
     },
+    finish: () => clearTimeout(timer),
     client: {
       dialect: client.dialect,
       commitChecked: client.commitChecked,

@@ -14,6 +14,7 @@ import { milliseconds } from '../../../core/milliseconds.js';
 import { BEGIN, COMMIT, isBusyCode, MAX_RUN_MS, OPEN_FILE, ROLLBACK } from '../../dialects/sqlite/session.js';
 import type { SqlClient, SqlSession } from '../../sql-client.js';
 import { sqliteTx } from './sqlite-tx.js';
+import { Turns } from './turns.js';
 
 /** A value SQLite binds as a parameter. */
 export type SqliteValue = null | number | bigint | string;
@@ -51,42 +52,6 @@ function loadSqlite(): { DatabaseSync: new (path: string) => DatabaseSync } {
     );
   }
   return module as { DatabaseSync: new (path: string) => DatabaseSync };
-}
-
-function busy(message: string): Error {
-  return Object.assign(new Error(message), { code: 'SQLITE_BUSY' });
-}
-
-/** Takes turns on one connection: one transaction at a time, in arrival order. */
-class Turns {
-  #held = false;
-  readonly #waiting: (() => void)[] = [];
-
-  take(timeoutMs: number): Promise<() => void> {
-    let given = false;
-    const giveBack = () => {
-      if (given) return;
-      given = true;
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#held = false;
-    };
-    if (!this.#held) {
-      this.#held = true;
-      return Promise.resolve(giveBack);
-    }
-    return new Promise((resolve, reject) => {
-      const grant = () => {
-        clearTimeout(timer);
-        resolve(giveBack);
-      };
-      const timer = setTimeout(() => {
-        this.#waiting.splice(this.#waiting.indexOf(grant), 1);
-        reject(busy(`the SQLite connection was busy for ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.#waiting.push(grant);
-    });
-  }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
