@@ -14,7 +14,7 @@ import { milliseconds } from '../../../core/milliseconds.js';
 import { BEGIN, COMMIT, isBusyCode, MAX_RUN_MS, OPEN_FILE, ROLLBACK } from '../../dialects/sqlite/session.js';
 import type { SqlClient, SqlResult, SqlSession, SqlStatement } from '../../sql-client.js';
 import { SqliteTxGuard } from './sqlite-tx.js';
-import { Turns } from './turns.js';
+import { type Turn, Turns } from './turns.js';
 
 /** A value SQLite binds as a parameter. */
 export type SqliteValue = null | number | bigint | string;
@@ -180,7 +180,7 @@ export function fromSqlite(
     commitChecked: true,
     async begin(lockTimeoutMs) {
       const deadline = Date.now() + lockTimeoutMs;
-      const giveBack = await turns.take(lockTimeoutMs);
+      const turn = await turns.take(lockTimeoutMs);
       // Another connection holds the write lock: wait for it without blocking the event loop.
       for (let pause = 5; ; pause = Math.min(pause * 2, 50)) {
         try {
@@ -188,13 +188,13 @@ export function fromSqlite(
           break;
         } catch (error) {
           if (!isBusy(error) || Date.now() >= deadline) {
-            giveBack();
+            turn.giveBack();
             throw error;
           }
           await sleep(pause);
         }
       }
-      return new SqliteRun(db, statements, giveBack);
+      return new SqliteRun(db, statements, turn);
     },
   };
 }
@@ -223,13 +223,13 @@ class Statements {
 class SqliteRun implements SqlSession<DatabaseSync> {
   readonly #db: DatabaseSync;
   readonly #statements: Statements;
-  readonly #giveBack: () => void;
+  readonly #turn: Turn;
   readonly #guard: SqliteTxGuard;
 
-  constructor(db: DatabaseSync, statements: Statements, giveBack: () => void) {
+  constructor(db: DatabaseSync, statements: Statements, turn: Turn) {
     this.#db = db;
     this.#statements = statements;
-    this.#giveBack = giveBack;
+    this.#turn = turn;
     this.#guard = new SqliteTxGuard(db);
   }
 
@@ -266,7 +266,7 @@ class SqliteRun implements SqlSession<DatabaseSync> {
       return Promise.reject(error);
     }
     this.#guard.ended = true;
-    this.#giveBack();
+    this.#turn.giveBack();
     return Promise.resolve();
   }
 
@@ -292,6 +292,6 @@ class SqliteRun implements SqlSession<DatabaseSync> {
     } catch {
       // Already rolled back (SQLite ends a transaction itself on some errors).
     }
-    this.#giveBack();
+    this.#turn.giveBack();
   }
 }

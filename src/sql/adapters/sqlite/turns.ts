@@ -12,9 +12,27 @@ function busy(message: string): Error {
 
 /** A run waiting for its turn: how it is let in or turned away, and until when it waits. */
 interface Waiter {
-  readonly grant: () => void;
-  readonly refuse: () => void;
+  readonly grant: (turn: Turn) => void;
+  readonly refuse: (error: Error) => void;
+  readonly timeoutMs: number;
   readonly until: number;
+}
+
+/** One run's turn on the connection, given back once (again: nothing). */
+export class Turn {
+  readonly #turns: Turns;
+  #given = false;
+
+  constructor(turns: Turns) {
+    this.#turns = turns;
+  }
+
+  /** The next run waiting takes the connection (or it is free). */
+  giveBack(): void {
+    if (this.#given) return;
+    this.#given = true;
+    this.#turns.next();
+  }
 }
 
 /**
@@ -28,31 +46,26 @@ export class Turns {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #armedUntil = Infinity;
 
-  take(timeoutMs: number): Promise<() => void> {
-    let given = false;
-    const giveBack = () => {
-      if (given) return;
-      given = true;
-      const next = this.#waiting.shift();
-      if (next) next.grant();
-      else {
-        this.#held = false;
-        this.#disarm();
-      }
-    };
+  take(timeoutMs: number): Promise<Turn> {
     if (!this.#held) {
       this.#held = true;
-      return Promise.resolve(giveBack);
+      return Promise.resolve(new Turn(this));
     }
-    return new Promise((resolve, reject) => {
+    return new Promise((grant, refuse) => {
       const until = performance.now() + timeoutMs;
-      this.#waiting.push({
-        grant: () => resolve(giveBack),
-        refuse: () => reject(busy(`the SQLite connection was busy for ${timeoutMs} ms`)),
-        until,
-      });
+      this.#waiting.push({ grant, refuse, timeoutMs, until });
       if (until < this.#armedUntil) this.#arm(until);
     });
+  }
+
+  /** A turn was given back: the first run waiting takes the connection, or it is free. */
+  next(): void {
+    const waiter = this.#waiting.shift();
+    if (waiter) waiter.grant(new Turn(this));
+    else {
+      this.#held = false;
+      this.#disarm();
+    }
   }
 
   #arm(until: number): void {
@@ -77,7 +90,7 @@ export class Turns {
       const waiter = this.#waiting[i] as Waiter;
       if (waiter.until <= now) {
         this.#waiting.splice(i, 1);
-        waiter.refuse();
+        waiter.refuse(busy(`the SQLite connection was busy for ${waiter.timeoutMs} ms`));
       } else {
         next = Math.min(next, waiter.until);
         i++;
