@@ -5,6 +5,11 @@
  * handled callback sends (round trips), counted on the client side. Postgres 15 (node-postgres,
  * postgres.js), MariaDB 10.11 (mysql2) and SQLite (node:sqlite), each server durable (fsync on).
  *
+ * SQLite has one more row, a reference: the ledger's own statements (BEGIN IMMEDIATE, its claim,
+ * the payment's row, COMMIT) sent in the floor's plain loop, against the same floor: how much of
+ * the ledger's gap is the SQL it must write (two rows, the payment's kept for good) and how much
+ * is its JavaScript per run.
+ *
  * Rows whose server is not installed are skipped with a note.
  *
  * Run: `npx tsx bench/ledger.ts` (or `npm run bench`). Tune: BENCH_LEDGER_OPS, BENCH_ROUNDS.
@@ -24,7 +29,11 @@ import mysql from 'mysql2/promise';
 import pg from 'pg';
 import postgres from 'postgres';
 import { SqlLedger, fromMysql2, fromPg, fromPostgresJs, fromSqlite, type SqlClient } from '../src/sql/index.js';
-import { lifecycleRank } from '../src/webhooks/lifecycle.js';
+import { ledgerStatementsOf } from '../src/sql/dialects/ledger-statements-of.js';
+import { checkTableName } from '../src/sql/dialects/table-name.js';
+import { claimOf, markRow } from '../src/sql/ledger/claims.js';
+import { handledBit, KEPT_FOR_GOOD } from '../src/sql/ledger/handled-statuses.js';
+import { lifecycleRank, supersedesNothing } from '../src/webhooks/lifecycle.js';
 import { hasMariadb, MariadbServer } from '../test/helpers/mariadb.js';
 import { recordStatements } from '../test/helpers/mysql2-statements.js';
 import { hasPostgres, PostgresServer } from '../test/helpers/postgres.js';
@@ -199,6 +208,38 @@ async function mariadbRows(ops: number, rounds: number): Promise<LedgerBenchRow[
   }
 }
 
+/**
+ * The statements a SQLite run sends for the bench's callback (a SUCCESS that does not raise the
+ * mark), as the dialect writes them, in the floor's plain loop on `db`: no JavaScript of the ledger.
+ */
+function ledgerStatements(db: DatabaseSync, table: string): () => Promise<void> {
+  const sql = ledgerStatementsOf('sqlite', checkTableName(table));
+  if (sql.claimPath.name !== 'claim-then-mark') throw new Error(`SQLite's claim path is now ${sql.claimPath.name}`);
+  const { markClaimed } = sql.claimPath;
+  const claim = db.prepare(sql.claimOrdered.text);
+  const mark = db.prepare(markClaimed.text);
+  const bind = (params: readonly unknown[]) =>
+    params.map((value) => (typeof value === 'number' ? value : String(value)));
+  return async () => {
+    const payment = `PAY_BENCH_${process.pid}_${++seq}`;
+    const now = Date.now();
+    const args = {
+      claim: claimOf(`payment:${payment}:SUCCESS`, now, DAY),
+      now,
+      mark: markRow(payment),
+      rank: lifecycleRank('SUCCESS'),
+      markRank: supersedesNothing(),
+      handled: handledBit('SUCCESS'),
+      keptUntil: KEPT_FOR_GOOD,
+    };
+    db.exec('BEGIN IMMEDIATE');
+    if (claim.run(...bind(sql.claimOrdered.params(args))).changes !== 1) throw new Error('reference claim refused');
+    mark.run(...bind(markClaimed.params(args)));
+    db.exec('COMMIT');
+    await Promise.resolve();
+  };
+}
+
 async function sqliteRows(ops: number, rounds: number): Promise<LedgerBenchRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'myr-ledger-bench-'));
   try {
@@ -217,6 +258,7 @@ async function sqliteRows(ops: number, rounds: number): Promise<LedgerBenchRow[]
       await Promise.resolve();
     };
     const measured = await rates(ledgerCallback(ledger), floor, ops, rounds);
+    const reference = await rates(ledgerStatements(db, 'bench_ledger'), floor, ops, rounds);
     db.close();
     return [
       {
@@ -225,6 +267,13 @@ async function sqliteRows(ops: number, rounds: number): Promise<LedgerBenchRow[]
         floorPerSec: measured.floor,
         statementsPerCallback: undefined,
         floorStatements: undefined,
+      },
+      {
+        client: "node:sqlite: the ledger's statements in the floor's loop (reference)",
+        ledgerPerSec: reference.ledger,
+        floorPerSec: reference.floor,
+        statementsPerCallback: 4,
+        floorStatements: 3,
       },
     ];
   } finally {
