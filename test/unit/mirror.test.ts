@@ -49,6 +49,8 @@ const TESTED_THROUGH_INTEGRATION: Readonly<Record<string, string>> = {
     'test/unit/sql/dialects/ledger-statements-of.test.ts, test/integration/sql/sqlite/scenarios.test.ts',
   'sql/adapters/sqlite/sqlite-tx.ts':
     "SQLite's tx refusing after its run, through fromSqlite: test/unit/sql/adapters/sqlite/from-sqlite.test.ts, test/integration/sql/sqlite/one-writer.test.ts",
+  'sql/adapters/sqlite/turns.ts':
+    "runs taking turns on fromSqlite's one connection, each turned away at its own lockTimeoutMs: test/unit/sql/adapters/sqlite/from-sqlite.test.ts, test/integration/sql/sqlite/scenarios.test.ts",
   'sql/ledger/claim-key.ts':
     'through SqlLedger.run over scripted clients in test/unit/sql/ledger/sql-ledger.test.ts, and on real databases in test/integration/sql/pg/scenarios.test.ts, test/integration/sql/mysql2/scenarios.test.ts, test/integration/sql/sqlite/scenarios.test.ts',
   'sql/dialects/positional-reads.ts':

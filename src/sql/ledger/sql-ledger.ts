@@ -9,9 +9,8 @@
  */
 import { ConfigurationError } from '../../core/errors/base.js';
 import { milliseconds } from '../../core/milliseconds.js';
-import { within } from '../../core/wait.js';
 import type { LedgerRun, PaymentOrder, TransactionalWebhookStore } from '../../webhooks/stores/types.js';
-import { runBudget } from './run-budget.js';
+import { runBudget, type RunBudget } from './run-budget.js';
 import { aborted, constraintBroken, isConflict, storeFailure } from '../database-errors.js';
 import type { LedgerStatements, SqlDialect } from '../dialects/dialect.js';
 import { ledgerStatementsOf } from '../dialects/ledger-statements-of.js';
@@ -79,17 +78,14 @@ const inFlightOrUnavailable = (error: unknown, table: string): LedgerRun<never> 
 export type { EnsureSchemaOptions } from './ensure-schema.js';
 export type { PruneOptions } from './prune.js';
 
-/** What became of the work: its value, what it threw, or nothing yet when its time ran out. */
-type Settled<T> =
-  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown } | undefined;
+/** What became of the work: its value, or what it threw. */
+type Settled<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown };
 
-function settledWithin<T>(running: Promise<T>, timeoutMs: number | undefined): Promise<Settled<T>> {
-  const settled = running.then(
+const settledOf = <T>(running: Promise<T>): Promise<Settled<T>> =>
+  running.then(
     (value) => ({ ok: true as const, value }),
     (error: unknown) => ({ ok: false as const, error }),
   );
-  return timeoutMs === undefined ? settled : within(settled, { ms: timeoutMs, onTimeout: () => undefined });
-}
 
 /**
  * An exactly-once callback ledger in the merchant's own SQL database (Postgres, MySQL/MariaDB or
@@ -151,19 +147,29 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
     const now = Date.now();
     const claim = claimOf(key, now, completedTtlMs);
     const budget = runBudget(this.#client, timeoutMs);
-    const claimed = await this.#open(budget.client, {
-      key,
-      claim,
-      now,
-      order,
-      raiseMark: options.raiseMark,
-      beside: true,
-    });
+    try {
+      return await this.#runBounded(
+        budget,
+        { key, claim, now, order, raiseMark: options.raiseMark, beside: true },
+        work,
+      );
+    } finally {
+      budget.finish();
+    }
+  }
+
+  /** One run within its budget: the claim, the work, the COMMIT (see {@link SqlLedger.run}). */
+  async #runBounded<T>(
+    budget: RunBudget<Tx>,
+    request: ClaimRequest,
+    work: (tx: Tx) => T | Promise<T>,
+  ): Promise<LedgerRun<T>> {
+    const claimed = await this.#open(budget.client, request);
     if (!('session' in claimed)) return claimed;
     const { session, bounded } = claimed;
 
     const running = Promise.resolve(session.tx).then(work);
-    const settled = await settledWithin(running, budget.remainingMs());
+    const settled = await budget.race(settledOf(running));
     if (settled === undefined) {
       const message = await budget.giveUp(
         bounded,
@@ -181,6 +187,7 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
       return isConflict(settled.error) ? { outcome: 'in_flight' } : { outcome: 'failed', error: settled.error };
     }
 
+    const { claim } = request;
     const held = { text: this.#sql.done.text, params: this.#sql.done.params(claim) };
     try {
       const found = this.#client.commitChecked ? undefined : await session.query(held.text, held.params);

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { SqlSession } from '../sql-client.js';
+import type { SqlResult, SqlSession, SqlStatement } from '../sql-client.js';
 
 const open = new WeakMap<object, SqlSession<unknown>>();
 
@@ -23,27 +23,40 @@ const open = new WeakMap<object, SqlSession<unknown>>();
 export function tracked<Tx>(session: SqlSession<Tx>): SqlSession<Tx> {
   const { tx } = session;
   if ((typeof tx !== 'object' && typeof tx !== 'function') || tx === null) return session;
-  const forget = () => {
-    if (open.get(tx) === driven) open.delete(tx);
-  };
-  const driven: SqlSession<Tx> = {
-    tx,
-    query: (text, params) => session.query(text, params),
-    commit: (held) => {
-      forget();
-      return session.commit(held);
-    },
-    rollback: (cause) => {
-      forget();
-      return session.rollback(cause);
-    },
-    abandon: (settled) => {
-      forget();
-      session.abandon(settled);
-    },
-  };
+  const driven = new Tracked(session, tx);
   open.set(tx, driven);
   return driven;
+}
+
+/** A session known by its `tx` until it ends (a class: one per run, and closures per run are work per callback). */
+class Tracked<Tx> implements SqlSession<Tx> {
+  constructor(
+    readonly session: SqlSession<Tx>,
+    readonly tx: Tx & object,
+  ) {}
+
+  #forget(): void {
+    if (open.get(this.tx) === this) open.delete(this.tx);
+  }
+
+  query(text: string, params: readonly unknown[]): Promise<SqlResult> {
+    return this.session.query(text, params);
+  }
+
+  commit(held: SqlStatement | undefined): Promise<void> {
+    this.#forget();
+    return this.session.commit(held);
+  }
+
+  rollback(cause?: unknown): Promise<void> {
+    this.#forget();
+    return this.session.rollback(cause);
+  }
+
+  abandon(settled: Promise<unknown>): void {
+    this.#forget();
+    this.session.abandon(settled);
+  }
 }
 
 /**

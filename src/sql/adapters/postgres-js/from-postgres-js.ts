@@ -11,6 +11,7 @@ import { connectionLost } from '../../database-errors.js';
 import { beginRun, CHECK_THEN_COMMIT, transactionNotOpen } from '../../dialects/postgres/session.js';
 import { rolledBack, settle, usedAfterRun, type SqlClient } from '../../sql-client.js';
 import { preparing, rowsOf } from '../adapter-options.js';
+import { guardedTx } from './postgres-js-tx.js';
 import type { PgLedgerOptions } from '../pg/from-pg.js';
 
 /** A postgres.js `sql` instance (`postgres(url)`), as the ledger drives it. */
@@ -116,51 +117,6 @@ interface CloseWatch {
  */
 const LOSS_REPORTED_WITHIN_MS = 100;
 
-/** A postgres.js query (a Promise that runs its handler once awaited or executed). */
-interface PendingQueryLike {
-  handler: ((query: unknown) => unknown) & { debug?: unknown };
-  reject(error: unknown): void;
-}
-
-/** The reserved connection's methods that answer a query made on it (the others make fragments or values). */
-const QUERY_METHODS = new Set<string | symbol>(['unsafe', 'file', 'notify']);
-
-const isPendingQuery = (value: unknown): value is PendingQueryLike =>
-  value instanceof Promise &&
-  typeof Reflect.get(value, 'handler') === 'function' &&
-  typeof Reflect.get(value, 'reject') === 'function';
-
-/**
- * The work's `tx`: the reserved connection, whose queries are refused (rejected, never sent) once
- * the run no longer holds a live connection. postgres.js reconnects a closed connection object
- * for whoever asks next, so a statement the work sent after the close ran in another run's
- * transaction or in autocommit (a second fulfilment), or met its write to a null socket (an
- * uncaught TypeError). Each query made through `tx` is checked when it runs, not when it is made.
- */
-function guardedTx<R extends object>(reserved: R, refusal: () => Error | undefined): R {
-  const guard = (value: unknown) => {
-    if (isPendingQuery(value)) {
-      const { handler } = value;
-      const checked = (query: unknown) => {
-        const refused = refusal();
-        return refused === undefined ? Reflect.apply(handler, query, [query]) : value.reject(refused);
-      };
-      value.handler = Object.assign(checked, { debug: handler.debug });
-    }
-    return value;
-  };
-  return new Proxy(reserved, {
-    apply: (target, self, args) =>
-      typeof target === 'function' ? guard(Reflect.apply(target, self, args)) : undefined,
-    get(target, key) {
-      const value: unknown = Reflect.get(target, key);
-      return typeof value === 'function' && QUERY_METHODS.has(key)
-        ? (...args: unknown[]) => guard(Reflect.apply(value, target, args))
-        : value;
-    },
-  });
-}
-
 function countOf(result: unknown): number {
   if (typeof result === 'object' && result !== null && 'count' in result && typeof result.count === 'number')
     return result.count;
@@ -244,19 +200,23 @@ export function fromPostgresJs<S extends PostgresJsLike>(
       };
       // Set when the run gave up on the work (timed out): its tx refuses from then on.
       let over = false;
-      const tx = guardedTx(reserved, () => (lost ? connectionClosed() : open && !over ? undefined : usedAfterRun()));
+      const work = guardedTx(reserved, () => (lost ? connectionClosed() : open && !over ? undefined : usedAfterRun()));
       return {
-        tx,
+        tx: work.tx,
         async query(text, params) {
           const [, result] = await Promise.all([begun, send(text, params)]);
           return { rows: rowsOf(result), affected: countOf(result) };
         },
         async commit() {
           let result;
+          // The check and COMMIT in one simple query (CHECK_THEN_COMMIT says why), unless the
+          // work cannot have ended the transaction: it sent only plain statements through tx
+          // (or none), and a close of the connection (after which postgres.js would reconnect
+          // and COMMIT nothing, answering COMMIT all the same) is reported to the run.
+          const checked = !closes.watching() || work.mayHaveEnded();
           try {
             await begun;
-            // The check and COMMIT in one simple query (CHECK_THEN_COMMIT says why).
-            result = await send(CHECK_THEN_COMMIT);
+            result = await send(checked ? CHECK_THEN_COMMIT : 'COMMIT');
           } catch (error) {
             // The check failed and COMMIT was not sent, or a COMMIT that failed has ended the
             // transaction already (the ROLLBACK is then a warning).
@@ -268,7 +228,7 @@ export function fromPostgresJs<S extends PostgresJsLike>(
           const command =
             typeof result === 'object' && result !== null && 'command' in result ? result.command : undefined;
           if (typeof command === 'string' && command !== 'COMMIT') throw rolledBack(command);
-          if (rowsOf(result)[0]?.held !== true) throw rolledBack('no transaction in progress');
+          if (checked && rowsOf(result)[0]?.held !== true) throw rolledBack('no transaction in progress');
         },
         rollback,
         abandon(settled) {

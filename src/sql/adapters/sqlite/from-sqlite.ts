@@ -12,8 +12,9 @@ import type { DatabaseSync } from 'node:sqlite';
 import { ConfigurationError } from '../../../core/errors/base.js';
 import { milliseconds } from '../../../core/milliseconds.js';
 import { BEGIN, COMMIT, isBusyCode, MAX_RUN_MS, OPEN_FILE, ROLLBACK } from '../../dialects/sqlite/session.js';
-import type { SqlClient, SqlSession } from '../../sql-client.js';
-import { sqliteTx } from './sqlite-tx.js';
+import type { SqlClient, SqlResult, SqlSession, SqlStatement } from '../../sql-client.js';
+import { SqliteTxGuard } from './sqlite-tx.js';
+import { type Turn, Turns } from './turns.js';
 
 /** A value SQLite binds as a parameter. */
 export type SqliteValue = null | number | bigint | string;
@@ -51,42 +52,6 @@ function loadSqlite(): { DatabaseSync: new (path: string) => DatabaseSync } {
     );
   }
   return module as { DatabaseSync: new (path: string) => DatabaseSync };
-}
-
-function busy(message: string): Error {
-  return Object.assign(new Error(message), { code: 'SQLITE_BUSY' });
-}
-
-/** Takes turns on one connection: one transaction at a time, in arrival order. */
-class Turns {
-  #held = false;
-  readonly #waiting: (() => void)[] = [];
-
-  take(timeoutMs: number): Promise<() => void> {
-    let given = false;
-    const giveBack = () => {
-      if (given) return;
-      given = true;
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#held = false;
-    };
-    if (!this.#held) {
-      this.#held = true;
-      return Promise.resolve(giveBack);
-    }
-    return new Promise((resolve, reject) => {
-      const grant = () => {
-        clearTimeout(timer);
-        resolve(giveBack);
-      };
-      const timer = setTimeout(() => {
-        this.#waiting.splice(this.#waiting.indexOf(grant), 1);
-        reject(busy(`the SQLite connection was busy for ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.#waiting.push(grant);
-    });
-  }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -208,19 +173,14 @@ export function fromSqlite(
     throw new ConfigurationError('fromSqlite takes a file path or a node:sqlite DatabaseSync', 'database');
   }
   const turns = new Turns();
-  const prepared = new Map<string, Compiled>();
-  const compiled = (text: string): Compiled => {
-    let found = prepared.get(text);
-    if (!found) prepared.set(text, (found = { statement: db.prepare(text), reads: /^\s*SELECT/i.test(text) }));
-    return found;
-  };
+  const statements = new Statements(db);
   return {
     dialect: 'sqlite',
     maxRunMs,
     commitChecked: true,
     async begin(lockTimeoutMs) {
       const deadline = Date.now() + lockTimeoutMs;
-      const giveBack = await turns.take(lockTimeoutMs);
+      const turn = await turns.take(lockTimeoutMs);
       // Another connection holds the write lock: wait for it without blocking the event loop.
       for (let pause = 5; ; pause = Math.min(pause * 2, 50)) {
         try {
@@ -228,66 +188,110 @@ export function fromSqlite(
           break;
         } catch (error) {
           if (!isBusy(error) || Date.now() >= deadline) {
-            giveBack();
+            turn.giveBack();
             throw error;
           }
           await sleep(pause);
         }
       }
-      let ended = false;
-      const end = () => {
-        if (ended) return;
-        ended = true;
-        try {
-          db.exec(ROLLBACK);
-        } catch {
-          // Already rolled back (SQLite ends a transaction itself on some errors).
-        }
-        giveBack();
-      };
-      const { tx, mayHaveEnded } = sqliteTx(db, () => ended);
-      const session: SqlSession<DatabaseSync> = {
-        tx,
-        query(text, params) {
-          // Synchronous underneath; a throw becomes a rejection as with the other clients.
-          try {
-            const { statement, reads } = compiled(text);
-            const values = params.map(bindable);
-            if (reads) return Promise.resolve({ rows: statement.all(...values), affected: 0 });
-            return Promise.resolve({ rows: [], affected: Number(statement.run(...values).changes) });
-          } catch (error) {
-            return Promise.reject(error);
-          }
-        },
-        commit(held) {
-          try {
-            // The work may have ended the transaction (and begun another): its claim must still be there.
-            if (
-              held !== undefined &&
-              mayHaveEnded() &&
-              compiled(held.text).statement.all(...held.params.map(bindable)).length !== 1
-            ) {
-              end();
-              return Promise.reject(notHeld());
-            }
-            db.exec(COMMIT);
-          } catch (error) {
-            end();
-            return Promise.reject(error);
-          }
-          ended = true;
-          giveBack();
-          return Promise.resolve();
-        },
-        rollback() {
-          end();
-          return Promise.resolve();
-        },
-        // The connection is the adapter's own: the run's time is up, so it lets go now (the
-        // work's tx refuses what it sends after this), not when the work settles.
-        abandon: end,
-      };
-      return session;
+      return new SqliteRun(db, statements, turn);
     },
   };
+}
+
+/** The ledger's statements, each compiled once on the connection, and whether it answers rows. */
+class Statements {
+  readonly #db: DatabaseSync;
+  readonly #compiled = new Map<string, Compiled>();
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+  }
+
+  of(text: string): Compiled {
+    let found = this.#compiled.get(text);
+    if (!found)
+      this.#compiled.set(text, (found = { statement: this.#db.prepare(text), reads: /^\s*SELECT/i.test(text) }));
+    return found;
+  }
+}
+
+/**
+ * One run's transaction on the connection, from BEGIN to its end, when the turn is given back. A
+ * class, not closures: one per run, and closures made per run are work per callback.
+ */
+class SqliteRun implements SqlSession<DatabaseSync> {
+  readonly #db: DatabaseSync;
+  readonly #statements: Statements;
+  readonly #turn: Turn;
+  readonly #guard: SqliteTxGuard;
+
+  constructor(db: DatabaseSync, statements: Statements, turn: Turn) {
+    this.#db = db;
+    this.#statements = statements;
+    this.#turn = turn;
+    this.#guard = new SqliteTxGuard(db);
+  }
+
+  get tx(): DatabaseSync {
+    return this.#guard.tx;
+  }
+
+  query(text: string, params: readonly unknown[]): Promise<SqlResult> {
+    // Synchronous underneath; a throw becomes a rejection as with the other clients.
+    try {
+      const { statement, reads } = this.#statements.of(text);
+      const values = params.map(bindable);
+      if (reads) return Promise.resolve({ rows: statement.all(...values), affected: 0 });
+      return Promise.resolve({ rows: [], affected: Number(statement.run(...values).changes) });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  commit(held: SqlStatement | undefined): Promise<void> {
+    try {
+      // The work may have ended the transaction (and begun another): its claim must still be there.
+      if (
+        held !== undefined &&
+        this.#guard.mayHaveEnded &&
+        this.#statements.of(held.text).statement.all(...held.params.map(bindable)).length !== 1
+      ) {
+        this.#end();
+        return Promise.reject(notHeld());
+      }
+      this.#db.exec(COMMIT);
+    } catch (error) {
+      this.#end();
+      return Promise.reject(error);
+    }
+    this.#guard.ended = true;
+    this.#turn.giveBack();
+    return Promise.resolve();
+  }
+
+  rollback(): Promise<void> {
+    this.#end();
+    return Promise.resolve();
+  }
+
+  /**
+   * The connection is the adapter's own: the run's time is up, so it lets go now (the work's tx
+   * refuses what it sends after this), not when the work settles.
+   */
+  abandon(): void {
+    this.#end();
+  }
+
+  /** Rolls back (once) and gives the turn back; `tx` refuses from now on. */
+  #end(): void {
+    if (this.#guard.ended) return;
+    this.#guard.ended = true;
+    try {
+      this.#db.exec(ROLLBACK);
+    } catch {
+      // Already rolled back (SQLite ends a transaction itself on some errors).
+    }
+    this.#turn.giveBack();
+  }
 }

@@ -45,70 +45,79 @@ const SENDS_NOTHING = new Set<string | symbol>([
   'setReturnArrays',
 ]);
 
-/**
- * `target`'s methods, each refused once `ended()`, called on `target`; `call` runs one (a plain
- * `Reflect.apply` unless it notes or wraps what it does).
- */
-function guarded<T extends object>(
-  target: T,
-  ended: () => boolean,
-  call: (key: string | symbol, method: Method, args: unknown[]) => unknown,
-  show: () => object,
-): T {
-  return secretFree(target, show, {
-    get(_, key) {
-      if (showsItself(key)) return show;
-      const value: unknown = Reflect.get(target, key, target);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        if (key === 'close') throw closeRefused();
-        if (ended()) throw usedAfterRun();
-        return call(key, value as Method, args);
-      };
-    },
-  });
-}
+const show = () => new SqliteTx();
 
 /**
- * The work's `tx` over the ledger's connection `db`, usable while `ended()` is false (`prepare`
- * answers a statement guarded the same way), and whether COMMIT must check that the transaction
- * is still the ledger's.
+ * The work's `tx` over the ledger's connection `db` for one run, usable until the adapter sets
+ * `ended` (`prepare` answers a statement guarded the same way), and whether COMMIT must check
+ * that the transaction is still the ledger's (`mayHaveEnded`). A class, not closures: one per
+ * run, and closures made per run are work per callback.
  *
  * @example
  * ```ts
- * let ended = false;
- * const { tx, mayHaveEnded } = sqliteTx(db, () => ended);
+ * const guard = new SqliteTxGuard(db);
+ * work(guard.tx);
+ * guard.ended = true; // the run is over: guard.tx refuses from now on
  * ```
  */
-export function sqliteTx(
-  db: DatabaseSync,
-  ended: () => boolean,
-): { readonly tx: DatabaseSync; readonly mayHaveEnded: () => boolean } {
-  let touched = false;
-  const show = () => new SqliteTx();
-  const runStatement =
-    (statement: object) =>
-    (key: string | symbol, method: Method, args: unknown[]): unknown => {
-      if (!RUNS_AT_ONCE.has(key) && !SENDS_NOTHING.has(key)) touched = true;
-      try {
-        return Reflect.apply(method, statement, args);
-      } catch (error) {
-        // SQLite ends the transaction itself on some failures (and OR ROLLBACK, RAISE(ROLLBACK)).
-        touched = true;
-        throw error;
-      }
+export class SqliteTxGuard {
+  /** Set by the adapter when the run ends: every call through `tx` is refused from then on. */
+  ended = false;
+  /** Whether the work did something through `tx` that may have ended the ledger's transaction. */
+  mayHaveEnded = false;
+  readonly tx: DatabaseSync;
+
+  constructor(db: DatabaseSync) {
+    this.tx = secretFree(db, show, new Guarded(db, this, false));
+  }
+
+  /** Runs a method of the connection: anything but preparing a plain statement is noted; a statement comes back guarded. */
+  onConnection(db: object, key: string | symbol, method: Method, args: unknown[]): unknown {
+    if (key !== 'prepare' || !keepsTransaction(args[0])) this.mayHaveEnded = true;
+    const answer: unknown = Reflect.apply(method, db, args);
+    return key === 'prepare' && typeof answer === 'object' && answer !== null
+      ? secretFree(answer, show, new Guarded(answer, this, true))
+      : answer;
+  }
+
+  /** Runs a method of a statement the work prepared: what may end the transaction is noted. */
+  onStatement(statement: object, key: string | symbol, method: Method, args: unknown[]): unknown {
+    if (!RUNS_AT_ONCE.has(key) && !SENDS_NOTHING.has(key)) this.mayHaveEnded = true;
+    try {
+      return Reflect.apply(method, statement, args);
+    } catch (error) {
+      // SQLite ends the transaction itself on some failures (and OR ROLLBACK, RAISE(ROLLBACK)).
+      this.mayHaveEnded = true;
+      throw error;
+    }
+  }
+}
+
+/** The `get` trap of the connection's or a statement's Proxy: each method refused once the run ended, `close()` always. */
+class Guarded<T extends object> {
+  readonly #target: T;
+  readonly #guard: SqliteTxGuard;
+  readonly #statement: boolean;
+
+  constructor(target: T, guard: SqliteTxGuard, statement: boolean) {
+    this.#target = target;
+    this.#guard = guard;
+    this.#statement = statement;
+  }
+
+  get(_: T, key: string | symbol): unknown {
+    if (showsItself(key)) return show;
+    const target = this.#target;
+    const value: unknown = Reflect.get(target, key, target);
+    if (typeof value !== 'function') return value;
+    const guard = this.#guard;
+    const statement = this.#statement;
+    return (...args: unknown[]) => {
+      if (key === 'close') throw closeRefused();
+      if (guard.ended) throw usedAfterRun();
+      return statement
+        ? guard.onStatement(target, key, value as Method, args)
+        : guard.onConnection(target, key, value as Method, args);
     };
-  const tx = guarded(
-    db,
-    ended,
-    (key, method, args) => {
-      if (key !== 'prepare' || !keepsTransaction(args[0])) touched = true;
-      const answer: unknown = Reflect.apply(method, db, args);
-      return key === 'prepare' && typeof answer === 'object' && answer !== null
-        ? guarded(answer, ended, runStatement(answer), show)
-        : answer;
-    },
-    show,
-  );
-  return { tx, mayHaveEnded: () => touched };
+  }
 }

@@ -43,22 +43,60 @@ export type TxTraps<C extends object> = Pick<ProxyHandler<C>, 'get' | 'getOwnPro
 export function secretFree<C extends object>(connection: C, show: () => object, traps: TxTraps<C> = {}): C {
   const shell = Object.create(null) as C;
   Object.defineProperty(shell, INSPECT, { value: show, configurable: true });
-  const described =
-    traps.getOwnPropertyDescriptor ??
-    ((_: C, key: string | symbol) => Reflect.getOwnPropertyDescriptor(connection, key));
-  return new Proxy(shell, {
-    get: traps.get ?? ((_, key) => (showsItself(key) ? show : Reflect.get(connection, key))),
-    set: (_, key, value) => Reflect.set(connection, key, value),
-    has: (_, key) => Reflect.has(connection, key),
-    deleteProperty: (_, key) => Reflect.deleteProperty(connection, key),
-    defineProperty: (_, key, descriptor) => Reflect.defineProperty(connection, key, descriptor),
-    ownKeys: () => Reflect.ownKeys(connection),
-    getOwnPropertyDescriptor: (target, key) => {
-      const descriptor = described(target, key);
-      return descriptor && { ...descriptor, configurable: true };
-    },
-    getPrototypeOf: () => Reflect.getPrototypeOf(connection),
-  });
+  return new Proxy(shell, new ToConnection(connection, show, traps));
+}
+
+/**
+ * The traps of {@link secretFree}'s Proxy, as methods (one `tx` per run: closures made per run
+ * are work per callback); each reaches the connection, except those `traps` sets.
+ */
+class ToConnection<C extends object> implements ProxyHandler<C> {
+  // Private: `console.log('%o', tx)` shows the Proxy's handler, and must not show the connection.
+  readonly #connection: C;
+  readonly #show: () => object;
+  readonly #traps: TxTraps<C>;
+
+  constructor(connection: C, show: () => object, traps: TxTraps<C>) {
+    this.#connection = connection;
+    this.#show = show;
+    this.#traps = traps;
+  }
+
+  get(target: C, key: string | symbol, receiver: unknown): unknown {
+    if (this.#traps.get) return this.#traps.get(target, key, receiver);
+    return showsItself(key) ? this.#show : Reflect.get(this.#connection, key);
+  }
+
+  set(_: C, key: string | symbol, value: unknown): boolean {
+    return Reflect.set(this.#connection, key, value);
+  }
+
+  has(_: C, key: string | symbol): boolean {
+    return Reflect.has(this.#connection, key);
+  }
+
+  deleteProperty(_: C, key: string | symbol): boolean {
+    return Reflect.deleteProperty(this.#connection, key);
+  }
+
+  defineProperty(_: C, key: string | symbol, descriptor: PropertyDescriptor): boolean {
+    return Reflect.defineProperty(this.#connection, key, descriptor);
+  }
+
+  ownKeys(): ArrayLike<string | symbol> {
+    return Reflect.ownKeys(this.#connection);
+  }
+
+  getOwnPropertyDescriptor(target: C, key: string | symbol): PropertyDescriptor | undefined {
+    const descriptor = this.#traps.getOwnPropertyDescriptor
+      ? this.#traps.getOwnPropertyDescriptor(target, key)
+      : Reflect.getOwnPropertyDescriptor(this.#connection, key);
+    return descriptor && { ...descriptor, configurable: true };
+  }
+
+  getPrototypeOf(): object | null {
+    return Reflect.getPrototypeOf(this.#connection);
+  }
 }
 
 /**

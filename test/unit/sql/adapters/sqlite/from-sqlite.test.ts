@@ -88,6 +88,24 @@ describe('fromSqlite', () => {
     expect((await ledger.run('b', () => 'now', once)).outcome).toBe('processed');
   });
 
+  it('runs waiting their turn are each turned away at their own lockTimeoutMs, the shorter first whatever their order; one whose turn comes in time runs', async () => {
+    const { file } = shop();
+    const client = fromSqlite(file);
+    const patient = new SqlLedger(client, { lockTimeoutMs: 10_000 });
+    const hasty = new SqlLedger(client, { lockTimeoutMs: 50 });
+    await patient.ensureSchema();
+    let release!: () => void;
+    const first = patient.run('a', () => new Promise<void>((resolve) => (release = resolve)), once);
+    const settled: string[] = [];
+    const queuedFirst = patient.run('b', () => 'b ran', once).finally(() => settled.push('b'));
+    const queuedSecond = hasty.run('c', () => 'c ran', once).finally(() => settled.push('c'));
+    expect(await queuedSecond).toEqual({ outcome: 'in_flight' });
+    expect(settled).toEqual(['c']);
+    release();
+    expect((await first).outcome).toBe('processed');
+    expect(await queuedFirst).toEqual({ outcome: 'processed', value: 'b ran' });
+  });
+
   it('a timed-out run lets go at once: rolled back and the write lock free while its work still awaits; its tx and statements then refuse, nothing written', async () => {
     const { file, app } = shop();
     const ledger = new SqlLedger(fromSqlite(file), { lockTimeoutMs: 2000 });
