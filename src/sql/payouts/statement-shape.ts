@@ -16,6 +16,25 @@ export interface PayoutStatement<A> {
 /** A payout's states, as stored. */
 export type PayoutState = 'staged' | 'sending' | 'sent' | 'succeeded' | 'failed' | 'refused';
 
+/** What {@link PayoutStatements.release} is given. */
+type ReleaseValues = Parameters<PayoutStatements['release']['params']>[0];
+
+/**
+ * The release's values in the order of numbered placeholders (`$1`…`$9` on Postgres, `?1`…`?9`
+ * on SQLite): both dialects' release text number them alike, so one list serves both.
+ */
+export const numberedReleaseParams = (a: ReleaseValues): readonly unknown[] => [
+  a.referenceId,
+  a.claimId,
+  a.state,
+  a.dueAt,
+  a.paymentId,
+  a.lastError,
+  a.refusal,
+  a.now,
+  a.answeredAt,
+];
+
 /** The payout SQL of one dialect. */
 export interface PayoutStatements {
   /** The table and its index, `IF NOT EXISTS`; `bare` is the table's name without its schema. */

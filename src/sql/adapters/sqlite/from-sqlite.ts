@@ -194,24 +194,21 @@ export function fromSqlite(
           await sleep(pause);
         }
       }
-      return new SqliteRun(db, statements, turn);
+      return new SqliteRun(statements, turn);
     },
   };
 }
 
-/** The ledger's statements, each compiled once on the connection, and whether it answers rows. */
+/** The ledger's connection, and its statements, each compiled once on it, and whether it answers rows. */
 class Statements {
-  readonly #db: DatabaseSync;
   readonly #compiled = new Map<string, Compiled>();
 
-  constructor(db: DatabaseSync) {
-    this.#db = db;
-  }
+  constructor(readonly db: DatabaseSync) {}
 
   of(text: string): Compiled {
     let found = this.#compiled.get(text);
     if (!found)
-      this.#compiled.set(text, (found = { statement: this.#db.prepare(text), reads: /^\s*SELECT/i.test(text) }));
+      this.#compiled.set(text, (found = { statement: this.db.prepare(text), reads: /^\s*SELECT/i.test(text) }));
     return found;
   }
 }
@@ -221,16 +218,14 @@ class Statements {
  * class, not closures: one per run, and closures made per run are work per callback.
  */
 class SqliteRun implements SqlSession<DatabaseSync> {
-  readonly #db: DatabaseSync;
   readonly #statements: Statements;
   readonly #turn: Turn;
   readonly #guard: SqliteTxGuard;
 
-  constructor(db: DatabaseSync, statements: Statements, turn: Turn) {
-    this.#db = db;
+  constructor(statements: Statements, turn: Turn) {
     this.#statements = statements;
     this.#turn = turn;
-    this.#guard = new SqliteTxGuard(db);
+    this.#guard = new SqliteTxGuard(statements.db);
   }
 
   get tx(): DatabaseSync {
@@ -260,7 +255,7 @@ class SqliteRun implements SqlSession<DatabaseSync> {
         this.#end();
         return Promise.reject(notHeld());
       }
-      this.#db.exec(COMMIT);
+      this.#statements.db.exec(COMMIT);
     } catch (error) {
       this.#end();
       return Promise.reject(error);
@@ -288,7 +283,7 @@ class SqliteRun implements SqlSession<DatabaseSync> {
     if (this.#guard.ended) return;
     this.#guard.ended = true;
     try {
-      this.#db.exec(ROLLBACK);
+      this.#statements.db.exec(ROLLBACK);
     } catch {
       // Already rolled back (SQLite ends a transaction itself on some errors).
     }

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { COLUMNS, type PayoutStatements } from '../../payouts/statement-shape.js';
+import { COLUMNS, numberedReleaseParams, type PayoutStatements } from '../../payouts/statement-shape.js';
 
 /** Postgres's payout statements. */
 export const payoutStatements: PayoutStatements = {
@@ -42,17 +42,7 @@ export const payoutStatements: PayoutStatements = {
       `UPDATE ${t} SET state = $3::varchar, due_at = $4, payment_id = COALESCE($5, payment_id), last_error = $6, refusal = $7, claim_id = NULL, requested_at = COALESCE($9::bigint, requested_at), ` +
       `sent_at = CASE WHEN $3::varchar = 'sent' THEN $8::bigint ELSE sent_at END, settled_at = CASE WHEN $3::varchar IN ('succeeded', 'failed', 'refused') THEN $8::bigint ELSE settled_at END ` +
       'WHERE reference_id = $1 AND claim_id = $2',
-    params: (a) => [
-      a.referenceId,
-      a.claimId,
-      a.state,
-      a.dueAt,
-      a.paymentId,
-      a.lastError,
-      a.refusal,
-      a.now,
-      a.answeredAt,
-    ],
+    params: numberedReleaseParams,
   },
   settle: {
     text: (t) =>

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { COLUMNS, type PayoutStatements } from '../../payouts/statement-shape.js';
+import { COLUMNS, numberedReleaseParams, type PayoutStatements } from '../../payouts/statement-shape.js';
 
 /** SQLite's payout statements. */
 export const payoutStatements: PayoutStatements = {
@@ -41,19 +41,9 @@ export const payoutStatements: PayoutStatements = {
   },
   release: {
     text: (t) =>
-      `UPDATE ${t} SET sent_at = CASE WHEN ?1 = 'sent' THEN ?2 ELSE sent_at END, settled_at = CASE WHEN ?1 IN ('succeeded', 'failed', 'refused') THEN ?2 ELSE settled_at END, ` +
-      'state = ?1, due_at = ?3, payment_id = COALESCE(?4, payment_id), last_error = ?5, refusal = ?6, claim_id = NULL, requested_at = COALESCE(?9, requested_at) WHERE reference_id = ?7 AND claim_id = ?8',
-    params: (a) => [
-      a.state,
-      a.now,
-      a.dueAt,
-      a.paymentId,
-      a.lastError,
-      a.refusal,
-      a.referenceId,
-      a.claimId,
-      a.answeredAt,
-    ],
+      `UPDATE ${t} SET sent_at = CASE WHEN ?3 = 'sent' THEN ?8 ELSE sent_at END, settled_at = CASE WHEN ?3 IN ('succeeded', 'failed', 'refused') THEN ?8 ELSE settled_at END, ` +
+      'state = ?3, due_at = ?4, payment_id = COALESCE(?5, payment_id), last_error = ?6, refusal = ?7, claim_id = NULL, requested_at = COALESCE(?9, requested_at) WHERE reference_id = ?1 AND claim_id = ?2',
+    params: numberedReleaseParams,
   },
   settle: {
     text: (t) =>
