@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { ConfigurationError } from '../../../core/errors/base.js';
 import { keepsTransaction } from '../tx/plain-statement.js';
 
 /** A postgres.js query (a Promise that runs its handler once awaited or executed). */
@@ -19,7 +20,22 @@ interface PendingQueryLike {
 }
 
 /** The reserved connection's methods that answer a query made on it (the others make fragments or values). */
-const QUERY_METHODS = new Set<string | symbol>(['unsafe', 'file', 'notify']);
+const QUERY_METHODS = new Set<string | symbol>(['unsafe', 'notify']);
+
+/**
+ * `file` reads its file and sends the query when the read ends, past the check made when the
+ * query runs: a run whose time passed meanwhile has given its connection back, and the query
+ * would go out on another run's transaction or in autocommit (a write landing after a rollback,
+ * and again on the gateway's retry). So `tx` has no `file`.
+ */
+function fileRefused(): Promise<never> {
+  return Promise.reject(
+    new ConfigurationError(
+      "tx.file is not available in a ledger run: postgres.js sends its query after reading the file, when the run may be over and its connection another run's; read the file yourself and send its text with tx.unsafe(text, params)",
+      'tx',
+    ),
+  );
+}
 
 const isPendingQuery = (value: unknown): value is PendingQueryLike =>
   value instanceof Promise &&
@@ -92,6 +108,7 @@ export function guardedTx<R extends object>(
     get(target, key) {
       const value: unknown = Reflect.get(target, key);
       if (typeof value !== 'function') return value;
+      if (key === 'file') return fileRefused;
       if (QUERY_METHODS.has(key)) return (...args: unknown[]) => guard(Reflect.apply(value, target, args));
       // Any other method (begin, savepoint, release, a helper…): COMMIT checks.
       touched = true;
