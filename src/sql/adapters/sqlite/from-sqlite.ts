@@ -12,7 +12,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { ConfigurationError } from '../../../core/errors/base.js';
 import { milliseconds } from '../../../core/milliseconds.js';
 import { BEGIN, COMMIT, isBusyCode, MAX_RUN_MS, OPEN_FILE, ROLLBACK } from '../../dialects/sqlite/session.js';
-import type { SqlClient, SqlResult, SqlSession, SqlStatement } from '../../sql-client.js';
+import { usedAfterRun, type SqlClient, type SqlResult, type SqlSession, type SqlStatement } from '../../sql-client.js';
 import { SqliteTxGuard } from './sqlite-tx.js';
 import { type Turn, Turns } from './turns.js';
 
@@ -233,6 +233,8 @@ class SqliteRun implements SqlSession<DatabaseSync> {
   }
 
   query(text: string, params: readonly unknown[]): Promise<SqlResult> {
+    // Once the run ended, the connection may be another run's: nothing more goes out on this one.
+    if (this.#guard.ended) return Promise.reject(usedAfterRun());
     // Synchronous underneath; a throw becomes a rejection as with the other clients.
     try {
       const { statement, reads } = this.#statements.of(text);

@@ -106,6 +106,19 @@ describe('fromSqlite', () => {
     expect(await queuedFirst).toEqual({ outcome: 'processed', value: 'b ran' });
   });
 
+  it("a run's session refuses statements once its transaction ended (the connection may be the next run's by then)", async () => {
+    const { file, app } = shop();
+    const client = fromSqlite(file);
+    const ended = await client.begin(1000);
+    await ended.rollback();
+    await expect(ended.query("INSERT INTO orders VALUES ('late')", [])).rejects.toBeInstanceOf(ConfigurationError);
+    const next = await client.begin(1000);
+    await next.commit(undefined);
+    await expect(next.query("INSERT INTO orders VALUES ('late')", [])).rejects.toBeInstanceOf(ConfigurationError);
+    expect(orders(app)).toBe(0);
+    app.close();
+  });
+
   it('a timed-out run lets go at once: rolled back and the write lock free while its work still awaits; its tx and statements then refuse, nothing written', async () => {
     const { file, app } = shop();
     const ledger = new SqlLedger(fromSqlite(file), { lockTimeoutMs: 2000 });
