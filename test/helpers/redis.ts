@@ -18,13 +18,14 @@ export function hasRedisServer(): boolean {
 
 /**
  * Where this process looks for ports: test files run three at a time (vitest.config.ts), so each
- * vitest worker (`VITEST_POOL_ID`) takes a range of its own, below Linux's ephemeral ports (32768
- * and up). Neither a file running beside this one nor an outgoing connection can then take a port
- * between the check below and the server's bind. Each file starts at its own place in the range
- * (by pid): the files one worker runs in turn do not meet the ports of the one before. Outside
- * vitest (a bench), the system picks.
+ * vitest worker (`VITEST_POOL_ID`) takes a range of its own in 10000–19999, below Linux's
+ * ephemeral ports (32768 and up), and with a Redis Cluster's bus ports (the port + 10000) in
+ * 20000–29999, outside every worker's range. Neither a file running beside this one nor an
+ * outgoing connection can then take a port between the check below and the server's bind. Each
+ * file starts at its own place in the range (by pid): the files one worker runs in turn do not
+ * meet the ports of the one before. Outside vitest (a bench), the system picks.
  */
-const PORTS_PER_WORKER = 5000;
+const PORTS_PER_WORKER = 2500;
 const POOL_ID = Number(process.env.VITEST_POOL_ID);
 const portBase = Number.isInteger(POOL_ID) && POOL_ID > 0 ? 10_000 + ((POOL_ID - 1) % 4) * PORTS_PER_WORKER : 0;
 let portOffset = process.pid % PORTS_PER_WORKER;
