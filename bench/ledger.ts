@@ -290,7 +290,8 @@ function sqliteTwoRows(db: DatabaseSync, table: string): () => Promise<void> {
   return async () => {
     const args = successClaimArgs();
     db.exec('BEGIN IMMEDIATE');
-    if (claim.run(...bind(sql.claimOrdered.params(args))).changes !== 1) throw new Error('two-row floor: claim refused');
+    if (claim.run(...bind(sql.claimOrdered.params(args))).changes !== 1)
+      throw new Error('two-row floor: claim refused');
     mark.run(...bind(markClaimed.params(args)));
     db.exec('COMMIT');
     await Promise.resolve();
