@@ -19,7 +19,7 @@ const HARNESS = `${EDGE_RULES_LUA}
 local mode = ARGV[1]
 local function num(v) if v == '' then return nil end return tonumber(v) end
 if mode == 'plan' then
-  local at, untilAt = planEdge(ARGV[2], num(ARGV[3]), num(ARGV[4]), num(ARGV[5]), num(ARGV[6]))
+  local at, untilAt = planEdge(ARGV[2], num(ARGV[3]), num(ARGV[4]), num(ARGV[5]), num(ARGV[6]), num(ARGV[7]))
   if at then return { tostring(at), tostring(untilAt) } end
   return 'none'
 elseif mode == 'verdict' then
@@ -45,7 +45,7 @@ const lua = (args: (number | string | undefined)[]) => rawCommand(client, ['EVAL
 describe('the Lua edge probe answers as planEdgeProbe, edgeProbeVerdict and windowAfterAccepted', () => {
   it.each(PLAN_ROWS)('plan: %s', async (_what, row) => {
     const { state, windowMs, lone } = row;
-    const reply = await lua(['plan', state, windowMs, lone.sentAt, lone.answeredAt, lone.resetAt]);
+    const reply = await lua(['plan', state, windowMs, lone.sentAt, lone.answeredAt, lone.resetAt, lone.datedAt]);
     const plan = planEdgeProbe(row);
     expect(reply).toEqual(plan ? [String(plan.at), String(plan.until)] : 'none');
   });

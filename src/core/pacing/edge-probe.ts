@@ -3,22 +3,28 @@
  * instead of pacing up to a whole second past it.
  *
  * The service reports `X-RateLimit-Reset` in whole seconds, so a window measured from an answer
- * alone in its window (reset − send time) is an upper bound up to a second long, and a cold
- * burst paced on it reaches each next window up to a second late. The reset is the lone request's
- * arrival plus the window, rounded up to the service's next whole second. If no whole second of
- * the service's clock passed while the request was out (sent and answered in the same second,
- * counted back from the reset), its arrival's second is known; if the window is a whole number of
- * seconds (the spec's is a minute), it is then the whole seconds between the send and the reset,
- * and the request leaves the window at most that long after its answer.
+ * alone in its window (reset − send time) is an upper bound up to a second long (more when the
+ * service counts late or the process's clock is off), and a cold burst paced on it reaches each
+ * next window that much late. The reset is the lone request's count plus the window, rounded up
+ * to the service's next whole second. If the window is a whole number of seconds (the spec's is a
+ * minute), it is the whole seconds from the second the request was counted in to the reset.
+ * Which second that was:
+ * - with a `Date` (every HTTP server sends one): the second the answer was made in, which a
+ *   service makes just after it counts the request. Both are the service's own clock, so the
+ *   process's clock, its skew and a late count change nothing. A count in the second before its
+ *   answer's makes the window a second short: the probe is then refused, the one 429 it may be;
+ * - without one: known when no whole second of the service's clock passed while the request was
+ *   out (sent and answered in the same second, counted back from the reset).
  *
- * So, after such a lone answer ({@link planEdgeProbe}), the limiter sends one request at its
- * answer plus that whole-second window, before the upper bound would free a slot: accepted, it
- * proves the lone request has left the window, so the window is at most from the lone request's
- * send to the probe's answer ({@link windowAfterAccepted}: within a round trip or two); refused
- * (the window is not whole seconds), it is one 429, not counted by the service, so its slot is
- * dropped and the bucket is not held back, and pacing goes on with the measured upper bound. In a
- * cold burst the first window's lone request (slow start's) plans it; if that request was out
- * across a whole second, the next window's lone request does (it is sent just after the first
+ * The request leaves the window at most that long after its answer. So, after such a lone answer
+ * ({@link planEdgeProbe}), the limiter sends one request at its answer plus that whole-second
+ * window, before the upper bound would free a slot: accepted, it proves the lone request has left
+ * the window, so the window is at most from the lone request's send to the probe's answer
+ * ({@link windowAfterAccepted}: within a round trip or two); refused (the window is not whole
+ * seconds), it is one 429, not counted by the service, so its slot is dropped and the bucket is
+ * not held back, and pacing goes on with the measured upper bound. In a cold burst the first
+ * window's lone request (slow start's) plans it; if it cannot (no `Date` and a second passed, or
+ * too little to gain), the next window's lone request may (it is sent just after the first
  * window's rounded reset). The probe's request is the longest-waiting paced call that can absorb a
  * 429 (a retry left: `AcquireOptions.mayBeRefused`), or none; a 429 moved no money, and its call
  * is retried after `Retry-After` as any 429 (src/core/call/retry-policy.ts). At most
@@ -58,6 +64,8 @@ export interface LoneAnswer {
   answeredAt: number;
   /** Its `X-RateLimit-Reset`, on the same clock. */
   resetAt: number;
+  /** Its `Date` (the whole second the service made it in), on the same clock, when it had one. */
+  datedAt?: number | undefined;
 }
 
 /** What {@link planEdgeProbe} decides on. */
@@ -77,9 +85,9 @@ export interface EdgePlan {
 
 /**
  * When to send the edge probe after an answer alone in its window, or undefined for none: the
- * bucket has not probed yet, no whole second (counted back from the reset) passed between the
- * request's send and its answer, the whole-second window that gives is believable, and the probe
- * would gain at least {@link EDGE_PROBE_MIN_GAIN_MS} over the upper bound.
+ * bucket has not probed yet, the second the request was counted in is known (its answer's `Date`,
+ * else a send and answer within one second), the whole-second window that gives is believable, and
+ * the probe would gain at least {@link EDGE_PROBE_MIN_GAIN_MS} over the upper bound.
  *
  * @example
  * ```ts
@@ -87,16 +95,26 @@ export interface EdgePlan {
  * // upper bound is 6.7 s; a whole-second window is 6 s
  * planEdgeProbe({ state: 'ready', windowMs: 6700, lone: { sentAt: 300, answeredAt: 310, resetAt: 7000 } });
  * // { at: 6310, until: 7010 }
+ * // Counted late (answered at 1,300, dated 1,000, reset 8,000): the Date gives the second
+ * planEdgeProbe({ state: 'ready', windowMs: 7700, lone: { sentAt: 300, answeredAt: 1300, resetAt: 8000, datedAt: 1000 } });
+ * // { at: 7300, until: 9000 }
  * ```
  */
 export function planEdgeProbe(input: EdgePlanInput): EdgePlan | undefined {
   const { state, windowMs, lone } = input;
   if (state !== 'ready') return undefined;
-  const wholeSeconds = RESET_GRAIN_MS * Math.floor((lone.resetAt - lone.sentAt) / RESET_GRAIN_MS);
-  if (!(wholeSeconds === RESET_GRAIN_MS * Math.floor((lone.resetAt - lone.answeredAt) / RESET_GRAIN_MS)))
-    return undefined;
+  const { datedAt, resetAt } = lone;
+  const wholeSeconds =
+    RESET_GRAIN_MS *
+    (datedAt === undefined ? secondsWhenSentAndAnswered(lone) : Math.round((resetAt - datedAt) / RESET_GRAIN_MS) - 1);
   if (!(wholeSeconds >= MIN_WINDOW_MS && wholeSeconds <= windowMs - EDGE_PROBE_MIN_GAIN_MS)) return undefined;
   return { at: lone.answeredAt + wholeSeconds, until: lone.answeredAt + windowMs };
+}
+
+/** Without a `Date`: the whole seconds from the send to the reset, if none passed while the request was out (else NaN). */
+function secondsWhenSentAndAnswered(lone: LoneAnswer): number {
+  const fromSend = Math.floor((lone.resetAt - lone.sentAt) / RESET_GRAIN_MS);
+  return fromSend === Math.floor((lone.resetAt - lone.answeredAt) / RESET_GRAIN_MS) ? fromSend : Number.NaN;
 }
 
 /**

@@ -121,7 +121,9 @@ class LocalBucket extends BucketModel implements SlowStartState {
   planEdge(now: number, observation: RateLimitObservation): void {
     const resetInMs = this.resetIn(observation);
     if (resetInMs === undefined || this.edge !== 'ready') return;
-    const lone = { sentAt: now - observation.elapsedMs, answeredAt: now, resetAt: now + resetInMs };
+    const { dateInMs } = observation;
+    const datedAt = dateInMs === undefined ? undefined : now + dateInMs - this.clockOffset;
+    const lone = { sentAt: now - observation.elapsedMs, answeredAt: now, resetAt: now + resetInMs, datedAt };
     const plan = this.windowKnown ? planEdgeProbe({ state: this.edge, windowMs: this.windowMs, lone }) : undefined;
     this.edgePlan = plan && { ...plan, from: lone.sentAt };
   }

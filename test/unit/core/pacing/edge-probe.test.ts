@@ -37,6 +37,39 @@ describe('planEdgeProbe', () => {
     expect(none).toBeGreaterThan(0); // the answers that came in a later second, and the small gains
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(0);
   });
+
+  it("with the answer's Date, counted up to 1 s late and read on a clock up to a second off: the probe never goes before the edge, and goes for nearly every lone answer", () => {
+    // A queue before the service's counter: each request counted `late` ms after it arrived,
+    // answered (and dated) at that moment, the answer back `back` ms later; the process reads the
+    // reset and the Date `off` ms late alike (its clock's offset as far as it knows it).
+    const gaps: number[] = [];
+    let lone = 0;
+    for (const W of [1000, 2000, 6000, 60_000]) {
+      for (let sentAt = 10_000; sentAt < 11_000; sentAt += 7) {
+        for (const [late, back, off] of [
+          [0, 1, 0],
+          [200, 5, 300],
+          [550, 40, 0],
+          [1000, 150, 999],
+          [1300, 10, 500],
+        ] as const) {
+          const counted = sentAt + 1 + late;
+          const answeredAt = counted + back;
+          const resetAt = Math.ceil((counted + W) / 1000) * 1000 + off;
+          const datedAt = Math.floor(counted / 1000) * 1000 + off;
+          const plan = planEdgeProbe({
+            state: 'ready',
+            windowMs: Math.ceil(resetAt - sentAt),
+            lone: { sentAt, answeredAt, resetAt, datedAt },
+          });
+          lone++;
+          if (plan) gaps.push(plan.at - (counted + W));
+        }
+      }
+    }
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(0);
+    expect(gaps.length / lone).toBeGreaterThan(0.9);
+  });
 });
 
 describe('edgeProbeVerdict', () => {
