@@ -98,10 +98,10 @@ export class BucketModel {
    * limiter itself holds slots for (answered or in flight). Returns the slots the service says
    * are free beyond those, or undefined when it did not say.
    *
-   * A window the service reports full holds the bucket until its reset, unless the limiter
-   * already counts a full window of its own: its slots free a measured window after their
-   * answers, which is never before the service's edge, while the reset the service reports is
-   * rounded up to the next whole second (up to a second lost at every window edge).
+   * A window the service reports full holds the bucket until its reset, unless the service
+   * counts no more requests than the limiter's own: their slots free a measured window after
+   * their answers, which is never before the service's edge, while the reset the service reports
+   * is rounded up to the next whole second (up to a second lost at every window edge).
    */
   learn(o: RateLimitObservation, now: number, inFlight: number, counted = 0): number | undefined {
     this.learnLimit(o);
@@ -119,7 +119,12 @@ export class BucketModel {
     // short: the shortest one seen is the closest.
     if (this.alone(o)) this.narrowWindow(Math.ceil(resetInMs + o.elapsedMs));
     const free = o.remaining - inFlight;
-    if (free <= 0 && counted < this.limit) this.blockedUntil = Math.max(this.blockedUntil, now + resetInMs);
+    // Full once its requests in flight are counted, and the service counts more than all of this
+    // limiter's own (another client of the merchant): until the reset. Not when it counts fewer:
+    // some in flight were counted before this answer (answers overtake each other), and the
+    // limiter's own slots free as they leave the window.
+    if (free <= 0 && o.remaining < this.limit - counted)
+      this.blockedUntil = Math.max(this.blockedUntil, now + resetInMs);
     return Math.max(0, free);
   }
 }

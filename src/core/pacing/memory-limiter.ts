@@ -128,6 +128,14 @@ class LocalBucket extends BucketModel implements SlowStartState {
     this.edgePlan = plan && { ...plan, from: lone.sentAt };
   }
 
+  /** How many answers in the log came after `time` (the log is in order of answer). */
+  answeredAfter(time: number): number {
+    const { log } = this;
+    let i = log.length;
+    while (i > 0 && (log[i - 1] as number) > time) i--;
+    return log.length - i;
+  }
+
   /** One request was answered (or given up): its slot counts from now. */
   answered(now: number): void {
     if (this.flying.shift() !== undefined) this.log.push(now);
@@ -188,6 +196,7 @@ export class MemoryRateLimiter implements RateLimiter {
   observe(key: string, bucket: RateBucket, observation: RateLimitObservation, slot?: string): void {
     const b = this.#bucket(key, bucket);
     const now = this.#now();
+    const answeredSince = b.answeredAfter(now - observation.elapsedMs);
     b.answered(now);
     afterAnswer(b, observation);
     // A refused edge probe was expected to be possible: pacing goes on with the window it measured.
@@ -198,10 +207,12 @@ export class MemoryRateLimiter implements RateLimiter {
     b.freeAt(now); // forgets the slots out of the window, so the count below is the window's
     const free = b.learn(observation, now, b.inFlight, b.log.length + b.inFlight);
     // The service counts fewer of our requests than the log does (a shorter window, a reset
-    // server): forget the oldest entries it no longer counts.
+    // server): forget the oldest entries it no longer counts. Not those of answers that came
+    // while this request was out: the service may have counted them after it (answers overtake
+    // each other), so its `remaining` does not show them yet.
     if (free !== undefined) {
       b.freeAt(now);
-      const excess = b.log.length - (b.limit - free);
+      const excess = b.log.length - (b.limit - Math.max(0, free - answeredSince));
       if (excess > 0) b.log.splice(0, excess);
     }
     if (b.alone(observation)) b.planEdge(now, observation);

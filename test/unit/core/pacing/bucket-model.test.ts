@@ -217,6 +217,19 @@ describe('BucketModel.learn: free slots', () => {
     expect(others.blockedUntil).toBe(NOW + 5999);
   });
 
+  it('does not hold until the reset when its requests in flight may be in the count already: only when the service counts more than all of its own', () => {
+    // 30 a window; 28 of its own (16 answered, 12 in flight). An answer says 12 left: at least two of
+    // those in flight were counted before it (answers overtake each other), so 2 slots stay free.
+    const overtaken = new BucketModel('payment');
+    overtaken.learn(answer({ limit: 30, remaining: 12, resetInMs: 7000 }), NOW, 12, 28);
+    expect(overtaken.blockedUntil).toBe(0);
+    // The same answer with 14 of its own (2 answered): the service counts 18, more than all of them
+    // (another client of the merchant), and its 12 left are for the 12 in flight.
+    const shared = new BucketModel('payment');
+    shared.learn(answer({ limit: 30, remaining: 12, resetInMs: 7000 }), NOW, 12, 14);
+    expect(shared.blockedUntil).toBe(NOW + 7000);
+  });
+
   it('never moves a hold back for a window reported full with an earlier reset', () => {
     const model = new BucketModel('payment');
     model.learn(answer({ status: 429, retryAfterMs: 20_000 }), NOW, 0);

@@ -158,6 +158,25 @@ describe('MemoryRateLimiter', () => {
     expect(await Promise.all(grants(l, 2))).toEqual([0, 0]);
   });
 
+  it("answers that overtake each other free no slot the service still counts: a remaining read before later counts' answers came", async () => {
+    const l = limiter();
+    l.observe(K, 'withdraw', { status: 200, limit: 5, elapsedMs: 0 });
+    await Promise.all(grants(l, 5));
+    await vi.advanceTimersByTimeAsync(100);
+    // The five were sent together; the service counted them in order (remaining 4, 3, 2, 1, 0),
+    // and the answers came back the other way round: the first one counted answers last.
+    for (const remaining of [0, 1, 2, 3, 4]) {
+      l.observe(K, 'withdraw', { status: 200, limit: 5, remaining, resetInMs: 60_000, elapsedMs: 100 });
+      await vi.advanceTimersByTimeAsync(1);
+    }
+    // Five counted in a window of five: no slot until the window frees one, however the last
+    // answer to arrive reads.
+    let sent = false;
+    void l.acquire(K, 'withdraw', wait).then(() => (sent = true));
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(sent).toBe(false);
+  });
+
   it('a call that cannot be served in maxWaitMs fails at once with RATE_LIMITED; an abort ends the wait with its reason', async () => {
     const l = limiter();
     l.observe(K, 'withdraw', { status: 200, limit: 1, elapsedMs: 0 });
