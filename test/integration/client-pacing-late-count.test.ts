@@ -15,14 +15,16 @@ const WINDOW_MS = 6000;
 /** The shortest time 90 creations at 30 per window can take: the third 30 start two windows after the first. */
 const IDEAL_MS = (Math.ceil(90 / LIMIT) - 1) * WINDOW_MS;
 const MERCHANT = { merchantId: 'MERCHANT_LATE_COUNT', apiKey: 'sk_test_late_count' };
+/** Issue 33: at most one 429 (the edge probe's, if refused), within 1.2× the ideal, counted on arrival and on a skewed clock. */
+const MAX_REFUSED = 1;
+const MAX_RATIO = 1.2;
 /**
- * Issue 33 asks for at most one 429 within 1.2× the ideal here. On this 2-core machine about one
- * run in three still meets a second 429 (or 1.3×), alone or beside the rest of the suite: the
- * issue stays open on it, and these bounds hold what every run showed (the edge probe's one 429
- * and one more; 1.5×), so a regression beyond them still fails.
+ * Counted up to a second late, each window waits for the answers of the last (a request's slot
+ * frees a window after its answer: the client cannot tell a late count from a slow answer), so the
+ * burst takes 17–18.5 s (docs/benchmarks.md, "Issue 33"), not within issue 33's 1.2× + the delay.
+ * This bound catches a pacer that waits a whole window more.
  */
-const MAX_REFUSED = 2;
-const MAX_RATIO = 1.5;
+const MAX_LATE_RATIO = 1.75;
 
 const services: RateMockProcess[] = [];
 afterAll(async () => {
@@ -68,7 +70,7 @@ async function burst(service: RateMockProcess, skewMs = 0) {
 }
 
 describe('a cold burst of 90 against 30 per 6 s over HTTPS to another process', () => {
-  it('counted on arrival: every creation made, at most two 429s (goal: one), within 1.5× the ideal (goal: 1.2×)', async () => {
+  it('counted on arrival: every creation made, at most one 429, within 1.2× the ideal', async () => {
     const service = await startRateMockProcess({ limit: LIMIT, windowMs: WINDOW_MS, ...MERCHANT });
     services.push(service);
     const { errors, elapsed, creates, refused, told } = await burst(service);
@@ -79,7 +81,7 @@ describe('a cold burst of 90 against 30 per 6 s over HTTPS to another process', 
     expect(elapsed, told).toBeLessThan(MAX_RATIO * IDEAL_MS);
   }, 60_000);
 
-  it('counted 200 ms to 1 s after arrival: every creation made, at most one 429', async () => {
+  it('counted 200 ms to 1 s after arrival: every creation made, at most one 429, no window waited twice', async () => {
     const service = await startRateMockProcess({
       limit: LIMIT,
       windowMs: WINDOW_MS,
@@ -88,11 +90,12 @@ describe('a cold burst of 90 against 30 per 6 s over HTTPS to another process', 
       jitterMs: 800,
     });
     services.push(service);
-    const { errors, creates, refused, told } = await burst(service);
+    const { errors, elapsed, creates, refused, told } = await burst(service);
 
     expect(errors).toEqual([]);
     expect(creates.filter((s) => s === 200)).toHaveLength(90);
-    expect(refused, told).toBeLessThanOrEqual(1);
+    expect(refused, told).toBeLessThanOrEqual(MAX_REFUSED);
+    expect(elapsed, told).toBeLessThan(MAX_LATE_RATIO * IDEAL_MS);
   }, 60_000);
 });
 
@@ -103,7 +106,7 @@ describe("a process clock that disagrees with the service's (assumption A24)", (
     ['3 s ahead', 3000],
     ['3 s behind', -3000],
   ])(
-    '%s: a cold burst of 90 against 30 per 6 s meets at most two 429s (goal: one), within 1.5× the ideal (goal: 1.2×)',
+    '%s: a cold burst of 90 against 30 per 6 s meets at most one 429, within 1.2× the ideal',
     async (_how, skewMs) => {
       const service = await startRateMockProcess({ limit: LIMIT, windowMs: WINDOW_MS, ...MERCHANT });
       services.push(service);
