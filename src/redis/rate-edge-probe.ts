@@ -15,20 +15,15 @@ import { MAX_WINDOW_MS, MIN_WINDOW_MS } from '../core/pacing/bucket-model.js';
 import { EDGE_PROBE_MIN_GAIN_MS, RESET_GRAIN_MS } from '../core/pacing/edge-probe.js';
 
 /**
- * `planEdge(state, window, sent, answered, reset, dated)` → `at, until` (nil when no probe):
+ * `planEdge(state, window, sent, answered, reset)` → `at, until` (nil when no probe):
  * `planEdgeProbe`. `edgeVerdict(status, limit)` → 'accepted' | 'refused' | 'unknown', status a
  * string ('' when no answer came): `edgeProbeVerdict`. `windowAfterAccepted(from, answered)`.
  */
 export const EDGE_RULES_LUA = `
-local function planEdge(state, window, sent, answered, reset, dated)
+local function planEdge(state, window, sent, answered, reset)
   if state ~= 'ready' then return nil end
-  local whole
-  if dated then
-    whole = ${RESET_GRAIN_MS} * (math.floor((reset - dated) / ${RESET_GRAIN_MS} + 0.5) - 1)
-  else
-    whole = ${RESET_GRAIN_MS} * math.floor((reset - sent) / ${RESET_GRAIN_MS})
-    if not (whole == ${RESET_GRAIN_MS} * math.floor((reset - answered) / ${RESET_GRAIN_MS})) then return nil end
-  end
+  local whole = ${RESET_GRAIN_MS} * math.floor((reset - sent) / ${RESET_GRAIN_MS})
+  if not (whole == ${RESET_GRAIN_MS} * math.floor((reset - answered) / ${RESET_GRAIN_MS})) then return nil end
   if not (whole >= ${MIN_WINDOW_MS} and whole <= window - ${EDGE_PROBE_MIN_GAIN_MS}) then return nil end
   return answered + whole, answered + window
 end

@@ -58,18 +58,6 @@ export interface RedisRateLimiterOptions extends RedisStoreOptions {
   logger?: Logger | undefined;
 }
 
-/**
- * The answer's `Date` in Unix ms (the service's clock), '' when it had none or no reset to read
- * it against: both were read against one clock at one moment, so the reset minus its distance
- * plus the date's is the date itself.
- */
-function datedAt(o: RateLimitObservation): string {
-  const { resetAt, resetInMs, dateInMs } = o;
-  if (resetAt === undefined || resetInMs === undefined || dateInMs === undefined) return '';
-  const at = Math.round(resetAt - resetInMs + dateInMs);
-  return Number.isFinite(at) ? String(at) : '';
-}
-
 class SharedBucket extends BucketModel {
   readonly queue = new WaitQueue();
   /** Slots answered and not yet reported to Redis. */
@@ -236,11 +224,7 @@ export class RedisRateLimiter implements RateLimiter {
         v === undefined || !Number.isFinite(v) ? '' : String(v),
       );
       this.#redis
-        .eval(
-          LEARN,
-          [b.keys[1], b.keys[2], b.keys[0]],
-          [...args, probe ? name : '', edge ? name : '', datedAt(observation)],
-        )
+        .eval(LEARN, [b.keys[1], b.keys[2], b.keys[0]], [...args, probe ? name : '', edge ? name : ''])
         .catch(() => (b.sharedLimit = undefined));
       b.wake?.(); // waiting calls ask again (the same connection runs LEARN first)
     }

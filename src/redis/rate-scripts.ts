@@ -159,8 +159,7 @@ return #ARGV`);
  * What one answer taught, for the fleet. KEYS: the hash, the probe lock, the slot set. ARGV:
  * X-RateLimit-Limit, -Remaining, -Reset in Unix ms (each '' when absent), ms since the request's
  * slot was taken, the status ('' when no answer came), the probe's slot name ('' when not the
- * probe), the edge probe's slot name ('' when not the edge probe), the answer's `Date` in Unix ms
- * ('' when absent).
+ * probe), the edge probe's slot name ('' when not the edge probe).
  *
  * The window is measured here, on Redis's clock: an answer alone in its window
  * (Remaining = Limit − 1) says the window is (reset − send time). The shortest measurement wins
@@ -201,7 +200,7 @@ if validLimit(limit) then
     if reset >= now and near(reset, now) and readEdge(KEYS[1], now) == 'ready' then
       local window = tonumber(redis.call('HGET', KEYS[1], 'window'))
       local at, untilAt
-      if validWindow(window) then at, untilAt = planEdge('ready', window, now - sent, now, reset, tonumber(ARGV[8])) end
+      if validWindow(window) then at, untilAt = planEdge('ready', window, now - sent, now, reset) end
       if at then redis.call('HSET', KEYS[1], 'edge', 'plan:' .. int(at) .. ':' .. int(now - sent) .. ':' .. int(untilAt))
       else redis.call('HDEL', KEYS[1], 'edge') end
     end

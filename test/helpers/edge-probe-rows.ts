@@ -71,36 +71,36 @@ export const PLAN_ROWS: [string, EdgePlanInput, EdgePlan | undefined][] = [
   ],
   ['the shortest believed window', input({ windowMs: 1700, lone: { resetAt: 2000 } }), { at: 1310, until: 2010 }],
   [
-    'with a Date: the whole seconds from the second the answer was made in to the reset',
+    'a clock found off (a Date given): the whole seconds from the second the answer was made in to the reset',
     input({ lone: { datedAt: 0 } }),
     { at: 6310, until: 7010 },
   ],
   [
-    'counted late, out across a second (counted at 1,200, answered at 1,300, dated 1,000): the Date gives the window',
+    'a clock found off, counted late, out across a second (counted at 1,200, answered at 1,300, dated 1,000): the Date gives the window',
     input({ windowMs: 7700, lone: { answeredAt: 1300, resetAt: 8000, datedAt: 1000 } }),
     { at: 7300, until: 9000 },
   ],
   [
-    'out across a second, no Date: no probe',
+    'out across a second on a clock that agrees (no Date given): no probe',
     input({ windowMs: 7700, lone: { answeredAt: 1300, resetAt: 8000 } }),
     undefined,
   ],
   [
-    "a process clock off by 700 ms (the reset and the Date read that much late alike): the Date's window stands",
+    "a process clock off by 700 ms more than it knows (the reset and the Date read that much late alike): the Date's window stands",
     input({ windowMs: 7400, lone: { resetAt: 7700, datedAt: 700 } }),
     { at: 6310, until: 7710 },
   ],
   [
-    'the same clock, no Date: the window a whole second too long, the probe a second late',
+    'the same, read as a clock that agrees (no Date given): the window a whole second too long, the probe a second late',
     input({ windowMs: 7400, lone: { resetAt: 7700 } }),
     { at: 7310, until: 7710 },
   ],
   [
-    'counted in the second before its answer was made (counted at 900, dated 1,000): a second short, the probe goes and will be refused',
+    'a clock found off, counted in the second before its answer was made (counted at 900, dated 1,000): a second short, the probe goes and will be refused',
     input({ windowMs: 6700, lone: { answeredAt: 1150, resetAt: 7000, datedAt: 1000 } }),
     { at: 6150, until: 7850 },
   ],
-  ['a Date at the reset: no probe', input({ lone: { datedAt: 7000 } }), undefined],
+  ['a clock found off, a Date at the reset: no probe', input({ lone: { datedAt: 7000 } }), undefined],
   ['a reset before the send', input({ lone: { resetAt: 200 } }), undefined],
   ['NaN times', input({ lone: { sentAt: Number.NaN } }), undefined],
 ];

@@ -24,6 +24,15 @@ export class BucketModel {
   windowMs = PUBLISHED_WINDOW_MS;
   /** No slot before this time (limiter clock): the service said its window is full. */
   blockedUntil = 0;
+  /**
+   * No slot before this time either while requests of this limiter are in flight: the service
+   * said its window is full, and until they are answered the limiter cannot tell whether some of
+   * them were counted before that answer (answers overtake each other) or another client of the
+   * merchant fills the window (see {@link BucketModel.learn}).
+   */
+  doubtUntil = 0;
+  /** The fewest `remaining` an answer reported while in doubt. */
+  #doubtRemaining = Number.POSITIVE_INFINITY;
   #windowKnown = false;
   /** What the answers' dates allow of the service's clock minus this process's (ms). */
   #offsetLow = Number.NEGATIVE_INFINITY;
@@ -98,10 +107,14 @@ export class BucketModel {
    * limiter itself holds slots for (answered or in flight). Returns the slots the service says
    * are free beyond those, or undefined when it did not say.
    *
-   * A window the service reports full holds the bucket until its reset, unless the service
-   * counts no more requests than the limiter's own: their slots free a measured window after
-   * their answers, which is never before the service's edge, while the reset the service reports
-   * is rounded up to the next whole second (up to a second lost at every window edge).
+   * A window the service reports full holds the bucket until its reset, unless the limiter
+   * already counts a full window of its own: its slots free a measured window after their
+   * answers, which is never before the service's edge, while the reset the service reports is
+   * rounded up to the next whole second (up to a second lost at every window edge). Reported full
+   * while requests of its own are in flight, the bucket is in doubt instead (held until the reset
+   * too, {@link BucketModel.doubtUntil}): once they are all answered, it is held on only if one of
+   * the answers showed the service counting more requests than all of the limiter's own (another
+   * client); otherwise those were its own, counted before the answer that said full.
    */
   learn(o: RateLimitObservation, now: number, inFlight: number, counted = 0): number | undefined {
     this.learnLimit(o);
@@ -119,12 +132,18 @@ export class BucketModel {
     // short: the shortest one seen is the closest.
     if (this.alone(o)) this.narrowWindow(Math.ceil(resetInMs + o.elapsedMs));
     const free = o.remaining - inFlight;
-    // Full once its requests in flight are counted, and the service counts more than all of this
-    // limiter's own (another client of the merchant): until the reset. Not when it counts fewer:
-    // some in flight were counted before this answer (answers overtake each other), and the
-    // limiter's own slots free as they leave the window.
-    if (free <= 0 && o.remaining < this.limit - counted)
-      this.blockedUntil = Math.max(this.blockedUntil, now + resetInMs);
+    if (this.doubtUntil > 0 || (free <= 0 && counted < this.limit)) {
+      this.#doubtRemaining = Math.min(this.#doubtRemaining, o.remaining);
+      if (free <= 0 && counted < this.limit) this.doubtUntil = Math.max(this.doubtUntil, now + resetInMs);
+    }
+    if (inFlight === 0 && this.doubtUntil > 0) this.#settleDoubt(counted);
     return Math.max(0, free);
+  }
+
+  /** Every request of the doubt answered: held until the reset only if the service counted others. */
+  #settleDoubt(counted: number): void {
+    if (this.limit - this.#doubtRemaining > counted) this.blockedUntil = Math.max(this.blockedUntil, this.doubtUntil);
+    this.doubtUntil = 0;
+    this.#doubtRemaining = Number.POSITIVE_INFINITY;
   }
 }

@@ -9,12 +9,17 @@
  * to the service's next whole second. If the window is a whole number of seconds (the spec's is a
  * minute), it is the whole seconds from the second the request was counted in to the reset.
  * Which second that was:
- * - with a `Date` (every HTTP server sends one): the second the answer was made in, which a
- *   service makes just after it counts the request. Both are the service's own clock, so the
- *   process's clock, its skew and a late count change nothing. A count in the second before its
- *   answer's makes the window a second short: the probe is then refused, the one 429 it may be;
- * - without one: known when no whole second of the service's clock passed while the request was
- *   out (sent and answered in the same second, counted back from the reset).
+ * - on a clock that agrees with the service's: known when no whole second of the service's clock
+ *   passed while the request was out (sent and answered in the same second, counted back from
+ *   the reset). A request out across a second (a slow answer, a late count) plans no probe: its
+ *   answer's `Date` could say the second, but a service that counts on arrival and answers later
+ *   (a payment's work between the two) would then often be probed a second early;
+ * - on a process clock the answers' dates show to be off (bucket-model.ts, `learnClock`), which
+ *   reads the send's second through an offset known only to the second: its answer's `Date`, the
+ *   second the service made the answer in, just after it counted the request. The reset and the
+ *   Date are both the service's clock, so the offset cancels. A count in the second before its
+ *   answer's makes the window a second short: the probe is then refused, the one 429 it may be.
+ *   The fleet's clock (Redis's) is taken to agree: its Lua has the first rule only.
  *
  * The request leaves the window at most that long after its answer. So, after such a lone answer
  * ({@link planEdgeProbe}), the limiter sends one request at its answer plus that whole-second
@@ -23,8 +28,8 @@
  * ({@link windowAfterAccepted}: within a round trip or two); refused (the window is not whole
  * seconds), it is one 429, not counted by the service, so its slot is dropped and the bucket is
  * not held back, and pacing goes on with the measured upper bound. In a cold burst the first
- * window's lone request (slow start's) plans it; if it cannot (no `Date` and a second passed, or
- * too little to gain), the next window's lone request may (it is sent just after the first
+ * window's lone request (slow start's) plans it; if it cannot (a second passed while it was out,
+ * or too little to gain), the next window's lone request may (it is sent just after the first
  * window's rounded reset). The probe's request is the longest-waiting paced call that can absorb a
  * 429 (a retry left: `AcquireOptions.mayBeRefused`), or none; a 429 moved no money, and its call
  * is retried after `Retry-After` as any 429 (src/core/call/retry-policy.ts). At most
@@ -64,7 +69,10 @@ export interface LoneAnswer {
   answeredAt: number;
   /** Its `X-RateLimit-Reset`, on the same clock. */
   resetAt: number;
-  /** Its `Date` (the whole second the service made it in), on the same clock, when it had one. */
+  /**
+   * Its `Date` (the whole second the service made it in), on the same clock: given when the
+   * process's clock is known to be off from the service's, so the send's second is not to be read.
+   */
   datedAt?: number | undefined;
 }
 
@@ -85,8 +93,8 @@ export interface EdgePlan {
 
 /**
  * When to send the edge probe after an answer alone in its window, or undefined for none: the
- * bucket has not probed yet, the second the request was counted in is known (its answer's `Date`,
- * else a send and answer within one second), the whole-second window that gives is believable, and
+ * bucket has not probed yet, the second the request was counted in is known (its answer's `Date`
+ * when given, else a send and answer within one second), the whole-second window that gives is believable, and
  * the probe would gain at least {@link EDGE_PROBE_MIN_GAIN_MS} over the upper bound.
  *
  * @example
@@ -95,9 +103,9 @@ export interface EdgePlan {
  * // upper bound is 6.7 s; a whole-second window is 6 s
  * planEdgeProbe({ state: 'ready', windowMs: 6700, lone: { sentAt: 300, answeredAt: 310, resetAt: 7000 } });
  * // { at: 6310, until: 7010 }
- * // Counted late (answered at 1,300, dated 1,000, reset 8,000): the Date gives the second
- * planEdgeProbe({ state: 'ready', windowMs: 7700, lone: { sentAt: 300, answeredAt: 1300, resetAt: 8000, datedAt: 1000 } });
- * // { at: 7300, until: 9000 }
+ * // A process clock found off: the reset and the Date read 700 ms late alike; the Date gives the second
+ * planEdgeProbe({ state: 'ready', windowMs: 7400, lone: { sentAt: 300, answeredAt: 310, resetAt: 7700, datedAt: 700 } });
+ * // { at: 6310, until: 7710 }
  * ```
  */
 export function planEdgeProbe(input: EdgePlanInput): EdgePlan | undefined {
@@ -111,7 +119,7 @@ export function planEdgeProbe(input: EdgePlanInput): EdgePlan | undefined {
   return { at: lone.answeredAt + wholeSeconds, until: lone.answeredAt + windowMs };
 }
 
-/** Without a `Date`: the whole seconds from the send to the reset, if none passed while the request was out (else NaN). */
+/** On a clock that agrees (no `Date` given): the whole seconds from the send to the reset, if none passed while the request was out (else NaN). */
 function secondsWhenSentAndAnswered(lone: LoneAnswer): number {
   const fromSend = Math.floor((lone.resetAt - lone.sentAt) / RESET_GRAIN_MS);
   return fromSend === Math.floor((lone.resetAt - lone.answeredAt) / RESET_GRAIN_MS) ? fromSend : Number.NaN;

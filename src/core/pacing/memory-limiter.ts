@@ -64,7 +64,7 @@ class LocalBucket extends BucketModel implements SlowStartState {
     while (flying.length > 0 && (flying[0] as number) <= now - MAX_IN_FLIGHT_MS) flying.shift();
     const i = log.length + flying.length - this.limit + ahead;
     const fromLog = i < 0 ? now : i < log.length ? (log[i] as number) + this.windowMs : now + this.windowMs;
-    return Math.max(now, this.blockedUntil, fromLog);
+    return Math.max(now, this.blockedUntil, this.doubtUntil, fromLog);
   }
 
   /**
@@ -84,7 +84,7 @@ class LocalBucket extends BucketModel implements SlowStartState {
     const plan = this.edgePlan;
     if (this.edge !== 'ready' || plan === undefined) return Number.POSITIVE_INFINITY;
     if (now >= plan.until) this.edgePlan = undefined;
-    else if (this.blockedUntil <= now && this.log.length + this.flying.length === this.limit)
+    else if (Math.max(this.blockedUntil, this.doubtUntil) <= now && this.log.length + this.flying.length === this.limit)
       return Math.max(now, plan.at);
     return Number.POSITIVE_INFINITY;
   }
@@ -121,8 +121,10 @@ class LocalBucket extends BucketModel implements SlowStartState {
   planEdge(now: number, observation: RateLimitObservation): void {
     const resetInMs = this.resetIn(observation);
     if (resetInMs === undefined || this.edge !== 'ready') return;
+    // A clock the answers' dates show to be off reads the send's second through an offset known
+    // only to a second: the answer's Date says the second the service counted it in instead.
     const { dateInMs } = observation;
-    const datedAt = dateInMs === undefined ? undefined : now + dateInMs - this.clockOffset;
+    const datedAt = dateInMs === undefined || this.clockOffset === 0 ? undefined : now + dateInMs - this.clockOffset;
     const lone = { sentAt: now - observation.elapsedMs, answeredAt: now, resetAt: now + resetInMs, datedAt };
     const plan = this.windowKnown ? planEdgeProbe({ state: this.edge, windowMs: this.windowMs, lone }) : undefined;
     this.edgePlan = plan && { ...plan, from: lone.sentAt };

@@ -200,11 +200,15 @@ describe('BucketModel.learn: free slots', () => {
 
   it('holds the bucket until the reset when nothing is free, and not when something is', () => {
     const full = new BucketModel('payment');
-    full.learn(answer({ remaining: 2, resetInMs: 7000 }), NOW, 2);
+    full.learn(answer({ remaining: 0, resetInMs: 7000 }), NOW, 0);
     expect(full.blockedUntil).toBe(NOW + 7000);
+    // Two of its own in flight: held as long, in doubt (whose requests fill it is not known yet).
+    const filling = new BucketModel('payment');
+    filling.learn(answer({ remaining: 2, resetInMs: 7000 }), NOW, 2);
+    expect([filling.blockedUntil, filling.doubtUntil]).toEqual([0, NOW + 7000]);
     const room = new BucketModel('payment');
     room.learn(answer({ remaining: 3, resetInMs: 7000 }), NOW, 2);
-    expect(room.blockedUntil).toBe(0);
+    expect([room.blockedUntil, room.doubtUntil]).toEqual([0, 0]);
   });
 
   it("does not hold until the service's reset (rounded up to a whole second) when its own slots already fill the window", () => {
@@ -217,17 +221,20 @@ describe('BucketModel.learn: free slots', () => {
     expect(others.blockedUntil).toBe(NOW + 5999);
   });
 
-  it('does not hold until the reset when its requests in flight may be in the count already: only when the service counts more than all of its own', () => {
-    // 30 a window; 28 of its own (16 answered, 12 in flight). An answer says 12 left: at least two of
-    // those in flight were counted before it (answers overtake each other), so 2 slots stay free.
-    const overtaken = new BucketModel('payment');
-    overtaken.learn(answer({ limit: 30, remaining: 12, resetInMs: 7000 }), NOW, 12, 28);
-    expect(overtaken.blockedUntil).toBe(0);
-    // The same answer with 14 of its own (2 answered): the service counts 18, more than all of them
-    // (another client of the merchant), and its 12 left are for the 12 in flight.
-    const shared = new BucketModel('payment');
-    shared.learn(answer({ limit: 30, remaining: 12, resetInMs: 7000 }), NOW, 12, 14);
-    expect(shared.blockedUntil).toBe(NOW + 7000);
+  it.each([
+    // 10 a window; 3 of its own answered, 4 in flight. The first of those answered says 3 left: full
+    // once the other 3 are counted, unless they were counted before it (answers overtake each other).
+    ['its own, counted before the answer that said full (answers overtook each other)', [6, 5, 4], 0],
+    // Counted after it: the service counts 10 while it has 7 of its own: another client.
+    ['another client fills the window', [2, 1, 0], NOW + 7000],
+  ])('full with requests of its own in flight: in doubt until they are answered, then %s', (_what, later, until) => {
+    const model = new BucketModel('payment');
+    model.learn(answer({ limit: 10, remaining: 3, resetInMs: 7000 }), NOW, 3, 7);
+    expect([model.blockedUntil, model.doubtUntil]).toEqual([0, NOW + 7000]);
+    later.forEach((remaining, i) => {
+      model.learn(answer({ limit: 10, remaining, resetInMs: 7000 }), NOW, 2 - i, 7);
+    });
+    expect([model.blockedUntil, model.doubtUntil]).toEqual([until, 0]);
   });
 
   it('never moves a hold back for a window reported full with an earlier reset', () => {

@@ -38,7 +38,7 @@ describe('planEdgeProbe', () => {
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(0);
   });
 
-  it("with the answer's Date, counted up to 1 s late and read on a clock up to a second off: the probe never goes before the edge, and goes for nearly every lone answer", () => {
+  it("on a clock found off, with the answer's Date, counted up to 1 s late and read up to a second off: the probe never goes before the edge, and goes for nearly every lone answer", () => {
     // A queue before the service's counter: each request counted `late` ms after it arrived,
     // answered (and dated) at that moment, the answer back `back` ms later; the process reads the
     // reset and the Date `off` ms late alike (its clock's offset as far as it knows it).

@@ -19,10 +19,13 @@ const K = 'merchant';
 const ONE_WAY_MS = 5;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A service allowing `limit` per sliding `windowMs`, and `calls` calls through `l` against it. */
-async function burst(l: MemoryRateLimiter, calls: number, limit: number, windowMs: number) {
+/**
+ * A service allowing `limit` per sliding `windowMs`, and `calls` calls through `l` against it.
+ * `skewMs`: the client's wall clock minus the service's; given, answers carry the service's `Date`.
+ */
+async function burst(l: MemoryRateLimiter, calls: number, limit: number, windowMs: number, skewMs?: number) {
   const arrivals: number[] = [];
-  const answers: { status: number; slot: string | undefined; call: number }[] = [];
+  const answers: { status: number; slot: string | undefined; call: number; sentAt: number; arrival: number }[] = [];
   const call = async (n: number): Promise<void> => {
     for (;;) {
       const slot = (await l.acquire(K, 'payment', { maxWaitMs: 600_000 })) ?? undefined;
@@ -37,6 +40,7 @@ async function burst(l: MemoryRateLimiter, calls: number, limit: number, windowM
       const remaining = Math.max(0, limit - arrivals.length);
       await sleep(ONE_WAY_MS);
       const status = allowed ? 201 : 429;
+      const clientNow = Date.now() + (skewMs ?? 0);
       l.observe(
         K,
         'payment',
@@ -44,13 +48,14 @@ async function burst(l: MemoryRateLimiter, calls: number, limit: number, windowM
           status,
           limit,
           remaining,
-          resetInMs: Math.ceil(freesAt / 1000) * 1000 - Date.now(),
+          resetInMs: Math.ceil(freesAt / 1000) * 1000 - clientNow,
           retryAfterMs,
           elapsedMs: Date.now() - sentAt,
+          dateInMs: skewMs === undefined ? undefined : Math.floor(arrival / 1000) * 1000 - clientNow,
         },
         slot,
       );
-      answers.push({ status, slot, call: n });
+      answers.push({ status, slot, call: n, sentAt, arrival });
       if (allowed) return;
       await sleep(retryAfterMs!);
     }
@@ -88,6 +93,23 @@ describe('MemoryRateLimiter: the edge probe', () => {
     expect(first.filter((a) => a.slot === EDGE_PROBE_SLOT).length).toBe(1);
     expect(second.filter((a) => a.slot === EDGE_PROBE_SLOT || a.status === 429)).toEqual([]);
   });
+
+  it.each([
+    ['2.6 s ahead of', 2600],
+    ['2.6 s behind', -2600],
+  ])(
+    "a process clock %s the service's: the probe goes at the first edge, from the answer's Date, accepted; no 429",
+    async (_how, skewMs) => {
+      const answers = await burst(new MemoryRateLimiter({ now: () => Date.now() }), 10, 2, 2000, skewMs);
+      const probes = answers.filter((a) => a.slot === EDGE_PROBE_SLOT);
+      expect(probes.map((a) => a.status)).toEqual([201]);
+      expect(answers.filter((a) => a.status === 429)).toEqual([]);
+      // Sent within a round trip of the lone request's edge (its arrival plus the window), not a second late.
+      const edge = Math.min(...answers.map((a) => a.arrival)) + 2000;
+      expect(probes[0]!.sentAt - edge).toBeGreaterThanOrEqual(0);
+      expect(probes[0]!.sentAt - edge).toBeLessThan(50);
+    },
+  );
 
   it('a first edge 75 ms before its reset: the probe would gain under the minimum, none goes', async () => {
     vi.setSystemTime(1_764_000_000_920);

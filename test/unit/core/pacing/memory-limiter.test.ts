@@ -177,6 +177,49 @@ describe('MemoryRateLimiter', () => {
     expect(sent).toBe(false);
   });
 
+  it('a window another client fills is held until its reset, though requests of its own were still in flight when it read full', async () => {
+    const l = limiter();
+    await l.acquire(K, 'withdraw', wait); // the cold probe
+    l.observe(K, 'withdraw', { status: 200, limit: 10, remaining: 9, resetInMs: 60_000, elapsedMs: 10 });
+    await Promise.all(grants(l, 6));
+    // Another client's 3 were counted before the first of the 6 to be answered: 5 left, 5 in flight.
+    const answer = (remaining: number) =>
+      l.observe(K, 'withdraw', { status: 200, limit: 10, remaining, resetInMs: 60_000, elapsedMs: 10 });
+    answer(5);
+    let granted = 0;
+    for (const later of grants(l, 3)) void later.then(() => granted++);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(granted).toBe(0);
+    for (const remaining of [4, 3, 2, 1, 0]) {
+      answer(remaining);
+      await vi.advanceTimersByTimeAsync(1);
+    }
+    await vi.advanceTimersByTimeAsync(59_000);
+    expect(granted).toBe(0);
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(granted).toBe(3);
+  });
+
+  it('a window read full while its own requests were in flight frees what they leave once all are answered, not at the reset', async () => {
+    const l = limiter();
+    await l.acquire(K, 'withdraw', wait);
+    l.observe(K, 'withdraw', { status: 200, limit: 5, remaining: 4, resetInMs: 60_000, elapsedMs: 10 });
+    await Promise.all(grants(l, 3));
+    // The last of the three counted answers first (1 left, 2 in flight: full, in doubt); the other
+    // two, counted before it, answer after it: the service never counted more than these four.
+    for (const remaining of [1, 3, 2]) {
+      l.observe(K, 'withdraw', { status: 200, limit: 5, remaining, resetInMs: 60_000, elapsedMs: 10 });
+      await vi.advanceTimersByTimeAsync(1);
+    }
+    const [fifth, sixth] = grants(l, 2);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(await fifth).toBe(0);
+    let sixthSent = false;
+    void sixth?.then(() => (sixthSent = true));
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(sixthSent).toBe(false);
+  });
+
   it('a call that cannot be served in maxWaitMs fails at once with RATE_LIMITED; an abort ends the wait with its reason', async () => {
     const l = limiter();
     l.observe(K, 'withdraw', { status: 200, limit: 1, elapsedMs: 0 });
