@@ -246,7 +246,12 @@ export class RedisRateLimiter implements RateLimiter {
    */
   #onRedisClock(o: RateLimitObservation): RateLimitObservation {
     if (o.resetAt === undefined || this.#offset === undefined) return o;
-    return { ...o, resetInMs: o.resetAt - (Date.now() + this.#offset) };
+    const resetInMs = o.resetAt - (Date.now() + this.#offset);
+    // The Date moved with it: both were read against the process's clock, and a Date left on it
+    // would have the bucket correct the reset for that clock's error a second time.
+    const { dateInMs } = o;
+    const moved = dateInMs === undefined || o.resetInMs === undefined ? dateInMs : dateInMs + resetInMs - o.resetInMs;
+    return { ...o, resetInMs, dateInMs: moved };
   }
 
   /** Reports answered slots to Redis, one round trip for all answers of the same tick. */

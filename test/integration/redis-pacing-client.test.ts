@@ -5,7 +5,7 @@
  * the fleet.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { MemoryTokenStore, MyrGateway, type MyrGatewayOptions } from '../../src/index.js';
+import { MemoryRateLimiter, MemoryTokenStore, MyrGateway, type MyrGatewayOptions } from '../../src/index.js';
 import { RedisRateLimiter } from '../../src/redis/index.js';
 import { paymentParams } from '../helpers/client.js';
 import type { RateLimitedService } from '../helpers/rate-limited-server.js';
@@ -53,6 +53,30 @@ describe.each(CLIENT_KINDS)('RedisRateLimiter on %s, through the client', (kind)
     const later = await Promise.allSettled(Array.from({ length: 10 }, () => b.payments.create(paymentParams())));
     expect([...first, ...later].filter((r) => r.status === 'rejected')).toEqual([]);
     expect(statuses(service, from).filter((s) => s === 429)).toHaveLength(0);
+  }, 40_000);
+
+  it("a process whose clock is 5 s behind holds a window another client filled until the service's reset: no 429", async () => {
+    const service = await harness.startService(10, 8000);
+    const keyPrefix = `behind${Date.now()}${kind}:`;
+    const behind = gateway(service.baseUrl, (await processLimiter(keyPrefix)).limiter, {
+      now: () => Date.now() - 5000,
+    });
+    // Another client of the merchant, paced on its own (not in the fleet).
+    const outside = new MyrGateway({
+      baseUrl: service.baseUrl,
+      merchantId: 'MERCHANT_FLEET_1',
+      apiKey: 'sk_test_fleet',
+      allowInsecureLoopback: true,
+      tokenStore: new MemoryTokenStore(),
+      rateLimiter: new MemoryRateLimiter(),
+    });
+    const from = service.creates.length;
+    await behind.payments.create(paymentParams());
+    await Promise.all(Array.from({ length: 8 }, () => outside.payments.create(paymentParams())));
+    // The tenth: answered with nothing left, the window's reset 7–8 s away on the service's clock.
+    await behind.payments.create(paymentParams());
+    await behind.payments.create(paymentParams(), { totalTimeout: 20_000 });
+    expect(statuses(service, from)).toEqual(Array.from({ length: 11 }, () => 200));
   }, 40_000);
 
   it('rate-cfg edited to limit 0: creations still go ahead', async () => {
