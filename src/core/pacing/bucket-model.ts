@@ -132,6 +132,8 @@ export class BucketModel {
     // short: the shortest one seen is the closest.
     if (this.alone(o)) this.narrowWindow(Math.ceil(resetInMs + o.elapsedMs));
     const free = o.remaining - inFlight;
+    // A doubt whose reset passed (its requests never answered with headers) holds nothing more.
+    if (this.doubtUntil > 0 && this.doubtUntil <= now) this.#settleDoubt(Number.POSITIVE_INFINITY);
     if (this.doubtUntil > 0 || (free <= 0 && counted < this.limit)) {
       this.#doubtRemaining = Math.min(this.#doubtRemaining, o.remaining);
       if (free <= 0 && counted < this.limit) this.doubtUntil = Math.max(this.doubtUntil, now + resetInMs);

@@ -237,6 +237,23 @@ describe('BucketModel.learn: free slots', () => {
     expect([model.blockedUntil, model.doubtUntil]).toEqual([until, 0]);
   });
 
+  it('a doubt whose reset passed with its requests never answered is dropped: a later window read full starts its own', () => {
+    const model = new BucketModel('payment');
+    model.learn(answer({ limit: 10, remaining: 0, resetInMs: 7000 }), NOW, 3, 7);
+    // Its three timed out (no headers); 8 s later a new burst: 6 left with 6 in flight, then its own answers.
+    model.learn(answer({ limit: 10, remaining: 6, resetInMs: 7000 }), NOW + 8000, 6, 7);
+    for (const [remaining, inFlight] of [
+      [9, 4],
+      [8, 3],
+      [7, 2],
+      [6, 1],
+      [5, 0],
+    ] as const)
+      model.learn(answer({ limit: 10, remaining, resetInMs: 7000 }), NOW + 8000, inFlight, 7);
+    // The new doubt's answers never showed more than its own 7 counted (the old doubt's 0 left is not counted).
+    expect([model.blockedUntil, model.doubtUntil]).toEqual([0, 0]);
+  });
+
   it('never moves a hold back for a window reported full with an earlier reset', () => {
     const model = new BucketModel('payment');
     model.learn(answer({ status: 429, retryAfterMs: 20_000 }), NOW, 0);
