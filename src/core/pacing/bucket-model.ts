@@ -133,18 +133,18 @@ export class BucketModel {
     if (this.alone(o)) this.narrowWindow(Math.ceil(resetInMs + o.elapsedMs));
     const free = o.remaining - inFlight;
     // A doubt whose reset passed (its requests never answered with headers) holds nothing more.
-    if (this.doubtUntil > 0 && this.doubtUntil <= now) this.#settleDoubt(Number.POSITIVE_INFINITY);
-    if (this.doubtUntil > 0 || (free <= 0 && counted < this.limit)) {
-      this.#doubtRemaining = Math.min(this.#doubtRemaining, o.remaining);
-      if (free <= 0 && counted < this.limit) this.doubtUntil = Math.max(this.doubtUntil, now + resetInMs);
+    if (this.doubtUntil > 0 && this.doubtUntil <= now) this.#endDoubt();
+    if (free <= 0 && counted < this.limit) this.doubtUntil = Math.max(this.doubtUntil, now + resetInMs);
+    if (this.doubtUntil > 0) this.#doubtRemaining = Math.min(this.#doubtRemaining, o.remaining);
+    // Every request of the doubt answered: held until the reset only if the service counted others.
+    if (inFlight === 0 && this.doubtUntil > 0) {
+      if (this.limit - this.#doubtRemaining > counted) this.blockedUntil = Math.max(this.blockedUntil, this.doubtUntil);
+      this.#endDoubt();
     }
-    if (inFlight === 0 && this.doubtUntil > 0) this.#settleDoubt(counted);
     return Math.max(0, free);
   }
 
-  /** Every request of the doubt answered: held until the reset only if the service counted others. */
-  #settleDoubt(counted: number): void {
-    if (this.limit - this.#doubtRemaining > counted) this.blockedUntil = Math.max(this.blockedUntil, this.doubtUntil);
+  #endDoubt(): void {
     this.doubtUntil = 0;
     this.#doubtRemaining = Number.POSITIVE_INFINITY;
   }
