@@ -17,6 +17,11 @@ export interface RateMockProcess {
   readonly certFile: string;
   /** The payment creations' statuses so far, in the order they arrived. */
   creates(): Promise<number[]>;
+  /**
+   * What a failed time bound says: when the first creation came (ms into its second) and every
+   * creation's arrival after it, the ones not accepted with their status.
+   */
+  timeline(): Promise<string>;
   /** Forgets the creations and the rate window. */
   reset(): Promise<void>;
   stop(): Promise<void>;
@@ -78,6 +83,12 @@ export async function startRateMockProcess(options: RateMockOptions): Promise<Ra
     baseUrl,
     certFile,
     creates: () => worker.request<number[]>({ type: 'creates' }),
+    timeline: async () => {
+      const creates = await worker.request<{ status: number; at: number }[]>({ type: 'timeline' });
+      const first = Math.min(...creates.map((c) => c.at));
+      const each = creates.map((c) => `${Math.round(c.at - first)}${c.status === 200 ? '' : `:${c.status}`}`);
+      return `first creation ${first % 1000} ms into its second; arrivals (ms after it): ${each.join(' ')}`;
+    },
     reset: () => worker.request<void>({ type: 'reset' }),
     stop: async () => {
       await pool.stop();

@@ -3,7 +3,8 @@
  * payment creations per `WINDOW_MS`, each counted `COUNT_LATENCY_MS` plus up to
  * `COUNT_JITTER_MS` after it arrives (0 and 0: on arrival). Ten more merchants, `MERCHANT_ID_0`
  * to `_9`, share the key. Answers `{ type: 'creates' }` with
- * the creations' statuses in arrival order, and `{ type: 'reset' }` by forgetting them and the window.
+ * the creations' statuses in arrival order, `{ type: 'timeline' }` with their statuses and arrival
+ * times (ms, this machine's clock), and `{ type: 'reset' }` by forgetting them and the window.
  */
 import { readFileSync } from 'node:fs';
 import { createMockGateway } from '../../src/testing/index.js';
@@ -29,5 +30,7 @@ const server = await mock.serve({
 serveRequests(async (message) => {
   if (message.type === 'url') return server.baseUrl;
   if (message.type === 'reset') return void mock.reset();
-  return mock.requests.filter((r) => r.endpoint === 'payment.create').map((r) => r.status);
+  const creates = mock.requests.filter((r) => r.endpoint === 'payment.create');
+  if (message.type === 'timeline') return creates.map(({ status, at }) => ({ status, at }));
+  return creates.map((r) => r.status);
 });
