@@ -56,8 +56,8 @@ it('3 processes × 30 creations from cold at 30 per 6 s: at most one 429, all 90
 it("3 processes from cold against 30 per 2.4 s (a window not whole seconds): the fleet's one edge probe is refused, exactly one 429, every creation made once", async () => {
   // The fleet's edge probe goes a whole-second window (2 s) after a lone request's answer: here
   // 400 ms before the edge, so the service refuses it unless a loaded machine sends it that late
-  // (a 2.1 s window left 100 ms, and two busy cores made the probe 170 ms late: accepted, no
-  // 429); its create is sent again after Retry-After.
+  // (on two busy cores the fleet's probe goes up to 170 ms after its plan: a window 100 ms past
+  // the whole second would see it accepted, and no 429); its create is sent again after Retry-After.
   service.setWindow(2400);
   // The probe is planned after a lone request sent and answered within one second (edge-probe.ts):
   // the burst starts 10 ms into a second, so that request does unless it takes 990 ms. Its reset
