@@ -177,6 +177,27 @@ describe('MemoryRateLimiter', () => {
     expect(sent).toBe(false);
   });
 
+  it('an answer frees the slots its remaining reports when no other answer came while it was out: it does not count itself as one', async () => {
+    const l = limiter();
+    l.observe(K, 'withdraw', { status: 200, limit: 3, elapsedMs: 0 });
+    // Three requests one after another, each answered before the next is sent.
+    for (const remaining of [2, 1]) {
+      await l.acquire(K, 'withdraw', wait);
+      await vi.advanceTimersByTimeAsync(10);
+      l.observe(K, 'withdraw', { status: 200, limit: 3, remaining, resetInMs: 60_000, elapsedMs: 10 });
+    }
+    await l.acquire(K, 'withdraw', wait);
+    await vi.advanceTimersByTimeAsync(10);
+    // The third is answered with 2 left: the service counts only it (its window was reset), so two
+    // of the three slots counted here are free at once.
+    l.observe(K, 'withdraw', { status: 200, limit: 3, remaining: 2, resetInMs: 60_000, elapsedMs: 10 });
+    let granted = 0;
+    for (const slot of grants(l, 3)) void slot.then(() => granted++);
+    await vi.advanceTimersByTimeAsync(1000);
+    // Two free now; the third slot is the answered request's own, counted until the window frees it.
+    expect(granted).toBe(2);
+  });
+
   it('a window another client fills is held until its reset, though requests of its own were still in flight when it read full', async () => {
     const l = limiter();
     await l.acquire(K, 'withdraw', wait); // the cold probe
