@@ -385,15 +385,16 @@ export async function runPacingBench(): Promise<void> {
     bursts: 20_000,
     seed: 33,
   });
-  const goalMs = 1.2 * idealMs + latencyMs + jitterMs;
-  const shareWithinGoal = bound.shareWithin(goalMs);
+  // Issue 33's goal read both ways: 1.2× the ideal, plus the delay; 1.2× (the ideal + the delay), the table's ratio.
+  const goalsMs = [1.2 * idealMs + latencyMs + jitterMs, 1.2 * (idealMs + latencyMs + jitterMs)];
+  const shares = goalsMs.map((goalMs) => ({ goalMs, share: bound.shareWithin(goalMs) }));
   console.log(
-    `Counted ${LATE_COUNT[0]}, a pacer that knew when the service counted each request (bench/late-count-bound.ts, a model of 20,000 bursts from the first send, no token fetch): median ${bound.medianMs.toFixed(0)} ms (p10 ${bound.p10Ms.toFixed(0)}, p90 ${bound.p90Ms.toFixed(0)}); ${(shareWithinGoal * 100).toFixed(0)}% of its bursts within 1.2× the ideal + the delay (${goalMs} ms)`,
+    `Counted ${LATE_COUNT[0]}, a pacer that knew when the service counted each request (bench/late-count-bound.ts, a model of 20,000 bursts from the first send, no token fetch): median ${bound.medianMs.toFixed(0)} ms (p10 ${bound.p10Ms.toFixed(0)}, p90 ${bound.p90Ms.toFixed(0)}); ${shares.map(({ goalMs, share }) => `${(share * 100).toFixed(0)}% of its bursts within ${goalMs.toFixed(0)} ms`).join(', ')}`,
   );
   await mkdir(new URL('./results/', import.meta.url), { recursive: true });
   await writeFile(
     RESULTS_FILE,
-    `${JSON.stringify({ date: new Date().toISOString(), machine: machineInfo(), config: { calls, rounds, limit: LIMIT, windowMs: WINDOW_MS }, rows, late, lateBound: { medianMs: bound.medianMs, p10Ms: bound.p10Ms, p90Ms: bound.p90Ms, goalMs, shareWithinGoal } }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), machine: machineInfo(), config: { calls, rounds, limit: LIMIT, windowMs: WINDOW_MS }, rows, late, lateBound: { medianMs: bound.medianMs, p10Ms: bound.p10Ms, p90Ms: bound.p90Ms, shares } }, null, 2)}\n`,
   );
 }
 
