@@ -1,8 +1,10 @@
 /**
- * What no pacer can beat when the service counts late (issue 33): a model, not a measurement. It
- * reuses each slot the moment the service frees it (its request's count plus the window), as if
- * the pacer knew when the service counted every request, which a client cannot know (a late
- * count and a slow answer look the same from outside). From cold it sends slow start's lone
+ * What no pacer that sends only into slots the service has freed can beat when the service counts
+ * late (issue 33): a model, not a measurement. It reuses each slot the moment the service frees
+ * it (its request's count plus the window), as if the pacer knew when the service counted every
+ * request, which a client cannot know (a late count and a slow answer look the same from outside).
+ * A pacer that also knew the service never counts sooner than `latencyMs` could send that much
+ * before a slot frees; none is modelled, since nothing tells a client such a minimum. From cold it sends slow start's lone
  * request first and the others at its count (no round trip, no token fetch); each request is
  * counted `latencyMs` plus up to `jitterMs` (uniform) after it is sent, as the mock's
  * `rateLimitCountDelay` counts it. A burst ends when its last request is counted. Each slot's

@@ -54,15 +54,20 @@ it('3 processes × 30 creations from cold at 30 per 6 s: at most one 429, all 90
 }, 60_000);
 
 it("3 processes from cold against 30 per 2.4 s (a window not whole seconds): the fleet's one edge probe is refused, exactly one 429, every creation made once", async () => {
-  // The fleet's edge probe goes a whole-second window (2 s) after a lone request's answer: here
-  // 400 ms before the edge, so the service refuses it unless a loaded machine sends it that late
-  // (on two busy cores the fleet's probe goes up to 170 ms after its plan: a window 100 ms past
-  // the whole second would see it accepted, and no 429); its create is sent again after Retry-After.
+  // The fleet's edge probe goes a whole-second window (2 s) after a lone request's answer (as the
+  // fleet's Lua learns it): here up to 400 ms before the edge (the lone request's arrival + 2.4 s),
+  // less the time from that arrival to its answer being learned, so the service refuses it unless
+  // a loaded machine sends it that late (on two busy cores the fleet's probe came up to 170 ms
+  // after its plan: a window 100 ms past the whole second would see it accepted, and no 429); its
+  // create is sent again after Retry-After.
   service.setWindow(2400);
+  // The merchant's token first (a status query: not a payment creation, not counted), so the lone
+  // request's time is its slot and its own round trip only.
+  await pool.all({ type: 'token', merchantId: 'MERCHANT_FLEET_EDGE' });
   // The probe is planned after a lone request sent and answered within one second (edge-probe.ts):
   // the burst starts 10 ms into a second, so that request does unless it takes 990 ms. Its reset
   // is then 3 s into the service's clock, and a whole-second window is 2 s, if it arrives less
-  // than 600 ms into its second (two busy cores made it 370 ms).
+  // than 600 ms into its second (two busy cores made it 370 ms, the token fetched in the burst).
   await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 10));
   const results = await pool.all<Result>({ type: 'burst', calls: 90 / WORKERS, merchantId: 'MERCHANT_FLEET_EDGE' });
 

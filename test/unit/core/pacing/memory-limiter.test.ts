@@ -180,11 +180,12 @@ describe('MemoryRateLimiter', () => {
   it('an answer frees the slots its remaining reports when no other answer came while it was out: it does not count itself as one', async () => {
     const l = limiter();
     l.observe(K, 'withdraw', { status: 200, limit: 3, elapsedMs: 0 });
-    // Three requests one after another, each answered before the next is sent.
+    // Three requests one after another, each sent a millisecond after the answer before it.
     for (const remaining of [2, 1]) {
       await l.acquire(K, 'withdraw', wait);
       await vi.advanceTimersByTimeAsync(10);
       l.observe(K, 'withdraw', { status: 200, limit: 3, remaining, resetInMs: 60_000, elapsedMs: 10 });
+      await vi.advanceTimersByTimeAsync(1);
     }
     await l.acquire(K, 'withdraw', wait);
     await vi.advanceTimersByTimeAsync(10);
