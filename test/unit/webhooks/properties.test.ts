@@ -2,6 +2,7 @@
  * Property-based tests of the verifier (fast-check). Runs per property come from
  * FC_RUNS (CI runs with at least 10,000).
  */
+import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { WebhookVerificationError, WebhookVerifier, type WebhookEvent } from '../../../src/webhooks/index.js';
@@ -76,8 +77,13 @@ function differentValue(name: SignedName, original: unknown) {
       : name === 'completed_at'
         ? fc.option(fieldText, { nil: null }).filter((v) => (v ?? '') !== (original ?? ''))
         : fieldText.filter((v) => v !== original);
-  // null and "" sign identically for completed_at (the spec maps null to ""), so they are not a change.
-  const same = (v: unknown) => v === original || (name === 'completed_at' && (v ?? '') === (original ?? ''));
+  // What the tampered body carries is its JSON: NaN and ±Infinity are sent as null, -0 as 0. And
+  // null and "" sign identically for completed_at (the spec maps null to ""). Neither is a change.
+  const onWire = (v: unknown): unknown => JSON.parse(JSON.stringify(v) ?? 'null');
+  const same = (v: unknown) => {
+    const [sent, was] = [onWire(v), onWire(original)];
+    return isDeepStrictEqual(sent, was) || (name === 'completed_at' && (sent ?? '') === (was ?? ''));
+  };
   return fc.oneof(
     { weight: 4, arbitrary: sameType },
     { weight: 1, arbitrary: fc.anything().filter((v) => !same(v) && v !== undefined) },
