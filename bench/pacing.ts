@@ -35,6 +35,9 @@ const LIMIT = 30;
 const WINDOW_MS = 6000;
 const WORKERS = 3;
 
+/** The least `calls` creations take at the limit: the last window's first starts ⌈calls / limit⌉ − 1 windows after the first. */
+const idealMsOf = (calls: number) => (Math.ceil(calls / LIMIT) - 1) * WINDOW_MS;
+
 /** One scenario's runs. */
 export interface PacingBenchRow {
   scenario: string;
@@ -120,7 +123,7 @@ async function burst(
 }
 
 function row(scenario: string, runs: Run[], calls: number): PacingBenchRow {
-  const idealMs = (Math.ceil(calls / LIMIT) - 1) * WINDOW_MS;
+  const idealMs = idealMsOf(calls);
   const drainMs = median(runs.map((r) => r.drainMs));
   const of = (pick: (r: Run) => number) => median(runs.map(pick));
   const edges = Math.max(0, ...runs.map((r) => r.edgesLateMs.length));
@@ -175,7 +178,7 @@ const LATE_COUNT = ['200 ms to 1 s late', 200, 800] as const;
 async function lateCountRows(rounds: number, calls: number): Promise<LateCountRow[]> {
   const rows: LateCountRow[] = [];
   const merchant = { merchantId: 'MERCHANT_BENCH_LATE', apiKey: 'sk_test_bench_late' };
-  const idealMs = (Math.ceil(calls / LIMIT) - 1) * WINDOW_MS;
+  const idealMs = idealMsOf(calls);
   for (const [counting, latencyMs, jitterMs] of [['on arrival', 0, 0], LATE_COUNT] as const) {
     const service = await startRateMockProcess({ limit: LIMIT, windowMs: WINDOW_MS, ...merchant, latencyMs, jitterMs });
     const scenarios = new Map<string, (merchantId: string) => Promise<void>>();
@@ -375,7 +378,7 @@ export async function runPacingBench(): Promise<void> {
   );
   // What a pacer that knew each count could reach with the same delays: the floor under the late rows.
   const [, latencyMs, jitterMs] = LATE_COUNT;
-  const idealMs = (Math.ceil(calls / LIMIT) - 1) * WINDOW_MS;
+  const idealMs = idealMsOf(calls);
   const bound = lateCountBound({
     calls,
     limit: LIMIT,
