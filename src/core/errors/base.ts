@@ -49,7 +49,8 @@ export type ClientErrorCode =
   | 'INVALID_SIGNED_FIELD'
   | 'STORE_UNAVAILABLE'
   | 'REDIS_VERSION_UNSUPPORTED'
-  | 'CLAIM_LOST';
+  | 'CLAIM_LOST'
+  | 'PAYOUT_ROW_INVALID';
 
 /** Every code a {@link MyrGatewayError} can carry. Unknown service codes pass through as strings. */
 export type ErrorCode = ApiErrorCode | ClientErrorCode | (string & {});

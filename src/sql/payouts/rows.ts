@@ -6,8 +6,10 @@
  * @module
  */
 import { getRandomValues } from 'node:crypto';
+import { MyrGatewayError } from '../../core/errors/base.js';
 import { accountNumberRedactor } from '../../core/redact.js';
-import type { WithdrawalCreateParams } from '../../schemas/withdrawals.js';
+import * as z from 'zod/mini';
+import { withdrawalCreateParamsSchema, type WithdrawalCreateParams } from '../../schemas/withdrawals.js';
 import type { SqlDialect } from '../sql-client.js';
 import { payoutStatements as mysql } from '../dialects/mysql/payout-statements.js';
 import { payoutStatements as postgres } from '../dialects/postgres/payout-statements.js';
@@ -29,33 +31,80 @@ export interface PayoutRow {
   readonly lastError: string | undefined;
   /** The refusal recorded when `onRefused` threw: run again, never sent again. */
   readonly refusal: { readonly code: string; readonly message: string } | undefined;
+  /** When it was staged (ms since the epoch, the staging process's clock). */
+  readonly stagedAt: number;
+}
+
+/**
+ * Why a row is not one the outbox can act on: shared state is input, so a row the outbox did not
+ * write (by hand, another program, a bad migration) is refused with what is wrong, and never with
+ * its text (its params hold a full account number). The worker sets such a row aside and sends
+ * the others; `get` and `settle` throw it.
+ *
+ * @example
+ * ```ts
+ * worker.start(); // onError: MyrGatewayError PAYOUT_ROW_INVALID "the payout row PAYOUT7781 ..."
+ * ```
+ */
+export function rowInvalid(referenceId: string, what: string): MyrGatewayError {
+  return new MyrGatewayError(
+    `the payout row ${referenceId.slice(0, 100)} is not one the outbox wrote: ${what}; it is set aside (never sent) until a person fixes or deletes it`,
+    { code: 'PAYOUT_ROW_INVALID', retryable: false },
+  );
 }
 
 const STATES: readonly PayoutState[] = ['staged', 'sending', 'sent', 'succeeded', 'failed', 'refused'];
-const stateOf = (value: unknown): PayoutState => {
-  const state = STATES.find((known) => known === value);
-  if (state === undefined) throw new Error(`a payout row holds the unknown state ${String(value)}`);
-  return state;
-};
 const text = (value: unknown): string | undefined =>
   typeof value === 'string'
     ? value
     : typeof value === 'number' || typeof value === 'bigint'
       ? String(value)
       : undefined;
+/** `value` parsed as JSON, or undefined when it is not JSON text. */
+function jsonOf(value: unknown): unknown {
+  try {
+    return typeof value === 'string' ? (JSON.parse(value) as unknown) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
-/** A row of `due`, `lock` or `read`. */
+/** Whether `value` is a withdrawal request the outbox could have staged for this reference and amount. */
+const isRequestFor = (value: unknown, referenceId: string, amount: string): value is WithdrawalCreateParams =>
+  isObject(value) &&
+  value.reference_id === referenceId &&
+  String(value.amount) === amount &&
+  z.safeParse(withdrawalCreateParamsSchema, value).success;
+
+/** A row of `due`, `lock` or `read`; a {@link rowInvalid} error when it is not one the outbox wrote. */
 export function payoutRow(row: Record<string, unknown>): PayoutRow {
-  const refusal = text(row.refusal);
+  const referenceId = String(row.reference_id);
+  const state = STATES.find((known) => known === row.state);
+  if (state === undefined) throw rowInvalid(referenceId, 'its state is none the outbox writes');
+  const amount = String(row.amount);
+  const params = jsonOf(row.params);
+  if (!isRequestFor(params, referenceId, amount)) {
+    throw rowInvalid(referenceId, "its params are not the request staged for this row's reference and amount");
+  }
+  const refusalText = text(row.refusal);
+  const refusal = refusalText === undefined ? undefined : jsonOf(refusalText);
+  if (
+    refusalText !== undefined &&
+    !(isObject(refusal) && typeof refusal.code === 'string' && typeof refusal.message === 'string')
+  ) {
+    throw rowInvalid(referenceId, 'its refusal is not one the outbox recorded');
+  }
   return {
-    referenceId: String(row.reference_id),
-    state: stateOf(row.state),
-    params: JSON.parse(String(row.params)) as WithdrawalCreateParams,
-    amount: String(row.amount),
+    referenceId,
+    state,
+    params,
+    amount,
     attempts: Number(row.attempts),
     paymentId: text(row.payment_id),
     lastError: text(row.last_error),
-    refusal: refusal === undefined ? undefined : (JSON.parse(refusal) as { code: string; message: string }),
+    refusal: isObject(refusal) ? { code: String(refusal.code), message: String(refusal.message) } : undefined,
+    stagedAt: Number(row.staged_at),
   };
 }
 
@@ -64,10 +113,10 @@ export function errorText(error: unknown, accountNumber: string): { readonly cod
   const { code, message } =
     typeof error === 'object' && error !== null ? (error as { code?: unknown; message?: unknown }) : {};
   const mask = accountNumberRedactor(accountNumber);
-  return {
-    code: typeof code === 'string' ? code : 'UNKNOWN',
-    message: mask(typeof message === 'string' ? message : String(error)).slice(0, 400),
-  };
+  const known = typeof code === 'string' ? code : 'UNKNOWN';
+  const said = mask(typeof message === 'string' ? message : String(error));
+  // The SDK's messages often begin with their code already: `last_error` says it once.
+  return { code: known, message: (said.startsWith(`${known}: `) ? said.slice(known.length + 2) : said).slice(0, 400) };
 }
 
 /** A random 53-bit id for one claim of a row: only the worker that wrote it writes the row's outcome. */

@@ -54,9 +54,17 @@ export interface PayoutStatements {
   }>;
   /** Locks the table's one pacing row: claims that will send take turns, so the requests of every worker fit one limit. */
   readonly paceLock: PayoutStatement<Record<string, never>>;
-  /** How many payouts were requested since `since`, and the oldest of them (`n`, `oldest`). */
-  readonly recent: PayoutStatement<{ since: number }>;
-  /** Writes a request's outcome, only if the row is still this worker's claim. */
+  /**
+   * How many payouts were requested after `since` and no later than `until`, and the oldest of
+   * them (`n`, `oldest`). A time past `until` is no request this outbox made (it writes its own
+   * clock's time, and `until` allows for another worker's clock being ahead): counted, it would
+   * hold every payout back until then.
+   */
+  readonly recent: PayoutStatement<{ since: number; until: number }>;
+  /**
+   * Writes a request's outcome, only if the row is still this worker's claim and still in flight
+   * (`sending` or `sent`): a row settled meanwhile, by a callback or by hand, stays as it is.
+   */
   readonly release: PayoutStatement<{
     referenceId: string;
     claimId: number;
@@ -83,7 +91,9 @@ export interface PayoutStatements {
   readonly lock: PayoutStatement<{ referenceId: string }>;
   /** One payout's row, without a lock. */
   readonly read: PayoutStatement<{ referenceId: string }>;
+  /** Sets aside a row the outbox cannot read (not due again before `dueAt`), saying why in `last_error`. */
+  readonly park: PayoutStatement<{ referenceId: string; dueAt: number; lastError: string }>;
 }
 
 /** The columns `due`, `lock` and `read` answer. */
-export const COLUMNS = 'reference_id, state, params, amount, attempts, payment_id, last_error, refusal';
+export const COLUMNS = 'reference_id, state, params, amount, attempts, payment_id, last_error, refusal, staged_at';

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { ConfigurationError } from '../../core/errors/base.js';
+import { ConfigurationError, MyrGatewayError } from '../../core/errors/base.js';
 import { milliseconds } from '../../core/milliseconds.js';
 import { PUBLISHED_LIMITS, PUBLISHED_WINDOW_MS } from '../../core/pacing/limiter-contract.js';
 import { TERMINAL_STATUSES } from '../../schemas/statuses.js';
@@ -38,6 +38,25 @@ interface Claimed {
 
 const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
 
+/**
+ * How far the service's clock may be behind the clock that staged a payout (the spec's own
+ * tolerance for a callback's age): a withdrawal made longer than this before the payout was
+ * staged is another payout's, under a reference used before (its row deleted, the reference
+ * staged again). See {@link PayoutWorker}'s lookup.
+ */
+const CLOCK_ALLOWANCE_MS = 300_000;
+
+/**
+ * What one request of a claim may take, its retries included (the call's `totalTimeout`): it
+ * ends before the claim's lease, leaving time to write its outcome, so a live worker's request
+ * never overlaps another worker's takeover of the same payout (an ended request is an unknown
+ * outcome, asked again with `recover`).
+ */
+const requestMsOf = (leaseMs: number) => Math.max(1, leaseMs - Math.min(5_000, Math.ceil(leaseMs / 3)));
+
+/** How long a row the outbox cannot read is set aside before it is read (and reported) again. */
+const SET_ASIDE_MS = 3_600_000;
+
 /** `value` when it is a whole number from 1 to `max`, else a ConfigurationError naming the option. */
 function count(value: unknown, name: string, max: number): number {
   if (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= max) return value;
@@ -51,6 +70,7 @@ export class PayoutWorker<Tx = unknown> {
   readonly #intervalMs: number;
   readonly #settleAfterMs: number;
   readonly #leaseMs: number;
+  readonly #request: { readonly totalTimeout: number };
   readonly #batchSize: number;
   readonly #onError: (error: unknown) => void;
   readonly #pace: { readonly limit: number; readonly windowMs: number } | undefined;
@@ -68,6 +88,7 @@ export class PayoutWorker<Tx = unknown> {
     this.#intervalMs = milliseconds(options.intervalMs ?? 1000, 'intervalMs');
     this.#settleAfterMs = milliseconds(options.settleAfterMs ?? 600_000, 'settleAfterMs');
     this.#leaseMs = milliseconds(options.leaseMs ?? 15_000, 'leaseMs');
+    this.#request = { totalTimeout: requestMsOf(this.#leaseMs) };
     this.#batchSize = count(options.batchSize ?? 10, 'batchSize', 1000);
     this.#onError = options.onError ?? ((error) => console.error('myr-gateway: a payout drain failed', error));
     const pace = options.pace ?? { limit: PUBLISHED_LIMITS.withdraw, windowMs: PUBLISHED_WINDOW_MS };
@@ -132,8 +153,9 @@ export class PayoutWorker<Tx = unknown> {
     // Only what was due when the drain began: a payout asked again later is the next drain's, so a drain ends.
     const began = Date.now();
     for (;;) {
-      const { claimed, waitMs } = await this.#claim(began);
-      if (claimed.length === 0 && waitMs === 0) return report;
+      const { claimed, waitMs, setAside } = await this.#claim(began);
+      for (const error of setAside) this.#onError(error);
+      if (claimed.length === 0 && waitMs === 0 && setAside.length === 0) return report;
       const outcomes = await Promise.allSettled(claimed.map((one) => this.#handle(one, report)));
       const failed = outcomes.find((outcome) => outcome.status === 'rejected');
       if (failed !== undefined) throw failed.reason;
@@ -153,9 +175,11 @@ export class PayoutWorker<Tx = unknown> {
   /**
    * Takes up to `batchSize` rows due by `dueBy` in one short transaction: each gets this claim's
    * id and a lease. A payout to be requested is taken only while the shared limit has room;
-   * `waitMs` says how long until it has room again when some had to stay.
+   * `waitMs` says how long until it has room again when some had to stay. A row the outbox cannot
+   * read is set aside for {@link SET_ASIDE_MS} (`setAside`: why, for `onError`), so it never
+   * holds back the payouts behind it.
    */
-  async #claim(dueBy: number): Promise<{ claimed: Claimed[]; waitMs: number }> {
+  async #claim(dueBy: number): Promise<{ claimed: Claimed[]; waitMs: number; setAside: MyrGatewayError[] }> {
     const { sql, table } = this.#outbox;
     return transactionOf(this.#outbox, async (session) => {
       if (this.#pace !== undefined) await session.query(sql.paceLock.text(table), sql.paceLock.params({}));
@@ -165,16 +189,31 @@ export class PayoutWorker<Tx = unknown> {
       let oldest = now;
       if (this.#pace !== undefined) {
         const since = now - this.#pace.windowMs - paceSlackMs(this.#pace.windowMs);
-        const recent = (await session.query(sql.recent.text(table), sql.recent.params({ since }))).rows[0];
+        // Another worker's clock may be ahead, but not by a window: later times are no request of ours.
+        const until = now + this.#pace.windowMs;
+        const recent = (await session.query(sql.recent.text(table), sql.recent.params({ since, until }))).rows[0];
         room = this.#pace.limit - Number(recent?.n ?? 0);
         oldest = Number(recent?.oldest ?? now);
       }
-      const rows = (
-        await session.query(sql.due.text(table), sql.due.params({ now: dueBy, limit: this.#batchSize }))
-      ).rows.map(payoutRow);
+      const due = (await session.query(sql.due.text(table), sql.due.params({ now: dueBy, limit: this.#batchSize })))
+        .rows;
       const claimed: Claimed[] = [];
+      const setAside: MyrGatewayError[] = [];
       let waitMs = 0;
-      for (const row of rows) {
+      for (const found of due) {
+        let row: PayoutRow;
+        try {
+          row = payoutRow(found);
+        } catch (error) {
+          if (!(error instanceof MyrGatewayError)) throw error;
+          const referenceId = String(found.reference_id);
+          await session.query(
+            sql.park.text(table),
+            sql.park.params({ referenceId, dueAt: now + SET_ASIDE_MS, lastError: error.message.slice(0, 400) }),
+          );
+          setAside.push(error);
+          continue;
+        }
         const action =
           row.state === 'sent'
             ? 'lookup'
@@ -185,10 +224,9 @@ export class PayoutWorker<Tx = unknown> {
                 : 'recover';
         const requests = action === 'create' || action === 'recover';
         if (requests && room <= 0) {
-          waitMs =
-            this.#pace === undefined
-              ? 1
-              : Math.max(1, oldest + this.#pace.windowMs + paceSlackMs(this.#pace.windowMs) - now);
+          const window = this.#pace === undefined ? 1 : this.#pace.windowMs + paceSlackMs(this.#pace.windowMs);
+          // Never longer than a window and its slack: the oldest request counted was made by now.
+          waitMs = Math.min(window, Math.max(1, oldest + window - now));
           continue;
         }
         if (requests) room -= 1;
@@ -205,7 +243,7 @@ export class PayoutWorker<Tx = unknown> {
         await session.query(sql.claim.text(table), sql.claim.params(values));
         claimed.push({ row, claim, action });
       }
-      return { claimed, waitMs };
+      return { claimed, waitMs, setAside };
     });
   }
 
@@ -216,7 +254,7 @@ export class PayoutWorker<Tx = unknown> {
     const first = action === 'create';
     try {
       const paymentId = first ? await this.#create(row) : await this.#recover(row);
-      await this.#release(claimed, 'sent', Date.now() + this.#settleAfterMs, { paymentId });
+      await this.#release(claimed, 'sent', Date.now() + this.#settleAfterMs, { paymentId, lastError: null });
       report.sent += 1;
     } catch (error) {
       const verdict = payoutVerdict(error, first);
@@ -238,12 +276,12 @@ export class PayoutWorker<Tx = unknown> {
   }
 
   async #create(row: PayoutRow): Promise<string | null> {
-    const withdrawal = await this.#gateway.withdrawals.create(row.params);
+    const withdrawal = await this.#gateway.withdrawals.create(row.params, this.#request);
     return withdrawal.payment_id ?? withdrawal.withdrawal_id ?? null;
   }
 
   async #recover(row: PayoutRow): Promise<string | null> {
-    const recovery = await this.#gateway.withdrawals.recover(row.params);
+    const recovery = await this.#gateway.withdrawals.recover(row.params, this.#request);
     return recovery.created ? (recovery.withdrawal.payment_id ?? recovery.withdrawal.withdrawal_id ?? null) : null;
   }
 
@@ -289,23 +327,34 @@ export class PayoutWorker<Tx = unknown> {
     }
   }
 
-  /** Asks the status endpoint about a payout no callback settled; a final status settles it, anything else waits (never a resend). */
+  /**
+   * Asks the status endpoint about a payout no callback settled; a final status settles it,
+   * anything else waits (never a resend). A payout whose service id is unknown (its request met
+   * DUPLICATE_REFERENCE on a recovery) may find a withdrawal made before it was staged: its
+   * reference was used before (that payout's row deleted, the reference staged again), so the
+   * service refused this one and it was never made: refused, never settled on the earlier one.
+   */
   async #lookUp(claimed: Claimed, report: PayoutDrainReport): Promise<void> {
     const { row } = claimed;
     let status: string | undefined;
     let paymentId: string | undefined;
+    let earlier: string | undefined;
     try {
       const found = await this.#gateway.payments.retrieve(row.referenceId);
-      // Only this payout's record: a withdrawal (not a PAY_ deposit) of the staged amount, with its id when one is known.
+      // Only a withdrawal (not a PAY_ deposit) under this reference, of the staged amount, with its id when one is known.
+      const withdrawal = found.reference_id === row.referenceId && !found.payment_id.startsWith('PAY_');
+      const madeAt = Date.parse(found.created_at ?? '');
+      if (withdrawal && row.paymentId === undefined && madeAt < row.stagedAt - CLOCK_ALLOWANCE_MS)
+        earlier = `the reference was used by the earlier withdrawal ${found.payment_id}, made at ${found.created_at ?? ''} before this payout was staged: this payout was never made`;
       const mine =
-        found.reference_id === row.referenceId &&
-        !found.payment_id.startsWith('PAY_') &&
+        withdrawal &&
         Number(found.amount) === Number(row.amount) &&
         (row.paymentId === undefined || row.paymentId === found.payment_id);
-      if (mine && TERMINAL.has(found.status)) ({ status, payment_id: paymentId } = found);
+      if (mine && earlier === undefined && TERMINAL.has(found.status)) ({ status, payment_id: paymentId } = found);
     } catch {
       // A 404 or a failed lookup proves nothing: keep waiting.
     }
+    if (earlier !== undefined) return this.#refuse(claimed, { code: 'DUPLICATE_REFERENCE', message: earlier }, report);
     const { sql, table, onSettled } = this.#outbox;
     if (status !== undefined && paymentId !== undefined) {
       const state: 'succeeded' | 'failed' = status === 'SUCCESS' ? 'succeeded' : 'failed';
@@ -356,7 +405,7 @@ export class PayoutWorker<Tx = unknown> {
     claimed: Claimed,
     state: PayoutState,
     dueAt: number,
-    more: { paymentId?: string | null; lastError?: string; refusal?: string },
+    more: { paymentId?: string | null; lastError?: string | null; refusal?: string },
   ): Promise<boolean> {
     const { sql, table } = this.#outbox;
     const values = {
@@ -365,7 +414,8 @@ export class PayoutWorker<Tx = unknown> {
       state,
       dueAt,
       paymentId: more.paymentId ?? null,
-      lastError: more.lastError ?? claimed.row.lastError ?? null,
+      // Kept unless this outcome says otherwise (null: a sent payout's earlier failures are over).
+      lastError: more.lastError === undefined ? (claimed.row.lastError ?? null) : more.lastError,
       refusal: more.refusal ?? null,
       now: Date.now(),
       answeredAt: answeredAt(claimed),

@@ -34,13 +34,15 @@ export const payoutStatements: PayoutStatements = {
   },
   paceLock: { text: (t) => `SELECT id FROM ${t}_pace WHERE id = 1 FOR UPDATE`, params: () => [] },
   recent: {
-    text: (t) => `SELECT count(*) AS n, min(requested_at) AS oldest FROM ${t} WHERE requested_at > ?`,
-    params: (a) => [a.since],
+    text: (t) =>
+      `SELECT count(*) AS n, min(requested_at) AS oldest FROM ${t} WHERE requested_at > ? AND requested_at <= ?`,
+    params: (a) => [a.since, a.until],
   },
   release: {
     text: (t) =>
       `UPDATE ${t} SET sent_at = IF(? = 'sent', ?, sent_at), settled_at = IF(? IN ('succeeded', 'failed', 'refused'), ?, settled_at), state = ?, due_at = ?, ` +
-      'payment_id = COALESCE(?, payment_id), last_error = ?, refusal = ?, claim_id = NULL, requested_at = COALESCE(?, requested_at) WHERE reference_id = ? AND claim_id = ?',
+      'payment_id = COALESCE(?, payment_id), last_error = ?, refusal = ?, claim_id = NULL, requested_at = COALESCE(?, requested_at) ' +
+      "WHERE reference_id = ? AND claim_id = ? AND state IN ('sending', 'sent')",
     params: (a) => [
       a.state,
       a.now,
@@ -66,4 +68,8 @@ export const payoutStatements: PayoutStatements = {
     params: (a) => [a.referenceId],
   },
   read: { text: (t) => `SELECT ${COLUMNS} FROM ${t} WHERE reference_id = ?`, params: (a) => [a.referenceId] },
+  park: {
+    text: (t) => `UPDATE ${t} SET due_at = ?, last_error = ? WHERE reference_id = ?`,
+    params: (a) => [a.dueAt, a.lastError, a.referenceId],
+  },
 };

@@ -34,14 +34,15 @@ export const payoutStatements: PayoutStatements = {
   },
   paceLock: { text: (t) => `SELECT id FROM ${t}_pace WHERE id = 1 FOR UPDATE`, params: () => [] },
   recent: {
-    text: (t) => `SELECT count(*) AS n, min(requested_at) AS oldest FROM ${t} WHERE requested_at > $1`,
-    params: (a) => [a.since],
+    text: (t) =>
+      `SELECT count(*) AS n, min(requested_at) AS oldest FROM ${t} WHERE requested_at > $1 AND requested_at <= $2`,
+    params: (a) => [a.since, a.until],
   },
   release: {
     text: (t) =>
       `UPDATE ${t} SET state = $3::varchar, due_at = $4, payment_id = COALESCE($5, payment_id), last_error = $6, refusal = $7, claim_id = NULL, requested_at = COALESCE($9::bigint, requested_at), ` +
       `sent_at = CASE WHEN $3::varchar = 'sent' THEN $8::bigint ELSE sent_at END, settled_at = CASE WHEN $3::varchar IN ('succeeded', 'failed', 'refused') THEN $8::bigint ELSE settled_at END ` +
-      'WHERE reference_id = $1 AND claim_id = $2',
+      "WHERE reference_id = $1 AND claim_id = $2 AND state IN ('sending', 'sent')",
     params: numberedReleaseParams,
   },
   settle: {
@@ -54,4 +55,8 @@ export const payoutStatements: PayoutStatements = {
     params: (a) => [a.referenceId],
   },
   read: { text: (t) => `SELECT ${COLUMNS} FROM ${t} WHERE reference_id = $1`, params: (a) => [a.referenceId] },
+  park: {
+    text: (t) => `UPDATE ${t} SET due_at = $2, last_error = $3 WHERE reference_id = $1`,
+    params: (a) => [a.referenceId, a.dueAt, a.lastError],
+  },
 };

@@ -36,13 +36,15 @@ export const payoutStatements: PayoutStatements = {
   // The transaction holds SQLite's write lock already: the row is read for the same statement shape.
   paceLock: { text: (t) => `SELECT id FROM ${t}_pace WHERE id = 1`, params: () => [] },
   recent: {
-    text: (t) => `SELECT count(*) AS n, min(requested_at) AS oldest FROM ${t} WHERE requested_at > ?`,
-    params: (a) => [a.since],
+    text: (t) =>
+      `SELECT count(*) AS n, min(requested_at) AS oldest FROM ${t} WHERE requested_at > ? AND requested_at <= ?`,
+    params: (a) => [a.since, a.until],
   },
   release: {
     text: (t) =>
       `UPDATE ${t} SET sent_at = CASE WHEN ?3 = 'sent' THEN ?8 ELSE sent_at END, settled_at = CASE WHEN ?3 IN ('succeeded', 'failed', 'refused') THEN ?8 ELSE settled_at END, ` +
-      'state = ?3, due_at = ?4, payment_id = COALESCE(?5, payment_id), last_error = ?6, refusal = ?7, claim_id = NULL, requested_at = COALESCE(?9, requested_at) WHERE reference_id = ?1 AND claim_id = ?2',
+      'state = ?3, due_at = ?4, payment_id = COALESCE(?5, payment_id), last_error = ?6, refusal = ?7, claim_id = NULL, requested_at = COALESCE(?9, requested_at) ' +
+      "WHERE reference_id = ?1 AND claim_id = ?2 AND state IN ('sending', 'sent')",
     params: numberedReleaseParams,
   },
   settle: {
@@ -52,4 +54,8 @@ export const payoutStatements: PayoutStatements = {
   },
   lock: { text: (t) => `SELECT ${COLUMNS} FROM ${t} WHERE reference_id = ?`, params: (a) => [a.referenceId] },
   read: { text: (t) => `SELECT ${COLUMNS} FROM ${t} WHERE reference_id = ?`, params: (a) => [a.referenceId] },
+  park: {
+    text: (t) => `UPDATE ${t} SET due_at = ?, last_error = ? WHERE reference_id = ?`,
+    params: (a) => [a.dueAt, a.lastError, a.referenceId],
+  },
 };

@@ -28,6 +28,7 @@ payoutScenarios('MariaDB (mysql2)', () => ({
   credit: async (tx, referenceId, kind) =>
     void (await tx.query('INSERT INTO credits (reference_id, kind) VALUES (?, ?)', [referenceId, kind])),
   credits,
+  raw: async (text, params) => void (await database.pool.query(text, [...params])),
 }));
 
 // Kysely's MysqlDialect takes mysql2's callback pool, not the promise one.

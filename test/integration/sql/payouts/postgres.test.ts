@@ -15,6 +15,15 @@ const database = postgresForFile(10, (pool) =>
   pool.query('CREATE TABLE credits (reference_id TEXT NOT NULL, kind TEXT NOT NULL)'),
 );
 
+/** A statement of the merchant's own, its `?` placeholders numbered as Postgres takes them. */
+const merchantSql = async (text: string, params: readonly (string | number)[]) => {
+  let n = 0;
+  await database.pool.query(
+    text.replaceAll('?', () => `$${++n}`),
+    [...params],
+  );
+};
+
 payoutScenarios('PostgreSQL (node-postgres)', () => ({
   client: () => fromPg(database.pool),
   credit: async (tx, referenceId, kind) =>
@@ -23,6 +32,7 @@ payoutScenarios('PostgreSQL (node-postgres)', () => ({
     (
       await database.pool.query<{ kind: string }>('SELECT kind FROM credits WHERE reference_id = $1', [referenceId])
     ).rows.map((row) => row.kind),
+  raw: merchantSql,
 }));
 
 let postgresJs: postgres.Sql | undefined;
@@ -39,6 +49,7 @@ payoutScenarios('PostgreSQL (postgres.js)', () => ({
     (
       await database.pool.query<{ kind: string }>('SELECT kind FROM credits WHERE reference_id = $1', [referenceId])
     ).rows.map((row) => row.kind),
+  raw: merchantSql,
 }));
 
 payoutScenarios(

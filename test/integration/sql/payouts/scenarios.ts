@@ -5,8 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it as vitestIt } from 'vitest';
+import { inspect } from 'node:util';
 import {
   DuplicateReferenceError,
+  MyrGatewayError,
   InvalidRequestError,
   MemoryRateLimiter,
   MemoryTokenStore,
@@ -31,10 +33,18 @@ export interface PayoutDb<Tx> {
   credit: (tx: Tx, referenceId: string, kind: string) => Promise<void>;
   /** Credit rows of a reference, read on another connection. */
   credits: (referenceId: string) => Promise<string[]>;
+  /**
+   * A statement of the merchant's own (`?` placeholders), on another connection: what a person or
+   * another program does to the outbox's table. Given by the drivers that run every scenario.
+   */
+  raw?: (text: string, params: readonly (string | number)[]) => Promise<void>;
 }
 
 const ACCOUNT = '5140123456789';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** `pending`, or a failure once `ms` passed (a drain that stalls or spins never ends). */
+const within = <T>(pending: Promise<T>, ms: number) =>
+  Promise.race([pending, sleep(ms).then(() => Promise.reject(new Error(`still running after ${ms} ms`)))]);
 
 /** The scenarios every adapter runs (an ORM over a driver that runs them all: the stage and settle paths through its `tx`). */
 export const THROUGH_TX = [
@@ -54,12 +64,17 @@ export function payoutScenarios<Tx>(
     const it = (title: string, test: () => Promise<void>, timeoutMs?: number) => {
       if (options.only === undefined || options.only.includes(title)) vitestIt(title, test, timeoutMs);
     };
-    const mock = createMockGateway();
+    // The service's clock, this far from the process's: an earlier withdrawal is made in the past.
+    let serviceClockMs = 0;
+    const mock = createMockGateway({ now: () => Date.now() + serviceClockMs });
     let server: MockHttpServer;
     beforeAll(async () => {
       server = await mock.serve();
     });
-    afterEach(() => mock.reset());
+    afterEach(() => {
+      mock.reset();
+      serviceClockMs = 0;
+    });
     afterAll(async () => {
       await server?.close();
     });
@@ -77,7 +92,11 @@ export function payoutScenarios<Tx>(
     async function outbox(
       hooks: { refused?: (refusal: PayoutRefusal) => void; settled?: (settlement: PayoutSettlement) => void } = {},
     ) {
-      const { client, credit, credits } = db();
+      const { client, credit, credits, raw: rawOf } = db();
+      const raw = async (text: string, params: readonly (string | number)[]) => {
+        if (rawOf === undefined) throw new Error('this database gives no raw statements');
+        await rawOf(text.replaceAll('TABLE', payouts.table), params);
+      };
       const refusals: PayoutRefusal[] = [];
       const settlements: PayoutSettlement[] = [];
       const payouts = new SqlPayouts(client(), {
@@ -94,11 +113,11 @@ export function payoutScenarios<Tx>(
         },
       });
       await payouts.ensureSchema();
-      return { payouts, refusals, settlements, credits, client };
+      return { payouts, refusals, settlements, credits, client, raw };
     }
 
-    async function staged(payouts: SqlPayouts<Tx>) {
-      const params = withdrawalParams();
+    async function staged(payouts: SqlPayouts<Tx>, referenceId = withdrawalParams().reference_id) {
+      const params = { ...withdrawalParams(), reference_id: referenceId };
       await payouts.transaction(async ({ tx }) => payouts.stage(tx, { ...params, amount: '250.00' }));
       return params.reference_id;
     }
@@ -320,6 +339,120 @@ export function payoutScenarios<Tx>(
       expect(await worker.drain()).toMatchObject({ overdue: 1, sent: 0 });
       expect(await payouts.get(referenceId)).toMatchObject({ state: 'sent', attempts: 1 });
       expect(mock.count('withdraw')).toBe(1);
+    });
+
+    it('a reference an earlier withdrawal used, staged again after its row was deleted and taken over before its first answer: refused (onRefused once), never settled on the earlier withdrawal', async () => {
+      const { payouts, refusals, settlements, credits, raw } = await outbox();
+      // An hour ago the reference was paid out and settled; its row was deleted since (retention).
+      serviceClockMs = -3_600_000;
+      const referenceId = await staged(payouts);
+      await payouts.worker(gateway()).drain();
+      await mock.completeWithdrawal(referenceId, 'SUCCESS', { deliver: false });
+      serviceClockMs = 0;
+      await raw('DELETE FROM TABLE WHERE reference_id = ?', [referenceId]);
+      // Staged again now. A worker claimed it and died before its first request was answered (or
+      // its lease ran out): the next claim cannot tell whether that request went, so it recovers.
+      await staged(payouts, referenceId);
+      await raw("UPDATE TABLE SET state = 'sending', attempts = 1, claim_id = 1, due_at = 0 WHERE reference_id = ?", [
+        referenceId,
+      ]);
+      const worker = payouts.worker(gateway(), { intervalMs: 1, settleAfterMs: 1 });
+      // DUPLICATE_REFERENCE on the recovery: sent, as far as the worker can tell yet.
+      expect(await worker.drain()).toMatchObject({ sent: 1 });
+      await sleep(5);
+      // The lookup finds a withdrawal made before this payout was staged: not this payout's.
+      expect(await worker.drain()).toMatchObject({ settled: 0, refused: 1 });
+      expect(settlements).toEqual([]);
+      expect(refusals).toMatchObject([{ referenceId, amount: '250.00', code: 'DUPLICATE_REFERENCE' }]);
+      expect(await credits(referenceId)).toEqual(['refused']);
+      expect(await payouts.get(referenceId)).toMatchObject({ state: 'refused' });
+    });
+
+    it("a recovery that meets DUPLICATE_REFERENCE because this payout's own request arrived is settled by the lookup on its withdrawal", async () => {
+      const { payouts, settlements, raw } = await outbox();
+      const referenceId = await staged(payouts);
+      // The request arrived and was processed; the worker died before it wrote the answer.
+      mock.fault({ endpoint: 'withdraw', when: 'after', response: { type: 'networkError' } });
+      await payouts.worker(gateway(), { intervalMs: 1 }).drain();
+      await raw('UPDATE TABLE SET due_at = 0 WHERE reference_id = ?', [referenceId]);
+      const worker = payouts.worker(gateway(), { intervalMs: 1, settleAfterMs: 1 });
+      expect(await worker.drain()).toMatchObject({ sent: 1 });
+      await mock.completeWithdrawal(referenceId, 'SUCCESS', { deliver: false });
+      await sleep(5);
+      expect(await worker.drain()).toMatchObject({ settled: 1, refused: 0 });
+      expect(settlements).toMatchObject([{ referenceId, state: 'succeeded', via: 'status' }]);
+      expect(mock.count('withdraw')).toBe(2);
+    });
+
+    it('settled by hand (the documented UPDATE) while a status lookup is in flight: the lookup never takes the row back, and no hook runs after', async () => {
+      const { payouts, settlements, credits, raw } = await outbox();
+      const referenceId = await staged(payouts);
+      const worker = payouts.worker(gateway(), { intervalMs: 1, settleAfterMs: 1 });
+      expect(await worker.drain()).toMatchObject({ sent: 1 });
+      await sleep(5);
+      mock.fault({ endpoint: 'payment.status', response: { type: 'delay', ms: 600 } });
+      const lookup = worker.drain();
+      await sleep(300);
+      // docs/payouts.md, "Settling by status, and by hand".
+      await raw("UPDATE TABLE SET state = 'failed', settled_at = ? WHERE reference_id = ? AND state = 'sent'", [
+        Date.now(),
+        referenceId,
+      ]);
+      await lookup;
+      expect(await payouts.get(referenceId)).toMatchObject({ state: 'failed' });
+      await mock.completeWithdrawal(referenceId, 'FAILED', { deliver: false });
+      await sleep(5);
+      expect(await worker.drain()).toMatchObject({ settled: 0, overdue: 0 });
+      expect(settlements).toEqual([]);
+      expect(await credits(referenceId)).toEqual([]);
+      expect(await payouts.get(referenceId)).toMatchObject({ state: 'failed' });
+    });
+
+    it("rows the outbox did not write (params not JSON, another payout's request, null, a state it never writes) are set aside with a typed error that shows none of their text; every other payout is sent", async () => {
+      const errors: unknown[] = [];
+      const { payouts, raw } = await outbox();
+      const good = [await staged(payouts), await staged(payouts)];
+      const bad = [await staged(payouts), await staged(payouts), await staged(payouts), await staged(payouts)];
+      const other = JSON.stringify({ ...withdrawalParams(), amount: '250.00' });
+      await raw('UPDATE TABLE SET params = ? WHERE reference_id = ?', [`x${ACCOUNT}`, bad[0] ?? '']);
+      await raw('UPDATE TABLE SET params = ? WHERE reference_id = ?', [other, bad[1] ?? '']);
+      await raw('UPDATE TABLE SET params = ? WHERE reference_id = ?', ['null', bad[2] ?? '']);
+      await raw("UPDATE TABLE SET state = 'paid' WHERE reference_id = ?", [bad[3] ?? '']);
+      // Due first, and more of them than one claim takes.
+      for (const referenceId of bad) await raw('UPDATE TABLE SET due_at = 0 WHERE reference_id = ?', [referenceId]);
+      const worker = payouts.worker(gateway(), { batchSize: 2, onError: (error) => errors.push(error) });
+      expect(await worker.drain()).toMatchObject({ sent: 2 });
+      expect(mock.count('withdraw')).toBe(2);
+      for (const referenceId of good) expect(await payouts.get(referenceId)).toMatchObject({ state: 'sent' });
+      // A state the outbox never writes is not due; the other three were read and set aside, each said once.
+      expect(errors).toHaveLength(3);
+      for (const error of [...errors, await payouts.get(bad[0] ?? '').catch((thrown: unknown) => thrown)]) {
+        expect(error).toBeInstanceOf(MyrGatewayError);
+        expect(error).toMatchObject({ code: 'PAYOUT_ROW_INVALID', retryable: false });
+        const shown = `${String(error)} ${JSON.stringify(error)} ${inspect(error)}`;
+        expect(shown).not.toContain(ACCOUNT);
+        expect(shown).not.toContain('6789');
+      }
+      await expect(payouts.get(bad[3] ?? '')).rejects.toMatchObject({ code: 'PAYOUT_ROW_INVALID' });
+      // Set aside, not lost: still there for a person, not due again at once.
+      expect(await worker.drain()).toMatchObject({ sent: 0 });
+      expect(errors).toHaveLength(3);
+    });
+
+    it('requested_at far in the future on rows the outbox did not write neither stalls the pace nor spins: a payout goes at once', async () => {
+      const { payouts, raw } = await outbox();
+      const olds = [await staged(payouts), await staged(payouts), await staged(payouts)];
+      for (const referenceId of olds) {
+        await raw("UPDATE TABLE SET state = 'succeeded', requested_at = ? WHERE reference_id = ?", [
+          Date.now() + 30 * 86_400_000,
+          referenceId,
+        ]);
+      }
+      const referenceId = await staged(payouts);
+      const worker = payouts.worker(gateway(), { pace: { limit: 3, windowMs: 2_000 } });
+      const drained = await within(worker.drain(), 5_000);
+      expect(drained).toMatchObject({ sent: 1 });
+      expect(await payouts.get(referenceId)).toMatchObject({ state: 'sent' });
     });
 
     it('three workers (a client each, as three processes) drain 60 payouts against 30 per 6 s, pacing through the database: each sent once, at most one 429, even when requests reach the service up to 0.8 s late', async () => {

@@ -27,4 +27,5 @@ payoutScenarios('SQLite (node:sqlite)', () => ({
       .prepare('SELECT kind FROM credits WHERE reference_id = ?')
       .all(referenceId)
       .map((row) => String(row.kind)),
+  raw: async (text, params) => void setup.prepare(text).run(...params),
 }));

@@ -1,10 +1,12 @@
 /**
  * src/sql/payouts/rows.ts: a stored row read back whatever types the driver gives (Postgres's
- * BIGINT and INTEGER as text, MySQL's numbers), an unknown state refused, the account number
- * never in a remembered error, and a claim id a BIGINT holds.
+ * BIGINT and INTEGER as text, MySQL's numbers), a row the outbox did not write refused with a
+ * typed error that shows none of its text, the account number never in a remembered error, and
+ * a claim id a BIGINT holds.
  */
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { OutcomeUnknownError } from '../../../../src/index.js';
+import { MyrGatewayError, OutcomeUnknownError } from '../../../../src/index.js';
 import { claimId, errorText, payoutRow, payoutStatementsOf } from '../../../../src/sql/payouts/rows.js';
 
 const params = {
@@ -23,6 +25,7 @@ const stored = {
   payment_id: 'WD_1',
   last_error: null,
   refusal: null,
+  staged_at: '1764403200000',
 };
 
 describe('payoutRow', () => {
@@ -36,14 +39,39 @@ describe('payoutRow', () => {
       paymentId: 'WD_1',
       lastError: undefined,
       refusal: undefined,
+      stagedAt: 1_764_403_200_000,
     });
     expect(payoutRow({ ...stored, attempts: 3, refusal: '{"code":"INVALID_BANK_CODE","message":"no"}' })).toMatchObject(
       { attempts: 3, refusal: { code: 'INVALID_BANK_CODE', message: 'no' } },
     );
   });
 
-  it('refuses a state the outbox never writes', () => {
-    expect(() => payoutRow({ ...stored, state: 'paid' })).toThrow(/unknown state paid/);
+  it.each([
+    ['a state the outbox never writes', { state: 'paid' }, /its state/],
+    ['params that are not JSON', { params: 'x5140123456789' }, /its params/],
+    ['params that are null', { params: 'null' }, /its params/],
+    ["another payout's request", { params: JSON.stringify({ ...params, reference_id: 'PAYOUT2' }) }, /its params/],
+    ['a request of another amount', { params: JSON.stringify({ ...params, amount: '25000.00' }) }, /its params/],
+    [
+      'a request without an account',
+      { params: JSON.stringify({ ...params, account_number: 5140123456789 }) },
+      /its params/,
+    ],
+    ['a refusal that is not JSON', { refusal: 'no 5140123456789' }, /its refusal/],
+    ['a refusal without its code', { refusal: '{"message":"no"}' }, /its refusal/],
+  ])('refuses %s with PAYOUT_ROW_INVALID, showing none of the row', (_, change, why) => {
+    let thrown: unknown;
+    try {
+      payoutRow({ ...stored, ...change });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(MyrGatewayError);
+    expect(thrown).toMatchObject({ code: 'PAYOUT_ROW_INVALID', retryable: false, message: expect.stringMatching(why) });
+    const shown = `${String(thrown)} ${JSON.stringify(thrown)} ${inspect(thrown)}`;
+    expect(shown).toContain('PAYOUT1');
+    expect(shown).not.toContain('6789');
+    expect(shown).not.toContain('25000');
   });
 });
 
@@ -57,6 +85,14 @@ describe('errorText', () => {
     expect(text.message).toMatch(/^bank said \*{4}6789 and \*{4}6789 x+$/);
     expect(text.message).toHaveLength(400);
     expect(errorText('boom', params.account_number)).toEqual({ code: 'UNKNOWN', message: 'boom' });
+  });
+
+  it('says the code once when the message begins with it', () => {
+    const error = new OutcomeUnknownError('OUTCOME_UNKNOWN: the answer was lost', { referenceId: 'PAYOUT1' });
+    expect(errorText(error, params.account_number)).toEqual({
+      code: 'OUTCOME_UNKNOWN',
+      message: 'the answer was lost',
+    });
   });
 });
 

@@ -48,6 +48,35 @@ async function staged() {
 }
 
 describe('the payout worker', () => {
+  it("bounds each request, retries included, well inside the claim's lease: a live worker's request never outlasts it", async () => {
+    for (const [leaseMs, bound] of [
+      [15_000, 10_000],
+      [3_000, 2_000],
+      [60_000, 55_000],
+    ] as const) {
+      const payouts = await staged();
+      const seen: unknown[] = [];
+      const gateway = {
+        withdrawals: {
+          create: async (_: unknown, options: unknown) => (
+            seen.push(options),
+            Promise.reject(new OutcomeUnknownError('lost', { referenceId: 'PAYOUT1' }))
+          ),
+          recover: async (_: unknown, options: unknown) => (
+            seen.push(options),
+            { created: false, referenceId: 'PAYOUT1' }
+          ),
+        },
+        payments: { retrieve: async () => Promise.reject(new NotFoundError('none', { code: 'NOT_FOUND' })) },
+      } as unknown as PayoutGateway;
+      const worker = payouts.worker(gateway, { leaseMs, intervalMs: 1 });
+      await worker.drain();
+      await sleep(5);
+      await worker.drain();
+      expect(seen).toEqual([{ totalTimeout: bound }, { totalTimeout: bound }]);
+    }
+  });
+
   it('a worker whose lease ran out mid-send is taken over with recover (never create), and its late answer writes nothing', async () => {
     const payouts = await staged();
     let answerFirst!: (value: unknown) => void;
