@@ -2,8 +2,9 @@
  * The SQL ledger's table as Drizzle table definitions, one per dialect, for the merchant's
  * Drizzle schema: `drizzle-kit push` and `drizzle-kit generate` compare the database with that
  * schema and drop (or never create) any table it lacks. With the ledger's table in it, they keep
- * it, and create it in the migrations they write. Each definition is the DDL of
- * `SqlLedger.schemaSql(dialect)`, column for column.
+ * it, and create it in the migrations they write (on Postgres and SQLite; on MySQL and MariaDB
+ * drizzle-kit rewrites the table instead, so it is kept out: see `mysqlLedgerTable`). Each
+ * definition is the DDL of `SqlLedger.schemaSql(dialect)`, column for column.
  *
  * @module
  */
@@ -83,13 +84,18 @@ function mysqlColumns() {
 }
 
 /**
- * The ledger's table for a Drizzle schema on MySQL or MariaDB (mysql2). Its key is compared byte
- * for byte (`utf8mb4_bin`), as the ledger needs. Export it from the schema file drizzle-kit reads.
+ * The ledger's table as Drizzle columns on MySQL or MariaDB (mysql2), for your own queries. Its
+ * key is compared byte for byte (`utf8mb4_bin`), as the ledger needs. Keep it out of the schema
+ * drizzle-kit pushes: drizzle-kit 0.31 reads the key's collation (and MariaDB's `smallint(6)`)
+ * as a changed type on every push and `push --force` truncates the table, forgetting every
+ * handled payment. Exclude the ledger with `tablesFilter: ['!myr_webhook_ledger']` and create it
+ * with `SqlLedger.ensureSchema()` or docs/migrations/mysql.sql (docs/ledger.md, "Set up").
  *
  * @example
  * ```ts
  * import { mysqlLedgerTable } from 'myr-gateway/drizzle';
- * export const myrWebhookLedger = mysqlLedgerTable();
+ * // in a module drizzle.config.ts does not name as its schema
+ * const myrWebhookLedger = mysqlLedgerTable();
  * ```
  */
 export function mysqlLedgerTable(table: string = DEFAULT_TABLE) {

@@ -15,14 +15,14 @@ export function mysqlLedger(table: string): LedgerStatements {
     // No upsert here: with mysql2's default FOUND_ROWS flag, ON DUPLICATE KEY UPDATE answers 1 both
     // for an insert and for an unchanged row. An expired row is taken over by `takeOver`.
     claim: {
-      text: `INSERT IGNORE INTO ${table} (ledger_key, expires_at, claim_id) VALUES (?, ?, ?)`,
+      text: `INSERT IGNORE INTO ${table} (ledger_key, handled_statuses, expires_at, claim_id) VALUES (?, 0, ?, ?)`,
       params: ({ claim }) => [claim.row, claim.until, claim.id],
     },
     // The payment's row is read without a lock, after `lockMark` wrote it (READ COMMITTED: the
     // snapshot has this transaction's own write).
     claimOrdered: {
       text:
-        `INSERT IGNORE INTO ${table} (ledger_key, expires_at, claim_id) SELECT ?, ?, ? FROM DUAL ` +
+        `INSERT IGNORE INTO ${table} (ledger_key, handled_statuses, expires_at, claim_id) SELECT ?, 0, ?, ? FROM DUAL ` +
         `WHERE NOT EXISTS (SELECT 1 FROM ${table} WHERE ledger_key = ? AND (mark_rank > ? OR (handled_statuses & ?) <> 0))`,
       params: ({ claim, mark, rank, handled }) => [claim.row, claim.until, claim.id, mark, rank, handled],
     },
@@ -30,7 +30,7 @@ export function mysqlLedger(table: string): LedgerStatements {
       name: 'rows-beside',
       // Writes (and so locks) the payment's row; the status's bit is recorded once claimed.
       lockMark: {
-        text: `INSERT INTO ${table} (ledger_key, mark_rank, expires_at) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE mark_rank = GREATEST(COALESCE(mark_rank, 0), ?)`,
+        text: `INSERT INTO ${table} (ledger_key, mark_rank, handled_statuses, expires_at) VALUES (?, ?, 0, ?) ON DUPLICATE KEY UPDATE mark_rank = GREATEST(COALESCE(mark_rank, 0), ?)`,
         params: ({ mark, markRank, keptUntil }) => [mark, markRank, keptUntil, markRank],
       },
       markHandled: {

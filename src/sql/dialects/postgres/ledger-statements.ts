@@ -31,7 +31,7 @@ export function postgresLedger(table: string, bare: string, sentBeforeBegin = fa
     ...postgresSchema(table, bare),
     claim: {
       text:
-        `INSERT INTO ${table} AS l (ledger_key, expires_at, claim_id) VALUES ($1, ${expiry}, $4::bigint) ON CONFLICT (ledger_key) ` +
+        `INSERT INTO ${table} AS l (ledger_key, handled_statuses, expires_at, claim_id) VALUES ($1, 0, ${expiry}, $4::bigint) ON CONFLICT (ledger_key) ` +
         'DO UPDATE SET expires_at = EXCLUDED.expires_at, claim_id = EXCLUDED.claim_id WHERE l.expires_at <= $3',
       params: ({ claim, now }) => [claim.row, claim.until, now, claim.id],
     },
@@ -44,7 +44,7 @@ export function postgresLedger(table: string, bare: string, sentBeforeBegin = fa
         `WITH mark AS (INSERT INTO ${table} AS m (ledger_key, mark_rank, handled_statuses, expires_at) VALUES ($4::varchar, $6::smallint, $8::smallint, ${keptUntil}) ` +
         'ON CONFLICT (ledger_key) DO UPDATE SET mark_rank = GREATEST(m.mark_rank, EXCLUDED.mark_rank), handled_statuses = m.handled_statuses | EXCLUDED.handled_statuses ' +
         'WHERE (m.handled_statuses & EXCLUDED.handled_statuses) = 0 RETURNING mark_rank) ' +
-        `INSERT INTO ${table} AS l (ledger_key, expires_at, claim_id) SELECT $1::varchar, ${expiry}, $7::bigint FROM mark WHERE mark.mark_rank <= $5::smallint ` +
+        `INSERT INTO ${table} AS l (ledger_key, handled_statuses, expires_at, claim_id) SELECT $1::varchar, 0, ${expiry}, $7::bigint FROM mark WHERE mark.mark_rank <= $5::smallint ` +
         'ON CONFLICT (ledger_key) DO UPDATE SET expires_at = EXCLUDED.expires_at, claim_id = EXCLUDED.claim_id WHERE l.expires_at <= $3::bigint',
       params: ({ claim, now, mark, rank, markRank, handled, keptUntil: kept }) => [
         claim.row,

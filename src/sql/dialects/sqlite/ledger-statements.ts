@@ -13,13 +13,13 @@ export function sqliteLedger(table: string, bare: string): LedgerStatements {
     ...sqliteSchema(table, bare),
     claim: {
       text:
-        `INSERT INTO ${table} (ledger_key, expires_at, claim_id) VALUES (?, ?, ?) ON CONFLICT (ledger_key) ` +
+        `INSERT INTO ${table} (ledger_key, handled_statuses, expires_at, claim_id) VALUES (?, 0, ?, ?) ON CONFLICT (ledger_key) ` +
         'DO UPDATE SET expires_at = excluded.expires_at, claim_id = excluded.claim_id WHERE expires_at <= ?',
       params: ({ claim, now }) => [claim.row, claim.until, claim.id, now],
     },
     claimOrdered: {
       text:
-        `INSERT INTO ${table} (ledger_key, expires_at, claim_id) SELECT ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM ${table} WHERE ledger_key = ? AND (mark_rank > ? OR (handled_statuses & ?) <> 0)) ` +
+        `INSERT INTO ${table} (ledger_key, handled_statuses, expires_at, claim_id) SELECT ?, 0, ?, ? WHERE NOT EXISTS (SELECT 1 FROM ${table} WHERE ledger_key = ? AND (mark_rank > ? OR (handled_statuses & ?) <> 0)) ` +
         'ON CONFLICT (ledger_key) DO UPDATE SET expires_at = excluded.expires_at, claim_id = excluded.claim_id WHERE expires_at <= ?',
       params: ({ claim, now, mark, rank, handled }) => [claim.row, claim.until, claim.id, mark, rank, handled, now],
     },

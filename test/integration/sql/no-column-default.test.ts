@@ -1,0 +1,60 @@
+/**
+ * The ledger never relies on a column's DEFAULT, on real Postgres, MariaDB and SQLite: a table
+ * whose `handled_statuses` lost its `DEFAULT 0` (what drizzle-kit push's `MODIFY COLUMN` leaves
+ * on MariaDB, and what a hand-written migration may forget) passes `ensureSchema({ create: false })`,
+ * so every insert the ledger makes writes the column itself. Before, every REFUNDED (and any
+ * second status of a payment) failed on such a table with ER_NO_DEFAULT_FOR_FIELD or a NOT NULL
+ * violation: 503 until the gateway gave up.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SqlLedger, fromMysql2, fromPg, fromSqlite, type SqlClient } from '../../../src/sql/index.js';
+import { lifecycleRank } from '../../../src/webhooks/lifecycle.js';
+import { mariadbForFile, postgresForFile } from '../../helpers/database-for-file.js';
+
+const pgDb = postgresForFile(4);
+const mariaDb = mariadbForFile({ connectionLimit: 4 });
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'myr-no-default-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Sends `statement` in a transaction of its own, as a merchant's migration would. */
+async function migrate<Tx>(client: SqlClient<Tx>, statement: string): Promise<void> {
+  const session = await client.begin(5_000);
+  await session.query(statement, []);
+  await session.commit(undefined);
+}
+
+const clients: Record<string, () => SqlClient<unknown>> = {
+  'node-postgres': () => fromPg(pgDb.pool),
+  'mysql2 (MariaDB)': () => fromMysql2(mariaDb.pool),
+  'node:sqlite': () => fromSqlite(join(dir, 'shop.db')),
+};
+
+describe.each(Object.entries(clients))('%s', (_name, client) => {
+  it('a table whose handled_statuses has no DEFAULT records SUCCESS, then REFUNDED, then each resend as handled', async () => {
+    const table = `ledger_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+    const ledger = new SqlLedger(client(), { table });
+    const ddl = ledger.schemaSql().replace(' DEFAULT 0', '');
+    expect(ddl).not.toContain('DEFAULT');
+    for (const statement of ddl.split(';\n').filter((text) => text.trim() !== '')) await migrate(client(), statement);
+    await ledger.ensureSchema({ create: false });
+
+    const payment = `PAY_${randomUUID()}`;
+    const run = (status: 'SUCCESS' | 'REFUNDED', key = `payment:${payment}:${status}`) =>
+      ledger.run(key, () => status, {
+        raiseMark: status === 'REFUNDED',
+        completedTtlMs: 86_400_000,
+        order: { paymentId: payment, rank: lifecycleRank(status) },
+      });
+    expect(await run('SUCCESS')).toEqual({ outcome: 'processed', value: 'SUCCESS' });
+    expect(await run('REFUNDED')).toEqual({ outcome: 'processed', value: 'REFUNDED' });
+    expect((await run('REFUNDED')).outcome).toBe('duplicate');
+    expect(['duplicate', 'superseded']).toContain((await run('SUCCESS')).outcome);
+  });
+});
