@@ -9,7 +9,7 @@
 import { ConfigurationError, MyrGatewayError } from '../../core/errors/base.js';
 import { milliseconds } from '../../core/milliseconds.js';
 import { PUBLISHED_LIMITS, PUBLISHED_WINDOW_MS } from '../../core/pacing/limiter-contract.js';
-import { TERMINAL_STATUSES } from '../../schemas/statuses.js';
+import { lookupVerdict } from './lookup-verdict.js';
 import { transactionOf, type Outbox } from './outbox.js';
 import type { PayoutRefusal } from './options.js';
 import { claimId, errorText, payoutRow, type PayoutRow } from './rows.js';
@@ -35,16 +35,6 @@ interface Claimed {
   readonly claim: number;
   readonly action: 'create' | 'recover' | 'refuse' | 'lookup';
 }
-
-const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
-
-/**
- * How far the service's clock may be behind the clock that staged a payout (the spec's own
- * tolerance for a callback's age): a withdrawal made longer than this before the payout was
- * staged is another payout's, under a reference used before (its row deleted, the reference
- * staged again). See {@link PayoutWorker}'s lookup.
- */
-const CLOCK_ALLOWANCE_MS = 300_000;
 
 /**
  * What one request of a claim may take, its retries included (the call's `totalTimeout`): it
@@ -328,38 +318,20 @@ export class PayoutWorker<Tx = unknown> {
   }
 
   /**
-   * Asks the status endpoint about a payout no callback settled; a final status settles it,
-   * anything else waits (never a resend). A payout whose service id is unknown (its request met
-   * DUPLICATE_REFERENCE on a recovery) may find a withdrawal made before it was staged: its
-   * reference was used before (that payout's row deleted, the reference staged again), so the
-   * service refused this one and it was never made: refused, never settled on the earlier one.
+   * Asks the status endpoint about a payout no callback settled and does what
+   * {@link lookupVerdict} says: settle it, refuse it (another payout's withdrawal holds its
+   * reference), or wait (never a resend).
    */
   async #lookUp(claimed: Claimed, report: PayoutDrainReport): Promise<void> {
     const { row } = claimed;
-    let status: string | undefined;
-    let paymentId: string | undefined;
-    let earlier: string | undefined;
-    try {
-      const found = await this.#gateway.payments.retrieve(row.referenceId);
-      // Only a withdrawal (not a PAY_ deposit) under this reference, of the staged amount, with its id when one is known.
-      const withdrawal = found.reference_id === row.referenceId && !found.payment_id.startsWith('PAY_');
-      const madeAt = Date.parse(found.created_at ?? '');
-      if (withdrawal && row.paymentId === undefined && madeAt < row.stagedAt - CLOCK_ALLOWANCE_MS)
-        earlier = `the reference was used by the earlier withdrawal ${found.payment_id}, made at ${found.created_at ?? ''} before this payout was staged: this payout was never made`;
-      const mine =
-        withdrawal &&
-        Number(found.amount) === Number(row.amount) &&
-        (row.paymentId === undefined || row.paymentId === found.payment_id);
-      if (mine && earlier === undefined && TERMINAL.has(found.status)) ({ status, payment_id: paymentId } = found);
-    } catch {
-      // A 404 or a failed lookup proves nothing: keep waiting.
-    }
-    if (earlier !== undefined) return this.#refuse(claimed, { code: 'DUPLICATE_REFERENCE', message: earlier }, report);
+    // A 404 or a failed lookup proves nothing: keep waiting.
+    const found = await this.#gateway.payments.retrieve(row.referenceId).catch(() => undefined);
+    const verdict = lookupVerdict(row, found);
+    if (verdict.verdict === 'refuse')
+      return this.#refuse(claimed, { code: 'DUPLICATE_REFERENCE', message: verdict.message }, report);
     const { sql, table, onSettled } = this.#outbox;
-    if (status !== undefined && paymentId !== undefined) {
-      const state: 'succeeded' | 'failed' = status === 'SUCCESS' ? 'succeeded' : 'failed';
-      const settledStatus = status;
-      const settledId = paymentId;
+    if (verdict.verdict === 'settle') {
+      const { state, status: settledStatus, paymentId: settledId } = verdict;
       try {
         const moved = await transactionOf(this.#outbox, async (session) => {
           const values = {

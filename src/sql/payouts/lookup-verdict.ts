@@ -1,0 +1,91 @@
+/**
+ * What a status lookup says of an overdue payout (`sent`, no callback after `settleAfterMs`): the
+ * one decision on which record settles a payout, which proves it was never made, and which
+ * proves nothing. A pure function of the payout's row and the record found;
+ * test/unit/sql/payouts/lookup-verdict.test.ts lists every row.
+ *
+ * - `settle`: a withdrawal (not a `PAY_` deposit) under the payout's reference, of its amount,
+ *   with its service id when one is known, in a final status.
+ * - `refuse`: the payout's service id is unknown (its request met `DUPLICATE_REFERENCE` on a
+ *   recovery) and the withdrawal under its reference was made more than {@link CLOCK_ALLOWANCE_MS}
+ *   before the payout was staged: the reference was used before (that payout's row purged, the
+ *   reference staged again), so the service refused this payout and it was never made (A29).
+ * - `wait`: anything else (not final yet, another amount, a deposit, no record, no lookup).
+ *
+ * @module
+ */
+import { TERMINAL_STATUSES } from '../../schemas/statuses.js';
+
+/**
+ * How far the service's clock may be behind the clock that staged a payout: the spec's own
+ * tolerance for a callback's age (assumption A29).
+ */
+export const CLOCK_ALLOWANCE_MS = 300_000;
+
+const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
+
+/** What the lookup knows of the payout: its row. */
+export interface LookedUpPayout {
+  readonly referenceId: string;
+  readonly amount: string;
+  /** The service's id of its withdrawal, when an answer named it. */
+  readonly paymentId: string | undefined;
+  /** When it was staged (ms since the epoch). */
+  readonly stagedAt: number;
+}
+
+/** The status record found under the payout's reference (the fields read). */
+export interface FoundRecord {
+  readonly reference_id: string;
+  readonly payment_id: string;
+  readonly amount: number;
+  readonly status: string;
+  readonly created_at?: string | undefined;
+}
+
+/** What to do with the payout. */
+export type LookupVerdict =
+  | {
+      readonly verdict: 'settle';
+      readonly state: 'succeeded' | 'failed';
+      readonly status: string;
+      readonly paymentId: string;
+    }
+  | { readonly verdict: 'refuse'; readonly message: string }
+  | { readonly verdict: 'wait' };
+
+/**
+ * The verdict on an overdue payout from the record its lookup found (undefined: none, or the
+ * lookup failed).
+ *
+ * @example
+ * ```ts
+ * const payout = { referenceId: 'PAYOUT1', amount: '250.00', paymentId: undefined, stagedAt: Date.parse('2026-11-29T10:00:00Z') };
+ * lookupVerdict(payout, { reference_id: 'PAYOUT1', payment_id: 'WD_1', amount: 250, status: 'SUCCESS', created_at: '2026-11-29T10:00:02Z' });
+ * // { verdict: 'settle', state: 'succeeded', status: 'SUCCESS', paymentId: 'WD_1' }
+ * lookupVerdict(payout, { reference_id: 'PAYOUT1', payment_id: 'WD_0', amount: 250, status: 'SUCCESS', created_at: '2026-10-01T08:00:00Z' });
+ * // { verdict: 'refuse', message: 'the reference was used by the earlier withdrawal WD_0, …' }
+ * ```
+ */
+export function lookupVerdict(payout: LookedUpPayout, found: FoundRecord | undefined): LookupVerdict {
+  if (found === undefined) return { verdict: 'wait' };
+  const withdrawal = found.reference_id === payout.referenceId && !found.payment_id.startsWith('PAY_');
+  if (!withdrawal) return { verdict: 'wait' };
+  const madeAt = Date.parse(found.created_at ?? '');
+  if (payout.paymentId === undefined && madeAt < payout.stagedAt - CLOCK_ALLOWANCE_MS) {
+    return {
+      verdict: 'refuse',
+      message: `the reference was used by the earlier withdrawal ${found.payment_id}, made at ${found.created_at ?? ''} before this payout was staged: this payout was never made`,
+    };
+  }
+  const mine =
+    Number(found.amount) === Number(payout.amount) &&
+    (payout.paymentId === undefined || payout.paymentId === found.payment_id);
+  if (!mine || !TERMINAL.has(found.status)) return { verdict: 'wait' };
+  return {
+    verdict: 'settle',
+    state: found.status === 'SUCCESS' ? 'succeeded' : 'failed',
+    status: found.status,
+    paymentId: found.payment_id,
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * src/sql/payouts/lookup-verdict.ts, every row: which status record settles an overdue payout,
+ * which proves it was never made (an earlier withdrawal under its reference, A29), and which
+ * proves nothing.
+ */
+import { describe, expect, it } from 'vitest';
+import { CLOCK_ALLOWANCE_MS, lookupVerdict, type FoundRecord } from '../../../../src/sql/payouts/lookup-verdict.js';
+
+const stagedAt = Date.parse('2026-11-29T10:00:00Z');
+const unknownId = { referenceId: 'PAYOUT1', amount: '250.00', paymentId: undefined, stagedAt };
+const knownId = { ...unknownId, paymentId: 'WD_1' };
+const record = (more: Partial<FoundRecord> = {}): FoundRecord => ({
+  reference_id: 'PAYOUT1',
+  payment_id: 'WD_1',
+  amount: 250,
+  status: 'SUCCESS',
+  created_at: '2026-11-29T10:00:02Z',
+  ...more,
+});
+const at = (ms: number) => new Date(ms).toISOString();
+const settle = (state: 'succeeded' | 'failed', status: string, paymentId = 'WD_1') => ({
+  verdict: 'settle',
+  state,
+  status,
+  paymentId,
+});
+const wait = { verdict: 'wait' };
+
+describe('lookupVerdict', () => {
+  it.each([
+    ['no record (404, failed lookup)', unknownId, undefined, wait],
+    ['its withdrawal, SUCCESS', unknownId, record(), settle('succeeded', 'SUCCESS')],
+    ['its withdrawal, FAILED', knownId, record({ status: 'FAILED' }), settle('failed', 'FAILED')],
+    ['its withdrawal, EXPIRED', knownId, record({ status: 'EXPIRED' }), settle('failed', 'EXPIRED')],
+    ['its withdrawal, still PROCESSING', knownId, record({ status: 'PROCESSING' }), wait],
+    ['another amount', knownId, record({ amount: 25 }), wait],
+    ['another service id than the one its answer named', knownId, record({ payment_id: 'WD_2' }), wait],
+    ['a deposit under the reference', unknownId, record({ payment_id: 'PAY_1' }), wait],
+    ['another reference echoed', unknownId, record({ reference_id: 'PAYOUT2' }), wait],
+    [
+      'made just inside the clock allowance before staging',
+      unknownId,
+      record({ created_at: at(stagedAt - CLOCK_ALLOWANCE_MS) }),
+      settle('succeeded', 'SUCCESS'),
+    ],
+    ['no readable created_at', unknownId, record({ created_at: 'yesterday' }), settle('succeeded', 'SUCCESS')],
+    [
+      'its id known, made long before (its own clock far off): never refused',
+      knownId,
+      record({ created_at: at(stagedAt - 86_400_000) }),
+      settle('succeeded', 'SUCCESS'),
+    ],
+  ] as const)('%s', (_, payout, found, expected) => {
+    expect(lookupVerdict(payout, found)).toEqual(expected);
+  });
+
+  it.each([
+    ['SUCCESS', CLOCK_ALLOWANCE_MS + 1],
+    ['FAILED', 3_600_000],
+    ['PROCESSING', 30 * 86_400_000],
+  ])(
+    'an earlier withdrawal (%s, made %i ms before staging) refuses a payout whose id is unknown, naming it',
+    (status, before) => {
+      const verdict = lookupVerdict(
+        unknownId,
+        record({ payment_id: 'WD_0', status, created_at: at(stagedAt - before) }),
+      );
+      expect(verdict).toMatchObject({ verdict: 'refuse', message: expect.stringContaining('earlier withdrawal WD_0') });
+    },
+  );
+});
