@@ -56,9 +56,9 @@ const TESTED_THROUGH_INTEGRATION: Readonly<Record<string, string>> = {
   'sql/dialects/positional-reads.ts':
     'the MySQL and SQLite reads in test/unit/sql/dialects/ledger-statements-of.test.ts, on real databases in test/integration/sql/mysql2/scenarios.test.ts, test/integration/sql/sqlite/scenarios.test.ts',
   'sql/dialects/postgres/ledger-schema.ts':
-    'its columns in test/unit/sql/ledger/schema-check.test.ts, the check on real Postgres in test/integration/sql/schema-owned.test.ts',
+    'its columns in test/unit/sql/schema-check.test.ts, the check on real Postgres in test/integration/sql/schema-owned.test.ts',
   'sql/dialects/mysql/ledger-schema.ts':
-    'its columns in test/unit/sql/ledger/schema-check.test.ts and ensure-schema.test.ts, the check on real MariaDB in test/integration/sql/schema-owned.test.ts',
+    'its columns in test/unit/sql/schema-check.test.ts and test/unit/sql/ledger/ensure-schema.test.ts, the check on real MariaDB in test/integration/sql/schema-owned.test.ts',
   'sql/dialects/sqlite/ledger-schema.ts':
     'the check on a real SQLite file in test/integration/sql/schema-owned.test.ts',
 

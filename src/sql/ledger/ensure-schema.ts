@@ -13,7 +13,7 @@ import type { LedgerStatements } from '../dialects/dialect.js';
 import { SCHEMA_LOCK } from '../dialects/postgres/session.js';
 import type { SqlClient } from '../sql-client.js';
 import { transaction } from './prune.js';
-import { columnDifferences, type DescribedColumn } from './schema-check.js';
+import { columnDifferences, type DescribedColumn } from '../schema-check.js';
 
 // Schema changes wait longer than a callback: 4 processes may create the table at once.
 const SCHEMA_LOCK_TIMEOUT_MS = 30_000;

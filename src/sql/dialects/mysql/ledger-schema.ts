@@ -4,13 +4,13 @@
  *
  * @module
  */
-import { definitionOf, type LedgerColumn } from '../../ledger/schema-check.js';
+import { definitionOf, type TableColumn } from '../../schema-check.js';
 import type { LedgerStatements } from '../dialect.js';
 
 const SMALL = ['smallint', 'int', 'mediumint', 'bigint'];
 
 /** The columns the ledger needs on MySQL. The key compares bytes: MySQL's default collation would make `PAY_ab` and `PAY_AB` one. */
-export const COLUMNS: readonly LedgerColumn[] = [
+export const COLUMNS: readonly TableColumn[] = [
   {
     name: 'ledger_key',
     type: 'VARCHAR(255)',

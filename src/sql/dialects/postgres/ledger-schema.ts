@@ -4,13 +4,13 @@
  *
  * @module
  */
-import { definitionOf, type LedgerColumn } from '../../ledger/schema-check.js';
+import { definitionOf, type TableColumn } from '../../schema-check.js';
 import type { LedgerStatements } from '../dialect.js';
 
 const SMALL = ['smallint', 'integer', 'bigint'];
 
 /** The columns the ledger needs on Postgres. */
-export const COLUMNS: readonly LedgerColumn[] = [
+export const COLUMNS: readonly TableColumn[] = [
   { name: 'ledger_key', type: 'VARCHAR(255)', types: ['character varying', 'text'], notNull: false, primaryKey: true },
   { name: 'mark_rank', type: 'SMALLINT', types: SMALL, notNull: false },
   { name: 'handled_statuses', type: 'SMALLINT', types: SMALL, notNull: true, default: '0' },

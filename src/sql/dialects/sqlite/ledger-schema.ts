@@ -4,13 +4,13 @@
  *
  * @module
  */
-import { definitionOf, type LedgerColumn } from '../../ledger/schema-check.js';
+import { definitionOf, type TableColumn } from '../../schema-check.js';
 import type { LedgerStatements } from '../dialect.js';
 
 const WHOLE = ['integer', 'int', 'bigint', 'smallint'];
 
 /** The columns the ledger needs on SQLite (a TEXT primary key may hold NULL there: the ledger never writes one). */
-export const COLUMNS: readonly LedgerColumn[] = [
+export const COLUMNS: readonly TableColumn[] = [
   { name: 'ledger_key', type: 'TEXT', types: ['text', 'varchar(255)', 'varchar'], notNull: false, primaryKey: true },
   { name: 'mark_rank', type: 'INTEGER', types: WHOLE, notNull: false },
   { name: 'handled_statuses', type: 'INTEGER', types: WHOLE, notNull: true, default: '0' },

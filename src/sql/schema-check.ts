@@ -1,18 +1,19 @@
 /**
- * Whether the ledger's table, as the database describes it, is the table the ledger needs: every
- * column there, of a type that holds what the ledger writes, NOT NULL where it must be, the key a
- * primary key (and on MySQL compared byte for byte). A pure comparison: `ensureSchema` reads the
- * description and refuses a table that differs, naming what differs and the statement that fixes it.
+ * Whether a table, as the database describes it, is the table the ledger (or the payout outbox)
+ * needs: every column there, of a type that holds what is written into it, NOT NULL where it must
+ * be, the key a primary key (and on MySQL compared byte for byte). A pure comparison:
+ * `ensureSchema` reads the description and refuses a table that differs, naming what differs and
+ * the statement that fixes it.
  *
  * @module
  */
 
-/** One column the ledger needs, as a dialect writes and accepts it. */
-export interface LedgerColumn {
+/** One column a table needs, as a dialect writes and accepts it. */
+export interface TableColumn {
   readonly name: string;
   /** Its type in the dialect's DDL. */
   readonly type: string;
-  /** The type names (lower case, as the database describes them) that hold what the ledger writes. */
+  /** The type names (lower case, as the database describes them) that hold what is written into it. */
   readonly types: readonly string[];
   /** Its default, in the dialect's DDL. */
   readonly default?: string | undefined;
@@ -25,7 +26,7 @@ export interface LedgerColumn {
 }
 
 /** A column's definition in DDL: type, collation, NOT NULL, default, primary key (`withKey`). */
-export function definitionOf(column: LedgerColumn, withKey = true): string {
+export function definitionOf(column: TableColumn, withKey = true): string {
   const parts = [
     column.type,
     column.binary,
@@ -44,7 +45,7 @@ export type DescribedColumn = Readonly<Record<string, unknown>>;
 
 /** What differs in one column, and the fix's kind. */
 export interface ColumnDifference {
-  readonly column: LedgerColumn;
+  readonly column: TableColumn;
   readonly problem: string;
   /** Whether the column is there (the fix changes it) or not (the fix adds it). */
   readonly exists: boolean;
@@ -55,7 +56,7 @@ const truthy = (value: unknown): boolean =>
 
 /**
  * The columns of `described` that are not what `columns` need; empty when the table is right.
- * Columns the ledger does not know are left alone (a merchant may add their own).
+ * Columns not in `columns` are left alone (a merchant may add their own).
  *
  * @example
  * ```ts
@@ -63,7 +64,7 @@ const truthy = (value: unknown): boolean =>
  * ```
  */
 export function columnDifferences(
-  columns: readonly LedgerColumn[],
+  columns: readonly TableColumn[],
   described: readonly DescribedColumn[],
 ): ColumnDifference[] {
   const byName = new Map(described.map((column) => [String(column['name']).toLowerCase(), column]));

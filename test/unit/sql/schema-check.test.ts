@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { COLUMNS as MYSQL } from '../../../../src/sql/dialects/mysql/ledger-schema.js';
-import { COLUMNS as POSTGRES } from '../../../../src/sql/dialects/postgres/ledger-schema.js';
-import { columnDifferences, definitionOf, type DescribedColumn } from '../../../../src/sql/ledger/schema-check.js';
+import { COLUMNS as MYSQL } from '../../../src/sql/dialects/mysql/ledger-schema.js';
+import { COLUMNS as POSTGRES } from '../../../src/sql/dialects/postgres/ledger-schema.js';
+import { columnDifferences, definitionOf, type DescribedColumn } from '../../../src/sql/schema-check.js';
 
 /** The table as the database describes it when the ledger made it (Postgres's words). */
 const made: DescribedColumn[] = [
