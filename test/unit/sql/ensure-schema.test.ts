@@ -4,9 +4,9 @@
  * real databases: test/integration/sql/<driver>/scenarios.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError } from '../../../../src/index.js';
-import { SqlLedger } from '../../../../src/sql/index.js';
-import type { SqlClient } from '../../../../src/sql/sql-client.js';
+import { ConfigurationError } from '../../../src/index.js';
+import { SqlLedger } from '../../../src/sql/index.js';
+import type { SqlClient } from '../../../src/sql/sql-client.js';
 
 const MADE = [
   { name: 'ledger_key', type: 'varchar', not_null: 1, primary_key: 1, collation: 'utf8mb4_bin' },
