@@ -28,6 +28,7 @@ export interface EnsureSchemaOptions {
    * @example
    * ```ts
    * await ledger.ensureSchema({ create: false }); // at start-up, after your migrations ran
+   * await payouts.ensureSchema({ create: false }); // the same for the payout outbox's two tables
    * ```
    */
   create?: boolean | undefined;

@@ -23,6 +23,11 @@ export interface TableColumn {
   readonly primaryKey?: boolean | undefined;
   /** Its character set and collation, when they must compare bytes (MySQL: `…_bin`), so keys that differ by case or accent stay apart. */
   readonly binary?: string | undefined;
+  /**
+   * The most characters written into it (`Infinity`: text of any length): a column declared
+   * shorter would refuse or cut what is written. Unset: its types alone say it holds what is written.
+   */
+  readonly chars?: number | undefined;
 }
 
 /** A column's definition in DDL: type, collation, NOT NULL, default, primary key (`withKey`). */
@@ -39,7 +44,8 @@ export function definitionOf(column: TableColumn, withKey = true): string {
 
 /**
  * One column as the database describes it: each dialect's `describe` answers `name`, `type`,
- * `not_null`, `primary_key` and `collation` (flags as booleans, 1/0 or 't'/'f').
+ * `not_null`, `primary_key`, `collation` (flags as booleans, 1/0 or 't'/'f') and `length`, the
+ * characters its type holds (null: any number, or not text).
  */
 export type DescribedColumn = Readonly<Record<string, unknown>>;
 
@@ -54,6 +60,16 @@ export interface ColumnDifference {
 const truthy = (value: unknown): boolean =>
   value === true || value === 1 || value === '1' || value === 't' || value === 1n;
 
+/** Why a column of `length` characters (null: any number) cannot hold the `chars` written into it; undefined when it can. */
+function tooShort(chars: number | undefined, length: unknown): string | undefined {
+  if (chars === undefined || length === null || length === undefined) return undefined;
+  const holds = Number(length);
+  if (holds >= chars) return undefined;
+  return chars === Infinity
+    ? `holds ${holds} characters, and what is written into it has no such bound`
+    : `holds ${holds} characters, fewer than the ${chars} written into it`;
+}
+
 /**
  * The columns of `described` that are not what `columns` need; empty when the table is right.
  * Columns not in `columns` are left alone (a merchant may add their own).
@@ -61,6 +77,8 @@ const truthy = (value: unknown): boolean =>
  * @example
  * ```ts
  * columnDifferences(columns, []); // every column: missing
+ * columnDifferences([{ name: 'last_error', type: 'VARCHAR(500)', types: ['character varying'], chars: 500, notNull: false }], [{ name: 'last_error', type: 'character varying', length: 200 }]);
+ * // [{ problem: 'holds 200 characters, fewer than the 500 written into it', exists: true, … }]
  * ```
  */
 export function columnDifferences(
@@ -79,6 +97,7 @@ export function columnDifferences(
     const collation = String(found['collation']);
     const problems = [
       !column.types.includes(type) && `is ${type}, not ${column.types.join(' or ')}`,
+      tooShort(column.chars, found['length']),
       column.notNull && !truthy(found['not_null']) && 'allows NULL',
       column.primaryKey && !truthy(found['primary_key']) && 'is not the primary key',
       column.binary &&

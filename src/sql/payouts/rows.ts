@@ -12,7 +12,7 @@ import type { SqlDialect } from '../sql-client.js';
 import { payoutStatements as mysql } from '../dialects/mysql/payout-statements.js';
 import { payoutStatements as postgres } from '../dialects/postgres/payout-statements.js';
 import { payoutStatements as sqlite } from '../dialects/sqlite/payout-statements.js';
-import type { PayoutState, PayoutStatements } from './statement-shape.js';
+import { PAYOUT_STATES, type PayoutState, type PayoutStatements } from './statement-shape.js';
 
 /** The payout statements of `dialect`. */
 export const payoutStatementsOf = (dialect: SqlDialect): PayoutStatements => ({ postgres, mysql, sqlite })[dialect];
@@ -31,9 +31,8 @@ export interface PayoutRow {
   readonly refusal: { readonly code: string; readonly message: string } | undefined;
 }
 
-const STATES: readonly PayoutState[] = ['staged', 'sending', 'sent', 'succeeded', 'failed', 'refused'];
 const stateOf = (value: unknown): PayoutState => {
-  const state = STATES.find((known) => known === value);
+  const state = PAYOUT_STATES.find((known) => known === value);
   if (state === undefined) throw new Error(`a payout row holds the unknown state ${String(value)}`);
   return state;
 };

@@ -6,9 +6,7 @@
  */
 import { definitionOf, type TableColumn } from '../../schema-check.js';
 import type { LedgerStatements } from '../dialect.js';
-import { columnFix, describeTable } from './table-check.js';
-
-const WHOLE = ['integer', 'int', 'bigint', 'smallint'];
+import { columnFix, describeTable, WHOLE } from './table-check.js';
 
 /** The columns the ledger needs on SQLite (a TEXT primary key may hold NULL there: the ledger never writes one). */
 export const COLUMNS: readonly TableColumn[] = [

@@ -8,6 +8,9 @@
 import { definitionOf, type TableColumn } from '../../schema-check.js';
 import type { Statement } from '../dialect.js';
 
+/** The whole-number types SQLite stores in up to 64 bits (any of them holds a 53-bit id or a ms epoch). */
+export const WHOLE: readonly string[] = ['integer', 'int', 'bigint', 'smallint'];
+
 const DESCRIBE =
   'SELECT name, type, "notnull" AS not_null, pk > 0 AS primary_key, NULL AS collation, NULL AS length FROM pragma_table_info(?, ?)';
 
