@@ -12,7 +12,7 @@
 import { ConfigurationError } from '../core/errors/base.js';
 import type { Statement } from './dialects/dialect.js';
 import { SCHEMA_LOCK } from './dialects/postgres/session.js';
-import { columnDifferences, type DescribedColumn, type TableColumn } from './schema-check.js';
+import { columnDifferences, type ColumnDifference, type DescribedColumn, type TableColumn } from './schema-check.js';
 import { transaction, type SqlClient } from './sql-client.js';
 
 // Schema changes wait longer than a callback: 4 processes may create the table at once.
@@ -41,8 +41,8 @@ export interface CheckedTable {
   readonly columns: readonly TableColumn[];
   /** One row per column of the table, as the database describes it; no row: no table. */
   readonly describe: Statement<null>;
-  /** The statement that adds a missing column (`exists` false), or gives one that differs its definition. */
-  readonly fixColumn: (column: TableColumn, exists: boolean) => string;
+  /** The statement that adds a missing column, or gives one that differs its definition. */
+  readonly fixColumn: (difference: ColumnDifference) => string;
 }
 
 /** The tables of one store, for {@link ensureSchema}. */
@@ -90,7 +90,7 @@ export async function ensureSchema<Tx>(
     const differences = columnDifferences(table.columns, described[index] ?? []);
     if (differences.length === 0) return [];
     const what = differences.map(({ column, problem }) => `${column.name} ${problem}`).join('; ');
-    const fixes = differences.map(({ column, exists }) => `${table.fixColumn(column, exists)};`).join(' ');
+    const fixes = differences.map((difference) => `${table.fixColumn(difference)};`).join(' ');
     return [`${owner}'s table ${table.name} is not the table ${owner} needs: ${what}. Fix it with: ${fixes}`];
   });
   if (refusals.length > 0) throw new ConfigurationError(refusals.join(' '), 'table');

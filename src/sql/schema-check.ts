@@ -55,6 +55,8 @@ export interface ColumnDifference {
   readonly problem: string;
   /** Whether the column is there (the fix changes it) or not (the fix adds it). */
   readonly exists: boolean;
+  /** Whether the column is there but is not the primary key it must be (the fix makes it one; a key there already stays). */
+  readonly keyMissing: boolean;
 }
 
 const truthy = (value: unknown): boolean =>
@@ -90,21 +92,22 @@ export function columnDifferences(
   for (const column of columns) {
     const found = byName.get(column.name);
     if (found === undefined) {
-      differences.push({ column, problem: 'is missing', exists: false });
+      differences.push({ column, problem: 'is missing', exists: false, keyMissing: false });
       continue;
     }
     const type = String(found['type']).toLowerCase();
     const collation = String(found['collation']);
+    const keyMissing = column.primaryKey === true && !truthy(found['primary_key']);
     const problems = [
       !column.types.includes(type) && `is ${type}, not ${column.types.join(' or ')}`,
       tooShort(column.chars, found['length']),
       column.notNull && !truthy(found['not_null']) && 'allows NULL',
-      column.primaryKey && !truthy(found['primary_key']) && 'is not the primary key',
+      keyMissing && 'is not the primary key',
       column.binary &&
         !/_bin$|^binary$/i.test(collation) &&
         `compares with the collation ${collation}, which makes keys that differ by case or accent one (it needs a _bin collation)`,
     ].filter((problem): problem is string => typeof problem === 'string');
-    if (problems.length > 0) differences.push({ column, problem: problems.join(', '), exists: true });
+    if (problems.length > 0) differences.push({ column, problem: problems.join(', '), exists: true, keyMissing });
   }
   return differences;
 }

@@ -9,7 +9,7 @@
  * @module
  */
 import type { Claim } from '../ledger/claims.js';
-import type { TableColumn } from '../schema-check.js';
+import type { ColumnDifference, TableColumn } from '../schema-check.js';
 
 /** The three SQL dialects the ledger writes. */
 export type SqlDialect = 'postgres' | 'mysql' | 'sqlite';
@@ -81,8 +81,8 @@ export interface LedgerStatements {
   readonly columns: readonly TableColumn[];
   /** One row per column of the table, as the database describes it (`DescribedColumn`'s names); no row: no table. */
   readonly describe: Statement<null>;
-  /** The statement that adds a missing column (`exists` false), or gives one that differs its definition. */
-  readonly fixColumn: (column: TableColumn, exists: boolean) => string;
+  /** The statement that adds a missing column, or gives one that differs its definition. */
+  readonly fixColumn: (difference: ColumnDifference) => string;
   /** Inserts the key's row if absent (or expired, except on MySQL), with the run's id; 1 affected row: claimed. */
   readonly claim: Statement<ClaimArgs>;
   /**

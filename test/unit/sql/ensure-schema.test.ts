@@ -177,7 +177,7 @@ describe("SqlPayouts.ensureSchema: both of the outbox's tables", () => {
         'compares with the collation utf8mb4_general_ci, which makes keys that differ by case or accent one (it needs a _bin collation). ' +
         'Fix it with: ALTER TABLE shop.payouts MODIFY COLUMN reference_id VARCHAR(100) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL; ' +
         "the payout outbox's table shop.payouts_pace is not the table the payout outbox needs: id is not the primary key. " +
-        'Fix it with: ALTER TABLE shop.payouts_pace MODIFY COLUMN id INT NOT NULL;',
+        'Fix it with: ALTER TABLE shop.payouts_pace MODIFY COLUMN id INT NOT NULL, ADD PRIMARY KEY (id);',
     );
   });
 

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { definitionOf, type TableColumn } from '../../schema-check.js';
+import { definitionOf, type ColumnDifference } from '../../schema-check.js';
 import type { Statement } from '../dialect.js';
 
 const DESCRIBE =
@@ -18,10 +18,14 @@ export function describeTable(table: string): Statement<null> {
   return { text: DESCRIBE, params: () => [schema ?? null, name] };
 }
 
-/** The statement that adds `column` to `table` (`exists` false), or gives the column there its definition. */
+/**
+ * The statement that adds a missing column to `table`, or gives the column there its definition
+ * (MODIFY keeps a primary key there, and adds none: `ADD PRIMARY KEY` when it lacks one).
+ */
 export const columnFix =
   (table: string) =>
-  (column: TableColumn, exists: boolean): string =>
-    exists
-      ? `ALTER TABLE ${table} MODIFY COLUMN ${column.name} ${definitionOf(column, false)}`
-      : `ALTER TABLE ${table} ADD COLUMN ${column.name} ${definitionOf(column)}`;
+  ({ column, exists, keyMissing }: ColumnDifference): string => {
+    if (!exists) return `ALTER TABLE ${table} ADD COLUMN ${column.name} ${definitionOf(column)}`;
+    const key = keyMissing ? `, ADD PRIMARY KEY (${column.name})` : '';
+    return `ALTER TABLE ${table} MODIFY COLUMN ${column.name} ${definitionOf(column, false)}${key}`;
+  };

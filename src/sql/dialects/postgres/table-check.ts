@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { definitionOf, type TableColumn } from '../../schema-check.js';
+import { definitionOf, type ColumnDifference } from '../../schema-check.js';
 import type { Statement } from '../dialect.js';
 
 const DESCRIBE =
@@ -19,15 +19,18 @@ export function describeTable(table: string): Statement<null> {
   return { text: DESCRIBE, params: () => [schema ?? null, name] };
 }
 
-/** The statement that adds `column` to `table` (`exists` false), or gives the column there its definition. */
+/**
+ * The statement that adds a missing column to `table`, or gives the column there its definition
+ * (a primary key only when it lacks one: a second is refused).
+ */
 export const columnFix =
   (table: string) =>
-  (column: TableColumn, exists: boolean): string => {
+  ({ column, exists, keyMissing }: ColumnDifference): string => {
     if (!exists) return `ALTER TABLE ${table} ADD COLUMN ${column.name} ${definitionOf(column)}`;
     const changes = [
       `ALTER COLUMN ${column.name} TYPE ${column.type}`,
       column.notNull && `ALTER COLUMN ${column.name} SET NOT NULL`,
-      column.primaryKey && `ADD PRIMARY KEY (${column.name})`,
+      keyMissing && `ADD PRIMARY KEY (${column.name})`,
     ];
     return `ALTER TABLE ${table} ${changes.filter((change) => typeof change === 'string').join(', ')}`;
   };

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { definitionOf, type TableColumn } from '../../schema-check.js';
+import { definitionOf, type ColumnDifference } from '../../schema-check.js';
 import type { Statement } from '../dialect.js';
 
 /** The whole-number types SQLite stores in up to 64 bits (any of them holds a 53-bit id or a ms epoch). */
@@ -21,13 +21,13 @@ export function describeTable(table: string, bare: string): Statement<null> {
 }
 
 /**
- * The statement that adds `column` to `table` (`exists` false), or, for a column there, the new
+ * The statement that adds a missing column to `table`, or, for a column there, the new
  * table to copy the rows into (`create`, the table's CREATE TABLE): SQLite cannot change a column
  * in place.
  */
 export const columnFix =
   (table: string, create: string) =>
-  (column: TableColumn, exists: boolean): string =>
+  ({ column, exists }: ColumnDifference): string =>
     exists
       ? `a new table (SQLite cannot change a column): ${create.replace(' IF NOT EXISTS', '')}, then copy the rows over`
       : `ALTER TABLE ${table} ADD COLUMN ${column.name} ${definitionOf(column)}`;

@@ -36,7 +36,12 @@ const refusal = (promise: Promise<unknown>) =>
 /** Sends `statement` in a transaction of its own, as a merchant's migration would. */
 async function migrate<Tx>(client: SqlClient<Tx>, statement: string): Promise<void> {
   const session = await client.begin(5_000);
-  await session.query(statement, []);
+  try {
+    await session.query(statement, []);
+  } catch (error) {
+    await session.rollback(error);
+    throw error;
+  }
   await session.commit(undefined);
 }
 
@@ -152,6 +157,49 @@ describe.each(Object.entries(databases))(
       expect(refused).toBeInstanceOf(ConfigurationError);
       expect(refused).toMatchObject({ field: 'create' });
       expect(await exists(client(), table)).toBe(false);
+    });
+  },
+);
+
+/** The statements after `Fix it with: ` in a refusal (one table's). */
+const fixesOf = (message: string) =>
+  message
+    .slice(message.indexOf('Fix it with: ') + 'Fix it with: '.length)
+    .split(';')
+    .map((text) => text.trim())
+    .filter(Boolean);
+
+describe.each(Object.entries(databases).filter(([name]) => name !== 'node:sqlite'))(
+  'the fixes a refusal names run as written, on %s',
+  (_name, { client }) => {
+    it('a reference_id (the primary key) shorter than the 100 characters the service accepts', async () => {
+      const table = fresh();
+      const payouts = new SqlPayouts(client(), { ...hooks, table });
+      for (const statement of statementsOf(payouts.schemaSql()))
+        await migrate(client(), statement.replace('reference_id VARCHAR(100)', 'reference_id VARCHAR(64)'));
+      const refused = await refusal(payouts.ensureSchema({ create: false }));
+      expect(refused).toBeInstanceOf(ConfigurationError);
+      const message = (refused as Error).message;
+      expect(message).toContain('reference_id holds 64 characters, fewer than the 100 written into it');
+      for (const fix of fixesOf(message)) await migrate(client(), fix);
+      await payouts.ensureSchema({ create: false });
+    });
+
+    it('a pace table whose id is not its primary key', async () => {
+      const table = fresh();
+      const payouts = new SqlPayouts(client(), { ...hooks, table });
+      for (const statement of statementsOf(payouts.schemaSql()).filter((text) => !text.includes(`${table}_pace`)))
+        await migrate(client(), statement);
+      await migrate(client(), `CREATE TABLE ${table}_pace (id INTEGER NOT NULL)`);
+      await migrate(client(), `INSERT INTO ${table}_pace (id) VALUES (1)`);
+      const refused = await refusal(payouts.ensureSchema({ create: false }));
+      expect(refused).toBeInstanceOf(ConfigurationError);
+      const message = (refused as Error).message;
+      expect(message).toContain(
+        `the payout outbox's table ${table}_pace is not the table the payout outbox needs: id is not the primary key`,
+      );
+      for (const fix of fixesOf(message)) await migrate(client(), fix);
+      await payouts.ensureSchema({ create: false });
     });
   },
 );
