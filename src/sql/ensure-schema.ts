@@ -80,9 +80,11 @@ export async function ensureSchema<Tx>(
   });
   const missing = tables.filter((_table, index) => described[index]?.length === 0).map(({ name }) => name);
   if (missing.length > 0) {
-    const which = missing.length === 1 ? `table ${missing[0]} does` : `tables ${missing.join(' and ')} do`;
+    const which =
+      missing.length === 1 ? `table ${missing[0]} does not exist` : `tables ${missing.join(' and ')} do not exist`;
+    const it = missing.length === 1 ? 'it' : 'them';
     throw new ConfigurationError(
-      `${owner}'s ${which} not exist (a schema tool that does not know it drops it): create it with ${schema.map((statement) => `${statement};`).join(' ')} (or call ensureSchema() without create: false)`,
+      `${owner}'s ${which} (a schema tool that does not know ${it} drops ${it}): create ${it} with ${schema.map((statement) => `${statement};`).join(' ')} (or call ensureSchema() without create: false)`,
       'table',
     );
   }

@@ -93,7 +93,7 @@ describe.each(Object.entries(databases))(
         field: 'table',
         message: expect.stringContaining(`the payout outbox's tables ${table} and ${table}_pace do not exist`),
       });
-      expect((refused as Error).message).toContain(`create it with CREATE TABLE IF NOT EXISTS ${table} (`);
+      expect((refused as Error).message).toContain(`create them with CREATE TABLE IF NOT EXISTS ${table} (`);
       expect(await exists(client(), table)).toBe(false);
       expect(await exists(client(), `${table}_pace`)).toBe(false);
     });
