@@ -20,7 +20,7 @@ export const WITHDRAWAL_AMOUNT = {
   max: 50_000,
 } as const;
 /** Longest `reference_id` the service accepts. */
-const REFERENCE_ID_MAX_LENGTH = 100;
+export const REFERENCE_ID_MAX_LENGTH = 100;
 
 /**
  * Whether `amount` has at most two decimal places, judged on the number's own

@@ -107,6 +107,24 @@ export function usedAfterRun(): ConfigurationError {
   );
 }
 
+/** Runs `body` in one transaction of its own: committed when it returns, rolled back when it throws. */
+export async function transaction<Tx, R>(
+  client: SqlClient<Tx>,
+  lockTimeoutMs: number,
+  body: (session: SqlSession<Tx>) => Promise<R>,
+): Promise<R> {
+  const session = await client.begin(lockTimeoutMs);
+  let result: R;
+  try {
+    result = await body(session);
+  } catch (error) {
+    await session.rollback();
+    throw error;
+  }
+  await session.commit(undefined);
+  return result;
+}
+
 /** Waits for `promise` and drops its outcome: for clean-up whose failure changes nothing. */
 export function settle(promise: Promise<unknown>): Promise<void> {
   return promise.then(

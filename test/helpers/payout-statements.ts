@@ -5,6 +5,7 @@
  */
 import { expect } from 'vitest';
 import type { PayoutStatements } from '../../src/sql/payouts/statement-shape.js';
+import { definitionOf } from '../../src/sql/schema-check.js';
 
 const TABLE = 'shop.myr_payouts';
 
@@ -52,5 +53,15 @@ export function checkPayoutStatements(sql: PayoutStatements): void {
     // Every value the statement is given is bound (the params name no value twice by mistake, nor leave one out).
     for (const value of Object.values(values)) expect(params, `${name}: ${String(value)}`).toContain(value);
   }
-  expect(sql.schema(TABLE, 'myr_payouts').join(';')).toContain(TABLE);
+  const ddl = sql.schema(TABLE, 'myr_payouts').join(';');
+  expect(ddl).toContain(TABLE);
+  // ensureSchema checks the tables the DDL makes, each with every column the DDL gives it.
+  const tables = sql.tables(TABLE, 'myr_payouts');
+  expect(tables.map((table) => table.name)).toEqual([TABLE, `${TABLE}_pace`]);
+  for (const table of tables) {
+    const created = ddl
+      .split(';')
+      .find((statement) => statement.startsWith(`CREATE TABLE IF NOT EXISTS ${table.name} (`));
+    for (const column of table.columns) expect(created, table.name).toContain(`${column.name} ${definitionOf(column)}`);
+  }
 }

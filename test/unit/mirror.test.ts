@@ -56,11 +56,17 @@ const TESTED_THROUGH_INTEGRATION: Readonly<Record<string, string>> = {
   'sql/dialects/positional-reads.ts':
     'the MySQL and SQLite reads in test/unit/sql/dialects/ledger-statements-of.test.ts, on real databases in test/integration/sql/mysql2/scenarios.test.ts, test/integration/sql/sqlite/scenarios.test.ts',
   'sql/dialects/postgres/ledger-schema.ts':
-    'its columns in test/unit/sql/ledger/schema-check.test.ts, the check on real Postgres in test/integration/sql/schema-owned.test.ts',
+    'its columns in test/unit/sql/schema-check.test.ts, the check on real Postgres in test/integration/sql/schema-owned.test.ts',
   'sql/dialects/mysql/ledger-schema.ts':
-    'its columns in test/unit/sql/ledger/schema-check.test.ts and ensure-schema.test.ts, the check on real MariaDB in test/integration/sql/schema-owned.test.ts',
+    'its columns in test/unit/sql/schema-check.test.ts and test/unit/sql/ensure-schema.test.ts, the check on real MariaDB in test/integration/sql/schema-owned.test.ts',
   'sql/dialects/sqlite/ledger-schema.ts':
     'the check on a real SQLite file in test/integration/sql/schema-owned.test.ts',
+  'sql/dialects/postgres/table-check.ts':
+    'the description read and the fixes run on real Postgres in test/integration/sql/schema-owned.test.ts',
+  'sql/dialects/mysql/table-check.ts':
+    'its fixes in test/unit/sql/ensure-schema.test.ts, the description read and the fixes run on real MariaDB in test/integration/sql/schema-owned.test.ts',
+  'sql/dialects/sqlite/table-check.ts':
+    'the description read on a real SQLite file in test/integration/sql/schema-owned.test.ts',
 
   // Redis stores: their logic is Lua run by the server, so a fake client would test nothing.
   'redis/rate-limiter.ts':

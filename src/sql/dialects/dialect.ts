@@ -9,7 +9,7 @@
  * @module
  */
 import type { Claim } from '../ledger/claims.js';
-import type { LedgerColumn } from '../ledger/schema-check.js';
+import type { ColumnDifference, TableColumn } from '../schema-check.js';
 
 /** The three SQL dialects the ledger writes. */
 export type SqlDialect = 'postgres' | 'mysql' | 'sqlite';
@@ -78,11 +78,11 @@ export interface LedgerStatements {
   /** DDL, in order; idempotent. */
   readonly schema: readonly string[];
   /** The columns the ledger needs: `schema` creates them, `ensureSchema` checks the table has them. */
-  readonly columns: readonly LedgerColumn[];
+  readonly columns: readonly TableColumn[];
   /** One row per column of the table, as the database describes it (`DescribedColumn`'s names); no row: no table. */
   readonly describe: Statement<null>;
-  /** The statement that adds a missing column (`exists` false), or gives one that differs its definition. */
-  readonly fixColumn: (column: LedgerColumn, exists: boolean) => string;
+  /** The statement that adds a missing column, or gives one that differs its definition. */
+  readonly fixColumn: (difference: ColumnDifference) => string;
   /** Inserts the key's row if absent (or expired, except on MySQL), with the run's id; 1 affected row: claimed. */
   readonly claim: Statement<ClaimArgs>;
   /**

@@ -8,7 +8,7 @@ import { ConfigurationError } from '../../core/errors/base.js';
 import { milliseconds } from '../../core/milliseconds.js';
 import { isConflict } from '../database-errors.js';
 import type { Statement } from '../dialects/dialect.js';
-import type { SqlClient, SqlSession } from '../sql-client.js';
+import { transaction, type SqlClient, type SqlSession } from '../sql-client.js';
 
 /** Options of `SqlLedger.prune`. */
 export interface PruneOptions {
@@ -20,24 +20,6 @@ export interface PruneOptions {
 
 /** How many times a batch of `prune` is tried when it meets the claims running beside it. */
 const PRUNE_TRIES = 3;
-
-/** Runs `body` in one transaction of its own: committed when it returns, rolled back when it throws. */
-export async function transaction<Tx, R>(
-  client: SqlClient<Tx>,
-  lockTimeoutMs: number,
-  body: (session: SqlSession<Tx>) => Promise<R>,
-): Promise<R> {
-  const session = await client.begin(lockTimeoutMs);
-  let result: R;
-  try {
-    result = await body(session);
-  } catch (error) {
-    await session.rollback();
-    throw error;
-  }
-  await session.commit(undefined);
-  return result;
-}
 
 /**
  * Deletes expired records `batchSize` at a time until a batch is not full; answers how many. A

@@ -16,9 +16,9 @@ import type { LedgerStatements, SqlDialect } from '../dialects/dialect.js';
 import { ledgerStatementsOf } from '../dialects/ledger-statements-of.js';
 import { checkTableName, type TableName } from '../dialects/table-name.js';
 import type { SqlClient, SqlSession } from '../sql-client.js';
+import { ensureSchema, type EnsureSchemaOptions } from '../ensure-schema.js';
 import { claimKey, UNCLEAR, type ClaimRequest } from './claim-key.js';
 import { claimOf } from './claims.js';
-import { ensureSchema, type EnsureSchemaOptions } from './ensure-schema.js';
 import { pruneExpired, type PruneOptions } from './prune.js';
 import { tracked } from '../payouts/session-of-tx.js';
 
@@ -75,7 +75,7 @@ export interface LedgerRunOptions {
 const inFlightOrUnavailable = (error: unknown, table: string): LedgerRun<never> =>
   isConflict(error) ? { outcome: 'in_flight' } : { outcome: 'unavailable', error, message: storeFailure(error, table) };
 
-export type { EnsureSchemaOptions } from './ensure-schema.js';
+export type { EnsureSchemaOptions } from '../ensure-schema.js';
 export type { PruneOptions } from './prune.js';
 
 /** What became of the work: its value, or what it threw. */
@@ -265,7 +265,9 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
    * ```
    */
   async ensureSchema(options: EnsureSchemaOptions = {}): Promise<void> {
-    await ensureSchema(this.#client, this.#sql, this.table, options);
+    const { schema, columns, describe, fixColumn } = this.#sql;
+    const tables = [{ name: this.table, columns, describe, fixColumn }];
+    await ensureSchema(this.#client, { owner: 'the ledger', schema, tables }, options);
   }
 
   /**

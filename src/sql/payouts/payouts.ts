@@ -20,6 +20,7 @@ import { transactionOf, type Outbox } from './outbox.js';
 import { checkTableName } from '../dialects/table-name.js';
 import { payoutRow, payoutStatementsOf, type PayoutRow } from './rows.js';
 import { sessionOf } from './session-of-tx.js';
+import { ensureSchema, type EnsureSchemaOptions } from '../ensure-schema.js';
 import type { PayoutInfo, PayoutSettleResult, SqlPayoutsOptions } from './options.js';
 import { PayoutWorker } from './worker.js';
 import type { PayoutGateway, PayoutWorkerOptions } from './worker-options.js';
@@ -77,23 +78,30 @@ export class SqlPayouts<Tx> {
   }
 
   /**
-   * Creates the table and its index if they do not exist. A migration tool takes
-   * {@link SqlPayouts.schemaSql} instead.
+   * Creates the outbox's tables and indexes if they do not exist (`create`, the default; on
+   * Postgres under an advisory lock on the table's name, so several processes may run it at once),
+   * then checks both tables (the payouts' and `<table>_pace`) are the ones the outbox needs: every
+   * column, of a type that holds what it writes (a 53-bit `claim_id`, ms times, a 100-character
+   * reference; on MySQL the reference compared byte for byte), NOT NULL where it must be, the
+   * primary keys. A table that is missing or differs is a `ConfigurationError` (field `table`)
+   * naming each difference and the statement that fixes it, before any payout is staged: a debit
+   * committed beside a payout the worker could never write would never be paid. Where your
+   * migration tool owns the tables ({@link SqlPayouts.schemaSql} in a migration), call it with
+   * `{ create: false }` at start-up: it only checks, and needs no right to create anything.
+   *
+   * @throws `ConfigurationError` when a table is missing or differs, or `create` is not a boolean.
    *
    * @example
    * ```ts
-   * await payouts.ensureSchema();
+   * await payouts.ensureSchema(); // creates the tables if absent, then checks them
+   * await payouts.ensureSchema({ create: false }); // checks the tables your migrations made
    * ```
    */
-  async ensureSchema(): Promise<void> {
-    const { client, table } = this.#outbox;
-    await this.transaction(async ({ tx }) => {
-      const session = sessionOf(tx);
-      if (session === undefined) return;
-      if (client.dialect === 'postgres')
-        await session.query('SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext($1))', [`myr-gateway:${table}`]);
-      for (const statement of this.#schema(client.dialect)) await session.query(statement, []);
-    });
+  async ensureSchema(options: EnsureSchemaOptions = {}): Promise<void> {
+    const { client, sql, table } = this.#outbox;
+    const { bare } = checkTableName(table);
+    const tables = sql.tables(table, bare);
+    await ensureSchema(client, { owner: 'the payout outbox', schema: sql.schema(table, bare), tables }, options);
   }
 
   /**

@@ -14,7 +14,7 @@ import type { SqlDialect } from '../sql-client.js';
 import { payoutStatements as mysql } from '../dialects/mysql/payout-statements.js';
 import { payoutStatements as postgres } from '../dialects/postgres/payout-statements.js';
 import { payoutStatements as sqlite } from '../dialects/sqlite/payout-statements.js';
-import type { PayoutState, PayoutStatements } from './statement-shape.js';
+import { PAYOUT_STATES, type PayoutState, type PayoutStatements } from './statement-shape.js';
 
 /** The payout statements of `dialect`. */
 export const payoutStatementsOf = (dialect: SqlDialect): PayoutStatements => ({ postgres, mysql, sqlite })[dialect];
@@ -53,7 +53,6 @@ export function rowInvalid(referenceId: string, what: string): MyrGatewayError {
   );
 }
 
-const STATES: readonly PayoutState[] = ['staged', 'sending', 'sent', 'succeeded', 'failed', 'refused'];
 const text = (value: unknown): string | undefined =>
   typeof value === 'string'
     ? value
@@ -80,7 +79,7 @@ const isRequestFor = (value: unknown, referenceId: string, amount: string): valu
 /** A row of `due`, `lock` or `read`; a {@link rowInvalid} error when it is not one the outbox wrote. */
 export function payoutRow(row: Record<string, unknown>): PayoutRow {
   const referenceId = String(row.reference_id);
-  const state = STATES.find((known) => known === row.state);
+  const state = PAYOUT_STATES.find((known) => known === row.state);
   if (state === undefined) throw rowInvalid(referenceId, 'its state is none the outbox writes');
   const amount = String(row.amount);
   const params = jsonOf(row.params);

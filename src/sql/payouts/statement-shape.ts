@@ -6,6 +6,8 @@
  *
  * @module
  */
+import { REFERENCE_ID_MAX_LENGTH } from '../../schemas/common.js';
+import type { CheckedTable } from '../ensure-schema.js';
 
 /** One statement: its text for a table, and its parameters, in placeholder order, from named values. */
 export interface PayoutStatement<A> {
@@ -15,6 +17,26 @@ export interface PayoutStatement<A> {
 
 /** A payout's states, as stored. */
 export type PayoutState = 'staged' | 'sending' | 'sent' | 'succeeded' | 'failed' | 'refused';
+
+/** Every state a row may hold. */
+export const PAYOUT_STATES: readonly PayoutState[] = ['staged', 'sending', 'sent', 'succeeded', 'failed', 'refused'];
+
+/**
+ * The most characters the outbox writes into each of its bounded text columns, for every
+ * dialect's DDL and `ensureSchema`'s check alike: a narrower column would refuse or cut them.
+ */
+export const WRITTEN = {
+  /** The longest reference the service accepts. */
+  reference_id: REFERENCE_ID_MAX_LENGTH,
+  /** The longest state's name. */
+  state: Math.max(...PAYOUT_STATES.map((state) => state.length)),
+  /** The amount as staged. */
+  amount: 32,
+  /** The service's withdrawal id: the spec bounds none, so the width the DDL gives it. */
+  payment_id: 128,
+  /** A failure's code and message, the message cut to 400 characters (`errorText` in rows.ts). */
+  last_error: 500,
+} as const;
 
 /** What {@link PayoutStatements.release} is given. */
 type ReleaseValues = Parameters<PayoutStatements['release']['params']>[0];
@@ -39,6 +61,8 @@ export const numberedReleaseParams = (a: ReleaseValues): readonly unknown[] => [
 export interface PayoutStatements {
   /** The table and its index, `IF NOT EXISTS`; `bare` is the table's name without its schema. */
   readonly schema: (table: string, bare: string) => readonly string[];
+  /** The tables `schema` makes (the payouts' and the pace's), as `ensureSchema` checks them. */
+  readonly tables: (table: string, bare: string) => readonly CheckedTable[];
   /** Records a staged payout; answers 0 rows when its reference is there already (no error, so the merchant's transaction stays usable). */
   readonly stage: PayoutStatement<{ referenceId: string; params: string; amount: string; now: number }>;
   /** Rows due for a send or a status lookup, oldest first, locked for this transaction where the database can skip locked rows. */

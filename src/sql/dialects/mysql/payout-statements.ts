@@ -1,21 +1,88 @@
 /**
  * The payout outbox's SQL on MySQL 8 and MariaDB 10.6+: due rows are taken with
  * `FOR UPDATE SKIP LOCKED`, so workers in many processes each take rows the others are not
- * holding. References keep their case (`utf8mb4_bin`), as the service's do.
+ * holding. References keep their case (`utf8mb4_bin`), as the service's do. Its tables' columns
+ * are written once, for the DDL and for `ensureSchema`'s check.
  *
  * @module
  */
-import { COLUMNS, type PayoutStatements } from '../../payouts/statement-shape.js';
+import { COLUMNS, WRITTEN, type PayoutStatements } from '../../payouts/statement-shape.js';
+import { definitionOf, type TableColumn } from '../../schema-check.js';
+import { columnFix, describeTable } from './table-check.js';
+
+const VARCHAR = ['varchar', 'text', 'mediumtext', 'longtext'];
+// TEXT holds 64 KiB, ample for a request's JSON; a VARCHAR holds less.
+const TEXT = ['text', 'mediumtext', 'longtext'];
+// claim_id is a 53-bit id and the *_at columns ms since the epoch: an INT cannot hold them.
+const BIG = ['bigint'];
+
+/** The payouts table's columns on MySQL. The reference compares bytes: MySQL's default collation would make `PAYOUT7781a` and `PAYOUT7781A` one payout. */
+export const PAYOUT_COLUMNS: readonly TableColumn[] = [
+  {
+    name: 'reference_id',
+    type: `VARCHAR(${WRITTEN.reference_id})`,
+    binary: 'CHARACTER SET utf8mb4 COLLATE utf8mb4_bin',
+    types: ['varchar'],
+    chars: WRITTEN.reference_id,
+    notNull: true,
+    primaryKey: true,
+  },
+  { name: 'state', type: 'VARCHAR(16)', types: VARCHAR, chars: WRITTEN.state, notNull: true },
+  { name: 'params', type: 'TEXT', types: TEXT, notNull: true },
+  { name: 'amount', type: `VARCHAR(${WRITTEN.amount})`, types: VARCHAR, chars: WRITTEN.amount, notNull: true },
+  { name: 'attempts', type: 'INT', types: ['int', 'bigint'], notNull: true, default: '0' },
+  {
+    name: 'payment_id',
+    type: `VARCHAR(${WRITTEN.payment_id})`,
+    types: VARCHAR,
+    chars: WRITTEN.payment_id,
+    notNull: false,
+  },
+  {
+    name: 'last_error',
+    type: `VARCHAR(${WRITTEN.last_error})`,
+    types: VARCHAR,
+    chars: WRITTEN.last_error,
+    notNull: false,
+  },
+  { name: 'refusal', type: 'TEXT', types: TEXT, notNull: false },
+  { name: 'claim_id', type: 'BIGINT', types: BIG, notNull: false },
+  { name: 'due_at', type: 'BIGINT', types: BIG, notNull: true },
+  { name: 'staged_at', type: 'BIGINT', types: BIG, notNull: true },
+  { name: 'sent_at', type: 'BIGINT', types: BIG, notNull: false },
+  { name: 'settled_at', type: 'BIGINT', types: BIG, notNull: false },
+  { name: 'requested_at', type: 'BIGINT', types: BIG, notNull: false },
+];
+
+/** The pacing table's one column: its one row is the lock claims that send take turns on. */
+export const PACE_COLUMNS: readonly TableColumn[] = [
+  {
+    name: 'id',
+    type: 'INT',
+    types: ['tinyint', 'smallint', 'mediumint', 'int', 'bigint'],
+    notNull: true,
+    primaryKey: true,
+  },
+];
+
+const definitions = (columns: readonly TableColumn[]) =>
+  columns.map((column) => `${column.name} ${definitionOf(column)}`).join(', ');
 
 /** MySQL's and MariaDB's payout statements. */
 export const payoutStatements: PayoutStatements = {
   schema: (t) => [
-    `CREATE TABLE IF NOT EXISTS ${t} (reference_id VARCHAR(100) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY, state VARCHAR(16) NOT NULL, ` +
-      'params TEXT NOT NULL, amount VARCHAR(32) NOT NULL, attempts INT NOT NULL DEFAULT 0, payment_id VARCHAR(128) NULL, last_error VARCHAR(500) NULL, ' +
-      'refusal TEXT NULL, claim_id BIGINT NULL, due_at BIGINT NOT NULL, staged_at BIGINT NOT NULL, sent_at BIGINT NULL, settled_at BIGINT NULL, ' +
-      'requested_at BIGINT NULL, INDEX due_idx (state, due_at), INDEX requested_idx (requested_at)) ENGINE=InnoDB',
-    `CREATE TABLE IF NOT EXISTS ${t}_pace (id INT NOT NULL PRIMARY KEY) ENGINE=InnoDB`,
+    `CREATE TABLE IF NOT EXISTS ${t} (${definitions(PAYOUT_COLUMNS)}, INDEX due_idx (state, due_at), INDEX requested_idx (requested_at)) ENGINE=InnoDB`,
+    `CREATE TABLE IF NOT EXISTS ${t}_pace (${definitions(PACE_COLUMNS)}) ENGINE=InnoDB`,
     `INSERT IGNORE INTO ${t}_pace (id) VALUES (1)`,
+  ],
+  tables: (t) => [
+    { name: t, columns: PAYOUT_COLUMNS, describe: describeTable(t), fixColumn: columnFix(t) },
+    {
+      name: `${t}_pace`,
+      columns: PACE_COLUMNS,
+      describe: describeTable(`${t}_pace`),
+      fixColumn: columnFix(`${t}_pace`),
+    },
   ],
   stage: {
     text: (t) =>

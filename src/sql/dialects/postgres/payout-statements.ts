@@ -1,21 +1,80 @@
 /**
  * The payout outbox's SQL on Postgres: due rows are taken with `FOR UPDATE SKIP LOCKED`, so
- * workers in many processes each take rows the others are not holding.
+ * workers in many processes each take rows the others are not holding. Its tables' columns are
+ * written once, for the DDL and for `ensureSchema`'s check.
  *
  * @module
  */
-import { COLUMNS, numberedReleaseParams, type PayoutStatements } from '../../payouts/statement-shape.js';
+import { COLUMNS, numberedReleaseParams, WRITTEN, type PayoutStatements } from '../../payouts/statement-shape.js';
+import { definitionOf, type TableColumn } from '../../schema-check.js';
+import { columnFix, describeTable } from './table-check.js';
+
+const TEXT = ['character varying', 'text'];
+// claim_id is a 53-bit id and the *_at columns ms since the epoch: an INTEGER cannot hold them.
+const BIG = ['bigint'];
+
+/** The payouts table's columns on Postgres. */
+export const PAYOUT_COLUMNS: readonly TableColumn[] = [
+  {
+    name: 'reference_id',
+    type: `VARCHAR(${WRITTEN.reference_id})`,
+    types: TEXT,
+    chars: WRITTEN.reference_id,
+    notNull: false,
+    primaryKey: true,
+  },
+  { name: 'state', type: 'VARCHAR(16)', types: TEXT, chars: WRITTEN.state, notNull: true },
+  { name: 'params', type: 'TEXT', types: TEXT, chars: Infinity, notNull: true },
+  { name: 'amount', type: `VARCHAR(${WRITTEN.amount})`, types: TEXT, chars: WRITTEN.amount, notNull: true },
+  { name: 'attempts', type: 'INTEGER', types: ['integer', 'bigint'], notNull: true, default: '0' },
+  {
+    name: 'payment_id',
+    type: `VARCHAR(${WRITTEN.payment_id})`,
+    types: TEXT,
+    chars: WRITTEN.payment_id,
+    notNull: false,
+  },
+  {
+    name: 'last_error',
+    type: `VARCHAR(${WRITTEN.last_error})`,
+    types: TEXT,
+    chars: WRITTEN.last_error,
+    notNull: false,
+  },
+  { name: 'refusal', type: 'TEXT', types: TEXT, chars: Infinity, notNull: false },
+  { name: 'claim_id', type: 'BIGINT', types: BIG, notNull: false },
+  { name: 'due_at', type: 'BIGINT', types: BIG, notNull: true },
+  { name: 'staged_at', type: 'BIGINT', types: BIG, notNull: true },
+  { name: 'sent_at', type: 'BIGINT', types: BIG, notNull: false },
+  { name: 'settled_at', type: 'BIGINT', types: BIG, notNull: false },
+  { name: 'requested_at', type: 'BIGINT', types: BIG, notNull: false },
+];
+
+/** The pacing table's one column: its one row is the lock claims that send take turns on. */
+export const PACE_COLUMNS: readonly TableColumn[] = [
+  { name: 'id', type: 'INTEGER', types: ['smallint', 'integer', 'bigint'], notNull: false, primaryKey: true },
+];
+
+const definitions = (columns: readonly TableColumn[]) =>
+  columns.map((column) => `${column.name} ${definitionOf(column)}`).join(', ');
 
 /** Postgres's payout statements. */
 export const payoutStatements: PayoutStatements = {
   schema: (t, bare) => [
-    `CREATE TABLE IF NOT EXISTS ${t} (reference_id VARCHAR(100) PRIMARY KEY, state VARCHAR(16) NOT NULL, params TEXT NOT NULL, amount VARCHAR(32) NOT NULL, ` +
-      'attempts INTEGER NOT NULL DEFAULT 0, payment_id VARCHAR(128), last_error VARCHAR(500), refusal TEXT, claim_id BIGINT, due_at BIGINT NOT NULL, ' +
-      'staged_at BIGINT NOT NULL, sent_at BIGINT, settled_at BIGINT, requested_at BIGINT)',
+    `CREATE TABLE IF NOT EXISTS ${t} (${definitions(PAYOUT_COLUMNS)})`,
     `CREATE INDEX IF NOT EXISTS ${bare}_due ON ${t} (due_at) WHERE state IN ('staged', 'sending', 'sent')`,
     `CREATE INDEX IF NOT EXISTS ${bare}_requested ON ${t} (requested_at)`,
-    `CREATE TABLE IF NOT EXISTS ${t}_pace (id INTEGER PRIMARY KEY)`,
+    `CREATE TABLE IF NOT EXISTS ${t}_pace (${definitions(PACE_COLUMNS)})`,
     `INSERT INTO ${t}_pace (id) VALUES (1) ON CONFLICT (id) DO NOTHING`,
+  ],
+  tables: (t) => [
+    { name: t, columns: PAYOUT_COLUMNS, describe: describeTable(t), fixColumn: columnFix(t) },
+    {
+      name: `${t}_pace`,
+      columns: PACE_COLUMNS,
+      describe: describeTable(`${t}_pace`),
+      fixColumn: columnFix(`${t}_pace`),
+    },
   ],
   stage: {
     text: (t) =>

@@ -1,22 +1,65 @@
 /**
  * The payout outbox's SQL on SQLite: one writer at a time (every transaction is `BEGIN
  * IMMEDIATE`), so a due row is taken by writing this worker's `claim_id` into it, with no row
- * locks to skip.
+ * locks to skip. Its tables' columns are written once, for the DDL and for `ensureSchema`'s check.
  *
  * @module
  */
 import { COLUMNS, numberedReleaseParams, type PayoutStatements } from '../../payouts/statement-shape.js';
+import { definitionOf, type TableColumn } from '../../schema-check.js';
+import { columnFix, describeTable, WHOLE } from './table-check.js';
+
+// SQLite holds text of any length under a TEXT type, so no column's length is checked.
+const TEXT = ['text', 'varchar'];
+
+/** The payouts table's columns on SQLite. */
+export const PAYOUT_COLUMNS: readonly TableColumn[] = [
+  { name: 'reference_id', type: 'TEXT', types: TEXT, notNull: false, primaryKey: true },
+  { name: 'state', type: 'TEXT', types: TEXT, notNull: true },
+  { name: 'params', type: 'TEXT', types: TEXT, notNull: true },
+  { name: 'amount', type: 'TEXT', types: TEXT, notNull: true },
+  { name: 'attempts', type: 'INTEGER', types: WHOLE, notNull: true, default: '0' },
+  { name: 'payment_id', type: 'TEXT', types: TEXT, notNull: false },
+  { name: 'last_error', type: 'TEXT', types: TEXT, notNull: false },
+  { name: 'refusal', type: 'TEXT', types: TEXT, notNull: false },
+  { name: 'claim_id', type: 'INTEGER', types: WHOLE, notNull: false },
+  { name: 'due_at', type: 'INTEGER', types: WHOLE, notNull: true },
+  { name: 'staged_at', type: 'INTEGER', types: WHOLE, notNull: true },
+  { name: 'sent_at', type: 'INTEGER', types: WHOLE, notNull: false },
+  { name: 'settled_at', type: 'INTEGER', types: WHOLE, notNull: false },
+  { name: 'requested_at', type: 'INTEGER', types: WHOLE, notNull: false },
+];
+
+/** The pacing table's one column (read for the statements' shape: SQLite's one writer paces already). */
+export const PACE_COLUMNS: readonly TableColumn[] = [
+  { name: 'id', type: 'INTEGER', types: WHOLE, notNull: false, primaryKey: true },
+];
+
+const create = (table: string, columns: readonly TableColumn[]) =>
+  `CREATE TABLE IF NOT EXISTS ${table} (${columns.map((column) => `${column.name} ${definitionOf(column)}`).join(', ')})`;
 
 /** SQLite's payout statements. */
 export const payoutStatements: PayoutStatements = {
   schema: (t, bare) => [
-    `CREATE TABLE IF NOT EXISTS ${t} (reference_id TEXT PRIMARY KEY, state TEXT NOT NULL, params TEXT NOT NULL, amount TEXT NOT NULL, ` +
-      'attempts INTEGER NOT NULL DEFAULT 0, payment_id TEXT, last_error TEXT, refusal TEXT, claim_id INTEGER, due_at INTEGER NOT NULL, ' +
-      'staged_at INTEGER NOT NULL, sent_at INTEGER, settled_at INTEGER, requested_at INTEGER)',
+    create(t, PAYOUT_COLUMNS),
     `CREATE INDEX IF NOT EXISTS ${bare}_due ON ${bare} (state, due_at)`,
     `CREATE INDEX IF NOT EXISTS ${bare}_requested ON ${bare} (requested_at)`,
-    `CREATE TABLE IF NOT EXISTS ${t}_pace (id INTEGER PRIMARY KEY)`,
+    create(`${t}_pace`, PACE_COLUMNS),
     `INSERT OR IGNORE INTO ${t}_pace (id) VALUES (1)`,
+  ],
+  tables: (t, bare) => [
+    {
+      name: t,
+      columns: PAYOUT_COLUMNS,
+      describe: describeTable(t, bare),
+      fixColumn: columnFix(t, create(t, PAYOUT_COLUMNS)),
+    },
+    {
+      name: `${t}_pace`,
+      columns: PACE_COLUMNS,
+      describe: describeTable(`${t}_pace`, `${bare}_pace`),
+      fixColumn: columnFix(`${t}_pace`, create(`${t}_pace`, PACE_COLUMNS)),
+    },
   ],
   stage: {
     text: (t) =>

@@ -39,7 +39,9 @@ function scripted(script: Script = {}) {
   const kind = (text: string): Step =>
     text.startsWith('INSERT IGNORE INTO t (ledger_key, mark_rank')
       ? 'claimBeside'
-      : /^(WITH mark AS|INSERT INTO t AS l \(ledger_key, handled_statuses, expires_at, claim_id\)|INSERT IGNORE)/.test(text)
+      : /^(WITH mark AS|INSERT INTO t AS l \(ledger_key, handled_statuses, expires_at, claim_id\)|INSERT IGNORE)/.test(
+            text,
+          )
         ? 'claim'
         : text.startsWith('INSERT INTO t (ledger_key, mark_rank')
           ? 'lockMark'

@@ -1,18 +1,19 @@
 /**
- * Whether the ledger's table, as the database describes it, is the table the ledger needs: every
- * column there, of a type that holds what the ledger writes, NOT NULL where it must be, the key a
- * primary key (and on MySQL compared byte for byte). A pure comparison: `ensureSchema` reads the
- * description and refuses a table that differs, naming what differs and the statement that fixes it.
+ * Whether a table, as the database describes it, is the table the ledger (or the payout outbox)
+ * needs: every column there, of a type that holds what is written into it, NOT NULL where it must
+ * be, the key a primary key (and on MySQL compared byte for byte). A pure comparison:
+ * `ensureSchema` reads the description and refuses a table that differs, naming what differs and
+ * the statement that fixes it.
  *
  * @module
  */
 
-/** One column the ledger needs, as a dialect writes and accepts it. */
-export interface LedgerColumn {
+/** One column a table needs, as a dialect writes and accepts it. */
+export interface TableColumn {
   readonly name: string;
   /** Its type in the dialect's DDL. */
   readonly type: string;
-  /** The type names (lower case, as the database describes them) that hold what the ledger writes. */
+  /** The type names (lower case, as the database describes them) that hold what is written into it. */
   readonly types: readonly string[];
   /** Its default, in the dialect's DDL. */
   readonly default?: string | undefined;
@@ -22,10 +23,15 @@ export interface LedgerColumn {
   readonly primaryKey?: boolean | undefined;
   /** Its character set and collation, when they must compare bytes (MySQL: `…_bin`), so keys that differ by case or accent stay apart. */
   readonly binary?: string | undefined;
+  /**
+   * The most characters written into it (`Infinity`: text of any length): a column declared
+   * shorter would refuse or cut what is written. Unset: its types alone say it holds what is written.
+   */
+  readonly chars?: number | undefined;
 }
 
 /** A column's definition in DDL: type, collation, NOT NULL, default, primary key (`withKey`). */
-export function definitionOf(column: LedgerColumn, withKey = true): string {
+export function definitionOf(column: TableColumn, withKey = true): string {
   const parts = [
     column.type,
     column.binary,
@@ -38,32 +44,47 @@ export function definitionOf(column: LedgerColumn, withKey = true): string {
 
 /**
  * One column as the database describes it: each dialect's `describe` answers `name`, `type`,
- * `not_null`, `primary_key` and `collation` (flags as booleans, 1/0 or 't'/'f').
+ * `not_null`, `primary_key`, `collation` (flags as booleans, 1/0 or 't'/'f') and `length`, the
+ * characters its type holds (null: any number, or not text).
  */
 export type DescribedColumn = Readonly<Record<string, unknown>>;
 
 /** What differs in one column, and the fix's kind. */
 export interface ColumnDifference {
-  readonly column: LedgerColumn;
+  readonly column: TableColumn;
   readonly problem: string;
   /** Whether the column is there (the fix changes it) or not (the fix adds it). */
   readonly exists: boolean;
+  /** Whether the column is there but is not the primary key it must be (the fix makes it one; a key there already stays). */
+  readonly keyMissing: boolean;
 }
 
 const truthy = (value: unknown): boolean =>
   value === true || value === 1 || value === '1' || value === 't' || value === 1n;
 
+/** Why a column of `length` characters (null: any number) cannot hold the `chars` written into it; undefined when it can. */
+function tooShort(chars: number | undefined, length: unknown): string | undefined {
+  if (chars === undefined || length === null || length === undefined) return undefined;
+  const holds = Number(length);
+  if (holds >= chars) return undefined;
+  return chars === Infinity
+    ? `holds ${holds} characters, and what is written into it has no such bound`
+    : `holds ${holds} characters, fewer than the ${chars} written into it`;
+}
+
 /**
  * The columns of `described` that are not what `columns` need; empty when the table is right.
- * Columns the ledger does not know are left alone (a merchant may add their own).
+ * Columns not in `columns` are left alone (a merchant may add their own).
  *
  * @example
  * ```ts
  * columnDifferences(columns, []); // every column: missing
+ * columnDifferences([{ name: 'last_error', type: 'VARCHAR(500)', types: ['character varying'], chars: 500, notNull: false }], [{ name: 'last_error', type: 'character varying', length: 200 }]);
+ * // [{ problem: 'holds 200 characters, fewer than the 500 written into it', exists: true, … }]
  * ```
  */
 export function columnDifferences(
-  columns: readonly LedgerColumn[],
+  columns: readonly TableColumn[],
   described: readonly DescribedColumn[],
 ): ColumnDifference[] {
   const byName = new Map(described.map((column) => [String(column['name']).toLowerCase(), column]));
@@ -71,20 +92,22 @@ export function columnDifferences(
   for (const column of columns) {
     const found = byName.get(column.name);
     if (found === undefined) {
-      differences.push({ column, problem: 'is missing', exists: false });
+      differences.push({ column, problem: 'is missing', exists: false, keyMissing: false });
       continue;
     }
     const type = String(found['type']).toLowerCase();
     const collation = String(found['collation']);
+    const keyMissing = column.primaryKey === true && !truthy(found['primary_key']);
     const problems = [
       !column.types.includes(type) && `is ${type}, not ${column.types.join(' or ')}`,
+      tooShort(column.chars, found['length']),
       column.notNull && !truthy(found['not_null']) && 'allows NULL',
-      column.primaryKey && !truthy(found['primary_key']) && 'is not the primary key',
+      keyMissing && 'is not the primary key',
       column.binary &&
         !/_bin$|^binary$/i.test(collation) &&
         `compares with the collation ${collation}, which makes keys that differ by case or accent one (it needs a _bin collation)`,
     ].filter((problem): problem is string => typeof problem === 'string');
-    if (problems.length > 0) differences.push({ column, problem: problems.join(', '), exists: true });
+    if (problems.length > 0) differences.push({ column, problem: problems.join(', '), exists: true, keyMissing });
   }
   return differences;
 }
