@@ -102,6 +102,19 @@ export class SqlPayouts<Tx> {
     const { bare } = checkTableName(table);
     const tables = sql.tables(table, bare);
     await ensureSchema(client, { owner: 'the payout outbox', schema: sql.schema(table, bare), tables }, options);
+    // The pace's one row is what claims lock to take turns: without it, workers in different
+    // processes would not share the withdrawal limit.
+    const paced = await transactionOf(
+      this.#outbox,
+      async (session) => (await session.query(sql.paceLock.text(table), sql.paceLock.params({}))).rows.length,
+    );
+    if (paced !== 1) {
+      const insert = sql.schema(table, bare).at(-1) ?? '';
+      throw new ConfigurationError(
+        `the payout outbox's table ${table}_pace has no row 1, which workers lock to take turns under the withdrawal limit: add it with ${insert};`,
+        'table',
+      );
+    }
   }
 
   /**

@@ -112,7 +112,8 @@ export function errorText(error: unknown, accountNumber: string): { readonly cod
   const { code, message } =
     typeof error === 'object' && error !== null ? (error as { code?: unknown; message?: unknown }) : {};
   const mask = accountNumberRedactor(accountNumber);
-  const known = typeof code === 'string' ? code : 'UNKNOWN';
+  // A code is a short word; a longer one (not the service's) is cut, so `last_error` fits its 500.
+  const known = typeof code === 'string' ? code.slice(0, 64) : 'UNKNOWN';
   const said = mask(typeof message === 'string' ? message : String(error));
   // The SDK's messages often begin with their code already: `last_error` says it once.
   return { code: known, message: (said.startsWith(`${known}: `) ? said.slice(known.length + 2) : said).slice(0, 400) };

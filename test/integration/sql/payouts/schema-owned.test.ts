@@ -110,6 +110,21 @@ describe.each(Object.entries(databases))(
       await made.ensureSchema({ create: false });
     });
 
+    it("a migration that left out the pace table's row: refused, naming the INSERT (workers lock that row to share the limit); added, it passes", async () => {
+      const table = fresh();
+      const payouts = new SqlPayouts(client(), { ...hooks, table });
+      const statements = statementsOf(payouts.schemaSql());
+      const insert = statements.find((statement) => statement.startsWith('INSERT'));
+      expect(insert).toBeDefined();
+      for (const statement of statements) if (statement !== insert) await migrate(client(), statement);
+      const refused = await refusal(payouts.ensureSchema({ create: false }));
+      expect(refused).toBeInstanceOf(ConfigurationError);
+      expect((refused as Error).message).toContain(`${table}_pace has no row 1`);
+      expect((refused as Error).message).toContain(`${insert ?? ''};`);
+      await migrate(client(), insert ?? '');
+      await payouts.ensureSchema({ create: false });
+    });
+
     it('a table without refusal: refused, naming the column and the ADD COLUMN that fixes it; fixed, it passes', async () => {
       const table = fresh();
       const payouts = new SqlPayouts(client(), { ...hooks, table });

@@ -87,6 +87,12 @@ describe('errorText', () => {
     expect(errorText('boom', params.account_number)).toEqual({ code: 'UNKNOWN', message: 'boom' });
   });
 
+  it("cuts a code that is not a short word (not the service's), so code and message fit last_error's 500 characters", () => {
+    const text = errorText({ code: 'X'.repeat(1000), message: 'y'.repeat(1000) }, params.account_number);
+    expect(text.code).toHaveLength(64);
+    expect(`${text.code}: ${text.message}`.length).toBeLessThanOrEqual(500);
+  });
+
   it('says the code once when the message begins with it', () => {
     const error = new OutcomeUnknownError('OUTCOME_UNKNOWN: the answer was lost', { referenceId: 'PAYOUT1' });
     expect(errorText(error, params.account_number)).toEqual({
