@@ -104,8 +104,8 @@ export function columnDifferences(
       column.notNull && !truthy(found['not_null']) && 'allows NULL',
       keyMissing && 'is not the primary key',
       column.binary &&
-        !/_bin$|^binary$/i.test(collation) &&
-        `compares with the collation ${collation}, which makes keys that differ by case or accent one (it needs a _bin collation)`,
+        !/^utf8mb4_(?:\w+_)?bin$/i.test(collation) &&
+        `compares with the collation ${collation}: it needs utf8mb4 compared byte for byte (utf8mb4_bin), or keys that differ by case or accent become one, and characters outside its set are stored as ?`,
     ].filter((problem): problem is string => typeof problem === 'string');
     if (problems.length > 0) differences.push({ column, problem: problems.join(', '), exists: true, keyMissing });
   }

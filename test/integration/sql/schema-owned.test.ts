@@ -125,3 +125,44 @@ describe('MySQL: a merchant-made table whose key ignores case and accents', () =
     expect(ran).toEqual(['PAY_AB12', 'PAY_ab12', 'PAY_àb12']);
   });
 });
+
+describe('MySQL: a merchant-made key that cuts or mangles keys', () => {
+  it.each([
+    [
+      'VARCHAR(32) (INSERT IGNORE cuts a longer key: SUCCESS and REFUNDED became one)',
+      'VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin',
+      'holds 32 characters, fewer than the 255 written into it',
+    ],
+    [
+      'latin1_bin (a character outside latin1 is stored as ?)',
+      'VARCHAR(255) CHARACTER SET latin1 COLLATE latin1_bin',
+      'compares with the collation latin1_bin',
+    ],
+  ])(
+    '%s: refused, naming the MODIFY; fixed, a SUCCESS and a REFUNDED of one long payment id are both run',
+    async (_, key, problem) => {
+      const table = fresh();
+      await mariaDb.pool.query(
+        `CREATE TABLE ${table} (ledger_key ${key} NOT NULL PRIMARY KEY, mark_rank SMALLINT NULL, handled_statuses SMALLINT NOT NULL DEFAULT 0, expires_at BIGINT NOT NULL, claim_id BIGINT NULL) ENGINE=InnoDB`,
+      );
+      const ledger = new SqlLedger(fromMysql2(mariaDb.pool), { table });
+      const refused = await refusal(ledger.ensureSchema({ create: false }));
+      expect(refused).toBeInstanceOf(ConfigurationError);
+      const message = (refused as Error).message;
+      expect(message).toContain(`ledger_key ${problem}`);
+      const fix = /Fix it with: (ALTER TABLE [^;]+);/.exec(message)?.[1];
+      expect(fix).toContain('VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin');
+      await mariaDb.pool.query(fix ?? '');
+      await ledger.ensureSchema({ create: false });
+      const payment = `PAY_${'ü'.repeat(40)}`;
+      const run = (status: 'SUCCESS' | 'REFUNDED', rank: number) =>
+        ledger.run(`payment:${payment}:${status}`, () => undefined, {
+          raiseMark: status === 'REFUNDED',
+          completedTtlMs: 86_400_000,
+          order: { paymentId: payment, rank },
+        });
+      expect((await run('SUCCESS', 1)).outcome).toBe('processed');
+      expect((await run('REFUNDED', 2)).outcome).toBe('processed');
+    },
+  );
+});

@@ -115,7 +115,9 @@ function payoutsOn(tables: Readonly<Record<string, readonly object[]>>) {
         tx: null,
         async query(text, params) {
           sent.push(text);
-          const rows = text.includes('information_schema') ? (tables[String(params[1])] ?? []) : [];
+          // The pace table's row is there when the pace table is.
+          const paced = text.startsWith('SELECT id FROM') && tables.payouts_pace !== undefined ? [{ id: 1 }] : [];
+          const rows = text.includes('information_schema') ? (tables[String(params[1])] ?? []) : paced;
           return { rows: rows as Record<string, unknown>[], affected: 0 };
         },
         async commit() {},
@@ -133,11 +135,14 @@ const PAYOUTS_MADE = {
 };
 
 describe("SqlPayouts.ensureSchema: both of the outbox's tables", () => {
-  it('{ create: false } only describes the payouts table and its pace table', async () => {
+  it('{ create: false } only describes the payouts table and its pace table, and reads the pace row', async () => {
     const { sent, payouts } = payoutsOn(PAYOUTS_MADE);
     await payouts.ensureSchema({ create: false });
-    expect(sent).toHaveLength(2);
-    expect(sent.every((text) => text.startsWith('SELECT ') && text.includes('information_schema.COLUMNS'))).toBe(true);
+    expect(sent).toHaveLength(3);
+    expect(
+      sent.slice(0, 2).every((text) => text.startsWith('SELECT ') && text.includes('information_schema.COLUMNS')),
+    ).toBe(true);
+    expect(sent[2]).toBe('SELECT id FROM shop.payouts_pace WHERE id = 1 FOR UPDATE');
   });
 
   it('creates both tables and the pace row, then checks both', async () => {
@@ -150,7 +155,7 @@ describe("SqlPayouts.ensureSchema: both of the outbox's tables", () => {
       'CREATE TABLE IF NOT EXISTS shop.payouts_pace (id INT NOT NULL PRIMARY KEY) ENGINE=InnoDB',
       'INSERT IGNORE INTO shop.payouts_pace (id) VALUES (1)',
     ]);
-    expect(sent.slice(3)).toHaveLength(2);
+    expect(sent.slice(3)).toHaveLength(3);
   });
 
   it('refuses a missing pace table, naming the statements that create it', async () => {
@@ -174,7 +179,7 @@ describe("SqlPayouts.ensureSchema: both of the outbox's tables", () => {
     expect(refused).toBeInstanceOf(ConfigurationError);
     expect((refused as Error).message).toBe(
       "the payout outbox's table shop.payouts is not the table the payout outbox needs: reference_id holds 64 characters, fewer than the 100 written into it, " +
-        'compares with the collation utf8mb4_general_ci, which makes keys that differ by case or accent one (it needs a _bin collation). ' +
+        'compares with the collation utf8mb4_general_ci: it needs utf8mb4 compared byte for byte (utf8mb4_bin), or keys that differ by case or accent become one, and characters outside its set are stored as ?. ' +
         'Fix it with: ALTER TABLE shop.payouts MODIFY COLUMN reference_id VARCHAR(100) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL; ' +
         "the payout outbox's table shop.payouts_pace is not the table the payout outbox needs: id is not the primary key. " +
         'Fix it with: ALTER TABLE shop.payouts_pace MODIFY COLUMN id INT NOT NULL, ADD PRIMARY KEY (id);',

@@ -59,17 +59,29 @@ describe('columnDifferences: is it the table the ledger needs', () => {
 
   it.each([
     ['utf8mb4_bin', []],
-    ['binary', []],
+    ['utf8mb4_0900_bin', []],
+    [
+      'binary',
+      [
+        'ledger_key compares with the collation binary: it needs utf8mb4 compared byte for byte (utf8mb4_bin), or keys that differ by case or accent become one, and characters outside its set are stored as ?',
+      ],
+    ],
+    [
+      'latin1_bin',
+      [
+        'ledger_key compares with the collation latin1_bin: it needs utf8mb4 compared byte for byte (utf8mb4_bin), or keys that differ by case or accent become one, and characters outside its set are stored as ?',
+      ],
+    ],
     [
       'utf8mb4_general_ci',
       [
-        'ledger_key compares with the collation utf8mb4_general_ci, which makes keys that differ by case or accent one (it needs a _bin collation)',
+        'ledger_key compares with the collation utf8mb4_general_ci: it needs utf8mb4 compared byte for byte (utf8mb4_bin), or keys that differ by case or accent become one, and characters outside its set are stored as ?',
       ],
     ],
     [
       'utf8mb4_unicode_520_ci',
       [
-        'ledger_key compares with the collation utf8mb4_unicode_520_ci, which makes keys that differ by case or accent one (it needs a _bin collation)',
+        'ledger_key compares with the collation utf8mb4_unicode_520_ci: it needs utf8mb4 compared byte for byte (utf8mb4_bin), or keys that differ by case or accent become one, and characters outside its set are stored as ?',
       ],
     ],
   ])('MySQL: a key compared with %s', (collation, problems) => {
