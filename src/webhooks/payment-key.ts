@@ -12,7 +12,7 @@
  *
  * @example
  * ```ts
- * await runOnce(store, paymentKey(status.payment_id, status.status), () => fulfil(status));
+ * await runOnce(store, paymentKey(status.payment_id, status.status), () => fulfil(status), { payment: status });
  * ```
  */
 export function paymentKey(paymentId: string, status: string): string {

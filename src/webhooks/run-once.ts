@@ -90,7 +90,9 @@ export type RunOnceResult<T> =
  * ```ts
  * import { paymentKey, runOnce } from 'myr-gateway/webhooks';
  *
- * const result = await runOnce(handler.store, paymentKey(payment.payment_id, payment.status), () => fulfil(payment));
+ * const result = await runOnce(handler.store, paymentKey(payment.payment_id, payment.status), () => fulfil(payment), {
+ *   payment,
+ * });
  * if (result.outcome === 'in_flight') retryLater(payment);
  * ```
  */
