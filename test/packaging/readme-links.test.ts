@@ -162,3 +162,13 @@ describe('the README quick start', () => {
     expect(start).toMatch(/loopback hosts only/);
   });
 });
+
+describe('docs that build the client from the environment', () => {
+  // Trial payouts: docs/payouts.md's `new MyrGateway()` refused the sandbox's http:// base URL,
+  // and no environment variable allows it.
+  it.each(['docs/payouts.md', 'docs/sandbox.md'])("%s says what to pass for the sandbox's http:// base URL", (doc) => {
+    const text = readFileSync(join(root, doc), 'utf8');
+    expect(text).toMatch(/[Nn]o (?:environment )?variable allows plain http/);
+    expect(text).toMatch(/new MyrGateway\(\{ allowInsecureLoopback: /);
+  });
+});
