@@ -28,15 +28,37 @@ export const LEDGER_ENV = Object.freeze({ databaseUrl: 'MYR_GATEWAY_DATABASE_URL
 /** The database a URL names: its driver's package, and the client built on it. */
 type Opened = { readonly client: SqlClient<unknown>; readonly close: () => Promise<void> };
 
-/** The URL as it may be printed: its password replaced. */
-function masked(url: string): string {
+/**
+ * The URL as it may be printed: where the database is (scheme, user, host, port, database) and
+ * nothing else. Not its password, nor its query: node-postgres and mysql2 take a password from
+ * `?password=` too, and other parameters carry keys and tokens. A SQLite file's path is printed
+ * as it is.
+ */
+function shown(url: string): string {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return url;
   try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.href;
+    const { protocol, username, host, pathname } = new URL(url);
+    return `${protocol}//${username === '' ? '' : `${username}@`}${host}${pathname}`;
   } catch {
-    return url.replace(/\/\/[^@/]*@/, '//***@');
+    return url.replace(/\/\/[^@/]*@/, '//***@').replace(/[?#][^]*$/, '');
   }
+}
+
+/** A query parameter whose name says its value is a secret (`password`, `sslpassword`, `pwd`, a token, a key). */
+const SECRET_PARAMETER = /pass|pwd|secret|token|key|auth|cred/i;
+
+/** The secrets of `url` a driver's message may quote: its password, and each secret query parameter's value, as written and decoded. */
+function secretsOf(url: string): string[] {
+  if (!URL.canParse(url)) return [];
+  const parsed = new URL(url);
+  const secrets = [parsed.password];
+  try {
+    secrets.push(decodeURIComponent(parsed.password));
+  } catch {
+    // Not valid percent-encoding: the driver reads it as written, which is already in the list.
+  }
+  for (const [name, value] of parsed.searchParams) if (SECRET_PARAMETER.test(name)) secrets.push(value);
+  return secrets.filter((secret) => secret !== '');
 }
 
 function open(url: string, cwd: string): Opened {
@@ -80,7 +102,8 @@ function open(url: string, cwd: string): Opened {
  * Checks the ledger's table in the database `MYR_GATEWAY_DATABASE_URL` names (the table:
  * `MYR_GATEWAY_LEDGER_TABLE`, default `myr_webhook_ledger`); undefined when no URL is set. A
  * `postgres://` URL uses the project's `pg`, `mysql://` (or `mariadb://`) its `mysql2`, anything
- * else is a SQLite file. The URL's password is never printed.
+ * else is a SQLite file. Of the URL only scheme, user, host, port and database are printed: never
+ * its password, nor its query (`?password=` is a password to node-postgres and mysql2).
  *
  * @example
  * ```ts
@@ -91,15 +114,14 @@ export async function checkLedgerTable(env: Environment, cwd = process.cwd()): P
   const url = env[LEDGER_ENV.databaseUrl]?.trim();
   if (url === undefined || url === '') return undefined;
   const table = env[LEDGER_ENV.table]?.trim() || 'myr_webhook_ledger';
-  const hide = (text: string) => {
-    const password = URL.canParse(url) ? decodeURIComponent(new URL(url).password) : '';
-    return (password === '' ? text : text.replaceAll(password, '***')).replaceAll(url, masked(url));
-  };
+  // The URL first, whole: once a secret in it is masked it no longer matches.
+  const hide = (text: string) =>
+    secretsOf(url).reduce((hidden, secret) => hidden.replaceAll(secret, '***'), text.replaceAll(url, shown(url)));
   let opened: Opened | undefined;
   try {
     opened = open(url, cwd);
     await new SqlLedger(opened.client, { table }).ensureSchema({ create: false });
-    return { name: 'ledger table', outcome: 'ok', detail: `${table} in ${masked(url)} is the table the ledger needs` };
+    return { name: 'ledger table', outcome: 'ok', detail: `${table} in ${shown(url)} is the table the ledger needs` };
   } catch (error) {
     const what =
       error instanceof ConfigurationError

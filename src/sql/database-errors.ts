@@ -138,13 +138,24 @@ export function constraintBroken(error: unknown): boolean {
 const MESSAGE_CHARS = 300;
 
 /**
+ * A setting whose name says its value is a secret (`password=`, `sslpassword=`, `pwd:`, a token,
+ * a key), in a connection string's query or a driver's own words, and its value.
+ */
+const SECRET_SETTING = /\b([\w-]*(?:pass|pwd|secret|token|key)[\w-]*)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s;,&]+)/gi;
+
+/**
  * `text` without the secrets a driver's message can carry: the password of a connection string
- * (`postgres://shop:…@host`) and a `password=…` setting.
+ * (`postgres://shop:…@host`) and the value of a setting named like a secret. MySQL's refusal
+ * "(using password: YES)" says whether a password was given, never which: its words are kept.
  */
 function masked(text: string): string {
   return text
     .replace(/(\/\/[^/:@\s]*:)[^@\s]*@/g, '$1***@')
-    .replace(/\b(password|pwd)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s;,&]+)/gi, '$1$2***');
+    .replace(
+      SECRET_SETTING,
+      (setting: string, name: string, between: string, value: string, at: number, all: string) =>
+        /^(?:YES|NO)\)$/.test(value) && all.slice(0, at).endsWith('(using ') ? setting : `${name}${between}***`,
+    );
 }
 
 /** The database's own code and message in `error` or the errors it wraps: the innermost that has both. */
@@ -173,7 +184,8 @@ function ownWords(error: unknown): { readonly code: string; readonly message: st
  * What a store failure says in the handler's log line and to `onError`: the table, and the
  * database's own message and code (the innermost error that has both, through an ORM's wrapping:
  * never an ORM's message, which may quote the statement's values), masked of secrets (a
- * connection string's password, a `password=` setting) and cut at 300 characters.
+ * connection string's password, the value of a setting named like a secret: `password=`,
+ * `sslpassword=`, a token, a key) and cut at 300 characters.
  *
  * @example
  * ```ts

@@ -7,6 +7,7 @@
  */
 import { claimAndRun, claimTimes } from './claim-and-run.js';
 import { WebhookHandlerError } from './errors.js';
+import { paymentOfKey } from './payment-key.js';
 import type { TransactionalWebhookStore, WebhookStore } from './stores/types.js';
 
 /** Options of {@link runOnce}; the defaults are the webhook handler's at its default tolerance. */
@@ -34,7 +35,12 @@ export interface RunOnceOptions {
    * order of a payment's statuses. An outcome is not run once a later status of the same
    * payment was handled (a SUCCESS after its REFUNDED: `superseded`), and a REFUNDED run here
    * keeps a SUCCESS callback or run from fulfilling later. Give it whenever `key` is a
-   * {@link paymentKey}; a status record from `payments.retrieve` fits as it is.
+   * {@link paymentKey}; a status record from `payments.retrieve` fits as it is. Left out, a key
+   * of exactly paymentKey's shape (`payment:<payment_id>:<status>`, a status of the spec) gives
+   * it: that key is the handler's own for that payment's outcome, so the run keeps the payment
+   * as the handler does (the SQL ledger remembers it for good, not `completedTtlMs`).
+   *
+   * @default the payment a paymentKey `key` names; none for any other key
    *
    * @example
    * ```ts
@@ -90,7 +96,9 @@ export type RunOnceResult<T> =
  * ```ts
  * import { paymentKey, runOnce } from 'myr-gateway/webhooks';
  *
- * const result = await runOnce(handler.store, paymentKey(payment.payment_id, payment.status), () => fulfil(payment));
+ * const result = await runOnce(handler.store, paymentKey(payment.payment_id, payment.status), () => fulfil(payment), {
+ *   payment,
+ * });
  * if (result.outcome === 'in_flight') retryLater(payment);
  * ```
  */
@@ -101,7 +109,7 @@ export async function runOnce<T, Tx = undefined>(
   fn: (context: { readonly tx: Tx }) => T | Promise<T>,
   options: RunOnceOptions = {},
 ): Promise<RunOnceResult<T>> {
-  const { onError, payment } = options;
+  const { onError, payment = paymentOfKey(key) } = options;
   const report = (error: WebhookHandlerError) => {
     try {
       // An async onError that rejects must not become an unhandled rejection either.

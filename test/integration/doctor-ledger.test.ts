@@ -73,6 +73,21 @@ describe('doctor: the SQL ledger table', () => {
     },
   );
 
+  it('prints where the database is, never a password given as a query parameter (node-postgres honours ?password=)', async () => {
+    const pgUrl = new URL(pgDb.server.url);
+    pgUrl.search = '?password=s3cret-pw&sslpassword=s3cret-ssl&application_name=doctor';
+    const env = { MYR_GATEWAY_DATABASE_URL: pgUrl.href, MYR_GATEWAY_LEDGER_TABLE: 'doctor_query_ledger' };
+    await new SqlLedger(fromPg(pgDb.pool), { table: 'doctor_query_ledger' }).ensureSchema();
+    const ok = await ledgerLine(env);
+    // Where the database is: scheme, user, host, port, database; nothing of the query.
+    expect(ok.line).toContain(`doctor_query_ledger in postgres://${pgUrl.username}@${pgUrl.host}${pgUrl.pathname} is`);
+    // MariaDB's root has no password: the one given is refused, and the refusal printed without it.
+    const mariaUrl = `mysql://root:s3cret-pw@127.0.0.1:${mariaDb.server.port}/${mariaDb.server.options.database}?charset=utf8mb4`;
+    const refused = await ledgerLine({ MYR_GATEWAY_DATABASE_URL: mariaUrl });
+    expect(refused.line).toMatch(/^FAIL {2}ledger table +the database did not answer the check: Access denied/);
+    expect(ok.out + refused.out).not.toMatch(/s3cret|application_name/);
+  });
+
   it('a SQLite path that does not exist fails and creates nothing', async () => {
     const path = join(dir, 'absent.db');
     const { line } = await ledgerLine({ MYR_GATEWAY_DATABASE_URL: path });

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisWebhookStore, type RedisClientLike } from '../../src/redis/index.js';
 import { signCallback } from '../../src/testing/index.js';
-import { createWebhookHandler } from '../../src/webhooks/index.js';
+import { createWebhookHandler, paymentKey, runOnce } from '../../src/webhooks/index.js';
 import { CLIENT_KINDS, connect, rawCommand, RedisServer } from '../helpers/redis.js';
 import { connectTarget, RedisClusterServers } from '../helpers/redis-topologies.js';
 
@@ -64,9 +64,10 @@ describe.each(targets)('RedisWebhookStore on %s', (name, makeClient) => {
 
   const setUp = (options: { paymentRecordTtlMs?: number } = {}) => {
     const fulfilled: string[] = [];
+    const store = new RedisWebhookStore({ client, keyPrefix: prefix, ...options });
     const handler = createWebhookHandler({
       verifier: { apiKey: API_KEY },
-      store: new RedisWebhookStore({ client, keyPrefix: prefix, ...options }),
+      store,
       onEvent: (event) => void fulfilled.push(event.signed.status),
     });
     const payment = `PAY_RET_${++n}`;
@@ -80,7 +81,7 @@ describe.each(targets)('RedisWebhookStore on %s', (name, makeClient) => {
       });
       return (await handler.handle({ body: rawBody, headers })).body;
     };
-    return { fulfilled, payment, deliver };
+    return { fulfilled, payment, deliver, store };
   };
 
   it('a resend of a handled SUCCESS and of a handled REFUNDED 25 h later is a duplicate, never fulfilled again', async () => {
@@ -92,6 +93,15 @@ describe.each(targets)('RedisWebhookStore on %s', (name, makeClient) => {
     await age(client, prefix, payment, 25 * HOUR_MS);
     expect(await deliver('REFUNDED')).toMatchObject({ outcome: 'duplicate' });
     expect(fulfilled).toEqual(['SUCCESS', 'REFUNDED']);
+  });
+
+  it('runOnce given a paymentKey alone keeps the payment as its callback does: the callback resent 25 h later is a duplicate', async () => {
+    const { fulfilled, payment, deliver, store } = setUp();
+    const reconciled = await runOnce(store, paymentKey(payment, 'SUCCESS'), () => void fulfilled.push('SUCCESS'));
+    expect(reconciled.outcome).toBe('processed');
+    await age(client, prefix, payment, 25 * HOUR_MS);
+    expect(await deliver('SUCCESS')).toMatchObject({ outcome: 'duplicate' });
+    expect(fulfilled).toEqual(['SUCCESS']);
   });
 
   it('a stale SUCCESS 25 h after its payment was refunded is superseded, never fulfilled', async () => {

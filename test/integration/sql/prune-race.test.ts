@@ -41,7 +41,8 @@ it('prune during the takeover of an expired record leaves the new done record, s
     lockTimeoutMs: 20_000,
   });
   await ledger.ensureSchema();
-  const key = `payment:PAY_${randomUUID()}:SUCCESS`;
+  // A delivery's key (`idempotency: 'webhook'`): a payment outcome's key is kept for good, never expires.
+  const key = `webhook:WH_${randomUUID()}`;
   let runs = 0;
   // A record that has expired (a short completedTtlMs), as a day-old record has.
   expect((await runOnce(ledger, key, () => void runs++, { completedTtlMs: 1 })).outcome).toBe('processed');

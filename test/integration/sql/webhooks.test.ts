@@ -12,7 +12,7 @@ import { DatabaseSync } from 'node:sqlite';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SqlLedger, fromMysql2, fromPg, fromPostgresJs, fromSqlite, type SqlClient } from '../../../src/sql/index.js';
 import { createWebhookHandler, paymentKey, runOnce, signCallback } from '../../../src/webhooks/index.js';
 import { MariadbServer } from '../../helpers/mariadb.js';
@@ -281,6 +281,29 @@ function handlerScenarios<Tx>(name: string, shop: Shop<Tx>): void {
         { payment: { payment_id: paymentId, status: 'SUCCESS' } },
       );
       expect(reconciled).toEqual({ outcome: 'duplicate' });
+      expect(await shop.fulfilments(referenceId)).toBe(1);
+    });
+
+    it('runOnce given a paymentKey alone keeps the payment for good: its callback resent 25 h later, after the daily prune, is a duplicate', async () => {
+      const { handler, ledger, ran } = await receiver();
+      const paymentId = `PAY_${randomUUID()}`;
+      const referenceId = `ORDER_${paymentId}`;
+      // No `payment` option: the key is paymentKey's, and says whose outcome it is.
+      const reconciled = await runOnce(ledger, paymentKey(paymentId, 'SUCCESS'), ({ tx }) =>
+        shop.fulfil(tx, referenceId),
+      );
+      expect(reconciled.outcome).toBe('processed');
+      // The resend is signed when it is sent, fresh to the verifier (whose clock is the one it was
+      // built with); the ledger and prune read Date.now, 25 h on.
+      const resend = await delivery('SUCCESS', paymentId);
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 25 * 3_600_000 });
+      try {
+        await ledger.prune();
+        expect(await handler.handle(resend.request)).toMatchObject({ status: 200, body: { outcome: 'duplicate' } });
+      } finally {
+        vi.useRealTimers();
+      }
+      expect(ran).toEqual([]);
       expect(await shop.fulfilments(referenceId)).toBe(1);
     });
 

@@ -193,6 +193,37 @@ describe("storeFailure: the log line of a failed store, in the database's own wo
       Object.assign(new Error('invalid option password=S3cret; host=db'), { code: 'XX000' }),
       'invalid option password=***; host=db (XX000)',
     ],
+    [
+      "MySQL's refusal of a password, in its own words (it says whether one was given, never which)",
+      Object.assign(new Error("Access denied for user 'shop'@'127.0.0.1' (using password: YES)"), {
+        code: 'ER_ACCESS_DENIED_ERROR',
+        errno: 1045,
+      }),
+      "Access denied for user 'shop'@'127.0.0.1' (using password: YES) (ER_ACCESS_DENIED_ERROR 1045)",
+    ],
+    [
+      "MySQL's refusal without a password",
+      Object.assign(new Error("Access denied for user 'shop'@'127.0.0.1' (using password: NO)"), {
+        code: 'ER_ACCESS_DENIED_ERROR',
+        errno: 1045,
+      }),
+      "Access denied for user 'shop'@'127.0.0.1' (using password: NO) (ER_ACCESS_DENIED_ERROR 1045)",
+    ],
+    [
+      "a password in brackets that only looks like MySQL's words",
+      Object.assign(new Error('bad login (using password: S3cret)'), { code: 'XX000' }),
+      'bad login (using password: *** (XX000)',
+    ],
+    [
+      "a connection string's query parameters that carry secrets",
+      Object.assign(
+        new Error(
+          'could not reach postgres://shop@db:5432/shop?sslmode=require&password=S3cret&sslpassword=K3y&api_token=T0k',
+        ),
+        { code: 'ENOTFOUND' },
+      ),
+      'could not reach postgres://shop@db:5432/shop?sslmode=require&password=***&sslpassword=***&api_token=*** (ENOTFOUND)',
+    ],
     ['no code anywhere', new TypeError('socket hang up'), 'a TypeError without a database code'],
   ])('%s', (_, error, expected) => {
     expect(said(error)).toBe(expected);
