@@ -25,6 +25,7 @@ import {
   smallint as mySmallint,
 } from 'drizzle-orm/mysql-core';
 import { index as liteIndex, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { checkTableName } from '../sql/dialects/table-name.js';
 
 /** The ledger's table unless `SqlLedger`'s `table` option names another. */
 const DEFAULT_TABLE = 'myr_webhook_ledger';
@@ -35,12 +36,13 @@ const binaryKey = customType<{ data: string; driverData: string }>({
 });
 
 /**
- * `table` as `SqlLedger`'s `table` option takes it, `[schema.]name`, split. Not checked here:
- * the ledger given the same name refuses a bad one when it is built, before any callback.
+ * `table` as `SqlLedger`'s `table` option takes it, `[schema.]name`, checked by the same rule
+ * (lower case, no reserved word: a ConfigurationError otherwise) and split. Drizzle quotes the
+ * names it writes and the ledger does not, so a name with capitals would be two tables on Postgres.
  */
 function nameOf(table: string): { schema: string | undefined; name: string } {
-  const dot = table.indexOf('.');
-  return dot < 0 ? { schema: undefined, name: table } : { schema: table.slice(0, dot), name: table.slice(dot + 1) };
+  const { qualified, bare } = checkTableName(table);
+  return qualified === bare ? { schema: undefined, name: bare } : { schema: qualified.split('.')[0], name: bare };
 }
 
 function pgColumns() {
@@ -57,7 +59,7 @@ function pgColumns() {
  * The ledger's table for a Drizzle schema on Postgres (node-postgres, postgres.js, any Drizzle
  * driver). Export it from the schema file drizzle-kit reads, under the `table` the ledger uses
  * (default `myr_webhook_ledger`; `schema.table` for another Postgres schema; lower case, as
- * Postgres folds the ledger's unquoted name).
+ * Postgres folds the ledger's unquoted name: a name with capitals is a ConfigurationError).
  *
  * @example
  * ```ts

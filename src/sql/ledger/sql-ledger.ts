@@ -25,8 +25,8 @@ import { tracked } from '../payouts/session-of-tx.js';
 /** Options of {@link SqlLedger}. */
 export interface SqlLedgerOptions {
   /**
-   * The ledger's table: an identifier, or `schema.table`, each `[A-Za-z_][A-Za-z0-9_]{0,62}`
-   * (anything else is a ConfigurationError). It holds the handled keys and the payments' marks.
+   * The ledger's table: an identifier, or `schema.table`, each `[a-z_][a-z0-9_]{0,62}` and not
+   * a common SQL reserved word such as `order` or `user` (anything else is a ConfigurationError). It holds the handled keys and the payments' marks.
    *
    * @default 'myr_webhook_ledger'
    * @example

@@ -37,7 +37,8 @@ export interface PayoutSettlement {
 /** Options of {@link SqlPayouts}. */
 export interface SqlPayoutsOptions<Tx> {
   /**
-   * The outbox's table: an identifier, or `schema.table`, each `[A-Za-z_][A-Za-z0-9_]{0,62}`.
+   * The outbox's table: an identifier, or `schema.table`, each `[a-z_][a-z0-9_]{0,62}` and not a
+   * common SQL reserved word such as `order` (anything else is a ConfigurationError).
    * It holds each payout's request, account number included (a resend needs the same params).
    *
    * @default 'myr_payouts'
