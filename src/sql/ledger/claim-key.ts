@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { MyrGatewayError } from '../../core/errors/base.js';
 import type { PaymentOrder } from '../../webhooks/stores/types.js';
 import { supersedesNothing } from '../../webhooks/lifecycle.js';
 import { paymentKey } from '../../webhooks/payment-key.js';
@@ -114,6 +115,8 @@ export async function claimKey(
 /**
  * Why the payment's row (as last committed, and locked by the claim) refuses the callback: a
  * later status was handled (`superseded`), or this one was (`duplicate`); undefined when neither.
+ * A row the ledger did not write (SQLite keeps text in an INTEGER column) is no answer: it throws,
+ * so the run is `unavailable` (503, onError) until a person fixes the row, never a duplicate.
  */
 async function refusal(
   session: SqlSession<unknown>,
@@ -122,8 +125,31 @@ async function refusal(
 ): Promise<'superseded' | 'duplicate' | undefined> {
   const row = (await send(session, sql.readMark, { mark })).rows[0];
   if (row === undefined) return undefined;
-  if (row.mark_rank !== null && Number(row.mark_rank) > rank) return 'superseded';
-  return (Number(row.handled_statuses) & handled) !== 0 ? 'duplicate' : undefined;
+  const markRank = row.mark_rank === null ? null : wholeNumber(row.mark_rank, 'mark_rank');
+  if (markRank !== null && markRank > rank) return 'superseded';
+  return (wholeNumber(row.handled_statuses, 'handled_statuses') & handled) !== 0 ? 'duplicate' : undefined;
+}
+
+/**
+ * `value` of a payment's row, read as the whole number the ledger writes there (a driver may
+ * answer a BIGINT as a string or a bigint); anything else is refused, naming the column and never
+ * the value (the row is input: it may hold anything).
+ */
+function wholeNumber(value: unknown, column: 'mark_rank' | 'handled_statuses'): number {
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
+  if (typeof value === 'bigint' || (typeof value === 'string' && /^-?\d{1,15}$/.test(value))) return Number(value);
+  const what =
+    typeof value === 'number'
+      ? 'not a whole number'
+      : typeof value === 'string'
+        ? 'text'
+        : typeof value === 'object' && value !== null
+          ? 'a blob'
+          : typeof value;
+  throw new MyrGatewayError(
+    `a payment's row holds a ${column} the ledger did not write (${what}): fix or delete that row (ledger_key 'm:' and the payment's id) by hand`,
+    { code: 'STORE_UNAVAILABLE', retryable: false },
+  );
 }
 
 /** The key's row exists: claimed when it had expired (`rows-beside` takes it over here; the others in the claim), else a duplicate. */

@@ -17,9 +17,13 @@ export function sqliteLedger(table: string, bare: string): LedgerStatements {
         'DO UPDATE SET expires_at = excluded.expires_at, claim_id = excluded.claim_id WHERE expires_at <= ?',
       params: ({ claim, now }) => [claim.row, claim.until, claim.id, now],
     },
+    // SQLite keeps any value in an INTEGER column: a payment's row the ledger did not write (text,
+    // a fraction, a blob) refuses the claim too, and `readMark`'s reader then says which column.
+    // typeof(0) is 'integer', typeof(NULL) 'null': no type name is spelled out.
     claimOrdered: {
       text:
-        `INSERT INTO ${table} (ledger_key, handled_statuses, expires_at, claim_id) SELECT ?, 0, ?, ? WHERE NOT EXISTS (SELECT 1 FROM ${table} WHERE ledger_key = ? AND (mark_rank > ? OR (handled_statuses & ?) <> 0)) ` +
+        `INSERT INTO ${table} (ledger_key, handled_statuses, expires_at, claim_id) SELECT ?, 0, ?, ? WHERE NOT EXISTS (SELECT 1 FROM ${table} WHERE ledger_key = ? AND (mark_rank > ? OR (handled_statuses & ?) <> 0 ` +
+        'OR typeof(mark_rank) NOT IN (typeof(0), typeof(NULL)) OR typeof(handled_statuses) <> typeof(0))) ' +
         'ON CONFLICT (ledger_key) DO UPDATE SET expires_at = excluded.expires_at, claim_id = excluded.claim_id WHERE expires_at <= ?',
       params: ({ claim, now, mark, rank, handled }) => [claim.row, claim.until, claim.id, mark, rank, handled, now],
     },

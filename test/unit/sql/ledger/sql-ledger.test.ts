@@ -19,7 +19,8 @@ interface Script {
   beside?: number;
   /** Rows MySQL's takeover of an expired key updates (default 0). */
   takenOver?: number;
-  mark?: number | null;
+  /** The payment's mark_rank as the driver answers it (a BIGINT may come as a string). */
+  mark?: unknown;
   doneRows?: number;
 }
 
@@ -67,7 +68,10 @@ function scripted(script: Script = {}) {
           if (name === 'takeOver') return { rows: [], affected: script.takenOver ?? 0 };
           if (name === 'claimBeside') return { rows: [], affected: script.beside ?? 2 };
           if (name === 'readMark')
-            return { rows: script.mark === undefined ? [] : [{ mark_rank: script.mark }], affected: 0 };
+            return {
+              rows: script.mark === undefined ? [] : [{ mark_rank: script.mark, handled_statuses: 0 }],
+              affected: 0,
+            };
           if (name === 'done')
             return { rows: Array.from({ length: script.doneRows ?? 1 }, () => ({ held: 1 })), affected: 0 };
           return { rows: [], affected: 1 };
@@ -133,6 +137,19 @@ describe('SqlLedger.run', () => {
     expect(await equal.ledger.run('k', () => 'ran', { ...RUN, order: ORDER })).toEqual({ outcome: 'duplicate' });
     const none = scripted({ claimed: 0, mark: null });
     expect(await none.ledger.run('k', () => 'ran', { ...RUN, order: ORDER })).toEqual({ outcome: 'duplicate' });
+  });
+
+  it("a payment's row the ledger did not write is unavailable, naming the column, never a duplicate; a BIGINT read as a string is read as its number", async () => {
+    const text = scripted({ claimed: 0, mark: 'abc' });
+    const run = await text.ledger.run('k', () => 'ran', { ...RUN, order: ORDER });
+    expect(run).toMatchObject({
+      outcome: 'unavailable',
+      message: expect.stringMatching(/table t: a payment's row holds a mark_rank the ledger did not write \(text\)/),
+    });
+    expect(JSON.stringify(run)).not.toContain('abc');
+    expect(text.events).toEqual(['begin', 'claim', 'readMark', 'rollback']);
+    const asString = scripted({ claimed: 0, mark: '2' });
+    expect(await asString.ledger.run('k', () => 'ran', { ...RUN, order: ORDER })).toEqual({ outcome: 'superseded' });
   });
 
   it('a claim with an order checks the mark in the same statement: no extra round trip when it is taken', async () => {
