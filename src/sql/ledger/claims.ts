@@ -11,8 +11,11 @@
  */
 import { createHash, getRandomValues } from 'node:crypto';
 
-/** Longest `ledger_key` stored as it is; longer ones (and those ending in a space) are stored as their SHA-256. */
-const MAX_KEY_LENGTH = 255;
+/**
+ * Longest `ledger_key` stored as it is, and so the fewest characters the key column must hold;
+ * longer ones (and those ending in a space) are stored as their SHA-256.
+ */
+export const MAX_KEY_LENGTH = 255;
 
 function rowKey(prefix: 'k:' | 'm:', value: string): string {
   const key = prefix + value;

@@ -7,7 +7,7 @@ import { columnDifferences, definitionOf, type DescribedColumn } from '../../../
 
 /** The table as the database describes it when the ledger made it (Postgres's words). */
 const made: DescribedColumn[] = [
-  { name: 'ledger_key', type: 'character varying', not_null: true, primary_key: true, collation: null },
+  { name: 'ledger_key', type: 'character varying', not_null: true, primary_key: true, collation: null, exact: true },
   { name: 'mark_rank', type: 'smallint', not_null: false, primary_key: false, collation: null },
   { name: 'handled_statuses', type: 'smallint', not_null: true, primary_key: false, collation: null },
   { name: 'expires_at', type: 'bigint', not_null: true, primary_key: false, collation: null },
@@ -50,6 +50,29 @@ describe('columnDifferences: is it the table the ledger needs', () => {
       'the key not the primary key',
       changed('ledger_key', { primary_key: false }),
       ['ledger_key is not the primary key'],
+    ],
+    [
+      'a primary key of the key and its expiry (ON CONFLICT (ledger_key) then has no constraint)',
+      changed('expires_at', { primary_key: true }),
+      ['ledger_key is not the whole primary key: it is (ledger_key, expires_at), not (ledger_key)'],
+    ],
+    [
+      'a primary key of a column of its own',
+      [...changed('ledger_key', { primary_key: false }), { name: 'id', type: 'bigint', not_null: 1, primary_key: 1 }],
+      ['ledger_key is not the primary key: it is (id), not (ledger_key)'],
+    ],
+    ['a key of text (no length)', changed('ledger_key', { type: 'text', length: null }), []],
+    [
+      'a key of VARCHAR(32): too short for the longest key the ledger writes',
+      changed('ledger_key', { length: 32 }),
+      ['ledger_key holds 32 characters, fewer than the 255 written into it'],
+    ],
+    [
+      'a key whose collation ignores case (a non-deterministic ICU collation)',
+      changed('ledger_key', { collation: 'case_blind', exact: false }),
+      [
+        'ledger_key compares with the collation case_blind, which makes keys that differ by case or accent one (it needs a deterministic collation, such as the database default)',
+      ],
     ],
   ] as const)('%s', (_title, described, problems) => {
     expect(columnDifferences(POSTGRES, described).map(({ column, problem }) => `${column.name} ${problem}`)).toEqual(

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { MAX_KEY_LENGTH } from '../../ledger/claims.js';
 import { definitionOf, type TableColumn } from '../../schema-check.js';
 import type { LedgerStatements } from '../dialect.js';
 import { columnFix, describeTable } from './table-check.js';
@@ -18,7 +19,7 @@ export const COLUMNS: readonly TableColumn[] = [
     binary: 'CHARACTER SET utf8mb4 COLLATE utf8mb4_bin',
     types: ['varchar'],
     // A shorter column cuts longer keys under INSERT IGNORE (a SUCCESS and a REFUNDED became one key).
-    chars: 255,
+    chars: MAX_KEY_LENGTH,
     notNull: true,
     primaryKey: true,
   },

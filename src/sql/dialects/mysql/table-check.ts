@@ -20,12 +20,15 @@ export function describeTable(table: string): Statement<null> {
 
 /**
  * The statement that adds a missing column to `table`, or gives the column there its definition
- * (MODIFY keeps a primary key there, and adds none: `ADD PRIMARY KEY` when it lacks one).
+ * (MODIFY keeps a primary key there and adds none: when the key is wrong, the one there is dropped
+ * and the column made the key).
  */
 export const columnFix =
   (table: string) =>
-  ({ column, exists, keyMissing }: ColumnDifference): string => {
+  ({ column, exists, kinds, primaryKey }: ColumnDifference): string => {
     if (!exists) return `ALTER TABLE ${table} ADD COLUMN ${column.name} ${definitionOf(column)}`;
-    const key = keyMissing ? `, ADD PRIMARY KEY (${column.name})` : '';
+    const key = kinds.includes('key')
+      ? `${primaryKey.columns.length > 0 ? ', DROP PRIMARY KEY' : ''}, ADD PRIMARY KEY (${column.name})`
+      : '';
     return `ALTER TABLE ${table} MODIFY COLUMN ${column.name} ${definitionOf(column, false)}${key}`;
   };

@@ -4,15 +4,28 @@
  *
  * @module
  */
+import { MAX_KEY_LENGTH } from '../../ledger/claims.js';
 import { definitionOf, type TableColumn } from '../../schema-check.js';
 import type { LedgerStatements } from '../dialect.js';
 import { columnFix, describeTable } from './table-check.js';
 
 const SMALL = ['smallint', 'integer', 'bigint'];
 
-/** The columns the ledger needs on Postgres. */
+/**
+ * The columns the ledger needs on Postgres. The key holds the longest key the ledger writes (a
+ * shorter one fails every callback), and its collation is deterministic: an ICU collation with
+ * `deterministic = false` would make `PAY_ab` and `PAY_AB` one.
+ */
 export const COLUMNS: readonly TableColumn[] = [
-  { name: 'ledger_key', type: 'VARCHAR(255)', types: ['character varying', 'text'], notNull: false, primaryKey: true },
+  {
+    name: 'ledger_key',
+    type: `VARCHAR(${MAX_KEY_LENGTH})`,
+    types: ['character varying', 'text'],
+    chars: MAX_KEY_LENGTH,
+    notNull: false,
+    primaryKey: true,
+    exact: 'a deterministic collation, such as the database default',
+  },
   { name: 'mark_rank', type: 'SMALLINT', types: SMALL, notNull: false },
   { name: 'handled_statuses', type: 'SMALLINT', types: SMALL, notNull: true, default: '0' },
   { name: 'expires_at', type: 'BIGINT', types: ['bigint'], notNull: true },

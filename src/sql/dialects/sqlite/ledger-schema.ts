@@ -8,9 +8,25 @@ import { definitionOf, type TableColumn } from '../../schema-check.js';
 import type { LedgerStatements } from '../dialect.js';
 import { columnFix, describeTable, WHOLE } from './table-check.js';
 
-/** The columns the ledger needs on SQLite (a TEXT primary key may hold NULL there: the ledger never writes one). */
+// Declared as text: SQLite gives them text affinity and ignores a declared length.
+const TEXT = ['text', 'varchar', 'character varying', 'nvarchar', 'char', 'character', 'nchar', 'clob'];
+
+/**
+ * The columns the ledger needs on SQLite. The key is made NOT NULL, as Drizzle's primary key is
+ * (else `drizzle-kit push` rebuilds the table by copy), but a table made without it passes: a TEXT
+ * primary key may hold NULL on SQLite, and the ledger never writes one. The key compares with
+ * BINARY, SQLite's default: NOCASE would make `PAY_ab` and `PAY_AB` one.
+ */
 export const COLUMNS: readonly TableColumn[] = [
-  { name: 'ledger_key', type: 'TEXT', types: ['text', 'varchar(255)', 'varchar'], notNull: false, primaryKey: true },
+  {
+    name: 'ledger_key',
+    type: 'TEXT',
+    types: TEXT,
+    notNull: true,
+    nullTolerated: true,
+    primaryKey: true,
+    exact: "BINARY, SQLite's default",
+  },
   { name: 'mark_rank', type: 'INTEGER', types: WHOLE, notNull: false },
   { name: 'handled_statuses', type: 'INTEGER', types: WHOLE, notNull: true, default: '0' },
   { name: 'expires_at', type: 'INTEGER', types: WHOLE, notNull: true },

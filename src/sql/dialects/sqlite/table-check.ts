@@ -11,13 +11,18 @@ import type { Statement } from '../dialect.js';
 /** The whole-number types SQLite stores in up to 64 bits (any of them holds a 53-bit id or a ms epoch). */
 export const WHOLE: readonly string[] = ['integer', 'int', 'bigint', 'smallint'];
 
+// A declared length is left out of the type: SQLite ignores it (VARCHAR(32) holds any text). The
+// collation is the primary key index's: the one ON CONFLICT and the key's lookups compare with.
 const DESCRIBE =
-  'SELECT name, type, "notnull" AS not_null, pk > 0 AS primary_key, NULL AS collation, NULL AS length FROM pragma_table_info(?, ?)';
+  "SELECT c.name, rtrim(substr(c.type, 1, instr(c.type || '(', '(') - 1)) AS type, c.\"notnull\" AS not_null, " +
+  "c.pk > 0 AS primary_key, k.coll AS collation, upper(coalesce(k.coll, 'BINARY')) = 'BINARY' AS exact, NULL AS length " +
+  'FROM pragma_table_info(?, ?) c LEFT JOIN (SELECT x.name, x.coll FROM pragma_index_list(?, ?) l ' +
+  "JOIN pragma_index_xinfo(l.name, ?) x WHERE l.origin = 'pk' AND x.key = 1) k ON k.name = c.name";
 
 /** One row per column of `table` (checked; maybe `schema.table`, `bare` its last part); no row: no table. */
 export function describeTable(table: string, bare: string): Statement<null> {
   const schema = table.includes('.') ? table.split('.')[0] : 'main';
-  return { text: DESCRIBE, params: () => [bare, schema] };
+  return { text: DESCRIBE, params: () => [bare, schema, bare, schema, schema] };
 }
 
 /**
