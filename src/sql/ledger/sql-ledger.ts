@@ -250,8 +250,8 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
 
   /**
    * Creates the table and its index if they do not exist, then checks the table is the one the
-   * ledger needs (every column, of a type that holds what it writes; on MySQL a key compared byte
-   * for byte). A table that is missing or differs is a ConfigurationError naming what differs and
+   * ledger needs (every column, of a type that holds what it writes; the key the whole primary
+   * key, long enough for every key the ledger writes and compared byte for byte). A table that is missing or differs is a ConfigurationError naming what differs and
    * the statement that fixes it. Idempotent, and safe when several processes run it at once
    * (Postgres takes an advisory lock on the table's name). Where your migration tool owns the
    * table (the ledger's table in your Drizzle or Prisma schema, or {@link SqlLedger.schemaSql} in
