@@ -83,10 +83,12 @@ function writeCjsWrappers(outDir: string): () => Promise<void> {
 const SHARED_GROUP: Record<keyof typeof entry, string> = {
   'webhooks/index': 'shared',
   'redis/index': 'shared-client',
+  // Before the SQL entry: the table-name check it shares with the SQL entry joins a group without
+  // zod (in the SQL group, the Drizzle tables would load zod).
+  'drizzle/index': 'shared-client',
   // Its payout outbox validates with the client's zod schemas: a group of its own keeps zod out of
   // the Redis entry (the code only the SQL entry and the client share joins it, the root's one more file).
   'sql/index': 'sql',
-  'drizzle/index': 'shared-client',
   index: 'client',
   'testing/index': 'testing',
 };
