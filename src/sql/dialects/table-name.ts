@@ -57,7 +57,7 @@ export function checkTableName(table: unknown): TableName {
     const capitals = parts.some((part) => IDENTIFIER.test(part.toLowerCase()) && part !== part.toLowerCase());
     throw new ConfigurationError(
       capitals
-        ? `table must be lower case (${String(table).toLowerCase()}, not ${String(table)}): Postgres folds the unquoted name the ledger writes to lower case, while a tool that quotes it keeps the capitals, so the two would be different tables`
+        ? `table must be lower case (${String(table).toLowerCase()}, not ${String(table)}): Postgres folds the unquoted name the ledger writes to lower case, while a tool that quotes it keeps the capitals, so the two would be different tables. A table of that name already holding rows (MySQL on Linux keeps the capitals): rename it first (ALTER TABLE ${String(table)} RENAME TO ${String(table).toLowerCase()}), or the lower-case name starts an empty table`
         : "table must be an SQL identifier in lower case ([a-z_][a-z0-9_]{0,62}), optionally schema-qualified (schema.table); it is written into the ledger's SQL unquoted",
       'table',
     );

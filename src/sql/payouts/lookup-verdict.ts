@@ -8,19 +8,22 @@
  *   with its service id when one is known, in a final status.
  * - `refuse`: the payout's service id is unknown (its request met `DUPLICATE_REFERENCE` on a
  *   recovery) and the withdrawal under its reference was made more than {@link CLOCK_ALLOWANCE_MS}
- *   before the payout was staged: the reference was used before (that payout's row purged, the
+ *   (a day) before the payout was staged: the reference was used before (that payout's row purged, the
  *   reference staged again), so the service refused this payout and it was never made (A29).
  * - `wait`: anything else (not final yet, another amount, a deposit, no record, no lookup).
  *
  * @module
  */
 import { TERMINAL_STATUSES } from '../../schemas/statuses.js';
+import { parseTimestamp } from '../../webhooks/timestamp-parse.js';
 
 /**
- * How far the service's clock may be behind the clock that staged a payout: the spec's own
- * tolerance for a callback's age (assumption A29).
+ * How long before a payout was staged a withdrawal under its reference must have been made to be
+ * another payout's (assumption A29): a day, far beyond any clock's drift or a timestamp read in
+ * the wrong zone (a refusal credits the seller back), and shorter than any retention after which
+ * a merchant purges and reuses a reference.
  */
-export const CLOCK_ALLOWANCE_MS = 300_000;
+export const CLOCK_ALLOWANCE_MS = 86_400_000;
 
 const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
 
@@ -71,12 +74,11 @@ export function lookupVerdict(payout: LookedUpPayout, found: FoundRecord | undef
   if (found === undefined) return { verdict: 'wait' };
   const withdrawal = found.reference_id === payout.referenceId && !found.payment_id.startsWith('PAY_');
   if (!withdrawal) return { verdict: 'wait' };
-  const madeAt = Date.parse(found.created_at ?? '');
+  // A full ISO 8601 date-time (no zone: UTC, as the spec's times are); anything else is NaN, no refusal.
+  const madeAt = parseTimestamp(found.created_at ?? '');
   if (payout.paymentId === undefined && madeAt < payout.stagedAt - CLOCK_ALLOWANCE_MS) {
-    return {
-      verdict: 'refuse',
-      message: `the reference was used by the earlier withdrawal ${found.payment_id}, made at ${found.created_at ?? ''} before this payout was staged: this payout was never made`,
-    };
+    const message = `the reference was used by the earlier withdrawal ${found.payment_id}, made at ${found.created_at ?? ''}, a day or more before this payout was staged: this payout was never made`;
+    return { verdict: 'refuse', message: message.slice(0, 400) };
   }
   const mine =
     Number(found.amount) === Number(payout.amount) &&

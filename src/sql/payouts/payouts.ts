@@ -235,7 +235,10 @@ export class SqlPayouts<Tx> {
     const found = (await session.query(sql.lock.text(table), sql.lock.params({ referenceId }))).rows[0];
     if (found === undefined) return 'unknown';
     const row = payoutRow(found);
-    if (Number(row.amount) !== Number(amount)) return 'unknown';
+    // Another withdrawal than the one the payout's answer named (an earlier payout's, under a
+    // reference used again) is not this payout's.
+    if (Number(row.amount) !== Number(amount) || (row.paymentId !== undefined && row.paymentId !== paymentId))
+      return 'unknown';
     if (row.state === 'succeeded' || row.state === 'failed' || row.state === 'refused') return 'already';
     if (row.state === 'staged') return 'unknown';
     const state = finalState(status);

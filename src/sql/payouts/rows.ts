@@ -23,8 +23,13 @@ export const payoutStatementsOf = (dialect: SqlDialect): PayoutStatements => ({ 
 export interface PayoutRow {
   readonly referenceId: string;
   readonly state: PayoutState;
-  /** The request as staged (full account number: only for sending it again). */
-  readonly params: WithdrawalCreateParams;
+  /**
+   * The request as staged (full account number: only for sending it again), read while the payout
+   * is `staged` or `sending`; undefined once it is `sent` or final (never sent again).
+   */
+  readonly params: WithdrawalCreateParams | undefined;
+  /** The account number the stored request names (masked out of every error kept), or undefined. */
+  readonly accountNumber: string | undefined;
   readonly amount: string;
   readonly attempts: number;
   readonly paymentId: string | undefined;
@@ -82,10 +87,17 @@ export function payoutRow(row: Record<string, unknown>): PayoutRow {
   const state = PAYOUT_STATES.find((known) => known === row.state);
   if (state === undefined) throw rowInvalid(referenceId, 'its state is none the outbox writes');
   const amount = String(row.amount);
-  const params = jsonOf(row.params);
-  if (!isRequestFor(params, referenceId, amount)) {
-    throw rowInvalid(referenceId, "its params are not the request staged for this row's reference and amount");
+  // Only a payout still to be asked (staged, or claimed and maybe sent) needs its request: a sent or
+  // final one is looked up, settled or read by its reference, state and amount alone.
+  let params: WithdrawalCreateParams | undefined;
+  if (state === 'staged' || state === 'sending') {
+    const stored = jsonOf(row.params);
+    if (!isRequestFor(stored, referenceId, amount))
+      throw rowInvalid(referenceId, "its params are not the request staged for this row's reference and amount");
+    params = stored;
   }
+  const loose = params ?? jsonOf(row.params);
+  const accountNumber = isObject(loose) && typeof loose.account_number === 'string' ? loose.account_number : undefined;
   const refusalText = text(row.refusal);
   const refusal = refusalText === undefined ? undefined : jsonOf(refusalText);
   if (
@@ -98,6 +110,7 @@ export function payoutRow(row: Record<string, unknown>): PayoutRow {
     referenceId,
     state,
     params,
+    accountNumber,
     amount,
     attempts: Number(row.attempts),
     paymentId: text(row.payment_id),
@@ -108,10 +121,14 @@ export function payoutRow(row: Record<string, unknown>): PayoutRow {
 }
 
 /** What a failed request left to remember: its code and message, the account number masked, at most 500 characters. */
-export function errorText(error: unknown, accountNumber: string): { readonly code: string; readonly message: string } {
+export function errorText(
+  error: unknown,
+  accountNumber: string | undefined,
+): { readonly code: string; readonly message: string } {
   const { code, message } =
     typeof error === 'object' && error !== null ? (error as { code?: unknown; message?: unknown }) : {};
-  const mask = accountNumberRedactor(accountNumber);
+  const mask =
+    accountNumber === undefined || accountNumber === '' ? (text: string) => text : accountNumberRedactor(accountNumber);
   // A code is a short word; a longer one (not the service's) is cut, so `last_error` fits its 500.
   const known = typeof code === 'string' ? code.slice(0, 64) : 'UNKNOWN';
   const said = mask(typeof message === 'string' ? message : String(error));

@@ -12,7 +12,7 @@ import { PUBLISHED_LIMITS, PUBLISHED_WINDOW_MS } from '../../core/pacing/limiter
 import { lookupVerdict } from './lookup-verdict.js';
 import { transactionOf, type Outbox } from './outbox.js';
 import type { PayoutRefusal } from './options.js';
-import { claimId, errorText, payoutRow, type PayoutRow } from './rows.js';
+import { claimId, errorText, payoutRow, rowInvalid, type PayoutRow } from './rows.js';
 import type { PayoutState } from './statement-shape.js';
 import { payoutVerdict } from './verdict.js';
 import type { PayoutDrainReport, PayoutGateway, PayoutWorkerOptions } from './worker-options.js';
@@ -28,6 +28,12 @@ const paceSlackMs = (windowMs: number) => Math.min(500, Math.ceil(windowMs / 20)
  */
 const answeredAt = (claimed: Claimed): number | null =>
   claimed.action === 'create' || claimed.action === 'recover' ? Date.now() : null;
+
+/** The request of a row to be asked (`payoutRow` reads it for every `staged` or `sending` row). */
+function requestOf(row: PayoutRow) {
+  if (row.params === undefined) throw rowInvalid(row.referenceId, 'it has no request to send');
+  return row.params;
+}
 
 /** One claimed row and what to do with it. */
 interface Claimed {
@@ -197,10 +203,13 @@ export class PayoutWorker<Tx = unknown> {
         } catch (error) {
           if (!(error instanceof MyrGatewayError)) throw error;
           const referenceId = String(found.reference_id);
-          await session.query(
+          const parked = await session.query(
             sql.park.text(table),
             sql.park.params({ referenceId, dueAt: now + SET_ASIDE_MS, lastError: error.message.slice(0, 400) }),
           );
+          // A key no statement can name (a NULL or a blob written by hand): the drain stops here,
+          // told once per interval, rather than read the same row again and again.
+          if (parked.affected !== 1) throw rowInvalid(referenceId, 'its reference_id cannot be named to set it aside');
           setAside.push(error);
           continue;
         }
@@ -248,7 +257,7 @@ export class PayoutWorker<Tx = unknown> {
       report.sent += 1;
     } catch (error) {
       const verdict = payoutVerdict(error, first);
-      const { code, message } = errorText(error, row.params.account_number);
+      const { code, message } = errorText(error, row.accountNumber);
       if (verdict === 'sent') {
         await this.#release(claimed, 'sent', Date.now() + this.#settleAfterMs, {});
         report.sent += 1;
@@ -266,12 +275,12 @@ export class PayoutWorker<Tx = unknown> {
   }
 
   async #create(row: PayoutRow): Promise<string | null> {
-    const withdrawal = await this.#gateway.withdrawals.create(row.params, this.#request);
+    const withdrawal = await this.#gateway.withdrawals.create(requestOf(row), this.#request);
     return withdrawal.payment_id ?? withdrawal.withdrawal_id ?? null;
   }
 
   async #recover(row: PayoutRow): Promise<string | null> {
-    const recovery = await this.#gateway.withdrawals.recover(row.params, this.#request);
+    const recovery = await this.#gateway.withdrawals.recover(requestOf(row), this.#request);
     return recovery.created ? (recovery.withdrawal.payment_id ?? recovery.withdrawal.withdrawal_id ?? null) : null;
   }
 
@@ -310,7 +319,7 @@ export class PayoutWorker<Tx = unknown> {
     } catch (error) {
       // Never sent again because of it: the row remembers the refusal, and the hook runs on a later drain.
       await this.#release(claimed, 'sending', Date.now() + this.#retryDelay(row.attempts + 1, undefined), {
-        lastError: `onRefused threw: ${errorText(error, row.params.account_number).message}`,
+        lastError: `onRefused threw: ${errorText(error, row.accountNumber).message}`,
         refusal: JSON.stringify(refusal),
       });
       report.unknown += 1;
@@ -363,7 +372,7 @@ export class PayoutWorker<Tx = unknown> {
         return;
       } catch (error) {
         await this.#release(claimed, 'sent', Date.now() + this.#retryDelay(row.attempts + 1, undefined), {
-          lastError: `onSettled threw: ${errorText(error, row.params.account_number).message}`,
+          lastError: `onSettled threw: ${errorText(error, row.accountNumber).message}`,
         });
         return;
       }

@@ -308,6 +308,18 @@ export function payoutScenarios<Tx>(
       expect(await payouts.get(referenceId)).toMatchObject({ state: 'failed', paymentId });
     });
 
+    it("a callback naming another withdrawal than the one the payout's answer named settles nothing: 'unknown'", async () => {
+      const { payouts, client, settlements } = await outbox();
+      const referenceId = await staged(payouts);
+      await payouts.worker(gateway()).drain();
+      const { deliver, answers } = await receiver(payouts, client);
+      const callback = { payment_id: 'WD_EARLIER_PAYOUT', reference_id: referenceId, amount: 250, status: 'SUCCESS' };
+      expect(await deliver(callback)).toMatchObject({ status: 200 });
+      expect(answers).toEqual(['unknown']);
+      expect(settlements).toEqual([]);
+      expect(await payouts.get(referenceId)).toMatchObject({ state: 'sent' });
+    });
+
     it('no callback: settled by the status lookup after settleAfterMs, then the late callback is already settled (one credit)', async () => {
       const { payouts, client, credits, settlements } = await outbox();
       const referenceId = await staged(payouts);
@@ -343,8 +355,8 @@ export function payoutScenarios<Tx>(
 
     it('a reference an earlier withdrawal used, staged again after its row was deleted and taken over before its first answer: refused (onRefused once), never settled on the earlier withdrawal', async () => {
       const { payouts, refusals, settlements, credits, raw } = await outbox();
-      // An hour ago the reference was paid out and settled; its row was deleted since (retention).
-      serviceClockMs = -3_600_000;
+      // Two days ago the reference was paid out and settled; its row was deleted since (retention).
+      serviceClockMs = -2 * 86_400_000;
       const referenceId = await staged(payouts);
       await payouts.worker(gateway()).drain();
       await mock.completeWithdrawal(referenceId, 'SUCCESS', { deliver: false });
@@ -392,7 +404,9 @@ export function payoutScenarios<Tx>(
       await sleep(5);
       mock.fault({ endpoint: 'payment.status', response: { type: 'delay', ms: 600 } });
       const lookup = worker.drain();
-      await sleep(300);
+      // The lookup's request is at the service (held there): the UPDATE lands while it is in flight.
+      for (let waited = 0; mock.count('payment.status') === 0 && waited < 5_000; waited += 10) await sleep(10);
+      expect(mock.count('payment.status')).toBe(1);
       // docs/payouts.md, "Settling by status, and by hand".
       await raw("UPDATE TABLE SET state = 'failed', settled_at = ? WHERE reference_id = ? AND state = 'sent'", [
         Date.now(),

@@ -45,6 +45,24 @@ describe('lookupVerdict', () => {
     ],
     ['no readable created_at', unknownId, record({ created_at: 'yesterday' }), settle('succeeded', 'SUCCESS')],
     [
+      'a date alone (no time to compare)',
+      unknownId,
+      record({ created_at: '2026-11-01' }),
+      settle('succeeded', 'SUCCESS'),
+    ],
+    [
+      'hours before staging, as a zone far east reads it',
+      unknownId,
+      record({ created_at: '2026-11-29T18:00:02+08:00' }),
+      settle('succeeded', 'SUCCESS'),
+    ],
+    [
+      "without a zone: UTC, whatever the process's zone",
+      unknownId,
+      record({ created_at: '2026-11-29T02:00:02' }),
+      settle('succeeded', 'SUCCESS'),
+    ],
+    [
       'its id known, made long before (its own clock far off): never refused',
       knownId,
       record({ created_at: at(stagedAt - 86_400_000) }),
@@ -56,7 +74,7 @@ describe('lookupVerdict', () => {
 
   it.each([
     ['SUCCESS', CLOCK_ALLOWANCE_MS + 1],
-    ['FAILED', 3_600_000],
+    ['FAILED', 2 * 86_400_000],
     ['PROCESSING', 30 * 86_400_000],
   ])(
     'an earlier withdrawal (%s, made %i ms before staging) refuses a payout whose id is unknown, naming it',

@@ -18,7 +18,7 @@ const params = {
 };
 const stored = {
   reference_id: 'PAYOUT1',
-  state: 'sent',
+  state: 'sending',
   params: JSON.stringify(params),
   amount: '250.00',
   attempts: '2',
@@ -32,8 +32,9 @@ describe('payoutRow', () => {
   it('reads a row as the drivers answer it', () => {
     expect(payoutRow(stored)).toEqual({
       referenceId: 'PAYOUT1',
-      state: 'sent',
+      state: 'sending',
       params,
+      accountNumber: params.account_number,
       amount: '250.00',
       attempts: 2,
       paymentId: 'WD_1',
@@ -44,6 +45,21 @@ describe('payoutRow', () => {
     expect(payoutRow({ ...stored, attempts: 3, refusal: '{"code":"INVALID_BANK_CODE","message":"no"}' })).toMatchObject(
       { attempts: 3, refusal: { code: 'INVALID_BANK_CODE', message: 'no' } },
     );
+  });
+
+  it('reads a sent or final row without its request (never sent again), so a lookup or a callback settles it whatever its params hold', () => {
+    for (const state of ['sent', 'succeeded', 'failed', 'refused']) {
+      expect(payoutRow({ ...stored, state })).toMatchObject({
+        state,
+        params: undefined,
+        accountNumber: params.account_number,
+      });
+      expect(payoutRow({ ...stored, state, params: 'x5140123456789' })).toMatchObject({
+        state,
+        params: undefined,
+        accountNumber: undefined,
+      });
+    }
   });
 
   it.each([

@@ -48,6 +48,22 @@ async function staged() {
 }
 
 describe('the payout worker', () => {
+  it('a row whose key no statement can name (a NULL written by hand) stops the drain with PAYOUT_ROW_INVALID, instead of reading it again and again', async () => {
+    const db = sqliteFile();
+    const payouts = new SqlPayouts(fromSqlite(db), { onRefused: () => undefined, onSettled: () => undefined });
+    await payouts.ensureSchema();
+    db.prepare(
+      "INSERT INTO myr_payouts (reference_id, state, params, amount, due_at, staged_at) VALUES (NULL, 'staged', 'x', '1.00', 0, 0)",
+    ).run();
+    db.close();
+    const errors: unknown[] = [];
+    const { gateway, calls } = scripted(async () => accepted());
+    const drained = payouts.worker(gateway, { onError: (error) => errors.push(error) }).drain();
+    await expect(drained).rejects.toMatchObject({ code: 'PAYOUT_ROW_INVALID' });
+    expect(errors).toEqual([]);
+    expect(calls).toEqual([]);
+  });
+
   it("bounds each request, retries included, well inside the claim's lease: a live worker's request never outlasts it", async () => {
     for (const [leaseMs, bound] of [
       [15_000, 10_000],
