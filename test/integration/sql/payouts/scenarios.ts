@@ -24,6 +24,7 @@ import {
 import { createMockGateway, type MockHttpServer } from '../../../../src/testing/index.js';
 import { createWebhookHandler, signCallback } from '../../../../src/webhooks/index.js';
 import { withdrawalParams } from '../../../helpers/client.js';
+import { MANY_CLIENTS_WARNING, warningLogger } from '../../../helpers/warnings.js';
 
 /** One database as the scenarios use it. */
 export interface PayoutDb<Tx> {
@@ -79,6 +80,11 @@ export function payoutScenarios<Tx>(
       await server?.close();
     });
 
+    // The clients' warnings, kept: the one expected is the process's 20th client (a worker each).
+    const warned = warningLogger();
+    afterAll(() => {
+      expect(warned.lines.filter((line) => !MANY_CLIENTS_WARNING.test(line))).toEqual([]);
+    });
     const gateway = () =>
       new MyrGateway({
         baseUrl: server.baseUrl,
@@ -87,6 +93,7 @@ export function payoutScenarios<Tx>(
         tokenStore: new MemoryTokenStore(),
         rateLimiter: new MemoryRateLimiter(),
         random: () => 0,
+        logger: warned.logger,
       });
 
     async function outbox(
