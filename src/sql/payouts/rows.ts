@@ -10,6 +10,7 @@ import { MyrGatewayError } from '../../core/errors/base.js';
 import { accountNumberRedactor } from '../../core/redact.js';
 import * as z from 'zod/mini';
 import { withdrawalCreateParamsSchema, type WithdrawalCreateParams } from '../../schemas/withdrawals.js';
+import { isRecord } from '../adapters/adapter-options.js';
 import type { SqlDialect } from '../sql-client.js';
 import { payoutStatements as mysql } from '../dialects/mysql/payout-statements.js';
 import { payoutStatements as postgres } from '../dialects/postgres/payout-statements.js';
@@ -72,11 +73,10 @@ function jsonOf(value: unknown): unknown {
     return undefined;
   }
 }
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
 /** Whether `value` is a withdrawal request the outbox could have staged for this reference and amount. */
 const isRequestFor = (value: unknown, referenceId: string, amount: string): value is WithdrawalCreateParams =>
-  isObject(value) &&
+  isRecord(value) &&
   value.reference_id === referenceId &&
   String(value.amount) === amount &&
   z.safeParse(withdrawalCreateParamsSchema, value).success;
@@ -97,12 +97,12 @@ export function payoutRow(row: Record<string, unknown>): PayoutRow {
     params = stored;
   }
   const loose = params ?? jsonOf(row.params);
-  const accountNumber = isObject(loose) && typeof loose.account_number === 'string' ? loose.account_number : undefined;
+  const accountNumber = isRecord(loose) && typeof loose.account_number === 'string' ? loose.account_number : undefined;
   const refusalText = text(row.refusal);
   const refusal = refusalText === undefined ? undefined : jsonOf(refusalText);
   if (
     refusalText !== undefined &&
-    !(isObject(refusal) && typeof refusal.code === 'string' && typeof refusal.message === 'string')
+    !(isRecord(refusal) && typeof refusal.code === 'string' && typeof refusal.message === 'string')
   ) {
     throw rowInvalid(referenceId, 'its refusal is not one the outbox recorded');
   }
@@ -115,7 +115,7 @@ export function payoutRow(row: Record<string, unknown>): PayoutRow {
     attempts: Number(row.attempts),
     paymentId: text(row.payment_id),
     lastError: text(row.last_error),
-    refusal: isObject(refusal) ? { code: String(refusal.code), message: String(refusal.message) } : undefined,
+    refusal: isRecord(refusal) ? { code: String(refusal.code), message: String(refusal.message) } : undefined,
     stagedAt: Number(row.staged_at),
   };
 }
