@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqlLedger, fromMysql2, fromPg, fromSqlite, type SqlClient } from '../../../src/sql/index.js';
 import { lifecycleRank } from '../../../src/webhooks/lifecycle.js';
 import { mariadbForFile, postgresForFile } from '../../helpers/database-for-file.js';
+import { migrate, statementsOf } from '../../helpers/schema-migration.js';
 
 const pgDb = postgresForFile(4);
 const mariaDb = mariadbForFile({ connectionLimit: 4 });
@@ -22,13 +23,6 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'myr-no-default-'));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** Sends `statement` in a transaction of its own, as a merchant's migration would. */
-async function migrate<Tx>(client: SqlClient<Tx>, statement: string): Promise<void> {
-  const session = await client.begin(5_000);
-  await session.query(statement, []);
-  await session.commit(undefined);
-}
 
 const clients: Record<string, () => SqlClient<unknown>> = {
   'node-postgres': () => fromPg(pgDb.pool),
@@ -42,7 +36,7 @@ describe.each(Object.entries(clients))('%s', (_name, client) => {
     const ledger = new SqlLedger(client(), { table });
     const ddl = ledger.schemaSql().replace(' DEFAULT 0', '');
     expect(ddl).not.toContain('DEFAULT');
-    for (const statement of ddl.split(';\n').filter((text) => text.trim() !== '')) await migrate(client(), statement);
+    for (const statement of statementsOf(ddl)) await migrate(client(), statement);
     await ledger.ensureSchema({ create: false });
 
     const payment = `PAY_${randomUUID()}`;

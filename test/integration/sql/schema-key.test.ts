@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../../src/index.js';
 import { SqlLedger, fromMysql2, fromPg, fromSqlite, type SqlClient } from '../../../src/sql/index.js';
 import { mariadbForFile, postgresForFile } from '../../helpers/database-for-file.js';
+import { refusal } from '../../helpers/schema-migration.js';
 
 const pgDb = postgresForFile(4);
 const mariaDb = mariadbForFile({ connectionLimit: 4 });
@@ -29,11 +30,6 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const fresh = () => `ledger_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-const refusal = (promise: Promise<unknown>) =>
-  promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
 const sqliteFile = () => join(dir, 'shop.db');
 /** Runs `statement` on the merchant's own connection, as a migration would. */
 const onSqlite = (statement: string) => {

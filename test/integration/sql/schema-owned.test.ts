@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../../src/index.js';
 import { SqlLedger, fromMysql2, fromPg, fromSqlite, type SqlClient } from '../../../src/sql/index.js';
 import { mariadbForFile, postgresForFile } from '../../helpers/database-for-file.js';
+import { migrate, refusal, statementsOf } from '../../helpers/schema-migration.js';
 
 const pgDb = postgresForFile(4);
 const mariaDb = mariadbForFile({ connectionLimit: 4 });
@@ -24,18 +25,6 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const fresh = () => `ledger_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-const refusal = (promise: Promise<unknown>) =>
-  promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-
-/** Sends `statement` in a transaction of its own, as a merchant's migration would. */
-async function migrate<Tx>(client: SqlClient<Tx>, statement: string): Promise<void> {
-  const session = await client.begin(5_000);
-  await session.query(statement, []);
-  await session.commit(undefined);
-}
 
 const clients: Record<string, () => SqlClient<unknown>> = {
   'node-postgres': () => fromPg(pgDb.pool),
@@ -53,11 +42,7 @@ describe.each(Object.entries(clients))('%s', (_name, client) => {
       field: 'table',
       message: expect.stringContaining(`the ledger's table ${table} does not exist`),
     });
-    for (const statement of ledger
-      .schemaSql()
-      .split(';\n')
-      .filter((text) => text.trim() !== ''))
-      await migrate(client(), statement);
+    for (const statement of statementsOf(ledger.schemaSql())) await migrate(client(), statement);
     await ledger.ensureSchema({ create: false });
   });
 

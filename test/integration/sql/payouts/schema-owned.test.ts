@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../../../src/index.js';
 import { SqlPayouts, fromMysql2, fromPg, fromSqlite, type SqlClient } from '../../../../src/sql/index.js';
 import { mariadbForFile, postgresForFile } from '../../../helpers/database-for-file.js';
+import { migrate, refusal, statementsOf } from '../../../helpers/schema-migration.js';
 
 const pgDb = postgresForFile(4);
 const mariaDb = mariadbForFile({ connectionLimit: 4 });
@@ -27,26 +28,6 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const hooks = { onRefused: () => undefined, onSettled: () => undefined };
 const fresh = () => `payouts_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-const refusal = (promise: Promise<unknown>) =>
-  promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-
-/** Sends `statement` in a transaction of its own, as a merchant's migration would. */
-async function migrate<Tx>(client: SqlClient<Tx>, statement: string): Promise<void> {
-  const session = await client.begin(5_000);
-  try {
-    await session.query(statement, []);
-  } catch (error) {
-    await session.rollback(error);
-    throw error;
-  }
-  await session.commit(undefined);
-}
-
-/** The statements of `schemaSql()`, one by one. */
-const statementsOf = (ddl: string) => ddl.split(';\n').filter((text) => text.trim() !== '');
 
 /** Whether `table` exists, asked in the dialect's catalog. */
 async function exists<Tx>(client: SqlClient<Tx>, table: string): Promise<boolean> {
