@@ -6,19 +6,17 @@
  *
  * @module
  */
-import { ConfigurationError, MyrGatewayError } from '../../core/errors/base.js';
+import { ConfigurationError } from '../../core/errors/base.js';
 import { milliseconds } from '../../core/milliseconds.js';
 import { PUBLISHED_LIMITS, PUBLISHED_WINDOW_MS } from '../../core/pacing/limiter-contract.js';
+import { claimDue, type Claimed, type ClaimPlan } from './claim-due.js';
 import { lookupVerdict } from './lookup-verdict.js';
 import { transactionOf, type Outbox } from './outbox.js';
 import type { PayoutRefusal } from './options.js';
-import { claimId, errorText, payoutRow, rowInvalid, type PayoutRow } from './rows.js';
+import { errorText, rowInvalid, type PayoutRow } from './rows.js';
 import type { PayoutState } from './statement-shape.js';
 import { payoutVerdict } from './verdict.js';
 import type { PayoutDrainReport, PayoutGateway, PayoutWorkerOptions } from './worker-options.js';
-
-/** Requests on their way count in the window this much longer (a request arrives after its claim): a twentieth of it, at most half a second. */
-const paceSlackMs = (windowMs: number) => Math.min(500, Math.ceil(windowMs / 20));
 
 /**
  * When the pace counts a claim's request from: the time its answer came, for a claim that sent
@@ -35,13 +33,6 @@ function requestOf(row: PayoutRow) {
   return row.params;
 }
 
-/** One claimed row and what to do with it. */
-interface Claimed {
-  readonly row: PayoutRow;
-  readonly claim: number;
-  readonly action: 'create' | 'recover' | 'refuse' | 'lookup';
-}
-
 /**
  * What one request of a claim may take, its retries included (the call's `totalTimeout`): it
  * ends before the claim's lease, leaving time to write its outcome, so a live worker's request
@@ -49,9 +40,6 @@ interface Claimed {
  * outcome, asked again with `recover`).
  */
 const requestMsOf = (leaseMs: number) => Math.max(1, leaseMs - Math.min(5_000, Math.ceil(leaseMs / 3)));
-
-/** How long a row the outbox cannot read is set aside before it is read (and reported) again. */
-const SET_ASIDE_MS = 3_600_000;
 
 /** `value` when it is a whole number from 1 to `max`, else a ConfigurationError naming the option. */
 function count(value: unknown, name: string, max: number): number {
@@ -65,11 +53,9 @@ export class PayoutWorker<Tx = unknown> {
   readonly #gateway: PayoutGateway;
   readonly #intervalMs: number;
   readonly #settleAfterMs: number;
-  readonly #leaseMs: number;
   readonly #request: { readonly totalTimeout: number };
-  readonly #batchSize: number;
   readonly #onError: (error: unknown) => void;
-  readonly #pace: { readonly limit: number; readonly windowMs: number } | undefined;
+  readonly #plan: ClaimPlan;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #running: Promise<unknown> = Promise.resolve();
   #started = false;
@@ -83,15 +69,19 @@ export class PayoutWorker<Tx = unknown> {
     this.#gateway = gateway;
     this.#intervalMs = milliseconds(options.intervalMs ?? 1000, 'intervalMs');
     this.#settleAfterMs = milliseconds(options.settleAfterMs ?? 600_000, 'settleAfterMs');
-    this.#leaseMs = milliseconds(options.leaseMs ?? 15_000, 'leaseMs');
-    this.#request = { totalTimeout: requestMsOf(this.#leaseMs) };
-    this.#batchSize = count(options.batchSize ?? 10, 'batchSize', 1000);
+    const leaseMs = milliseconds(options.leaseMs ?? 15_000, 'leaseMs');
+    this.#request = { totalTimeout: requestMsOf(leaseMs) };
+    const batchSize = count(options.batchSize ?? 10, 'batchSize', 1000);
     this.#onError = options.onError ?? ((error) => console.error('myr-gateway: a payout drain failed', error));
     const pace = options.pace ?? { limit: PUBLISHED_LIMITS.withdraw, windowMs: PUBLISHED_WINDOW_MS };
-    this.#pace =
-      pace === false
-        ? undefined
-        : { limit: count(pace.limit, 'pace.limit', 100_000), windowMs: milliseconds(pace.windowMs, 'pace.windowMs') };
+    this.#plan = {
+      batchSize,
+      leaseMs,
+      pace:
+        pace === false
+          ? undefined
+          : { limit: count(pace.limit, 'pace.limit', 100_000), windowMs: milliseconds(pace.windowMs, 'pace.windowMs') },
+    };
   }
 
   /**
@@ -149,7 +139,7 @@ export class PayoutWorker<Tx = unknown> {
     // Only what was due when the drain began: a payout asked again later is the next drain's, so a drain ends.
     const began = Date.now();
     for (;;) {
-      const { claimed, waitMs, setAside } = await this.#claim(began);
+      const { claimed, waitMs, setAside } = await claimDue(this.#outbox, this.#plan, began);
       for (const error of setAside) this.#onError(error);
       if (claimed.length === 0 && waitMs === 0 && setAside.length === 0) return report;
       const outcomes = await Promise.allSettled(claimed.map((one) => this.#handle(one, report)));
@@ -166,84 +156,6 @@ export class PayoutWorker<Tx = unknown> {
         if (this.#stopping) return report;
       }
     }
-  }
-
-  /**
-   * Takes up to `batchSize` rows due by `dueBy` in one short transaction: each gets this claim's
-   * id and a lease. A payout to be requested is taken only while the shared limit has room;
-   * `waitMs` says how long until it has room again when some had to stay. A row the outbox cannot
-   * read is set aside for {@link SET_ASIDE_MS} (`setAside`: why, for `onError`), so it never
-   * holds back the payouts behind it.
-   */
-  async #claim(dueBy: number): Promise<{ claimed: Claimed[]; waitMs: number; setAside: MyrGatewayError[] }> {
-    const { sql, table } = this.#outbox;
-    return transactionOf(this.#outbox, async (session) => {
-      if (this.#pace !== undefined) await session.query(sql.paceLock.text(table), sql.paceLock.params({}));
-      // Read after the pace lock: a claim that waited on another worker's counts from when it holds the lock.
-      const now = Date.now();
-      let room = Infinity;
-      let oldest = now;
-      if (this.#pace !== undefined) {
-        const since = now - this.#pace.windowMs - paceSlackMs(this.#pace.windowMs);
-        // Another worker's clock may be ahead, but not by a window: later times are no request of ours.
-        const until = now + this.#pace.windowMs;
-        const recent = (await session.query(sql.recent.text(table), sql.recent.params({ since, until }))).rows[0];
-        room = this.#pace.limit - Number(recent?.n ?? 0);
-        oldest = Number(recent?.oldest ?? now);
-      }
-      const due = (await session.query(sql.due.text(table), sql.due.params({ now: dueBy, limit: this.#batchSize })))
-        .rows;
-      const claimed: Claimed[] = [];
-      const setAside: MyrGatewayError[] = [];
-      let waitMs = 0;
-      for (const found of due) {
-        let row: PayoutRow;
-        try {
-          row = payoutRow(found);
-        } catch (error) {
-          if (!(error instanceof MyrGatewayError)) throw error;
-          const referenceId = String(found.reference_id);
-          const parked = await session.query(
-            sql.park.text(table),
-            sql.park.params({ referenceId, dueAt: now + SET_ASIDE_MS, lastError: error.message.slice(0, 400) }),
-          );
-          // A key no statement can name (a NULL or a blob written by hand): the drain stops here,
-          // told once per interval, rather than read the same row again and again.
-          if (parked.affected !== 1) throw rowInvalid(referenceId, 'its reference_id cannot be named to set it aside');
-          setAside.push(error);
-          continue;
-        }
-        const action =
-          row.state === 'sent'
-            ? 'lookup'
-            : row.refusal !== undefined
-              ? 'refuse'
-              : row.state === 'staged'
-                ? 'create'
-                : 'recover';
-        const requests = action === 'create' || action === 'recover';
-        if (requests && room <= 0) {
-          const window = this.#pace === undefined ? 1 : this.#pace.windowMs + paceSlackMs(this.#pace.windowMs);
-          // Never longer than a window and its slack: the oldest request counted was made by now.
-          waitMs = Math.min(window, Math.max(1, oldest + window - now));
-          continue;
-        }
-        if (requests) room -= 1;
-        const claim = claimId();
-        const state: PayoutState = row.state === 'sent' ? 'sent' : 'sending';
-        const values = {
-          referenceId: row.referenceId,
-          state,
-          claimId: claim,
-          until: now + this.#leaseMs,
-          attempt: requests ? (1 as const) : (0 as const),
-          requestedAt: requests ? now : null,
-        };
-        await session.query(sql.claim.text(table), sql.claim.params(values));
-        claimed.push({ row, claim, action });
-      }
-      return { claimed, waitMs, setAside };
-    });
   }
 
   async #handle(claimed: Claimed, report: PayoutDrainReport): Promise<void> {
