@@ -46,6 +46,28 @@ export interface FoundRecord {
   readonly created_at?: string | undefined;
 }
 
+/**
+ * Whether a withdrawal made (or completed) `at` belongs to an earlier payout under the same
+ * reference: the payout's service id is unknown (its request met `DUPLICATE_REFERENCE` on a
+ * recovery) and `at` is a full ISO 8601 date-time (no zone: UTC, as the spec's times are) more
+ * than {@link CLOCK_ALLOWANCE_MS} before the payout was staged. Anything else (a date alone, no
+ * value, a bad one) proves nothing. The status lookup reads the record's `created_at`; a callback
+ * its signed `completed_at` (its `created_at` is not signed).
+ *
+ * @example
+ * ```ts
+ * const payout = { paymentId: undefined, stagedAt: Date.parse('2026-11-29T10:00:00Z') };
+ * earlierPayouts(payout, '2026-10-01T08:00:00Z'); // true
+ * earlierPayouts(payout, '2026-11-29T09:00:00'); // false: within the day
+ * ```
+ */
+export function earlierPayouts(
+  payout: Pick<LookedUpPayout, 'paymentId' | 'stagedAt'>,
+  at: string | null | undefined,
+): boolean {
+  return payout.paymentId === undefined && parseTimestamp(at ?? '') < payout.stagedAt - CLOCK_ALLOWANCE_MS;
+}
+
 /** What to do with the payout. */
 export type LookupVerdict =
   | {
@@ -74,9 +96,7 @@ export function lookupVerdict(payout: LookedUpPayout, found: FoundRecord | undef
   if (found === undefined) return { verdict: 'wait' };
   const withdrawal = found.reference_id === payout.referenceId && !found.payment_id.startsWith('PAY_');
   if (!withdrawal) return { verdict: 'wait' };
-  // A full ISO 8601 date-time (no zone: UTC, as the spec's times are); anything else is NaN, no refusal.
-  const madeAt = parseTimestamp(found.created_at ?? '');
-  if (payout.paymentId === undefined && madeAt < payout.stagedAt - CLOCK_ALLOWANCE_MS) {
+  if (earlierPayouts(payout, found.created_at)) {
     const message = `the reference was used by the earlier withdrawal ${found.payment_id}, made at ${found.created_at ?? ''}, a day or more before this payout was staged: this payout was never made`;
     return { verdict: 'refuse', message: message.slice(0, 400) };
   }

@@ -16,6 +16,7 @@ import { CURRENCY } from '../../schemas/common.js';
 import { type WithdrawalCreateParams, withdrawalCreateParamsSchema } from '../../schemas/withdrawals.js';
 import type { WebhookEvent } from '../../webhooks/events.js';
 import type { SqlClient, SqlDialect } from '../sql-client.js';
+import { earlierPayouts } from './lookup-verdict.js';
 import { transactionOf, type Outbox } from './outbox.js';
 import { checkTableName } from '../dialects/table-name.js';
 import { payoutRow, payoutStatementsOf, type PayoutRow } from './rows.js';
@@ -217,7 +218,9 @@ export class SqlPayouts<Tx> {
    * ledger's): moves it to `succeeded` or `failed` and runs `onSettled` there, once. Answers
    * `'already'` when it was settled before (by an earlier callback or a status lookup), and
    * `'unknown'` when no sent payout has the callback's reference and amount (not a payout of
-   * this outbox, or a deposit).
+   * this outbox, or a deposit), or the withdrawal is an earlier payout's under the same reference
+   * (another service id than the payout's answer named, or completed a day or more before the
+   * payout was staged while its id is unknown: assumption A29).
    *
    * @example
    * ```ts
@@ -239,6 +242,8 @@ export class SqlPayouts<Tx> {
     // reference used again) is not this payout's.
     if (Number(row.amount) !== Number(amount) || (row.paymentId !== undefined && row.paymentId !== paymentId))
       return 'unknown';
+    // Completed a day or more before this payout was staged (A29): an earlier payout's, resent.
+    if (earlierPayouts(row, event.signed.completed_at)) return 'unknown';
     if (row.state === 'succeeded' || row.state === 'failed' || row.state === 'refused') return 'already';
     if (row.state === 'staged') return 'unknown';
     const state = finalState(status);

@@ -146,7 +146,13 @@ export function payoutScenarios<Tx>(
           else await onDeposit?.(tx);
         },
       });
-      const deliver = async (fields: { payment_id: string; reference_id: string; amount: number; status: string }) => {
+      const deliver = async (fields: {
+        payment_id: string;
+        reference_id: string;
+        amount: number;
+        status: string;
+        completed_at?: string | null;
+      }) => {
         const transaction_type = fields.payment_id.startsWith('PAY_') ? ('DEPOSIT' as const) : ('WITHDRAWAL' as const);
         const { rawBody, headers } = await signCallback(mock.merchant.apiKey, { ...fields, transaction_type });
         return handler.handle({ body: rawBody, headers });
@@ -385,6 +391,41 @@ export function payoutScenarios<Tx>(
       expect(refusals).toMatchObject([{ referenceId, amount: '250.00', code: 'DUPLICATE_REFERENCE' }]);
       expect(await credits(referenceId)).toEqual(['refused']);
       expect(await payouts.get(referenceId)).toMatchObject({ state: 'refused' });
+    });
+
+    it("the earlier withdrawal's SUCCESS callback, resent after the reference was staged again and its recovery met DUPLICATE_REFERENCE: not this payout's (settle answers 'unknown'), and the lookup refuses it", async () => {
+      const { payouts, refusals, settlements, credits, client, raw } = await outbox();
+      serviceClockMs = -2 * 86_400_000;
+      const referenceId = await staged(payouts);
+      await payouts.worker(gateway()).drain();
+      await mock.completeWithdrawal(referenceId, 'SUCCESS', { deliver: false });
+      const earlier = mock.getWithdrawal(referenceId);
+      if (earlier === undefined) throw new Error('the mock holds no earlier withdrawal');
+      serviceClockMs = 0;
+      await raw('DELETE FROM TABLE WHERE reference_id = ?', [referenceId]);
+      await staged(payouts, referenceId);
+      await raw("UPDATE TABLE SET state = 'sending', attempts = 1, claim_id = 1, due_at = 0 WHERE reference_id = ?", [
+        referenceId,
+      ]);
+      const worker = payouts.worker(gateway(), { intervalMs: 1, settleAfterMs: 1 });
+      expect(await worker.drain()).toMatchObject({ sent: 1 });
+      // The dashboard resends the earlier withdrawal's callback: freshly signed, completed two days ago.
+      const { deliver, answers } = await receiver(payouts, client);
+      const resent = await deliver({
+        payment_id: earlier.payment_id,
+        reference_id: referenceId,
+        amount: 250,
+        status: 'SUCCESS',
+        completed_at: earlier.completed_at,
+      });
+      expect(resent).toMatchObject({ status: 200 });
+      expect(answers).toEqual(['unknown']);
+      expect(settlements).toEqual([]);
+      expect(await payouts.get(referenceId)).toMatchObject({ state: 'sent' });
+      await sleep(5);
+      expect(await worker.drain()).toMatchObject({ settled: 0, refused: 1 });
+      expect(refusals).toMatchObject([{ referenceId, code: 'DUPLICATE_REFERENCE' }]);
+      expect(await credits(referenceId)).toEqual(['refused']);
     });
 
     it("a recovery that meets DUPLICATE_REFERENCE because this payout's own request arrived is settled by the lookup on its withdrawal", async () => {

@@ -4,7 +4,12 @@
  * proves nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { CLOCK_ALLOWANCE_MS, lookupVerdict, type FoundRecord } from '../../../../src/sql/payouts/lookup-verdict.js';
+import {
+  CLOCK_ALLOWANCE_MS,
+  earlierPayouts,
+  lookupVerdict,
+  type FoundRecord,
+} from '../../../../src/sql/payouts/lookup-verdict.js';
 
 const stagedAt = Date.parse('2026-11-29T10:00:00Z');
 const unknownId = { referenceId: 'PAYOUT1', amount: '250.00', paymentId: undefined, stagedAt };
@@ -86,4 +91,30 @@ describe('lookupVerdict', () => {
       expect(verdict).toMatchObject({ verdict: 'refuse', message: expect.stringContaining('earlier withdrawal WD_0') });
     },
   );
+});
+
+describe('earlierPayouts (a callback reads its signed completed_at)', () => {
+  it.each([
+    ['completed a day and a ms before staging, id unknown', unknownId, at(stagedAt - CLOCK_ALLOWANCE_MS - 1), true],
+    [
+      'completed a day before staging to the ms: within the allowance',
+      unknownId,
+      at(stagedAt - CLOCK_ALLOWANCE_MS),
+      false,
+    ],
+    ['completed after staging', unknownId, at(stagedAt + 2000), false],
+    ['a FAILED withdrawal (completed_at null)', unknownId, null, false],
+    ['no value', unknownId, undefined, false],
+    ['a date alone', unknownId, '2026-10-01', false],
+    ['not a time', unknownId, 'yesterday', false],
+    [
+      'without a zone: UTC, so 8 h "early" in Kuala Lumpur is still within the day',
+      unknownId,
+      '2026-11-29T02:00:00',
+      false,
+    ],
+    ['its id known (the answer named it): never', knownId, at(stagedAt - 30 * 86_400_000), false],
+  ] as const)('%s: %s', (_, payout, completedAt, expected) => {
+    expect(earlierPayouts(payout, completedAt)).toBe(expected);
+  });
 });
