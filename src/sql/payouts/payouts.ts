@@ -21,6 +21,7 @@ import { transactionOf, type Outbox } from './outbox.js';
 import { checkTableName } from '../dialects/table-name.js';
 import { payoutRow, payoutStatementsOf, type PayoutRow } from './rows.js';
 import { sessionOf } from './session-of-tx.js';
+import { stagedRow } from './staged-row.js';
 import { ensureSchema, type EnsureSchemaOptions } from '../ensure-schema.js';
 import type { PayoutInfo, PayoutSettleResult, SqlPayoutsOptions } from './options.js';
 import { PayoutWorker } from './worker.js';
@@ -195,12 +196,7 @@ export class SqlPayouts<Tx> {
       );
     }
     const { sql, table } = this.#outbox;
-    const values = {
-      referenceId: request.reference_id,
-      params: JSON.stringify(request),
-      amount: String(request.amount),
-      now: Date.now(),
-    };
+    const values = stagedRow(request, referenceId, Date.now());
     const { affected } = await session.query(sql.stage.text(table), sql.stage.params(values));
     if (affected !== 1) {
       throw new DuplicateReferenceError(

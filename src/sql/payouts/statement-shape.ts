@@ -38,6 +38,13 @@ export const WRITTEN = {
   last_error: 500,
 } as const;
 
+/**
+ * The most bytes of the staged request's JSON (`params`): what MySQL's TEXT holds, the narrowest
+ * column any dialect gives it. The JSON is written in ASCII (`\uXXXX` for anything else), so it is
+ * as many bytes as characters whatever the column's character set.
+ */
+export const PARAMS_MAX_BYTES = 65_535;
+
 /** What {@link PayoutStatements.release} is given. */
 type ReleaseValues = Parameters<PayoutStatements['release']['params']>[0];
 
