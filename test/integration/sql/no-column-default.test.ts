@@ -1,5 +1,5 @@
 /**
- * The ledger never relies on a column's DEFAULT, on real Postgres, MariaDB and SQLite: a table
+ * The ledger and the payout outbox never rely on a column's DEFAULT, on real Postgres, MariaDB and SQLite: a table
  * whose `handled_statuses` lost its `DEFAULT 0` (what drizzle-kit push's `MODIFY COLUMN` leaves
  * on MariaDB, and what a hand-written migration may forget) passes `ensureSchema({ create: false })`,
  * so every insert the ledger makes writes the column itself. Before, every REFUNDED (and any
@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqlLedger, fromMysql2, fromPg, fromSqlite, type SqlClient } from '../../../src/sql/index.js';
+import { SqlLedger, SqlPayouts, fromMysql2, fromPg, fromSqlite, type SqlClient } from '../../../src/sql/index.js';
 import { lifecycleRank } from '../../../src/webhooks/lifecycle.js';
 import { mariadbForFile, postgresForFile } from '../../helpers/database-for-file.js';
 import { migrate, statementsOf } from '../../helpers/schema-migration.js';
@@ -50,5 +50,25 @@ describe.each(Object.entries(clients))('%s', (_name, client) => {
     expect(await run('REFUNDED')).toEqual({ outcome: 'processed', value: 'REFUNDED' });
     expect((await run('REFUNDED')).outcome).toBe('duplicate');
     expect(['duplicate', 'superseded']).toContain((await run('SUCCESS')).outcome);
+  });
+
+  it('a payouts table whose attempts has no DEFAULT stages a payout, with attempts 0', async () => {
+    const table = `payouts_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+    const payouts = new SqlPayouts(client(), { table, onRefused: () => undefined, onSettled: () => undefined });
+    const ddl = payouts.schemaSql().replace(' DEFAULT 0', '');
+    expect(ddl).not.toContain('DEFAULT');
+    for (const statement of statementsOf(ddl)) await migrate(client(), statement);
+    await payouts.ensureSchema({ create: false });
+    const reference_id = `PAYOUT${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+    await payouts.transaction(({ tx }) =>
+      payouts.stage(tx, {
+        amount: '250.00',
+        reference_id,
+        bank_code: 'PBBEMYKL',
+        account_number: '5140123456789',
+        account_name: 'Tan Wei Ming',
+      }),
+    );
+    expect(await payouts.get(reference_id)).toEqual({ referenceId: reference_id, state: 'staged', attempts: 0 });
   });
 });

@@ -86,7 +86,7 @@ export const payoutStatements: PayoutStatements = {
   ],
   stage: {
     text: (t) =>
-      `INSERT IGNORE INTO ${t} (reference_id, state, params, amount, due_at, staged_at) VALUES (?, 'staged', ?, ?, ?, ?)`,
+      `INSERT IGNORE INTO ${t} (reference_id, state, params, amount, attempts, due_at, staged_at) VALUES (?, 'staged', ?, ?, 0, ?, ?)`,
     params: (a) => [a.referenceId, a.params, a.amount, a.now, a.now],
   },
   due: {

@@ -78,7 +78,7 @@ export const payoutStatements: PayoutStatements = {
   ],
   stage: {
     text: (t) =>
-      `INSERT INTO ${t} (reference_id, state, params, amount, due_at, staged_at) VALUES ($1, 'staged', $2, $3, $4, $4) ON CONFLICT (reference_id) DO NOTHING`,
+      `INSERT INTO ${t} (reference_id, state, params, amount, attempts, due_at, staged_at) VALUES ($1, 'staged', $2, $3, 0, $4, $4) ON CONFLICT (reference_id) DO NOTHING`,
     params: (a) => [a.referenceId, a.params, a.amount, a.now],
   },
   due: {

@@ -63,7 +63,7 @@ export const payoutStatements: PayoutStatements = {
   ],
   stage: {
     text: (t) =>
-      `INSERT INTO ${t} (reference_id, state, params, amount, due_at, staged_at) VALUES (?, 'staged', ?, ?, ?, ?) ON CONFLICT (reference_id) DO NOTHING`,
+      `INSERT INTO ${t} (reference_id, state, params, amount, attempts, due_at, staged_at) VALUES (?, 'staged', ?, ?, 0, ?, ?) ON CONFLICT (reference_id) DO NOTHING`,
     params: (a) => [a.referenceId, a.params, a.amount, a.now, a.now],
   },
   due: {
