@@ -218,7 +218,7 @@ export function payoutScenarios<Tx>(
       expect(mock.count('withdraw')).toBe(1);
     });
 
-    it("params the table cannot hold whole (an amount of 45 characters, a 70,000-character name) are refused before anything is written, never cut; a name in any script is sent as staged", async () => {
+    it('params the table cannot hold whole (an amount of 45 characters, a 70,000-character name) are refused before anything is written, never cut; a name in any script is sent as staged', async () => {
       const { payouts } = await outbox();
       const long = { ...withdrawalParams(), amount: `${'0'.repeat(40)}50.00` };
       await expect(payouts.transaction(({ tx }) => payouts.stage(tx, long))).rejects.toMatchObject({
@@ -236,7 +236,10 @@ export function payoutScenarios<Tx>(
       const chinese = { ...withdrawalParams(), amount: '250.00', account_name: '陈伟明 Tan Wéi Míng 😀' };
       await payouts.transaction(({ tx }) => payouts.stage(tx, chinese));
       expect(await payouts.worker(gateway(), { intervalMs: 1 }).drain()).toMatchObject({ sent: 1 });
-      expect(mock.getWithdrawal(chinese.reference_id)).toMatchObject({ account_name: chinese.account_name, amount: 250 });
+      expect(mock.getWithdrawal(chinese.reference_id)).toMatchObject({
+        account_name: chinese.account_name,
+        amount: 250,
+      });
       expect(mock.count('withdraw')).toBe(1);
     });
 
