@@ -18,6 +18,10 @@ const paceSlackMs = (windowMs: number) => Math.min(500, Math.ceil(windowMs / 20)
 /** How long a row the outbox cannot read is set aside before it is read (and reported) again. */
 const SET_ASIDE_MS = 3_600_000;
 
+/** A row's key as a statement can name it again: Postgres and MySQL give a string; SQLite may give NULL or a blob. */
+const keyOf = (value: unknown): string | null | Uint8Array =>
+  typeof value === 'string' || value === null || value instanceof Uint8Array ? value : String(value);
+
 /** What a drain does with a claimed row. */
 export type ClaimAction = 'create' | 'recover' | 'refuse' | 'lookup';
 
@@ -91,10 +95,11 @@ export function claimDue<Tx>(outbox: Outbox<Tx>, plan: ClaimPlan, dueBy: number)
         row = payoutRow(found);
       } catch (error) {
         if (!(error instanceof MyrGatewayError)) throw error;
-        const referenceId = String(found.reference_id);
+        const key = keyOf(found.reference_id);
+        const referenceId = typeof key === 'string' ? key : key === null ? 'NULL' : 'a blob';
         const parked = await session.query(
           sql.park.text(table),
-          sql.park.params({ referenceId, dueAt: now + SET_ASIDE_MS, lastError: error.message.slice(0, 400) }),
+          sql.park.params({ referenceId: key, dueAt: now + SET_ASIDE_MS, lastError: error.message.slice(0, 400) }),
         );
         // A key no statement can name (a NULL or a blob written by hand): the drain stops here,
         // told once per interval, rather than read the same row again and again.

@@ -123,7 +123,8 @@ export interface PayoutStatements {
   /** One payout's row, without a lock. */
   readonly read: PayoutStatement<{ referenceId: string }>;
   /** Sets aside a row the outbox cannot read (not due again before `dueAt`), saying why in `last_error`. */
-  readonly park: PayoutStatement<{ referenceId: string; dueAt: number; lastError: string }>;
+  /** Sets aside a row the outbox cannot read; its key as read (SQLite may hold NULL or a blob in it). */
+  readonly park: PayoutStatement<{ referenceId: string | null | Uint8Array; dueAt: number; lastError: string }>;
 }
 
 /** The columns `due`, `lock` and `read` answer. */

@@ -17,7 +17,7 @@ import { SqliteTxGuard } from './sqlite-tx.js';
 import { type Turn, Turns } from './turns.js';
 
 /** A value SQLite binds as a parameter. */
-export type SqliteValue = null | number | bigint | string;
+export type SqliteValue = null | number | bigint | string | Uint8Array;
 
 /** A `node:sqlite` `DatabaseSync` (or a database with its `exec` and `prepare`): the file it has open is the one the ledger opens again. */
 export interface SqliteDatabaseLike {
@@ -62,7 +62,13 @@ const isBusy = (error: unknown) =>
   typeof error.errcode === 'number' &&
   isBusyCode(error.errcode);
 function bindable(value: unknown): SqliteValue {
-  if (value === null || typeof value === 'number' || typeof value === 'bigint' || typeof value === 'string')
+  if (
+    value === null ||
+    typeof value === 'number' ||
+    typeof value === 'bigint' ||
+    typeof value === 'string' ||
+    value instanceof Uint8Array
+  )
     return value;
   throw new TypeError(`the ledger binds only strings and numbers to SQLite (got ${typeof value})`);
 }

@@ -97,8 +97,9 @@ export const payoutStatements: PayoutStatements = {
   },
   lock: { text: (t) => `SELECT ${COLUMNS} FROM ${t} WHERE reference_id = ?`, params: (a) => [a.referenceId] },
   read: { text: (t) => `SELECT ${COLUMNS} FROM ${t} WHERE reference_id = ?`, params: (a) => [a.referenceId] },
+  // A TEXT primary key holds NULL or a blob on SQLite when written by hand: IS names those too.
   park: {
-    text: (t) => `UPDATE ${t} SET due_at = ?, last_error = ? WHERE reference_id = ?`,
+    text: (t) => `UPDATE ${t} SET due_at = ?, last_error = ? WHERE reference_id IS ?`,
     params: (a) => [a.dueAt, a.lastError, a.referenceId],
   },
 };

@@ -48,20 +48,37 @@ async function staged() {
 }
 
 describe('the payout worker', () => {
-  it('a row whose key no statement can name (a NULL written by hand) stops the drain with PAYOUT_ROW_INVALID, instead of reading it again and again', async () => {
+  it("rows whose key is NULL or a blob (written by hand on SQLite) are set aside with PAYOUT_ROW_INVALID; the payouts beside them are sent, one named 'null' untouched by it, and the drain ends", async () => {
     const db = sqliteFile();
     const payouts = new SqlPayouts(fromSqlite(db), { onRefused: () => undefined, onSettled: () => undefined });
     await payouts.ensureSchema();
+    await payouts.transaction(({ tx }) => payouts.stage(tx, { ...params, reference_id: 'null' }));
+    await payouts.transaction(({ tx }) => payouts.stage(tx, params));
     db.prepare(
-      "INSERT INTO myr_payouts (reference_id, state, params, amount, due_at, staged_at) VALUES (NULL, 'staged', 'x', '1.00', 0, 0)",
+      "INSERT INTO myr_payouts (reference_id, state, params, amount, attempts, due_at, staged_at) VALUES (NULL, 'staged', 'x', '1.00', 0, 0, 0)",
     ).run();
-    db.close();
+    db.prepare(
+      "INSERT INTO myr_payouts (reference_id, state, params, amount, attempts, due_at, staged_at) VALUES (x'00ff', 'staged', 'x', '1.00', 0, 0, 0)",
+    ).run();
     const errors: unknown[] = [];
     const { gateway, calls } = scripted(async () => accepted());
-    const drained = payouts.worker(gateway, { onError: (error) => errors.push(error) }).drain();
-    await expect(drained).rejects.toMatchObject({ code: 'PAYOUT_ROW_INVALID' });
-    expect(errors).toEqual([]);
-    expect(calls).toEqual([]);
+    const report = await payouts.worker(gateway, { onError: (error) => errors.push(error) }).drain();
+    expect(report).toMatchObject({ sent: 2 });
+    expect(calls).toEqual(['create', 'create']);
+    expect(errors).toHaveLength(2);
+    expect(errors).toEqual([
+      expect.objectContaining({ code: 'PAYOUT_ROW_INVALID' }),
+      expect.objectContaining({ code: 'PAYOUT_ROW_INVALID' }),
+    ]);
+    expect(await payouts.get('null')).toMatchObject({ state: 'sent', attempts: 1 });
+    const kept = db.prepare("SELECT last_error, due_at FROM myr_payouts WHERE reference_id = 'null'").get();
+    expect(kept).toMatchObject({ last_error: null });
+    const parked = db
+      .prepare('SELECT due_at FROM myr_payouts WHERE reference_id IS NULL OR typeof(reference_id) = ?')
+      .all('blob');
+    expect(parked).toHaveLength(2);
+    for (const row of parked) expect(Number(row.due_at)).toBeGreaterThan(Date.now() + 3_000_000);
+    db.close();
   });
 
   it("bounds each request, retries included, well inside the claim's lease: a live worker's request never outlasts it", async () => {
