@@ -54,10 +54,13 @@ export interface PayoutRow {
  */
 export function rowInvalid(referenceId: string, what: string): MyrGatewayError {
   return new MyrGatewayError(
-    `the payout row ${referenceId.slice(0, 100)} is not one the outbox wrote: ${what}; it is set aside (never sent) until a person fixes or deletes it`,
-    { code: 'PAYOUT_ROW_INVALID', retryable: false },
+    `the payout row ${referenceId.slice(0, 100)} is not one the outbox wrote: ${what}; it is set aside (never sent) and reported again each hour until a person fixes or deletes it`,
+    { code: 'PAYOUT_ROW_INVALID', retryable: false, referenceId: referenceId.slice(0, 100) },
   );
 }
+
+/** More requests than any payout is asked (one a minute for 1,900 years): a value past it was not the outbox's, and `+ 1` must fit an INT. */
+const MAX_ATTEMPTS = 1_000_000_000;
 
 const text = (value: unknown): string | undefined =>
   typeof value === 'string'
@@ -106,17 +109,26 @@ export function payoutRow(row: Record<string, unknown>): PayoutRow {
   ) {
     throw rowInvalid(referenceId, 'its refusal is not one the outbox recorded');
   }
+  // Whole numbers the outbox wrote: one at its column's edge would overflow the claim's `+ 1`.
+  const attempts = Number(row.attempts);
+  if (!Number.isSafeInteger(attempts) || attempts < 0 || attempts >= MAX_ATTEMPTS)
+    throw rowInvalid(referenceId, `its attempts is not a whole number from 0 to ${MAX_ATTEMPTS - 1}`);
+  const stagedAt = Number(row.staged_at);
+  if (!Number.isSafeInteger(stagedAt)) throw rowInvalid(referenceId, 'its staged_at is not a time in ms');
   return {
     referenceId,
     state,
     params,
     accountNumber,
     amount,
-    attempts: Number(row.attempts),
+    attempts,
     paymentId: text(row.payment_id),
     lastError: text(row.last_error),
-    refusal: isRecord(refusal) ? { code: String(refusal.code), message: String(refusal.message) } : undefined,
-    stagedAt: Number(row.staged_at),
+    // Cut as `errorText` cuts what the outbox records, so its `last_error` fits.
+    refusal: isRecord(refusal)
+      ? { code: String(refusal.code).slice(0, 64), message: String(refusal.message).slice(0, 400) }
+      : undefined,
+    stagedAt,
   };
 }
 

@@ -73,6 +73,25 @@ function bindable(value: unknown): SqliteValue {
   throw new TypeError(`the ledger binds only strings and numbers to SQLite (got ${typeof value})`);
 }
 
+/**
+ * A read's rows. An integer past 2^53 (written by hand: shared state is input) makes node:sqlite
+ * throw a RangeError for the whole read; read again with such values as bigints, the reader
+ * refuses the one row (a payout set aside, a ledger row that is not the ledger's), not the read.
+ */
+function rowsOf(statement: Compiled['statement'], values: SqliteValue[]): ReturnType<Compiled['statement']['all']> {
+  try {
+    return statement.all(...values);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    statement.setReadBigInts(true);
+    try {
+      return statement.all(...values);
+    } finally {
+      statement.setReadBigInts(false);
+    }
+  }
+}
+
 /** The work ended the ledger's transaction: nothing of the run commits (code 25P02: the work's failure, 500). */
 function notHeld(): Error {
   return Object.assign(
@@ -245,7 +264,7 @@ class SqliteRun implements SqlSession<DatabaseSync> {
     try {
       const { statement, reads } = this.#statements.of(text);
       const values = params.map(bindable);
-      if (reads) return Promise.resolve({ rows: statement.all(...values), affected: 0 });
+      if (reads) return Promise.resolve({ rows: rowsOf(statement, values), affected: 0 });
       return Promise.resolve({ rows: [], affected: Number(statement.run(...values).changes) });
     } catch (error) {
       return Promise.reject(error);

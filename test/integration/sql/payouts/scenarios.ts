@@ -495,24 +495,32 @@ export function payoutScenarios<Tx>(
       expect(await payouts.get(referenceId)).toMatchObject({ state: 'failed' });
     });
 
-    it("rows the outbox did not write (params not JSON, another payout's request, null, a state it never writes) are set aside with a typed error that shows none of their text; every other payout is sent", async () => {
+    it("rows the outbox did not write (params not JSON, another payout's request, null, attempts at its column's edge, a state it never writes) are set aside with a typed error that shows none of their text; every other payout is sent", async () => {
       const errors: unknown[] = [];
       const { payouts, raw } = await outbox();
       const good = [await staged(payouts), await staged(payouts)];
-      const bad = [await staged(payouts), await staged(payouts), await staged(payouts), await staged(payouts)];
+      const bad = [
+        await staged(payouts),
+        await staged(payouts),
+        await staged(payouts),
+        await staged(payouts),
+        await staged(payouts),
+      ];
       const other = JSON.stringify({ ...withdrawalParams(), amount: '250.00' });
       await raw('UPDATE TABLE SET params = ? WHERE reference_id = ?', [`x${ACCOUNT}`, bad[0] ?? '']);
       await raw('UPDATE TABLE SET params = ? WHERE reference_id = ?', [other, bad[1] ?? '']);
       await raw('UPDATE TABLE SET params = ? WHERE reference_id = ?', ['null', bad[2] ?? '']);
       await raw("UPDATE TABLE SET state = 'paid' WHERE reference_id = ?", [bad[3] ?? '']);
+      // An INT's largest value: the claim's `attempts + 1` would overflow and fail every claim.
+      await raw('UPDATE TABLE SET attempts = ? WHERE reference_id = ?', [2_147_483_647, bad[4] ?? '']);
       // Due first, and more of them than one claim takes.
       for (const referenceId of bad) await raw('UPDATE TABLE SET due_at = 0 WHERE reference_id = ?', [referenceId]);
       const worker = payouts.worker(gateway(), { batchSize: 2, onError: (error) => errors.push(error) });
       expect(await worker.drain()).toMatchObject({ sent: 2 });
       expect(mock.count('withdraw')).toBe(2);
       for (const referenceId of good) expect(await payouts.get(referenceId)).toMatchObject({ state: 'sent' });
-      // A state the outbox never writes is not due; the other three were read and set aside, each said once.
-      expect(errors).toHaveLength(3);
+      // A state the outbox never writes is not due; the other four were read and set aside, each said once.
+      expect(errors).toHaveLength(4);
       for (const error of [...errors, await payouts.get(bad[0] ?? '').catch((thrown: unknown) => thrown)]) {
         expect(error).toBeInstanceOf(MyrGatewayError);
         expect(error).toMatchObject({ code: 'PAYOUT_ROW_INVALID', retryable: false });
@@ -523,7 +531,22 @@ export function payoutScenarios<Tx>(
       await expect(payouts.get(bad[3] ?? '')).rejects.toMatchObject({ code: 'PAYOUT_ROW_INVALID' });
       // Set aside, not lost: still there for a person, not due again at once.
       expect(await worker.drain()).toMatchObject({ sent: 0 });
-      expect(errors).toHaveLength(3);
+      expect(errors).toHaveLength(4);
+    });
+
+    it('a refusal kept on its row with a message longer than last_error holds reaches refused, its message cut for onRefused', async () => {
+      const { payouts, refusals, raw } = await outbox();
+      const referenceId = await staged(payouts);
+      const refusal = JSON.stringify({ code: 'INSUFFICIENT_BALANCE', message: 'm'.repeat(5_000) });
+      await raw("UPDATE TABLE SET state = 'sending', attempts = 1, refusal = ?, due_at = 0 WHERE reference_id = ?", [
+        refusal,
+        referenceId,
+      ]);
+      expect(await payouts.worker(gateway()).drain()).toMatchObject({ refused: 1 });
+      expect(refusals).toMatchObject([{ referenceId, code: 'INSUFFICIENT_BALANCE' }]);
+      expect(refusals[0]?.message.length).toBeLessThanOrEqual(400);
+      expect(await payouts.get(referenceId)).toMatchObject({ state: 'refused' });
+      expect(mock.count('withdraw')).toBe(0);
     });
 
     it('requested_at far in the future on rows the outbox did not write neither stalls the pace nor spins: a payout goes at once', async () => {

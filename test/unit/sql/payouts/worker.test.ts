@@ -81,6 +81,29 @@ describe('the payout worker', () => {
     db.close();
   });
 
+  it('a row holding an integer past 2^53 (attempts or staged_at, by hand) is set aside; node:sqlite cannot read it as a number, and the payouts beside it are sent', async () => {
+    const db = sqliteFile();
+    const payouts = new SqlPayouts(fromSqlite(db), { onRefused: () => undefined, onSettled: () => undefined });
+    await payouts.ensureSchema();
+    await payouts.transaction(({ tx }) => payouts.stage(tx, params));
+    for (const reference of ['PAYOUTBIG1', 'PAYOUTBIG2'])
+      await payouts.transaction(({ tx }) => payouts.stage(tx, { ...params, reference_id: reference }));
+    db.exec("UPDATE myr_payouts SET attempts = 1152921504606846976, due_at = 0 WHERE reference_id = 'PAYOUTBIG1'");
+    db.exec("UPDATE myr_payouts SET staged_at = -1152921504606846976, due_at = 0 WHERE reference_id = 'PAYOUTBIG2'");
+    const errors: unknown[] = [];
+    const { gateway, calls } = scripted(async () => accepted());
+    expect(await payouts.worker(gateway, { onError: (error) => errors.push(error) }).drain()).toMatchObject({
+      sent: 1,
+    });
+    expect(calls).toEqual(['create']);
+    expect(errors).toEqual([
+      expect.objectContaining({ code: 'PAYOUT_ROW_INVALID', referenceId: 'PAYOUTBIG1' }),
+      expect.objectContaining({ code: 'PAYOUT_ROW_INVALID', referenceId: 'PAYOUTBIG2' }),
+    ]);
+    await expect(payouts.get('PAYOUTBIG1')).rejects.toMatchObject({ code: 'PAYOUT_ROW_INVALID' });
+    db.close();
+  });
+
   it("bounds each request, retries included, well inside the claim's lease: a live worker's request never outlasts it", async () => {
     for (const [leaseMs, bound] of [
       [15_000, 10_000],
