@@ -25,6 +25,12 @@ import { parseTimestamp } from '../../webhooks/timestamp-parse.js';
  */
 export const CLOCK_ALLOWANCE_MS = 86_400_000;
 
+/**
+ * The earliest time read as when a withdrawal was made: before it, a value is a placeholder for
+ * none (year 1, the Unix epoch), and a refusal on it would credit back a payout that was paid.
+ */
+export const PLAUSIBLE_SINCE_MS = Date.UTC(2000, 0, 1);
+
 const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_STATUSES);
 
 /** What the lookup knows of the payout: its row. */
@@ -50,8 +56,9 @@ export interface FoundRecord {
  * Whether a withdrawal made (or completed) `at` belongs to an earlier payout under the same
  * reference: the payout's service id is unknown (its request met `DUPLICATE_REFERENCE` on a
  * recovery) and `at` is a full ISO 8601 date-time (no zone: UTC, as the spec's times are) more
- * than {@link CLOCK_ALLOWANCE_MS} before the payout was staged. Anything else (a date alone, no
- * value, a bad one) proves nothing. The status lookup reads the record's `created_at`; a callback
+ * than {@link CLOCK_ALLOWANCE_MS} before the payout was staged, and not before
+ * {@link PLAUSIBLE_SINCE_MS}. Anything else (a date alone, no value, a bad one, a placeholder
+ * such as the epoch) proves nothing. The status lookup reads the record's `created_at`; a callback
  * its signed `completed_at` (its `created_at` is not signed).
  *
  * @example
@@ -65,7 +72,9 @@ export function earlierPayouts(
   payout: Pick<LookedUpPayout, 'paymentId' | 'stagedAt'>,
   at: string | null | undefined,
 ): boolean {
-  return payout.paymentId === undefined && parseTimestamp(at ?? '') < payout.stagedAt - CLOCK_ALLOWANCE_MS;
+  if (payout.paymentId !== undefined) return false;
+  const madeAt = parseTimestamp(at ?? '');
+  return madeAt >= PLAUSIBLE_SINCE_MS && madeAt < payout.stagedAt - CLOCK_ALLOWANCE_MS;
 }
 
 /** What to do with the payout. */

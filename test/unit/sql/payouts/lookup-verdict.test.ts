@@ -62,11 +62,20 @@ describe('lookupVerdict', () => {
       settle('succeeded', 'SUCCESS'),
     ],
     [
-      "without a zone: UTC, whatever the process's zone",
+      "without a zone: UTC, whatever the process's zone (22 h before staging; read in Kuala Lumpur's zone, 30 h)",
       unknownId,
-      record({ created_at: '2026-11-29T02:00:02' }),
+      record({ created_at: '2026-11-28T12:00:00' }),
       settle('succeeded', 'SUCCESS'),
     ],
+    ...['0001-01-01T00:00:00Z', '1970-01-01T00:00:00Z', '1999-12-31T23:59:59Z'].map(
+      (placeholder) =>
+        [
+          `a placeholder for no time (${placeholder}), not a withdrawal made then`,
+          unknownId,
+          record({ created_at: placeholder }),
+          settle('succeeded', 'SUCCESS'),
+        ] as const,
+    ),
     [
       'its id known, made long before (its own clock far off): never refused',
       knownId,
@@ -96,6 +105,9 @@ describe('lookupVerdict', () => {
 describe('earlierPayouts (a callback reads its signed completed_at)', () => {
   it.each([
     ['completed a day and a ms before staging, id unknown', unknownId, at(stagedAt - CLOCK_ALLOWANCE_MS - 1), true],
+    ['completed in 2000, id unknown', unknownId, '2000-01-02T00:00:00Z', true],
+    ['the epoch: a placeholder, no time', unknownId, '1970-01-01T00:00:00Z', false],
+    ['year 1: a placeholder, no time', unknownId, '0001-01-01T00:00:00Z', false],
     [
       'completed a day before staging to the ms: within the allowance',
       unknownId,
