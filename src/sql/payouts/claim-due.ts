@@ -20,7 +20,11 @@ const SET_ASIDE_MS = 3_600_000;
 
 /** A row's key as a statement can name it again: Postgres and MySQL give a string; SQLite may give NULL or a blob. */
 const keyOf = (value: unknown): string | null | Uint8Array =>
-  typeof value === 'string' || value === null || value instanceof Uint8Array ? value : String(value);
+  typeof value === 'string' || value === null || value instanceof Uint8Array
+    ? value
+    : typeof value === 'number' || typeof value === 'bigint'
+      ? `${value}`
+      : typeof value;
 
 /** What a drain does with a claimed row. */
 export type ClaimAction = 'create' | 'recover' | 'refuse' | 'lookup';
