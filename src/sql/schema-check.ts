@@ -1,7 +1,7 @@
 /**
  * Whether a table, as the database describes it, is the table the ledger (or the payout outbox)
  * needs: every column there, of a type that holds what is written into it, NOT NULL where it must
- * be, the key a primary key (and on MySQL compared byte for byte). A pure comparison:
+ * be and nullable where NULL is written, the key a primary key (and on MySQL compared byte for byte). A pure comparison:
  * `ensureSchema` reads the description and refuses a table that differs, naming what differs and
  * the statement that fixes it.
  *
@@ -122,6 +122,14 @@ export function columnDifferences(
       ['type', !column.types.includes(type) && `is ${type}, not ${column.types.join(' or ')}`],
       ['type', tooShort(column.chars, found['length'])],
       ['null', column.notNull && !column.nullTolerated && !truthy(found['not_null']) && 'allows NULL'],
+      // Every column the DDL leaves nullable is written NULL somewhere (a payout not yet sent has no payment_id).
+      [
+        'null',
+        !column.notNull &&
+          !column.primaryKey &&
+          truthy(found['not_null']) &&
+          'is NOT NULL, but NULL is written into it',
+      ],
       ['key', column.primaryKey && keyProblem(column.name, primaryKey.columns)],
       [
         'collation',

@@ -36,7 +36,7 @@ export const columnFix =
     const changes = [
       (kinds.includes('type') || collation) &&
         `ALTER COLUMN ${column.name} TYPE ${column.type}${collation ? ' COLLATE "default"' : ''}`,
-      kinds.includes('null') && `ALTER COLUMN ${column.name} SET NOT NULL`,
+      kinds.includes('null') && `ALTER COLUMN ${column.name} ${column.notNull ? 'SET' : 'DROP'} NOT NULL`,
       // The name is the database's own (quoted: a tool may have named it with capitals).
       kinds.includes('key') &&
         primaryKey.name !== undefined &&

@@ -181,6 +181,19 @@ describe.each(Object.entries(databases).filter(([name]) => name !== 'node:sqlite
       await payouts.ensureSchema({ create: false });
     });
 
+    it('a last_error made NOT NULL (the outbox writes NULL there: a sent payout has none)', async () => {
+      const table = fresh();
+      const payouts = new SqlPayouts(client(), { ...hooks, table });
+      for (const statement of statementsOf(payouts.schemaSql()))
+        await migrate(client(), statement.replace(/last_error VARCHAR\(500\)( NULL)?/, 'last_error VARCHAR(500) NOT NULL'));
+      const refused = await refusal(payouts.ensureSchema({ create: false }));
+      expect(refused).toBeInstanceOf(ConfigurationError);
+      const message = (refused as Error).message;
+      expect(message).toContain('last_error is NOT NULL, but NULL is written into it');
+      for (const fix of fixesOf(message)) await migrate(client(), fix);
+      await payouts.ensureSchema({ create: false });
+    });
+
     it('a pace table whose id is not its primary key', async () => {
       const table = fresh();
       const payouts = new SqlPayouts(client(), { ...hooks, table });
