@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../../src/index.js';
-import { SqlLedger, fromMysql2, fromPg, fromSqlite, type SqlClient } from '../../../src/sql/index.js';
+import { SqlLedger, SqlPayouts, fromMysql2, fromPg, fromSqlite, type SqlClient } from '../../../src/sql/index.js';
 import { mariadbForFile, postgresForFile } from '../../helpers/database-for-file.js';
 import { refusal } from '../../helpers/schema-migration.js';
 
@@ -96,6 +96,47 @@ describe('a key that ignores case', () => {
     await ledger.ensureSchema({ create: false });
     const id = randomUUID().slice(0, 8);
     expect(await ran(ledger, [`PAY_AB12${id}`, `PAY_ab12${id}`])).toEqual([`PAY_AB12${id}`, `PAY_ab12${id}`]);
+  });
+});
+
+describe("a payouts reference_id that ignores case (PAYOUTab1 and PAYOUTAB1 one payout: the second's debit committed with no payout)", () => {
+  const hooks = { onRefused: () => undefined, onSettled: () => undefined };
+  const payouts = (client: SqlClient<unknown>, table: string) => new SqlPayouts(client, { ...hooks, table });
+  /** The DDL of a payouts table with `collation` on its key. */
+  const ddlWith = (outbox: SqlPayouts<unknown>, key: string, collated: string) =>
+    outbox
+      .schemaSql()
+      .split(';')
+      .map((text) => text.trim())
+      .filter(Boolean)
+      .map((text) => text.replace(key, collated));
+
+  it('SQLite (COLLATE NOCASE) is refused, naming BINARY', async () => {
+    const table = `payouts_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+    const outbox = payouts(fromSqlite(sqliteFile()), table);
+    for (const text of ddlWith(outbox, 'reference_id TEXT', 'reference_id TEXT COLLATE NOCASE')) onSqlite(text);
+    const refused = await refusal(outbox.ensureSchema({ create: false }));
+    expect(refused).toBeInstanceOf(ConfigurationError);
+    expect((refused as Error).message).toContain(
+      'reference_id compares with the collation NOCASE, which makes keys that differ by case or accent one (it needs BINARY',
+    );
+  });
+
+  it('Postgres (a non-deterministic ICU collation) is refused with the ALTER that fixes it', async () => {
+    const table = `payouts_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+    await pgDb.pool.query(
+      "CREATE COLLATION IF NOT EXISTS case_blind (provider = icu, locale = 'und-u-ks-level2', deterministic = false)",
+    );
+    const outbox = payouts(fromPg(pgDb.pool), table);
+    for (const text of ddlWith(outbox, 'reference_id VARCHAR(100)', 'reference_id VARCHAR(100) COLLATE case_blind'))
+      await pgDb.pool.query(text);
+    const refused = await refusal(outbox.ensureSchema({ create: false }));
+    expect(refused).toBeInstanceOf(ConfigurationError);
+    expect((refused as Error).message).toContain(
+      'reference_id compares with the collation case_blind, which makes keys that differ by case or accent one (it needs a deterministic collation',
+    );
+    for (const fix of fixesOf(refused)) await pgDb.pool.query(fix);
+    await outbox.ensureSchema({ create: false });
   });
 });
 

@@ -132,7 +132,7 @@ describe('columnDifferences: is it the table the ledger needs', () => {
 
 /** The payouts table as Postgres describes it when `schemaSql` made it. */
 const payoutsMade: DescribedColumn[] = [
-  { name: 'reference_id', type: 'character varying', length: 100, not_null: true, primary_key: true },
+  { name: 'reference_id', type: 'character varying', length: 100, not_null: true, primary_key: true, exact: true },
   { name: 'state', type: 'character varying', length: 16, not_null: true, primary_key: false },
   { name: 'params', type: 'text', length: null, not_null: true, primary_key: false },
   { name: 'amount', type: 'character varying', length: 32, not_null: true, primary_key: false },

@@ -22,6 +22,8 @@ export const PAYOUT_COLUMNS: readonly TableColumn[] = [
     chars: WRITTEN.reference_id,
     notNull: false,
     primaryKey: true,
+    // A non-deterministic collation would make PAYOUTab1 and PAYOUTAB1 one payout.
+    exact: 'a deterministic collation, such as the database default',
   },
   { name: 'state', type: 'VARCHAR(16)', types: TEXT, chars: WRITTEN.state, notNull: true },
   { name: 'params', type: 'TEXT', types: TEXT, chars: Infinity, notNull: true },

@@ -14,7 +14,17 @@ const TEXT = ['text', 'varchar'];
 
 /** The payouts table's columns on SQLite. */
 export const PAYOUT_COLUMNS: readonly TableColumn[] = [
-  { name: 'reference_id', type: 'TEXT', types: TEXT, notNull: false, primaryKey: true },
+  // NOT NULL in the DDL (a TEXT primary key may hold NULL on SQLite), a table made without it
+  // still passes (a NULL key is set aside); BINARY, as NOCASE would make PAYOUTab1 and PAYOUTAB1 one.
+  {
+    name: 'reference_id',
+    type: 'TEXT',
+    types: TEXT,
+    notNull: true,
+    nullTolerated: true,
+    primaryKey: true,
+    exact: "BINARY, SQLite's default",
+  },
   { name: 'state', type: 'TEXT', types: TEXT, notNull: true },
   { name: 'params', type: 'TEXT', types: TEXT, notNull: true },
   { name: 'amount', type: 'TEXT', types: TEXT, notNull: true },

@@ -84,7 +84,9 @@ describe('SqlPayouts', () => {
 
   it('gives each dialect its DDL for the table, and refuses another dialect', () => {
     const payouts = new SqlPayouts(fromSqlite(sqliteFile()), { ...hooks, table: 'shop.payouts' });
-    expect(payouts.schemaSql()).toMatch(/^CREATE TABLE IF NOT EXISTS shop\.payouts \(reference_id TEXT PRIMARY KEY/);
+    expect(payouts.schemaSql()).toMatch(
+      /^CREATE TABLE IF NOT EXISTS shop\.payouts \(reference_id TEXT NOT NULL PRIMARY KEY/,
+    );
     expect(payouts.schemaSql('postgres')).toContain('CREATE INDEX IF NOT EXISTS payouts_due ON shop.payouts');
     expect(payouts.schemaSql('mysql')).toContain('ENGINE=InnoDB;\n');
     expect(() => payouts.schemaSql('oracle' as never)).toThrow(expect.objectContaining({ field: 'dialect' }));

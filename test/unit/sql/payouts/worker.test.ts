@@ -51,6 +51,10 @@ describe('the payout worker', () => {
   it("rows whose key is NULL or a blob (written by hand on SQLite) are set aside with PAYOUT_ROW_INVALID; the payouts beside them are sent, one named 'null' untouched by it, and the drain ends", async () => {
     const db = sqliteFile();
     const payouts = new SqlPayouts(fromSqlite(db), { onRefused: () => undefined, onSettled: () => undefined });
+    // A table made without NOT NULL on its key (as the DDL was before): it still passes.
+    db.exec(
+      payouts.schemaSql('sqlite').replace('reference_id TEXT NOT NULL PRIMARY KEY', 'reference_id TEXT PRIMARY KEY'),
+    );
     await payouts.ensureSchema();
     await payouts.transaction(({ tx }) => payouts.stage(tx, { ...params, reference_id: 'null' }));
     await payouts.transaction(({ tx }) => payouts.stage(tx, params));
