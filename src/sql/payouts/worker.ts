@@ -246,7 +246,8 @@ export class PayoutWorker<Tx = unknown> {
   async #lookUp(claimed: Claimed, report: PayoutDrainReport): Promise<void> {
     const { row } = claimed;
     // A 404 or a failed lookup proves nothing: keep waiting.
-    const found = await this.#gateway.payments.retrieve(row.referenceId).catch(() => undefined);
+    // Bounded like a send: a lookup that outlived the lease would overlap another worker's.
+    const found = await this.#gateway.payments.retrieve(row.referenceId, this.#request).catch(() => undefined);
     const verdict = lookupVerdict(row, found);
     if (verdict.verdict === 'refuse')
       return this.#refuse(claimed, { code: 'DUPLICATE_REFERENCE', message: verdict.message }, report);
@@ -319,13 +320,14 @@ export class PayoutWorker<Tx = unknown> {
     );
   }
 
-  /** The wait before a payout is asked again: `intervalMs`, doubling per request, at most a minute; a 429's `Retry-After` when longer. */
+  /** The wait before a payout is asked again: `intervalMs`, doubling per request, at most a minute; a 429's `Retry-After` when longer, up to an hour. */
   #retryDelay(attempts: number, error: unknown): number {
     const backoff = Math.min(this.#intervalMs * 2 ** Math.min(Math.max(attempts - 1, 0), 16), 60_000);
     const retryAfter =
       typeof error === 'object' && error !== null && 'retryAfter' in error && typeof error.retryAfter === 'number'
         ? error.retryAfter * 1000
         : 0;
-    return Math.max(backoff, retryAfter);
+    // A Retry-After past an hour (or not a number) is not believed: the payout would never be due again.
+    return Number.isFinite(retryAfter) ? Math.max(backoff, Math.min(retryAfter, 3_600_000)) : backoff;
   }
 }

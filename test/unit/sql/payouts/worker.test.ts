@@ -108,7 +108,7 @@ describe('the payout worker', () => {
     db.close();
   });
 
-  it("bounds each request, retries included, well inside the claim's lease: a live worker's request never outlasts it", async () => {
+  it("bounds each request and status lookup, retries included, well inside the claim's lease: a live worker's request never outlasts it", async () => {
     for (const [leaseMs, bound] of [
       [15_000, 10_000],
       [3_000, 2_000],
@@ -127,13 +127,21 @@ describe('the payout worker', () => {
             { created: false, referenceId: 'PAYOUT1' }
           ),
         },
-        payments: { retrieve: async () => Promise.reject(new NotFoundError('none', { code: 'NOT_FOUND' })) },
+        payments: {
+          retrieve: async (_: unknown, options: unknown) => (
+            seen.push(options),
+            Promise.reject(new NotFoundError('none', { code: 'NOT_FOUND' }))
+          ),
+        },
       } as unknown as PayoutGateway;
-      const worker = payouts.worker(gateway, { leaseMs, intervalMs: 1 });
+      const worker = payouts.worker(gateway, { leaseMs, intervalMs: 1, settleAfterMs: 1 });
       await worker.drain();
       await sleep(5);
       await worker.drain();
-      expect(seen).toEqual([{ totalTimeout: bound }, { totalTimeout: bound }]);
+      await sleep(5);
+      // The status lookup too: one that outlived the lease would overlap another worker's.
+      expect(await worker.drain()).toMatchObject({ overdue: 1 });
+      expect(seen).toEqual([{ totalTimeout: bound }, { totalTimeout: bound }, { totalTimeout: bound }]);
     }
   });
 
@@ -171,6 +179,25 @@ describe('the payout worker', () => {
     await sleep(5);
     expect(await worker.drain()).toMatchObject({ sent: 1 });
     expect(calls).toEqual(['create', 'create']);
+  });
+
+  it("a 429 whose Retry-After is past an hour (or not a number) asks again within the hour, never 'never'", async () => {
+    for (const retryAfter of [1e300, Infinity, Number.NaN]) {
+      const db = sqliteFile();
+      const payouts = new SqlPayouts(fromSqlite(db), { onRefused: () => undefined, onSettled: () => undefined });
+      await payouts.ensureSchema();
+      await payouts.transaction(({ tx }) => payouts.stage(tx, params));
+      const { gateway } = scripted(async () => {
+        throw new RateLimitError('RATE_LIMITED: slow down', { code: 'RATE_LIMITED', status: 429, retryAfter });
+      });
+      const before = Date.now();
+      expect(await payouts.worker(gateway, { intervalMs: 1 }).drain()).toMatchObject({ unknown: 1 });
+      const row = db.prepare("SELECT due_at FROM myr_payouts WHERE reference_id = 'PAYOUT1'").get();
+      const dueAt = Number(row?.due_at);
+      expect(dueAt).toBeGreaterThanOrEqual(before);
+      expect(dueAt).toBeLessThanOrEqual(Date.now() + 3_600_000);
+      db.close();
+    }
   });
 
   it('an outcome unknown, then any error the SDK did not make: asked again with recover each time', async () => {
