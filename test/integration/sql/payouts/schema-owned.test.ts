@@ -185,7 +185,10 @@ describe.each(Object.entries(databases).filter(([name]) => name !== 'node:sqlite
       const table = fresh();
       const payouts = new SqlPayouts(client(), { ...hooks, table });
       for (const statement of statementsOf(payouts.schemaSql()))
-        await migrate(client(), statement.replace(/last_error VARCHAR\(500\)( NULL)?/, 'last_error VARCHAR(500) NOT NULL'));
+        await migrate(
+          client(),
+          statement.replace(/last_error VARCHAR\(500\)( NULL)?/, 'last_error VARCHAR(500) NOT NULL'),
+        );
       const refused = await refusal(payouts.ensureSchema({ create: false }));
       expect(refused).toBeInstanceOf(ConfigurationError);
       const message = (refused as Error).message;
