@@ -69,16 +69,27 @@ export async function ensureSchema<Tx>(
 ): Promise<void> {
   const create = options.create ?? true;
   if (typeof create !== 'boolean') throw new ConfigurationError('create must be true or false', 'create');
-  const described = await transaction(client, SCHEMA_LOCK_TIMEOUT_MS, async (session) => {
-    if (create) {
-      if (client.dialect === 'postgres') await session.query(SCHEMA_LOCK, [`myr-gateway:${tables[0]?.name}`]);
-      for (const statement of schema) await session.query(statement, []);
+  // A table that differs may fail its own DDL (an index on a column it lacks): the check then
+  // says what differs and how to fix it, rather than the database's bare error.
+  let createFailed: { readonly error: unknown } | undefined;
+  if (create) {
+    try {
+      await transaction(client, SCHEMA_LOCK_TIMEOUT_MS, async (session) => {
+        if (client.dialect === 'postgres') await session.query(SCHEMA_LOCK, [`myr-gateway:${tables[0]?.name}`]);
+        for (const statement of schema) await session.query(statement, []);
+      });
+    } catch (error) {
+      createFailed = { error };
     }
+  }
+  const described = await transaction(client, SCHEMA_LOCK_TIMEOUT_MS, async (session) => {
     const answers: (readonly DescribedColumn[])[] = [];
     for (const { describe } of tables) answers.push((await session.query(describe.text, describe.params(null))).rows);
     return answers;
   });
   const missing = tables.filter((_table, index) => described[index]?.length === 0).map(({ name }) => name);
+  // Not created (a role without CREATE): the database's own error says why.
+  if (missing.length > 0 && createFailed !== undefined) throw createFailed.error;
   if (missing.length > 0) {
     const which =
       missing.length === 1 ? `table ${missing[0]} does not exist` : `tables ${missing.join(' and ')} do not exist`;
@@ -96,4 +107,5 @@ export async function ensureSchema<Tx>(
     return [`${owner}'s table ${table.name} is not the table ${owner} needs: ${what}. Fix it with: ${fixes}`];
   });
   if (refusals.length > 0) throw new ConfigurationError(refusals.join(' '), 'table');
+  if (createFailed !== undefined) throw createFailed.error;
 }

@@ -123,6 +123,24 @@ describe.each(Object.entries(databases))(
       await payouts.ensureSchema({ create: false });
     });
 
+    it("a table without requested_at, its index then made by ensureSchema(): refused, naming the column and the ADD COLUMN, not the index's error", async () => {
+      const table = fresh();
+      const payouts = new SqlPayouts(client(), { ...hooks, table });
+      // MySQL's index is in its CREATE TABLE; the others' is a CREATE INDEX of its own.
+      for (const statement of statementsOf(payouts.schemaSql()).filter(
+        (text) => !/^CREATE INDEX.*\(requested_at\)/.test(text),
+      ))
+        await migrate(
+          client(),
+          statement.replace(', INDEX requested_idx (requested_at)', '').replace(/,\s*requested_at \w+( NULL)?/, ''),
+        );
+      const refused = await refusal(payouts.ensureSchema());
+      expect(refused).toBeInstanceOf(ConfigurationError);
+      const message = (refused as Error).message;
+      expect(message).toContain('requested_at is missing');
+      expect(message).toContain(`ALTER TABLE ${table} ADD COLUMN requested_at`);
+    });
+
     it('a claim_id too small for a 53-bit claim id: refused, naming it and the statement that fixes it', async () => {
       const table = fresh();
       const payouts = new SqlPayouts(client(), { ...hooks, table });
