@@ -38,7 +38,8 @@ export interface PayoutSettlement {
 export interface SqlPayoutsOptions<Tx> {
   /**
    * The outbox's table: an identifier, or `schema.table`, each `[a-z_][a-z0-9_]{0,62}` and not a
-   * common SQL reserved word such as `order` (anything else is a ConfigurationError).
+   * common SQL reserved word such as `order`, the table's own name at most 53 characters (the
+   * outbox adds `_pace` and `_requested` to it); anything else is a ConfigurationError.
    * It holds each payout's request, account number included (a resend needs the same params).
    *
    * @default 'myr_payouts'

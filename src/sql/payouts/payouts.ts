@@ -27,6 +27,9 @@ import type { PayoutInfo, PayoutSettleResult, SqlPayoutsOptions } from './option
 import { PayoutWorker } from './worker.js';
 import type { PayoutGateway, PayoutWorkerOptions } from './worker-options.js';
 
+/** The longest payouts table name: 63 characters (Postgres) less the `_requested` of its index's name. */
+const MAX_TABLE_NAME = 53;
+
 const finalState = (status: string): 'succeeded' | 'failed' => (status === 'SUCCESS' ? 'succeeded' : 'failed');
 
 /**
@@ -68,7 +71,14 @@ export class SqlPayouts<Tx> {
       throw new ConfigurationError('SqlPayouts needs onRefused: a refused payout must be credited back', 'onRefused');
     if (typeof onSettled !== 'function')
       throw new ConfigurationError('SqlPayouts needs onSettled: a failed payout must be credited back', 'onSettled');
-    this.table = checkTableName(options.table ?? 'myr_payouts').qualified;
+    const name = checkTableName(options.table ?? 'myr_payouts');
+    // `_pace` and `_requested` are added to it: Postgres cuts a name past 63 characters, MySQL refuses one past 64.
+    if (name.bare.length > MAX_TABLE_NAME)
+      throw new ConfigurationError(
+        `the payouts table's name must be at most ${MAX_TABLE_NAME} characters: the outbox adds _pace and _requested to it for its other table and index`,
+        'table',
+      );
+    this.table = name.qualified;
     this.#outbox = {
       client,
       sql: payoutStatementsOf(client.dialect),

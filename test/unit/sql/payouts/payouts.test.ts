@@ -80,6 +80,11 @@ describe('SqlPayouts', () => {
       expect.objectContaining({ field: 'lockTimeoutMs' }),
     );
     expect(new SqlPayouts(client, { ...hooks, table: 'shop.payouts' }).table).toBe('shop.payouts');
+    // Its pace table and index add _pace and _requested: Postgres would cut a 63-character name's.
+    expect(new SqlPayouts(client, { ...hooks, table: `shop.${'p'.repeat(53)}` }).table).toBe(`shop.${'p'.repeat(53)}`);
+    expect(() => new SqlPayouts(client, { ...hooks, table: 'p'.repeat(54) })).toThrow(
+      expect.objectContaining({ field: 'table', message: expect.stringContaining('at most 53 characters') }),
+    );
   });
 
   it('gives each dialect its DDL for the table, and refuses another dialect', () => {
