@@ -71,3 +71,24 @@ export function checkTableName(table: unknown): TableName {
   }
   return { qualified: parts.join('.'), bare: parts.at(-1) as string };
 }
+
+/**
+ * On SQLite the ledger and the outbox work on a connection of their own to the file, which has
+ * its `main` schema and `temp`, a schema of that connection alone, empty after a restart (a
+ * payout staged there would be debited and never paid; a callback handled there, handled again).
+ * `main.table` is the table itself; any other schema is a ConfigurationError.
+ *
+ * @example
+ * ```ts
+ * checkSqliteSchema(checkTableName('main.myr_payouts')); // passes
+ * checkSqliteSchema(checkTableName('temp.myr_payouts')); // throws ConfigurationError
+ * ```
+ */
+export function checkSqliteSchema(name: TableName): void {
+  const schema = name.qualified === name.bare ? 'main' : name.qualified.slice(0, -name.bare.length - 1);
+  if (schema !== 'main')
+    throw new ConfigurationError(
+      `on SQLite the table must be in the database file (no schema, or main): ${schema} is ${schema === 'temp' ? "a schema of the ledger's own connection alone, empty after a restart" : 'no schema of the connection the ledger opens on the file'}`,
+      'table',
+    );
+}

@@ -14,7 +14,7 @@ import { runBudget, type RunBudget } from './run-budget.js';
 import { aborted, constraintBroken, isConflict, storeFailure } from '../database-errors.js';
 import type { LedgerStatements, SqlDialect } from '../dialects/dialect.js';
 import { ledgerStatementsOf } from '../dialects/ledger-statements-of.js';
-import { checkTableName, type TableName } from '../dialects/table-name.js';
+import { checkSqliteSchema, checkTableName, type TableName } from '../dialects/table-name.js';
 import type { SqlClient, SqlSession } from '../sql-client.js';
 import { ensureSchema, type EnsureSchemaOptions } from '../ensure-schema.js';
 import { claimKey, UNCLEAR, type ClaimRequest } from './claim-key.js';
@@ -122,6 +122,7 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
       );
     }
     this.#name = checkTableName(options.table ?? 'myr_webhook_ledger');
+    if (client.dialect === 'sqlite') checkSqliteSchema(this.#name);
     this.table = this.#name.qualified;
     this.#client = client;
     this.#lockTimeoutMs = milliseconds(options.lockTimeoutMs ?? 1000, 'lockTimeoutMs');

@@ -18,7 +18,7 @@ import type { WebhookEvent } from '../../webhooks/events.js';
 import type { SqlClient, SqlDialect } from '../sql-client.js';
 import { earlierPayouts } from './lookup-verdict.js';
 import { transactionOf, type Outbox } from './outbox.js';
-import { checkTableName } from '../dialects/table-name.js';
+import { checkSqliteSchema, checkTableName } from '../dialects/table-name.js';
 import { payoutRow, payoutStatementsOf, type PayoutRow } from './rows.js';
 import { sessionOf } from './session-of-tx.js';
 import { stagedRow } from './staged-row.js';
@@ -72,6 +72,7 @@ export class SqlPayouts<Tx> {
     if (typeof onSettled !== 'function')
       throw new ConfigurationError('SqlPayouts needs onSettled: a failed payout must be credited back', 'onSettled');
     const name = checkTableName(options.table ?? 'myr_payouts');
+    if (client.dialect === 'sqlite') checkSqliteSchema(name);
     // `_pace` and `_requested` are added to it: Postgres cuts a name past 63 characters, MySQL refuses one past 64.
     if (name.bare.length > MAX_TABLE_NAME)
       throw new ConfigurationError(

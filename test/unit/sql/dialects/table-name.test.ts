@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../../../src/index.js';
-import { checkTableName } from '../../../../src/sql/dialects/table-name.js';
+import { checkSqliteSchema, checkTableName } from '../../../../src/sql/dialects/table-name.js';
+import { SqlLedger, fromSqlite } from '../../../../src/sql/index.js';
+import { sqliteFile } from '../../../helpers/sqlite-file.js';
 
 describe('checkTableName: the one text the ledger writes into SQL', () => {
   it.each([
@@ -56,5 +58,24 @@ describe('checkTableName: the one text the ledger writes into SQL', () => {
 
   it('says a reserved word is refused as one', () => {
     expect(() => checkTableName('order')).toThrow(/table must not be the SQL reserved word order/);
+  });
+});
+
+describe("checkSqliteSchema: on SQLite the table is in the file, never in the ledger's connection's temp", () => {
+  it.each([
+    ['myr_webhook_ledger', true],
+    ['main.myr_webhook_ledger', true],
+    ['temp.myr_webhook_ledger', false],
+    ['shop.myr_webhook_ledger', false],
+  ])('%s: %s', (table, accepted) => {
+    const check = () => checkSqliteSchema(checkTableName(table));
+    if (accepted) expect(check).not.toThrow();
+    else expect(check).toThrow(ConfigurationError);
+  });
+
+  it('SqlLedger on SQLite refuses temp (a ledger empty after each restart handles every callback again)', () => {
+    expect(() => new SqlLedger(fromSqlite(sqliteFile()), { table: 'temp.myr_webhook_ledger' })).toThrow(
+      expect.objectContaining({ field: 'table', message: expect.stringContaining('empty after a restart') }),
+    );
   });
 });

@@ -79,20 +79,28 @@ describe('SqlPayouts', () => {
     expect(() => new SqlPayouts(client, { ...hooks, lockTimeoutMs: 0 })).toThrow(
       expect.objectContaining({ field: 'lockTimeoutMs' }),
     );
-    expect(new SqlPayouts(client, { ...hooks, table: 'shop.payouts' }).table).toBe('shop.payouts');
+    expect(new SqlPayouts(client, { ...hooks, table: 'main.payouts' }).table).toBe('main.payouts');
+    // On SQLite the table is in the file: temp is the ledger's connection's alone, gone on restart.
+    for (const table of ['temp.payouts', 'shop.payouts'])
+      expect(() => new SqlPayouts(client, { ...hooks, table })).toThrow(
+        expect.objectContaining({
+          field: 'table',
+          message: expect.stringContaining('on SQLite the table must be in the database file'),
+        }),
+      );
     // Its pace table and index add _pace and _requested: Postgres would cut a 63-character name's.
-    expect(new SqlPayouts(client, { ...hooks, table: `shop.${'p'.repeat(53)}` }).table).toBe(`shop.${'p'.repeat(53)}`);
+    expect(new SqlPayouts(client, { ...hooks, table: `main.${'p'.repeat(53)}` }).table).toBe(`main.${'p'.repeat(53)}`);
     expect(() => new SqlPayouts(client, { ...hooks, table: 'p'.repeat(54) })).toThrow(
       expect.objectContaining({ field: 'table', message: expect.stringContaining('at most 53 characters') }),
     );
   });
 
   it('gives each dialect its DDL for the table, and refuses another dialect', () => {
-    const payouts = new SqlPayouts(fromSqlite(sqliteFile()), { ...hooks, table: 'shop.payouts' });
+    const payouts = new SqlPayouts(fromSqlite(sqliteFile()), { ...hooks, table: 'main.payouts' });
     expect(payouts.schemaSql()).toMatch(
-      /^CREATE TABLE IF NOT EXISTS shop\.payouts \(reference_id TEXT NOT NULL PRIMARY KEY/,
+      /^CREATE TABLE IF NOT EXISTS main\.payouts \(reference_id TEXT NOT NULL PRIMARY KEY/,
     );
-    expect(payouts.schemaSql('postgres')).toContain('CREATE INDEX IF NOT EXISTS payouts_due ON shop.payouts');
+    expect(payouts.schemaSql('postgres')).toContain('CREATE INDEX IF NOT EXISTS payouts_due ON main.payouts');
     expect(payouts.schemaSql('mysql')).toContain('ENGINE=InnoDB;\n');
     expect(() => payouts.schemaSql('oracle' as never)).toThrow(expect.objectContaining({ field: 'dialect' }));
   });
