@@ -137,7 +137,14 @@ async function refusal(
  */
 function wholeNumber(value: unknown, column: 'mark_rank' | 'handled_statuses'): number {
   if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
-  if (typeof value === 'bigint' || (typeof value === 'string' && /^-?\d{1,15}$/.test(value))) return Number(value);
+  // A bigint past 2^53 (a driver's, or node:sqlite's for a value it cannot read as a number) is no rank the ledger wrote.
+  if (
+    (typeof value === 'bigint' &&
+      value <= BigInt(Number.MAX_SAFE_INTEGER) &&
+      value >= -BigInt(Number.MAX_SAFE_INTEGER)) ||
+    (typeof value === 'string' && /^-?\d{1,15}$/.test(value))
+  )
+    return Number(value);
   const what =
     typeof value === 'number'
       ? 'not a whole number'

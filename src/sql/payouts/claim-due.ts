@@ -93,6 +93,7 @@ export function claimDue<Tx>(outbox: Outbox<Tx>, plan: ClaimPlan, dueBy: number)
     const claimed: Claimed[] = [];
     const setAside: MyrGatewayError[] = [];
     let waitMs = 0;
+    let nullsParked = false;
     for (const found of due) {
       let row: PayoutRow;
       try {
@@ -100,14 +101,17 @@ export function claimDue<Tx>(outbox: Outbox<Tx>, plan: ClaimPlan, dueBy: number)
       } catch (error) {
         if (!(error instanceof MyrGatewayError)) throw error;
         const key = keyOf(found.reference_id);
+        // SQLite keeps NULL in a TEXT key more than once: IS NULL sets them all aside at the first.
+        if (key === null && nullsParked) continue;
+        nullsParked ||= key === null;
         const referenceId = typeof key === 'string' ? key : key === null ? 'NULL' : 'a blob';
         const parked = await session.query(
           sql.park.text(table),
           sql.park.params({ referenceId: key, dueAt: now + SET_ASIDE_MS, lastError: error.message.slice(0, 400) }),
         );
-        // A key no statement can name (a NULL or a blob written by hand): the drain stops here,
-        // told once per interval, rather than read the same row again and again.
-        if (parked.affected !== 1) throw rowInvalid(referenceId, 'its reference_id cannot be named to set it aside');
+        // A key no statement can name: the drain stops here, told once per interval, rather than
+        // read the same row again and again.
+        if (parked.affected < 1) throw rowInvalid(referenceId, 'its reference_id cannot be named to set it aside');
         setAside.push(error);
         continue;
       }
@@ -130,7 +134,8 @@ export function claimDue<Tx>(outbox: Outbox<Tx>, plan: ClaimPlan, dueBy: number)
         attempt: requests ? (1 as const) : (0 as const),
         requestedAt: requests ? now : null,
       };
-      await session.query(sql.claim.text(table), sql.claim.params(values));
+      // Only the row read, still in a state to act on: a key that names another row is never acted on.
+      if ((await session.query(sql.claim.text(table), sql.claim.params(values))).affected !== 1) continue;
       claimed.push({ row, claim, action });
     }
     return { claimed, waitMs, setAside };

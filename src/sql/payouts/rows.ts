@@ -86,7 +86,11 @@ const isRequestFor = (value: unknown, referenceId: string, amount: string): valu
 
 /** A row of `due`, `lock` or `read`; a {@link rowInvalid} error when it is not one the outbox wrote. */
 export function payoutRow(row: Record<string, unknown>): PayoutRow {
-  const referenceId = String(row.reference_id);
+  const key = row.reference_id;
+  // A NULL or a blob (SQLite keeps them in a TEXT key) is no reference: read as "null" it would name another payout.
+  if (typeof key !== 'string')
+    throw rowInvalid(key === null || key === undefined ? 'NULL' : 'a blob', 'its reference_id is not text');
+  const referenceId = key;
   const state = PAYOUT_STATES.find((known) => known === row.state);
   if (state === undefined) throw rowInvalid(referenceId, 'its state is none the outbox writes');
   const amount = String(row.amount);

@@ -90,7 +90,7 @@ export const payoutStatements: PayoutStatements = {
   },
   claim: {
     text: (t) =>
-      `UPDATE ${t} SET state = $2, claim_id = $3, due_at = $4, attempts = attempts + $5, requested_at = COALESCE($6::bigint, requested_at) WHERE reference_id = $1`,
+      `UPDATE ${t} SET state = $2, claim_id = $3, due_at = $4, attempts = attempts + $5, requested_at = COALESCE($6::bigint, requested_at) WHERE reference_id = $1 AND state IN ('staged', 'sending', 'sent')`,
     params: (a) => [a.referenceId, a.state, a.claimId, a.until, a.attempt, a.requestedAt],
   },
   paceLock: { text: (t) => `SELECT id FROM ${t}_pace WHERE id = 1 FOR UPDATE`, params: () => [] },

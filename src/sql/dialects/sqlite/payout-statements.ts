@@ -83,7 +83,7 @@ export const payoutStatements: PayoutStatements = {
   },
   claim: {
     text: (t) =>
-      `UPDATE ${t} SET state = ?, claim_id = ?, due_at = ?, attempts = attempts + ?, requested_at = COALESCE(?, requested_at) WHERE reference_id = ?`,
+      `UPDATE ${t} SET state = ?, claim_id = ?, due_at = ?, attempts = attempts + ?, requested_at = COALESCE(?, requested_at) WHERE reference_id = ? AND state IN ('staged', 'sending', 'sent')`,
     params: (a) => [a.state, a.claimId, a.until, a.attempt, a.requestedAt, a.referenceId],
   },
   // The transaction holds SQLite's write lock already: the row is read for the same statement shape.

@@ -7,7 +7,7 @@
  */
 import { sqliteFile } from '../../../helpers/sqlite-file.js';
 import { describe, expect, it } from 'vitest';
-import { NotFoundError, OutcomeUnknownError, RateLimitError } from '../../../../src/index.js';
+import { DuplicateReferenceError, NotFoundError, OutcomeUnknownError, RateLimitError } from '../../../../src/index.js';
 import { SqlPayouts, fromSqlite, type PayoutGateway } from '../../../../src/sql/index.js';
 
 const params = {
@@ -58,9 +58,11 @@ describe('the payout worker', () => {
     await payouts.ensureSchema();
     await payouts.transaction(({ tx }) => payouts.stage(tx, { ...params, reference_id: 'null' }));
     await payouts.transaction(({ tx }) => payouts.stage(tx, params));
-    db.prepare(
-      "INSERT INTO myr_payouts (reference_id, state, params, amount, attempts, due_at, staged_at) VALUES (NULL, 'staged', 'x', '1.00', 0, 0, 0)",
-    ).run();
+    // SQLite lets a TEXT primary key hold NULL more than once.
+    for (let i = 0; i < 2; i++)
+      db.prepare(
+        "INSERT INTO myr_payouts (reference_id, state, params, amount, attempts, due_at, staged_at) VALUES (NULL, 'staged', 'x', '1.00', 0, 0, 0)",
+      ).run();
     db.prepare(
       "INSERT INTO myr_payouts (reference_id, state, params, amount, attempts, due_at, staged_at) VALUES (x'00ff', 'staged', 'x', '1.00', 0, 0, 0)",
     ).run();
@@ -69,7 +71,7 @@ describe('the payout worker', () => {
     const report = await payouts.worker(gateway, { onError: (error) => errors.push(error) }).drain();
     expect(report).toMatchObject({ sent: 2 });
     expect(calls).toEqual(['create', 'create']);
-    expect(errors).toHaveLength(2);
+    // Each key said once: the two NULL rows are one key, set aside together.
     expect(errors).toEqual([
       expect.objectContaining({ code: 'PAYOUT_ROW_INVALID' }),
       expect.objectContaining({ code: 'PAYOUT_ROW_INVALID' }),
@@ -80,8 +82,43 @@ describe('the payout worker', () => {
     const parked = db
       .prepare('SELECT due_at FROM myr_payouts WHERE reference_id IS NULL OR typeof(reference_id) = ?')
       .all('blob');
-    expect(parked).toHaveLength(2);
+    expect(parked).toHaveLength(3);
     for (const row of parked) expect(Number(row.due_at)).toBeGreaterThan(Date.now() + 3_000_000);
+    db.close();
+  });
+
+  it("a NULL key whose params name the payout 'null', already paid: never sent, never taken back to sending, no onRefused (a NULL is no reference)", async () => {
+    const db = sqliteFile();
+    const refused: unknown[] = [];
+    const payouts = new SqlPayouts(fromSqlite(db), {
+      onRefused: (r) => void refused.push(r),
+      onSettled: () => undefined,
+    });
+    db.exec(
+      payouts.schemaSql('sqlite').replace('reference_id TEXT NOT NULL PRIMARY KEY', 'reference_id TEXT PRIMARY KEY'),
+    );
+    await payouts.ensureSchema();
+    const paid = { ...params, reference_id: 'null' };
+    await payouts.transaction(({ tx }) => payouts.stage(tx, paid));
+    db.exec("UPDATE myr_payouts SET state = 'succeeded', payment_id = 'WD_9'");
+    // What an importer that read "null" as NULL writes: the paid payout's own request under a NULL key.
+    db.prepare(
+      "INSERT INTO myr_payouts (reference_id, state, params, amount, attempts, due_at, staged_at) VALUES (NULL, 'staged', ?, '250.00', 0, 0, 0)",
+    ).run(JSON.stringify({ ...paid, currency: 'MYR', method: 'BANK' }));
+    const errors: unknown[] = [];
+    // A drain that spins never yields: past a few calls the gateway never answers, so the test times out instead of hanging.
+    const { gateway, calls } = scripted(async () => {
+      if (calls.length > 3) await new Promise(() => undefined);
+      throw new DuplicateReferenceError('DUPLICATE_REFERENCE: used', { code: 'DUPLICATE_REFERENCE', status: 409 });
+    });
+    expect(await payouts.worker(gateway, { onError: (error) => errors.push(error) }).drain()).toMatchObject({
+      sent: 0,
+      refused: 0,
+    });
+    expect(calls).toEqual([]);
+    expect(refused).toEqual([]);
+    expect(errors).toEqual([expect.objectContaining({ code: 'PAYOUT_ROW_INVALID' })]);
+    expect(await payouts.get('null')).toMatchObject({ state: 'succeeded', paymentId: 'WD_9' });
     db.close();
   });
 
