@@ -88,8 +88,21 @@ export async function ensureSchema<Tx>(
     return answers;
   });
   const missing = tables.filter((_table, index) => described[index]?.length === 0).map(({ name }) => name);
+  // What differs in the tables there comes first: it is what made the DDL fail, if it failed.
+  const refusals = tables.flatMap((table, index) => {
+    const found = described[index] ?? [];
+    const differences = found.length === 0 ? [] : columnDifferences(table.columns, found);
+    if (differences.length === 0) return [];
+    const what = differences.map(({ column, problem }) => `${column.name} ${problem}`).join('; ');
+    const fixes = differences.map((difference) => `${table.fixColumn(difference)};`).join(' ');
+    return [`${owner}'s table ${table.name} is not the table ${owner} needs: ${what}. Fix it with: ${fixes}`];
+  });
+  if (refusals.length > 0) {
+    const rest = missing.length === 0 ? '' : ` ${missing.join(' and ')} does not exist yet either.`;
+    throw new ConfigurationError(`${refusals.join(' ')}${rest}`, 'table');
+  }
   // Not created (a role without CREATE): the database's own error says why.
-  if (missing.length > 0 && createFailed !== undefined) throw createFailed.error;
+  if (createFailed !== undefined) throw createFailed.error;
   if (missing.length > 0) {
     const which =
       missing.length === 1 ? `table ${missing[0]} does not exist` : `tables ${missing.join(' and ')} do not exist`;
@@ -99,13 +112,4 @@ export async function ensureSchema<Tx>(
       'table',
     );
   }
-  const refusals = tables.flatMap((table, index) => {
-    const differences = columnDifferences(table.columns, described[index] ?? []);
-    if (differences.length === 0) return [];
-    const what = differences.map(({ column, problem }) => `${column.name} ${problem}`).join('; ');
-    const fixes = differences.map((difference) => `${table.fixColumn(difference)};`).join(' ');
-    return [`${owner}'s table ${table.name} is not the table ${owner} needs: ${what}. Fix it with: ${fixes}`];
-  });
-  if (refusals.length > 0) throw new ConfigurationError(refusals.join(' '), 'table');
-  if (createFailed !== undefined) throw createFailed.error;
 }

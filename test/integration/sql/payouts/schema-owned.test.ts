@@ -126,9 +126,10 @@ describe.each(Object.entries(databases))(
     it("a table without requested_at, its index then made by ensureSchema(): refused, naming the column and the ADD COLUMN, not the index's error", async () => {
       const table = fresh();
       const payouts = new SqlPayouts(client(), { ...hooks, table });
-      // MySQL's index is in its CREATE TABLE; the others' is a CREATE INDEX of its own.
+      // An older migration: no pace table yet, and no requested_at (MySQL's index is in its CREATE
+      // TABLE; the others' is a CREATE INDEX of its own, which ensureSchema's DDL then fails on).
       for (const statement of statementsOf(payouts.schemaSql()).filter(
-        (text) => !/^CREATE INDEX.*\(requested_at\)/.test(text),
+        (text) => !/^CREATE INDEX.*\(requested_at\)/.test(text) && !text.includes(`${table}_pace`),
       ))
         await migrate(
           client(),
