@@ -15,7 +15,7 @@
  * @module
  */
 import { TERMINAL_STATUSES } from '../../schemas/statuses.js';
-import { parseTimestamp } from '../../webhooks/timestamp-parse.js';
+import { madeAt } from './made-at.js';
 
 /**
  * How long before a payout was staged a withdrawal under its reference must have been made to be
@@ -55,7 +55,7 @@ export interface FoundRecord {
 /**
  * Whether a withdrawal made (or completed) `at` belongs to an earlier payout under the same
  * reference: the payout's service id is unknown (its request met `DUPLICATE_REFERENCE` on a
- * recovery) and `at` is a full ISO 8601 date-time (no zone: UTC, as the spec's times are) more
+ * recovery) and `at` is an ISO 8601 date-time (extended or basic, with or without seconds: `madeAt`; no zone: UTC) more
  * than {@link CLOCK_ALLOWANCE_MS} before the payout was staged, and not before
  * {@link PLAUSIBLE_SINCE_MS}. Anything else (a date alone, no value, a bad one, a placeholder
  * such as the epoch) proves nothing. The status lookup reads the record's `created_at`; a callback
@@ -73,8 +73,8 @@ export function earlierPayouts(
   at: string | null | undefined,
 ): boolean {
   if (payout.paymentId !== undefined) return false;
-  const madeAt = parseTimestamp(at ?? '');
-  return madeAt >= PLAUSIBLE_SINCE_MS && madeAt < payout.stagedAt - CLOCK_ALLOWANCE_MS;
+  const made = madeAt(at);
+  return made >= PLAUSIBLE_SINCE_MS && made < payout.stagedAt - CLOCK_ALLOWANCE_MS;
 }
 
 /** What to do with the payout. */

@@ -418,6 +418,50 @@ export function payoutScenarios<Tx>(
       expect(await payouts.get(referenceId)).toMatchObject({ state: 'refused' });
     });
 
+    it('the same earlier withdrawal, its created_at in ISO 8601 without seconds or in the basic form: refused all the same, never settled on it', async () => {
+      for (const form of [
+        (iso: string) => iso.slice(0, 16) + 'Z',
+        (iso: string) => iso.replace(/[-:]/g, '').slice(0, 15) + 'Z',
+      ]) {
+        const { payouts, refusals, settlements, raw } = await outbox();
+        serviceClockMs = -2 * 86_400_000;
+        const referenceId = await staged(payouts);
+        await payouts.worker(gateway()).drain();
+        await mock.completeWithdrawal(referenceId, 'SUCCESS', { deliver: false });
+        const earlier = mock.getWithdrawal(referenceId);
+        if (earlier === undefined) throw new Error('the mock holds no earlier withdrawal');
+        serviceClockMs = 0;
+        await raw('DELETE FROM TABLE WHERE reference_id = ?', [referenceId]);
+        await staged(payouts, referenceId);
+        await raw("UPDATE TABLE SET state = 'sending', attempts = 1, claim_id = 1, due_at = 0 WHERE reference_id = ?", [
+          referenceId,
+        ]);
+        const worker = payouts.worker(gateway(), { intervalMs: 1, settleAfterMs: 1 });
+        expect(await worker.drain()).toMatchObject({ sent: 1 });
+        await sleep(5);
+        // The status record as a service that writes its times in another ISO 8601 form answers it.
+        const record = {
+          payment_id: earlier.payment_id,
+          reference_id: earlier.reference_id,
+          amount: earlier.amount,
+          currency: earlier.currency,
+          status: earlier.status,
+          gateway_reference: earlier.gateway_reference,
+          created_at: form(earlier.created_at),
+          completed_at: earlier.completed_at,
+          expires_at: null,
+        };
+        mock.fault({
+          endpoint: 'payment.status',
+          response: { type: 'body', body: { status: 'success', data: record } },
+        });
+        expect(await worker.drain()).toMatchObject({ settled: 0, refused: 1 });
+        expect(settlements).toEqual([]);
+        expect(refusals).toMatchObject([{ referenceId, code: 'DUPLICATE_REFERENCE' }]);
+        mock.reset();
+      }
+    });
+
     it("the earlier withdrawal's SUCCESS callback, resent after the reference was staged again and its recovery met DUPLICATE_REFERENCE: not this payout's (settle answers 'unknown'), and the lookup refuses it", async () => {
       const { payouts, refusals, settlements, credits, client, raw } = await outbox();
       serviceClockMs = -2 * 86_400_000;
