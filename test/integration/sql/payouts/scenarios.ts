@@ -23,6 +23,7 @@ import {
 } from '../../../../src/sql/index.js';
 import { createMockGateway, type MockHttpServer } from '../../../../src/testing/index.js';
 import { createWebhookHandler, signCallback } from '../../../../src/webhooks/index.js';
+import { statusView } from '../../../../src/testing/money-endpoints.js';
 import { withdrawalParams } from '../../../helpers/client.js';
 import { MANY_CLIENTS_WARNING, warningLogger } from '../../../helpers/warnings.js';
 
@@ -127,6 +128,35 @@ export function payoutScenarios<Tx>(
       const params = { ...withdrawalParams(), reference_id: referenceId };
       await payouts.transaction(async ({ tx }) => payouts.stage(tx, { ...params, amount: '250.00' }));
       return params.reference_id;
+    }
+
+    /**
+     * A reference paid out two days ago (on the service's clock), its row deleted since, staged
+     * again now, and taken over before its first answer: the recovery meets DUPLICATE_REFERENCE,
+     * so the worker's first drain calls it sent. Answers the earlier withdrawal and that worker.
+     */
+    async function reusedAfterPurge(
+      payouts: SqlPayouts<Tx>,
+      raw: (text: string, params: readonly (string | number)[]) => Promise<void>,
+    ) {
+      serviceClockMs = -2 * 86_400_000;
+      const referenceId = await staged(payouts);
+      await payouts.worker(gateway()).drain();
+      await mock.completeWithdrawal(referenceId, 'SUCCESS', { deliver: false });
+      const earlier = mock.getWithdrawal(referenceId);
+      if (earlier === undefined) throw new Error('the mock holds no earlier withdrawal');
+      serviceClockMs = 0;
+      await raw('DELETE FROM TABLE WHERE reference_id = ?', [referenceId]);
+      // A worker claimed it and died before its first request was answered (or its lease ran out):
+      // the next claim cannot tell whether that request went, so it recovers.
+      await staged(payouts, referenceId);
+      await raw("UPDATE TABLE SET state = 'sending', attempts = 1, claim_id = 1, due_at = 0 WHERE reference_id = ?", [
+        referenceId,
+      ]);
+      const worker = payouts.worker(gateway(), { intervalMs: 1, settleAfterMs: 1 });
+      // DUPLICATE_REFERENCE on the recovery: sent, as far as the worker can tell yet.
+      expect(await worker.drain()).toMatchObject({ sent: 1 });
+      return { referenceId, earlier, worker };
     }
 
     /** A webhook handler on a ledger in the same database whose onEvent settles withdrawals. */
@@ -393,22 +423,7 @@ export function payoutScenarios<Tx>(
 
     it('a reference an earlier withdrawal used, staged again after its row was deleted and taken over before its first answer: refused (onRefused once), never settled on the earlier withdrawal', async () => {
       const { payouts, refusals, settlements, credits, raw } = await outbox();
-      // Two days ago the reference was paid out and settled; its row was deleted since (retention).
-      serviceClockMs = -2 * 86_400_000;
-      const referenceId = await staged(payouts);
-      await payouts.worker(gateway()).drain();
-      await mock.completeWithdrawal(referenceId, 'SUCCESS', { deliver: false });
-      serviceClockMs = 0;
-      await raw('DELETE FROM TABLE WHERE reference_id = ?', [referenceId]);
-      // Staged again now. A worker claimed it and died before its first request was answered (or
-      // its lease ran out): the next claim cannot tell whether that request went, so it recovers.
-      await staged(payouts, referenceId);
-      await raw("UPDATE TABLE SET state = 'sending', attempts = 1, claim_id = 1, due_at = 0 WHERE reference_id = ?", [
-        referenceId,
-      ]);
-      const worker = payouts.worker(gateway(), { intervalMs: 1, settleAfterMs: 1 });
-      // DUPLICATE_REFERENCE on the recovery: sent, as far as the worker can tell yet.
-      expect(await worker.drain()).toMatchObject({ sent: 1 });
+      const { referenceId, worker } = await reusedAfterPurge(payouts, raw);
       await sleep(5);
       // The lookup finds a withdrawal made before this payout was staged: not this payout's.
       expect(await worker.drain()).toMatchObject({ settled: 0, refused: 1 });
@@ -424,33 +439,10 @@ export function payoutScenarios<Tx>(
         (iso: string) => iso.replace(/[-:]/g, '').slice(0, 15) + 'Z',
       ]) {
         const { payouts, refusals, settlements, raw } = await outbox();
-        serviceClockMs = -2 * 86_400_000;
-        const referenceId = await staged(payouts);
-        await payouts.worker(gateway()).drain();
-        await mock.completeWithdrawal(referenceId, 'SUCCESS', { deliver: false });
-        const earlier = mock.getWithdrawal(referenceId);
-        if (earlier === undefined) throw new Error('the mock holds no earlier withdrawal');
-        serviceClockMs = 0;
-        await raw('DELETE FROM TABLE WHERE reference_id = ?', [referenceId]);
-        await staged(payouts, referenceId);
-        await raw("UPDATE TABLE SET state = 'sending', attempts = 1, claim_id = 1, due_at = 0 WHERE reference_id = ?", [
-          referenceId,
-        ]);
-        const worker = payouts.worker(gateway(), { intervalMs: 1, settleAfterMs: 1 });
-        expect(await worker.drain()).toMatchObject({ sent: 1 });
+        const { referenceId, earlier, worker } = await reusedAfterPurge(payouts, raw);
         await sleep(5);
         // The status record as a service that writes its times in another ISO 8601 form answers it.
-        const record = {
-          payment_id: earlier.payment_id,
-          reference_id: earlier.reference_id,
-          amount: earlier.amount,
-          currency: earlier.currency,
-          status: earlier.status,
-          gateway_reference: earlier.gateway_reference,
-          created_at: form(earlier.created_at),
-          completed_at: earlier.completed_at,
-          expires_at: null,
-        };
+        const record = { ...statusView(earlier), created_at: form(earlier.created_at) };
         mock.fault({
           endpoint: 'payment.status',
           response: { type: 'body', body: { status: 'success', data: record } },
@@ -464,20 +456,7 @@ export function payoutScenarios<Tx>(
 
     it("the earlier withdrawal's SUCCESS callback, resent after the reference was staged again and its recovery met DUPLICATE_REFERENCE: not this payout's (settle answers 'unknown'), and the lookup refuses it", async () => {
       const { payouts, refusals, settlements, credits, client, raw } = await outbox();
-      serviceClockMs = -2 * 86_400_000;
-      const referenceId = await staged(payouts);
-      await payouts.worker(gateway()).drain();
-      await mock.completeWithdrawal(referenceId, 'SUCCESS', { deliver: false });
-      const earlier = mock.getWithdrawal(referenceId);
-      if (earlier === undefined) throw new Error('the mock holds no earlier withdrawal');
-      serviceClockMs = 0;
-      await raw('DELETE FROM TABLE WHERE reference_id = ?', [referenceId]);
-      await staged(payouts, referenceId);
-      await raw("UPDATE TABLE SET state = 'sending', attempts = 1, claim_id = 1, due_at = 0 WHERE reference_id = ?", [
-        referenceId,
-      ]);
-      const worker = payouts.worker(gateway(), { intervalMs: 1, settleAfterMs: 1 });
-      expect(await worker.drain()).toMatchObject({ sent: 1 });
+      const { referenceId, earlier, worker } = await reusedAfterPurge(payouts, raw);
       // The dashboard resends the earlier withdrawal's callback: freshly signed, completed two days ago.
       const { deliver, answers } = await receiver(payouts, client);
       const resent = await deliver({
