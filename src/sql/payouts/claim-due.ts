@@ -9,7 +9,7 @@
  */
 import { MyrGatewayError } from '../../core/errors/base.js';
 import { transactionOf, type Outbox } from './outbox.js';
-import { claimId, payoutRow, rowInvalid, type PayoutRow } from './rows.js';
+import { claimId, keyText, payoutRow, rowInvalid, type PayoutRow } from './rows.js';
 import type { PayoutState } from './statement-shape.js';
 
 /** Requests on their way count in the window this much longer (a request arrives after its claim): a twentieth of it, at most half a second. */
@@ -104,7 +104,7 @@ export function claimDue<Tx>(outbox: Outbox<Tx>, plan: ClaimPlan, dueBy: number)
         // SQLite keeps NULL in a TEXT key more than once: IS NULL sets them all aside at the first.
         if (key === null && nullsParked) continue;
         nullsParked ||= key === null;
-        const referenceId = typeof key === 'string' ? key : key === null ? 'NULL' : 'a blob';
+        const referenceId = keyText(key);
         const parked = await session.query(
           sql.park.text(table),
           sql.park.params({ referenceId: key, dueAt: now + SET_ASIDE_MS, lastError: error.message.slice(0, 400) }),

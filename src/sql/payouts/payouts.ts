@@ -207,7 +207,7 @@ export class SqlPayouts<Tx> {
       );
     }
     const { sql, table } = this.#outbox;
-    const values = stagedRow(request, referenceId, Date.now());
+    const values = stagedRow(request, Date.now());
     const { affected } = await session.query(sql.stage.text(table), sql.stage.params(values));
     if (affected !== 1) {
       throw new DuplicateReferenceError(

@@ -59,6 +59,10 @@ export function rowInvalid(referenceId: string, what: string): MyrGatewayError {
   );
 }
 
+/** A row's key as a message names it: its text, or what it is when it is not text (SQLite keeps NULL or a blob in a TEXT key). */
+export const keyText = (key: unknown): string =>
+  typeof key === 'string' ? key : key === null || key === undefined ? 'NULL' : 'a blob';
+
 /** More requests than any payout is asked (one a minute for 1,900 years): a value past it was not the outbox's, and `+ 1` must fit an INT. */
 const MAX_ATTEMPTS = 1_000_000_000;
 
@@ -88,8 +92,7 @@ const isRequestFor = (value: unknown, referenceId: string, amount: string): valu
 export function payoutRow(row: Record<string, unknown>): PayoutRow {
   const key = row.reference_id;
   // A NULL or a blob (SQLite keeps them in a TEXT key) is no reference: read as "null" it would name another payout.
-  if (typeof key !== 'string')
-    throw rowInvalid(key === null || key === undefined ? 'NULL' : 'a blob', 'its reference_id is not text');
+  if (typeof key !== 'string') throw rowInvalid(keyText(key), 'its reference_id is not text');
   const referenceId = key;
   const state = PAYOUT_STATES.find((known) => known === row.state);
   if (state === undefined) throw rowInvalid(referenceId, 'its state is none the outbox writes');

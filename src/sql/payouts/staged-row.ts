@@ -34,7 +34,7 @@ function longestField(request: WithdrawalCreateParams): string {
   return longest;
 }
 
-const tooLong = (field: string, why: string, referenceId: string | undefined): InvalidRequestError =>
+const tooLong = (field: string, why: string, referenceId: string): InvalidRequestError =>
   new InvalidRequestError(`VALIDATION_ERROR: withdrawal rejected before staging: ${field} ${why}`, {
     code: 'VALIDATION_ERROR',
     field,
@@ -48,12 +48,13 @@ const tooLong = (field: string, why: string, referenceId: string | undefined): I
  *
  * @example
  * ```ts
- * stagedRow({ amount: '250.00', reference_id: 'PAYOUT7781', bank_code: 'PBBEMYKL', account_number: '5140123456789', account_name: '陈伟明', currency: 'MYR', method: 'BANK' }, 'PAYOUT7781', Date.now());
+ * stagedRow({ amount: '250.00', reference_id: 'PAYOUT7781', bank_code: 'PBBEMYKL', account_number: '5140123456789', account_name: '陈伟明', currency: 'MYR', method: 'BANK' }, Date.now());
  * // params: '{"amount":"250.00",…,"account_name":"\u9648\u4f1f\u660e",…}'
  * ```
  */
-export function stagedRow(request: WithdrawalCreateParams, referenceId: string | undefined, now: number): StagedRow {
-  const row = { referenceId: request.reference_id, params: asciiJson(request), amount: String(request.amount), now };
+export function stagedRow(request: WithdrawalCreateParams, now: number): StagedRow {
+  const referenceId = request.reference_id;
+  const row = { referenceId, params: asciiJson(request), amount: String(request.amount), now };
   if (row.amount.length > WRITTEN.amount)
     throw tooLong('amount', `is longer than ${WRITTEN.amount} characters`, referenceId);
   if (row.params.length > PARAMS_MAX_BYTES)

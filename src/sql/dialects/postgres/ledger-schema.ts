@@ -7,7 +7,7 @@
 import { MAX_KEY_LENGTH } from '../../ledger/claims.js';
 import { definitionOf, type TableColumn } from '../../schema-check.js';
 import type { LedgerStatements } from '../dialect.js';
-import { columnFix, describeTable } from './table-check.js';
+import { columnFix, describeTable, DETERMINISTIC } from './table-check.js';
 
 const SMALL = ['smallint', 'integer', 'bigint'];
 
@@ -24,7 +24,7 @@ export const COLUMNS: readonly TableColumn[] = [
     chars: MAX_KEY_LENGTH,
     notNull: false,
     primaryKey: true,
-    exact: 'a deterministic collation, such as the database default',
+    exact: DETERMINISTIC,
   },
   { name: 'mark_rank', type: 'SMALLINT', types: SMALL, notNull: false },
   { name: 'handled_statuses', type: 'SMALLINT', types: SMALL, notNull: true, default: '0' },

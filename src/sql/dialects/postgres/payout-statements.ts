@@ -7,7 +7,7 @@
  */
 import { COLUMNS, numberedReleaseParams, WRITTEN, type PayoutStatements } from '../../payouts/statement-shape.js';
 import { definitionOf, type TableColumn } from '../../schema-check.js';
-import { columnFix, describeTable } from './table-check.js';
+import { columnFix, describeTable, DETERMINISTIC } from './table-check.js';
 
 const TEXT = ['character varying', 'text'];
 // claim_id is a 53-bit id and the *_at columns ms since the epoch: an INTEGER cannot hold them.
@@ -23,7 +23,7 @@ export const PAYOUT_COLUMNS: readonly TableColumn[] = [
     notNull: false,
     primaryKey: true,
     // A non-deterministic collation would make PAYOUTab1 and PAYOUTAB1 one payout.
-    exact: 'a deterministic collation, such as the database default',
+    exact: DETERMINISTIC,
   },
   { name: 'state', type: 'VARCHAR(16)', types: TEXT, chars: WRITTEN.state, notNull: true },
   { name: 'params', type: 'TEXT', types: TEXT, chars: Infinity, notNull: true },

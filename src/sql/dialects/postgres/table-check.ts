@@ -7,6 +7,9 @@
 import { definitionOf, type ColumnDifference } from '../../schema-check.js';
 import type { Statement } from '../dialect.js';
 
+/** The collation a store's key needs on Postgres, as a refusal names it: one that tells every two different strings apart. */
+export const DETERMINISTIC = 'a deterministic collation, such as the database default';
+
 const DESCRIBE =
   "SELECT c.column_name AS name, c.data_type AS type, c.is_nullable = 'NO' AS not_null, c.collation_name AS collation, c.character_maximum_length AS length, " +
   // No collation named: the type's default, the database's, which Postgres keeps deterministic.

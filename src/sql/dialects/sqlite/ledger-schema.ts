@@ -6,7 +6,7 @@
  */
 import { definitionOf, type TableColumn } from '../../schema-check.js';
 import type { LedgerStatements } from '../dialect.js';
-import { columnFix, describeTable, WHOLE } from './table-check.js';
+import { columnFix, describeTable, textKey, WHOLE } from './table-check.js';
 
 // Declared as text: SQLite gives them text affinity and ignores a declared length.
 const TEXT = ['text', 'varchar', 'character varying', 'nvarchar', 'char', 'character', 'nchar', 'clob'];
@@ -18,15 +18,7 @@ const TEXT = ['text', 'varchar', 'character varying', 'nvarchar', 'char', 'chara
  * BINARY, SQLite's default: NOCASE would make `PAY_ab` and `PAY_AB` one.
  */
 export const COLUMNS: readonly TableColumn[] = [
-  {
-    name: 'ledger_key',
-    type: 'TEXT',
-    types: TEXT,
-    notNull: true,
-    nullTolerated: true,
-    primaryKey: true,
-    exact: "BINARY, SQLite's default",
-  },
+  textKey('ledger_key', TEXT),
   { name: 'mark_rank', type: 'INTEGER', types: WHOLE, notNull: false },
   { name: 'handled_statuses', type: 'INTEGER', types: WHOLE, notNull: true, default: '0' },
   { name: 'expires_at', type: 'INTEGER', types: WHOLE, notNull: true },

@@ -7,24 +7,15 @@
  */
 import { COLUMNS, numberedReleaseParams, type PayoutStatements } from '../../payouts/statement-shape.js';
 import { definitionOf, type TableColumn } from '../../schema-check.js';
-import { columnFix, describeTable, WHOLE } from './table-check.js';
+import { columnFix, describeTable, textKey, WHOLE } from './table-check.js';
 
 // SQLite holds text of any length under a TEXT type, so no column's length is checked.
 const TEXT = ['text', 'varchar'];
 
 /** The payouts table's columns on SQLite. */
 export const PAYOUT_COLUMNS: readonly TableColumn[] = [
-  // NOT NULL in the DDL (a TEXT primary key may hold NULL on SQLite), a table made without it
-  // still passes (a NULL key is set aside); BINARY, as NOCASE would make PAYOUTab1 and PAYOUTAB1 one.
-  {
-    name: 'reference_id',
-    type: 'TEXT',
-    types: TEXT,
-    notNull: true,
-    nullTolerated: true,
-    primaryKey: true,
-    exact: "BINARY, SQLite's default",
-  },
+  // A table made without NOT NULL on it still passes: a NULL key is set aside by the worker.
+  textKey('reference_id', TEXT),
   { name: 'state', type: 'TEXT', types: TEXT, notNull: true },
   { name: 'params', type: 'TEXT', types: TEXT, notNull: true },
   { name: 'amount', type: 'TEXT', types: TEXT, notNull: true },

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { definitionOf, type ColumnDifference } from '../../schema-check.js';
+import { definitionOf, type ColumnDifference, type TableColumn } from '../../schema-check.js';
 import type { Statement } from '../dialect.js';
 
 /** The whole-number types SQLite stores in up to 64 bits (any of them holds a 53-bit id or a ms epoch). */
@@ -13,6 +13,22 @@ export const WHOLE: readonly string[] = ['integer', 'int', 'bigint', 'smallint']
 
 // A declared length is left out of the type: SQLite ignores it (VARCHAR(32) holds any text). The
 // collation is the primary key index's: the one ON CONFLICT and the key's lookups compare with.
+/**
+ * A store's TEXT primary key on SQLite (the ledger's `ledger_key`, the outbox's `reference_id`):
+ * NOT NULL in the DDL, but a table made without it passes (a TEXT primary key may hold NULL on
+ * SQLite, and neither store writes one), and compared with BINARY, SQLite's default: NOCASE
+ * would make keys that differ only by case one.
+ */
+export const textKey = (name: string, types: readonly string[]): TableColumn => ({
+  name,
+  type: 'TEXT',
+  types,
+  notNull: true,
+  nullTolerated: true,
+  primaryKey: true,
+  exact: "BINARY, SQLite's default",
+});
+
 const DESCRIBE =
   "SELECT c.name, rtrim(substr(c.type, 1, instr(c.type || '(', '(') - 1)) AS type, c.\"notnull\" AS not_null, " +
   "c.pk > 0 AS primary_key, k.coll AS collation, upper(coalesce(k.coll, 'BINARY')) = 'BINARY' AS exact, NULL AS length " +

@@ -20,7 +20,7 @@ describe('stagedRow', () => {
   it.each(['陈伟明', 'Tan Wéi Míng', 'emoji 😀 and a lone \ud800 surrogate', 'DEL \u007f', 'plain'])(
     'writes %s as ASCII JSON that reads back as the same request',
     (name) => {
-      const row = stagedRow({ ...request, account_name: name }, 'PAYOUT1', 1);
+      const row = stagedRow({ ...request, account_name: name }, 1);
       expect(row.params).toMatch(/^[\x20-\x7e]*$/);
       expect(JSON.parse(row.params)).toEqual({ ...request, account_name: name });
       expect(row).toMatchObject({ referenceId: 'PAYOUT1', amount: '250.00', now: 1 });
@@ -43,7 +43,7 @@ describe('stagedRow', () => {
           : change === 'escaped'
             ? { account_name: '陈'.repeat(Math.ceil((PARAMS_MAX_BYTES - base) / 6) + 1) }
             : change;
-    const run = () => stagedRow({ ...request, ...fitted }, 'PAYOUT1', 1);
+    const run = () => stagedRow({ ...request, ...fitted }, 1);
     if (field === undefined) expect(run().params.length).toBeLessThanOrEqual(PARAMS_MAX_BYTES);
     else
       expect(run).toThrow(
@@ -57,7 +57,7 @@ describe('stagedRow', () => {
   });
 
   it('never puts the values in its message', () => {
-    const run = () => stagedRow({ ...request, account_name: 'Z'.repeat(PARAMS_MAX_BYTES) }, 'PAYOUT1', 1);
+    const run = () => stagedRow({ ...request, account_name: 'Z'.repeat(PARAMS_MAX_BYTES) }, 1);
     expect(run).toThrow(expect.objectContaining({ message: expect.not.stringContaining('5140123456789') }));
     expect(run).toThrow(expect.objectContaining({ message: expect.not.stringContaining('ZZZZ') }));
   });
