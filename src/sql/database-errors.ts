@@ -10,7 +10,12 @@
 import { PRISMA_CONFLICT_CODES } from './adapters/prisma/prisma-errors.js';
 import { errors as mysqlErrors } from './dialects/mysql/session.js';
 import { errors as postgresErrors } from './dialects/postgres/session.js';
-import { CONSTRAINT as SQLITE_CONSTRAINT, errors as sqliteErrors, isBusyCode } from './dialects/sqlite/session.js';
+import {
+  CONSTRAINT as SQLITE_CONSTRAINT,
+  errors as sqliteErrors,
+  isBusyCode,
+  SHARED_COMMIT_FAILED,
+} from './dialects/sqlite/session.js';
 
 const DIALECTS = [postgresErrors, mysqlErrors, sqliteErrors];
 const CONFLICT_CODES = new Set<unknown>(DIALECTS.flatMap((dialect) => dialect.conflictCodes));
@@ -200,4 +205,19 @@ export function storeFailure(error: unknown, table: string): string {
       ? `a ${error instanceof Error ? error.name : typeof error} without a database code`
       : `${masked(words.message).slice(0, MESSAGE_CHARS)} (${masked(words.code)})`;
   return `the idempotency store failed on the SQL ledger table ${table}: ${said}`;
+}
+
+/**
+ * Whether `error` says the COMMIT a run shared with other runs failed (SQLite, shared-commit.ts):
+ * nothing of the run committed, and the failure may be another run's, so the run may go again.
+ * Read on the error itself, never on a cause: the failure it wraps (a deferred constraint) may be
+ * another run's.
+ *
+ * @example
+ * ```ts
+ * sharedCommitLost({ code: 'MYR_SQLITE_SHARED_COMMIT_FAILED' }); // true
+ * ```
+ */
+export function sharedCommitLost(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && field(error, 'code') === SHARED_COMMIT_FAILED;
 }

@@ -70,8 +70,12 @@ export interface SqlSession<Tx> {
 export interface SqlClient<Tx> {
   /** The dialect the ledger writes for this client. */
   readonly dialect: SqlDialect;
-  /** @internal Opens a transaction whose lock waits give up after `lockTimeoutMs`. */
-  begin(lockTimeoutMs: number): Promise<SqlSession<Tx>>;
+  /**
+   * @internal Opens a transaction whose lock waits give up after `lockTimeoutMs`. `sharesCommit`:
+   * the session is a ledger run, whose time is bounded, so a client with one writer (SQLite) may
+   * let it share one COMMIT with the runs beside it; any other session commits alone.
+   */
+  begin(lockTimeoutMs: number, sharesCommit?: boolean): Promise<SqlSession<Tx>>;
   /**
    * @internal Whether `commit(held)` rejects (code `25P02`) when the transaction is no longer the
    * ledger's (Postgres: COMMIT of an aborted transaction answers ROLLBACK, and a SET LOCAL mark is

@@ -49,6 +49,8 @@ const TESTED_THROUGH_INTEGRATION: Readonly<Record<string, string>> = {
     'test/unit/sql/dialects/ledger-statements-of.test.ts, test/integration/sql/sqlite/scenarios.test.ts',
   'sql/adapters/sqlite/sqlite-tx.ts':
     "SQLite's tx refusing after its run, through fromSqlite: test/unit/sql/adapters/sqlite/from-sqlite.test.ts, test/integration/sql/sqlite/one-writer.test.ts",
+  'sql/adapters/sqlite/sqlite-run.ts':
+    "a run's part of fromSqlite's transaction, committed (with a COMMIT it may share) or rolled back to its own SAVEPOINT: test/unit/sql/adapters/sqlite/from-sqlite.test.ts, test/integration/sql/sqlite/shared-commit.test.ts",
   'sql/adapters/sqlite/turns.ts':
     "runs taking turns on fromSqlite's one connection, each turned away at its own lockTimeoutMs: test/unit/sql/adapters/sqlite/from-sqlite.test.ts, test/integration/sql/sqlite/scenarios.test.ts",
   'sql/ledger/claim-key.ts':

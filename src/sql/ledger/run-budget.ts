@@ -131,8 +131,8 @@ class Budget<Tx> implements RunBudget<Tx>, SqlClient<Tx> {
     return Promise.race([pending, this.#spent]);
   }
 
-  async begin(lockTimeoutMs: number): Promise<SqlSession<Tx>> {
-    const opening = this.#client.begin(lockTimeoutMs);
+  async begin(lockTimeoutMs: number, sharesCommit?: boolean): Promise<SqlSession<Tx>> {
+    const opening = this.#client.begin(lockTimeoutMs, sharesCommit);
     const session = await this.beforeEnd(opening);
     if (session !== EXPIRED) return new Bounded(this, session);
     // The connection came too late for this run: given back as soon as it arrives.

@@ -11,7 +11,7 @@ import { ConfigurationError } from '../../core/errors/base.js';
 import { milliseconds } from '../../core/milliseconds.js';
 import type { LedgerRun, PaymentOrder, TransactionalWebhookStore } from '../../webhooks/stores/types.js';
 import { runBudget, type RunBudget } from './run-budget.js';
-import { aborted, constraintBroken, isConflict, storeFailure } from '../database-errors.js';
+import { aborted, constraintBroken, isConflict, sharedCommitLost, storeFailure } from '../database-errors.js';
 import type { LedgerStatements, SqlDialect } from '../dialects/dialect.js';
 import { ledgerStatementsOf } from '../dialects/ledger-statements-of.js';
 import { checkSqliteSchema, checkTableName, type TableName } from '../dialects/table-name.js';
@@ -159,11 +159,12 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
     }
   }
 
-  /** One run within its budget: the claim, the work, the COMMIT (see {@link SqlLedger.run}). */
+  /** One run within its budget: the claim, the work, the COMMIT (see {@link SqlLedger.run}); `again`: its second try, after a shared COMMIT failed. */
   async #runBounded<T>(
     budget: RunBudget<Tx>,
     request: ClaimRequest,
     work: (tx: Tx) => T | Promise<T>,
+    again = false,
   ): Promise<LedgerRun<T>> {
     const claimed = await this.#open(budget.client, request);
     if (!('session' in claimed)) return claimed;
@@ -210,6 +211,10 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
     try {
       await session.commit(held);
     } catch (error) {
+      // SQLite: the COMMIT this run shared with others failed, perhaps for another's fault, and
+      // nothing of it committed: it runs once more at once (as the gateway's retry would), and
+      // runs commit alone for a while, so a failure then is its own.
+      if (!again && sharedCommitLost(error)) return this.#runBounded(budget, request, work, true);
       // A deferred constraint the work broke fails COMMIT itself: known, rolled back, the work's.
       return aborted(error) || constraintBroken(error)
         ? { outcome: 'failed', error }
@@ -233,7 +238,8 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
     try {
       // The run's (bounded by its time) session, known by its tx while open, so the work may stage
       // a payout in it (SqlPayouts.stage); giving up on a timed-out run takes the bounded one.
-      bounded = await client.begin(this.#lockTimeoutMs);
+      // A run's time is bounded: on SQLite it may share a COMMIT with the runs beside it.
+      bounded = await client.begin(this.#lockTimeoutMs, true);
       session = tracked(bounded);
     } catch (error) {
       return inFlightOrUnavailable(error, this.table);

@@ -4,20 +4,19 @@
  * a connection of its own, so nothing the app writes on its connections joins a run's
  * transaction. One connection runs one transaction at a time: runs take turns on it (waiting at
  * most `lockTimeoutMs`, then `in_flight`), and other connections and processes wait on SQLite's
- * write lock the same way. A run ends its transaction at once when its time passes.
+ * write lock the same way; runs that wait their turn share one COMMIT (shared-commit.ts). A run's
+ * session, and how its part ends, is sqlite-run.ts.
  *
  * @module
  */
 import type { DatabaseSync } from 'node:sqlite';
 import { ConfigurationError } from '../../../core/errors/base.js';
 import { milliseconds } from '../../../core/milliseconds.js';
-import { BEGIN, COMMIT, isBusyCode, MAX_RUN_MS, OPEN_FILE, ROLLBACK } from '../../dialects/sqlite/session.js';
-import { usedAfterRun, type SqlClient, type SqlResult, type SqlSession, type SqlStatement } from '../../sql-client.js';
-import { SqliteTxGuard } from './sqlite-tx.js';
-import { type Turn, Turns } from './turns.js';
+import { BEGIN, isBusyCode, MAX_RUN_MS, OPEN_FILE, SAVEPOINT } from '../../dialects/sqlite/session.js';
+import type { SqlClient } from '../../sql-client.js';
+import { Connection, type SqliteValue, SqliteRun } from './sqlite-run.js';
 
-/** A value SQLite binds as a parameter. */
-export type SqliteValue = null | number | bigint | string | Uint8Array;
+export type { SqliteValue } from './sqlite-run.js';
 
 /** A `node:sqlite` `DatabaseSync` (or a database with its `exec` and `prepare`): the file it has open is the one the ledger opens again. */
 export interface SqliteDatabaseLike {
@@ -61,47 +60,6 @@ const isBusy = (error: unknown) =>
   'errcode' in error &&
   typeof error.errcode === 'number' &&
   isBusyCode(error.errcode);
-function bindable(value: unknown): SqliteValue {
-  if (
-    value === null ||
-    typeof value === 'number' ||
-    typeof value === 'bigint' ||
-    typeof value === 'string' ||
-    value instanceof Uint8Array
-  )
-    return value;
-  throw new TypeError(`the ledger binds only strings and numbers to SQLite (got ${typeof value})`);
-}
-
-/**
- * A read's rows. An integer past 2^53 (written by hand: shared state is input) makes node:sqlite
- * throw a RangeError for the whole read; read again with such values as bigints, the reader
- * refuses the one row (a payout set aside, a ledger row that is not the ledger's), not the read.
- */
-function rowsOf(statement: Compiled['statement'], values: SqliteValue[]): ReturnType<Compiled['statement']['all']> {
-  try {
-    return statement.all(...values);
-  } catch (error) {
-    if (!(error instanceof RangeError)) throw error;
-    statement.setReadBigInts(true);
-    try {
-      return statement.all(...values);
-    } finally {
-      statement.setReadBigInts(false);
-    }
-  }
-}
-
-/** The work ended the ledger's transaction: nothing of the run commits (code 25P02: the work's failure, 500). */
-function notHeld(): Error {
-  return Object.assign(
-    new Error(
-      "the ledger's transaction was no longer open when the work returned (nothing of the run committed): the work must not COMMIT or ROLLBACK tx, nor swallow a failed statement",
-    ),
-    { code: '25P02' },
-  );
-}
-
 /** Options of {@link fromSqlite}. */
 export interface FromSqliteOptions {
   /**
@@ -152,12 +110,6 @@ function openFile(path: string): DatabaseSync {
   return opened;
 }
 
-/** A statement compiled once, and whether it answers rows. */
-interface Compiled {
-  readonly statement: ReturnType<DatabaseSync['prepare']>;
-  readonly reads: boolean;
-}
-
 /**
  * The ledger in a SQLite file, through the runtime's `node:sqlite` (Node 22.13+): the durable
  * default for one server. The ledger works on a connection of its own to the file: given a path,
@@ -197,15 +149,28 @@ export function fromSqlite(
   } else {
     throw new ConfigurationError('fromSqlite takes a file path or a node:sqlite DatabaseSync', 'database');
   }
-  const turns = new Turns();
-  const statements = new Statements(db);
+  const connection = new Connection(db);
   return {
     dialect: 'sqlite',
     maxRunMs,
     commitChecked: true,
-    async begin(lockTimeoutMs) {
+    async begin(lockTimeoutMs, sharesCommit = false) {
       const deadline = Date.now() + lockTimeoutMs;
-      const turn = await turns.take(lockTimeoutMs);
+      const turn = await connection.turns.take(lockTimeoutMs);
+      // The run before let this one into its transaction (their COMMIT is shared); a session
+      // that shares none (its time is not bounded) ends that transaction first.
+      if (connection.shared.open && sharesCommit) {
+        try {
+          db.exec(SAVEPOINT);
+        } catch (error) {
+          connection.lose(error);
+          turn.giveBack();
+          throw error;
+        }
+        connection.shared.runs++;
+        return new SqliteRun(connection, turn, { joined: true, shares: true });
+      }
+      if (connection.shared.open) connection.commitShared();
       // Another connection holds the write lock: wait for it without blocking the event loop.
       for (let pause = 5; ; pause = Math.min(pause * 2, 50)) {
         try {
@@ -219,101 +184,8 @@ export function fromSqlite(
           await sleep(pause);
         }
       }
-      return new SqliteRun(statements, turn);
+      connection.shared.began(performance.now());
+      return new SqliteRun(connection, turn, { joined: false, shares: sharesCommit });
     },
   };
-}
-
-/** The ledger's connection, and its statements, each compiled once on it, and whether it answers rows. */
-class Statements {
-  readonly #compiled = new Map<string, Compiled>();
-
-  constructor(readonly db: DatabaseSync) {}
-
-  of(text: string): Compiled {
-    let found = this.#compiled.get(text);
-    if (!found)
-      this.#compiled.set(text, (found = { statement: this.db.prepare(text), reads: /^\s*SELECT/i.test(text) }));
-    return found;
-  }
-}
-
-/**
- * One run's transaction on the connection, from BEGIN to its end, when the turn is given back. A
- * class, not closures: one per run, and closures made per run are work per callback.
- */
-class SqliteRun implements SqlSession<DatabaseSync> {
-  readonly #statements: Statements;
-  readonly #turn: Turn;
-  readonly #guard: SqliteTxGuard;
-
-  constructor(statements: Statements, turn: Turn) {
-    this.#statements = statements;
-    this.#turn = turn;
-    this.#guard = new SqliteTxGuard(statements.db);
-  }
-
-  get tx(): DatabaseSync {
-    return this.#guard.tx;
-  }
-
-  query(text: string, params: readonly unknown[]): Promise<SqlResult> {
-    // Once the run ended, the connection may be another run's: nothing more goes out on this one.
-    if (this.#guard.ended) return Promise.reject(usedAfterRun());
-    // Synchronous underneath; a throw becomes a rejection as with the other clients.
-    try {
-      const { statement, reads } = this.#statements.of(text);
-      const values = params.map(bindable);
-      if (reads) return Promise.resolve({ rows: rowsOf(statement, values), affected: 0 });
-      return Promise.resolve({ rows: [], affected: Number(statement.run(...values).changes) });
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
-  commit(held: SqlStatement | undefined): Promise<void> {
-    try {
-      // The work may have ended the transaction (and begun another): its claim must still be there.
-      if (
-        held !== undefined &&
-        this.#guard.mayHaveEnded &&
-        this.#statements.of(held.text).statement.all(...held.params.map(bindable)).length !== 1
-      ) {
-        this.#end();
-        return Promise.reject(notHeld());
-      }
-      this.#statements.db.exec(COMMIT);
-    } catch (error) {
-      this.#end();
-      return Promise.reject(error);
-    }
-    this.#guard.ended = true;
-    this.#turn.giveBack();
-    return Promise.resolve();
-  }
-
-  rollback(): Promise<void> {
-    this.#end();
-    return Promise.resolve();
-  }
-
-  /**
-   * The connection is the adapter's own: the run's time is up, so it lets go now (the work's tx
-   * refuses what it sends after this), not when the work settles.
-   */
-  abandon(): void {
-    this.#end();
-  }
-
-  /** Rolls back (once) and gives the turn back; `tx` refuses from now on. */
-  #end(): void {
-    if (this.#guard.ended) return;
-    this.#guard.ended = true;
-    try {
-      this.#statements.db.exec(ROLLBACK);
-    } catch {
-      // Already rolled back (SQLite ends a transaction itself on some errors).
-    }
-    this.#turn.giveBack();
-  }
 }

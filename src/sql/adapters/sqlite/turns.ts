@@ -46,6 +46,11 @@ export class Turns {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #armedUntil = Infinity;
 
+  /** Runs waiting for the connection now. */
+  get waiting(): number {
+    return this.#waiting.length;
+  }
+
   take(timeoutMs: number): Promise<Turn> {
     if (!this.#held) {
       this.#held = true;

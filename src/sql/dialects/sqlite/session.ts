@@ -12,6 +12,15 @@ import type { DialectErrors } from '../dialect.js';
 export const BEGIN = 'BEGIN IMMEDIATE';
 export const COMMIT = 'COMMIT';
 export const ROLLBACK = 'ROLLBACK';
+/** A run that joins a transaction another run began (a COMMIT they share) keeps its part apart. */
+export const SAVEPOINT = 'SAVEPOINT myr_ledger_run';
+export const RELEASE = 'RELEASE myr_ledger_run';
+export const ROLLBACK_TO = 'ROLLBACK TO myr_ledger_run';
+/**
+ * The code of what a run is told when the COMMIT it shared with other runs failed: nothing of it
+ * committed, and the failure may be another run's (the ledger runs it once more, alone).
+ */
+export const SHARED_COMMIT_FAILED = 'MYR_SQLITE_SHARED_COMMIT_FAILED';
 
 /**
  * A file the ledger opens itself: WAL (readers never wait for the writer), `synchronous=NORMAL`
@@ -39,5 +48,5 @@ export const isBusyCode = (errcode: number): boolean => BUSY_CODES.includes(errc
 
 /** SQLite's codes the ledger reads (numeric result codes are read by {@link isBusyCode}). */
 export const errors: DialectErrors = {
-  conflictCodes: ['SQLITE_BUSY', 'SQLITE_LOCKED'],
+  conflictCodes: ['SQLITE_BUSY', 'SQLITE_LOCKED', SHARED_COMMIT_FAILED],
 };

@@ -1,0 +1,130 @@
+/**
+ * Which runs share one COMMIT on the SQLite adapter's connection. SQLite has one writer, and a
+ * COMMIT's cost is the WAL pages it writes (docs/benchmarks.md, "where a callback's time goes"):
+ * runs that follow each other on the connection while others wait their turn join the
+ * transaction the first one began, each in a SAVEPOINT of its own (its failure or time-out rolls
+ * back only its part), and one COMMIT ends them all. No run is answered before the COMMIT that
+ * holds it: each run's `commit` (and the `rollback` of a run whose reads may rest on the runs
+ * before it) settles with that COMMIT, and when it fails, every run in it fails with it (nothing
+ * of any of them committed; the gateway retries each). After a shared COMMIT fails, runs commit
+ * alone for a while, so the run that broke it meets its failure alone on its retry.
+ *
+ * @module
+ */
+import { SHARED_COMMIT_FAILED } from '../../dialects/sqlite/session.js';
+
+/** The most runs one COMMIT ends. */
+export const SHARED_COMMIT_MAX_RUNS = 32;
+/**
+ * How long a shared transaction takes new runs, in ms from its BEGIN: the first run's answer
+ * waits at most this long, plus the time of the last run let in (at most `maxRunMs`).
+ */
+export const SHARED_COMMIT_OPEN_MS = 5;
+/** After a shared COMMIT failed, runs commit alone this long (the gateway's retries come within it). */
+export const ALONE_AFTER_FAILURE_MS = 10_000;
+
+/** What {@link sharesCommit} decides on. */
+export interface SharedCommitState {
+  /** Runs waiting for the connection now. */
+  waiting: number;
+  /** Runs the open transaction holds (committed into it or rolled back out of it). */
+  runs: number;
+  /** Since the transaction's BEGIN, in ms. */
+  openForMs: number;
+  /** Since the last shared COMMIT failed, in ms (Infinity: never). */
+  sinceFailureMs: number;
+}
+
+/**
+ * Whether the transaction stays open for the next run when one ends: someone is waiting, it holds
+ * fewer than {@link SHARED_COMMIT_MAX_RUNS}, it has been open under {@link SHARED_COMMIT_OPEN_MS},
+ * and no shared COMMIT failed in the last {@link ALONE_AFTER_FAILURE_MS}.
+ *
+ * @example
+ * ```ts
+ * sharesCommit({ waiting: 3, runs: 1, openForMs: 0.2, sinceFailureMs: Infinity }); // true
+ * sharesCommit({ waiting: 0, runs: 1, openForMs: 0.2, sinceFailureMs: Infinity }); // false: COMMIT now
+ * ```
+ */
+export function sharesCommit(state: SharedCommitState): boolean {
+  return (
+    state.waiting > 0 &&
+    state.runs < SHARED_COMMIT_MAX_RUNS &&
+    state.openForMs < SHARED_COMMIT_OPEN_MS &&
+    state.sinceFailureMs >= ALONE_AFTER_FAILURE_MS
+  );
+}
+
+/** What the runs in a shared COMMIT that failed are told: nothing of theirs committed, and the failure may be another run's. */
+export function sharedCommitFailed(cause: unknown): Error {
+  return Object.assign(
+    new Error(
+      "the COMMIT this run shared with other runs on the SQLite connection failed: nothing of it committed, and the failure may be another run's",
+      { cause },
+    ),
+    { code: SHARED_COMMIT_FAILED },
+  );
+}
+
+/** A run waiting for the COMMIT it shares: told when it lands, or that it failed. */
+interface Waiting {
+  readonly landed: () => void;
+  readonly failed: (error: Error) => void;
+}
+
+/**
+ * The open transaction's runs that wait for its COMMIT, and when it began. One per connection;
+ * the adapter begins, joins and ends it on its turns (from-sqlite.ts).
+ */
+export class SharedCommit {
+  /** Whether a transaction is open for the next run to join. */
+  open = false;
+  /** Runs it holds (committed into it or rolled back out of it). */
+  runs = 0;
+  #openedAt = 0;
+  #failedAt = Number.NEGATIVE_INFINITY;
+  readonly #waiting: Waiting[] = [];
+
+  /** Runs committed into it that wait for its COMMIT. */
+  get pending(): number {
+    return this.#waiting.length;
+  }
+
+  /** A transaction began: the run that began it is its first. */
+  began(now: number): void {
+    this.open = true;
+    this.runs = 1;
+    this.#openedAt = now;
+  }
+
+  /** Whether it stays open for the next run (see {@link sharesCommit}). */
+  staysOpen(waiting: number, now: number): boolean {
+    return sharesCommit({
+      waiting,
+      runs: this.runs,
+      openForMs: now - this.#openedAt,
+      sinceFailureMs: now - this.#failedAt,
+    });
+  }
+
+  /** A run waits for the COMMIT: resolves when it lands, rejects when it fails. */
+  await(): Promise<void> {
+    return new Promise((landed, failed) => this.#waiting.push({ landed, failed }));
+  }
+
+  /** The COMMIT landed (or the transaction ended with nothing to commit): every waiting run is told. */
+  landed(): void {
+    this.open = false;
+    for (const run of this.#waiting.splice(0)) run.landed();
+  }
+
+  /**
+   * The COMMIT failed, or the transaction was lost: every waiting run fails, and when there were
+   * any (the failure may have been one of theirs), runs commit alone for a while.
+   */
+  failed(cause: unknown, now: number): void {
+    this.open = false;
+    if (this.#waiting.length > 0) this.#failedAt = now;
+    for (const run of this.#waiting.splice(0)) run.failed(sharedCommitFailed(cause));
+  }
+}

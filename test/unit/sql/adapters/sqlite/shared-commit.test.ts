@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ALONE_AFTER_FAILURE_MS,
+  SHARED_COMMIT_MAX_RUNS,
+  SHARED_COMMIT_OPEN_MS,
+  SharedCommit,
+  sharedCommitFailed,
+  sharesCommit,
+} from '../../../../../src/sql/adapters/sqlite/shared-commit.js';
+import { isConflict, sharedCommitLost } from '../../../../../src/sql/database-errors.js';
+
+const open = { waiting: 3, runs: 1, openForMs: 0.5, sinceFailureMs: Number.POSITIVE_INFINITY };
+
+describe('sharesCommit: whether the transaction stays open for the next run', () => {
+  it.each([
+    ['a run waits, one run in, just begun', open, true],
+    ['nobody waits: COMMIT now', { ...open, waiting: 0 }, false],
+    ['one short of the most runs', { ...open, runs: SHARED_COMMIT_MAX_RUNS - 1 }, true],
+    ['the most runs: COMMIT now', { ...open, runs: SHARED_COMMIT_MAX_RUNS }, false],
+    ['open just under its time', { ...open, openForMs: SHARED_COMMIT_OPEN_MS - 0.01 }, true],
+    ['open its whole time: COMMIT now', { ...open, openForMs: SHARED_COMMIT_OPEN_MS }, false],
+    ['a shared COMMIT failed just now: runs commit alone', { ...open, sinceFailureMs: 0 }, false],
+    [
+      'one failed a moment less than the quarantine ago',
+      { ...open, sinceFailureMs: ALONE_AFTER_FAILURE_MS - 1 },
+      false,
+    ],
+    ['one failed the quarantine ago', { ...open, sinceFailureMs: ALONE_AFTER_FAILURE_MS }, true],
+  ])('%s', (_case, state, expected) => {
+    expect(sharesCommit(state)).toBe(expected);
+  });
+});
+
+describe('SharedCommit', () => {
+  it('the runs waiting on a COMMIT are told together when it lands', async () => {
+    const shared = new SharedCommit();
+    shared.began(0);
+    const waiting = [shared.await(), shared.await()];
+    expect(shared.pending).toBe(2);
+    shared.landed();
+    await expect(Promise.all(waiting)).resolves.toEqual([undefined, undefined]);
+    expect(shared.open).toBe(false);
+    expect(shared.pending).toBe(0);
+  });
+
+  it('when it fails, each waiting run is told with an error the ledger reads as "go again", never as the cause it wraps', async () => {
+    const shared = new SharedCommit();
+    shared.began(0);
+    const waiting = shared.await();
+    const foreignKey = Object.assign(new Error('FOREIGN KEY constraint failed'), { errcode: 787 });
+    shared.failed(foreignKey, 100);
+    const error: unknown = await waiting.catch((e: unknown) => e);
+    expect(sharedCommitLost(error)).toBe(true);
+    expect(isConflict(error)).toBe(true);
+    expect(error).toMatchObject({ cause: foreignKey });
+    expect(sharedCommitLost(foreignKey)).toBe(false);
+    expect(sharedCommitLost(new Error('x', { cause: sharedCommitFailed(foreignKey) }))).toBe(false);
+    // Runs waited on it: the next runs commit alone.
+    shared.began(200);
+    expect(shared.staysOpen(5, 200.5)).toBe(false);
+    expect(shared.staysOpen(5, 100 + ALONE_AFTER_FAILURE_MS)).toBe(false); // open past its time by then
+    shared.began(100 + ALONE_AFTER_FAILURE_MS);
+    expect(shared.staysOpen(5, 100 + ALONE_AFTER_FAILURE_MS)).toBe(true);
+  });
+
+  it('a run that failed alone (no run waited on its COMMIT) does not stop the others sharing: the failure was its own', () => {
+    const shared = new SharedCommit();
+    shared.began(0);
+    shared.failed(new Error('disk I/O error'), 1);
+    shared.began(2);
+    expect(shared.staysOpen(5, 2)).toBe(true);
+  });
+});
