@@ -63,19 +63,6 @@ interface Compiled {
   readonly reads: boolean;
 }
 
-/** Whether the connection is in a transaction (`isTransaction` from Node 22.16; before, BEGIN tells). */
-function inTransaction(db: DatabaseSync): boolean {
-  const known: unknown = (db as { isTransaction?: unknown }).isTransaction;
-  if (typeof known === 'boolean') return known;
-  try {
-    db.exec('BEGIN');
-  } catch {
-    return true;
-  }
-  db.exec(ROLLBACK);
-  return false;
-}
-
 /**
  * The ledger's connection: its statements, each compiled once on it (and whether it answers rows),
  * the runs' turns on it, and the transaction they share.
@@ -175,11 +162,12 @@ export class SqliteRun implements SqlSession<DatabaseSync> {
     if (guard.ended) return Promise.reject(usedAfterRun());
     guard.ended = true;
     try {
-      // The work may have ended the transaction (and begun another): its claim must still be there.
+      // The work may have ended the transaction (and begun another): its claim must still be
+      // there. (A COMMIT of the work's leaves it there, and no savepoint: RELEASE or COMMIT fails.)
       if (
         held !== undefined &&
         guard.mayHaveEnded &&
-        (!inTransaction(db) || connection.of(held.text).statement.all(...held.params.map(bindable)).length !== 1)
+        connection.of(held.text).statement.all(...held.params.map(bindable)).length !== 1
       ) {
         connection.lose(notHeld());
         this.#turn.giveBack();
