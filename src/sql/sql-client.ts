@@ -55,6 +55,13 @@ export interface SqlSession<Tx> {
    * with what the work threw (or undefined) once it settles. Never rejects.
    */
   abandon(settled: Promise<unknown>): void;
+  /**
+   * Resolves once everything the session read is committed; rejects (code
+   * `MYR_SQLITE_SHARED_COMMIT_FAILED`) when that COMMIT failed. Only SQLite has it: a run there
+   * may read the part of a run beside it that waits for the COMMIT they share, so a refusal read
+   * off it (duplicate, superseded) is answered only once that lands.
+   */
+  landed?(): Promise<void>;
 }
 
 /**
@@ -88,6 +95,12 @@ export interface SqlClient<Tx> {
    * wins): SQLite's single writer makes every other callback wait for a run's whole time.
    */
   readonly maxRunMs?: number | undefined;
+  /**
+   * @internal Its runs may share one COMMIT (SQLite): a run's COMMIT then waits for the runs let
+   * in after it, each bounded by `maxRunMs`, so a run's own time does not cut that wait (its part
+   * is in, and is answered with the COMMIT, never 503 for a run that committed).
+   */
+  readonly sharesCommit?: boolean | undefined;
   /**
    * @internal Whether the claim may leave before BEGIN's answer (postgres.js pipelines them): the
    * ledger then sends its guarded form, which fails outside the ledger's transaction.

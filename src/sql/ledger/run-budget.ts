@@ -107,6 +107,7 @@ export function runBudget<Tx>(client: SqlClient<Tx>, timeoutMs: number | undefin
 class Budget<Tx> implements RunBudget<Tx>, SqlClient<Tx> {
   readonly dialect: SqlClient<Tx>['dialect'];
   readonly commitChecked: boolean | undefined;
+  readonly sharesCommit: boolean | undefined;
   readonly #client: SqlClient<Tx>;
   readonly limitMs: number;
   readonly #timer: ReturnType<typeof setTimeout>;
@@ -116,6 +117,7 @@ class Budget<Tx> implements RunBudget<Tx>, SqlClient<Tx> {
     this.#client = client;
     this.dialect = client.dialect;
     this.commitChecked = client.commitChecked;
+    this.sharesCommit = client.sharesCommit;
     this.limitMs = limitMs;
     let expire!: (expired: typeof EXPIRED) => void;
     this.#spent = new Promise((resolve) => (expire = resolve));
@@ -183,7 +185,10 @@ class Bounded<Tx> implements SqlSession<Tx> {
 
   async commit(held: SqlStatement | undefined): Promise<void> {
     if (this.abandoned) throw unanswered(this.budget.limitMs, 'a statement');
-    if ((await this.budget.beforeEnd(this.session.commit(held))) === EXPIRED)
+    const committing = this.session.commit(held);
+    // A COMMIT shared with the runs let in after this one waits for them (each bounded by the client's maxRunMs).
+    if (this.budget.sharesCommit === true) return committing;
+    if ((await this.budget.beforeEnd(committing)) === EXPIRED)
       throw unanswered(this.budget.limitMs, 'COMMIT (its outcome is unknown)');
   }
 
@@ -197,5 +202,9 @@ class Bounded<Tx> implements SqlSession<Tx> {
     if (this.abandoned) return;
     this.abandoned = true;
     this.session.abandon(settled);
+  }
+
+  landed(): Promise<void> {
+    return this.session.landed?.() ?? Promise.resolve();
   }
 }

@@ -248,7 +248,10 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
       const refused = await claimKey(session, this.#sql, request);
       if (refused === undefined) return { session, bounded };
       await session.rollback();
-      return refused === UNCLEAR ? this.#open(client, { ...request, beside: false }) : { outcome: refused };
+      if (refused === UNCLEAR) return this.#open(client, { ...request, beside: false });
+      // SQLite: the refusal may rest on a run beside it that waits for a COMMIT they share.
+      await session.landed?.();
+      return { outcome: refused };
     } catch (error) {
       await session.rollback(error);
       return inFlightOrUnavailable(error, this.table);

@@ -57,6 +57,10 @@ class Tracked<Tx> implements SqlSession<Tx> {
     this.#forget();
     this.session.abandon(settled);
   }
+
+  landed(): Promise<void> {
+    return this.session.landed?.() ?? Promise.resolve();
+  }
 }
 
 /**

@@ -154,6 +154,7 @@ export function fromSqlite(
     dialect: 'sqlite',
     maxRunMs,
     commitChecked: true,
+    sharesCommit: true,
     async begin(lockTimeoutMs, sharesCommit = false) {
       const deadline = Date.now() + lockTimeoutMs;
       const turn = await connection.turns.take(lockTimeoutMs);

@@ -6,8 +6,9 @@
  * back only its part), and one COMMIT ends them all. No run is answered before the COMMIT that
  * holds it: each run's `commit` (and the `rollback` of a run whose reads may rest on the runs
  * before it) settles with that COMMIT, and when it fails, every run in it fails with it (nothing
- * of any of them committed; the gateway retries each). After a shared COMMIT fails, runs commit
- * alone for a while, so the run that broke it meets its failure alone on its retry.
+ * of any of them committed; the ledger runs each once more). After a shared COMMIT fails, runs
+ * commit alone for a while, so the run that broke it meets its failure alone on its retry; and
+ * after a slow run (a handler that awaits, which the runs before it would wait for) too.
  *
  * @module
  */
@@ -20,8 +21,14 @@ export const SHARED_COMMIT_MAX_RUNS = 32;
  * waits at most this long, plus the time of the last run let in (at most `maxRunMs`).
  */
 export const SHARED_COMMIT_OPEN_MS = 5;
-/** After a shared COMMIT failed, runs commit alone this long (the gateway's retries come within it). */
+/**
+ * Runs commit alone this long after sharing cost more than it saves: a shared COMMIT failed (the
+ * gateway's retries come within it, so the run at fault fails alone), or a run held the connection
+ * longer than {@link SLOW_RUN_MS} (a handler that awaits: the runs before it would wait for it).
+ */
 export const ALONE_AFTER_FAILURE_MS = 10_000;
+/** A run that holds the connection longer than this makes runs commit alone for a while. */
+export const SLOW_RUN_MS = 10;
 
 /** What {@link sharesCommit} decides on. */
 export interface SharedCommitState {
@@ -31,14 +38,14 @@ export interface SharedCommitState {
   runs: number;
   /** Since the transaction's BEGIN, in ms. */
   openForMs: number;
-  /** Since the last shared COMMIT failed, in ms (Infinity: never). */
+  /** Since sharing last cost more than it saves (a shared COMMIT failed, a slow run), in ms (Infinity: never). */
   sinceFailureMs: number;
 }
 
 /**
  * Whether the transaction stays open for the next run when one ends: someone is waiting, it holds
  * fewer than {@link SHARED_COMMIT_MAX_RUNS}, it has been open under {@link SHARED_COMMIT_OPEN_MS},
- * and no shared COMMIT failed in the last {@link ALONE_AFTER_FAILURE_MS}.
+ * and in the last {@link ALONE_AFTER_FAILURE_MS} no shared COMMIT failed and no run was slow.
  *
  * @example
  * ```ts
@@ -116,6 +123,11 @@ export class SharedCommit {
   landed(): void {
     this.open = false;
     for (const run of this.#waiting.splice(0)) run.landed();
+  }
+
+  /** A run held the connection `heldMs`: a slow one makes runs commit alone for a while. */
+  ran(heldMs: number, now: number): void {
+    if (heldMs > SLOW_RUN_MS) this.#failedAt = now;
   }
 
   /**

@@ -124,6 +124,10 @@ export class SqliteRun implements SqlSession<DatabaseSync> {
   readonly #joined: boolean;
   /** Whether its transaction may stay open for the next run (a ledger run: its time is bounded). */
   readonly #shares: boolean;
+  /** When it took the connection. */
+  readonly #startedAt = performance.now();
+  /** When it joined and rolled back while runs before it waited: the COMMIT of what it read. */
+  #landed: Promise<void> | undefined;
 
   constructor(connection: Connection, turn: Turn, how: { joined: boolean; shares: boolean }) {
     this.#connection = connection;
@@ -147,8 +151,15 @@ export class SqliteRun implements SqlSession<DatabaseSync> {
       if (reads) return Promise.resolve({ rows: rowsOf(statement, values), affected: 0 });
       return Promise.resolve({ rows: [], affected: Number(statement.run(...values).changes) });
     } catch (error) {
+      // SQLite ends the whole transaction itself on some failures (a full disk): COMMIT checks.
+      this.#guard.mayHaveEnded = true;
       return Promise.reject(error);
     }
+  }
+
+  /** Resolves once what it read is committed: at once, unless it joined and rolled back while runs before it waited. */
+  landed(): Promise<void> {
+    return this.#landed ?? Promise.resolve();
   }
 
   /**
@@ -161,6 +172,7 @@ export class SqliteRun implements SqlSession<DatabaseSync> {
     const guard = this.#guard;
     if (guard.ended) return Promise.reject(usedAfterRun());
     guard.ended = true;
+    shared.ran(performance.now() - this.#startedAt, performance.now());
     try {
       // The work may have ended the transaction (and begun another): its claim must still be
       // there. (A COMMIT of the work's leaves it there, and no savepoint: RELEASE or COMMIT fails.)
@@ -222,6 +234,8 @@ export class SqliteRun implements SqlSession<DatabaseSync> {
     if (guard.ended) return;
     guard.ended = true;
     const connection = this.#connection;
+    const now = performance.now();
+    connection.shared.ran(now - this.#startedAt, now);
     if (!this.#joined) {
       try {
         connection.db.exec(ROLLBACK);
@@ -240,6 +254,11 @@ export class SqliteRun implements SqlSession<DatabaseSync> {
       connection.lose(error);
       this.#turn.giveBack();
       return;
+    }
+    // What it read may be the part of a run before it: its refusal is answered with their COMMIT.
+    if (connection.shared.pending > 0) {
+      this.#landed = connection.shared.await();
+      this.#landed.catch(() => undefined);
     }
     connection.endTurn(this.#turn);
   }

@@ -4,6 +4,7 @@ import {
   SHARED_COMMIT_MAX_RUNS,
   SHARED_COMMIT_OPEN_MS,
   SharedCommit,
+  SLOW_RUN_MS,
   sharedCommitFailed,
   sharesCommit,
 } from '../../../../../src/sql/adapters/sqlite/shared-commit.js';
@@ -69,5 +70,17 @@ describe('SharedCommit', () => {
     shared.failed(new Error('disk I/O error'), 1);
     shared.began(2);
     expect(shared.staysOpen(5, 2)).toBe(true);
+  });
+
+  it('a run that held the connection longer than SLOW_RUN_MS (a handler that awaits) makes runs commit alone for a while; a quick one does not', () => {
+    const shared = new SharedCommit();
+    shared.ran(SLOW_RUN_MS, 50);
+    shared.began(60);
+    expect(shared.staysOpen(5, 60)).toBe(true);
+    shared.ran(SLOW_RUN_MS + 1, 100);
+    shared.began(101);
+    expect(shared.staysOpen(5, 101)).toBe(false);
+    shared.began(100 + ALONE_AFTER_FAILURE_MS);
+    expect(shared.staysOpen(5, 100 + ALONE_AFTER_FAILURE_MS)).toBe(true);
   });
 });
