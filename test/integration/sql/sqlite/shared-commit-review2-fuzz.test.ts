@@ -1,0 +1,122 @@
+/**
+ * Review 2: a randomised mix of deliveries on one SQLite ledger (duplicates, REFUNDED/SUCCESS
+ * pairs, fast, awaiting, slow, throwing, hanging and deferred-FK-breaking handlers), checking at
+ * each answer what the gateway is told against what the app's own connection reads.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fromSqlite, SqlLedger } from '../../../../src/sql/index.js';
+import { lifecycleRank, canSupersede } from '../../../../src/webhooks/lifecycle.js';
+import { paymentKey } from '../../../../src/webhooks/payment-key.js';
+
+let dir: string;
+let files = 0;
+export const tally: Record<string, number> = {};
+beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), 'myr-sqlite-review2-fuzz-'))));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+type Kind = 'fast' | 'tick' | 'slow' | 'throw' | 'fk' | 'hang' | 'commits' | 'rollsback' | 'commitsThrows';
+
+async function round(seed: number, mix: 'all' | 'fast' | 'refusals' | 'misuse' | 'tight' | 'two') {
+  const random = rng(seed);
+  const file = join(dir, `shop-${++files}.db`);
+  const app = new DatabaseSync(file);
+  app.exec(`PRAGMA journal_mode = WAL;
+    CREATE TABLE orders (id TEXT NOT NULL);
+    CREATE TABLE parcels (id INTEGER PRIMARY KEY);
+    CREATE TABLE shipments (id TEXT NOT NULL, parcel INTEGER REFERENCES parcels (id) DEFERRABLE INITIALLY DEFERRED)`);
+  const ledger = new SqlLedger(fromSqlite(file, { maxRunMs: 150 }), { lockTimeoutMs: mix === 'tight' ? 40 : 5000 });
+  await ledger.ensureSchema();
+  const other = new SqlLedger(fromSqlite(file, { maxRunMs: 150 }), { lockTimeoutMs: 5000 });
+  const written = (id: string) => Number(app.prepare('SELECT count(*) AS n FROM orders WHERE id = ?').get(id)?.n);
+  const problems: string[] = [];
+  const deliveries: Promise<void>[] = [];
+  const payments = 12;
+  const pick = (): Kind => {
+    const r = random();
+    if (mix === 'misuse')
+      return r < 0.6 ? 'fast' : r < 0.7 ? 'tick' : r < 0.78 ? 'commits' : r < 0.86 ? 'rollsback' : r < 0.92 ? 'commitsThrows' : 'throw';
+    if (mix === 'two') return r < 0.7 ? 'fast' : r < 0.85 ? 'tick' : r < 0.95 ? 'throw' : 'fk';
+    if (mix === 'tight') return r < 0.6 ? 'fast' : r < 0.8 ? 'tick' : r < 0.9 ? 'hang' : 'fk';
+    if (mix === 'refusals') return r < 0.85 ? 'fast' : r < 0.95 ? 'tick' : 'throw';
+    if (mix === 'fast') return r < 0.7 ? 'fast' : r < 0.9 ? 'tick' : r < 0.97 ? 'throw' : 'fk';
+    return r < 0.55 ? 'fast' : r < 0.7 ? 'tick' : r < 0.76 ? 'slow' : r < 0.86 ? 'throw' : r < 0.93 ? 'fk' : 'hang';
+  };
+  for (let p = 0; p < payments; p++) {
+    for (const status of ['SUCCESS', 'REFUNDED']) {
+      const key = paymentKey(`PAY_${p}`, status);
+      const copies = 1 + Math.floor(random() * 3);
+      for (let c = 0; c < copies; c++) {
+        const kind = pick();
+        const delay = mix === 'all' ? Math.floor(random() * 12) : 0;
+        deliveries.push(
+          (async () => {
+            await sleep(delay);
+            const run = await (mix === 'two' && random() < 0.5 ? other : ledger).run(
+              key,
+              async (tx: DatabaseSync) => {
+                if (kind === 'tick') await new Promise((r) => setImmediate(r));
+                if (kind === 'slow') await sleep(15);
+                if (kind === 'hang') await new Promise(() => undefined);
+                tx.prepare('INSERT INTO orders (id) VALUES (?)').run(key);
+                if (kind === 'throw') throw new Error('no stock');
+                if (kind === 'commits' || kind === 'commitsThrows') tx.exec('COMMIT');
+                if (kind === 'rollsback') tx.exec('ROLLBACK');
+                if (kind === 'commitsThrows') throw new Error('after commit');
+                if (kind === 'fk') tx.prepare('INSERT INTO shipments (id, parcel) VALUES (?, 7)').run(key);
+              },
+              {
+                order: { paymentId: `PAY_${p}`, rank: lifecycleRank(status) },
+                raiseMark: canSupersede(status),
+                completedTtlMs: 60_000,
+                ...(mix === 'tight' ? { timeoutMs: 5 + Math.floor(random() * 30) } : {}),
+              },
+            );
+            tally[`${mix}:${run.outcome}`] = (tally[`${mix}:${run.outcome}`] ?? 0) + 1;
+            const now = written(key);
+            const refunded = written(paymentKey(`PAY_${p}`, 'REFUNDED'));
+            if (run.outcome === 'processed' && now !== 1) problems.push(`${key} ${kind} processed, written ${now}`);
+            if (run.outcome === 'duplicate' && now !== 1) problems.push(`${key} ${kind} duplicate, written ${now}`);
+            if (run.outcome === 'superseded' && refunded !== 1)
+              problems.push(`${key} ${kind} superseded, refunded written ${refunded}`);
+            if (now > 1) problems.push(`${key} written ${now} times`);
+          })(),
+        );
+      }
+    }
+  }
+  const all = Promise.all(deliveries);
+  const hung = await Promise.race([all.then(() => false), sleep(20_000).then(() => true)]);
+  app.close();
+  return { problems, hung };
+}
+
+describe('review 2: a random mix of deliveries on one SQLite ledger', () => {
+  it('every 200 answer rests on a committed record, nothing is written twice, every delivery is answered', async () => {
+    const found: string[] = [];
+    for (let seed = 1; seed <= 180; seed++) {
+      const mix = (['all', 'fast', 'refusals', 'misuse', 'tight', 'two'] as const)[seed % 6]!;
+      const { problems, hung } = await round(seed, mix);
+      if (hung) found.push(`seed ${seed} ${mix}: hung`);
+      for (const p of problems) found.push(`seed ${seed} ${mix}: ${p}`);
+    }
+    if (process.env.TALLY) console.log(tally);
+    expect(found).toEqual([]);
+  }, 120_000);
+});

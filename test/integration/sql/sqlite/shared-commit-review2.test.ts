@@ -1,0 +1,185 @@
+/**
+ * Review 2 of the SQLite shared COMMIT (s42-group-commit at db8ff43): sequences around what a run
+ * is answered, what the runs beside it are answered, and when sharing pauses.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fromSqlite, SqlLedger, SqlPayouts } from '../../../../src/sql/index.js';
+import { createWebhookHandler, signCallback } from '../../../../src/webhooks/index.js';
+
+let dir: string;
+let files = 0;
+beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), 'myr-sqlite-shared-review2-'))));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const once = { raiseMark: false, completedTtlMs: 60_000 } as const;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const keys = Array.from({ length: 40 }, (_, i) => `order-${i}`);
+
+async function shop(maxRunMs?: number) {
+  const file = join(dir, `shop-${++files}.db`);
+  const app = new DatabaseSync(file);
+  app.exec(`PRAGMA journal_mode = WAL; CREATE TABLE orders (id TEXT NOT NULL)`);
+  const client = fromSqlite(file, maxRunMs === undefined ? {} : { maxRunMs });
+  const ledger = new SqlLedger(client, { lockTimeoutMs: 5000 });
+  await ledger.ensureSchema();
+  const written = (id: string) => Number(app.prepare('SELECT count(*) AS n FROM orders WHERE id = ?').get(id)?.n);
+  const all = () => Number(app.prepare('SELECT count(*) AS n FROM orders').get()?.n);
+  return { app, client, ledger, written, all };
+}
+const fulfil = (tx: DatabaseSync, id: string) => void tx.prepare('INSERT INTO orders (id) VALUES (?)').run(id);
+
+/** How many distinct COMMITs answered `keys` run at once (one per run: no sharing). */
+async function commitMoments(ledger: SqlLedger<DatabaseSync>, all: () => number, prefix: string) {
+  const seen: number[] = [];
+  await Promise.all(
+    keys.map(async (key) => {
+      const run = await ledger.run(`${prefix}${key}`, (tx) => fulfil(tx, `${prefix}${key}`), once);
+      expect(run.outcome).toBe('processed');
+      seen.push(all());
+    }),
+  );
+  return new Set(seen).size;
+}
+
+describe('review 2: what pauses sharing', () => {
+  it('baseline: 40 fast runs at once share COMMITs', async () => {
+    const { app, ledger, all } = await shop();
+    expect(await commitMoments(ledger, all, 'a-')).toBeLessThan(keys.length / 2);
+    app.close();
+  });
+
+  it("a slow transaction that is not a ledger run (payouts.transaction, a worker's, prune) never joins a shared COMMIT, so it does not pause sharing", async () => {
+    const { app, client, ledger, all } = await shop();
+    const payouts = new SqlPayouts(client, { onRefused: () => undefined, onSettled: () => undefined });
+    await payouts.ensureSchema();
+    // Nothing waits on it beside a group: begin() commits any open shared transaction first.
+    await payouts.transaction(async () => {
+      await sleep(20);
+    });
+    expect(await commitMoments(ledger, all, 'b-')).toBeLessThan(keys.length / 2);
+    app.close();
+  });
+});
+
+describe('review 2 (pre-existing, fails at 6c07559 too): a write statement the handler leaves half-read through tx', () => {
+  it('costs the runs after it nothing once its run is over (its statement is reset or the connection recovers)', async () => {
+    const { app, ledger, written } = await shop();
+    const kept: unknown[] = [];
+    const first = await ledger.run(
+      'half-read',
+      (tx) => {
+        // e.g. the id of the first row an INSERT … RETURNING wrote, read off its iterator.
+        const rows = tx.prepare("INSERT INTO orders (id) VALUES ('half-read'), ('half-read-2') RETURNING id").iterate();
+        kept.push(rows, rows.next().value);
+      },
+      once,
+    );
+    const after = await Promise.all(keys.slice(0, 5).map((key) => ledger.run(key, (tx) => fulfil(tx, key), once)));
+    expect({
+      first: first.outcome,
+      after: after.map((run) => run.outcome),
+      written: keys.slice(0, 5).map(written),
+    }).toEqual({
+      first: expect.stringMatching(/processed|failed|unavailable|in_flight/),
+      after: keys.slice(0, 5).map(() => 'processed'),
+      written: keys.slice(0, 5).map(() => 1),
+    });
+    expect(kept.length).toBe(2);
+    app.close();
+  });
+});
+
+describe("review 2: a joined run's rollback trusts the savepoint it finds", () => {
+  it("a handler that ends tx and leaves a savepoint of the ledger's name, then throws: the run before it is not answered 'processed' with nothing committed", async () => {
+    const { app, ledger, written } = await shop();
+    const a = ledger.run('PAY_1', (tx) => fulfil(tx, 'PAY_1'), once);
+    const b = ledger.run(
+      'PAY_2',
+      (tx) => {
+        fulfil(tx, 'PAY_2');
+        // Misuse (the ledger's savepoint name is internal): ROLLBACK takes the run before with it.
+        tx.exec('ROLLBACK; BEGIN; SAVEPOINT myr_ledger_run');
+        throw new Error('handler failed');
+      },
+      once,
+    );
+    const [ra, rb] = await Promise.all([a, b]);
+    expect(rb.outcome).toBe('failed');
+    expect({ a: ra.outcome, written: written('PAY_1') }).not.toEqual({ a: 'processed', written: 0 });
+    app.close();
+  });
+});
+
+describe('review 2: checked sound', () => {
+  it('a leader is not held by a non-ledger transaction queued after it (payouts.transaction whose body never settles): its begin commits the group first', async () => {
+    const { app, client, ledger, written } = await shop(300);
+    const payouts = new SqlPayouts(client, { onRefused: () => undefined, onSettled: () => undefined });
+    await payouts.ensureSchema();
+    const started = performance.now();
+    const a = ledger.run('PAY_1', (tx) => fulfil(tx, 'PAY_1'), once);
+    void payouts.transaction(() => new Promise(() => undefined)).catch(() => undefined);
+    const ra = await a;
+    expect(ra.outcome).toBe('processed');
+    expect(written('PAY_1')).toBe(1);
+    expect(performance.now() - started).toBeLessThan(100);
+    app.close();
+  });
+
+  it("a redelivery refused off a run beside it waits at most that group's last run (maxRunMs), then is answered duplicate with the record committed", async () => {
+    const { app, ledger, written } = await shop(300);
+    const started = performance.now();
+    const a = ledger.run('PAY_1', (tx) => fulfil(tx, 'PAY_1'), once);
+    let answeredAt = 0;
+    let committedAtAnswer = -1;
+    const b = ledger.run('PAY_1', (tx) => fulfil(tx, 'PAY_1-twice'), once).then((run) => {
+      answeredAt = performance.now() - started;
+      committedAtAnswer = written('PAY_1');
+      return run;
+    });
+    const c = ledger.run('PAY_2', () => new Promise(() => undefined), once);
+    const [ra, rb, rc] = await Promise.all([a, b, c]);
+    expect([ra.outcome, rb.outcome, rc.outcome]).toEqual(['processed', 'duplicate', 'timed_out']);
+    expect(committedAtAnswer).toBe(1);
+    expect(answeredAt).toBeLessThan(300 + 100);
+    app.close();
+  });
+
+  it('createWebhookHandler on fromSqlite: concurrent deliveries (each sent 3 times) answer 200 only with their write committed, and write once', async () => {
+    const API_KEY = 'sk_test_review2_shared_commit_01';
+    const { app, ledger, written } = await shop(300);
+    app.exec('CREATE TABLE parcels (id INTEGER PRIMARY KEY); CREATE TABLE shipments (id TEXT NOT NULL, parcel INTEGER REFERENCES parcels (id) DEFERRABLE INITIALLY DEFERRED)');
+    const handler = createWebhookHandler({
+      verifier: { apiKey: API_KEY },
+      store: ledger,
+      onEvent: async (event, { tx }) => {
+        const id = event.signed.payment_id;
+        if (id.endsWith('7')) await new Promise((resolve) => setImmediate(resolve));
+        fulfil(tx, id);
+        if (id === 'PAY_13') tx.prepare('INSERT INTO shipments (id, parcel) VALUES (?, 9)').run(id);
+      },
+    });
+    const requests = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        signCallback(API_KEY, { payment_id: `PAY_${i}`, reference_id: `ORDER_${i}`, amount: 10, status: 'SUCCESS' }),
+      ),
+    );
+    const problems: string[] = [];
+    await Promise.all(
+      [0, 1, 2].flatMap(() =>
+        requests.map(async ({ rawBody, headers }, i) => {
+          const answer = await handler.handle({ body: rawBody, headers });
+          const now = written(`PAY_${i}`);
+          if (answer.status === 200 && now !== 1) problems.push(`PAY_${i} 200 ${answer.body.outcome} written ${now}`);
+          if (now > 1) problems.push(`PAY_${i} written ${now}`);
+          if (i === 13 && answer.status === 200) problems.push('PAY_13 answered 200');
+        }),
+      ),
+    );
+    expect(problems).toEqual([]);
+    app.close();
+  });
+});
