@@ -172,7 +172,8 @@ export class SqliteRun implements SqlSession<DatabaseSync> {
     const guard = this.#guard;
     if (guard.ended) return Promise.reject(usedAfterRun());
     guard.ended = true;
-    shared.ran(performance.now() - this.#startedAt, performance.now());
+    guard.endIterators();
+    if (this.#shares) shared.ran(performance.now() - this.#startedAt, performance.now());
     try {
       // The work may have ended the transaction (and begun another): its claim must still be
       // there. (A COMMIT of the work's leaves it there, and no savepoint: RELEASE or COMMIT fails.)
@@ -233,9 +234,9 @@ export class SqliteRun implements SqlSession<DatabaseSync> {
     const guard = this.#guard;
     if (guard.ended) return;
     guard.ended = true;
+    guard.endIterators();
     const connection = this.#connection;
-    const now = performance.now();
-    connection.shared.ran(now - this.#startedAt, now);
+    if (this.#shares) connection.shared.ran(performance.now() - this.#startedAt, performance.now());
     if (!this.#joined) {
       try {
         connection.db.exec(ROLLBACK);
@@ -247,6 +248,9 @@ export class SqliteRun implements SqlSession<DatabaseSync> {
       return;
     }
     try {
+      // A work that may have ended the transaction may also have made a savepoint of this name:
+      // what is left is not to be trusted with the parts of the runs before it.
+      if (guard.mayHaveEnded) throw new Error('the work may have ended the shared transaction through tx');
       connection.db.exec(ROLLBACK_TO);
       connection.db.exec(RELEASE);
     } catch (error) {

@@ -66,6 +66,7 @@ export class SqliteTxGuard {
   /** Whether the work did something through `tx` that may have ended the ledger's transaction. */
   mayHaveEnded = false;
   readonly tx: DatabaseSync;
+  readonly #iterators: { return: () => unknown }[] = [];
 
   constructor(db: DatabaseSync) {
     this.tx = secretFree(db, show, new Guarded(db, this, false));
@@ -80,11 +81,29 @@ export class SqliteTxGuard {
       : answer;
   }
 
+  /**
+   * Ends every iterator the work opened through `tx` (once its run is over): one left half-read
+   * keeps its statement running, and SQLite then refuses COMMIT, RELEASE and SAVEPOINT on the
+   * connection, every later run's included. Ended, it answers `done` and runs nothing more.
+   */
+  endIterators(): void {
+    for (const iterator of this.#iterators.splice(0)) {
+      try {
+        iterator.return();
+      } catch {
+        // Its statement failed already: nothing runs.
+      }
+    }
+  }
+
   /** Runs a method of a statement the work prepared: what may end the transaction is noted. */
   onStatement(statement: object, key: string | symbol, method: Method, args: unknown[]): unknown {
     if (!RUNS_AT_ONCE.has(key) && !SENDS_NOTHING.has(key)) this.mayHaveEnded = true;
     try {
-      return Reflect.apply(method, statement, args);
+      const answer: unknown = Reflect.apply(method, statement, args);
+      if (typeof answer === 'object' && answer !== null && 'return' in answer && typeof answer.return === 'function')
+        this.#iterators.push({ return: answer.return.bind(answer) as () => unknown });
+      return answer;
     } catch (error) {
       // SQLite ends the transaction itself on some failures (and OR ROLLBACK, RAISE(ROLLBACK)).
       this.mayHaveEnded = true;

@@ -1,7 +1,7 @@
 /**
- * An independent review's sequences of the SQLite shared COMMIT: a run's answer that rests on
- * another run's part that is not committed yet, and a fast run's answer that depends on the run
- * let in after it. Each failed on the first version of the shared COMMIT (34426cb).
+ * The SQLite shared COMMIT, run by run: a refusal that reads another run's part before its
+ * COMMIT is answered with that COMMIT (in flight if it fails), and a fast run's answer waits for,
+ * but is never turned into a 503 by, the run let in after it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,7 +34,7 @@ const fulfil = (tx: DatabaseSync, id: string) => void tx.prepare('INSERT INTO or
 const breakFk = (tx: DatabaseSync, id: string) =>
   void tx.prepare('INSERT INTO shipments (id, parcel) VALUES (?, 7)').run(id);
 
-describe('review: a refusal read off another run that is not committed', () => {
+describe('a refusal read off another run that is not committed', () => {
   it("a second delivery is answered 'duplicate' only once the first one's record is committed", async () => {
     const { app, ledger, written } = await shop();
     let committedAtAnswer: number | undefined;
@@ -129,7 +129,7 @@ describe('review: a refusal read off another run that is not committed', () => {
   });
 });
 
-describe("review: a fast run's answer now rests on the run let in after it", () => {
+describe("a fast run's answer and the run let in after it", () => {
   it('a run whose work committed is not answered 503 because the handler after it is stuck', async () => {
     const { app, ledger, written } = await shop(300);
     const a = ledger.run('PAY_1', (tx) => fulfil(tx, 'PAY_1'), once);
@@ -169,7 +169,7 @@ describe("review: a fast run's answer now rests on the run let in after it", () 
   });
 });
 
-describe('review: checked sound', () => {
+describe('a transaction SQLite rolls back itself', () => {
   it('a joined run whose statement RAISE(ROLLBACK)s the whole transaction (caught or not) costs the runs before it nothing: they run again, once', async () => {
     for (const catches of [true, false]) {
       const { app, ledger, written } = await shop();

