@@ -26,7 +26,7 @@ export const SHARED_COMMIT_OPEN_MS = 5;
  * gateway's retries come within it, so the run at fault fails alone), or a run held the connection
  * longer than {@link SLOW_RUN_MS} (a handler that awaits: the runs before it would wait for it).
  */
-export const ALONE_AFTER_FAILURE_MS = 10_000;
+export const ALONE_FOR_MS = 10_000;
 /** A run that holds the connection longer than this makes runs commit alone for a while. */
 export const SLOW_RUN_MS = 10;
 
@@ -38,19 +38,19 @@ export interface SharedCommitState {
   runs: number;
   /** Since the transaction's BEGIN, in ms. */
   openForMs: number;
-  /** Since sharing last cost more than it saves (a shared COMMIT failed, a slow run), in ms (Infinity: never). */
-  sinceFailureMs: number;
+  /** Since sharing last paused (a shared COMMIT failed, a slow run), in ms (Infinity: never). */
+  sincePauseMs: number;
 }
 
 /**
  * Whether the transaction stays open for the next run when one ends: someone is waiting, it holds
  * fewer than {@link SHARED_COMMIT_MAX_RUNS}, it has been open under {@link SHARED_COMMIT_OPEN_MS},
- * and in the last {@link ALONE_AFTER_FAILURE_MS} no shared COMMIT failed and no run was slow.
+ * and in the last {@link ALONE_FOR_MS} no shared COMMIT failed and no run was slow.
  *
  * @example
  * ```ts
- * sharesCommit({ waiting: 3, runs: 1, openForMs: 0.2, sinceFailureMs: Infinity }); // true
- * sharesCommit({ waiting: 0, runs: 1, openForMs: 0.2, sinceFailureMs: Infinity }); // false: COMMIT now
+ * sharesCommit({ waiting: 3, runs: 1, openForMs: 0.2, sincePauseMs: Infinity }); // true
+ * sharesCommit({ waiting: 0, runs: 1, openForMs: 0.2, sincePauseMs: Infinity }); // false: COMMIT now
  * ```
  */
 export function sharesCommit(state: SharedCommitState): boolean {
@@ -58,7 +58,7 @@ export function sharesCommit(state: SharedCommitState): boolean {
     state.waiting > 0 &&
     state.runs < SHARED_COMMIT_MAX_RUNS &&
     state.openForMs < SHARED_COMMIT_OPEN_MS &&
-    state.sinceFailureMs >= ALONE_AFTER_FAILURE_MS
+    state.sincePauseMs >= ALONE_FOR_MS
   );
 }
 
@@ -89,10 +89,10 @@ export class SharedCommit {
   /** Runs it holds (committed into it or rolled back out of it). */
   runs = 0;
   #openedAt = 0;
-  #failedAt = Number.NEGATIVE_INFINITY;
+  #pausedAt = Number.NEGATIVE_INFINITY;
   readonly #waiting: Waiting[] = [];
 
-  /** Runs committed into it that wait for its COMMIT. */
+  /** Runs that wait for its COMMIT: committed into it, or refused on what they read in it. */
   get pending(): number {
     return this.#waiting.length;
   }
@@ -110,7 +110,7 @@ export class SharedCommit {
       waiting,
       runs: this.runs,
       openForMs: now - this.#openedAt,
-      sinceFailureMs: now - this.#failedAt,
+      sincePauseMs: now - this.#pausedAt,
     });
   }
 
@@ -127,7 +127,7 @@ export class SharedCommit {
 
   /** A run held the connection `heldMs`: a slow one makes runs commit alone for a while. */
   ran(heldMs: number, now: number): void {
-    if (heldMs > SLOW_RUN_MS) this.#failedAt = now;
+    if (heldMs > SLOW_RUN_MS) this.#pausedAt = now;
   }
 
   /**
@@ -136,7 +136,7 @@ export class SharedCommit {
    */
   failed(cause: unknown, now: number): void {
     this.open = false;
-    if (this.#waiting.length > 0) this.#failedAt = now;
+    if (this.#waiting.length > 0) this.#pausedAt = now;
     for (const run of this.#waiting.splice(0)) run.failed(sharedCommitFailed(cause));
   }
 }

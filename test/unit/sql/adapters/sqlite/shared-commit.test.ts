@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  ALONE_AFTER_FAILURE_MS,
+  ALONE_FOR_MS,
   SHARED_COMMIT_MAX_RUNS,
   SHARED_COMMIT_OPEN_MS,
   SharedCommit,
@@ -10,7 +10,7 @@ import {
 } from '../../../../../src/sql/adapters/sqlite/shared-commit.js';
 import { isConflict, sharedCommitLost } from '../../../../../src/sql/database-errors.js';
 
-const open = { waiting: 3, runs: 1, openForMs: 0.5, sinceFailureMs: Number.POSITIVE_INFINITY };
+const open = { waiting: 3, runs: 1, openForMs: 0.5, sincePauseMs: Number.POSITIVE_INFINITY };
 
 describe('sharesCommit: whether the transaction stays open for the next run', () => {
   it.each([
@@ -20,13 +20,9 @@ describe('sharesCommit: whether the transaction stays open for the next run', ()
     ['the most runs: COMMIT now', { ...open, runs: SHARED_COMMIT_MAX_RUNS }, false],
     ['open just under its time', { ...open, openForMs: SHARED_COMMIT_OPEN_MS - 0.01 }, true],
     ['open its whole time: COMMIT now', { ...open, openForMs: SHARED_COMMIT_OPEN_MS }, false],
-    ['a shared COMMIT failed just now: runs commit alone', { ...open, sinceFailureMs: 0 }, false],
-    [
-      'one failed a moment less than the quarantine ago',
-      { ...open, sinceFailureMs: ALONE_AFTER_FAILURE_MS - 1 },
-      false,
-    ],
-    ['one failed the quarantine ago', { ...open, sinceFailureMs: ALONE_AFTER_FAILURE_MS }, true],
+    ['a shared COMMIT failed just now: runs commit alone', { ...open, sincePauseMs: 0 }, false],
+    ['one failed a moment less than the quarantine ago', { ...open, sincePauseMs: ALONE_FOR_MS - 1 }, false],
+    ['one failed the quarantine ago', { ...open, sincePauseMs: ALONE_FOR_MS }, true],
   ])('%s', (_case, state, expected) => {
     expect(sharesCommit(state)).toBe(expected);
   });
@@ -59,9 +55,9 @@ describe('SharedCommit', () => {
     // Runs waited on it: the next runs commit alone.
     shared.began(200);
     expect(shared.staysOpen(5, 200.5)).toBe(false);
-    expect(shared.staysOpen(5, 100 + ALONE_AFTER_FAILURE_MS)).toBe(false); // open past its time by then
-    shared.began(100 + ALONE_AFTER_FAILURE_MS);
-    expect(shared.staysOpen(5, 100 + ALONE_AFTER_FAILURE_MS)).toBe(true);
+    expect(shared.staysOpen(5, 100 + ALONE_FOR_MS)).toBe(false); // open past its time by then
+    shared.began(100 + ALONE_FOR_MS);
+    expect(shared.staysOpen(5, 100 + ALONE_FOR_MS)).toBe(true);
   });
 
   it('a run that failed alone (no run waited on its COMMIT) does not stop the others sharing: the failure was its own', () => {
@@ -80,7 +76,7 @@ describe('SharedCommit', () => {
     shared.ran(SLOW_RUN_MS + 1, 100);
     shared.began(101);
     expect(shared.staysOpen(5, 101)).toBe(false);
-    shared.began(100 + ALONE_AFTER_FAILURE_MS);
-    expect(shared.staysOpen(5, 100 + ALONE_AFTER_FAILURE_MS)).toBe(true);
+    shared.began(100 + ALONE_FOR_MS);
+    expect(shared.staysOpen(5, 100 + ALONE_FOR_MS)).toBe(true);
   });
 });
