@@ -31,6 +31,32 @@ function closeRefused(): ConfigurationError {
   );
 }
 
+/**
+ * The connection's methods whose effect outlasts the run (something bound to the connection
+ * handed out, or the connection itself changed), refused through `tx`: a tag store kept past the
+ * run would write into a later run's transaction, and one left half-read would keep SQLite from
+ * committing anything.
+ */
+const OUTLASTS_THE_RUN = new Set<string | symbol>([
+  'createTagStore',
+  'createSession',
+  'function',
+  'aggregate',
+  'setAuthorizer',
+  'deserialize',
+  'applyChangeset',
+  'loadExtension',
+  'enableLoadExtension',
+]);
+
+/** What a method whose effect outlasts the run is refused with (nothing done). */
+function outlastsRefused(key: string | symbol): ConfigurationError {
+  return new ConfigurationError(
+    `tx.${String(key)} is refused: tx is the ledger's own SQLite connection for this run only, and what ${String(key)} does would outlast the run; use tx.prepare and tx.exec, or your own DatabaseSync`,
+    'tx',
+  );
+}
+
 /** A method of the connection or of a statement, as read off it. */
 type Method = (...args: unknown[]) => unknown;
 
@@ -133,6 +159,7 @@ class Guarded<T extends object> {
     const statement = this.#statement;
     return (...args: unknown[]) => {
       if (key === 'close') throw closeRefused();
+      if (!statement && OUTLASTS_THE_RUN.has(key)) throw outlastsRefused(key);
       if (guard.ended) throw usedAfterRun();
       return statement
         ? guard.onStatement(target, key, value as Method, args)
