@@ -3,35 +3,13 @@
  * sharing, a handler that misuses `tx` (a statement left half-read, the transaction ended with a
  * savepoint of the ledger's name left behind), and the webhook handler over concurrent deliveries.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fromSqlite, SqlLedger, SqlPayouts } from '../../../../src/sql/index.js';
+import type { DatabaseSync } from 'node:sqlite';
+import { describe, expect, it } from 'vitest';
+import { type SqlLedger, SqlPayouts } from '../../../../src/sql/index.js';
 import { createWebhookHandler, signCallback } from '../../../../src/webhooks/index.js';
+import { breakForeignKey, fulfil, once, sleep, sqliteShop } from '../../../helpers/sqlite-shop.js';
 
-let dir: string;
-let files = 0;
-beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), 'myr-sqlite-shared-review2-'))));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const once = { raiseMark: false, completedTtlMs: 60_000 } as const;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const keys = Array.from({ length: 40 }, (_, i) => `order-${i}`);
-
-async function shop(maxRunMs?: number) {
-  const file = join(dir, `shop-${++files}.db`);
-  const app = new DatabaseSync(file);
-  app.exec(`PRAGMA journal_mode = WAL; CREATE TABLE orders (id TEXT NOT NULL)`);
-  const client = fromSqlite(file, maxRunMs === undefined ? {} : { maxRunMs });
-  const ledger = new SqlLedger(client, { lockTimeoutMs: 5000 });
-  await ledger.ensureSchema();
-  const written = (id: string) => Number(app.prepare('SELECT count(*) AS n FROM orders WHERE id = ?').get(id)?.n);
-  const all = () => Number(app.prepare('SELECT count(*) AS n FROM orders').get()?.n);
-  return { app, client, ledger, written, all };
-}
-const fulfil = (tx: DatabaseSync, id: string) => void tx.prepare('INSERT INTO orders (id) VALUES (?)').run(id);
 
 /** How many distinct COMMITs answered `keys` run at once (one per run: no sharing). */
 async function commitMoments(ledger: SqlLedger<DatabaseSync>, all: () => number, prefix: string) {
@@ -48,13 +26,13 @@ async function commitMoments(ledger: SqlLedger<DatabaseSync>, all: () => number,
 
 describe('what pauses sharing', () => {
   it('baseline: 40 fast runs at once share COMMITs', async () => {
-    const { app, ledger, all } = await shop();
+    const { app, ledger, all } = await sqliteShop();
     expect(await commitMoments(ledger, all, 'a-')).toBeLessThan(keys.length / 2);
     app.close();
   });
 
   it("a slow transaction that is not a ledger run (payouts.transaction, a worker's, prune) never joins a shared COMMIT, so it does not pause sharing", async () => {
-    const { app, client, ledger, all } = await shop();
+    const { app, client, ledger, all } = await sqliteShop();
     const payouts = new SqlPayouts(client, { onRefused: () => undefined, onSettled: () => undefined });
     await payouts.ensureSchema();
     // Nothing waits on it beside a group: begin() commits any open shared transaction first.
@@ -68,7 +46,7 @@ describe('what pauses sharing', () => {
 
 describe('a write statement the handler leaves half-read through tx', () => {
   it('is ended with its run: the run commits (the statement wrote both rows), and the runs after it commit', async () => {
-    const { app, ledger, written } = await shop();
+    const { app, ledger, written } = await sqliteShop();
     const kept: unknown[] = [];
     const first = await ledger.run(
       'half-read',
@@ -100,7 +78,7 @@ describe('a write statement the handler leaves half-read through tx', () => {
 
 describe("a joined run's rollback after its work may have ended the transaction trusts no savepoint", () => {
   it("a handler that ends tx and leaves a savepoint of the ledger's name, then throws: the run before it is not answered 'processed' with nothing committed", async () => {
-    const { app, ledger, written } = await shop();
+    const { app, ledger, written } = await sqliteShop();
     const a = ledger.run('PAY_1', (tx) => fulfil(tx, 'PAY_1'), once);
     const b = ledger.run(
       'PAY_2',
@@ -126,7 +104,7 @@ describe("a joined run's rollback after its work may have ended the transaction 
 
 describe('transactions beside the runs, and the webhook handler', () => {
   it('a leader is not held by a non-ledger transaction queued after it (payouts.transaction whose body never settles): its begin commits the group first', async () => {
-    const { app, client, ledger, written } = await shop(300);
+    const { app, client, ledger, written } = await sqliteShop({ maxRunMs: 300 });
     const payouts = new SqlPayouts(client, { onRefused: () => undefined, onSettled: () => undefined });
     await payouts.ensureSchema();
     const a = ledger.run('PAY_1', (tx) => fulfil(tx, 'PAY_1'), once);
@@ -138,7 +116,7 @@ describe('transactions beside the runs, and the webhook handler', () => {
   });
 
   it("a redelivery refused off a run beside it waits at most that group's last run (maxRunMs), then is answered duplicate with the record committed", async () => {
-    const { app, ledger, written } = await shop(300);
+    const { app, ledger, written } = await sqliteShop({ maxRunMs: 300 });
     const a = ledger.run('PAY_1', (tx) => fulfil(tx, 'PAY_1'), once);
     let committedAtAnswer = -1;
     const b = ledger
@@ -156,10 +134,7 @@ describe('transactions beside the runs, and the webhook handler', () => {
 
   it('createWebhookHandler on fromSqlite: concurrent deliveries (each sent 3 times) answer 200 only with their write committed, and write once', async () => {
     const API_KEY = 'sk_test_review2_shared_commit_01';
-    const { app, ledger, written } = await shop(300);
-    app.exec(
-      'CREATE TABLE parcels (id INTEGER PRIMARY KEY); CREATE TABLE shipments (id TEXT NOT NULL, parcel INTEGER REFERENCES parcels (id) DEFERRABLE INITIALLY DEFERRED)',
-    );
+    const { app, ledger, written } = await sqliteShop({ maxRunMs: 300 });
     const handler = createWebhookHandler({
       verifier: { apiKey: API_KEY },
       store: ledger,
@@ -167,7 +142,7 @@ describe('transactions beside the runs, and the webhook handler', () => {
         const id = event.signed.payment_id;
         if (id.endsWith('7')) await new Promise((resolve) => setImmediate(resolve));
         fulfil(tx, id);
-        if (id === 'PAY_13') tx.prepare('INSERT INTO shipments (id, parcel) VALUES (?, 9)').run(id);
+        if (id === 'PAY_13') breakForeignKey(tx, id);
       },
     });
     const requests = await Promise.all(

@@ -3,22 +3,14 @@
  * pairs, fast, awaiting, slow, throwing, hanging and deferred-FK-breaking handlers), checking at
  * each answer what the gateway is told against what the app's own connection reads.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseSync } from 'node:sqlite';
+import { describe, expect, it } from 'vitest';
 import { fromSqlite, SqlLedger } from '../../../../src/sql/index.js';
 import { lifecycleRank, canSupersede } from '../../../../src/webhooks/lifecycle.js';
 import { paymentKey } from '../../../../src/webhooks/payment-key.js';
+import { sleep, sqliteShop } from '../../../helpers/sqlite-shop.js';
 
-let dir: string;
-let files = 0;
-export const tally: Record<string, number> = {};
-beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), 'myr-sqlite-review2-fuzz-'))));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const tally: Record<string, number> = {};
 
 function rng(seed: number) {
   let s = seed >>> 0;
@@ -35,16 +27,8 @@ type Kind = 'fast' | 'tick' | 'slow' | 'throw' | 'fk' | 'hang' | 'commits' | 'ro
 
 async function round(seed: number, mix: 'all' | 'fast' | 'refusals' | 'misuse' | 'tight' | 'two') {
   const random = rng(seed);
-  const file = join(dir, `shop-${++files}.db`);
-  const app = new DatabaseSync(file);
-  app.exec(`PRAGMA journal_mode = WAL;
-    CREATE TABLE orders (id TEXT NOT NULL);
-    CREATE TABLE parcels (id INTEGER PRIMARY KEY);
-    CREATE TABLE shipments (id TEXT NOT NULL, parcel INTEGER REFERENCES parcels (id) DEFERRABLE INITIALLY DEFERRED)`);
-  const ledger = new SqlLedger(fromSqlite(file, { maxRunMs: 150 }), { lockTimeoutMs: mix === 'tight' ? 40 : 5000 });
-  await ledger.ensureSchema();
-  const other = new SqlLedger(fromSqlite(file, { maxRunMs: 150 }), { lockTimeoutMs: 5000 });
-  const written = (id: string) => Number(app.prepare('SELECT count(*) AS n FROM orders WHERE id = ?').get(id)?.n);
+  const { app, ledger, written } = await sqliteShop({ maxRunMs: 150, lockTimeoutMs: mix === 'tight' ? 40 : 5000 });
+  const other = new SqlLedger(fromSqlite(app, { maxRunMs: 150 }), { lockTimeoutMs: 5000 });
   const problems: string[] = [];
   const deliveries: Promise<void>[] = [];
   const payments = 12;

@@ -3,40 +3,12 @@
  * COMMIT is answered with that COMMIT (in flight if it fails), and a fast run's answer waits for,
  * but is never turned into a 503 by, the run let in after it.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fromSqlite, SqlLedger } from '../../../../src/sql/index.js';
-
-let dir: string;
-let files = 0;
-beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), 'myr-sqlite-shared-review-'))));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const once = { raiseMark: false, completedTtlMs: 60_000 } as const;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function shop(maxRunMs?: number, lockTimeoutMs = 5000) {
-  const file = join(dir, `shop-${++files}.db`);
-  const app = new DatabaseSync(file);
-  app.exec(`PRAGMA journal_mode = WAL;
-    CREATE TABLE orders (id TEXT NOT NULL);
-    CREATE TABLE parcels (id INTEGER PRIMARY KEY);
-    CREATE TABLE shipments (id TEXT NOT NULL, parcel INTEGER REFERENCES parcels (id) DEFERRABLE INITIALLY DEFERRED)`);
-  const ledger = new SqlLedger(fromSqlite(file, maxRunMs === undefined ? {} : { maxRunMs }), { lockTimeoutMs });
-  await ledger.ensureSchema();
-  const written = (id: string) => Number(app.prepare('SELECT count(*) AS n FROM orders WHERE id = ?').get(id)?.n);
-  return { app, ledger, written };
-}
-const fulfil = (tx: DatabaseSync, id: string) => void tx.prepare('INSERT INTO orders (id) VALUES (?)').run(id);
-const breakFk = (tx: DatabaseSync, id: string) =>
-  void tx.prepare('INSERT INTO shipments (id, parcel) VALUES (?, 7)').run(id);
+import { describe, expect, it } from 'vitest';
+import { breakForeignKey, fulfil, once, sleep, sqliteShop } from '../../../helpers/sqlite-shop.js';
 
 describe('a refusal read off another run that is not committed', () => {
   it("a second delivery is answered 'duplicate' only once the first one's record is committed", async () => {
-    const { app, ledger, written } = await shop();
+    const { app, ledger, written } = await sqliteShop();
     let committedAtAnswer: number | undefined;
     // A: the first delivery of PAY_1; B: its redelivery, which reads A's part before A's COMMIT;
     // C: another callback let in after B, which keeps that COMMIT waiting a while.
@@ -67,7 +39,7 @@ describe('a refusal read off another run that is not committed', () => {
   });
 
   it("a redelivery read off a part whose shared COMMIT then fails is not 'duplicate': in_flight (409, redelivered), and the first delivery runs again and commits once", async () => {
-    const { app, ledger, written } = await shop();
+    const { app, ledger, written } = await sqliteShop();
     // A: the first delivery of PAY_1; B: its redelivery; C: another callback whose write breaks a deferred FK.
     const a = ledger.run('PAY_1', (tx) => fulfil(tx, 'PAY_1'), once);
     const b = ledger.run('PAY_1', (tx) => fulfil(tx, 'PAY_1-twice'), once);
@@ -76,7 +48,7 @@ describe('a refusal read off another run that is not committed', () => {
       async (tx) => {
         await sleep(20);
         fulfil(tx, 'PAY_2');
-        breakFk(tx, 'PAY_2');
+        breakForeignKey(tx, 'PAY_2');
       },
       once,
     );
@@ -93,7 +65,7 @@ describe('a refusal read off another run that is not committed', () => {
   it("…and when the first delivery's re-run cannot land, both deliveries are answered and nothing of the callback is committed", async () => {
     // The defaults scaled down: lockTimeoutMs 1000 -> 100, maxRunMs 2000 -> 300. D is a slow
     // handler (an HTTP call) well within its time.
-    const { app, ledger, written } = await shop(300, 100);
+    const { app, ledger, written } = await sqliteShop({ maxRunMs: 300, lockTimeoutMs: 100 });
     const a = ledger.run('PAY_1', (tx) => fulfil(tx, 'PAY_1'), once);
     const b = ledger.run('PAY_1', (tx) => fulfil(tx, 'PAY_1-twice'), once);
     const c = ledger.run(
@@ -101,7 +73,7 @@ describe('a refusal read off another run that is not committed', () => {
       async (tx) => {
         await sleep(10);
         fulfil(tx, 'PAY_2');
-        breakFk(tx, 'PAY_2');
+        breakForeignKey(tx, 'PAY_2');
       },
       once,
     );
@@ -131,7 +103,7 @@ describe('a refusal read off another run that is not committed', () => {
 
 describe("a fast run's answer and the run let in after it", () => {
   it('a run whose work committed is not answered 503 because the handler after it is stuck', async () => {
-    const { app, ledger, written } = await shop(300);
+    const { app, ledger, written } = await sqliteShop({ maxRunMs: 300 });
     const a = ledger.run('PAY_1', (tx) => fulfil(tx, 'PAY_1'), once);
     // B arrives while A holds the connection (A's work is synchronous, so B is queued behind A
     // and A's transaction stays open for it); B's handler hangs (a stuck HTTP call).
@@ -144,7 +116,7 @@ describe("a fast run's answer and the run let in after it", () => {
   });
 
   it('a handler that waits for the run before it (an in-process queue, an app lock) stalls at most once: that run is processed, and runs then commit alone, so the same pattern processes both', async () => {
-    const { app, ledger, written } = await shop(300);
+    const { app, ledger, written } = await sqliteShop({ maxRunMs: 300 });
     const pair = async (first: string, second: string) => {
       const a = ledger.run(first, (tx) => fulfil(tx, first), once);
       const b = ledger.run(
@@ -172,7 +144,7 @@ describe("a fast run's answer and the run let in after it", () => {
 describe('a transaction SQLite rolls back itself', () => {
   it('a joined run whose statement RAISE(ROLLBACK)s the whole transaction (caught or not) costs the runs before it nothing: they run again, once', async () => {
     for (const catches of [true, false]) {
-      const { app, ledger, written } = await shop();
+      const { app, ledger, written } = await sqliteShop();
       app.exec(`CREATE TABLE vetoed (id TEXT);
         CREATE TRIGGER veto BEFORE INSERT ON vetoed BEGIN SELECT RAISE(ROLLBACK, 'vetoed'); END`);
       const runs = new Map<string, number>();

@@ -3,37 +3,13 @@
  * (a tag store kept past it would write into a later run's transaction), and how often a handler
  * runs when a joined run that may have ended the transaction fails.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../../../src/index.js';
-import { fromSqlite, SqlLedger } from '../../../../src/sql/index.js';
-
-let dir: string;
-let files = 0;
-beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), 'myr-sqlite-shared-review3-'))));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const once = { raiseMark: false, completedTtlMs: 60_000 } as const;
-
-async function shop() {
-  const file = join(dir, `shop-${++files}.db`);
-  const app = new DatabaseSync(file);
-  app.exec(`PRAGMA journal_mode = WAL;
-    CREATE TABLE orders (id TEXT NOT NULL);
-    CREATE TABLE stock (n INTEGER NOT NULL); INSERT INTO stock VALUES (1), (2), (3);`);
-  const ledger = new SqlLedger(fromSqlite(file), { lockTimeoutMs: 5000 });
-  await ledger.ensureSchema();
-  const written = (id: string) => Number(app.prepare('SELECT count(*) AS n FROM orders WHERE id = ?').get(id)?.n);
-  return { app, ledger, written };
-}
-const fulfil = (tx: DatabaseSync, id: string) => void tx.prepare('INSERT INTO orders (id) VALUES (?)').run(id);
+import { fulfil, once, sqliteShop } from '../../../helpers/sqlite-shop.js';
 
 describe("what tx refuses because it would outlast the run on the ledger's connection", () => {
   it('a tag store (createTagStore, Node 24) and the other methods bound to the connection: a ConfigurationError, nothing done; the run and the runs after it commit', async () => {
-    const { app, ledger, written } = await shop();
+    const { app, ledger, written } = await sqliteShop();
     const refused: unknown[] = [];
     // Those this runtime's DatabaseSync has (createTagStore and setAuthorizer are Node 24's).
     const methods = [
@@ -83,7 +59,7 @@ describe("what tx refuses because it would outlast the run on the ledger's conne
 
 describe('a joined run that used tx.exec and then threw', () => {
   it('re-runs each run before it once (not more), and every processed run is committed once', async () => {
-    const { app, ledger, written } = await shop();
+    const { app, ledger, written } = await sqliteShop();
     const calls = new Map<string, number>();
     const count = (key: string) => calls.set(key, (calls.get(key) ?? 0) + 1);
     const plain = (key: string) =>
@@ -121,7 +97,7 @@ describe('a joined run that used tx.exec and then threw', () => {
   });
 
   it('under load (every 5th handler uses exec and throws): no handler runs more than twice per delivery, no hang, processed means committed', async () => {
-    const { app, ledger, written } = await shop();
+    const { app, ledger, written } = await sqliteShop();
     const calls = new Map<string, number>();
     const deliveries = Array.from({ length: 300 }, (_, i) => `PAY_${i}`);
     const runs = deliveries.map((key, i) =>

@@ -6,42 +6,17 @@
  * more at once, alone). Real SQLite through the runtime's node:sqlite, with the orders in the
  * ledger's file and the app's own connection reading them.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseSync } from 'node:sqlite';
+import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../../../src/index.js';
-import { fromSqlite, SqlLedger } from '../../../../src/sql/index.js';
+import { fulfil, once, sqliteShop } from '../../../helpers/sqlite-shop.js';
 
-let dir: string;
-let files = 0;
-beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), 'myr-sqlite-shared-commit-'))));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const once = { raiseMark: false, completedTtlMs: 60_000 } as const;
 const RUNS = 40;
 const keys = Array.from({ length: RUNS }, (_, i) => `order-${i}`);
 
-/** A shop file with orders (and parcels an order's shipment must name, checked at COMMIT), the app's connection, and the ledger on its own. */
-async function shop(options: { lockTimeoutMs?: number } = {}) {
-  const file = join(dir, `shop-${++files}.db`);
-  const app = new DatabaseSync(file);
-  app.exec(`PRAGMA journal_mode = WAL;
-    CREATE TABLE orders (id TEXT NOT NULL);
-    CREATE TABLE parcels (id INTEGER PRIMARY KEY);
-    CREATE TABLE shipments (id TEXT NOT NULL, parcel INTEGER REFERENCES parcels (id) DEFERRABLE INITIALLY DEFERRED)`);
-  const ledger = new SqlLedger(fromSqlite(file), { lockTimeoutMs: options.lockTimeoutMs ?? 5000 });
-  await ledger.ensureSchema();
-  const written = (id: string) => Number(app.prepare('SELECT count(*) AS n FROM orders WHERE id = ?').get(id)?.n);
-  const all = () => Number(app.prepare('SELECT count(*) AS n FROM orders').get()?.n);
-  return { app, ledger, written, all };
-}
-const fulfil = (tx: DatabaseSync, id: string) => void tx.prepare('INSERT INTO orders (id) VALUES (?)').run(id);
-
 describe('SQLite: runs waiting their turn share a COMMIT', () => {
   it('each run is answered only once its write is committed (the app reads it then), and runs share COMMITs: fewer moments of commit than runs', async () => {
-    const { app, ledger, written, all } = await shop();
+    const { app, ledger, written, all } = await sqliteShop();
     const seenAtAnswer: number[] = [];
     const outcomes = await Promise.all(
       keys.map(async (key) => {
@@ -63,7 +38,7 @@ describe('SQLite: runs waiting their turn share a COMMIT', () => {
   });
 
   it('a run whose work throws loses only its own write; the runs beside it commit theirs', async () => {
-    const { app, ledger, written, all } = await shop();
+    const { app, ledger, written, all } = await sqliteShop();
     const failing = new Set([keys[3], keys[17], keys[30]]);
     const outcomes = await Promise.all(
       keys.map((key) =>
@@ -91,7 +66,7 @@ describe('SQLite: runs waiting their turn share a COMMIT', () => {
   });
 
   it('a run that times out among them is rolled back to its own part at once: its late write refused, the others committed', async () => {
-    const { app, ledger, written } = await shop();
+    const { app, ledger, written } = await sqliteShop();
     const slow = keys[5] as string;
     let late: unknown;
     let work: Promise<void> | undefined;
@@ -128,7 +103,7 @@ describe('SQLite: runs waiting their turn share a COMMIT', () => {
   });
 
   it("a COMMIT that fails for one run's fault (a deferred foreign key) costs the others nothing: they run once more, alone, and commit once; that run fails alone", async () => {
-    const { app, ledger, written, all } = await shop();
+    const { app, ledger, written, all } = await sqliteShop();
     const broken = keys[0] as string;
     const runsOf = new Map<string, number>();
     const outcomes = await Promise.all(
@@ -161,7 +136,7 @@ describe('SQLite: runs waiting their turn share a COMMIT', () => {
 
   it('a work that ends the shared transaction itself (COMMIT or ROLLBACK through tx) never makes a double: every order is written once after the redeliveries', async () => {
     for (const ending of ['COMMIT; BEGIN', 'ROLLBACK; BEGIN', 'ROLLBACK']) {
-      const { app, ledger, written } = await shop();
+      const { app, ledger, written } = await sqliteShop();
       const rogue = keys[8] as string;
       const work = (key: string) => (tx: DatabaseSync) => {
         fulfil(tx, key);
@@ -185,12 +160,7 @@ describe('SQLite: runs waiting their turn share a COMMIT', () => {
   });
 
   it('a transaction that is not a ledger run (its time unbounded: the outbox, a prune) never joins: the runs before it are answered while it is still open', async () => {
-    const file = join(dir, `shop-${++files}.db`);
-    const app = new DatabaseSync(file);
-    app.exec('CREATE TABLE orders (id TEXT NOT NULL)');
-    const client = fromSqlite(file);
-    const ledger = new SqlLedger(client, { lockTimeoutMs: 5000 });
-    await ledger.ensureSchema();
+    const { app, client, ledger, all } = await sqliteShop();
     const runs = keys.slice(0, 8).map((key) => ledger.run(key, (tx) => fulfil(tx, key), once));
     const outside = client.begin(5000);
     const answered = await Promise.race([
@@ -201,7 +171,7 @@ describe('SQLite: runs waiting their turn share a COMMIT', () => {
     const session = await outside;
     await session.query('INSERT INTO orders (id) VALUES (?)', ['outside']);
     await session.commit(undefined);
-    expect(Number(app.prepare('SELECT count(*) AS n FROM orders').get()?.n)).toBe(9);
+    expect(all()).toBe(9);
     app.close();
   });
 });
