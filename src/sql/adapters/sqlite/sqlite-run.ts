@@ -173,7 +173,8 @@ export class SqliteRun implements SqlSession<DatabaseSync> {
     if (guard.ended) return Promise.reject(usedAfterRun());
     guard.ended = true;
     guard.endIterators();
-    if (this.#shares) shared.ran(performance.now() - this.#startedAt, performance.now());
+    const now = performance.now();
+    if (this.#shares) shared.ran(now - this.#startedAt, now);
     try {
       // The work may have ended the transaction (and begun another): its claim must still be
       // there. (A COMMIT of the work's leaves it there, and no savepoint: RELEASE or COMMIT fails.)
@@ -193,7 +194,7 @@ export class SqliteRun implements SqlSession<DatabaseSync> {
       return Promise.reject(error);
     }
     // After a work that may have ended the transaction, no other run joins what is left of it.
-    if (this.#shares && !guard.mayHaveEnded && shared.staysOpen(connection.turns.waiting, performance.now())) {
+    if (this.#shares && !guard.mayHaveEnded && shared.staysOpen(connection.turns.waiting, now)) {
       const landed = shared.await();
       this.#turn.giveBack();
       return landed;
@@ -236,7 +237,10 @@ export class SqliteRun implements SqlSession<DatabaseSync> {
     guard.ended = true;
     guard.endIterators();
     const connection = this.#connection;
-    if (this.#shares) connection.shared.ran(performance.now() - this.#startedAt, performance.now());
+    if (this.#shares) {
+      const now = performance.now();
+      connection.shared.ran(now - this.#startedAt, now);
+    }
     if (!this.#joined) {
       try {
         connection.db.exec(ROLLBACK);
