@@ -8,7 +8,7 @@
  * before it) settles with that COMMIT, and when it fails, every run in it fails with it (nothing
  * of any of them committed; the ledger runs each once more). After a shared COMMIT fails, runs
  * commit alone for a while, so the run that broke it meets its failure alone on its retry; and
- * after a slow run (a handler that awaits, which the runs before it would wait for) too.
+ * after a slow run (a handler that awaits, which the runs before it waited for) too.
  *
  * @module
  */
@@ -23,12 +23,37 @@ export const SHARED_COMMIT_MAX_RUNS = 32;
 export const SHARED_COMMIT_OPEN_MS = 5;
 /**
  * Runs commit alone this long after sharing cost more than it saves: a shared COMMIT failed (the
- * gateway's retries come within it, so the run at fault fails alone), or a run held the connection
- * longer than {@link SLOW_RUN_MS} (a handler that awaits: the runs before it would wait for it).
+ * gateway's retries come within it, so the run at fault fails alone), or a run was slow (see
+ * {@link isSlowRun}: the runs before it waited for it).
  */
 export const ALONE_FOR_MS = 10_000;
-/** A run that holds the connection longer than this makes runs commit alone for a while. */
+/** A run that awaits and holds the connection longer than this makes runs commit alone for a while. */
 export const SLOW_RUN_MS = 10;
+
+/** How a run held the connection, for {@link isSlowRun}. */
+export interface RunHold {
+  /** From taking the connection to its end, in ms. */
+  heldMs: number;
+  /** Whether the event loop turned while it held the connection (its work awaited I/O or a timer). */
+  yielded: boolean;
+}
+
+/**
+ * Whether a run cost the runs before it in its shared COMMIT their time: it awaited something
+ * outside the process (the event loop turned) and held the connection longer than
+ * {@link SLOW_RUN_MS}. A run that never yields cannot delay their answers (nothing else runs in
+ * the process until it ends, answers included), however long the CPU, a GC pause or the OS kept it:
+ * those do not pause sharing, which under load is when it saves the most.
+ *
+ * @example
+ * ```ts
+ * isSlowRun({ heldMs: 40, yielded: true }); // true: a handler that awaited a fetch
+ * isSlowRun({ heldMs: 40, yielded: false }); // false: the process was descheduled mid-run
+ * ```
+ */
+export function isSlowRun(hold: RunHold): boolean {
+  return hold.yielded && hold.heldMs > SLOW_RUN_MS;
+}
 
 /** What {@link sharesCommit} decides on. */
 export interface SharedCommitState {
@@ -125,9 +150,9 @@ export class SharedCommit {
     for (const run of this.#waiting.splice(0)) run.landed();
   }
 
-  /** A run held the connection `heldMs`: a slow one makes runs commit alone for a while. */
-  ran(heldMs: number, now: number): void {
-    if (heldMs > SLOW_RUN_MS) this.#pausedAt = now;
+  /** A run ended: a slow one (see {@link isSlowRun}) makes runs commit alone for a while. */
+  ran(hold: RunHold, now: number): void {
+    if (isSlowRun(hold)) this.#pausedAt = now;
   }
 
   /**

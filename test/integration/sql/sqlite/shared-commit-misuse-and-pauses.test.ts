@@ -31,6 +31,39 @@ describe('what pauses sharing', () => {
     app.close();
   });
 
+  it('a handler that awaits past SLOW_RUN_MS (the runs before it wait for it) makes runs commit alone for a while', async () => {
+    const { app, ledger, all } = await sqliteShop();
+    const slow = await ledger.run(
+      'awaits',
+      async (tx) => {
+        await sleep(25); // e.g. a call to the merchant's own stock service
+        fulfil(tx, 'awaits');
+      },
+      once,
+    );
+    expect(slow.outcome).toBe('processed');
+    expect(await commitMoments(ledger, all, 'c-')).toBe(keys.length);
+    app.close();
+  });
+
+  it('a run the CPU keeps past SLOW_RUN_MS without awaiting (a heavy handler, a GC pause, a busy machine) does not pause sharing: nothing else ran meanwhile', async () => {
+    const { app, ledger, all } = await sqliteShop();
+    const busy = await ledger.run(
+      'computes',
+      (tx) => {
+        const until = performance.now() + 30;
+        while (performance.now() < until) {
+          // e.g. rendering an invoice PDF
+        }
+        fulfil(tx, 'computes');
+      },
+      once,
+    );
+    expect(busy.outcome).toBe('processed');
+    expect(await commitMoments(ledger, all, 'd-')).toBeLessThan(keys.length / 2);
+    app.close();
+  });
+
   it("a slow transaction that is not a ledger run (payouts.transaction, a worker's, prune) never joins a shared COMMIT, so it does not pause sharing", async () => {
     const { app, client, ledger, all } = await sqliteShop();
     const payouts = new SqlPayouts(client, { onRefused: () => undefined, onSettled: () => undefined });

@@ -3,6 +3,7 @@ import {
   ALONE_FOR_MS,
   SHARED_COMMIT_MAX_RUNS,
   SHARED_COMMIT_OPEN_MS,
+  isSlowRun,
   SharedCommit,
   SLOW_RUN_MS,
   sharedCommitFailed,
@@ -11,6 +12,22 @@ import {
 import { isConflict, sharedCommitLost } from '../../../../../src/sql/database-errors.js';
 
 const open = { waiting: 3, runs: 1, openForMs: 0.5, sincePauseMs: Number.POSITIVE_INFINITY };
+
+describe('isSlowRun: whether a run cost the runs before it their time', () => {
+  it.each([
+    [
+      'awaited (the loop turned) and held the connection past SLOW_RUN_MS',
+      { heldMs: SLOW_RUN_MS + 1, yielded: true },
+      true,
+    ],
+    ['awaited, held exactly SLOW_RUN_MS', { heldMs: SLOW_RUN_MS, yielded: true }, false],
+    ['awaited briefly', { heldMs: 1, yielded: true }, false],
+    ['never yielded, held a second (CPU, a GC pause, the OS)', { heldMs: 1000, yielded: false }, false],
+    ['never yielded, quick', { heldMs: 0.1, yielded: false }, false],
+  ])('%s', (_case, hold, expected) => {
+    expect(isSlowRun(hold)).toBe(expected);
+  });
+});
 
 describe('sharesCommit: whether the transaction stays open for the next run', () => {
   it.each([
@@ -68,12 +85,13 @@ describe('SharedCommit', () => {
     expect(shared.staysOpen(5, 2)).toBe(true);
   });
 
-  it('a run that held the connection longer than SLOW_RUN_MS (a handler that awaits) makes runs commit alone for a while; a quick one does not', () => {
+  it('a slow run (it awaited and held the connection past SLOW_RUN_MS) makes runs commit alone for a while; a quick one or one that never yielded does not', () => {
     const shared = new SharedCommit();
-    shared.ran(SLOW_RUN_MS, 50);
+    shared.ran({ heldMs: SLOW_RUN_MS, yielded: true }, 50);
+    shared.ran({ heldMs: 100 * SLOW_RUN_MS, yielded: false }, 55);
     shared.began(60);
     expect(shared.staysOpen(5, 60)).toBe(true);
-    shared.ran(SLOW_RUN_MS + 1, 100);
+    shared.ran({ heldMs: SLOW_RUN_MS + 1, yielded: true }, 100);
     shared.began(101);
     expect(shared.staysOpen(5, 101)).toBe(false);
     shared.began(100 + ALONE_FOR_MS);
