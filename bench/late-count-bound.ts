@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { seededRandom } from '../test/helpers/seeded-random.js';
 
 /** The late-count scenario the model runs. */
 export interface LateCountModel {
@@ -36,21 +37,9 @@ export interface LateCountBound {
   shareWithin: (withinMs: number) => number;
 }
 
-/** mulberry32: a small seeded generator, so the bench prints the same bound each run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 /** Draws `bursts` bursts of the model and answers their quantiles. */
 export function lateCountBound(model: LateCountModel): LateCountBound {
-  const random = seeded(model.seed);
+  const random = seededRandom(model.seed); // the same bound each run
   const countDelay = () => model.latencyMs + random() * model.jitterMs;
   const ends: number[] = [];
   for (let b = 0; b < model.bursts; b++) {

@@ -8,25 +8,15 @@ import { describe, expect, it } from 'vitest';
 import { fromSqlite, SqlLedger } from '../../../../src/sql/index.js';
 import { lifecycleRank, canSupersede } from '../../../../src/webhooks/lifecycle.js';
 import { paymentKey } from '../../../../src/webhooks/payment-key.js';
+import { seededRandom } from '../../../helpers/seeded-random.js';
 import { sleep, sqliteShop } from '../../../helpers/sqlite-shop.js';
 
 const tally: Record<string, number> = {};
 
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 type Kind = 'fast' | 'tick' | 'slow' | 'throw' | 'fk' | 'hang' | 'commits' | 'rollsback' | 'commitsThrows';
 
 async function round(seed: number, mix: 'all' | 'fast' | 'refusals' | 'misuse' | 'tight' | 'two') {
-  const random = rng(seed);
+  const random = seededRandom(seed);
   const { app, ledger, written } = await sqliteShop({ maxRunMs: 150, lockTimeoutMs: mix === 'tight' ? 40 : 5000 });
   const other = new SqlLedger(fromSqlite(app, { maxRunMs: 150 }), { lockTimeoutMs: 5000 });
   const problems: string[] = [];
