@@ -23,7 +23,10 @@ export const breakForeignKey = (tx: DatabaseSync, id: string): void =>
  * Stops `performance.now()` until `vi.useRealTimers()`, for a test whose case is runs sharing one
  * COMMIT: the shared transaction takes new runs for 5 ms of wall-clock time, and a busy machine
  * can deschedule the process past that between two runs, which then commit alone (correct, but
- * not the case under test). Timers still run.
+ * not the case under test); a run descheduled past SLOW_RUN_MS while others wait on it would
+ * pause sharing. Timers still run, but what the adapter measures on this clock stands still: no
+ * run is slow, a pause already begun stays on, and a run waiting for the connection is never
+ * turned away by its lock timeout.
  */
 export function stopTheRunClock(): void {
   vi.useFakeTimers({ toFake: ['performance'] });

@@ -8,7 +8,7 @@
  * before it) settles with that COMMIT, and when it fails, every run in it fails with it (nothing
  * of any of them committed; the ledger runs each once more). After a shared COMMIT fails, runs
  * commit alone for a while, so the run that broke it meets its failure alone on its retry; and
- * after a slow run (a handler that awaits, which the runs before it waited for) too.
+ * after a slow run (one the runs before it waited for past SLOW_RUN_MS) too.
  *
  * @module
  */
@@ -27,32 +27,31 @@ export const SHARED_COMMIT_OPEN_MS = 5;
  * {@link isSlowRun}: the runs before it waited for it).
  */
 export const ALONE_FOR_MS = 10_000;
-/** A run that awaits and holds the connection longer than this makes runs commit alone for a while. */
+/** A run that holds the connection longer than this while runs before it wait makes runs commit alone for a while. */
 export const SLOW_RUN_MS = 10;
 
 /** How a run held the connection, for {@link isSlowRun}. */
 export interface RunHold {
   /** From taking the connection to its end, in ms. */
   heldMs: number;
-  /** Whether the event loop turned while it held the connection (its work awaited I/O or a timer). */
-  yielded: boolean;
+  /** Runs before it in the open transaction waiting for its COMMIT (0 for the run that began it). */
+  waitingOnIt: number;
 }
 
 /**
- * Whether a run cost the runs before it in its shared COMMIT their time: it awaited something
- * outside the process (the event loop turned) and held the connection longer than
- * {@link SLOW_RUN_MS}. A run that never yields cannot delay their answers (nothing else runs in
- * the process until it ends, answers included), however long the CPU, a GC pause or the OS kept it:
- * those do not pause sharing, which under load is when it saves the most.
+ * Whether a run cost the runs before it in its shared COMMIT their time: some wait for that
+ * COMMIT, and it held the connection longer than {@link SLOW_RUN_MS}, however it spent it
+ * (awaiting a fetch, computing, a synchronous wait, the machine being busy). Alone they would have
+ * been answered before it began. A run nobody waits on (the first of its transaction) costs nobody.
  *
  * @example
  * ```ts
- * isSlowRun({ heldMs: 40, yielded: true }); // true: a handler that awaited a fetch
- * isSlowRun({ heldMs: 40, yielded: false }); // false: the process was descheduled mid-run
+ * isSlowRun({ heldMs: 40, waitingOnIt: 3 }); // true: three answers waited 40 ms for it
+ * isSlowRun({ heldMs: 40, waitingOnIt: 0 }); // false: it began the transaction; nobody waited
  * ```
  */
 export function isSlowRun(hold: RunHold): boolean {
-  return hold.yielded && hold.heldMs > SLOW_RUN_MS;
+  return hold.waitingOnIt > 0 && hold.heldMs > SLOW_RUN_MS;
 }
 
 /** What {@link sharesCommit} decides on. */
@@ -150,9 +149,12 @@ export class SharedCommit {
     for (const run of this.#waiting.splice(0)) run.landed();
   }
 
-  /** A run ended: a slow one (see {@link isSlowRun}) makes runs commit alone for a while. */
-  ran(hold: RunHold, now: number): void {
-    if (isSlowRun(hold)) this.#pausedAt = now;
+  /**
+   * A run that held the connection `heldMs` ended: a slow one (see {@link isSlowRun}) makes runs
+   * commit alone for a while.
+   */
+  ran(heldMs: number, now: number): void {
+    if (isSlowRun({ heldMs, waitingOnIt: this.#waiting.length })) this.#pausedAt = now;
   }
 
   /**

@@ -9,7 +9,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { COMMIT, RELEASE, ROLLBACK, ROLLBACK_TO } from '../../dialects/sqlite/session.js';
 import { usedAfterRun, type SqlResult, type SqlSession, type SqlStatement } from '../../sql-client.js';
-import { type RunHold, SharedCommit, sharedCommitFailed } from './shared-commit.js';
+import { SharedCommit, sharedCommitFailed } from './shared-commit.js';
 import { SqliteTxGuard } from './sqlite-tx.js';
 import { type Turn, Turns } from './turns.js';
 
@@ -47,12 +47,6 @@ function rowsOf(statement: Compiled['statement'], values: SqliteValue[]): Return
   }
 }
 
-/** Runs `count` on the event loop's next turn (setImmediate where the runtime has it). */
-const schedule: (count: () => void) => void =
-  typeof globalThis.setImmediate === 'function'
-    ? (count) => void globalThis.setImmediate(count)
-    : (count) => void setTimeout(count, 0);
-
 /** The work ended the ledger's transaction: nothing of the run commits (code 25P02: the work's failure, 500). */
 function notHeld(): Error {
   return Object.assign(
@@ -77,33 +71,8 @@ export class Connection {
   readonly #compiled = new Map<string, Compiled>();
   readonly turns = new Turns();
   readonly shared = new SharedCommit();
-  /** Event-loop turns seen since a run last asked (counted by one pending immediate at a time). */
-  #loops = 0;
-  #counting = false;
-  readonly #count = (): void => {
-    this.#loops++;
-    this.#counting = false;
-  };
 
   constructor(readonly db: DatabaseSync) {}
-
-  /**
-   * A mark of the event loop's turn, for a run to tell at its end whether the loop turned while it
-   * held the connection (its work awaited I/O or a timer: see isSlowRun). One immediate at a time
-   * per connection, not one per run: a burst of runs within one turn schedules one.
-   */
-  loopMark(): number {
-    if (!this.#counting) {
-      this.#counting = true;
-      schedule(this.#count);
-    }
-    return this.#loops;
-  }
-
-  /** Whether the event loop turned since `mark`. */
-  loopedSince(mark: number): boolean {
-    return this.#loops !== mark;
-  }
 
   /**
    * Ends the open transaction when a run's turn ends: it stays open for the next run waiting
@@ -157,8 +126,6 @@ export class SqliteRun implements SqlSession<DatabaseSync> {
   readonly #shares: boolean;
   /** When it took the connection. */
   readonly #startedAt = performance.now();
-  /** The event loop's turn when it took the connection. */
-  readonly #loop: number;
   /** When it joined and rolled back while runs before it waited: the COMMIT of what it read. */
   #landed: Promise<void> | undefined;
 
@@ -168,12 +135,6 @@ export class SqliteRun implements SqlSession<DatabaseSync> {
     this.#joined = how.joined;
     this.#shares = how.shares;
     this.#guard = new SqliteTxGuard(connection.db);
-    this.#loop = connection.loopMark();
-  }
-
-  /** How it held the connection, as of `now`. */
-  #hold(now: number): RunHold {
-    return { heldMs: now - this.#startedAt, yielded: this.#connection.loopedSince(this.#loop) };
   }
 
   get tx(): DatabaseSync {
@@ -213,7 +174,7 @@ export class SqliteRun implements SqlSession<DatabaseSync> {
     guard.ended = true;
     guard.endIterators();
     const now = performance.now();
-    if (this.#shares) shared.ran(this.#hold(now), now);
+    if (this.#shares) shared.ran(now - this.#startedAt, now);
     try {
       // The work may have ended the transaction (and begun another): its claim must still be
       // there. (A COMMIT of the work's leaves it there, and no savepoint: RELEASE or COMMIT fails.)
@@ -278,7 +239,7 @@ export class SqliteRun implements SqlSession<DatabaseSync> {
     const connection = this.#connection;
     if (this.#shares) {
       const now = performance.now();
-      connection.shared.ran(this.#hold(now), now);
+      connection.shared.ran(now - this.#startedAt, now);
     }
     if (!this.#joined) {
       try {

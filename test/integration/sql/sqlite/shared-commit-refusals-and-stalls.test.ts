@@ -143,7 +143,9 @@ describe("a fast run's answer and the run let in after it", () => {
     for (let i = 0; i < 5 && !seen.some(([, b]) => b === 'timed_out'); i++)
       seen.push(await pair(`PAY_${i}A`, `PAY_${i}B`));
     expect(seen.at(-1)).toEqual(['processed', 'timed_out']);
-    // Then the runs commit alone: nothing waits for a run let in after it.
+    // Then the runs commit alone: nothing waits for a run let in after it. (With the clock held,
+    // the pause stays on and the transaction stays open: were the pause not on, they would stall.)
+    stopTheRunClock();
     expect(await pair('PAY_LATER_A', 'PAY_LATER_B')).toEqual(['processed', 'processed']);
     expect([...seen.keys()].map((i) => written(`PAY_${i}A`))).toEqual(seen.map(() => 1));
     expect([written('PAY_LATER_A'), written('PAY_LATER_B')]).toEqual([1, 1]);

@@ -16,14 +16,14 @@ const open = { waiting: 3, runs: 1, openForMs: 0.5, sincePauseMs: Number.POSITIV
 describe('isSlowRun: whether a run cost the runs before it their time', () => {
   it.each([
     [
-      'awaited (the loop turned) and held the connection past SLOW_RUN_MS',
-      { heldMs: SLOW_RUN_MS + 1, yielded: true },
+      'runs wait on its COMMIT, held the connection past SLOW_RUN_MS',
+      { heldMs: SLOW_RUN_MS + 1, waitingOnIt: 3 },
       true,
     ],
-    ['awaited, held exactly SLOW_RUN_MS', { heldMs: SLOW_RUN_MS, yielded: true }, false],
-    ['awaited briefly', { heldMs: 1, yielded: true }, false],
-    ['never yielded, held a second (CPU, a GC pause, the OS)', { heldMs: 1000, yielded: false }, false],
-    ['never yielded, quick', { heldMs: 0.1, yielded: false }, false],
+    ['one run waits, held it past SLOW_RUN_MS', { heldMs: SLOW_RUN_MS + 1, waitingOnIt: 1 }, true],
+    ['runs wait, held it exactly SLOW_RUN_MS', { heldMs: SLOW_RUN_MS, waitingOnIt: 3 }, false],
+    ['runs wait, quick', { heldMs: 0.2, waitingOnIt: 3 }, false],
+    ['the first of its transaction (nobody waits), held it a second', { heldMs: 1000, waitingOnIt: 0 }, false],
   ])('%s', (_case, hold, expected) => {
     expect(isSlowRun(hold)).toBe(expected);
   });
@@ -85,13 +85,18 @@ describe('SharedCommit', () => {
     expect(shared.staysOpen(5, 2)).toBe(true);
   });
 
-  it('a slow run (it awaited and held the connection past SLOW_RUN_MS) makes runs commit alone for a while; a quick one or one that never yielded does not', () => {
+  it('a slow run (runs before it waited, and it held the connection past SLOW_RUN_MS) makes runs commit alone for a while; a quick one, or a long one nobody waited on, does not', () => {
     const shared = new SharedCommit();
-    shared.ran({ heldMs: SLOW_RUN_MS, yielded: true }, 50);
-    shared.ran({ heldMs: 100 * SLOW_RUN_MS, yielded: false }, 55);
+    shared.began(0);
+    shared.ran(100 * SLOW_RUN_MS, 40); // the first of its transaction: nobody waits on it
+    void shared.await(); // it committed into the transaction; the next run joins
+    shared.ran(SLOW_RUN_MS, 50);
+    shared.landed();
     shared.began(60);
     expect(shared.staysOpen(5, 60)).toBe(true);
-    shared.ran({ heldMs: SLOW_RUN_MS + 1, yielded: true }, 100);
+    void shared.await();
+    shared.ran(SLOW_RUN_MS + 1, 100);
+    shared.landed();
     shared.began(101);
     expect(shared.staysOpen(5, 101)).toBe(false);
     shared.began(100 + ALONE_FOR_MS);
