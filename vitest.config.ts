@@ -7,10 +7,12 @@ import { isSecondRun, RUN_ONCE } from './test/setup/run-once.js';
  * store wait against `tokenStoreTimeout`, a payout drain against
  * the ideal): they run one at a time after everything else, on a
  * machine no other test file is loading, so that a figure they assert is the SDK's, not the
- * neighbour's.
+ * neighbour's. The fleet's one token: 16 processes whose Redis reads must answer within
+ * `tokenStoreTimeout` (a worker whose read is late fetches a token of its own, by design).
  */
 const TIMED = [
   'test/fleet/pacing*.test.ts',
+  'test/fleet/tokens.test.ts',
   'test/integration/client-pacing*.test.ts',
   'test/integration/redis-rate-*.test.ts',
   'test/integration/redis-pacing-client.test.ts',

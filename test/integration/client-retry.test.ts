@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AbortError, RateLimitError, ServiceUnavailableError, TimeoutError } from '../../src/index.js';
 import { wait as realSleep } from '../../src/core/wait.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 import { createMockGateway } from '../../src/testing/index.js';
 import { caught, clientFor, paymentParams } from '../helpers/client.js';
 import { captureConsoleWarn, MANY_CLIENTS_WARNING } from '../helpers/warnings.js';
@@ -35,7 +36,8 @@ describe('retries with backoff', () => {
   it('jitter is random: two runs wait different times', async () => {
     const runs: number[][] = [];
     for (let i = 0; i < 2; i++) {
-      const { gateway, delays } = clientFor(mock, { random: Math.random });
+      // Two generators of different seeds: two runs that draw the same millisecond cannot happen.
+      const { gateway, delays } = clientFor(mock, { random: seededRandom(i + 1) });
       mock.fault({ endpoint: 'payment.create', response: { type: 'status', status: 502, code: 'GATEWAY_ERROR' } });
       await gateway.payments.create(paymentParams());
       runs.push([...delays]);
@@ -171,18 +173,21 @@ describe('retries with backoff', () => {
   });
 
   it('an aborted signal stops a pending backoff at once', async () => {
-    const { gateway } = clientFor(mock, { sleep: realSleep, retry: { baseDelayMs: 30_000, jitterMs: 0 } });
+    const controller = new AbortController();
+    // The abort comes once the 30 s backoff has begun, however long the token and the first attempt took.
+    const sleep = (ms: number, signal?: AbortSignal) => {
+      const pending = realSleep(ms, signal);
+      setTimeout(() => controller.abort(), 50);
+      return pending;
+    };
+    const { gateway } = clientFor(mock, { sleep, retry: { baseDelayMs: 30_000, jitterMs: 0 } });
     mock.fault({
       endpoint: 'payment.create',
       times: 3,
       response: { type: 'status', status: 503, code: 'NO_GATEWAY_AVAILABLE' },
     });
-    const controller = new AbortController();
     const started = performance.now();
-    const promise = caught(gateway.payments.create(paymentParams(), { signal: controller.signal }));
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    controller.abort();
-    const error = await promise;
+    const error = await caught(gateway.payments.create(paymentParams(), { signal: controller.signal }));
     expect(error).toBeInstanceOf(AbortError);
     expect(error.code).toBe('ABORTED');
     expect(performance.now() - started).toBeLessThan(5_000);

@@ -96,7 +96,9 @@ describe("a when: 'after' fault", () => {
   });
 
   it('is not spent on a request refused with 429 (rate limit)', async () => {
-    const limited = createMockGateway({ rateLimits: { other: 1 }, rateLimitWindowMs: 200 });
+    // The mock's own clock: the window frees its slot when the test says, however slow the machine.
+    let clock = Date.now();
+    const limited = createMockGateway({ rateLimits: { other: 1 }, rateLimitWindowMs: 200, now: () => clock });
     const served = await limited.serve();
     try {
       const auth = await call(served, 'POST', '/auth/token', {
@@ -106,7 +108,7 @@ describe("a when: 'after' fault", () => {
       expect((await call(served, 'GET', '/payment/status/NOSUCHREF6', { token })).status).toBe(404);
       limited.fault({ endpoint: 'payment.status', when: 'after', response: { type: 'status', status: 502 } });
       expect((await call(served, 'GET', '/payment/status/NOSUCHREF6', { token })).status).toBe(429);
-      await new Promise((resolve) => setTimeout(resolve, 250)); // the window frees its slot
+      clock += 250; // the window frees its slot
       expect((await call(served, 'GET', '/payment/status/NOSUCHREF6', { token })).status).toBe(502);
     } finally {
       await served.close();

@@ -319,7 +319,10 @@ function handlerScenarios<Tx>(name: string, shop: Shop<Tx>): void {
           headers: { 'retry-after': expect.any(String) },
         });
         expect(ran).toEqual([]);
-        expect(await handler.handle(request)).toMatchObject({ status: 200, body: { outcome: 'processed' } });
+        // The gateway's retries: on a loaded machine one may again find no connection within 300 ms.
+        let answer = await handler.handle(request);
+        for (let attempt = 0; attempt < 5 && answer.status === 503; attempt++) answer = await handler.handle(request);
+        expect(answer).toMatchObject({ status: 200, body: { outcome: 'processed' } });
         expect(await shop.fulfilments(referenceId)).toBe(1);
       });
     }

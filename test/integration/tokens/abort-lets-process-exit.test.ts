@@ -14,10 +14,13 @@ const received: string[] = [];
 const sockets = new Set<Socket>();
 let server: Server;
 let baseUrl: string;
+/** What the server does once the token request has arrived (tells the child to abort). */
+let onTokenRequest = (): void => undefined;
 
 beforeAll(async () => {
   server = createServer((req) => {
     received.push(`${req.method} ${req.url}`); // never answers: the token request hangs
+    onTokenRequest();
   });
   server.on('connection', (socket) => sockets.add(socket));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -32,7 +35,8 @@ const child = `
 import { MyrGateway } from ${JSON.stringify(`${root}src/index.ts`)};
 const gateway = new MyrGateway({ baseUrl: process.env.BASE_URL, merchantId: 'M_EXIT', apiKey: 'sk_exit', allowInsecureLoopback: true });
 const controller = new AbortController();
-setTimeout(() => controller.abort(), 300);
+// Aborted once the token request is on the server, however slow the machine (a signal listener keeps nothing alive).
+process.once('SIGUSR2', () => controller.abort());
 try {
   await gateway.payments.retrieve('ORDER1', { signal: controller.signal });
   console.log('RESOLVED');
@@ -47,6 +51,7 @@ it('a process whose only call was aborted during a hanging token fetch exits on 
     env: { ...process.env, BASE_URL: baseUrl },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  onTokenRequest = () => proc.kill('SIGUSR2');
   let stdout = '';
   let stderr = '';
   proc.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
