@@ -18,6 +18,22 @@ afterAll(() => mock.close());
 // once that clients should be reused. Expected here: captured, and checked by the last test.
 const consoleWarnings = captureConsoleWarn();
 
+/**
+ * A signal aborted once `happened` holds (the service stored the record and holds its answer),
+ * polled every 5 ms: in flight by the service's own account, however slow the machine.
+ */
+function abortWhen(happened: () => boolean): AbortController {
+  const controller = new AbortController();
+  const watch = setInterval(() => {
+    if (!happened()) return;
+    clearInterval(watch);
+    controller.abort();
+  }, 5);
+  controller.signal.addEventListener('abort', () => clearInterval(watch));
+  setTimeout(() => clearInterval(watch), 10_000).unref();
+  return controller;
+}
+
 describe('payment create: an answer lost after the payment was made', () => {
   // These used to throw DuplicateReferenceError, which reads as the merchant's mistake; the
   // payment is the merchant's own, so the answer is a dedicated, typed one.
@@ -165,8 +181,7 @@ describe('payment create: an answer lost after the payment was made', () => {
     await gateway.payments.create(paymentParams()); // token cached
     const params = paymentParams();
     mock.fault({ endpoint: 'payment.create', when: 'after', response: { type: 'delay', ms: 1_000 } });
-    const controller = new AbortController();
-    setTimeout(() => controller.abort(), 100);
+    const controller = abortWhen(() => mock.getPayment(params.reference_id) !== undefined);
     const error = await caught(gateway.payments.create(params, { signal: controller.signal }));
     expect(error.code).toBe('ABORTED');
     expect(error.message).toContain(`reference_id ${params.reference_id}`);
@@ -221,9 +236,9 @@ describe('withdrawals are sent at most once once they may have reached the servi
     const { gateway } = clientFor(mock);
     await gateway.payments.create(paymentParams()); // token cached
     mock.fault({ endpoint: 'withdraw', when: 'after', response: { type: 'delay', ms: 1_000 } });
-    const controller = new AbortController();
-    setTimeout(() => controller.abort(), 100);
-    const error = await caught(gateway.withdrawals.create(withdrawalParams(), { signal: controller.signal }));
+    const params = withdrawalParams();
+    const controller = abortWhen(() => mock.getWithdrawal(params.reference_id) !== undefined);
+    const error = await caught(gateway.withdrawals.create(params, { signal: controller.signal }));
     expect(error).toBeInstanceOf(OutcomeUnknownError);
   });
 

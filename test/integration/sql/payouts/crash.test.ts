@@ -7,9 +7,12 @@
  * another process that asks again with the same reference.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMockGateway, type MockHttpServer } from '../../../../src/testing/index.js';
-import { child, databasesForFile, gatewayOf, killed, outboxOn } from './processes.js';
+import { child, databasesForFile, gatewayOf, killed, killSurvivors, outboxOn } from './processes.js';
+
+// A child a failed or timed-out test left running is killed before the next test.
+afterEach(killSurvivors);
 
 const LEASE_MS = 1000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -126,6 +126,8 @@ export function child(env: Record<string, string>, until: string, messages: unkn
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  living.add(process_);
+  process_.once('exit', () => living.delete(process_));
   process_.on('message', (message) => messages.push(message));
   return new Promise((resolve, reject) => {
     process_.on('message', (message) => message === until && resolve(process_));
@@ -134,6 +136,15 @@ export function child(env: Record<string, string>, until: string, messages: unkn
     );
   });
 }
+
+/** The children started by {@link child} that have not exited. */
+const living = new Set<ChildProcess>();
+
+/**
+ * Kills every child still running (a test that failed or timed out before its own kill): an
+ * orphan would keep draining the outbox into the next test and hold the file open at teardown.
+ */
+export const killSurvivors = (): Promise<unknown> => Promise.all([...living].map((process_) => killed(process_)));
 
 /** Kills a child with SIGKILL; resolves once it exited. */
 export const killed = (process_: ChildProcess) =>
