@@ -171,10 +171,7 @@ export class SqliteRun implements SqlSession<DatabaseSync> {
     const { db, shared } = connection;
     const guard = this.#guard;
     if (guard.ended) return Promise.reject(usedAfterRun());
-    guard.ended = true;
-    guard.endIterators();
-    const now = performance.now();
-    if (this.#shares) shared.ran(now - this.#startedAt, now);
+    const now = this.#stop();
     try {
       // The work may have ended the transaction (and begun another): its claim must still be
       // there. (A COMMIT of the work's leaves it there, and no savepoint: RELEASE or COMMIT fails.)
@@ -227,6 +224,20 @@ export class SqliteRun implements SqlSession<DatabaseSync> {
   }
 
   /**
+   * The run is over, however it ends: `tx` refuses from now on, the iterators it opened end, and
+   * a ledger run's time on the connection is told to the shared COMMIT (a slow one pauses
+   * sharing). Answers that moment, read once.
+   */
+  #stop(): number {
+    const guard = this.#guard;
+    guard.ended = true;
+    guard.endIterators();
+    const now = performance.now();
+    if (this.#shares) this.#connection.shared.ran(now - this.#startedAt, now);
+    return now;
+  }
+
+  /**
    * Rolls back its part (once) and ends its turn; `tx` refuses from now on. A run that began the
    * transaction rolls all of it back (nothing else is in it yet); one that joined rolls back to its
    * SAVEPOINT, and the transaction goes on for the runs committed into it.
@@ -234,13 +245,8 @@ export class SqliteRun implements SqlSession<DatabaseSync> {
   #end(): void {
     const guard = this.#guard;
     if (guard.ended) return;
-    guard.ended = true;
-    guard.endIterators();
+    this.#stop();
     const connection = this.#connection;
-    if (this.#shares) {
-      const now = performance.now();
-      connection.shared.ran(now - this.#startedAt, now);
-    }
     if (!this.#joined) {
       try {
         connection.db.exec(ROLLBACK);
