@@ -4,7 +4,7 @@
  * app's own connection to it, and the ledger on a connection of its own to the same file.
  */
 import type { DatabaseSync } from 'node:sqlite';
-import { vi } from 'vitest';
+import { onTestFinished, vi } from 'vitest';
 import { fromSqlite, SqlLedger } from '../../src/sql/index.js';
 import { sqliteFile } from './sqlite-file.js';
 
@@ -20,7 +20,7 @@ export const breakForeignKey = (tx: DatabaseSync, id: string): void =>
   void tx.prepare('INSERT INTO shipments (id, parcel) VALUES (?, 7)').run(id);
 
 /**
- * Stops `performance.now()` until `vi.useRealTimers()`, for a test whose case is runs sharing one
+ * Stops `performance.now()` until the test ends, for a test whose case is runs sharing one
  * COMMIT: the shared transaction takes new runs for 5 ms of wall-clock time, and a busy machine
  * can deschedule the process past that between two runs, which then commit alone (correct, but
  * not the case under test); a run descheduled past SLOW_RUN_MS while others wait on it would
@@ -30,6 +30,9 @@ export const breakForeignKey = (tx: DatabaseSync, id: string): void =>
  */
 export function stopTheRunClock(): void {
   vi.useFakeTimers({ toFake: ['performance'] });
+  onTestFinished(() => {
+    vi.useRealTimers();
+  });
 }
 
 export const sleep = (ms: number): Promise<unknown> => new Promise((resolve) => setTimeout(resolve, ms));

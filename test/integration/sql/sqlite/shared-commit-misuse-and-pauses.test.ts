@@ -4,7 +4,7 @@
  * savepoint of the ledger's name left behind), and the webhook handler over concurrent deliveries.
  */
 import { DatabaseSync } from 'node:sqlite';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type SqlLedger, SqlPayouts } from '../../../../src/sql/index.js';
 import { createWebhookHandler, signCallback } from '../../../../src/webhooks/index.js';
 import { breakForeignKey, fulfil, once, sleep, sqliteShop, stopTheRunClock } from '../../../helpers/sqlite-shop.js';
@@ -53,10 +53,6 @@ const holds: [string, (app: DatabaseSync, id: string) => Promise<void> | void][]
 ];
 
 describe('what pauses sharing', () => {
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
   it('baseline: 40 fast runs at once share COMMITs', async () => {
     const { app, ledger, all } = await sqliteShop();
     stopTheRunClock(); // nothing pauses sharing but the runs, however busy the machine

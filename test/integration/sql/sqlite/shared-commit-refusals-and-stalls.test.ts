@@ -3,12 +3,8 @@
  * COMMIT is answered with that COMMIT (in flight if it fails), and a fast run's answer waits for,
  * but is never turned into a 503 by, the run let in after it.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { breakForeignKey, fulfil, once, sleep, sqliteShop, stopTheRunClock } from '../../../helpers/sqlite-shop.js';
-
-afterEach(() => {
-  vi.useRealTimers();
-});
 
 describe('a refusal read off another run that is not committed', () => {
   it("a second delivery is answered 'duplicate' only once the first one's record is committed", async () => {

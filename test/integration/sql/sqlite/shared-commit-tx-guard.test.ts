@@ -3,7 +3,7 @@
  * (a tag store kept past it would write into a later run's transaction), and how often a handler
  * runs when a joined run that may have ended the transaction fails.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../../../src/index.js';
 import { fulfil, once, sqliteShop, stopTheRunClock } from '../../../helpers/sqlite-shop.js';
 
@@ -58,10 +58,6 @@ describe("what tx refuses because it would outlast the run on the ledger's conne
 });
 
 describe('a joined run that used tx.exec and then threw', () => {
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
   it('re-runs each run before it once (not more), and every processed run is committed once', async () => {
     const { app, ledger, written } = await sqliteShop();
     stopTheRunClock(); // A, B and C share one transaction, however busy the machine.

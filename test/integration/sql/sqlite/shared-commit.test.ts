@@ -7,7 +7,7 @@
  * ledger's file and the app's own connection reading them.
  */
 import type { DatabaseSync } from 'node:sqlite';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../../../src/index.js';
 import { fulfil, once, sqliteShop, stopTheRunClock } from '../../../helpers/sqlite-shop.js';
 
@@ -15,10 +15,6 @@ const RUNS = 40;
 const keys = Array.from({ length: RUNS }, (_, i) => `order-${i}`);
 
 describe('SQLite: runs waiting their turn share a COMMIT', () => {
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
   it('each run is answered only once its write is committed (the app reads it then), and runs share COMMITs: fewer moments of commit than runs', async () => {
     const { app, ledger, written, all } = await sqliteShop();
     stopTheRunClock(); // the runs share COMMITs, however busy the machine
