@@ -9,12 +9,17 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMockGateway, type MockHttpServer } from '../../../../src/testing/index.js';
-import { child, databasesForFile, gatewayOf, killed, killSurvivors, outboxOn } from './processes.js';
+import { child, databasesForFile, gatewayOf, killed, killSurvivors, outboxOn, untilChildGets } from './processes.js';
 
 // A child a failed or timed-out test left running is killed before the next test.
 afterEach(killSurvivors);
 
 const LEASE_MS = 1000;
+/**
+ * The lease of the test that reads it still holding: between the child's claim and the test's own
+ * drain there are a poll, a kill and a query, which a loaded machine can stretch past 1 s.
+ */
+const HELD_LEASE_MS = 4000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const mock = createMockGateway();
@@ -28,9 +33,9 @@ afterAll(async () => {
 const DBS = databasesForFile(['postgres', 'mysql', 'sqlite']);
 
 describe.each(DBS)('a merchant process killed with SIGKILL, on $name', (db) => {
-  async function setup() {
+  async function setup(leaseMs = LEASE_MS) {
     const { payouts, env: shared } = await outboxOn(db, mock, server);
-    const env = { ...shared, LEASE_MS: String(LEASE_MS) };
+    const env = { ...shared, LEASE_MS: String(leaseMs) };
     const gateway = gatewayOf(mock, server);
     const reference = `PAYOUT${randomUUID().replaceAll('-', '').slice(0, 16)}`;
     return { payouts, env, gateway, reference };
@@ -50,7 +55,7 @@ describe.each(DBS)('a merchant process killed with SIGKILL, on $name', (db) => {
 
   it('after the worker committed its claim, before any request left: taken over after the lease, created once', async () => {
     mock.reset();
-    const { payouts, env, gateway, reference } = await setup();
+    const { payouts, env, gateway, reference } = await setup(HELD_LEASE_MS);
     await payouts.transaction(({ tx }) =>
       payouts.stage(tx, {
         amount: '250.00',
@@ -63,12 +68,12 @@ describe.each(DBS)('a merchant process killed with SIGKILL, on $name', (db) => {
     // The child's token request is held: its claim is committed, its withdrawal not yet sent.
     mock.fault({ endpoint: 'auth', response: { type: 'delay', ms: 5000 } });
     const worker = await child({ ...env, MODE: 'drain' }, 'draining');
-    while ((await payouts.get(reference))?.state !== 'sending') await sleep(20);
+    await untilChildGets(worker, 'its claim', async () => (await payouts.get(reference))?.state === 'sending');
     await killed(worker);
     expect(mock.count('withdraw')).toBe(0);
     // Its lease still holds the payout: nothing is taken before it runs out.
     expect(await payouts.worker(gateway).drain()).toMatchObject({ sent: 0 });
-    await sleep(LEASE_MS);
+    await sleep(HELD_LEASE_MS);
     expect(await payouts.worker(gateway).drain()).toMatchObject({ sent: 1 });
     expect(await payouts.get(reference)).toMatchObject({
       state: 'sent',
@@ -92,7 +97,7 @@ describe.each(DBS)('a merchant process killed with SIGKILL, on $name', (db) => {
     );
     mock.fault({ endpoint: 'withdraw', response: { type: 'delay', ms: 3000 } });
     const worker = await child({ ...env, MODE: 'drain' }, 'draining');
-    while (mock.count('auth') < 1) await sleep(20);
+    await untilChildGets(worker, 'its token request', () => mock.count('auth') >= 1);
     await sleep(300);
     await killed(worker);
     await sleep(LEASE_MS);
@@ -117,7 +122,7 @@ describe.each(DBS)('a merchant process killed with SIGKILL, on $name', (db) => {
     );
     mock.fault({ endpoint: 'withdraw', when: 'after', response: { type: 'delay', ms: 3000 } });
     const worker = await child({ ...env, MODE: 'drain' }, 'draining');
-    while (mock.getWithdrawal(reference) === undefined) await sleep(20);
+    await untilChildGets(worker, 'its withdrawal', () => mock.getWithdrawal(reference) !== undefined);
     await killed(worker);
     expect(await payouts.get(reference)).toMatchObject({ state: 'sending', attempts: 1 });
     await sleep(LEASE_MS);

@@ -15,6 +15,7 @@ import {
   killSurvivors,
   outboxOn,
   told,
+  untilChildGets,
   type ProcessDb,
 } from './processes.js';
 
@@ -84,7 +85,7 @@ describe('a worker killed with its request in flight, the default lease', () => 
     const { mock, server, payouts, env, reference } = await setup(db);
     mock.fault({ endpoint: 'withdraw', response: { type: 'delay', ms: 3000 } });
     const draining = await child({ ...env, MODE: 'drain' }, 'draining');
-    while (mock.count('withdraw') < 1) await sleep(20);
+    await untilChildGets(draining, 'its withdrawal', () => mock.count('withdraw') >= 1);
     await killed(draining);
     const killedAt = Date.now();
     expect(await payouts.get(reference)).toMatchObject({ state: 'sending', attempts: 1 });

@@ -154,6 +154,32 @@ export const killed = (process_: ChildProcess) =>
     process_.kill('SIGKILL');
   });
 
+/** How long {@link untilChildGets} waits for what a child is doing: far past any step of these tests. */
+const CHILD_STEP_MS = 15_000;
+
+/**
+ * Resolves once `condition` holds, read every 20 ms while `process_` works towards it. Rejects at
+ * once, naming `what`, when the child exits first (it failed: its stderr is the test's), and
+ * after {@link CHILD_STEP_MS}: a wait that never ends would cost the test its whole timeout and
+ * say nothing of where it stopped.
+ */
+export async function untilChildGets(
+  process_: ChildProcess,
+  what: string,
+  condition: () => boolean | Promise<boolean>,
+): Promise<void> {
+  const since = Date.now();
+  while (!(await condition())) {
+    if (process_.exitCode !== null || process_.signalCode !== null)
+      throw new Error(
+        `sql/payouts/child.ts exited (${String(process_.exitCode ?? process_.signalCode)}) before ${what}`,
+      );
+    if (Date.now() - since > CHILD_STEP_MS)
+      throw new Error(`sql/payouts/child.ts had not got to ${what} after ${CHILD_STEP_MS} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** What child.ts told under `key` (`report`, `refused`, `began`, …), in the order it arrived. */
 export const told = (messages: readonly unknown[], key: string): unknown[] =>
   messages.flatMap((message) =>
