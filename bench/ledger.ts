@@ -12,6 +12,11 @@
  * timeout, or its check before COMMIT. The ledger ÷ the one-row floor says what exactly once for
  * good costs against the cheapest write; ÷ the two-row floor, what the ledger adds to its own writes.
  *
+ * A second table gives each loop's CPU per callback, on each side of the socket: this process (the
+ * client) and the database server (its processes' CPU, read from /proc; none for SQLite, which
+ * runs in this process). Where both share the machine's cores, a callback costs their sum: this
+ * says whether what the ledger adds is the client's work or the server's.
+ *
  * Rows whose server is not installed are skipped with a note.
  *
  * Run: `npx tsx bench/ledger.ts` (or `npm run bench`). Tune: BENCH_LEDGER_OPS, BENCH_ROUNDS.
@@ -40,6 +45,7 @@ import { hasMariadb, MariadbServer } from '../test/helpers/mariadb.js';
 import { recordStatements } from '../test/helpers/mysql2-statements.js';
 import { hasPostgres, PostgresServer } from '../test/helpers/postgres.js';
 import { envInt, machineInfo, median, table, timeRound } from './harness.js';
+import { pidIn, processTreeCpuMs } from './server-cpu.js';
 
 const RESULTS_FILE = fileURLToPath(new URL('./results/ledger.json', import.meta.url));
 const IN_FLIGHT = 64;
@@ -59,6 +65,17 @@ export interface LedgerBenchRow {
   statementsPerCallback: number | undefined;
   /** Statements of the floor per callback. */
   floorStatements: number | undefined;
+  /** CPU per callback of this process (the client), in µs, over the measured rounds. */
+  clientCpuUs: PerVariant;
+  /** CPU per callback of the database server, in µs (undefined: in-process, or /proc cannot say). */
+  serverCpuUs: PerVariant | undefined;
+}
+
+/** One figure for each of a row's three loops. */
+export interface PerVariant {
+  ledger: number;
+  floor: number;
+  twoRow: number;
 }
 
 let seq = 0;
@@ -77,26 +94,64 @@ function ledgerCallback<Tx>(ledger: SqlLedger<Tx>): () => Promise<void> {
   };
 }
 
+/** A row's three loops measured: median callbacks/s, and CPU per callback of client and server. */
+interface Rates {
+  perSec: PerVariant;
+  clientCpuUs: PerVariant;
+  serverCpuUs: PerVariant | undefined;
+}
+
+/**
+ * Times the three loops in interleaved rounds. `serverCpuMs` reads the server's CPU so far (ms),
+ * or undefined for a database in this process.
+ */
 async function rates(
-  ledgerOp: () => Promise<void>,
-  floorOp: () => Promise<void>,
-  twoRowOp: () => Promise<void>,
+  loops: Record<keyof PerVariant, () => Promise<void>>,
   ops: number,
   rounds: number,
-): Promise<{ ledger: number; floor: number; twoRow: number }> {
+  serverCpuMs: () => number | undefined = () => undefined,
+): Promise<Rates> {
   const warm = Math.min(ops, 300);
-  for (const op of [ledgerOp, floorOp, twoRowOp]) await timeRound(warm, IN_FLIGHT, op);
-  const ledger: number[] = [];
-  const floor: number[] = [];
-  const twoRow: number[] = [];
+  const names = ['ledger', 'floor', 'twoRow'] as const;
+  for (const name of names) await timeRound(warm, IN_FLIGHT, loops[name]);
+  const perSec = { ledger: [] as number[], floor: [] as number[], twoRow: [] as number[] };
+  const clientUs: PerVariant = { ledger: 0, floor: 0, twoRow: 0 };
+  const serverUs: PerVariant = { ledger: 0, floor: 0, twoRow: 0 };
+  let serverKnown = true;
   // Interleaved rounds: a slower moment of the shared machine falls on each.
   for (let r = 0; r < rounds; r++) {
-    ledger.push((await timeRound(ops, IN_FLIGHT, ledgerOp)).opsPerSec);
-    floor.push((await timeRound(ops, IN_FLIGHT, floorOp)).opsPerSec);
-    twoRow.push((await timeRound(ops, IN_FLIGHT, twoRowOp)).opsPerSec);
+    for (const name of names) {
+      const before = serverCpuMs();
+      const sample = await timeRound(ops, IN_FLIGHT, loops[name]);
+      const after = serverCpuMs();
+      perSec[name].push(sample.opsPerSec);
+      clientUs[name] += sample.cpuUsPerOp / rounds;
+      if (before === undefined || after === undefined) serverKnown = false;
+      else serverUs[name] += ((after - before) * 1000) / ops / rounds;
+    }
   }
-  return { ledger: median(ledger), floor: median(floor), twoRow: median(twoRow) };
+  return {
+    perSec: { ledger: median(perSec.ledger), floor: median(perSec.floor), twoRow: median(perSec.twoRow) },
+    clientCpuUs: clientUs,
+    serverCpuUs: serverKnown ? serverUs : undefined,
+  };
 }
+
+/** A bench row from its loops' rates. */
+const rowOf = (
+  client: string,
+  measured: Rates,
+  statements: { perCallback: number; floor: number } | undefined,
+): LedgerBenchRow => ({
+  client,
+  ledgerPerSec: measured.perSec.ledger,
+  floorPerSec: measured.perSec.floor,
+  twoRowFloorPerSec: measured.perSec.twoRow,
+  statementsPerCallback: statements?.perCallback,
+  floorStatements: statements?.floor,
+  clientCpuUs: measured.clientCpuUs,
+  serverCpuUs: measured.serverCpuUs,
+});
 
 /** The arguments of a fresh SUCCESS's claim, as the ledger gives its claim statement (a new payment each time). */
 function successClaimArgs() {
@@ -134,6 +189,8 @@ async function postgresRows(ops: number, rounds: number, only: ReadonlySet<RowNa
   const server = await PostgresServer.start({ durable: true });
   const rows: LedgerBenchRow[] = [];
   try {
+    const postmaster = pidIn(join(server.dir, 'data', 'postmaster.pid'));
+    const serverCpu = () => processTreeCpuMs(postmaster);
     const { pool, sent } = countingPgPool(server.url);
     const ledger = new SqlLedger(fromPg(pool), { table: 'bench_ledger_pg' });
     await ledger.ensureSchema();
@@ -173,15 +230,13 @@ async function postgresRows(ops: number, rounds: number, only: ReadonlySet<RowNa
       }
     };
     if (only.has('node-postgres')) {
-      const pgRates = await rates(ledgerCallback(ledger), floor, twoRows, ops, rounds);
-      rows.push({
-        client: 'node-postgres',
-        ledgerPerSec: pgRates.ledger,
-        floorPerSec: pgRates.floor,
-        twoRowFloorPerSec: pgRates.twoRow,
-        statementsPerCallback: await statementsOf(sent, ledgerCallback(ledger)),
-        floorStatements: await statementsOf(sent, floor),
-      });
+      const measured = await rates({ ledger: ledgerCallback(ledger), floor, twoRow: twoRows }, ops, rounds, serverCpu);
+      rows.push(
+        rowOf('node-postgres', measured, {
+          perCallback: await statementsOf(sent, ledgerCallback(ledger)),
+          floor: await statementsOf(sent, floor),
+        }),
+      );
     }
     await pool.end();
     if (!only.has('postgres.js')) return rows;
@@ -200,15 +255,13 @@ async function postgresRows(ops: number, rounds: number, only: ReadonlySet<RowNa
       ]);
       if (claimed.count !== 1) throw new Error('two-row floor: claim refused');
     };
-    const jsRates = await rates(ledgerCallback(jsLedger), jsFloor, jsTwoRows, ops, rounds);
-    rows.push({
-      client: 'postgres.js (pipelined)',
-      ledgerPerSec: jsRates.ledger,
-      floorPerSec: jsRates.floor,
-      twoRowFloorPerSec: jsRates.twoRow,
-      statementsPerCallback: undefined,
-      floorStatements: undefined,
-    });
+    const measured = await rates(
+      { ledger: ledgerCallback(jsLedger), floor: jsFloor, twoRow: jsTwoRows },
+      ops,
+      rounds,
+      serverCpu,
+    );
+    rows.push(rowOf('postgres.js (pipelined)', measured, undefined));
     await sql.end({ timeout: 1 });
   } finally {
     await server.destroy();
@@ -259,15 +312,14 @@ async function mariadbRows(ops: number, rounds: number): Promise<LedgerBenchRow[
         connection.release();
       }
     };
-    const measured = await rates(ledgerCallback(ledger), floor, twoRows, ops, rounds);
-    const row = {
-      client: 'mysql2 (MariaDB)',
-      ledgerPerSec: measured.ledger,
-      floorPerSec: measured.floor,
-      twoRowFloorPerSec: measured.twoRow,
-      statementsPerCallback: await statementsOf(sent, ledgerCallback(ledger)),
-      floorStatements: await statementsOf(sent, floor),
-    };
+    const mysqld = pidIn(join(server.dir, 'mysqld.pid'));
+    const measured = await rates({ ledger: ledgerCallback(ledger), floor, twoRow: twoRows }, ops, rounds, () =>
+      processTreeCpuMs(mysqld),
+    );
+    const row = rowOf('mysql2 (MariaDB)', measured, {
+      perCallback: await statementsOf(sent, ledgerCallback(ledger)),
+      floor: await statementsOf(sent, floor),
+    });
     await pool.end();
     return [row];
   } finally {
@@ -315,18 +367,13 @@ async function sqliteRows(ops: number, rounds: number): Promise<LedgerBenchRow[]
       db.exec('COMMIT');
       await Promise.resolve();
     };
-    const measured = await rates(ledgerCallback(ledger), floor, sqliteTwoRows(db, 'bench_ledger'), ops, rounds);
+    const measured = await rates(
+      { ledger: ledgerCallback(ledger), floor, twoRow: sqliteTwoRows(db, 'bench_ledger') },
+      ops,
+      rounds,
+    );
     db.close();
-    return [
-      {
-        client: 'node:sqlite (WAL, synchronous=NORMAL)',
-        ledgerPerSec: measured.ledger,
-        floorPerSec: measured.floor,
-        twoRowFloorPerSec: measured.twoRow,
-        statementsPerCallback: undefined,
-        floorStatements: undefined,
-      },
-    ];
+    return [rowOf('node:sqlite (WAL, synchronous=NORMAL)', measured, undefined)];
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -364,9 +411,9 @@ export async function runLedgerBench(): Promise<void> {
         'client',
         `ledger callbacks/s (${IN_FLIGHT} in flight)`,
         'floor: insert+commit/s',
-        'ledger / floor',
+        'ledger / floor (issue 31 goal >= 0.8)',
         'two-row floor: claim+commit/s',
-        'ledger / two-row floor (goal >= 0.8)',
+        'ledger / two-row floor',
         'statements per callback (floor)',
       ],
       rows.map((r) => [
@@ -378,6 +425,20 @@ export async function runLedgerBench(): Promise<void> {
         `${(r.ledgerPerSec / r.twoRowFloorPerSec).toFixed(2)}x`,
         r.statementsPerCallback === undefined ? '-' : `${r.statementsPerCallback} (${r.floorStatements})`,
       ]),
+    ),
+  );
+  const us = (figures: PerVariant | undefined) =>
+    figures === undefined
+      ? '-'
+      : `${figures.ledger.toFixed(0)} / ${figures.floor.toFixed(0)} / ${figures.twoRow.toFixed(0)}`;
+  console.log(
+    table(
+      [
+        'client',
+        'client CPU µs per callback: ledger / floor / two-row',
+        'server CPU µs per callback: ledger / floor / two-row',
+      ],
+      rows.map((r) => [r.client, us(r.clientCpuUs), us(r.serverCpuUs)]),
     ),
   );
   await mkdir(fileURLToPath(new URL('./results/', import.meta.url)), { recursive: true });
