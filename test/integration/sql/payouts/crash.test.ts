@@ -1,7 +1,7 @@
 /**
  * SqlPayouts across a merchant process killed with SIGKILL (sql/payouts/child.ts), on real
  * PostgreSQL, MariaDB and SQLite, against the mock served over real HTTP: a payout committed and
- * never sent, one whose claim was committed before any request left, one whose request was in
+ * never sent, one whose claim was committed before its withdrawal left, one whose request was in
  * flight (the service holding its answer 3 s), and one killed after the service processed its
  * request but before its answer was written each end in exactly one withdrawal, sent by
  * another process that asks again with the same reference.
@@ -53,7 +53,7 @@ describe.each(DBS)('a merchant process killed with SIGKILL, on $name', (db) => {
     expect(accepted()).toHaveLength(1);
   }, 30_000);
 
-  it('after the worker committed its claim, before any request left: taken over after the lease, created once', async () => {
+  it('after the worker committed its claim, before its withdrawal request left: taken over after the lease, created once', async () => {
     mock.reset();
     const { payouts, env, gateway, reference } = await setup(HELD_LEASE_MS);
     await payouts.transaction(({ tx }) =>
@@ -68,7 +68,12 @@ describe.each(DBS)('a merchant process killed with SIGKILL, on $name', (db) => {
     // The child's token request is held: its claim is committed, its withdrawal not yet sent.
     mock.fault({ endpoint: 'auth', response: { type: 'delay', ms: 5000 } });
     const worker = await child({ ...env, MODE: 'drain' }, 'draining');
-    await untilChildGets(worker, 'its claim', async () => (await payouts.get(reference))?.state === 'sending');
+    // Its token request arrived (so the held answer is the child's, never the test's own worker's).
+    await untilChildGets(
+      worker,
+      'its claim and its token request',
+      async () => mock.count('auth') >= 1 && (await payouts.get(reference))?.state === 'sending',
+    );
     await killed(worker);
     expect(mock.count('withdraw')).toBe(0);
     // Its lease still holds the payout: nothing is taken before it runs out.
