@@ -7,12 +7,9 @@
  * another process that asks again with the same reference.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMockGateway, type MockHttpServer } from '../../../../src/testing/index.js';
-import { child, databasesForFile, gatewayOf, killed, killSurvivors, outboxOn, untilChildGets } from './processes.js';
-
-// A child a failed or timed-out test left running is killed before the next test.
-afterEach(killSurvivors);
+import { child, databasesForFile, gatewayOf, killed, outboxOn, untilChildGets } from './processes.js';
 
 const LEASE_MS = 1000;
 /**

@@ -4,13 +4,10 @@
  * they share: each payout sent once, at most one 429, and the drain within 1.3× the ideal. A
  * wall-clock bound: one of vitest.config.ts's TIMED files, run alone after the others.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMockGateway } from '../../../../src/testing/index.js';
 import { withdrawalParams } from '../../../helpers/client.js';
-import { child, databasesForFile, killed, killSurvivors, outboxOn, told } from './processes.js';
-
-// A child a failed or timed-out test left running is killed before the next test.
-afterEach(killSurvivors);
+import { child, databasesForFile, killed, outboxOn, told } from './processes.js';
 
 const PAYOUTS = 60;
 const PROCESSES = 3;

@@ -4,7 +4,7 @@
  * processes on one table is refused once, and a worker killed with its request in flight has its
  * payout taken over by another worker with the default lease, within 20 s.
  */
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createMockGateway, type MockHttpServer } from '../../../../src/testing/index.js';
 import { withdrawalParams } from '../../../helpers/client.js';
 import {
@@ -12,15 +12,11 @@ import {
   databasesForFile,
   gatewayOf,
   killed,
-  killSurvivors,
   outboxOn,
   told,
   untilChildGets,
   type ProcessDb,
 } from './processes.js';
-
-// A child a failed or timed-out test left running is killed before the next test.
-afterEach(killSurvivors);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const DBS = databasesForFile(['postgres', 'mysql', 'sqlite']);

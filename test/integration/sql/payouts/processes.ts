@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { DatabaseSync } from 'node:sqlite';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, onTestFinished } from 'vitest';
 import { MemoryRateLimiter, MemoryTokenStore, MyrGateway } from '../../../../src/index.js';
 import { SqlPayouts, fromMysql2, fromPg, fromSqlite, type SqlClient } from '../../../../src/sql/index.js';
 import type { MockGateway, MockHttpServer } from '../../../../src/testing/index.js';
@@ -117,8 +117,10 @@ export const gatewayOf = (mock: MockGateway, server: MockHttpServer) =>
   });
 
 /**
- * Starts sql/payouts/child.ts; resolves with it once it said `until`. Every message it sends is
- * pushed onto `messages`.
+ * Starts sql/payouts/child.ts, from inside a test; resolves with it once it said `until`. Every
+ * message it sends is pushed onto `messages`. It is killed when that test finishes, if still
+ * running (a test that failed or timed out before its own kill): an orphan would keep draining
+ * the outbox into the next test and hold the file open at teardown.
  */
 export function child(env: Record<string, string>, until: string, messages: unknown[] = []): Promise<ChildProcess> {
   const process_ = fork(CHILD, [], {
@@ -126,8 +128,7 @@ export function child(env: Record<string, string>, until: string, messages: unkn
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  living.add(process_);
-  process_.once('exit', () => living.delete(process_));
+  onTestFinished(() => killed(process_));
   process_.on('message', (message) => messages.push(message));
   return new Promise((resolve, reject) => {
     process_.on('message', (message) => message === until && resolve(process_));
@@ -136,15 +137,6 @@ export function child(env: Record<string, string>, until: string, messages: unkn
     );
   });
 }
-
-/** The children started by {@link child} that have not exited. */
-const living = new Set<ChildProcess>();
-
-/**
- * Kills every child still running (a test that failed or timed out before its own kill): an
- * orphan would keep draining the outbox into the next test and hold the file open at teardown.
- */
-export const killSurvivors = (): Promise<unknown> => Promise.all([...living].map((process_) => killed(process_)));
 
 /** Kills a child with SIGKILL; resolves once it exited. */
 export const killed = (process_: ChildProcess) =>
