@@ -78,11 +78,13 @@ export interface SqlClient<Tx> {
   /** The dialect the ledger writes for this client. */
   readonly dialect: SqlDialect;
   /**
-   * @internal Opens a transaction whose lock waits give up after `lockTimeoutMs`. `sharesCommit`:
-   * the session is a ledger run, whose time is bounded, so a client with one writer (SQLite) may
-   * let it share one COMMIT with the runs beside it; any other session commits alone.
+   * @internal Opens a transaction whose lock waits give up after `lockTimeoutMs`. `ledgerRun`:
+   * the session is a ledger run, whose time is bounded and whose first act is a statement of its
+   * own (its claim), sent before its `tx` is handed out. A client with one writer (SQLite) may
+   * then let it share one COMMIT with the runs beside it, and node-postgres sends BEGIN with that
+   * statement, in its round trip; any other session commits alone and is open once this resolves.
    */
-  begin(lockTimeoutMs: number, sharesCommit?: boolean): Promise<SqlSession<Tx>>;
+  begin(lockTimeoutMs: number, ledgerRun?: boolean): Promise<SqlSession<Tx>>;
   /**
    * @internal Whether `commit(held)` rejects (code `25P02`) when the transaction is no longer the
    * ledger's (Postgres: COMMIT of an aborted transaction answers ROLLBACK, and a SET LOCAL mark is

@@ -133,8 +133,8 @@ class Budget<Tx> implements RunBudget<Tx>, SqlClient<Tx> {
     return Promise.race([pending, this.#spent]);
   }
 
-  async begin(lockTimeoutMs: number, sharesCommit?: boolean): Promise<SqlSession<Tx>> {
-    const opening = this.#client.begin(lockTimeoutMs, sharesCommit);
+  async begin(lockTimeoutMs: number, ledgerRun?: boolean): Promise<SqlSession<Tx>> {
+    const opening = this.#client.begin(lockTimeoutMs, ledgerRun);
     const session = await this.beforeEnd(opening);
     if (session !== EXPIRED) return new Bounded(this, session);
     // The connection came too late for this run: given back as soon as it arrives.

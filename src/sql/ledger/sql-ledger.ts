@@ -238,7 +238,8 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
     try {
       // The run's (bounded by its time) session, known by its tx while open, so the work may stage
       // a payout in it (SqlPayouts.stage); giving up on a timed-out run takes the bounded one.
-      // A run's time is bounded: on SQLite it may share a COMMIT with the runs beside it.
+      // A ledger run: its time is bounded (on SQLite it may share a COMMIT with the runs beside
+      // it), and its claim comes before anything else (node-postgres sends BEGIN with it).
       bounded = await client.begin(this.#lockTimeoutMs, true);
       session = tracked(bounded);
     } catch (error) {

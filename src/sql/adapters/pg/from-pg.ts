@@ -5,13 +5,14 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
 import { ConfigurationError } from '../../../core/errors/base.js';
 import { aborted } from '../../database-errors.js';
 import { beginRun, CHECK_THEN_COMMIT, transactionNotOpen } from '../../dialects/postgres/session.js';
-import { rolledBack, type SqlClient, type SqlResult, type SqlSession } from '../../sql-client.js';
+import { rolledBack, usedAfterRun, type SqlClient, type SqlResult, type SqlSession } from '../../sql-client.js';
 import { preparing, rowsOf } from '../adapter-options.js';
-import { guardedTx } from './pg-tx.js';
+import { openInOneRoundTrip, preparedStatementGone } from './begin-in-one-round-trip.js';
+import { guardedTx, usedBeforeClaim } from './pg-tx.js';
+import { statementName } from './statement-names.js';
 
 /** A node-postgres client checked out of a pool (`pg.PoolClient`), as the ledger drives it. */
 export interface PgClientLike {
@@ -60,15 +61,6 @@ export interface PgLedgerOptions {
    * ```
    */
   prepare?: boolean | undefined;
-}
-
-// One name per statement text: the table's name is in the text, so two ledgers never share one.
-const statementNames = new Map<string, string>();
-function statementName(text: string): string {
-  let name = statementNames.get(text);
-  if (name === undefined)
-    statementNames.set(text, (name = `myr_gateway_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`));
-  return name;
 }
 
 /** A node-postgres `Pool` (or anything with its promise `connect()`). */
@@ -131,9 +123,13 @@ export function fromPg<P extends PgPoolLike>(pool: P, options: PgLedgerOptions =
   return {
     dialect: 'postgres',
     commitChecked: true,
-    async begin(lockTimeoutMs) {
+    async begin(lockTimeoutMs, ledgerRun = false) {
       const { client, stopListening } = await checkOut<PgClientOf<P> & PgClientLike>(pool);
-      const session = pgSession(client, prepare, stopListening);
+      // A ledger run's first act is its claim: BEGIN leaves with it, in its round trip. A client
+      // in node-postgres's pipeline mode takes no submittable; it opens as any other.
+      if (ledgerRun && Reflect.get(client, 'pipeline') !== true)
+        return pgSession(client, prepare, stopListening, lockTimeoutMs);
+      const session = pgSession(client, prepare, stopListening, undefined);
       try {
         // One round trip (simple protocol): BEGIN, the run's lock_timeout (a checked integer), and
         // the mark of this transaction COMMIT's check reads.
@@ -202,17 +198,38 @@ function checkOut<C extends PgClientLike>(
   });
 }
 
-function pgSession<C extends PgClientLike>(client: C, prepare: boolean, stopListening: () => void): SqlSession<C> {
+/**
+ * The session of a checked-out client. `opening`: BEGIN is not sent yet; it leaves with the first
+ * statement (a ledger run's claim), in one round trip, with this lock bound. Until then nothing
+ * is open: COMMIT and ROLLBACK have nothing to end, and `tx` is refused.
+ */
+function pgSession<C extends PgClientLike>(
+  client: C,
+  prepare: boolean,
+  stopListening: () => void,
+  opening: number | undefined,
+): SqlSession<C> {
   let open = true;
-  const end = (destroy?: Error) => {
+  let unopened = opening;
+  // Set once the connection answered that a statement prepared on it is gone (DEALLOCATE ALL ran
+  // on it): node-postgres would go on binding the ones it prepared, so it is not given back.
+  let lostStatements: Error | undefined;
+  const end = (destroy: Error | undefined = lostStatements) => {
     if (!open) return;
     open = false;
     // A destroyed client keeps the listener: its socket may still report the closing.
     if (!destroy) stopListening();
     client.release(destroy);
   };
-  const work = guardedTx(client, () => !open);
+  const noticeLostStatements = (error: unknown) => {
+    if (preparedStatementGone(error))
+      lostStatements = new Error('myr-gateway: the connection lost its prepared statements (DEALLOCATE ALL)');
+  };
+  const work = guardedTx(client, () =>
+    !open ? usedAfterRun() : unopened === undefined ? undefined : usedBeforeClaim(),
+  );
   const rollback = async () => {
+    if (unopened !== undefined) return end();
     try {
       await client.query('ROLLBACK');
       end();
@@ -223,13 +240,29 @@ function pgSession<C extends PgClientLike>(client: C, prepare: boolean, stopList
   return {
     tx: work.tx,
     async query(text, values): Promise<SqlResult> {
+      if (unopened !== undefined) {
+        const lockTimeoutMs = unopened;
+        unopened = undefined;
+        // Only a statement with parameters goes in the pipeline (one statement per Parse); the
+        // schema's DDL, without any, may hold several.
+        if (values.length > 0)
+          return openInOneRoundTrip(client, lockTimeoutMs, { text, values }, prepare, noticeLostStatements);
+        await client.query(beginRun(lockTimeoutMs));
+      }
       // Only statements with parameters: the run's, never the schema's DDL.
-      const result = await (prepare && values.length > 0
-        ? client.query({ name: statementName(text), text, values: [...values] })
-        : client.query(text, [...values]));
+      const result = await (
+        prepare && values.length > 0
+          ? client.query({ name: statementName(text), text, values: [...values] })
+          : client.query(text, [...values])
+      ).catch((error: unknown) => {
+        noticeLostStatements(error);
+        throw error;
+      });
       return { rows: rowsOf(result.rows), affected: result.rowCount ?? 0 };
     },
     async commit() {
+      // Nothing was sent: nothing to commit.
+      if (unopened !== undefined) return end();
       // Several statements in one simple query answer one result each: COMMIT's is the last.
       let answer: unknown;
       try {

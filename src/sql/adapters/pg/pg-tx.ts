@@ -6,8 +6,8 @@
  *
  * @module
  */
+import { ConfigurationError } from '../../../core/errors/base.js';
 import { CommitCheck } from '../tx/commit-check.js';
-import { usedAfterRun } from '../../sql-client.js';
 import type { PgClientLike } from './from-pg.js';
 import { secretFree, showsItself } from '../tx/secret-free.js';
 
@@ -16,6 +16,17 @@ const failureLeavesAborted = () => false;
 
 /** node-postgres's members that send nothing and reach nothing underneath: the work may use them as it likes. */
 const SENDS_NOTHING = new Set<string | symbol>(['escapeLiteral', 'escapeIdentifier']);
+
+/**
+ * What a statement sent through `tx` before the run's claim is refused with (nothing is sent): a
+ * ledger run's BEGIN leaves with its claim, and `tx` is handed out only after it.
+ */
+export function usedBeforeClaim(): ConfigurationError {
+  return new ConfigurationError(
+    "a query was sent through the ledger's tx before its claim (nothing was sent): tx is the handler's, once the run is claimed",
+    'tx',
+  );
+}
 
 /**
  * What `tx` shows of itself in a log (util.inspect, with hidden properties too) or in JSON: which
@@ -42,11 +53,10 @@ class PgTx {
  */
 export function guardedTx<C extends PgClientLike>(
   client: C,
-  ended: () => boolean,
+  refusal: () => Error | undefined,
 ): { readonly tx: C; mayHaveEnded(): boolean } {
   const check = new CommitCheck(failureLeavesAborted);
-  const refuse = (args: readonly unknown[]): unknown => {
-    const refused = usedAfterRun();
+  const refuse = (refused: Error, args: readonly unknown[]): unknown => {
     const [first] = args;
     const callback = args.at(-1);
     if (typeof callback === 'function') {
@@ -70,7 +80,10 @@ export function guardedTx<C extends PgClientLike>(
       if (showsItself(key)) return show;
       const value: unknown = Reflect.get(client, key);
       if (key === 'query' && typeof value === 'function')
-        return (...args: unknown[]): unknown => (ended() ? refuse(args) : check.send(value, client, args, false));
+        return (...args: unknown[]): unknown => {
+          const refused = refusal();
+          return refused === undefined ? check.send(value, client, args, false) : refuse(refused, args);
+        };
       // A method, or an object underneath (the connection): it may send past this Proxy.
       if (!SENDS_NOTHING.has(key) && (typeof value === 'function' || (typeof value === 'object' && value !== null)))
         check.touch();

@@ -155,7 +155,9 @@ export function fromSqlite(
     maxRunMs,
     commitChecked: true,
     sharesCommit: true,
-    async begin(lockTimeoutMs, sharesCommit = false) {
+    async begin(lockTimeoutMs, ledgerRun = false) {
+      // A ledger run's time is bounded: it may share a COMMIT with the runs beside it.
+      const sharesCommit = ledgerRun;
       const deadline = Date.now() + lockTimeoutMs;
       const turn = await connection.turns.take(lockTimeoutMs);
       // The run before let this one into its transaction (their COMMIT is shared); a session

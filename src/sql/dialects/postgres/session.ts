@@ -23,6 +23,14 @@ const lockTimeout = (lockTimeoutMs: number) => `SET LOCAL lock_timeout = ${lockT
 export const beginRun = (lockTimeoutMs: number): string =>
   `BEGIN; ${lockTimeout(lockTimeoutMs)}; SET LOCAL ${LEDGER_TX} = 'on'`;
 
+/**
+ * The run's lock bound (`$1`, ms) and the mark of the ledger's transaction, as one statement with
+ * a parameter: what {@link beginRun}'s SET LOCALs set (`set_config(…, true)` lasts until the
+ * transaction ends), in a form prepared once per connection, which node-postgres sends behind
+ * BEGIN and before the claim in one round trip.
+ */
+export const BOUND_AND_MARKED = `SELECT set_config('lock_timeout', $1, true) AS lock_timeout, set_config('${LEDGER_TX}', 'on', true) AS ledger_tx`;
+
 /** The lock bound inside a transaction an ORM opened (ends with the transaction). */
 export const boundLockWaits = (lockTimeoutMs: number): string => lockTimeout(lockTimeoutMs);
 
