@@ -1,8 +1,8 @@
 /**
  * SQL ledger bench (issue 20): handled callbacks per second through SqlLedger with a no-op
  * handler at 64 in flight, against the floor of the same client doing one insert-if-absent plus
- * COMMIT per callback on the same database, side by side in one run; and the statements each
- * handled callback sends (round trips), counted on the client side. Postgres 15 (node-postgres,
+ * COMMIT per callback on the same database, side by side in one run; and the round trips each
+ * handled callback costs, counted on the client side. Postgres 15 (node-postgres,
  * postgres.js), MariaDB 10.11 (mysql2) and SQLite (node:sqlite), each server durable (fsync on).
  *
  * Each row also has a second floor, the two-row floor: the rows the ledger must write for a
@@ -61,10 +61,10 @@ export interface LedgerBenchRow {
   floorPerSec: number;
   /** Median of the ledger's two rows (its claim statement) + COMMIT per second, same client, in the floor's loop. */
   twoRowFloorPerSec: number;
-  /** Statements sent per handled callback (BEGIN and COMMIT included), when counted. */
-  statementsPerCallback: number | undefined;
-  /** Statements of the floor per callback. */
-  floorStatements: number | undefined;
+  /** Round trips per handled callback (BEGIN and COMMIT included; a pipeline under one Sync is one), when counted. */
+  roundTripsPerCallback: number | undefined;
+  /** Round trips of the floor per callback. */
+  floorRoundTrips: number | undefined;
   /** CPU per callback of this process (the client), in µs, over the measured rounds. */
   clientCpuUs: PerVariant;
   /** CPU per callback of the database server, in µs (undefined: in-process, or /proc cannot say). */
@@ -141,14 +141,14 @@ async function rates(
 const rowOf = (
   client: string,
   measured: Rates,
-  statements: { perCallback: number; floor: number } | undefined,
+  roundTrips: { perCallback: number; floor: number } | undefined,
 ): LedgerBenchRow => ({
   client,
   ledgerPerSec: measured.perSec.ledger,
   floorPerSec: measured.perSec.floor,
   twoRowFloorPerSec: measured.perSec.twoRow,
-  statementsPerCallback: statements?.perCallback,
-  floorStatements: statements?.floor,
+  roundTripsPerCallback: roundTrips?.perCallback,
+  floorRoundTrips: roundTrips?.floor,
   clientCpuUs: measured.clientCpuUs,
   serverCpuUs: measured.serverCpuUs,
 });
@@ -168,7 +168,7 @@ function successClaimArgs() {
   };
 }
 
-/** A node-postgres pool whose clients count the statements they send. */
+/** A node-postgres pool whose clients count their round trips (`query` calls: the ledger's opening pipeline is one). */
 function countingPgPool(url: string): { pool: pg.Pool; sent: string[] } {
   const pool = new pg.Pool({ connectionString: url, max: 16 });
   const sent: string[] = [];
@@ -179,7 +179,7 @@ function countingPgPool(url: string): { pool: pg.Pool; sent: string[] } {
   return { pool, sent };
 }
 
-async function statementsOf(sent: string[], op: () => Promise<void>): Promise<number> {
+async function roundTripsOf(sent: string[], op: () => Promise<void>): Promise<number> {
   sent.length = 0;
   await op();
   return sent.length;
@@ -233,8 +233,8 @@ async function postgresRows(ops: number, rounds: number, only: ReadonlySet<RowNa
       const measured = await rates({ ledger: ledgerCallback(ledger), floor, twoRow: twoRows }, ops, rounds, serverCpu);
       rows.push(
         rowOf('node-postgres', measured, {
-          perCallback: await statementsOf(sent, ledgerCallback(ledger)),
-          floor: await statementsOf(sent, floor),
+          perCallback: await roundTripsOf(sent, ledgerCallback(ledger)),
+          floor: await roundTripsOf(sent, floor),
         }),
       );
     }
@@ -317,8 +317,8 @@ async function mariadbRows(ops: number, rounds: number): Promise<LedgerBenchRow[
       processTreeCpuMs(mysqld),
     );
     const row = rowOf('mysql2 (MariaDB)', measured, {
-      perCallback: await statementsOf(sent, ledgerCallback(ledger)),
-      floor: await statementsOf(sent, floor),
+      perCallback: await roundTripsOf(sent, ledgerCallback(ledger)),
+      floor: await roundTripsOf(sent, floor),
     });
     await pool.end();
     return [row];
@@ -414,7 +414,7 @@ export async function runLedgerBench(): Promise<void> {
         'ledger / floor (issue 31 goal >= 0.8)',
         'two-row floor: claim+commit/s',
         'ledger / two-row floor',
-        'statements per callback (floor)',
+        'round trips per callback (floor)',
       ],
       rows.map((r) => [
         r.client,
@@ -423,7 +423,7 @@ export async function runLedgerBench(): Promise<void> {
         `${(r.ledgerPerSec / r.floorPerSec).toFixed(2)}x`,
         r.twoRowFloorPerSec.toFixed(0),
         `${(r.ledgerPerSec / r.twoRowFloorPerSec).toFixed(2)}x`,
-        r.statementsPerCallback === undefined ? '-' : `${r.statementsPerCallback} (${r.floorStatements})`,
+        r.roundTripsPerCallback === undefined ? '-' : `${r.roundTripsPerCallback} (${r.floorRoundTrips})`,
       ]),
     ),
   );
