@@ -91,10 +91,16 @@ export class BeginInOneRoundTrip {
   #reject!: (error: unknown) => void;
   #connection: object | undefined;
   #completed = 0;
-  #fields: readonly Field[] = [];
+  #columns: readonly { readonly name: string; readonly parse: (text: string) => unknown }[] = [];
   readonly #rows: Record<string, unknown>[] = [];
   #affected = 0;
-  #failed = false;
+  #settled = false;
+  /**
+   * Set by node-postgres when its `query_timeout` applies: its read-timeout timer is cleared only
+   * through a query's callback, so it is called once, with the outcome (otherwise the timer of
+   * every run would live on for `query_timeout`, holding the client).
+   */
+  callback: ((error: unknown) => void) | undefined;
 
   constructor(
     lockTimeoutMs: number,
@@ -146,16 +152,16 @@ export class BeginInOneRoundTrip {
   }
 
   handleRowDescription(message: { readonly fields: readonly Field[] }): void {
-    this.#fields = message.fields;
+    this.#columns = message.fields.map(({ name, dataTypeID }) => ({ name, parse: this.#parserOf(dataTypeID) }));
   }
 
   handleDataRow(message: { readonly fields: readonly (string | null)[] }): void {
     // Only the last statement's rows are the answer (the bounds' SELECT answers a row too).
     if (this.#completed !== this.#steps.length - 1) return;
     const row: Record<string, unknown> = {};
-    this.#fields.forEach((field, index) => {
+    this.#columns.forEach(({ name, parse }, index) => {
       const text = message.fields[index];
-      row[field.name] = text === null || text === undefined ? null : this.#parserOf(field.dataTypeID)(text);
+      row[name] = text === null || text === undefined ? null : parse(text);
     });
     this.#rows.push(row);
   }
@@ -179,20 +185,26 @@ export class BeginInOneRoundTrip {
 
   handleCopyData(): void {}
 
-  /** The first error: node-postgres sends nothing more to this submittable after it. */
+  /**
+   * The pipeline failed: the server's first error (it skips the rest, up to the Sync), the socket's,
+   * or node-postgres's `query_timeout` (the answers may still come after it: they change nothing).
+   */
   handleError(error: unknown): void {
-    if (this.#failed) return;
-    this.#failed = true;
+    if (this.#settled) return;
+    this.#settled = true;
     // Its statements must be parsed again on this connection.
     if (preparedStatementGone(error) && this.#connection !== undefined) prepared.delete(this.#connection);
     this.#reject(error);
+    this.callback?.(error);
   }
 
   handleReadyForQuery(): void {
-    if (this.#failed) return;
+    if (this.#settled) return;
+    this.#settled = true;
     const known = this.#connection === undefined ? undefined : prepared.get(this.#connection);
     for (const { name } of this.#steps) if (name !== '') known?.add(name);
     this.#resolve({ rows: this.#rows, affected: this.#affected });
+    this.callback?.(null);
   }
 }
 
@@ -206,6 +218,29 @@ function typeParserOf(client: object, dataTypeID: number): (text: string) => unk
     const value: unknown = Reflect.apply(parser, undefined, [text]);
     return value;
   };
+}
+
+/** node-postgres's protocol writers the pipeline uses on a client's connection. */
+const WRITERS = ['parse', 'bind', 'describe', 'execute', 'close', 'sync'] as const;
+
+/**
+ * Whether `client` can take the opening pipeline: node-postgres's JavaScript client, whose
+ * connection writes protocol messages, and not in its own `pipeline` mode (which refuses a
+ * submittable). The native client (`pg.native`) and a pool's double open as before, BEGIN first.
+ *
+ * @example
+ * ```ts
+ * if (ledgerRun && takesPipeline(client)) return pgSession(client, prepare, stopListening, lockTimeoutMs);
+ * ```
+ */
+export function takesPipeline(client: object): boolean {
+  if (Reflect.get(client, 'pipeline') === true) return false;
+  const connection: unknown = Reflect.get(client, 'connection');
+  return (
+    typeof connection === 'object' &&
+    connection !== null &&
+    WRITERS.every((writer) => typeof Reflect.get(connection, writer) === 'function')
+  );
 }
 
 /**
@@ -225,21 +260,22 @@ export async function openInOneRoundTrip(
   first: { readonly text: string; readonly values: readonly unknown[] },
   prepare: boolean,
   lostStatements: (error: unknown) => void,
-  again = true,
 ): Promise<SqlResult> {
-  const opening = new BeginInOneRoundTrip(lockTimeoutMs, first, prepare ? openingName : undefined, (oid) =>
-    typeParserOf(client, oid),
-  );
-  // node-postgres's query(submittable) form: not in PgClientLike, which a pool's double need not answer.
-  const query: unknown = Reflect.get(client, 'query');
-  if (typeof query !== 'function') throw new TypeError('the pool handed out a client without query()');
-  Reflect.apply(query, client, [opening]);
+  const parserOf = (oid: number) => typeParserOf(client, oid);
+  const open = () => {
+    const opening = new BeginInOneRoundTrip(lockTimeoutMs, first, prepare ? openingName : undefined, parserOf);
+    // node-postgres's query(submittable) form: not in PgClientLike, which a pool's double need not answer.
+    const query: unknown = Reflect.get(client, 'query');
+    if (typeof query !== 'function') throw new TypeError('the pool handed out a client without query()');
+    Reflect.apply(query, client, [opening]);
+    return opening.answer;
+  };
   try {
-    return await opening.answer;
+    return await open();
   } catch (error) {
     lostStatements(error);
-    if (!again || !preparedStatementGone(error)) throw error;
+    if (!preparedStatementGone(error)) throw error;
     await client.query('ROLLBACK');
-    return openInOneRoundTrip(client, lockTimeoutMs, first, prepare, lostStatements, false);
+    return open();
   }
 }

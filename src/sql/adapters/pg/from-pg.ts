@@ -10,7 +10,7 @@ import { aborted } from '../../database-errors.js';
 import { beginRun, CHECK_THEN_COMMIT, transactionNotOpen } from '../../dialects/postgres/session.js';
 import { rolledBack, usedAfterRun, type SqlClient, type SqlResult, type SqlSession } from '../../sql-client.js';
 import { preparing, rowsOf } from '../adapter-options.js';
-import { openInOneRoundTrip, preparedStatementGone } from './begin-in-one-round-trip.js';
+import { openInOneRoundTrip, preparedStatementGone, takesPipeline } from './begin-in-one-round-trip.js';
 import { guardedTx, usedBeforeClaim } from './pg-tx.js';
 import { statementName } from './statement-names.js';
 
@@ -126,9 +126,8 @@ export function fromPg<P extends PgPoolLike>(pool: P, options: PgLedgerOptions =
     async begin(lockTimeoutMs, ledgerRun = false) {
       const { client, stopListening } = await checkOut<PgClientOf<P> & PgClientLike>(pool);
       // A ledger run's first act is its claim: BEGIN leaves with it, in its round trip. A client
-      // in node-postgres's pipeline mode takes no submittable; it opens as any other.
-      if (ledgerRun && Reflect.get(client, 'pipeline') !== true)
-        return pgSession(client, prepare, stopListening, lockTimeoutMs);
+      // that cannot take the pipeline (see takesPipeline) opens as any other.
+      if (ledgerRun && takesPipeline(client)) return pgSession(client, prepare, stopListening, lockTimeoutMs);
       const session = pgSession(client, prepare, stopListening, undefined);
       try {
         // One round trip (simple protocol): BEGIN, the run's lock_timeout (a checked integer), and
@@ -212,7 +211,8 @@ function pgSession<C extends PgClientLike>(
   let open = true;
   let unopened = opening;
   // Set once the connection answered that a statement prepared on it is gone (DEALLOCATE ALL ran
-  // on it): node-postgres would go on binding the ones it prepared, so it is not given back.
+  // on it): node-postgres would go on binding the ones it prepared, so the rest of the run sends
+  // its statements unnamed, and the connection is not given back.
   let lostStatements: Error | undefined;
   const end = (destroy: Error | undefined = lostStatements) => {
     if (!open) return;
@@ -251,7 +251,7 @@ function pgSession<C extends PgClientLike>(
       }
       // Only statements with parameters: the run's, never the schema's DDL.
       const result = await (
-        prepare && values.length > 0
+        prepare && values.length > 0 && lostStatements === undefined
           ? client.query({ name: statementName(text), text, values: [...values] })
           : client.query(text, [...values])
       ).catch((error: unknown) => {

@@ -1,7 +1,9 @@
 /**
  * How a Postgres run's transaction opens, bounds its lock waits, proves it is still the ledger's
- * and commits; and Postgres's error codes the ledger reads. node-postgres and postgres.js send
- * {@link beginRun}; an ORM, whose transaction is open already, {@link boundLockWaits}.
+ * and commits; and Postgres's error codes the ledger reads. postgres.js sends {@link beginRun},
+ * and node-postgres too outside a ledger run; a node-postgres ledger run sends BEGIN and
+ * {@link BOUND_AND_MARKED} with its claim; an ORM, whose transaction is open already,
+ * {@link boundLockWaits}.
  *
  * @module
  */

@@ -139,6 +139,10 @@ it('a DEALLOCATE ALL the handler sends through tx costs no callback after it: th
       success('PAY_DEALLOC'),
     );
     expect(deallocating.outcome).toBe('processed');
+    // The first run after it is a resend: its opening prepares again, and its read of the payment's row goes unnamed.
+    expect((await ledger.run('payment:PAY_FIRST:SUCCESS', fulfil('PAY_FIRST'), success('PAY_FIRST'))).outcome).toBe(
+      'duplicate',
+    );
     const next = await ledger.run('payment:PAY_AFTER:SUCCESS', fulfil('PAY_AFTER'), success('PAY_AFTER'));
     expect(next.outcome).toBe('processed');
     expect((await ledger.run('payment:PAY_FIRST:SUCCESS', fulfil('PAY_FIRST'), success('PAY_FIRST'))).outcome).toBe(

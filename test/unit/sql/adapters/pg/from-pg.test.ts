@@ -41,6 +41,18 @@ describe('fromPg', () => {
     expect(sent).toEqual(["BEGIN; SET LOCAL lock_timeout = 750; SET LOCAL myr_gateway.ledger_tx = 'on'"]);
   });
 
+  it("opens a ledger run BEGIN first on a client whose connection writes no protocol messages (pg.native, a pool's double)", async () => {
+    const { pool, sent } = fakePool({ 'INSERT INTO t (k) VALUES ($1)': { command: 'INSERT', rowCount: 1 } });
+    const session = await fromPg(pool).begin(750, true);
+    expect(await session.query('INSERT INTO t (k) VALUES ($1)', ['a'])).toEqual({ rows: [], affected: 1 });
+    await session.commit(undefined);
+    expect(sent).toEqual([
+      "BEGIN; SET LOCAL lock_timeout = 750; SET LOCAL myr_gateway.ledger_tx = 'on'",
+      'INSERT INTO t (k) VALUES ($1)',
+      'COMMIT',
+    ]);
+  });
+
   it("prepares the run's statements once per connection under a name of their text, and BEGIN never", async () => {
     const { pool, named } = fakePool();
     const session = await fromPg(pool).begin(1000);
