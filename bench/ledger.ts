@@ -22,7 +22,9 @@
  * Run: `npx tsx bench/ledger.ts` (or `npm run bench`). Tune: BENCH_LEDGER_OPS, BENCH_ROUNDS.
  * BENCH_LEDGER_ONLY runs only the rows named, comma-separated, of `node-postgres`, `postgres.js`,
  * `mariadb` and `sqlite` (e.g. `BENCH_LEDGER_ONLY=sqlite npx tsx bench/ledger.ts`): on a shared
- * machine, one database at a time. Unset: every row.
+ * machine, one database at a time. Unset: every row. The ledger runs from dist/ (the built
+ * package, as merchants run it; built first when older than src/), or from src/ through tsx with
+ * BENCH_LEDGER_FROM=src (bench/sql-entry.ts says what that adds).
  *
  * @module
  */
@@ -35,7 +37,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import postgres from 'postgres';
-import { SqlLedger, fromMysql2, fromPg, fromPostgresJs, fromSqlite, type SqlClient } from '../src/sql/index.js';
+import type { SqlClient, SqlLedger } from '../src/sql/index.js';
 import { ledgerStatementsOf } from '../src/sql/dialects/ledger-statements-of.js';
 import { checkTableName } from '../src/sql/dialects/table-name.js';
 import { claimOf, markRow } from '../src/sql/ledger/claims.js';
@@ -46,6 +48,7 @@ import { recordStatements } from '../test/helpers/mysql2-statements.js';
 import { hasPostgres, PostgresServer } from '../test/helpers/postgres.js';
 import { envInt, machineInfo, median, table, timeRound } from './harness.js';
 import { pidIn, processTreeCpuMs } from './server-cpu.js';
+import { sqlEntry, type SqlEntry } from './sql-entry.js';
 
 const RESULTS_FILE = fileURLToPath(new URL('./results/ledger.json', import.meta.url));
 const IN_FLIGHT = 64;
@@ -185,14 +188,19 @@ async function roundTripsOf(sent: string[], op: () => Promise<void>): Promise<nu
   return sent.length;
 }
 
-async function postgresRows(ops: number, rounds: number, only: ReadonlySet<RowName>): Promise<LedgerBenchRow[]> {
+async function postgresRows(
+  sdk: SqlEntry,
+  ops: number,
+  rounds: number,
+  only: ReadonlySet<RowName>,
+): Promise<LedgerBenchRow[]> {
   const server = await PostgresServer.start({ durable: true });
   const rows: LedgerBenchRow[] = [];
   try {
     const postmaster = pidIn(join(server.dir, 'data', 'postmaster.pid'));
     const serverCpu = () => processTreeCpuMs(postmaster);
     const { pool, sent } = countingPgPool(server.url);
-    const ledger = new SqlLedger(fromPg(pool), { table: 'bench_ledger_pg' });
+    const ledger = new sdk.SqlLedger(sdk.fromPg(pool), { table: 'bench_ledger_pg' });
     await ledger.ensureSchema();
     // The floor's table has the ledger's shape (its key and its expiry index): the same writes per insert.
     await pool.query(
@@ -242,7 +250,7 @@ async function postgresRows(ops: number, rounds: number, only: ReadonlySet<RowNa
     if (!only.has('postgres.js')) return rows;
 
     const sql = postgres(server.url, { max: 16, onnotice: () => undefined });
-    const jsLedger = new SqlLedger(fromPostgresJs(sql), { table: 'bench_ledger_pg' });
+    const jsLedger = new sdk.SqlLedger(sdk.fromPostgresJs(sql), { table: 'bench_ledger_pg' });
     const jsFloor = async () => {
       await sql.begin((tx) => [
         tx`INSERT INTO bench_floor_pg (ledger_key, expires_at) VALUES (${`k:${++seq}`}, ${Date.now() + DAY}) ON CONFLICT DO NOTHING`,
@@ -269,15 +277,15 @@ async function postgresRows(ops: number, rounds: number, only: ReadonlySet<RowNa
   return rows;
 }
 
-async function mariadbRows(ops: number, rounds: number): Promise<LedgerBenchRow[]> {
+async function mariadbRows(sdk: SqlEntry, ops: number, rounds: number): Promise<LedgerBenchRow[]> {
   const server = await MariadbServer.start({ durable: true });
   try {
     const pool = mysql.createPool({ ...server.options, connectionLimit: 16 });
     const sent: string[] = [];
     // mysql2's callback connection, whatever the pool's typings say.
     pool.on('connection', (core: object) => recordStatements(core, sent));
-    const counted: SqlClient<mysql.PoolConnection> = fromMysql2(pool);
-    const ledger = new SqlLedger(counted, { table: 'bench_ledger_mysql' });
+    const counted: SqlClient<mysql.PoolConnection> = sdk.fromMysql2(pool);
+    const ledger = new sdk.SqlLedger(counted, { table: 'bench_ledger_mysql' });
     await ledger.ensureSchema();
     await pool.query(
       'CREATE TABLE bench_floor_mysql (ledger_key VARCHAR(255) PRIMARY KEY, expires_at BIGINT NOT NULL, INDEX expires_at_idx (expires_at)) ENGINE=InnoDB',
@@ -350,11 +358,11 @@ function sqliteTwoRows(db: DatabaseSync, table: string): () => Promise<void> {
   };
 }
 
-async function sqliteRows(ops: number, rounds: number): Promise<LedgerBenchRow[]> {
+async function sqliteRows(sdk: SqlEntry, ops: number, rounds: number): Promise<LedgerBenchRow[]> {
   const dir = mkdtempSync(join(tmpdir(), 'myr-ledger-bench-'));
   try {
     const file = join(dir, 'ledger.db');
-    const ledger = new SqlLedger(fromSqlite(file), { table: 'bench_ledger' });
+    const ledger = new sdk.SqlLedger(sdk.fromSqlite(file), { table: 'bench_ledger' });
     await ledger.ensureSchema();
     const db = new DatabaseSync(file);
     db.exec(
@@ -394,16 +402,18 @@ export async function runLedgerBench(): Promise<void> {
   const ops = envInt('BENCH_LEDGER_OPS', 2_000);
   const rounds = envInt('BENCH_ROUNDS', 5);
   const only = rowsAsked();
+  const { sdk, from } = await sqlEntry();
+  console.log(`SqlLedger and its adapters from ${from === 'dist' ? 'dist/ (the built package)' : 'src/ through tsx'}`);
   const rows: LedgerBenchRow[] = [];
   if (only.has('node-postgres') || only.has('postgres.js')) {
-    if (hasPostgres()) rows.push(...(await postgresRows(ops, rounds, only)));
+    if (hasPostgres()) rows.push(...(await postgresRows(sdk, ops, rounds, only)));
     else console.log('PostgreSQL 15 is not installed: Postgres rows skipped');
   }
   if (only.has('mariadb')) {
-    if (hasMariadb()) rows.push(...(await mariadbRows(ops, rounds)));
+    if (hasMariadb()) rows.push(...(await mariadbRows(sdk, ops, rounds)));
     else console.log('MariaDB is not installed: MariaDB rows skipped');
   }
-  if (only.has('sqlite')) rows.push(...(await sqliteRows(ops, rounds)));
+  if (only.has('sqlite')) rows.push(...(await sqliteRows(sdk, ops, rounds)));
 
   console.log(
     table(
@@ -444,7 +454,7 @@ export async function runLedgerBench(): Promise<void> {
   await mkdir(fileURLToPath(new URL('./results/', import.meta.url)), { recursive: true });
   await writeFile(
     RESULTS_FILE,
-    `${JSON.stringify({ machine: machineInfo(), ops, rounds, inFlight: IN_FLIGHT, rows }, null, 2)}\n`,
+    `${JSON.stringify({ machine: machineInfo(), from, ops, rounds, inFlight: IN_FLIGHT, rows }, null, 2)}\n`,
   );
 }
 
