@@ -1,9 +1,9 @@
 /**
  * Which build of `myr-gateway/sql` the ledger bench drives: the built package (dist/sql/index.js),
  * as a merchant's process runs it, built first when it is missing or older than a file of src/.
- * `BENCH_LEDGER_FROM=src` drives the source through tsx instead, whose `keepNames` transform calls
- * `Object.defineProperty` on every function a run makes: about 13 µs more of a callback's client
- * CPU on Postgres (2026-11-30), which no merchant's process pays.
+ * `BENCH_LEDGER_FROM=src` drives the source through tsx instead, whose transform (esbuild's
+ * `keepNames` among it: an `Object.defineProperty` on every function a run makes) cost 4 to 14 µs
+ * more of a callback's client CPU on Postgres (2026-11-30), which no merchant's process pays.
  *
  * @module
  */
