@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { BOUND_AND_MARKED } from '../../dialects/postgres/session.js';
+import { BOUND_AND_MARKED, preparedStatementGone } from '../../dialects/postgres/session.js';
 import type { SqlResult } from '../../sql-client.js';
 import type { PgClientLike } from './from-pg.js';
 import { openingName } from './statement-names.js';
@@ -46,10 +46,6 @@ interface Step {
 
 /** The names of statements this submittable's kind has prepared on each connection (none of node-postgres's own). */
 const prepared = new WeakMap<object, Set<string>>();
-
-/** Whether `error` is Postgres's for a prepared statement the connection no longer has (26000: DEALLOCATE ALL ran on it). */
-export const preparedStatementGone = (error: unknown): boolean =>
-  typeof error === 'object' && error !== null && 'code' in error && error.code === '26000';
 
 /**
  * A parameter as the wire takes it, checked before anything is written (a value that cannot be
@@ -89,7 +85,8 @@ export class BeginInOneRoundTrip {
   readonly #parserOf: TypeParserOf;
   #resolve!: (result: SqlResult) => void;
   #reject!: (error: unknown) => void;
-  #connection: object | undefined;
+  /** The names prepared on the connection this was submitted on (its entry of `prepared`). */
+  #known: Set<string> | undefined;
   #completed = 0;
   #columns: readonly { readonly name: string; readonly parse: (text: string) => unknown }[] = [];
   readonly #rows: Record<string, unknown>[] = [];
@@ -127,9 +124,9 @@ export class BeginInOneRoundTrip {
 
   /** node-postgres gives the connection when the client's turn comes: the pipeline is written at once. */
   submit(connection: PgConnectionLike): null {
-    this.#connection = connection;
     let known = prepared.get(connection);
     if (known === undefined) prepared.set(connection, (known = new Set()));
+    this.#known = known;
     const last = this.#steps.length - 1;
     connection.stream?.cork?.();
     try {
@@ -193,7 +190,7 @@ export class BeginInOneRoundTrip {
     if (this.#settled) return;
     this.#settled = true;
     // Its statements must be parsed again on this connection.
-    if (preparedStatementGone(error) && this.#connection !== undefined) prepared.delete(this.#connection);
+    if (preparedStatementGone(error)) this.#known?.clear();
     this.#reject(error);
     this.callback?.(error);
   }
@@ -201,8 +198,7 @@ export class BeginInOneRoundTrip {
   handleReadyForQuery(): void {
     if (this.#settled) return;
     this.#settled = true;
-    const known = this.#connection === undefined ? undefined : prepared.get(this.#connection);
-    for (const { name } of this.#steps) if (name !== '') known?.add(name);
+    for (const { name } of this.#steps) if (name !== '') this.#known?.add(name);
     this.#resolve({ rows: this.#rows, affected: this.#affected });
     this.callback?.(null);
   }

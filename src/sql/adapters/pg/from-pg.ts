@@ -7,10 +7,15 @@
  */
 import { ConfigurationError } from '../../../core/errors/base.js';
 import { aborted } from '../../database-errors.js';
-import { beginRun, CHECK_THEN_COMMIT, transactionNotOpen } from '../../dialects/postgres/session.js';
+import {
+  beginRun,
+  CHECK_THEN_COMMIT,
+  preparedStatementGone,
+  transactionNotOpen,
+} from '../../dialects/postgres/session.js';
 import { rolledBack, usedAfterRun, type SqlClient, type SqlResult, type SqlSession } from '../../sql-client.js';
 import { preparing, rowsOf } from '../adapter-options.js';
-import { openInOneRoundTrip, preparedStatementGone, takesPipeline } from './begin-in-one-round-trip.js';
+import { openInOneRoundTrip, takesPipeline } from './begin-in-one-round-trip.js';
 import { guardedTx, usedBeforeClaim } from './pg-tx.js';
 import { statementName } from './statement-names.js';
 

@@ -51,6 +51,13 @@ export const CHECK_THEN_COMMIT = `SELECT CASE WHEN current_setting('${LEDGER_TX}
 export const transactionNotOpen = (error: unknown): boolean =>
   typeof error === 'object' && error !== null && 'code' in error && error.code === '22P02';
 
+/**
+ * Whether `error` is Postgres's for a prepared statement the connection no longer has (26000:
+ * DEALLOCATE ALL ran on it since node-postgres prepared it).
+ */
+export const preparedStatementGone = (error: unknown): boolean =>
+  typeof error === 'object' && error !== null && 'code' in error && error.code === '26000';
+
 /** Schema changes of several processes at once take turns on an advisory lock on the table's name. */
 export const SCHEMA_LOCK = 'SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtext($1))';
 
