@@ -3,14 +3,14 @@
  * ratios against baselines measured in the same run, in interleaved rounds:
  * - `myr-gateway/webhooks` against a bare `node -e ""` start (budget 1.3x);
  * - `myr-gateway` against importing ky and zod/mini alone (budget 1.2x).
- * Also prints the bundle sizes of test/packaging/budgets.mjs. Uses dist/ (built if missing).
+ * Also prints the bundle sizes of test/packaging/budgets.mjs. Uses dist/ (built first when missing or older than src/).
  *
  * @module
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { builtFile } from './built-package.js';
 import { median } from './harness.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -36,10 +36,7 @@ function timeOnce(source: string): number {
 
 /** Median wall ms per case over interleaved rounds, plus the median of per-round ratios. */
 export function runColdImportBench(): void {
-  if (!existsSync(`${ROOT}dist/index.js`)) {
-    console.log('dist/ is missing: building it first (npm run build)');
-    execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
-  }
+  builtFile('index.js');
   const names = Object.keys(CASES) as CaseName[];
   const samples = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<CaseName, number[]>;
   for (const name of names) timeOnce(CASES[name]); // warm the file system cache

@@ -35,7 +35,6 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import mysql from 'mysql2/promise';
-import pg from 'pg';
 import postgres from 'postgres';
 import type { SqlClient, SqlLedger } from '../src/sql/index.js';
 import { ledgerStatementsOf } from '../src/sql/dialects/ledger-statements-of.js';
@@ -45,6 +44,7 @@ import { handledBit, KEPT_FOR_GOOD } from '../src/sql/ledger/handled-statuses.js
 import { lifecycleRank, supersedesNothing } from '../src/webhooks/lifecycle.js';
 import { hasMariadb, MariadbServer } from '../test/helpers/mariadb.js';
 import { recordStatements } from '../test/helpers/mysql2-statements.js';
+import { recordingPgPool } from '../test/helpers/pg-queries.js';
 import { hasPostgres, PostgresServer } from '../test/helpers/postgres.js';
 import { envInt, machineInfo, median, table, timeRound } from './harness.js';
 import { pidIn, processTreeCpuMs } from './server-cpu.js';
@@ -171,17 +171,6 @@ function successClaimArgs() {
   };
 }
 
-/** A node-postgres pool whose clients count their round trips (`query` calls: the ledger's opening pipeline is one). */
-function countingPgPool(url: string): { pool: pg.Pool; sent: string[] } {
-  const pool = new pg.Pool({ connectionString: url, max: 16 });
-  const sent: string[] = [];
-  pool.on('connect', (client) => {
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    Object.assign(client, { query: (...args: unknown[]) => (sent.push(String(args[0])), query(...args)) });
-  });
-  return { pool, sent };
-}
-
 async function roundTripsOf(sent: string[], op: () => Promise<void>): Promise<number> {
   sent.length = 0;
   await op();
@@ -199,7 +188,7 @@ async function postgresRows(
   try {
     const postmaster = pidIn(join(server.dir, 'data', 'postmaster.pid'));
     const serverCpu = () => processTreeCpuMs(postmaster);
-    const { pool, sent } = countingPgPool(server.url);
+    const { pool, sent } = recordingPgPool({ connectionString: server.url, max: 16 });
     const ledger = new sdk.SqlLedger(sdk.fromPg(pool), { table: 'bench_ledger_pg' });
     await ledger.ensureSchema();
     // The floor's table has the ledger's shape (its key and its expiry index): the same writes per insert.

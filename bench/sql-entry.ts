@@ -7,26 +7,12 @@
  *
  * @module
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import * as source from '../src/sql/index.js';
+import { builtFile } from './built-package.js';
 
 /** The entry's exports, as src declares them (dist is built from it). */
 export type SqlEntry = typeof source;
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const BUILT = join(ROOT, 'dist', 'sql', 'index.js');
-
-/** The newest modification time of a file under `dir`, in ms. */
-function newestUnder(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
-  }
-  return newest;
-}
 
 /** Whether `entry` has every export of the source entry, each of the same kind. */
 function isSqlEntry(entry: unknown): entry is SqlEntry {
@@ -48,11 +34,8 @@ function isSqlEntry(entry: unknown): entry is SqlEntry {
  */
 export async function sqlEntry(): Promise<{ readonly sdk: SqlEntry; readonly from: 'dist' | 'src' }> {
   if (process.env.BENCH_LEDGER_FROM === 'src') return { sdk: source, from: 'src' };
-  if (!existsSync(BUILT) || statSync(BUILT).mtimeMs < newestUnder(join(ROOT, 'src'))) {
-    console.log('dist/ is missing or older than src/: building it first (npm run build)');
-    execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
-  }
-  const built: unknown = await import(pathToFileURL(BUILT).href);
-  if (!isSqlEntry(built)) throw new Error(`${BUILT} does not export what src/sql/index.ts does: rebuild it`);
+  const file = builtFile('sql/index.js');
+  const built: unknown = await import(pathToFileURL(file).href);
+  if (!isSqlEntry(built)) throw new Error(`${file} does not export what src/sql/index.ts does: rebuild it`);
   return { sdk: built, from: 'dist' };
 }

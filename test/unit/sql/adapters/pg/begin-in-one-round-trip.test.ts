@@ -1,14 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import {
   BeginInOneRoundTrip,
-  preparedStatementGone,
   takesPipeline,
   type PgConnectionLike,
 } from '../../../../../src/sql/adapters/pg/begin-in-one-round-trip.js';
-import { BOUND_AND_MARKED } from '../../../../../src/sql/dialects/postgres/session.js';
+import { BOUND_AND_MARKED, preparedStatementGone } from '../../../../../src/sql/dialects/postgres/session.js';
 
 const CLAIM = { text: 'INSERT INTO ledger (k, n) VALUES ($1, $2)', values: ['k:PAY_1', 42] } as const;
 const nameOf = (text: string) => `n_${text.length}`;
+
+/** The claim's opening, submitted on `target`; `prepare: false` parses every statement at each use (no names). */
+function submittedOn(target: PgConnectionLike, prepare = true): BeginInOneRoundTrip {
+  const opening = new BeginInOneRoundTrip(5000, CLAIM, prepare ? nameOf : undefined, () => (text) => text);
+  opening.submit(target);
+  return opening;
+}
 
 /** A node-postgres connection that records the protocol messages written to it, and whether they left corked. */
 function connection() {
@@ -39,7 +45,7 @@ function answerAll(opening: BeginInOneRoundTrip, tag = 'INSERT 0 1') {
 describe('BeginInOneRoundTrip: BEGIN, the bounds and the first statement under one Sync', () => {
   it('writes BEGIN, the bounds and the statement, each bound and executed, the statement described, one Sync, all corked', () => {
     const { target, written } = connection();
-    new BeginInOneRoundTrip(5000, CLAIM, nameOf, () => (text) => text).submit(target);
+    submittedOn(target);
     const bounds = nameOf(BOUND_AND_MARKED);
     const claim = nameOf(CLAIM.text);
     expect(written).toEqual([
@@ -61,48 +67,43 @@ describe('BeginInOneRoundTrip: BEGIN, the bounds and the first statement under o
 
   it('parses its named statements once per connection, after a pipeline that succeeded; every time without names (prepare: false)', async () => {
     const { target, written } = connection();
-    const first = new BeginInOneRoundTrip(5000, CLAIM, nameOf, () => (text) => text);
-    first.submit(target);
+    const first = submittedOn(target);
     answerAll(first);
     await first.answer;
     written.length = 0;
-    new BeginInOneRoundTrip(5000, CLAIM, nameOf, () => (text) => text).submit(target);
+    submittedOn(target);
     expect(written.filter((message) => message.startsWith('Parse') || message.startsWith('Close'))).toEqual([
       'Parse (unnamed) BEGIN',
     ]);
 
     const unnamed = connection();
-    for (let i = 0; i < 2; i++)
-      new BeginInOneRoundTrip(5000, CLAIM, undefined, () => (text) => text).submit(unnamed.target);
+    for (let i = 0; i < 2; i++) submittedOn(unnamed.target, false);
     expect(unnamed.written.filter((message) => message.startsWith('Parse')).length).toBe(6);
     expect(unnamed.written.some((message) => message.startsWith('Close'))).toBe(false);
   });
 
   it('after a pipeline that failed, closes and parses its statements again (their Parse may or may not have happened)', async () => {
     const { target, written } = connection();
-    const failed = new BeginInOneRoundTrip(5000, CLAIM, nameOf, () => (text) => text);
-    failed.submit(target);
+    const failed = submittedOn(target);
     failed.handleError(Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' }));
     await expect(failed.answer).rejects.toMatchObject({ code: '55P03' });
     written.length = 0;
-    new BeginInOneRoundTrip(5000, CLAIM, nameOf, () => (text) => text).submit(target);
+    submittedOn(target);
     expect(written.filter((message) => message.startsWith('Close')).length).toBe(2);
   });
 
   it("forgets the connection's statements when the server says one is gone (DEALLOCATE ALL ran: 26000)", async () => {
     const { target, written } = connection();
-    const first = new BeginInOneRoundTrip(5000, CLAIM, nameOf, () => (text) => text);
-    first.submit(target);
+    const first = submittedOn(target);
     answerAll(first);
     await first.answer;
     const gone = Object.assign(new Error('prepared statement does not exist'), { code: '26000' });
     expect(preparedStatementGone(gone)).toBe(true);
-    const second = new BeginInOneRoundTrip(5000, CLAIM, nameOf, () => (text) => text);
-    second.submit(target);
+    const second = submittedOn(target);
     second.handleError(gone);
     await expect(second.answer).rejects.toBe(gone);
     written.length = 0;
-    new BeginInOneRoundTrip(5000, CLAIM, nameOf, () => (text) => text).submit(target);
+    submittedOn(target);
     expect(written.filter((message) => message.startsWith('Parse')).length).toBe(3);
   });
 
