@@ -53,8 +53,6 @@ const TESTED_THROUGH_INTEGRATION: Readonly<Record<string, string>> = {
     "a run's part of fromSqlite's transaction, committed (with a COMMIT it may share) or rolled back to its own SAVEPOINT: test/unit/sql/adapters/sqlite/from-sqlite.test.ts, test/integration/sql/sqlite/shared-commit.test.ts",
   'sql/adapters/sqlite/turns.ts':
     "runs taking turns on fromSqlite's one connection, each turned away at its own lockTimeoutMs: test/unit/sql/adapters/sqlite/from-sqlite.test.ts, test/integration/sql/sqlite/scenarios.test.ts",
-  'sql/ledger/claim-key.ts':
-    'through SqlLedger.run over scripted clients in test/unit/sql/ledger/sql-ledger.test.ts, and on real databases in test/integration/sql/pg/scenarios.test.ts, test/integration/sql/mysql2/scenarios.test.ts, test/integration/sql/sqlite/scenarios.test.ts',
   'sql/dialects/positional-reads.ts':
     'the MySQL and SQLite reads in test/unit/sql/dialects/ledger-statements-of.test.ts, on real databases in test/integration/sql/mysql2/scenarios.test.ts, test/integration/sql/sqlite/scenarios.test.ts',
   'sql/dialects/postgres/ledger-schema.ts':

@@ -52,7 +52,10 @@ export type MarkArgs = Pick<OrderedClaimArgs, 'mark' | 'markRank' | 'handled' | 
  * How a dialect claims a callback with a place in its payment's life (the ledger's path is chosen
  * by this name, see `ledger/sql-ledger.ts`). Every path records the status's bit in the payment's
  * row, kept for good, in the run's transaction, and refuses a status whose bit is set:
- * - `mark-in-claim` (Postgres): one statement writes the payment's row and claims the key (a CTE).
+ * - `mark-in-claim` (Postgres): one statement writes the payment's row and claims the key (a CTE);
+ *   a payment outcome's run (a status with a bit) claims in the payment's row alone
+ *   (`claimPayment`): that row, kept for good, already says the outcome was handled, so no key's
+ *   row is written beside it.
  * - `claim-then-mark` (SQLite, one writer at a time, so no lock to take first): the claim reads the
  *   payment's row, then `markClaimed` writes it.
  * - `rows-beside` (MySQL): a status that does not raise the mark inserts the payment's and the
@@ -61,7 +64,15 @@ export type MarkArgs = Pick<OrderedClaimArgs, 'mark' | 'markRank' | 'handled' | 
  *   `markHandled` records the bit. MySQL's claims never take over an expired row: `takeOver` does.
  */
 export type ClaimPath =
-  | { readonly name: 'mark-in-claim' }
+  | {
+      readonly name: 'mark-in-claim';
+      /**
+       * Claims a payment outcome's run in the payment's row alone: sets its status's bit, its
+       * mark and the run's id (`claim_id`, which `done` then reads there), only if that bit is
+       * clear and no later status was handled; 1 affected row: claimed.
+       */
+      readonly claimPayment: Statement<OrderedClaimArgs>;
+    }
   | { readonly name: 'claim-then-mark'; readonly markClaimed: Statement<MarkArgs> }
   | {
       readonly name: 'rows-beside';

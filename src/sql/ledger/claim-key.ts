@@ -8,11 +8,11 @@
  */
 import { MyrGatewayError } from '../../core/errors/base.js';
 import type { PaymentOrder } from '../../webhooks/stores/types.js';
-import { supersedesNothing } from '../../webhooks/lifecycle.js';
-import { paymentKey } from '../../webhooks/payment-key.js';
+import { lifecycleRank, supersedesNothing } from '../../webhooks/lifecycle.js';
+import { paymentKey, paymentOfKey } from '../../webhooks/payment-key.js';
 import type { LedgerStatements, Statement } from '../dialects/dialect.js';
 import type { SqlSession } from '../sql-client.js';
-import { markRow, type Claim } from './claims.js';
+import { keyRow, markRow, type Claim } from './claims.js';
 import { handledBit, KEPT_FOR_GOOD } from './handled-statuses.js';
 
 /** The mark a status that does not raise it writes: the payment's row, for its lock, superseding nothing. */
@@ -32,6 +32,29 @@ export const send = <A>(session: SqlSession<unknown>, statement: Statement<A>, a
 function keptForGood(key: string, { paymentId }: PaymentOrder): number {
   const outcomeOf = paymentKey(paymentId, '');
   return key.startsWith(outcomeOf) ? handledBit(key.slice(outcomeOf.length)) : 0;
+}
+
+/**
+ * The payment a run is given, or else the one its key names when the key has exactly
+ * {@link paymentKey}'s shape (`runOnce`'s rule, kept here for `SqlLedger.run` called directly): a
+ * run under a payment outcome's key is that outcome's, kept for good whoever runs it.
+ */
+export function orderOf(key: string, order: PaymentOrder | undefined): PaymentOrder | undefined {
+  if (order !== undefined) return order;
+  const named = paymentOfKey(key);
+  return named && { paymentId: named.payment_id, rank: lifecycleRank(named.status) };
+}
+
+/**
+ * The row a run claims. A payment outcome's run (its status has a bit) on a dialect that claims
+ * there (`claimPayment`) takes its payment's row alone: that row, kept for good, already says the
+ * outcome was handled, and its lock orders the payment's callbacks, so a key's row beside it would
+ * add a write and say nothing more. Every other run claims its key's row.
+ */
+export function claimRowOf(sql: LedgerStatements, key: string, order: PaymentOrder | undefined): string {
+  return order !== undefined && sql.claimPath.name === 'mark-in-claim' && keptForGood(key, order) !== 0
+    ? markRow(order.paymentId)
+    : keyRow(key);
 }
 
 /** A claim that could not tell whether the key's row is its own: claimed again, in two statements. */
@@ -78,9 +101,12 @@ export async function claimKey(
   };
   const path = sql.claimPath;
   switch (path.name) {
-    case 'mark-in-claim':
-      if ((await send(session, sql.claimOrdered, args)).affected === 1) return undefined;
+    case 'mark-in-claim': {
+      // A claim in the payment's row (claimRowOf chose it) writes that row alone.
+      const statement = claim.row === args.mark ? path.claimPayment : sql.claimOrdered;
+      if ((await send(session, statement, args)).affected === 1) return undefined;
       return (await refusal(session, sql, args)) ?? 'duplicate';
+    }
     case 'claim-then-mark':
       if ((await send(session, sql.claimOrdered, args)).affected !== 1)
         return (await refusal(session, sql, args)) ?? 'duplicate';

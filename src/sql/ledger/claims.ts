@@ -48,10 +48,11 @@ const words = new Uint32Array(256);
 let drawn = words.length;
 
 /**
- * The claim of `key` by a run that starts at `now`: its id a random integer of 53 bits (an exact
- * JS number, and a BIGINT on every database), so two runs of one key share it with odds of 2⁻⁵³.
+ * The claim of `key` by a run that starts at `now`, in `row` (the key's own unless the run claims
+ * in its payment's row: `claimRowOf` in claim-key.ts): its id a random integer of 53 bits (an
+ * exact JS number, and a BIGINT on every database), so two runs of one key share it with odds of 2⁻⁵³.
  */
-export function claimOf(key: string, now: number, ttlMs: number): Claim {
+export function claimOf(key: string, now: number, ttlMs: number, row = keyRow(key)): Claim {
   if (drawn >= words.length) {
     getRandomValues(words);
     drawn = 0;
@@ -59,5 +60,5 @@ export function claimOf(key: string, now: number, ttlMs: number): Claim {
   const high = (words[drawn] ?? 0) & 0x1f_ffff;
   const low = words[drawn + 1] ?? 0;
   drawn += 2;
-  return { row: keyRow(key), until: now + ttlMs, id: high * 0x1_0000_0000 + low };
+  return { row, until: now + ttlMs, id: high * 0x1_0000_0000 + low };
 }

@@ -9,12 +9,14 @@ import { postgresSchema } from './ledger-schema.js';
 import { LEDGER_TX } from './session.js';
 
 /**
- * An expiry (the claim's `$2`, the payment row's `$9`) in a claim sent before BEGIN's answer (postgres.js pipelines them): a
- * value only inside the ledger's transaction, an error outside it (NULL breaks NOT NULL, '' is not
- * a number). So when BEGIN fails and the connection lives on (a cancel, a statement_timeout), the
- * claim fails too instead of committing on its own, which would record the callback done without
- * its work (nor does it write the payment's row: its expiry is guarded the same way). `current_setting` is not a constant: it is read
- * at execution, never folded in planning.
+ * An expiry (the claim's `$2`, the payment row's `$9`, `claimPayment`'s `$4`) in a claim sent
+ * before BEGIN's answer (postgres.js pipelines them): a value only inside the ledger's
+ * transaction, an error outside it (NULL breaks NOT NULL, '' is not a number). So when BEGIN fails
+ * and the connection lives on (a cancel, a statement_timeout), the claim fails too instead of
+ * committing on its own, which would record the callback done without its work (nor does it write
+ * the payment's row: its expiry is guarded the same way, and the row proposed is checked before a
+ * conflict turns the insert into an update). `current_setting` is not a constant: it is read at
+ * execution, never folded in planning.
  */
 const guarded = (param: string) =>
   `(CASE WHEN current_setting('${LEDGER_TX}', true) = 'on' THEN ${param}::bigint ELSE current_setting('${LEDGER_TX}', true)::bigint END)`;
@@ -26,7 +28,8 @@ const guarded = (param: string) =>
  */
 export function postgresLedger(table: string, bare: string, sentBeforeBegin = false): LedgerStatements {
   const expiry = sentBeforeBegin ? guarded('$2') : '$2::bigint';
-  const keptUntil = sentBeforeBegin ? guarded('$9') : '$9::bigint';
+  const paymentKept = (param: string) => (sentBeforeBegin ? guarded(param) : `${param}::bigint`);
+  const keptUntil = paymentKept('$9');
   return {
     ...postgresSchema(table, bare),
     claim: {
@@ -58,7 +61,25 @@ export function postgresLedger(table: string, bare: string, sentBeforeBegin = fa
         kept,
       ],
     },
-    claimPath: { name: 'mark-in-claim' },
+    // The row's lock orders the payment's callbacks as `claimOrdered`'s does; a status whose bit is
+    // set, or one a later status superseded, updates nothing (the row stays locked all the same).
+    claimPath: {
+      name: 'mark-in-claim',
+      claimPayment: {
+        text:
+          `INSERT INTO ${table} AS m (ledger_key, mark_rank, handled_statuses, expires_at, claim_id) VALUES ($1::varchar, $2::smallint, $3::smallint, ${paymentKept('$4')}, $5::bigint) ` +
+          'ON CONFLICT (ledger_key) DO UPDATE SET mark_rank = GREATEST(m.mark_rank, EXCLUDED.mark_rank), handled_statuses = m.handled_statuses | EXCLUDED.handled_statuses, claim_id = EXCLUDED.claim_id ' +
+          'WHERE (m.handled_statuses & EXCLUDED.handled_statuses) = 0 AND COALESCE(m.mark_rank, EXCLUDED.mark_rank) <= $6::smallint',
+        params: ({ claim, mark, markRank, handled, keptUntil: kept, rank }) => [
+          mark,
+          markRank,
+          handled,
+          kept,
+          claim.id,
+          rank,
+        ],
+      },
+    },
     readMark: {
       text: `SELECT mark_rank, handled_statuses FROM ${table} WHERE ledger_key = $1 FOR SHARE`,
       params: ({ mark }) => [mark],

@@ -18,6 +18,7 @@ function everyStatement(sql: LedgerStatements): [string, Statement<never>, unkno
     ['prune', sql.prune, { before: 1, batch: 10 }],
   ];
   const path = sql.claimPath;
+  if (path.name === 'mark-in-claim') found.push(['claimPayment', path.claimPayment, ordered]);
   if (path.name === 'claim-then-mark') found.push(['markClaimed', path.markClaimed, ordered]);
   if (path.name === 'rows-beside') {
     found.push(
