@@ -5,12 +5,14 @@
  * handled callback costs, counted on the client side. Postgres 15 (node-postgres,
  * postgres.js), MariaDB 10.11 (mysql2) and SQLite (node:sqlite), each server durable (fsync on).
  *
- * Each row also has a second floor, the two-row floor: the rows the ledger must write for a
- * callback (the callback's claim and the payment's row, kept for good: issue 31 item 1) written by
- * the dialect's own claim statement between BEGIN and COMMIT, in the floor's plain loop: what the
- * same writes cost the database and the client with none of the ledger's JavaScript, its lock
- * timeout, or its check before COMMIT. The ledger ÷ the one-row floor says what exactly once for
- * good costs against the cheapest write; ÷ the two-row floor, what the ledger adds to its own writes.
+ * Each row also has a second floor, the claim floor: the rows the ledger writes for a SUCCESS
+ * callback (kept for good: issue 31 item 1), written by the dialect's own claim statement between
+ * BEGIN and COMMIT, in the floor's plain loop. On Postgres that is the payment's row alone (a
+ * payment outcome's run claims there); on MySQL and SQLite the callback's row and the payment's.
+ * It is what the same writes cost the database and the client with none of the ledger's
+ * JavaScript, its lock timeout, or its check before COMMIT. The ledger ÷ the one-row floor says
+ * what exactly once for good costs against the cheapest write; ÷ the claim floor, what the ledger
+ * adds to its own writes.
  *
  * A second table gives each loop's CPU per callback, on each side of the socket: this process (the
  * client) and the database server (its processes' CPU, read from /proc; none for SQLite, which
@@ -39,6 +41,7 @@ import postgres from 'postgres';
 import type { SqlClient, SqlLedger } from '../src/sql/index.js';
 import { ledgerStatementsOf } from '../src/sql/dialects/ledger-statements-of.js';
 import { checkTableName } from '../src/sql/dialects/table-name.js';
+import { claimRowOf } from '../src/sql/ledger/claim-key.js';
 import { claimOf, markRow } from '../src/sql/ledger/claims.js';
 import { handledBit, KEPT_FOR_GOOD } from '../src/sql/ledger/handled-statuses.js';
 import { lifecycleRank, supersedesNothing } from '../src/webhooks/lifecycle.js';
@@ -62,8 +65,8 @@ export interface LedgerBenchRow {
   ledgerPerSec: number;
   /** Median insert-if-absent + COMMIT per second, same client and database. */
   floorPerSec: number;
-  /** Median of the ledger's two rows (its claim statement) + COMMIT per second, same client, in the floor's loop. */
-  twoRowFloorPerSec: number;
+  /** Median of the ledger's claim of a SUCCESS (its own statement) + COMMIT per second, same client, in the floor's loop. */
+  claimFloorPerSec: number;
   /** Round trips per handled callback (BEGIN and COMMIT included; a pipeline under one Sync is one), when counted. */
   roundTripsPerCallback: number | undefined;
   /** Round trips of the floor per callback. */
@@ -78,7 +81,7 @@ export interface LedgerBenchRow {
 export interface PerVariant {
   ledger: number;
   floor: number;
-  twoRow: number;
+  claim: number;
 }
 
 let seq = 0;
@@ -115,11 +118,11 @@ async function rates(
   serverCpuMs: () => number | undefined = () => undefined,
 ): Promise<Rates> {
   const warm = Math.min(ops, 300);
-  const names = ['ledger', 'floor', 'twoRow'] as const;
+  const names = ['ledger', 'floor', 'claim'] as const;
   for (const name of names) await timeRound(warm, IN_FLIGHT, loops[name]);
-  const perSec = { ledger: [] as number[], floor: [] as number[], twoRow: [] as number[] };
-  const clientUs: PerVariant = { ledger: 0, floor: 0, twoRow: 0 };
-  const serverUs: PerVariant = { ledger: 0, floor: 0, twoRow: 0 };
+  const perSec = { ledger: [] as number[], floor: [] as number[], claim: [] as number[] };
+  const clientUs: PerVariant = { ledger: 0, floor: 0, claim: 0 };
+  const serverUs: PerVariant = { ledger: 0, floor: 0, claim: 0 };
   let serverKnown = true;
   // Interleaved rounds: a slower moment of the shared machine falls on each.
   for (let r = 0; r < rounds; r++) {
@@ -134,7 +137,7 @@ async function rates(
     }
   }
   return {
-    perSec: { ledger: median(perSec.ledger), floor: median(perSec.floor), twoRow: median(perSec.twoRow) },
+    perSec: { ledger: median(perSec.ledger), floor: median(perSec.floor), claim: median(perSec.claim) },
     clientCpuUs: clientUs,
     serverCpuUs: serverKnown ? serverUs : undefined,
   };
@@ -149,19 +152,24 @@ const rowOf = (
   client,
   ledgerPerSec: measured.perSec.ledger,
   floorPerSec: measured.perSec.floor,
-  twoRowFloorPerSec: measured.perSec.twoRow,
+  claimFloorPerSec: measured.perSec.claim,
   roundTripsPerCallback: roundTrips?.perCallback,
   floorRoundTrips: roundTrips?.floor,
   clientCpuUs: measured.clientCpuUs,
   serverCpuUs: measured.serverCpuUs,
 });
 
-/** The arguments of a fresh SUCCESS's claim, as the ledger gives its claim statement (a new payment each time). */
-function successClaimArgs() {
+/**
+ * The arguments of a fresh SUCCESS's claim, as the ledger gives its claim statement (a new payment
+ * each time), its claim in the row the ledger claims on `dialect`.
+ */
+function successClaimArgs(dialect: 'postgres' | 'mysql' | 'sqlite') {
   const payment = `PAY_BENCH_${process.pid}_${++seq}`;
+  const key = `payment:${payment}:SUCCESS`;
+  const order = { paymentId: payment, rank: lifecycleRank('SUCCESS') };
   const now = Date.now();
   return {
-    claim: claimOf(`payment:${payment}:SUCCESS`, now, DAY),
+    claim: claimOf(key, now, DAY, claimRowOf(ledgerStatementsOf(dialect, checkTableName('bench_claim')), key, order)),
     now,
     mark: markRow(payment),
     rank: lifecycleRank('SUCCESS'),
@@ -208,26 +216,30 @@ async function postgresRows(
         client.release();
       }
     };
-    const claimOrdered = ledgerStatementsOf('postgres', checkTableName('bench_ledger_pg')).claimOrdered;
-    const twoRows = async () => {
-      const args = successClaimArgs();
+    const pgStatements = ledgerStatementsOf('postgres', checkTableName('bench_ledger_pg'));
+    if (pgStatements.claimPath.name !== 'mark-in-claim')
+      throw new Error(`Postgres's claim path is now ${pgStatements.claimPath.name}`);
+    // A SUCCESS's claim, as the ledger sends it on Postgres: in the payment's row alone.
+    const { claimPayment } = pgStatements.claimPath;
+    const claimRows = async () => {
+      const args = successClaimArgs('postgres');
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
         // Prepared once per connection, as the ledger's own statements are.
         const claimed = await client.query({
-          name: 'bench_two_rows',
-          text: claimOrdered.text,
-          values: [...claimOrdered.params(args)],
+          name: 'bench_claim',
+          text: claimPayment.text,
+          values: [...claimPayment.params(args)],
         });
-        if (claimed.rowCount !== 1) throw new Error('two-row floor: claim refused');
+        if (claimed.rowCount !== 1) throw new Error('claim floor: claim refused');
         await client.query('COMMIT');
       } finally {
         client.release();
       }
     };
     if (only.has('node-postgres')) {
-      const measured = await rates({ ledger: ledgerCallback(ledger), floor, twoRow: twoRows }, ops, rounds, serverCpu);
+      const measured = await rates({ ledger: ledgerCallback(ledger), floor, claim: claimRows }, ops, rounds, serverCpu);
       rows.push(
         rowOf('node-postgres', measured, {
           perCallback: await roundTripsOf(sent, ledgerCallback(ledger)),
@@ -245,15 +257,15 @@ async function postgresRows(
         tx`INSERT INTO bench_floor_pg (ledger_key, expires_at) VALUES (${`k:${++seq}`}, ${Date.now() + DAY}) ON CONFLICT DO NOTHING`,
       ]);
     };
-    const jsTwoRows = async () => {
-      const args = successClaimArgs();
+    const jsClaimRows = async () => {
+      const args = successClaimArgs('postgres');
       const [claimed] = await sql.begin((tx) => [
-        tx.unsafe(claimOrdered.text, claimOrdered.params(args) as postgres.ParameterOrJSON<never>[], { prepare: true }),
+        tx.unsafe(claimPayment.text, claimPayment.params(args) as postgres.ParameterOrJSON<never>[], { prepare: true }),
       ]);
-      if (claimed.count !== 1) throw new Error('two-row floor: claim refused');
+      if (claimed.count !== 1) throw new Error('claim floor: claim refused');
     };
     const measured = await rates(
-      { ledger: ledgerCallback(jsLedger), floor: jsFloor, twoRow: jsTwoRows },
+      { ledger: ledgerCallback(jsLedger), floor: jsFloor, claim: jsClaimRows },
       ops,
       rounds,
       serverCpu,
@@ -295,22 +307,22 @@ async function mariadbRows(sdk: SqlEntry, ops: number, rounds: number): Promise<
     const path = ledgerStatementsOf('mysql', checkTableName('bench_ledger_mysql')).claimPath;
     if (path.name !== 'rows-beside') throw new Error(`MySQL's claim path is now ${path.name}`);
     const { claimBeside } = path;
-    const twoRows = async () => {
-      const args = successClaimArgs();
+    const claimRows = async () => {
+      const args = successClaimArgs('mysql');
       const connection = await pool.getConnection();
       try {
         await connection.query('START TRANSACTION');
         const [claimed] = await connection.query<mysql.ResultSetHeader>(claimBeside.text, [
           ...claimBeside.params(args),
         ]);
-        if (claimed.affectedRows !== 2) throw new Error('two-row floor: claim refused');
+        if (claimed.affectedRows !== 2) throw new Error('claim floor: claim refused');
         await connection.query('COMMIT');
       } finally {
         connection.release();
       }
     };
     const mysqld = pidIn(join(server.dir, 'mysqld.pid'));
-    const measured = await rates({ ledger: ledgerCallback(ledger), floor, twoRow: twoRows }, ops, rounds, () =>
+    const measured = await rates({ ledger: ledgerCallback(ledger), floor, claim: claimRows }, ops, rounds, () =>
       processTreeCpuMs(mysqld),
     );
     const row = rowOf('mysql2 (MariaDB)', measured, {
@@ -325,10 +337,10 @@ async function mariadbRows(sdk: SqlEntry, ops: number, rounds: number): Promise<
 }
 
 /**
- * The two-row floor on SQLite: the ledger's claim and the payment's row, as the dialect writes
+ * The claim floor on SQLite: the ledger's claim and the payment's row, as the dialect writes
  * them, between BEGIN IMMEDIATE and COMMIT in the floor's plain loop on `db`.
  */
-function sqliteTwoRows(db: DatabaseSync, table: string): () => Promise<void> {
+function sqliteClaimRows(db: DatabaseSync, table: string): () => Promise<void> {
   const sql = ledgerStatementsOf('sqlite', checkTableName(table));
   if (sql.claimPath.name !== 'claim-then-mark') throw new Error(`SQLite's claim path is now ${sql.claimPath.name}`);
   const { markClaimed } = sql.claimPath;
@@ -337,10 +349,9 @@ function sqliteTwoRows(db: DatabaseSync, table: string): () => Promise<void> {
   const bind = (params: readonly unknown[]) =>
     params.map((value) => (typeof value === 'number' ? value : String(value)));
   return async () => {
-    const args = successClaimArgs();
+    const args = successClaimArgs('sqlite');
     db.exec('BEGIN IMMEDIATE');
-    if (claim.run(...bind(sql.claimOrdered.params(args))).changes !== 1)
-      throw new Error('two-row floor: claim refused');
+    if (claim.run(...bind(sql.claimOrdered.params(args))).changes !== 1) throw new Error('claim floor: claim refused');
     mark.run(...bind(markClaimed.params(args)));
     db.exec('COMMIT');
     await Promise.resolve();
@@ -365,7 +376,7 @@ async function sqliteRows(sdk: SqlEntry, ops: number, rounds: number): Promise<L
       await Promise.resolve();
     };
     const measured = await rates(
-      { ledger: ledgerCallback(ledger), floor, twoRow: sqliteTwoRows(db, 'bench_ledger') },
+      { ledger: ledgerCallback(ledger), floor, claim: sqliteClaimRows(db, 'bench_ledger') },
       ops,
       rounds,
     );
@@ -411,8 +422,8 @@ export async function runLedgerBench(): Promise<void> {
         `ledger callbacks/s (${IN_FLIGHT} in flight)`,
         'floor: insert+commit/s',
         'ledger / floor (issue 31 goal >= 0.8)',
-        'two-row floor: claim+commit/s',
-        'ledger / two-row floor',
+        'claim floor: claim+commit/s',
+        'ledger / claim floor',
         'round trips per callback (floor)',
       ],
       rows.map((r) => [
@@ -420,8 +431,8 @@ export async function runLedgerBench(): Promise<void> {
         r.ledgerPerSec.toFixed(0),
         r.floorPerSec.toFixed(0),
         `${(r.ledgerPerSec / r.floorPerSec).toFixed(2)}x`,
-        r.twoRowFloorPerSec.toFixed(0),
-        `${(r.ledgerPerSec / r.twoRowFloorPerSec).toFixed(2)}x`,
+        r.claimFloorPerSec.toFixed(0),
+        `${(r.ledgerPerSec / r.claimFloorPerSec).toFixed(2)}x`,
         r.roundTripsPerCallback === undefined ? '-' : `${r.roundTripsPerCallback} (${r.floorRoundTrips})`,
       ]),
     ),
@@ -429,13 +440,13 @@ export async function runLedgerBench(): Promise<void> {
   const us = (figures: PerVariant | undefined) =>
     figures === undefined
       ? '-'
-      : `${figures.ledger.toFixed(0)} / ${figures.floor.toFixed(0)} / ${figures.twoRow.toFixed(0)}`;
+      : `${figures.ledger.toFixed(0)} / ${figures.floor.toFixed(0)} / ${figures.claim.toFixed(0)}`;
   console.log(
     table(
       [
         'client',
-        'client CPU µs per callback: ledger / floor / two-row',
-        'server CPU µs per callback: ledger / floor / two-row',
+        'client CPU µs per callback: ledger / floor / claim',
+        'server CPU µs per callback: ledger / floor / claim',
       ],
       rows.map((r) => [r.client, us(r.clientCpuUs), us(r.serverCpuUs)]),
     ),
