@@ -168,8 +168,14 @@ function successClaimArgs(dialect: 'postgres' | 'mysql' | 'sqlite') {
   const key = `payment:${payment}:SUCCESS`;
   const order = { paymentId: payment, rank: lifecycleRank('SUCCESS') };
   const now = Date.now();
+  // The bench's clients (node-postgres, postgres.js, mysql2, node:sqlite) each check their transaction in COMMIT.
   return {
-    claim: claimOf(key, now, DAY, claimRowOf(ledgerStatementsOf(dialect, checkTableName('bench_claim')), key, order)),
+    claim: claimOf(
+      key,
+      now,
+      DAY,
+      claimRowOf(ledgerStatementsOf(dialect, checkTableName('bench_claim')), key, order, true),
+    ),
     now,
     mark: markRow(payment),
     rank: lifecycleRank('SUCCESS'),

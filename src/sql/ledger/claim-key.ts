@@ -8,7 +8,7 @@
  */
 import { MyrGatewayError } from '../../core/errors/base.js';
 import type { PaymentOrder } from '../../webhooks/stores/types.js';
-import { lifecycleRank, supersedesNothing } from '../../webhooks/lifecycle.js';
+import { canSupersede, lifecycleRank, supersedesNothing } from '../../webhooks/lifecycle.js';
 import { paymentKey, paymentOfKey } from '../../webhooks/payment-key.js';
 import type { LedgerStatements, Statement } from '../dialects/dialect.js';
 import type { SqlSession } from '../sql-client.js';
@@ -35,24 +35,42 @@ function keptForGood(key: string, { paymentId }: PaymentOrder): number {
 }
 
 /**
- * The payment a run is given, or else the one its key names when the key has exactly
- * {@link paymentKey}'s shape (`runOnce`'s rule, kept here for `SqlLedger.run` called directly): a
- * run under a payment outcome's key is that outcome's, kept for good whoever runs it.
+ * The payment a run keeps and whether it raises the payment's mark: as given, or else, when its
+ * key has exactly {@link paymentKey}'s shape and no `order` is given, the payment and status the key
+ * names, raising the mark for a status that can supersede (a REFUNDED), as `runOnce` does. So a run
+ * under a payment outcome's key is that outcome's, whoever runs it: kept for good, and a
+ * REFUNDED run directly through `SqlLedger.run` supersedes the payment's later SUCCESS too.
  */
-export function orderOf(key: string, order: PaymentOrder | undefined): PaymentOrder | undefined {
-  if (order !== undefined) return order;
-  const named = paymentOfKey(key);
-  return named && { paymentId: named.payment_id, rank: lifecycleRank(named.status) };
+export function paymentOfRun(
+  key: string,
+  order: PaymentOrder | undefined,
+  raiseMark: boolean,
+): { readonly order: PaymentOrder | undefined; readonly raiseMark: boolean } {
+  const named = order === undefined ? paymentOfKey(key) : undefined;
+  if (named === undefined) return { order, raiseMark };
+  return {
+    order: { paymentId: named.payment_id, rank: lifecycleRank(named.status) },
+    raiseMark: raiseMark || canSupersede(named.status),
+  };
 }
 
 /**
  * The row a run claims. A payment outcome's run (its status has a bit) on a dialect that claims
  * there (`claimPayment`) takes its payment's row alone: that row, kept for good, already says the
  * outcome was handled, and its lock orders the payment's callbacks, so a key's row beside it would
- * add a write and say nothing more. Every other run claims its key's row.
+ * add a write and say nothing more. Only on a client that checks in COMMIT's round trip that its
+ * transaction is still the ledger's (`commitChecked`: node-postgres, postgres.js): the ORMs check
+ * instead that the claimed row still holds the run's `claim_id`, and once work that committed
+ * through `tx` let the payment's row go, its next status claims that row with an id of its own.
+ * Every other run claims its key's row.
  */
-export function claimRowOf(sql: LedgerStatements, key: string, order: PaymentOrder | undefined): string {
-  return order !== undefined && sql.claimPath.name === 'mark-in-claim' && keptForGood(key, order) !== 0
+export function claimRowOf(
+  sql: LedgerStatements,
+  key: string,
+  order: PaymentOrder | undefined,
+  commitChecked: boolean,
+): string {
+  return order !== undefined && commitChecked && sql.claimPath.name === 'mark-in-claim' && keptForGood(key, order) !== 0
     ? markRow(order.paymentId)
     : keyRow(key);
 }

@@ -17,7 +17,7 @@ import { ledgerStatementsOf } from '../dialects/ledger-statements-of.js';
 import { checkSqliteSchema, checkTableName, type TableName } from '../dialects/table-name.js';
 import type { SqlClient, SqlSession } from '../sql-client.js';
 import { ensureSchema, type EnsureSchemaOptions } from '../ensure-schema.js';
-import { claimKey, claimRowOf, orderOf, UNCLEAR, type ClaimRequest } from './claim-key.js';
+import { claimKey, claimRowOf, paymentOfRun, UNCLEAR, type ClaimRequest } from './claim-key.js';
 import { claimOf } from './claims.js';
 import { pruneExpired, type PruneOptions } from './prune.js';
 import { tracked } from '../payouts/session-of-tx.js';
@@ -56,7 +56,8 @@ export interface LedgerRunOptions {
   /**
    * The payment's place in its life: the run is `superseded` when a later status was handled.
    *
-   * @default the payment a key of exactly `paymentKey`'s shape names (as `runOnce` reads it); none for any other key
+   * @default the payment a key of exactly `paymentKey`'s shape names (as `runOnce` reads it, a
+   * REFUNDED then raising the mark whatever `raiseMark` says); none for any other key
    */
   readonly order?: PaymentOrder | undefined;
   /**
@@ -148,16 +149,13 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
     // A client may cap every run's time (SQLite: one writer, so a long run stalls every callback).
     const cap = this.#client.maxRunMs;
     const timeoutMs = cap === undefined ? asked : Math.min(asked ?? cap, cap);
-    const order = orderOf(key, options.order);
+    const { order, raiseMark } = paymentOfRun(key, options.order, options.raiseMark);
     const now = Date.now();
-    const claim = claimOf(key, now, completedTtlMs, claimRowOf(this.#sql, key, order));
+    const row = claimRowOf(this.#sql, key, order, this.#client.commitChecked === true);
+    const claim = claimOf(key, now, completedTtlMs, row);
     const budget = runBudget(this.#client, timeoutMs);
     try {
-      return await this.#runBounded(
-        budget,
-        { key, claim, now, order, raiseMark: options.raiseMark, beside: true },
-        work,
-      );
+      return await this.#runBounded(budget, { key, claim, now, order, raiseMark, beside: true }, work);
     } finally {
       budget.finish();
     }
@@ -307,8 +305,8 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
 
   /**
    * Deletes the records that may go, `batchSize` rows per transaction, and answers how many it
-   * deleted: each callback's own record (on MySQL and SQLite; on Postgres a payment outcome keeps
-   * none) and each `runOnce` key, once expired (`completedTtlMs`, plus `olderThanMs`). It never
+   * deleted: each callback's own record (a payment outcome keeps none through node-postgres and
+   * postgres.js) and each `runOnce` key, once expired (`completedTtlMs`, plus `olderThanMs`). It never
    * deletes what makes a payment's resent callback a duplicate or superseded: the payment's row (its mark and the statuses handled), one row of about 100 bytes
    * per payment, which is kept for good; only deleting that row by hand forgets a payment. Run it
    * from a daily job; pruning only saves space.
