@@ -53,9 +53,10 @@ export type MarkArgs = Pick<OrderedClaimArgs, 'mark' | 'markRank' | 'handled' | 
  * by this name, see `ledger/sql-ledger.ts`). Every path records the status's bit in the payment's
  * row, kept for good, in the run's transaction, and refuses a status whose bit is set:
  * - `mark-in-claim` (Postgres): one statement writes the payment's row and claims the key (a CTE);
- *   a payment outcome's run (a status with a bit) claims in the payment's row alone
- *   (`claimPayment`): that row, kept for good, already says the outcome was handled, so no key's
- *   row is written beside it.
+ *   a payment outcome's run (a status with a bit) on a client that checks its transaction in
+ *   COMMIT (node-postgres, postgres.js) claims in the payment's row alone (`claimPayment`): that
+ *   row, kept for good, already says the outcome was handled, so no key's row is written beside
+ *   it (`claimRowOf` in ledger/claim-key.ts says why the other clients keep theirs).
  * - `claim-then-mark` (SQLite, one writer at a time, so no lock to take first): the claim reads the
  *   payment's row, then `markClaimed` writes it.
  * - `rows-beside` (MySQL): a status that does not raise the mark inserts the payment's and the
@@ -68,8 +69,9 @@ export type ClaimPath =
       readonly name: 'mark-in-claim';
       /**
        * Claims a payment outcome's run in the payment's row alone: sets its status's bit, its
-       * mark and the run's id (`claim_id`, which `done` then reads there), only if that bit is
-       * clear and no later status was handled; 1 affected row: claimed.
+       * mark and the run's id (`claim_id`), only if that bit is clear and no later status was
+       * handled; 1 affected row: claimed. Sent only for clients that check their transaction in
+       * COMMIT, which never send `done`: another status of the payment rewrites this row's id.
        */
       readonly claimPayment: Statement<OrderedClaimArgs>;
     }
