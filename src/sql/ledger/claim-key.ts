@@ -120,7 +120,8 @@ export async function claimKey(
   const path = sql.claimPath;
   switch (path.name) {
     case 'mark-in-claim': {
-      // A claim in the payment's row (claimRowOf chose it) writes that row alone.
+      // The claim's row is the payment's when claimRowOf chose it (a key's row never is: its
+      // prefix differs): then the claim writes that row alone.
       const statement = claim.row === args.mark ? path.claimPayment : sql.claimOrdered;
       if ((await send(session, statement, args)).affected === 1) return undefined;
       return (await refusal(session, sql, args)) ?? 'duplicate';

@@ -306,10 +306,11 @@ export class SqlLedger<Tx> implements TransactionalWebhookStore<Tx> {
   /**
    * Deletes the records that may go, `batchSize` rows per transaction, and answers how many it
    * deleted: each callback's own record (a payment outcome keeps none through node-postgres and
-   * postgres.js) and each `runOnce` key, once expired (`completedTtlMs`, plus `olderThanMs`). It never
-   * deletes what makes a payment's resent callback a duplicate or superseded: the payment's row (its mark and the statuses handled), one row of about 100 bytes
-   * per payment, which is kept for good; only deleting that row by hand forgets a payment. Run it
-   * from a daily job; pruning only saves space.
+   * postgres.js) and each `runOnce` key, once expired (`completedTtlMs`, plus `olderThanMs`). It
+   * never deletes what makes a payment's resent callback a duplicate or superseded: the payment's
+   * row (its mark and the statuses handled), one row of about 100 bytes per payment, which is kept
+   * for good; only deleting that row by hand forgets a payment. Run it from a daily job; pruning
+   * only saves space.
    *
    * @example
    * ```ts
