@@ -57,9 +57,9 @@ const CASES = [
   { name: 'a plain key', key: 'reconcile:PAY_BEGIN_3', before: undefined },
 ] as const;
 
-for (const { name, key, before } of CASES) {
+for (const [index, { name, key, before }] of CASES.entries()) {
   it(`a BEGIN that failed takes the claim sent behind it along: nothing is recorded, and the retry runs the work (${name})`, async () => {
-    const table = `ledger_claim_before_begin_${CASES.findIndex((c) => c.key === key)}`;
+    const table = `ledger_claim_before_begin_${index}`;
     const plain = new SqlLedger(fromPostgresJs(sql), { table });
     await plain.ensureSchema();
     if (before !== undefined) expect((await runOnce(plain, before, () => undefined)).outcome).toBe('processed');
