@@ -5,8 +5,13 @@
  * retry runs the work; after a COMMIT of the work, the claim (written already done) committed
  * with the work's writes, so the run is answered processed and the redelivery is a duplicate:
  * fulfilled once either way, even when a duplicate of the same ms claimed the key in between (the
- * check looks for the run's own claim_id). docs/ledger.md's answers table says so. Real PostgreSQL 15 through
- * the public runOnce (node-postgres and postgres.js: sql/pg/work-ends-tx.test.ts).
+ * check looks for the run's own claim_id). docs/ledger.md's answers table says so. So on these
+ * clients a payment outcome's run keeps a row of its own, which no other run claims: in the
+ * payment's row, the payment's REFUNDED, handled once work that sent `write; COMMIT` let that row
+ * go, would write its own claim_id there, and the run would be answered failed (500) though its
+ * claim and first write committed, what it wrote after a BEGIN of its own lost (the retry
+ * superseded). Real PostgreSQL 15 through the public runOnce (node-postgres and postgres.js:
+ * sql/pg/work-ends-tx.test.ts).
  */
 import { sql as drizzleSql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/node-postgres';
@@ -14,7 +19,7 @@ import { Kysely, PostgresDialect, sql as kyselySql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SqlLedger, fromDrizzle, fromKysely, type SqlClient } from '../../../src/sql/index.js';
-import { runOnce, WebhookHandlerError, type LedgerRun } from '../../../src/webhooks/index.js';
+import { paymentKey, runOnce, WebhookHandlerError, type LedgerRun } from '../../../src/webhooks/index.js';
 import { PostgresServer } from '../../helpers/postgres.js';
 import { atMs } from '../../helpers/same-ms.js';
 
@@ -113,6 +118,40 @@ it.each(Object.keys(orms))(
     expect(duplicate?.outcome).toBe('processed');
     expect(first.outcome).toBe('failed');
     expect(pool.totalCount - pool.idleCount).toBe(0);
+  },
+  60_000,
+);
+
+it.each(Object.keys(orms))(
+  '%s: work that sends "write; COMMIT; BEGIN; write" through tx while its REFUNDED is handled is answered processed, both writes once',
+  async (orm) => {
+    const { client, send } = orms[orm]!;
+    const ledger = new SqlLedger(client(), { table: `ledger_commit_beside_${orm.toLowerCase()}` });
+    await ledger.ensureSchema();
+    const payment = `PAY_${orm}_BESIDE`;
+    const key = paymentKey(payment, 'SUCCESS');
+    const first = await runOnce(ledger, key, async ({ tx }) => {
+      await send(tx, `INSERT INTO orders VALUES ('${key}:before')`);
+      await send(tx, 'COMMIT');
+      // The payment's REFUNDED arrives now (its lock is free: the SUCCESS committed) and is handled.
+      expect((await runOnce(ledger, paymentKey(payment, 'REFUNDED'), () => undefined)).outcome).toBe('processed');
+      await send(tx, 'BEGIN');
+      await send(tx, `INSERT INTO orders VALUES ('${key}:after')`);
+    }).then(
+      (result) => result.outcome,
+      (error: unknown) => (error instanceof WebhookHandlerError ? `failed at ${error.stage}` : error),
+    );
+    let ranAgain = false;
+    const redelivery = await runOnce(ledger, key, () => void (ranAgain = true));
+    // As without the REFUNDED beside it (above): 200, and the redelivery does
+    // not run (superseded now: the REFUNDED was handled after it).
+    const written = [await orders(`${key}:before`), await orders(`${key}:after`)];
+    expect({ first, redelivery: redelivery.outcome, ranAgain, written }).toEqual({
+      first: 'processed',
+      redelivery: 'superseded',
+      ranAgain: false,
+      written: [1, 1],
+    });
   },
   60_000,
 );
