@@ -65,6 +65,10 @@ describe.each(Object.keys(clients))('%s', (name) => {
       await db.pool.query(`UPDATE ${ledger.table} SET handled_statuses = 64`);
       expect((await run('SUCCESS')).outcome).toBe('superseded');
       expect(runs).toBe(2);
+      // The one removal docs/ledger.md names: deleting the payment's row by hand forgets the payment.
+      await db.pool.query(`DELETE FROM ${ledger.table} WHERE ledger_key = 'm:PAY_ONE_ROW'`);
+      expect((await run('SUCCESS')).outcome).toBe('processed');
+      expect(runs).toBe(3);
     });
   });
 
