@@ -7,13 +7,12 @@
 import { expect, it } from 'vitest';
 import { createMockGateway } from '../../src/testing/index.js';
 import { startFleet } from './fleet.js';
+import type { PacingBurst as Result } from './pacing-worker.js';
 
 const WORKERS = 4;
 const WINDOW_MS = 2000;
 const mock = createMockGateway({ rateLimits: { paymentRequest: 100 }, rateLimitWindowMs: WINDOW_MS });
 const fleet = startFleet(mock, './pacing-worker.ts', WORKERS);
-
-type Result = { ok: number; errors: string[] };
 
 it('4 processes × 125 payment creations at 100 per window: no 429, all 500 created, in about 4 windows', async () => {
   const started = performance.now();
@@ -22,6 +21,7 @@ it('4 processes × 125 payment creations at 100 per window: no 429, all 500 crea
   const creates = mock.requests.filter((r) => r.endpoint === 'payment.create');
 
   expect(results.flatMap((r) => r.errors)).toEqual([]);
+  expect(results.flatMap((r) => r.warnings)).toEqual([]);
   expect(results.reduce((sum, r) => sum + r.ok, 0)).toBe(500);
   const first = Math.min(...creates.map((r) => r.at));
   const rejected = creates.filter((r) => r.status === 429).map((r) => r.at - first);

@@ -12,8 +12,11 @@ import { json, listen, readBody, service } from './real-server.js';
 export interface RateLimitedService {
   /** The base URL to give the client (ends with `/api/v1`). */
   baseUrl: string;
-  /** Statuses of the payment creations, in the order they arrived, with their arrival time (ms). */
-  readonly creates: { status: number; at: number }[];
+  /**
+   * Statuses of the payment creations, in the order they arrived, with their arrival time (ms)
+   * and `reference_id` (which caller sent it, when a test names its callers' references).
+   */
+  readonly creates: { status: number; at: number; ref: string }[];
   /** The reference_ids created. */
   readonly created: Set<string>;
   /** Forgets the window and what was created (a fresh service, on the same address). */
@@ -27,7 +30,7 @@ export interface RateLimitedService {
 export async function startRateLimitedService(limit: number, initialWindowMs: number): Promise<RateLimitedService> {
   let windowMs = initialWindowMs;
   const arrivals: number[] = [];
-  const creates: { status: number; at: number }[] = [];
+  const creates: { status: number; at: number; ref: string }[] = [];
   const created = new Set<string>();
   let seq = 0;
   const { url, close } = await listen(async (req, res) => {
@@ -36,6 +39,7 @@ export async function startRateLimitedService(limit: number, initialWindowMs: nu
     if (req.url !== '/api/v1/payment/request')
       return json(res, 404, { status: 'error', error: 'NOT_FOUND', message: 'no such path' });
     const now = Date.now();
+    const params = JSON.parse(body) as { reference_id: string; amount: number };
     while (arrivals.length > 0 && (arrivals[0] as number) <= now - windowMs) arrivals.shift();
     const allowed = arrivals.length < limit;
     if (allowed) arrivals.push(now);
@@ -45,7 +49,7 @@ export async function startRateLimitedService(limit: number, initialWindowMs: nu
       'X-RateLimit-Remaining': String(Math.max(0, limit - arrivals.length)),
       'X-RateLimit-Reset': String(Math.ceil(freesAt / 1000)),
     };
-    creates.push({ status: allowed ? 200 : 429, at: now });
+    creates.push({ status: allowed ? 200 : 429, at: now, ref: params.reference_id });
     if (!allowed) {
       const retryAfter = String(Math.max(1, Math.ceil((freesAt - now) / 1000)));
       return json(
@@ -55,7 +59,6 @@ export async function startRateLimitedService(limit: number, initialWindowMs: nu
         { ...headers, 'Retry-After': retryAfter },
       );
     }
-    const params = JSON.parse(body) as { reference_id: string; amount: number };
     const id = `PAY${++seq}`;
     created.add(params.reference_id);
     return json(res, 200, service.payment(id, params.reference_id, params.amount), headers);
