@@ -103,8 +103,9 @@ class SharedBucket extends BucketModel {
  * (nor on a window longer than its own and the published minute), slots not of the form this
  * limiter writes are dropped, a probe lock with no expiry (or a longer one than any probe holds)
  * is cut, and a process not yet told the limits by the service, held back by the shared state
- * for longer than the published minute, sends one request to hear them; each said once through
- * the logger, trusting the service.
+ * for longer than the published minute, sends one request to hear them (the fleet's own
+ * requests in flight never count as holding it back: it waits for their answers); each said
+ * once through the logger, trusting the service.
  *
  * Redis down or slower than `timeoutMs`, or refusing the scripts: pacing falls back to this
  * process alone (one warning) and tries Redis again every 5 s. That fails open on purpose: the

@@ -50,7 +50,10 @@ ${EDGE_READ_LUA}`;
  *   dropped, and so is any slot scored further ahead than a grant can score one;
  * - a probe lock with no TTL, or a TTL longer than any probe holds it, is cut;
  * - a process that has not heard the service itself, which the shared state would hold back
- *   for longer than the published window, sends one request (under the probe lock) to hear it;
+ *   for longer than the published window, sends one request (under the probe lock) to hear it.
+ *   The fleet's own requests in flight do not count as holding it back (`held` takes a slot
+ *   scored ahead, with its call's deadline, as answered now): a window full of requests just
+ *   sent frees a window after their answers, so the process waits for those;
  * - an `edge` field of another shape, or with times more than an hour from now, is deleted
  *   (counted with the foreign values).
  *
@@ -141,11 +144,12 @@ if granted > 0 then redis.call('PEXPIRE', KEYS[1], 7200000) end
 if granted == want then return { granted, 0, 0, now, discarded, limit, window, fromHash, overruled, foreign, cut, 0, edgeSlot } end
 local idx = used + granted - limit
 local e = redis.call('ZRANGE', KEYS[1], idx, idx, 'WITHSCORES')
-local wait = window
-if e[2] ~= nil then wait = math.max(1, tonumber(e[2]) + window - now) end
+local score = tonumber(e[2]) or now
+local wait = math.max(1, score + window - now)
+local held = math.min(score, now) + window - now
 local freeIn = wait
 if edgeAt then wait = math.max(1, math.min(wait, edgeAt - now)) end
-if granted == 0 and not seen and fromHash == 1 and freeIn > ${PUBLISHED_WINDOW_MS} and takeProbeLock() then
+if granted == 0 and not seen and fromHash == 1 and held > ${PUBLISHED_WINDOW_MS} and takeProbeLock() then
   return probe(want > 1 and ${PROBE_POLL_MS} or 0, fromHash)
 end
 return { granted, wait, 0, now, discarded, limit, window, fromHash, overruled, foreign, cut, freeIn, edgeSlot }`);

@@ -23,6 +23,8 @@ export interface RateLimitedService {
   reset(): void;
   /** Forgets as `reset` does, and counts in a window of `windowMs` from now on (one that is not whole seconds, say). */
   setWindow(windowMs: number): void;
+  /** From now on, answers each creation `ms` after counting it (a slow service: its requests stay in flight). */
+  holdAnswers(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -33,6 +35,7 @@ export async function startRateLimitedService(limit: number, initialWindowMs: nu
   const creates: { status: number; at: number; ref: string }[] = [];
   const created = new Set<string>();
   let seq = 0;
+  let holdMs = 0;
   const { url, close } = await listen(async (req, res) => {
     const body = await readBody(req);
     if (req.url === '/api/v1/auth/token') return json(res, 200, service.token());
@@ -50,6 +53,7 @@ export async function startRateLimitedService(limit: number, initialWindowMs: nu
       'X-RateLimit-Reset': String(Math.ceil(freesAt / 1000)),
     };
     creates.push({ status: allowed ? 200 : 429, at: now, ref: params.reference_id });
+    if (holdMs > 0) await new Promise((resolve) => setTimeout(resolve, holdMs));
     if (!allowed) {
       const retryAfter = String(Math.max(1, Math.ceil((freesAt - now) / 1000)));
       return json(
@@ -72,5 +76,8 @@ export async function startRateLimitedService(limit: number, initialWindowMs: nu
     reset();
     windowMs = ms;
   };
-  return { baseUrl: `${url}/api/v1`, creates, created, reset, setWindow, close };
+  const holdAnswers = (ms: number) => {
+    holdMs = ms;
+  };
+  return { baseUrl: `${url}/api/v1`, creates, created, reset, setWindow, holdAnswers, close };
 }
