@@ -103,9 +103,10 @@ class SharedBucket extends BucketModel {
  * (nor on a window longer than its own and the published minute), slots not of the form this
  * limiter writes are dropped, a probe lock with no expiry (or a longer one than any probe holds)
  * is cut, and a process not yet told the limits by the service, held back by the shared state
- * for longer than the published minute, sends one request to hear them (the fleet's own
- * requests in flight never count as holding it back: it waits for their answers); each said
- * once through the logger, trusting the service.
+ * for longer than the published minute, sends one request to hear them (a window full of the
+ * fleet's requests in flight is not such a hold: it waits for their answers, 10 s at most); each
+ * said once through the logger, trusting the service, and a process that overrules the shared
+ * limit writes the service's back with its next answer.
  *
  * Redis down or slower than `timeoutMs`, or refusing the scripts: pacing falls back to this
  * process alone (one warning) and tries Redis again every 5 s. That fails open on purpose: the
@@ -294,6 +295,8 @@ export class RedisRateLimiter implements RateLimiter {
         const want = Math.min(b.queue.length, b.limit);
         // How long a request granted now may be in flight: the longest time left of a waiting call.
         const inFlightMs = Math.min(MAX_IN_FLIGHT_MS, Math.max(0, Math.ceil(b.queue.latestDeadline() - now)));
+        // How long this process's longest-waiting call has waited (the script's hold-back rule).
+        const waitedMs = Math.ceil(now - (b.queue.first()?.since ?? now));
         try {
           const args = [
             String(b.limit),
@@ -303,6 +306,7 @@ export class RedisRateLimiter implements RateLimiter {
             String(inFlightMs),
             b.limitsSeen ? '1' : '',
             String(Math.max(1, Math.min(inFlightMs, PROBE_HOLD_MS))),
+            String(waitedMs),
           ];
           reply = await this.#withinStoreBudgets(key, b, this.#redis.eval(ACQUIRE, b.keys, args));
         } catch (error) {
@@ -317,6 +321,8 @@ export class RedisRateLimiter implements RateLimiter {
         const r = readAcquire(reply, want, MAX_POLL_MS);
         if (r.redisNow !== undefined) this.#offset = r.redisNow - Date.now();
         if (r.paced) b.paced = r.paced;
+        // The hash contradicted what this process heard: its next answer writes the service's limit back.
+        if (r.overruled) b.sharedLimit = undefined;
         // An edge probe is a slot past a full window: its answer (Remaining 0) must not hold the bucket to the rounded reset.
         b.windowFull = r.granted < want || r.edgeProbe;
         this.#warnShared(b, r);

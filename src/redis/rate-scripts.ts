@@ -18,7 +18,11 @@ import { EDGE_READ_LUA, EDGE_RULES_LUA } from './rate-edge-probe.js';
 
 /** How often a process whose calls wait for the fleet's probe asks Redis again. */
 export const PROBE_POLL_MS = 100;
-/** The longest the fleet waits for one probe's answer before another process may probe. */
+/**
+ * The longest the fleet waits for one probe's answer before another process may probe; also how
+ * long a process that has not heard the service waits on slots scored ahead before it takes
+ * them as a hold to hear the service about.
+ */
 export const PROBE_HOLD_MS = 10_000;
 /** The longest a slot is held while its request is in flight, from the time it was taken. */
 export const MAX_IN_FLIGHT_MS = 3_600_000;
@@ -38,22 +42,25 @@ ${EDGE_READ_LUA}`;
  * KEYS: the slot set, the learned `{ limit, window, headerless, remeasure, edge }` hash, the probe
  * lock. ARGV: this process's limit and window (used where the hash holds none, or nonsense),
  * slots wanted, a batch id, how long a slot granted now may be in flight (ms), '1' when this
- * process has seen the service's limits itself, the probe lock's hold (ms).
+ * process has seen the service's limits itself, the probe lock's hold (ms), how long this
+ * process's longest-waiting call has waited (ms).
  *
  * The hash and the set are what other processes (or anyone who can write there) left, so:
  * - a value of the hash out of range is deleted and ignored (the process's own stands in);
  * - a process that has seen the service's limits itself never paces below them: a hash limit
  *   lower than its own, or a window longer than both its own and the published minute (a
  *   window may legitimately grow after a 429), is overruled (flagged, so the process says so);
- * - a key holding another type of value is deleted (counted with the foreign slots);
+ * - a key holding another type of value is deleted (counted with the foreign slots, never as
+ *   room in the window);
  * - when the window looks full, slots not of the form this script writes (`<uuid>:<n>`) are
  *   dropped, and so is any slot scored further ahead than a grant can score one;
  * - a probe lock with no TTL, or a TTL longer than any probe holds it, is cut;
  * - a process that has not heard the service itself, which the shared state would hold back
  *   for longer than the published window, sends one request (under the probe lock) to hear it.
- *   The fleet's own requests in flight do not count as holding it back (`held` takes a slot
- *   scored ahead, with its call's deadline, as answered now): a window full of requests just
- *   sent frees a window after their answers, so the process waits for those;
+ *   A slot scored ahead (in flight: scored with its call's deadline until answered) counts as
+ *   answered now (`held`) until the process has waited `PROBE_HOLD_MS`: a window full of the
+ *   fleet's requests just sent frees a window after their answers, so the process waits for
+ *   those, while a slot someone scored far ahead holds it back for 10 s at most;
  * - an `edge` field of another shape, or with times more than an hour from now, is deleted
  *   (counted with the foreign values).
  *
@@ -69,8 +76,8 @@ ${EDGE_READ_LUA}`;
  * Returns { slots taken, ms until asking again (0 when all were taken), 1 when the slot is a
  * probe, Redis's time in ms, 1 when an invalid value was discarded, the limit and window paced
  * on, 1 when they came from the hash, 1 when the hash was overruled, slots dropped as foreign,
- * 1 when a probe lock was cut, ms until a slot frees (unbounded), 1 when the last slot granted
- * is the edge probe }.
+ * 1 when a probe lock was cut, ms until a slot frees (a window after its answer, a slot in
+ * flight taken as answered now), 1 when the last slot granted is the edge probe }.
  */
 export const ACQUIRE = script(`${PRELUDE}
 local discarded, overruled, foreign, cut = 0, 0, 0, 0
@@ -121,7 +128,7 @@ if used + want > limit then
       foreign = foreign + 1
     end
   end
-  used = used - foreign
+  used = redis.call('ZCARD', KEYS[1])
 end
 local granted = math.max(0, math.min(want, limit - used))
 for i = 1, granted do redis.call('ZADD', KEYS[1], score, ARGV[4] .. ':' .. i) end
@@ -144,15 +151,15 @@ if granted > 0 then redis.call('PEXPIRE', KEYS[1], 7200000) end
 if granted == want then return { granted, 0, 0, now, discarded, limit, window, fromHash, overruled, foreign, cut, 0, edgeSlot } end
 local idx = used + granted - limit
 local e = redis.call('ZRANGE', KEYS[1], idx, idx, 'WITHSCORES')
-local score = tonumber(e[2]) or now
-local wait = math.max(1, score + window - now)
-local held = math.min(score, now) + window - now
-local freeIn = wait
+local slotAt = tonumber(e[2]) or now
+local wait = math.max(1, slotAt + window - now)
+local held = math.min(slotAt, now) + window - now
+local long = held > ${PUBLISHED_WINDOW_MS} or wait > ${PUBLISHED_WINDOW_MS} and (tonumber(ARGV[8]) or 0) >= ${PROBE_HOLD_MS}
 if edgeAt then wait = math.max(1, math.min(wait, edgeAt - now)) end
-if granted == 0 and not seen and fromHash == 1 and held > ${PUBLISHED_WINDOW_MS} and takeProbeLock() then
+if granted == 0 and not seen and fromHash == 1 and long and takeProbeLock() then
   return probe(want > 1 and ${PROBE_POLL_MS} or 0, fromHash)
 end
-return { granted, wait, 0, now, discarded, limit, window, fromHash, overruled, foreign, cut, freeIn, edgeSlot }`);
+return { granted, wait, 0, now, discarded, limit, window, fromHash, overruled, foreign, cut, held, edgeSlot }`);
 
 /** The requests of these slots (ARGV) were answered: each counts from now. XX: a pruned slot stays gone. */
 export const ANSWERED = script(`${PRELUDE}

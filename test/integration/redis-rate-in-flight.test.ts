@@ -1,20 +1,25 @@
 /**
- * The fleet's own requests in flight are not the shared state holding a process back. A slot
- * is scored, while its request is out, with the latest time that request can still reach the
- * service (its call's deadline: two minutes by default), so a window full of requests just sent
- * looks, by its scores, as if it frees minutes from now. A process that has not heard the
- * service itself must wait for their answers then, not take the one request meant for shared
- * state that holds it back longer than the published minute (a hostile limit or window): that
- * request lands in a full window, a 429 the fleet's pacing exists to avoid. Through the public
- * client, on a real redis-server with both clients, against a real HTTP service that answers
- * after counting.
+ * A slot is scored, while its request is out, with the latest time that request can still reach
+ * the service (its call's deadline: two minutes by default), and rescored with its answer's
+ * time once answered. So a window full of requests just sent looks, by its scores, as if it
+ * frees minutes from now. What the fleet makes of such slots:
+ * - a process that has not heard the service itself waits for their answers: the one request it
+ *   may send to hear the service is for shared state that holds it back longer than the
+ *   published minute (a hostile limit or window), and would land in a full window, a 429;
+ * - but a slot someone else scored far ahead, with a limit far below the service's, holds such
+ *   a process back for `PROBE_HOLD_MS` at most: it then hears the service and overrules them;
+ * - a refusal's `retryAfter` says when the window frees after their answers, not after their
+ *   calls' deadlines (the payout worker waits it).
+ * Through the public client, on a real redis-server with both clients, against a real HTTP
+ * service that can answer a while after counting.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryTokenStore, MyrGateway } from '../../src/index.js';
+import { MemoryTokenStore, MyrGateway, RateLimitError } from '../../src/index.js';
+import { PROBE_HOLD_MS } from '../../src/redis/rate-scripts.js';
 import { RedisRateLimiter } from '../../src/redis/index.js';
 import { paymentParams } from '../helpers/client.js';
 import { redisPacingHarness } from '../helpers/redis-pacing-harness.js';
-import { CLIENT_KINDS } from '../helpers/redis.js';
+import { CLIENT_KINDS, rawCommand } from '../helpers/redis.js';
 
 const harness = redisPacingHarness();
 const LIMIT = 5;
@@ -41,7 +46,14 @@ describe.each(CLIENT_KINDS)('requests of the fleet in flight, on %s', (kind) => 
       rateLimiter: new RedisRateLimiter({ client: conn.client, keyPrefix, timeoutMs: 5000, logger }),
       logger,
     });
-    return { gateway, warnings };
+    return { gateway, warnings, send: (args: string[]) => rawCommand(conn.client, args) };
+  }
+  /** The payment bucket's hash and slot set under `keyPrefix` (after a first create wrote them). */
+  async function paymentKeys(send: (args: string[]) => Promise<unknown>, keyPrefix: string) {
+    const [cfg] = (await send(['KEYS', `${keyPrefix}rate-cfg:*`])) as string[];
+    expect(cfg).toBeDefined();
+    const id = (cfg as string).slice(`${keyPrefix}rate-cfg:`.length);
+    return { cfg: cfg as string, slots: `${keyPrefix}rate:${id}` };
   }
   // The default deadline (two minutes): what scores a slot in flight.
   const create = (gateway: MyrGateway, ref: string) =>
@@ -77,4 +89,91 @@ describe.each(CLIENT_KINDS)('requests of the fleet in flight, on %s', (kind) => 
     expect((freshSent[0]?.at ?? 0) - lastFill).toBeGreaterThanOrEqual(HOLD_MS);
     expect([...warm.warnings, ...fresh.warnings]).toEqual([]);
   }, 30_000);
+
+  it("a refusal while the window is full of requests in flight gives a retryAfter of about a window after their answers, not after their calls' deadlines", async () => {
+    const service = await harness.startService(2, WINDOW_MS);
+    const keyPrefix = `retryafter${++n}${kind}:`;
+    const p = await fleetProcess(keyPrefix);
+    await create(p.gateway, 'WARM');
+    const keys = await paymentKeys(p.send, keyPrefix);
+    // No edge probe: the window must stay full.
+    await p.send(['HSET', keys.cfg, 'edge', 'done']);
+    await new Promise((resolve) => setTimeout(resolve, 2 * WINDOW_MS + 200));
+
+    service.holdAnswers(HOLD_MS);
+    const filling = [create(p.gateway, 'FILL0'), create(p.gateway, 'FILL1')];
+    await expect.poll(() => service.creates.length).toBe(3);
+    const refused = await p.gateway.payments.create(paymentParams(), { totalTimeout: 500 }).catch((e: unknown) => e);
+    await Promise.all(filling);
+    expect(refused).toBeInstanceOf(RateLimitError);
+    // The learned window (at most 2 s) frees about 1.5 s and a window from now: not two minutes.
+    expect((refused as RateLimitError).retryAfter).toBeLessThanOrEqual(5);
+  }, 30_000);
+
+  it('limit 1 in the hash and a well-formed slot scored 30 min ahead, the window as measured: a new process is held back PROBE_HOLD_MS at most, then hears the service and keeps creating', async () => {
+    const service = await harness.startService(10, 4000);
+    const keyPrefix = `hostileslot${++n}${kind}:`;
+    const warm = await fleetProcess(keyPrefix);
+    await create(warm.gateway, 'WARM');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const keys = await paymentKeys(warm.send, keyPrefix);
+    // Only the limit: the window stays the one the fleet measured (4 s, legitimate).
+    await warm.send(['HSET', keys.cfg, 'limit', '1']);
+    await warm.send([
+      'ZADD',
+      keys.slots,
+      String(Math.floor(Date.now() + 1_800_000)),
+      '2c4e28ba-2fa1-11d2-883f-0016d3cca427:1',
+    ]);
+
+    const fresh = await fleetProcess(keyPrefix);
+    const started = Date.now();
+    const results = await Promise.allSettled(
+      Array.from({ length: 3 }, (_, i) => fresh.gateway.payments.create({ ...paymentParams(), reference_id: `F${i}` })),
+    );
+    expect(results.flatMap((r) => (r.status === 'rejected' ? [String(r.reason)] : []))).toEqual([]);
+    expect(service.creates.filter((c) => c.status === 429)).toEqual([]);
+    // Its first create went out once it had waited PROBE_HOLD_MS, not after the slot's 30 min.
+    const firstSent = Math.min(...service.creates.filter((c) => c.ref.startsWith('F')).map((c) => c.at));
+    expect(firstSent - started).toBeLessThan(PROBE_HOLD_MS + 3000);
+    // The request it sent to hear the service wrote the service's limit back for the fleet.
+    expect(await warm.send(['HGET', keys.cfg, 'limit'])).toBe('10');
+  }, 40_000);
+
+  it("limit 1 in the hash while a warm process keeps requests in flight: it writes the service's limit back, and a new process gets a slot while the fleet is busy", async () => {
+    const service = await harness.startService(10, 4000);
+    const keyPrefix = `hostilebusy${++n}${kind}:`;
+    const warm = await fleetProcess(keyPrefix);
+    await create(warm.gateway, 'WARM');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const keys = await paymentKeys(warm.send, keyPrefix);
+
+    // The warm process keeps one request out at all times for 12 s, each answered 1 s after counting.
+    service.holdAnswers(1000);
+    let busy = true;
+    let i = 0;
+    const loop = (async () => {
+      const stopAt = Date.now() + 12_000;
+      while (Date.now() < stopAt) await create(warm.gateway, `BUSY${i++}`);
+      busy = false;
+    })();
+    await expect.poll(() => service.creates.length, { timeout: 5000 }).toBeGreaterThan(2);
+    // No edge probe either: only the hash's limit decides whether the new process gets a slot.
+    await warm.send(['HSET', keys.cfg, 'limit', '1', 'edge', 'done']);
+
+    const fresh = await fleetProcess(keyPrefix);
+    const result = await fresh.gateway.payments
+      .create({ ...paymentParams(), reference_id: 'FRESH' }, { totalTimeout: 6000 })
+      .then(
+        () => 'created',
+        (e: unknown) => String(e),
+      );
+    const whileBusy = busy;
+    await loop;
+    expect(result).toBe('created');
+    expect(whileBusy).toBe(true);
+    expect(service.creates.filter((c) => c.status === 429)).toEqual([]);
+    expect(await warm.send(['HGET', keys.cfg, 'limit'])).toBe('10');
+    expect(warm.warnings.filter((w) => /contradicts/.test(w))).toHaveLength(1);
+  }, 40_000);
 });

@@ -131,6 +131,25 @@ describe.each(CLIENT_KINDS)('the shared pacing state on %s is input', (kind) => 
     40_000,
   );
 
+  it('a probe lock of another type, deleted, is no room in a full window: a process that heard the service meets no 429', async () => {
+    const service = await harness.startService(3, 4000);
+    const keyPrefix = `foreigntype${++n}${kind}:`;
+    const p = await fleetProcess(keyPrefix);
+    const q = await fleetProcess(keyPrefix);
+    await p.gateway.payments.create(paymentParams());
+    const keys = await paymentKeys(p.send, keyPrefix);
+    await p.send(['HSET', keys.cfg, 'edge', 'done']);
+    // q hears the service (its own model is not held), then p fills the window: 3 of 3.
+    await q.gateway.payments.create(paymentParams());
+    await p.gateway.payments.create(paymentParams());
+    expect(service.creates.map((c) => c.status)).toEqual([200, 200, 200]);
+    await p.send(['DEL', keys.probe]);
+    await p.send(['HSET', keys.probe, 'f', 'v']);
+    await q.gateway.payments.create(paymentParams(), { totalTimeout: 10_000 });
+    expect(service.creates.filter((c) => c.status === 429)).toEqual([]);
+    expect(q.warnings).toEqual([expect.stringContaining('that this SDK does not write')]);
+  }, 30_000);
+
   it('a probe lock with no TTL does not hold back a newly started process', async () => {
     await harness.startService(10, 4000);
     const keyPrefix = `probe${++n}${kind}:`;

@@ -9,6 +9,8 @@ import { within } from '../wait.js';
 
 interface Waiter {
   readonly signal: AbortSignal | undefined;
+  /** When the call began to wait (the limiter's clock). */
+  readonly since: number;
   readonly deadline: number;
   /** How long this call may still wait on a shared store (ms); Infinity when unbounded. */
   storeLeftMs: number;
@@ -52,6 +54,7 @@ export class WaitQueue {
       (resolve, reject) => {
         waiter = {
           signal,
+          since: now,
           deadline: now + options.maxWaitMs,
           storeLeftMs,
           spendStore,
