@@ -73,6 +73,13 @@ class SharedBucket extends BucketModel {
   /** The limit last sent to Redis, and when (monotonic ms). */
   sharedLimit: number | undefined;
   sharedAt = 0;
+  /**
+   * The time this process's calls waited without being granted a slot since the last grant
+   * (idle time left out), and when the current wait began: the hold-back rule of rate-scripts.ts
+   * reads their sum, so calls that each give up sooner still add up.
+   */
+  heldMs = 0;
+  deniedAt: number | undefined;
   /** The last acquire found the shared window full: the fleet's own slots hold it, not the service's rounded reset. */
   windowFull = false;
   /** What the last acquire paced on (for a refusal's message): the limit, window, source and wait. */
@@ -104,7 +111,8 @@ class SharedBucket extends BucketModel {
  * limiter writes are dropped, a probe lock with no expiry (or a longer one than any probe holds)
  * is cut, and a process not yet told the limits by the service, held back by the shared state
  * for longer than the published minute, sends one request to hear them (a window full of the
- * fleet's requests in flight is not such a hold: it waits for their answers, 10 s at most); each
+ * fleet's requests in flight is not such a hold: it waits for their answers, for about 10 s of
+ * waiting without a slot); each
  * said once through the logger, trusting the service, and a process that overrules the shared
  * limit writes the service's back with its next answer.
  *
@@ -295,8 +303,8 @@ export class RedisRateLimiter implements RateLimiter {
         const want = Math.min(b.queue.length, b.limit);
         // How long a request granted now may be in flight: the longest time left of a waiting call.
         const inFlightMs = Math.min(MAX_IN_FLIGHT_MS, Math.max(0, Math.ceil(b.queue.latestDeadline() - now)));
-        // How long this process's longest-waiting call has waited (the script's hold-back rule).
-        const waitedMs = Math.ceil(now - (b.queue.first()?.since ?? now));
+        // How long this bucket has waited without a slot (the script's hold-back rule).
+        const heldMs = Math.ceil(b.heldMs + (b.deniedAt === undefined ? 0 : now - b.deniedAt));
         try {
           const args = [
             String(b.limit),
@@ -306,7 +314,7 @@ export class RedisRateLimiter implements RateLimiter {
             String(inFlightMs),
             b.limitsSeen ? '1' : '',
             String(Math.max(1, Math.min(inFlightMs, PROBE_HOLD_MS))),
-            String(waitedMs),
+            String(heldMs),
           ];
           reply = await this.#withinStoreBudgets(key, b, this.#redis.eval(ACQUIRE, b.keys, args));
         } catch (error) {
@@ -319,6 +327,8 @@ export class RedisRateLimiter implements RateLimiter {
           continue;
         }
         const r = readAcquire(reply, want, MAX_POLL_MS);
+        if (r.granted > 0) [b.heldMs, b.deniedAt] = [0, undefined];
+        else b.deniedAt ??= now;
         if (r.redisNow !== undefined) this.#offset = r.redisNow - Date.now();
         if (r.paced) b.paced = r.paced;
         // The hash contradicted what this process heard: its next answer writes the service's limit back.
@@ -344,6 +354,8 @@ export class RedisRateLimiter implements RateLimiter {
       }
     } finally {
       b.draining = false;
+      // Idle time is no wait: what was waited so far counts, the next denial starts anew.
+      if (b.deniedAt !== undefined) [b.heldMs, b.deniedAt] = [b.heldMs + monotonicNow() - b.deniedAt, undefined];
     }
   }
 

@@ -24,6 +24,11 @@ export const PROBE_POLL_MS = 100;
  * them as a hold to hear the service about.
  */
 export const PROBE_HOLD_MS = 10_000;
+/**
+ * How much longer than the service's window a measured one may be: its reset's whole second and
+ * a round trip. The spec's minute is measured a little over a minute; only more is a long hold.
+ */
+export const WINDOW_SLACK_MS = 2000;
 /** The longest a slot is held while its request is in flight, from the time it was taken. */
 export const MAX_IN_FLIGHT_MS = 3_600_000;
 
@@ -43,7 +48,7 @@ ${EDGE_READ_LUA}`;
  * lock. ARGV: this process's limit and window (used where the hash holds none, or nonsense),
  * slots wanted, a batch id, how long a slot granted now may be in flight (ms), '1' when this
  * process has seen the service's limits itself, the probe lock's hold (ms), how long this
- * process's longest-waiting call has waited (ms).
+ * process's calls have waited without a slot since its last grant (ms).
  *
  * The hash and the set are what other processes (or anyone who can write there) left, so:
  * - a value of the hash out of range is deleted and ignored (the process's own stands in);
@@ -58,9 +63,11 @@ ${EDGE_READ_LUA}`;
  * - a process that has not heard the service itself, which the shared state would hold back
  *   for longer than the published window, sends one request (under the probe lock) to hear it.
  *   A slot scored ahead (in flight: scored with its call's deadline until answered) counts as
- *   answered now (`held`) until the process has waited `PROBE_HOLD_MS`: a window full of the
- *   fleet's requests just sent frees a window after their answers, so the process waits for
- *   those, while a slot someone scored far ahead holds it back for 10 s at most;
+ *   answered now (`held`) until the process's calls have waited `PROBE_HOLD_MS` without a slot:
+ *   a window full of the fleet's requests just sent frees a window after their answers, so the
+ *   process waits for those, while a slot someone scored far ahead holds it back for about 10 s
+ *   of waiting. A window counts as longer than the minute only past `WINDOW_SLACK_MS` (the
+ *   spec's minute, measured, is a little over a minute), here and when a process overrules one;
  * - an `edge` field of another shape, or with times more than an hour from now, is deleted
  *   (counted with the foreign values).
  *
@@ -115,7 +122,7 @@ if not limit and not seen and (tonumber(cfg[3]) or 0) < ${MAX_HEADERLESS_ANSWERS
 end
 local fromHash = (limit or window) and 1 or 0
 if seen and limit and limit < ownLimit then limit = nil; overruled = 1 end
-if seen and window and window > math.max(ownWindow, ${PUBLISHED_WINDOW_MS}) then window = nil; overruled = 1 end
+if seen and window and window > math.max(ownWindow, ${PUBLISHED_WINDOW_MS}) + ${WINDOW_SLACK_MS} then window = nil; overruled = 1 end
 limit = limit or ownLimit
 window = window or ownWindow
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
@@ -154,7 +161,7 @@ local e = redis.call('ZRANGE', KEYS[1], idx, idx, 'WITHSCORES')
 local slotAt = tonumber(e[2]) or now
 local wait = math.max(1, slotAt + window - now)
 local held = math.min(slotAt, now) + window - now
-local long = held > ${PUBLISHED_WINDOW_MS} or wait > ${PUBLISHED_WINDOW_MS} and (tonumber(ARGV[8]) or 0) >= ${PROBE_HOLD_MS}
+local long = math.max(held, (tonumber(ARGV[8]) or 0) >= ${PROBE_HOLD_MS} and wait or 0) > ${PUBLISHED_WINDOW_MS + WINDOW_SLACK_MS}
 if edgeAt then wait = math.max(1, math.min(wait, edgeAt - now)) end
 if granted == 0 and not seen and fromHash == 1 and long and takeProbeLock() then
   return probe(want > 1 and ${PROBE_POLL_MS} or 0, fromHash)

@@ -9,8 +9,6 @@ import { within } from '../wait.js';
 
 interface Waiter {
   readonly signal: AbortSignal | undefined;
-  /** When the call began to wait (the limiter's clock). */
-  readonly since: number;
   readonly deadline: number;
   /** How long this call may still wait on a shared store (ms); Infinity when unbounded. */
   storeLeftMs: number;
@@ -54,7 +52,6 @@ export class WaitQueue {
       (resolve, reject) => {
         waiter = {
           signal,
-          since: now,
           deadline: now + options.maxWaitMs,
           storeLeftMs,
           spendStore,
