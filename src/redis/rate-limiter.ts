@@ -107,14 +107,14 @@ class SharedBucket extends BucketModel {
  * whose clock is wrong cannot set the window for the others. Values found in Redis out of range
  * (a limit below 1, a window outside 1 s – 1 h) are deleted and ignored, with one warning. The
  * rest is input too: a process never paces below the limit it heard from the service itself
- * (nor on a window longer than its own and the published minute), slots not of the form this
- * limiter writes are dropped, a probe lock with no expiry (or a longer one than any probe holds)
- * is cut, and a process not yet told the limits by the service, held back by the shared state
- * for longer than the published minute, sends one request to hear them (a window full of the
- * fleet's requests in flight is not such a hold: it waits for their answers, for about 10 s of
- * waiting without a slot); each
- * said once through the logger, trusting the service, and a process that overrules the shared
- * limit writes the service's back with its next answer.
+ * (nor on a window more than 2 s longer than its own and the published minute), slots not of the
+ * form this limiter writes are dropped, a probe lock with no expiry (or a longer one than any
+ * probe holds) is cut, and a process not yet told the limits by the service, held back by the
+ * shared state for longer than the published minute, sends one request to hear them (a window
+ * full of the fleet's requests in flight is not such a hold: it waits for their answers, for
+ * about 10 s of waiting without a slot); each said once through the logger, trusting the
+ * service, and a process that overrules the shared limit writes the service's back with its
+ * next answer.
  *
  * Redis down or slower than `timeoutMs`, or refusing the scripts: pacing falls back to this
  * process alone (one warning) and tries Redis again every 5 s. That fails open on purpose: the

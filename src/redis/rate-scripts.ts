@@ -53,8 +53,9 @@ ${EDGE_READ_LUA}`;
  * The hash and the set are what other processes (or anyone who can write there) left, so:
  * - a value of the hash out of range is deleted and ignored (the process's own stands in);
  * - a process that has seen the service's limits itself never paces below them: a hash limit
- *   lower than its own, or a window longer than both its own and the published minute (a
- *   window may legitimately grow after a 429), is overruled (flagged, so the process says so);
+ *   lower than its own, or a window more than `WINDOW_SLACK_MS` longer than both its own and
+ *   the published minute (a window may legitimately grow after a 429), is overruled (flagged,
+ *   so the process says so);
  * - a key holding another type of value is deleted (counted with the foreign slots, never as
  *   room in the window);
  * - when the window looks full, slots not of the form this script writes (`<uuid>:<n>`) are
