@@ -16,12 +16,11 @@
  * service that can answer a while after counting.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryTokenStore, MyrGateway, RateLimitError } from '../../src/index.js';
+import { type MyrGateway, RateLimitError } from '../../src/index.js';
 import { PROBE_HOLD_MS } from '../../src/redis/rate-scripts.js';
-import { RedisRateLimiter } from '../../src/redis/index.js';
 import { paymentParams } from '../helpers/client.js';
-import { redisPacingHarness } from '../helpers/redis-pacing-harness.js';
-import { CLIENT_KINDS, type ClientKind, rawCommand } from '../helpers/redis.js';
+import { type FleetProcess, paymentKeys, redisPacingHarness } from '../helpers/redis-pacing-harness.js';
+import { CLIENT_KINDS, type ClientKind } from '../helpers/redis.js';
 
 const harness = redisPacingHarness();
 const LIMIT = 5;
@@ -32,30 +31,7 @@ const HOLD_MS = 1500;
 
 let n = 0;
 
-/** One process of the fleet: a client with a limiter on a connection of its own, warnings kept. */
-async function fleetProcess(kind: ClientKind, keyPrefix: string) {
-  const conn = await harness.connect(kind);
-  const warnings: string[] = [];
-  const capture = (m: unknown) => void warnings.push(String(m));
-  const logger = { debug: () => undefined, info: () => undefined, warn: capture, error: capture };
-  const gateway = new MyrGateway({
-    baseUrl: harness.service.baseUrl,
-    merchantId: 'MERCHANT_IN_FLIGHT',
-    apiKey: 'sk_test_in_flight',
-    allowInsecureLoopback: true,
-    tokenStore: new MemoryTokenStore(),
-    rateLimiter: new RedisRateLimiter({ client: conn.client, keyPrefix, timeoutMs: 5000, logger }),
-    logger,
-  });
-  return { gateway, warnings, send: (args: string[]) => rawCommand(conn.client, args) };
-}
-/** The payment bucket's hash and slot set under `keyPrefix` (after a first create wrote them). */
-async function paymentKeys(send: (args: string[]) => Promise<unknown>, keyPrefix: string) {
-  const [cfg] = (await send(['KEYS', `${keyPrefix}rate-cfg:*`])) as string[];
-  expect(cfg).toBeDefined();
-  const id = (cfg as string).slice(`${keyPrefix}rate-cfg:`.length);
-  return { cfg: cfg as string, slots: `${keyPrefix}rate:${id}` };
-}
+const fleetProcess = (kind: ClientKind, keyPrefix: string) => harness.fleetProcess(kind, keyPrefix);
 // The default deadline (two minutes): what scores a slot in flight.
 const create = (gateway: MyrGateway, ref: string) => gateway.payments.create({ ...paymentParams(), reference_id: ref });
 
@@ -172,25 +148,37 @@ describe.each(CLIENT_KINDS)('requests of the fleet in flight, on %s', (kind) => 
   }, 30_000);
 });
 
+/** A process that heard the service (10 per 4 s) on a service of this test, its key prefix, and the keys its first create wrote. */
+async function warmFleet(kind: ClientKind, label: string) {
+  const service = await harness.startService(10, 4000);
+  const keyPrefix = `${label}${++n}${kind}:`;
+  const warm = await fleetProcess(kind, keyPrefix);
+  await create(warm.gateway, 'WARM');
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  return { service, keyPrefix, warm, keys: await paymentKeys(warm.send, keyPrefix) };
+}
+
+/**
+ * What someone else may write: a limit of 1 in the hash (only the limit: the window stays the
+ * one the fleet measured, 4 s, legitimate) and a well-formed slot scored 30 min ahead.
+ */
+async function forgeLimitAndSlot(warm: FleetProcess, keys: { cfg: string; slots: string }) {
+  await warm.send(['HSET', keys.cfg, 'limit', '1']);
+  await warm.send([
+    'ZADD',
+    keys.slots,
+    String(Math.floor(Date.now() + 1_800_000)),
+    '2c4e28ba-2fa1-11d2-883f-0016d3cca427:1',
+  ]);
+}
+
 // Each of these waits about 10 s, so each runs on one client: the rule is the script's, the same
 // on both, and both run the cases above.
 describe("a limit written into the hash far below the service's, each case on one client", () => {
   it('limit 1 in the hash and a well-formed slot scored 30 min ahead, the window as measured: a new process is held back PROBE_HOLD_MS at most, then hears the service and keeps creating, on ioredis', async () => {
     const kind: ClientKind = 'ioredis';
-    const service = await harness.startService(10, 4000);
-    const keyPrefix = `hostileslot${++n}${kind}:`;
-    const warm = await fleetProcess(kind, keyPrefix);
-    await create(warm.gateway, 'WARM');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const keys = await paymentKeys(warm.send, keyPrefix);
-    // Only the limit: the window stays the one the fleet measured (4 s, legitimate).
-    await warm.send(['HSET', keys.cfg, 'limit', '1']);
-    await warm.send([
-      'ZADD',
-      keys.slots,
-      String(Math.floor(Date.now() + 1_800_000)),
-      '2c4e28ba-2fa1-11d2-883f-0016d3cca427:1',
-    ]);
+    const { service, keyPrefix, warm, keys } = await warmFleet(kind, 'hostileslot');
+    await forgeLimitAndSlot(warm, keys);
 
     const fresh = await fleetProcess(kind, keyPrefix);
     const started = Date.now();
@@ -208,19 +196,8 @@ describe("a limit written into the hash far below the service's, each case on on
 
   it('limit 1 in the hash and a well-formed slot scored 30 min ahead: a new process whose calls each may wait less than PROBE_HOLD_MS (the payout worker gives each request 10 s by default) still hears the service within about PROBE_HOLD_MS, on node-redis', async () => {
     const kind: ClientKind = 'node-redis';
-    const service = await harness.startService(10, 4000);
-    const keyPrefix = `hostileshort${++n}${kind}:`;
-    const warm = await fleetProcess(kind, keyPrefix);
-    await create(warm.gateway, 'WARM');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const keys = await paymentKeys(warm.send, keyPrefix);
-    await warm.send(['HSET', keys.cfg, 'limit', '1']);
-    await warm.send([
-      'ZADD',
-      keys.slots,
-      String(Math.floor(Date.now() + 1_800_000)),
-      '2c4e28ba-2fa1-11d2-883f-0016d3cca427:1',
-    ]);
+    const { service, keyPrefix, warm, keys } = await warmFleet(kind, 'hostileshort');
+    await forgeLimitAndSlot(warm, keys);
 
     // The new process keeps asking, one call after the other, each given 5 s (below PROBE_HOLD_MS).
     const fresh = await fleetProcess(kind, keyPrefix);
@@ -243,12 +220,7 @@ describe("a limit written into the hash far below the service's, each case on on
 
   it("limit 1 in the hash while a warm process keeps requests in flight: it writes the service's limit back, and a new process gets a slot while the fleet is busy, on ioredis", async () => {
     const kind: ClientKind = 'ioredis';
-    const service = await harness.startService(10, 4000);
-    const keyPrefix = `hostilebusy${++n}${kind}:`;
-    const warm = await fleetProcess(kind, keyPrefix);
-    await create(warm.gateway, 'WARM');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const keys = await paymentKeys(warm.send, keyPrefix);
+    const { service, keyPrefix, warm, keys } = await warmFleet(kind, 'hostilebusy');
 
     // The warm process keeps one request out at all times for 12 s, each answered 1 s after counting.
     service.holdAnswers(1000);

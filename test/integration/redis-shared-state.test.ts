@@ -5,11 +5,11 @@
  * with both Redis clients. Each case heals within seconds, not hours.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryTokenStore, MyrGateway, type MyrGatewayOptions } from '../../src/index.js';
-import { RedisRateLimiter, RedisTokenStore } from '../../src/redis/index.js';
+import type { MyrGateway, MyrGatewayOptions } from '../../src/index.js';
+import { RedisTokenStore } from '../../src/redis/index.js';
 import { createMockGateway } from '../../src/testing/index.js';
 import { clientFor, paymentParams } from '../helpers/client.js';
-import { redisPacingHarness } from '../helpers/redis-pacing-harness.js';
+import { paymentKeys, redisPacingHarness } from '../helpers/redis-pacing-harness.js';
 import { CLIENT_KINDS, rawCommand } from '../helpers/redis.js';
 
 const harness = redisPacingHarness();
@@ -28,30 +28,8 @@ function warnLog() {
 
 let n = 0;
 describe.each(CLIENT_KINDS)('the shared pacing state on %s is input', (kind) => {
-  /** One process of the fleet: a client with a limiter on a connection of its own. */
-  async function fleetProcess(keyPrefix: string, extra: Partial<MyrGatewayOptions> = {}) {
-    const conn = await harness.connect(kind);
-    const { logger, warnings } = warnLog();
-    const limiter = new RedisRateLimiter({ client: conn.client, keyPrefix, timeoutMs: 5000 });
-    const gateway = new MyrGateway({
-      baseUrl: harness.service.baseUrl,
-      merchantId: 'MERCHANT_SHARED_1',
-      apiKey: 'sk_test_shared',
-      allowInsecureLoopback: true,
-      tokenStore: new MemoryTokenStore(),
-      rateLimiter: limiter,
-      logger,
-      ...extra,
-    });
-    return { gateway, warnings, send: (args: string[]) => rawCommand(conn.client, args) };
-  }
-  /** The payment bucket's keys under `keyPrefix` (after a first create wrote them). */
-  async function paymentKeys(send: (args: string[]) => Promise<unknown>, keyPrefix: string) {
-    const [cfg] = (await send(['KEYS', `${keyPrefix}rate-cfg:*`])) as string[];
-    expect(cfg).toBeDefined();
-    const id = (cfg as string).slice(`${keyPrefix}rate-cfg:`.length);
-    return { cfg: cfg as string, slots: `${keyPrefix}rate:${id}`, probe: `${keyPrefix}rate-probe:${id}` };
-  }
+  const fleetProcess = (keyPrefix: string, extra?: Partial<MyrGatewayOptions>) =>
+    harness.fleetProcess(kind, keyPrefix, extra);
   const creates = (gateway: MyrGateway, count: number) =>
     Promise.allSettled(
       Array.from({ length: count }, () => gateway.payments.create(paymentParams(), { totalTimeout: 8000 })),
